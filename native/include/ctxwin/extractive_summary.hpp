@@ -1,0 +1,47 @@
+// A deterministic, offline summarizer that extracts instead of generating.
+//
+// Given the events of an agent iteration as JSON lines (SPEC-02 AgentEvent objects, as
+// JSON.stringify writes them) and/or plain text, it writes two or three sentences that keep the
+// facts a later iteration is most likely to need: the tools that were called, the file paths
+// and numbers that appear in arguments, results and messages, error messages, and the outcome.
+// It never calls a model, so it also serves as the fallback when a caller's model fails
+// (failure_digest), which is how SPEC-08 summarization never loses an iteration.
+//
+//   std::vector<std::string_view> lines = {R"({"type":"tool_call","toolName":"read_file",...})"};
+//   std::string summary = ctxwin::summarize_extractive(lines);
+//   // "Called read_file (1x). Referenced src/index.ts. No errors were reported."
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ctxwin {
+
+struct ExtractiveOptions {
+  // Longest list of tools, paths or numbers written out before "and N more".
+  std::size_t max_list_items = 12;
+  // Longest excerpt of a message, result or error, in code points.
+  std::size_t max_excerpt_code_points = 160;
+  // At most this many distinct error messages are quoted.
+  std::size_t max_errors = 5;
+};
+
+// Summarizes `texts`: each element is one JSON-encoded event, or plain text. Elements that do
+// not parse as a JSON object are read as plain text. Invalid UTF-8 is tolerated (bytes are
+// copied through, excerpts are cut only at code-point boundaries).
+std::string summarize_extractive(std::span<const std::string_view> texts,
+                                 const ExtractiveOptions& options = {});
+
+// Summarizes a whole prompt. When any of its lines is a JSON object, only those lines are read
+// (the rest is taken to be instructions around them, like SPEC-08's "Summarize the following
+// ..." header); otherwise the whole prompt is read as plain text.
+std::string summarize_prompt(std::string_view prompt, const ExtractiveOptions& options = {});
+
+// What a SummaryEvent says when the caller's model failed: the extractive summary followed by
+// " (summarization failed: <reason>)".
+std::string failure_digest(std::span<const std::string_view> texts, std::string_view reason,
+                           const ExtractiveOptions& options = {});
+
+}  // namespace ctxwin
