@@ -1,0 +1,19 @@
+// The ctxwin.node module. It holds no state of its own, so it loads in any number of
+// worker_threads and contexts at once.
+#include <napi.h>
+
+#include "exports.hpp"
+
+namespace {
+
+Napi::Object init(Napi::Env env, Napi::Object exports) {
+  ctxwin::binding::register_estimate(env, exports);
+  ctxwin::binding::register_thread_plan(env, exports);
+  ctxwin::binding::register_extractive_summary(env, exports);
+  exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(ctxwin, init)

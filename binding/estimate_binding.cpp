@@ -1,0 +1,46 @@
+// estimateTokens(length, charsPerToken?) and estimateTokensInPlace(Uint32Array, charsPerToken?).
+#include "ctxwin/estimate.hpp"
+
+#include <span>
+
+#include "errors.hpp"
+#include "exports.hpp"
+
+namespace ctxwin::binding {
+
+namespace {
+
+double ratio_arg(const Napi::CallbackInfo& info, std::size_t index) {
+  if (info.Length() <= index || info[index].IsUndefined()) return kSpec08CharsPerToken;
+  return checked_chars_per_token(number_arg(info, index, "charsPerToken"), "charsPerToken");
+}
+
+// Only the string's length crosses: the estimate needs nothing else.
+Napi::Value estimate_tokens_js(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    const auto length = checked_length(number_arg(info, 0, "length"), "length");
+    const double ratio = ratio_arg(info, 1);
+    return Napi::Number::New(info.Env(), static_cast<double>(estimate_tokens(length, ratio)));
+  });
+}
+
+// Many lengths in one crossing; the array is overwritten with the estimates.
+Napi::Value estimate_tokens_in_place_js(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    auto lengths = typed_array_arg<uint32_t>(info, 0, "lengths", napi_uint32_array, "Uint32Array");
+    const double ratio = ratio_arg(info, 1);
+    estimate_tokens_in_place(std::span<std::uint32_t>(lengths.Data(), lengths.ElementLength()),
+                             ratio);
+    return info.Env().Undefined();
+  });
+}
+
+}  // namespace
+
+void register_estimate(Napi::Env env, Napi::Object exports) {
+  exports.Set("estimateTokens", Napi::Function::New(env, estimate_tokens_js, "estimateTokens"));
+  exports.Set("estimateTokensInPlace",
+              Napi::Function::New(env, estimate_tokens_in_place_js, "estimateTokensInPlace"));
+}
+
+}  // namespace ctxwin::binding

@@ -1,0 +1,90 @@
+// Builds what is stale: the native addon (CMake) and the TypeScript API (tsc).
+//
+//   node scripts/build.mjs            build both when their sources changed
+//   node scripts/build.mjs --install  the same, run by `npm install` (does not install system packages)
+//   node scripts/build.mjs --force    rebuild both
+//
+// Plain Node with no dependencies besides what package.json installs. No network.
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { missingSystemPackages, installCommand } from "./system-deps.mjs";
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const buildDir = join(root, "build");
+export const addonPath = join(buildDir, "ctxwin.node");
+const distEntry = join(root, "dist", "index.js");
+
+/** Newest modification time of the files under `paths` (files or folders). */
+function newestMtime(paths) {
+  let newest = 0;
+  const visit = (p) => {
+    if (!existsSync(p)) return;
+    const st = statSync(p);
+    if (st.isDirectory()) {
+      for (const name of readdirSync(p)) visit(join(p, name));
+    } else {
+      newest = Math.max(newest, st.mtimeMs);
+    }
+  };
+  paths.forEach((p) => visit(join(root, p)));
+  return newest;
+}
+
+function mtime(path) {
+  return existsSync(path) ? statSync(path).mtimeMs : -1;
+}
+
+export function nativeIsStale() {
+  return mtime(addonPath) < newestMtime(["native", "binding", "test/native", "CMakeLists.txt"]);
+}
+
+export function typescriptIsStale() {
+  return mtime(distEntry) < newestMtime(["ts", "tsconfig.json", "tsconfig.build.json"]);
+}
+
+function run(command, args) {
+  execFileSync(command, args, { cwd: root, stdio: "inherit" });
+}
+
+export function buildNative({ force = false } = {}) {
+  if (!force && !nativeIsStale()) return false;
+  const missing = missingSystemPackages({ needTests: false });
+  if (missing.length > 0) {
+    throw new Error(
+      `ctxwin: cannot build the native addon; missing system packages: ${missing.join(", ")}\n` +
+        `  install them with: sudo apt-get update && sudo ${installCommand(missing)}`,
+    );
+  }
+  console.log("ctxwin: building the native core and addon (cmake)");
+  if (!existsSync(join(buildDir, "CMakeCache.txt"))) {
+    run("cmake", ["-S", root, "-B", buildDir, "-DCMAKE_BUILD_TYPE=Release"]);
+  }
+  run("cmake", ["--build", buildDir, "--parallel", String(Math.max(1, availableParallelism()))]);
+  return true;
+}
+
+export function buildTypescript({ force = false } = {}) {
+  if (!force && !typescriptIsStale()) return false;
+  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+  if (!existsSync(tsc)) {
+    if (existsSync(distEntry)) return false;  // installed as a dependency: dist/ ships built
+    throw new Error("ctxwin: dist/ is missing and TypeScript is not installed; run `npm install` in the package first");
+  }
+  console.log("ctxwin: compiling the TypeScript API (tsc)");
+  run(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")]);
+  return true;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const force = process.argv.includes("--force");
+  try {
+    buildNative({ force });
+    buildTypescript({ force });
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}

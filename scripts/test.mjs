@@ -1,0 +1,59 @@
+// Runs the whole test suite: the C++ core under CTest, then the TypeScript API under vitest.
+// Ends with one line "N passed, N failed" that counts both, and exits non-zero on any failure.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { root, buildDir } from "./build.mjs";
+
+function runAndCapture(command, args) {
+  // Output is shown as it comes and kept for the counts.
+  const result = spawnSync(command, args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 });
+  process.stdout.write(result.stdout ?? "");
+  process.stderr.write(result.stderr ?? "");
+  return { status: result.status ?? 1, output: `${result.stdout ?? ""}${result.stderr ?? ""}`, error: result.error };
+}
+
+let passed = 0;
+let failed = 0;
+let broken = false;
+
+// C++: CTest prints "NN% tests passed, F tests failed out of T".
+console.log("== C++ core (CTest) ==");
+if (!existsSync(join(buildDir, "ctxwin_tests"))) {
+  console.error("ctxwin: build/ctxwin_tests is missing: GoogleTest was not found when the core was configured");
+  broken = true;
+} else {
+  const ctest = runAndCapture("ctest", ["--test-dir", buildDir, "--output-on-failure", "--parallel", "2"]);
+  const match = /tests passed, (\d+) tests? failed out of (\d+)/.exec(ctest.output);
+  if (!match) {
+    broken = true;
+  } else {
+    failed += Number(match[1]);
+    passed += Number(match[2]) - Number(match[1]);
+    // A non-zero exit with no failed test means CTest itself failed (e.g. no tests found).
+    if (ctest.status !== 0 && Number(match[1]) === 0) broken = true;
+  }
+}
+
+// TypeScript: vitest's JSON report has the counts.
+console.log("== TypeScript API (vitest) ==");
+const report = join(buildDir, "vitest-results.json");
+rmSync(report, { force: true });
+const vitest = spawnSync(
+  process.execPath,
+  [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
+  { cwd: root, stdio: "inherit" },
+);
+if (existsSync(report)) {
+  const results = JSON.parse(readFileSync(report, "utf8"));
+  passed += results.numPassedTests;
+  failed += results.numFailedTests;
+  if (vitest.status !== 0 && results.numFailedTests === 0) broken = true;  // e.g. a suite failed to load
+  if (results.numTotalTests === 0) broken = true;
+} else {
+  broken = true;
+}
+
+if (broken) console.error("ctxwin: a test runner failed outside of its test cases (see above)");
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || broken ? 1 : 0);

@@ -1,0 +1,56 @@
+// The errors the public API throws. Every one names the argument at fault and carries a stable
+// `code`, the same codes the native core uses (ERR_CTXWIN_*).
+
+export type CtxwinErrorCode =
+  | "ERR_CTXWIN_INVALID_ARGUMENT"
+  | "ERR_CTXWIN_OUT_OF_RANGE"
+  | "ERR_CTXWIN_INVALID_THREAD"
+  | "ERR_CTXWIN_INVALID_MODEL"
+  | "ERR_CTXWIN_AI_SDK_MISSING"
+  | "ERR_CTXWIN_ADDON_MISSING"
+  | "ERR_CTXWIN_OUT_OF_MEMORY";
+
+export type WithCode<E extends Error> = E & { code: CtxwinErrorCode };
+
+function withCode<E extends Error>(error: E, code: CtxwinErrorCode): WithCode<E> {
+  return Object.assign(error, { code });
+}
+
+export function typeError(message: string, code: CtxwinErrorCode = "ERR_CTXWIN_INVALID_ARGUMENT"): WithCode<TypeError> {
+  return withCode(new TypeError(message), code);
+}
+
+export function rangeError(message: string, code: CtxwinErrorCode = "ERR_CTXWIN_OUT_OF_RANGE"): WithCode<RangeError> {
+  return withCode(new RangeError(message), code);
+}
+
+export function plainError(message: string, code: CtxwinErrorCode): WithCode<Error> {
+  return withCode(new Error(message), code);
+}
+
+/** A short description of a value for error messages: `got number 42`, `got null`. */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  switch (typeof value) {
+    case "string":
+      return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
+    case "number":
+    case "bigint":
+    case "boolean":
+      return `${typeof value} ${String(value)}`;
+    case "undefined":
+      return "undefined";
+    case "function":
+      return "a function";
+    case "symbol":
+      return "a symbol";
+    default:
+      return "an object";
+  }
+}
+
+export function requireString(value: unknown, name: string): string {
+  if (typeof value !== "string") throw typeError(`${name} must be a string, got ${describe(value)}`);
+  return value;
+}

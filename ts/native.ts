@@ -1,0 +1,41 @@
+// Loads the compiled core (build/ctxwin.node) once and describes what it exports.
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { plainError } from "./errors.js";
+
+/** The addon's exports: plain functions over numbers, strings and typed arrays. */
+export interface NativeCore {
+  readonly napiVersion: number;
+  estimateTokens(length: number, charsPerToken?: number): number;
+  estimateTokensInPlace(lengths: Uint32Array, charsPerToken?: number): void;
+  validateThreadConfig(maxContextTokens: number, keepRecentIterations: number): void;
+  planSummarization(iterations: Float64Array, isSummary: Uint8Array, keepRecentIterations: number): NativeSummarizationPlan;
+  summarizeExtractive(texts: string[]): string;
+  summarizePrompt(prompt: string): string;
+  failureDigest(texts: string[], reason: string): string;
+}
+
+/** Old iteration g owns events[offsets[g] .. offsets[g + 1]). */
+export interface NativeSummarizationPlan {
+  iterations: Float64Array;
+  offsets: Uint32Array;
+  events: Uint32Array;
+  reuse: Uint8Array;
+}
+
+function load(): NativeCore {
+  const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
+  const addonPath = join(packageRoot, "build", "ctxwin.node");
+  if (!existsSync(addonPath)) {
+    throw plainError(
+      `ctxwin: the native addon is not built (${addonPath} is missing). Run \`npm rebuild ctxwin\`, ` +
+        "or, with npm 11's install-script approvals, `npm install-scripts approve ctxwin` and reinstall.",
+      "ERR_CTXWIN_ADDON_MISSING",
+    );
+  }
+  return createRequire(import.meta.url)(addonPath) as NativeCore;
+}
+
+export const native: NativeCore = load();

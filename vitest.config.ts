@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/ts/**/*.test.ts"],
+    // The addon is shared process-wide; threads keep worker start-up cheap on 2 cores.
+    pool: "threads",
+    testTimeout: 30000,
+  },
+});
