@@ -35,6 +35,14 @@ if (!existsSync(join(buildDir, "ctxwin_tests"))) {
   }
 }
 
+// The whole TypeScript tree (API, tests, examples, benchmarks) must type-check under strict mode.
+console.log("== TypeScript type check (tsc --noEmit) ==");
+const tsc = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.json")], { cwd: root, stdio: "inherit" });
+if (tsc.status !== 0) {
+  console.error("ctxwin: type errors (see above)");
+  broken = true;
+}
+
 // TypeScript: vitest's JSON report has the counts.
 console.log("== TypeScript API (vitest) ==");
 const report = join(buildDir, "vitest-results.json");

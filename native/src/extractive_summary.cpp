@@ -18,6 +18,10 @@ using nlohmann::json;
 // Deeper than any real event; bounds the walk on adversarial input.
 constexpr int kMaxDepth = 64;
 
+// Text longer than this (a file's contents, a test log) is "bulk": its paths and numbers are kept
+// after those of arguments, errors and messages, which say more about what the agent did.
+constexpr std::size_t kBulkTextBytes = 400;
+
 // What an iteration's events say, in first-seen order.
 struct Facts {
   std::vector<std::pair<std::string, std::size_t>> tools;  // name, number of calls
@@ -25,6 +29,8 @@ struct Facts {
   std::size_t events = 0;
   OrderedSet paths;
   OrderedSet numbers;
+  OrderedSet bulk_paths;
+  OrderedSet bulk_numbers;
   OrderedSet errors;
   std::vector<std::string> activity;  // short clauses: messages, questions, answers, plain text
   std::string completion;
@@ -54,12 +60,27 @@ std::string string_or_empty(const json& object, const char* key) {
   return it->get<std::string>();
 }
 
+void collect_text(std::string_view text, Facts& facts) {
+  if (text.size() > kBulkTextBytes) {
+    collect_paths_and_numbers(text, facts.bulk_paths, facts.bulk_numbers);
+  } else {
+    collect_paths_and_numbers(text, facts.paths, facts.numbers);
+  }
+}
+
+// The salient items first, then the bulk ones not already listed.
+std::vector<std::string> merged(const OrderedSet& salient, const OrderedSet& bulk) {
+  OrderedSet all = salient;
+  for (const auto& item : bulk.items()) all.add(item);
+  return all.items();
+}
+
 // Collects paths, numbers and error messages from any JSON value.
 void walk(const json& value, Facts& facts, const ExtractiveOptions& options, int depth) {
   if (depth > kMaxDepth) return;
   switch (value.type()) {
     case json::value_t::string:
-      collect_paths_and_numbers(value.get_ref<const std::string&>(), facts.paths, facts.numbers);
+      collect_text(value.get_ref<const std::string&>(), facts);
       break;
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
@@ -122,7 +143,7 @@ void read_plain_text(std::string_view text, Facts& facts, const ExtractiveOption
   ++facts.events;
   const std::string cut = excerpt(text, options.max_excerpt_code_points);
   if (!cut.empty()) facts.activity.push_back(cut);
-  collect_paths_and_numbers(text, facts.paths, facts.numbers);
+  collect_text(text, facts);
 }
 
 void capitalize_first(std::string& sentence) {
@@ -169,14 +190,14 @@ std::string write_summary(const Facts& facts, const ExtractiveOptions& options) 
 
   // Sentence 2: the paths and numbers worth keeping.
   std::string second;
-  if (!facts.paths.empty()) {
-    second = "Referenced " + join_list(facts.paths.items(), options.max_list_items);
-    if (!facts.numbers.empty()) {
-      second += " with the figures " + join_list(facts.numbers.items(), options.max_list_items);
-    }
+  const std::vector<std::string> paths = merged(facts.paths, facts.bulk_paths);
+  const std::vector<std::string> numbers = merged(facts.numbers, facts.bulk_numbers);
+  if (!paths.empty()) {
+    second = "Referenced " + join_list(paths, options.max_list_items);
+    if (!numbers.empty()) second += " with the figures " + join_list(numbers, options.max_list_items);
     second += ".";
-  } else if (!facts.numbers.empty()) {
-    second = "Figures mentioned: " + join_list(facts.numbers.items(), options.max_list_items) + ".";
+  } else if (!numbers.empty()) {
+    second = "Figures mentioned: " + join_list(numbers, options.max_list_items) + ".";
   }
 
   // Sentence 3: how it ended.

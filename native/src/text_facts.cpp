@@ -85,6 +85,31 @@ bool is_thousands_group(std::string_view word, std::size_t at) {
   return at + 3 == word.size() || !is_ascii_digit(static_cast<unsigned char>(word[at + 3]));
 }
 
+// When word[begin, end) is a four-digit year followed by -MM-DD (and optionally THH:MM[:SS]),
+// returns the end of the whole date; otherwise `end`.
+std::size_t skip_date_tail(std::string_view word, std::size_t begin, std::size_t end) {
+  auto digits_at = [&](std::size_t at, std::size_t count) {
+    if (at + count > word.size()) return false;
+    for (std::size_t k = at; k < at + count; ++k) {
+      if (!is_ascii_digit(static_cast<unsigned char>(word[k]))) return false;
+    }
+    return true;
+  };
+  if (end - begin != 4 || !digits_at(begin, 4)) return end;
+  if (!(end + 6 <= word.size() && word[end] == '-' && digits_at(end + 1, 2) && word[end + 3] == '-' &&
+        digits_at(end + 4, 2))) {
+    return end;
+  }
+  std::size_t date_end = end + 6;
+  if (date_end + 6 <= word.size() && word[date_end] == 'T' && digits_at(date_end + 1, 2) &&
+      word[date_end + 3] == ':' && digits_at(date_end + 4, 2)) {
+    date_end += 6;
+    if (date_end + 3 <= word.size() && word[date_end] == ':' && digits_at(date_end + 1, 2)) date_end += 3;
+    if (date_end < word.size() && word[date_end] == 'Z') ++date_end;
+  }
+  return date_end;
+}
+
 void collect_numbers(std::string_view word, OrderedSet& numbers) {
   std::size_t i = 0;
   while (i < word.size()) {
@@ -107,10 +132,13 @@ void collect_numbers(std::string_view word, OrderedSet& numbers) {
       if (word[i] == ',' && !is_thousands_group(word, i + 1)) break;
       ++i;
     }
-    if (i + 1 < word.size() && word[i] == '.' && is_ascii_digit(static_cast<unsigned char>(word[i + 1]))) {
+    // A decimal part, or several ("1.2.3" is one version number, not three).
+    while (i + 1 < word.size() && word[i] == '.' && is_ascii_digit(static_cast<unsigned char>(word[i + 1]))) {
       ++i;
       while (i < word.size() && is_ascii_digit(static_cast<unsigned char>(word[i]))) ++i;
     }
+    // A date or a date-time ("2024-03-31", "2024-03-31T08:15:00") is one figure.
+    i = skip_date_tail(word, begin, i);
     std::size_t end = i;
     if (end < word.size() && word[end] == '%') {
       ++end;

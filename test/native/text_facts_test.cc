@@ -90,3 +90,15 @@ TEST(JoinList, CommasAndAndMore) {
 
 }  // namespace
 }  // namespace ctxwin
+
+namespace ctxwin {
+namespace {
+
+TEST(CollectPathsAndNumbers, DatesAndVersionsAreOneFigure) {
+  auto found = scan("expected '2024-03-31' to be 2024-04-01T08:15:00Z; bump 3.6.0 and 1,2,3");
+  EXPECT_EQ(found.numbers, (std::vector<std::string>{"2024-03-31", "2024-04-01T08:15:00Z", "3.6.0",
+                                                     "1", "2", "3"}));
+}
+
+}  // namespace
+}  // namespace ctxwin
