@@ -45,24 +45,35 @@ export function fingerprint(value: unknown): Fingerprint | undefined {
   return capture(value, out, 0) ? out : undefined;
 }
 
-/** Walks `value` as `capture` does, comparing instead of recording; stops at the first difference. */
+/**
+ * Walks `value` as `capture` does, comparing instead of recording; returns the cursor after the
+ * value, or -1 at the first difference. Written without closures or key arrays (`for...in` over
+ * own keys reads V8's enum cache without allocating): this runs once per cached event per call.
+ */
+function match(value: unknown, print: Fingerprint, cursor: number, depth: number): number {
+  if (value === null || typeof value !== "object") return print[cursor] === value ? cursor + 1 : -1;
+  if (depth > MAX_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === "function") return -1;
+  if (Array.isArray(value)) {
+    if (print[cursor] !== ARRAY || print[cursor + 1] !== value.length) return -1;
+    cursor += 2;
+    for (let i = 0; i < value.length && cursor >= 0; i++) cursor = match(value[i], print, cursor, depth + 1);
+    return cursor;
+  }
+  if (print[cursor] !== OBJECT) return -1;
+  const countAt = cursor + 1;
+  cursor += 2;
+  let keys = 0;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    if (print[cursor] !== key) return -1;
+    cursor = match((value as Record<string, unknown>)[key], print, cursor + 1, depth + 1);
+    if (cursor < 0) return -1;
+    keys++;
+  }
+  return print[countAt] === keys ? cursor : -1;
+}
+
+/** True when JSON.stringify(value) would read exactly what `print` recorded. */
 export function matchesFingerprint(value: unknown, print: Fingerprint): boolean {
-  let cursor = 0;
-  const walk = (v: unknown, depth: number): boolean => {
-    if (v === null || typeof v !== "object") return print[cursor++] === v;
-    if (depth > MAX_DEPTH || typeof (v as { toJSON?: unknown }).toJSON === "function") return false;
-    if (Array.isArray(v)) {
-      if (print[cursor++] !== ARRAY || print[cursor++] !== v.length) return false;
-      for (const item of v) if (!walk(item, depth + 1)) return false;
-      return true;
-    }
-    const keys = Object.keys(v);
-    if (print[cursor++] !== OBJECT || print[cursor++] !== keys.length) return false;
-    for (const key of keys) {
-      if (print[cursor++] !== key) return false;
-      if (!walk((v as Record<string, unknown>)[key], depth + 1)) return false;
-    }
-    return true;
-  };
-  return walk(value, 0) && cursor === print.length;
+  return match(value, print, 0, 0) === print.length;
 }

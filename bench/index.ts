@@ -1,0 +1,6 @@
+// `npm run bench`: every benchmark, peers side by side in one run, ratios printed.
+import { arch, cpus, platform } from "node:os";
+import { benchSpec08 } from "./spec08.js";
+
+console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
+benchSpec08();
