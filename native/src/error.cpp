@@ -13,6 +13,10 @@ std::string_view Error::js_code() const noexcept {
       return "ERR_CTXWIN_OUT_OF_RANGE";
     case ErrorCode::InvalidThread:
       return "ERR_CTXWIN_INVALID_THREAD";
+    case ErrorCode::UnknownEncoding:
+      return "ERR_CTXWIN_UNKNOWN_ENCODING";
+    case ErrorCode::RankDataUnavailable:
+      return "ERR_CTXWIN_RANK_DATA_UNAVAILABLE";
   }
   return "ERR_CTXWIN_UNKNOWN";
 }

@@ -23,6 +23,8 @@ enum class ErrorCode {
   InvalidArgument,  // ERR_CTXWIN_INVALID_ARGUMENT
   OutOfRange,       // ERR_CTXWIN_OUT_OF_RANGE
   InvalidThread,    // ERR_CTXWIN_INVALID_THREAD
+  UnknownEncoding,  // ERR_CTXWIN_UNKNOWN_ENCODING
+  RankDataUnavailable,  // ERR_CTXWIN_RANK_DATA_UNAVAILABLE
 };
 
 class Error : public std::runtime_error {

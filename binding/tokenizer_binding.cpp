@@ -1,0 +1,163 @@
+// class Tokenizer { constructor(encodingName, dataDir); count(text, allowSpecial?); countMany(texts);
+//                   encode(text, allowSpecial?); decode(tokens: Uint32Array) }
+// plus countAsync(tokenizer, text) / countManyAsync(tokenizer, texts) running on the libuv pool.
+//
+// Strings cross as UTF-16 (the cheapest copy out of V8) and become UTF-8 in the core, lone
+// surrogates turning into U+FFFD exactly as TextEncoder (and so tiktoken's JS build) does.
+#include <string>
+#include <vector>
+
+#include "ctxwin/encoding.hpp"
+#include "ctxwin/utf8.hpp"
+#include "errors.hpp"
+#include "exports.hpp"
+
+namespace ctxwin::binding {
+
+namespace {
+
+std::string utf8_of(const Napi::Value& value, const char* name) {
+  if (!value.IsString()) {
+    throw Error::type(ErrorCode::InvalidArgument, std::string(name) + " must be a string");
+  }
+  const std::u16string utf16 = value.As<Napi::String>().Utf16Value();
+  std::string utf8;
+  append_utf16_as_utf8(utf16, utf8);
+  return utf8;
+}
+
+std::vector<std::string> utf8_array_of(const Napi::Value& value, const char* name) {
+  if (!value.IsArray()) {
+    throw Error::type(ErrorCode::InvalidArgument, std::string(name) + " must be an array of strings");
+  }
+  auto array = value.As<Napi::Array>();
+  std::vector<std::string> texts;
+  texts.reserve(array.Length());
+  for (uint32_t i = 0; i < array.Length(); ++i) {
+    texts.push_back(utf8_of(array.Get(i), (std::string(name) + "[" + std::to_string(i) + "]").c_str()));
+  }
+  return texts;
+}
+
+class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
+ public:
+  static Napi::Function define(Napi::Env env) {
+    return DefineClass(env, "Tokenizer",
+                       {InstanceMethod<&Tokenizer::count>("count"), InstanceMethod<&Tokenizer::count_many>("countMany"),
+                        InstanceMethod<&Tokenizer::encode>("encode"), InstanceMethod<&Tokenizer::decode>("decode"),
+                        InstanceMethod<&Tokenizer::count_async>("countAsync"),
+                        InstanceMethod<&Tokenizer::count_many_async>("countManyAsync")});
+  }
+
+  explicit Tokenizer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Tokenizer>(info) {
+    guarded(info, [&]() -> Napi::Value {
+      const std::string name = string_arg(info, 0, "encoding");
+      const std::string data_dir = string_arg(info, 1, "dataDir");
+      encoding_ = &Encoding::get(name, data_dir);
+      return info.Env().Undefined();
+    });
+  }
+
+ private:
+  Napi::Value count(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      const std::string text = utf8_of(info[0], "text");
+      const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
+      return Napi::Number::New(info.Env(), static_cast<double>(encoding_->count(text, allow_special)));
+    });
+  }
+
+  Napi::Value count_many(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      const auto texts = utf8_array_of(info[0], "texts");
+      auto counts = Napi::Uint32Array::New(info.Env(), texts.size());
+      for (std::size_t i = 0; i < texts.size(); ++i) counts[i] = static_cast<uint32_t>(encoding_->count(texts[i]));
+      return counts;
+    });
+  }
+
+  Napi::Value encode(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      const std::string text = utf8_of(info[0], "text");
+      const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
+      const std::vector<std::uint32_t> tokens = encoding_->encode(text, allow_special);
+      auto out = Napi::Uint32Array::New(info.Env(), tokens.size());
+      std::copy(tokens.begin(), tokens.end(), out.Data());
+      return out;
+    });
+  }
+
+  Napi::Value decode(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      auto tokens = typed_array_arg<uint32_t>(info, 0, "tokens", napi_uint32_array, "Uint32Array");
+      const std::string bytes = encoding_->decode(std::span<const std::uint32_t>(tokens.Data(), tokens.ElementLength()));
+      return Napi::String::New(info.Env(), bytes);
+    });
+  }
+
+  // Counting on a libuv worker thread: the event loop keeps running while a large text is counted.
+  class CountWorker : public Napi::AsyncWorker {
+   public:
+    CountWorker(Napi::Env env, const Encoding& encoding, std::vector<std::string> texts, bool many)
+        : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), encoding_(encoding),
+          texts_(std::move(texts)), many_(many) {}
+    Napi::Promise promise() { return deferred_.Promise(); }
+
+   protected:
+    void Execute() override {
+      try {
+        counts_.reserve(texts_.size());
+        for (const auto& text : texts_) counts_.push_back(static_cast<uint32_t>(encoding_.count(text)));
+      } catch (const std::exception& error) {
+        SetError(error.what());
+      }
+    }
+    void OnOK() override {
+      if (many_) {
+        auto out = Napi::Uint32Array::New(Env(), counts_.size());
+        std::copy(counts_.begin(), counts_.end(), out.Data());
+        deferred_.Resolve(out);
+      } else {
+        deferred_.Resolve(Napi::Number::New(Env(), counts_.empty() ? 0 : counts_.front()));
+      }
+    }
+    void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
+
+   private:
+    Napi::Promise::Deferred deferred_;
+    const Encoding& encoding_;  // process-lifetime: encodings are never unloaded
+    std::vector<std::string> texts_;
+    std::vector<uint32_t> counts_;
+    bool many_;
+  };
+
+  Napi::Value count_async(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      std::vector<std::string> texts;
+      texts.push_back(utf8_of(info[0], "text"));
+      auto* worker = new CountWorker(info.Env(), *encoding_, std::move(texts), false);  // AsyncWorker deletes itself
+      Napi::Promise promise = worker->promise();
+      worker->Queue();
+      return promise;
+    });
+  }
+
+  Napi::Value count_many_async(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      auto* worker = new CountWorker(info.Env(), *encoding_, utf8_array_of(info[0], "texts"), true);
+      Napi::Promise promise = worker->promise();
+      worker->Queue();
+      return promise;
+    });
+  }
+
+  const Encoding* encoding_ = nullptr;
+};
+
+}  // namespace
+
+void register_tokenizer(Napi::Env env, Napi::Object exports) {
+  exports.Set("Tokenizer", Tokenizer::define(env));
+}
+
+}  // namespace ctxwin::binding

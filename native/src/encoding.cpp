@@ -1,0 +1,151 @@
+#include "ctxwin/encoding.hpp"
+
+#include <array>
+#include <memory>
+#include <mutex>
+
+#include "ctxwin/bpe.hpp"
+#include "ctxwin/error.hpp"
+#include "ctxwin/utf8.hpp"
+
+namespace ctxwin {
+
+namespace {
+
+struct Definition {
+  std::string_view name;
+  Pattern pattern;
+  std::array<Encoding::SpecialToken, 5> specials;
+  std::size_t special_count;
+};
+
+// Special tokens are not in the .tiktoken files; these are tiktoken_ext/openai_public.py's.
+constexpr std::array<Definition, 4> kDefinitions = {{
+    {"r50k_base", Pattern::R50k, {{{"<|endoftext|>", 50256}}}, 1},
+    {"p50k_base", Pattern::R50k, {{{"<|endoftext|>", 50256}}}, 1},
+    {"cl100k_base",
+     Pattern::Cl100k,
+     {{{"<|endoftext|>", 100257},
+       {"<|fim_prefix|>", 100258},
+       {"<|fim_middle|>", 100259},
+       {"<|fim_suffix|>", 100260},
+       {"<|endofprompt|>", 100276}}},
+     5},
+    {"o200k_base", Pattern::O200k, {{{"<|endoftext|>", 199999}, {"<|endofprompt|>", 200018}}}, 2},
+}};
+
+// Immutable once loaded; the once_flags make the loading thread-safe, and a failed load leaves its
+// flag unset so that a later call may succeed.
+struct Registry {
+  std::array<std::once_flag, kDefinitions.size()> once;
+  std::array<std::unique_ptr<const Encoding>, kDefinitions.size()> loaded;
+};
+
+Registry& registry() {
+  static Registry instance;
+  return instance;
+}
+
+}  // namespace
+
+std::string Encoding::valid_names() {
+  std::string names;
+  for (const auto& d : kDefinitions) {
+    if (!names.empty()) names += ", ";
+    names += d.name;
+  }
+  return names;
+}
+
+const Encoding& Encoding::get(std::string_view name, const std::string& data_dir) {
+  for (std::size_t i = 0; i < kDefinitions.size(); ++i) {
+    const Definition& d = kDefinitions[i];
+    if (d.name != name) continue;
+    Registry& r = registry();
+    std::call_once(r.once[i], [&] {
+      RankTable ranks = RankTable::load(data_dir + "/" + std::string(d.name) + ".tiktoken");
+      std::vector<SpecialToken> specials(d.specials.begin(), d.specials.begin() + static_cast<std::ptrdiff_t>(d.special_count));
+      r.loaded[i] = std::make_unique<const Encoding>(d.name, d.pattern, std::move(ranks), std::move(specials));
+    });
+    return *r.loaded[i];
+  }
+  throw Error::range(ErrorCode::UnknownEncoding,
+                     "encoding must be one of " + valid_names() + ", got \"" + std::string(name) + "\"");
+}
+
+Encoding::Encoding(std::string_view name, Pattern pattern, RankTable ranks, std::vector<SpecialToken> specials)
+    : name_(name), pattern_(pattern), ranks_(std::move(ranks)), specials_(std::move(specials)) {}
+
+template <typename OnOrdinary, typename OnSpecial>
+void Encoding::split_specials(std::string_view text, bool allow_special, OnOrdinary&& ordinary,
+                              OnSpecial&& special) const {
+  if (!allow_special) {
+    ordinary(text);
+    return;
+  }
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t best = std::string_view::npos;
+    const SpecialToken* found = nullptr;
+    for (const auto& s : specials_) {
+      const std::size_t at = text.find(s.text, start);
+      if (at < best) {
+        best = at;
+        found = &s;
+      }
+    }
+    if (found == nullptr) break;
+    if (best > start) ordinary(text.substr(start, best - start));
+    special(*found);
+    start = best + found->text.size();
+  }
+  if (start < text.size()) ordinary(text.substr(start));
+}
+
+std::size_t Encoding::count(std::string_view text, bool allow_special) const {
+  if (!is_valid_utf8(text)) return count(repair_utf8(text), allow_special);
+  std::size_t total = 0;
+  split_specials(
+      text, allow_special,
+      [&](std::string_view part) {
+        Pretokenizer pieces(pattern_, part);
+        for (std::string_view piece; pieces.next(piece);) total += bpe_count(piece, ranks_);
+      },
+      [&](const SpecialToken&) { ++total; });
+  return total;
+}
+
+std::vector<std::uint32_t> Encoding::encode(std::string_view text, bool allow_special) const {
+  if (!is_valid_utf8(text)) return encode(repair_utf8(text), allow_special);
+  std::vector<std::uint32_t> tokens;
+  tokens.reserve(text.size() / 3 + 1);
+  split_specials(
+      text, allow_special,
+      [&](std::string_view part) {
+        Pretokenizer pieces(pattern_, part);
+        for (std::string_view piece; pieces.next(piece);) bpe_encode(piece, ranks_, tokens);
+      },
+      [&](const SpecialToken& s) { tokens.push_back(s.rank); });
+  return tokens;
+}
+
+std::string Encoding::decode(std::span<const std::uint32_t> tokens) const {
+  std::string out;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::uint32_t token = tokens[i];
+    std::string_view bytes = ranks_.bytes_of(token);
+    if (bytes.empty()) {
+      for (const auto& s : specials_) {
+        if (s.rank == token) bytes = s.text;
+      }
+    }
+    if (bytes.empty()) {
+      throw Error::range(ErrorCode::OutOfRange, "tokens[" + std::to_string(i) + "] is not a token of " + name_ +
+                                                    ": " + std::to_string(token));
+    }
+    out.append(bytes);
+  }
+  return out;
+}
+
+}  // namespace ctxwin

@@ -1,0 +1,160 @@
+#include "ctxwin/rank_table.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "ctxwin/error.hpp"
+
+namespace ctxwin {
+
+namespace {
+
+constexpr std::array<int8_t, 256> make_base64_table() {
+  std::array<int8_t, 256> table{};
+  for (auto& v : table) v = -1;
+  const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (int i = 0; i < 64; ++i) table[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
+  return table;
+}
+constexpr auto kBase64 = make_base64_table();
+
+bool decode_base64(std::string_view in, std::string& out) {
+  out.clear();
+  std::uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    const int v = kBase64[static_cast<unsigned char>(c)];
+    if (v < 0) return false;
+    buffer = (buffer << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
+    }
+  }
+  return true;
+}
+
+inline std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
+  h ^= v * 0xBF58476D1CE4E5B9ull;
+  h *= 0x94D049BB133111EBull;
+  return h ^ (h >> 31);
+}
+
+}  // namespace
+
+std::uint64_t hash_bytes(std::string_view bytes) noexcept {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ bytes.size();
+  const char* p = bytes.data();
+  std::size_t n = bytes.size();
+  while (n >= 8) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    h = mix(h, v);
+    p += 8;
+    n -= 8;
+  }
+  std::uint64_t tail = 0;
+  if (n > 0) std::memcpy(&tail, p, n);
+  return mix(h, tail ^ (std::uint64_t{n} << 56));
+}
+
+RankTable RankTable::load(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "cannot read BPE rank file " + path);
+  }
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  return parse(contents.str(), path);
+}
+
+RankTable RankTable::parse(std::string_view contents, const std::string& source_name) {
+  RankTable table;
+  // Size the table once: at most half full keeps probe chains short.
+  std::size_t lines = static_cast<std::size_t>(std::count(contents.begin(), contents.end(), '\n')) + 1;
+  const std::size_t capacity = std::bit_ceil(lines * 2 + 16);
+  table.slots_.assign(capacity, Slot{});
+  table.mask_ = capacity - 1;
+  table.arena_.reserve(contents.size() * 3 / 4);
+
+  std::string bytes;
+  std::size_t line_number = 0;
+  std::size_t start = 0;
+  while (start < contents.size()) {
+    std::size_t end = contents.find('\n', start);
+    if (end == std::string_view::npos) end = contents.size();
+    std::string_view line = contents.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    const auto space = line.find(' ');
+    std::uint32_t rank = 0;
+    bool ok = space != std::string_view::npos && space + 1 < line.size() &&
+              decode_base64(line.substr(0, space), bytes) && !bytes.empty();
+    for (std::size_t i = space + 1; ok && i < line.size(); ++i) {
+      const char c = line[i];
+      if (c < '0' || c > '9' || rank > 100000000u) ok = false;
+      else rank = rank * 10 + static_cast<std::uint32_t>(c - '0');
+    }
+    if (!ok) {
+      throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
+                  "malformed BPE rank file " + source_name + " at line " + std::to_string(line_number));
+    }
+    table.insert(bytes, rank);
+  }
+  if (table.count_ == 0) {
+    throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "empty BPE rank file " + source_name);
+  }
+  return table;
+}
+
+void RankTable::insert(std::string_view bytes, std::uint32_t rank) {
+  const std::uint64_t h = hash_bytes(bytes);
+  const auto tag = static_cast<std::uint32_t>(h >> 32);
+  for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+    Slot& slot = slots_[i];
+    if (slot.rank == kNoRank) {
+      slot = Slot{rank, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(bytes.size()), tag};
+      arena_.append(bytes);
+      break;
+    }
+    if (slot.tag == tag && slot.length == bytes.size() &&
+        std::memcmp(arena_.data() + slot.offset, bytes.data(), bytes.size()) == 0) {
+      slot.rank = std::min(slot.rank, rank);  // a duplicate line: keep the first (lowest) rank
+      return;
+    }
+  }
+  ++count_;
+  max_rank_ = std::max(max_rank_, rank);
+  if (by_rank_.size() <= rank) by_rank_.resize(std::size_t{rank} + 1);
+  by_rank_[rank] = Span{static_cast<std::uint32_t>(arena_.size() - bytes.size()), static_cast<std::uint32_t>(bytes.size())};
+}
+
+std::uint32_t RankTable::rank_of(std::string_view bytes) const noexcept {
+  if (slots_.empty()) return kNoRank;
+  const std::uint64_t h = hash_bytes(bytes);
+  const auto tag = static_cast<std::uint32_t>(h >> 32);
+  for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+    const Slot& slot = slots_[i];
+    if (slot.rank == kNoRank) return kNoRank;
+    if (slot.tag == tag && slot.length == bytes.size() &&
+        std::memcmp(arena_.data() + slot.offset, bytes.data(), bytes.size()) == 0) {
+      return slot.rank;
+    }
+  }
+}
+
+std::string_view RankTable::bytes_of(std::uint32_t rank) const noexcept {
+  if (rank >= by_rank_.size()) return {};
+  const Span span = by_rank_[rank];
+  return std::string_view(arena_.data() + span.offset, span.length);
+}
+
+}  // namespace ctxwin
