@@ -35,12 +35,26 @@ Napi::Value estimate_tokens_in_place_js(const Napi::CallbackInfo& info) {
   });
 }
 
+// Seed 001's words x tokensPerWord approximation; the text crosses as UTF-16.
+Napi::Value estimate_tokens_by_words_js(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    if (info.Length() < 1 || !info[0].IsString()) {
+      throw Error::type(ErrorCode::InvalidArgument, "text must be a string");
+    }
+    const double per_word = checked_chars_per_token(number_arg(info, 1, "tokensPerWord"), "tokensPerWord");
+    const std::u16string text = info[0].As<Napi::String>().Utf16Value();
+    return Napi::Number::New(info.Env(), static_cast<double>(estimate_tokens_by_words(text, per_word)));
+  });
+}
+
 }  // namespace
 
 void register_estimate(Napi::Env env, Napi::Object exports) {
   exports.Set("estimateTokens", Napi::Function::New(env, estimate_tokens_js, "estimateTokens"));
   exports.Set("estimateTokensInPlace",
               Napi::Function::New(env, estimate_tokens_in_place_js, "estimateTokensInPlace"));
+  exports.Set("estimateTokensByWords",
+              Napi::Function::New(env, estimate_tokens_by_words_js, "estimateTokensByWords"));
 }
 
 }  // namespace ctxwin::binding

@@ -8,7 +8,9 @@ export type CtxwinErrorCode =
   | "ERR_CTXWIN_INVALID_MODEL"
   | "ERR_CTXWIN_AI_SDK_MISSING"
   | "ERR_CTXWIN_ADDON_MISSING"
-  | "ERR_CTXWIN_OUT_OF_MEMORY";
+  | "ERR_CTXWIN_OUT_OF_MEMORY"
+  | "ERR_CTXWIN_UNKNOWN_ENCODING"
+  | "ERR_CTXWIN_RANK_DATA_UNAVAILABLE";
 
 export type WithCode<E extends Error> = E & { code: CtxwinErrorCode };
 

@@ -15,6 +15,18 @@ export interface NativeCore {
   summarizeExtractive(texts: string[]): string;
   summarizePrompt(prompt: string): string;
   failureDigest(texts: string[], reason: string): string;
+  estimateTokensByWords(text: string, tokensPerWord: number): number;
+  Tokenizer: new (encoding: string, dataDir: string) => NativeTokenizer;
+}
+
+/** One encoding of the core; encodings are loaded once per process and shared. */
+export interface NativeTokenizer {
+  count(text: string, allowSpecial?: boolean): number;
+  countMany(texts: string[]): Uint32Array;
+  countAsync(text: string): Promise<number>;
+  countManyAsync(texts: string[]): Promise<Uint32Array>;
+  encode(text: string, allowSpecial?: boolean): Uint32Array;
+  decode(tokens: Uint32Array): string;
 }
 
 /** Old iteration g owns events[offsets[g] .. offsets[g + 1]). */

@@ -78,3 +78,16 @@ TEST(DescribeNumber, PrintsLikeJavaScript) {
 
 }  // namespace
 }  // namespace ctxwin
+
+namespace ctxwin {
+namespace {
+
+TEST(EstimateTokensByWords, SeedExample) {
+  EXPECT_EQ(count_words(u"one two three four five"), 5u);
+  EXPECT_EQ(estimate_tokens_by_words(u"one two three four five", 1.3), 7u);  // 6.5 -> 7
+  EXPECT_EQ(count_words(u"  leading\u00A0and\u3000ideographic  spaces "), 4u);
+  EXPECT_EQ(estimate_tokens_by_words(u"", 1.3), 0u);
+}
+
+}  // namespace
+}  // namespace ctxwin

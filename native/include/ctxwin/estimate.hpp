@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 namespace ctxwin {
 
@@ -34,5 +35,15 @@ double checked_chars_per_token(double chars_per_token, const char* argument_name
 // estimate a batch of strings (a thread's events) in one boundary crossing.
 void estimate_tokens_in_place(std::span<std::uint32_t> lengths,
                               double chars_per_token = kSpec08CharsPerToken) noexcept;
+
+// Words in UTF-16 text: maximal runs of code units that are not Unicode White_Space.
+std::uint64_t count_words(std::u16string_view text) noexcept;
+
+// Seed 001's approximation: ceil(words * tokens_per_word). tokens_per_word must be finite, > 0.
+inline std::uint64_t estimate_tokens_by_words(std::u16string_view text, double tokens_per_word) noexcept {
+  const double value = static_cast<double>(count_words(text)) * tokens_per_word;
+  const auto whole = static_cast<std::uint64_t>(value);
+  return static_cast<double>(whole) < value ? whole + 1 : whole;
+}
 
 }  // namespace ctxwin

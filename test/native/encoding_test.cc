@@ -1,0 +1,110 @@
+#include "ctxwin/encoding.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "ctxwin/error.hpp"
+#include "ctxwin/pretokenizer.hpp"
+
+namespace ctxwin {
+namespace {
+
+const Encoding& cl100k() { return Encoding::get("cl100k_base", CTXWIN_RANK_DATA_DIR); }
+const Encoding& o200k() { return Encoding::get("o200k_base", CTXWIN_RANK_DATA_DIR); }
+
+std::vector<std::string> pieces(Pattern pattern, std::string_view text) {
+  std::vector<std::string> out;
+  Pretokenizer p(pattern, text);
+  for (std::string_view piece; p.next(piece);) out.emplace_back(piece);
+  return out;
+}
+
+// Reference values from OpenAI's tiktoken.
+TEST(Encoding, KnownTokens) {
+  EXPECT_EQ(cl100k().encode("hello world"), (std::vector<std::uint32_t>{15339, 1917}));
+  EXPECT_EQ(o200k().encode("hello world"), (std::vector<std::uint32_t>{24912, 2375}));
+  EXPECT_EQ(cl100k().count(""), 0u);
+  EXPECT_EQ(cl100k().count("Hello, world!"), 4u);
+}
+
+TEST(Encoding, RoundTrips) {
+  for (const Encoding* enc : {&cl100k(), &o200k()}) {
+    for (std::string text : {"", "a", "Hello, world!", "  leading\n\n\ttabs  ", "caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",
+                             "\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9", "<|endoftext|> is text"}) {
+      EXPECT_EQ(enc->decode(enc->encode(text)), text) << enc->name() << ": " << text;
+      EXPECT_EQ(enc->count(text), enc->encode(text).size());
+    }
+  }
+}
+
+TEST(Encoding, SpecialTokensAreTextUnlessAllowed) {
+  EXPECT_GT(cl100k().count("<|endoftext|>"), 1u);
+  EXPECT_EQ(cl100k().encode("<|endoftext|>", true), (std::vector<std::uint32_t>{100257}));
+  EXPECT_EQ(o200k().encode("a<|endoftext|>b", true).size(), 3u);
+  EXPECT_EQ(o200k().decode(std::vector<std::uint32_t>{199999}), "<|endoftext|>");
+}
+
+TEST(Encoding, InvalidUtf8IsRepairedAsReplacementCharacters) {
+  EXPECT_EQ(cl100k().encode("a\xFF" "b"), cl100k().encode("a\xEF\xBF\xBD" "b"));
+}
+
+TEST(Encoding, UnknownNamesAndTokensAreErrors) {
+  try {
+    Encoding::get("gpt2_base", CTXWIN_RANK_DATA_DIR);
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::Range);
+    EXPECT_EQ(error.js_code(), "ERR_CTXWIN_UNKNOWN_ENCODING");
+    EXPECT_NE(std::string(error.what()).find("cl100k_base"), std::string::npos);
+  }
+  EXPECT_THROW(cl100k().decode(std::vector<std::uint32_t>{999999}), Error);
+}
+
+TEST(Encoding, LongSingleCharacterRunsAreNotQuadratic) {
+  const std::string run(1 << 20, 'a');
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t n = cl100k().count(run);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_GT(n, 1000u);
+  EXPECT_EQ(cl100k().decode(cl100k().encode(run)), run);
+  // Far below the seconds a quadratic merge takes; generous for sanitizer builds.
+  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count(), 5000);
+}
+
+TEST(Pretokenizer, Cl100kWhitespaceRules) {
+  EXPECT_EQ(pieces(Pattern::Cl100k, "\n\n  x"), (std::vector<std::string>{"\n\n", " ", " x"}));
+  EXPECT_EQ(pieces(Pattern::Cl100k, "a  \n b"), (std::vector<std::string>{"a", "  \n", " b"}));
+  EXPECT_EQ(pieces(Pattern::Cl100k, "x   "), (std::vector<std::string>{"x", "   "}));
+  EXPECT_EQ(pieces(Pattern::Cl100k, "12345 $9"), (std::vector<std::string>{"123", "45", " $", "9"}));
+}
+
+TEST(Pretokenizer, ContractionsFoldCase) {
+  EXPECT_EQ(pieces(Pattern::Cl100k, "IT'S we'Ll"), (std::vector<std::string>{"IT", "'S", " we", "'Ll"}));
+  // U+017F LATIN SMALL LETTER LONG S is an 's' under case-insensitive matching.
+  EXPECT_EQ(pieces(Pattern::Cl100k, "it'\xC5\xBF"), (std::vector<std::string>{"it", "'\xC5\xBF"}));
+  // r50k's contractions are case-sensitive.
+  EXPECT_EQ(pieces(Pattern::R50k, "IT'S"), (std::vector<std::string>{"IT", "'", "S"}));
+}
+
+TEST(Pretokenizer, O200kCasedWords) {
+  EXPECT_EQ(pieces(Pattern::O200k, "HelloWORLDFoo bar's"), (std::vector<std::string>{"Hello", "WORLDFoo", " bar's"}));
+  EXPECT_EQ(pieces(Pattern::O200k, "a/b\n/c"), (std::vector<std::string>{"a", "/b", "\n", "/c"}));
+}
+
+TEST(Pretokenizer, PiecesCoverTheText) {
+  const std::string text = "Mixed: caf\xC3\xA9, \xE6\x97\xA5\xE6\x9C\xAC 123456 \t\r\n end!!";
+  for (Pattern pattern : {Pattern::R50k, Pattern::Cl100k, Pattern::O200k}) {
+    std::string joined;
+    for (const auto& piece : pieces(pattern, text)) {
+      EXPECT_FALSE(piece.empty());
+      joined += piece;
+    }
+    EXPECT_EQ(joined, text);
+  }
+}
+
+}  // namespace
+}  // namespace ctxwin

@@ -1,0 +1,48 @@
+// The counter interface every counter implements (seeds 001/003: count / countMessages).
+
+/** A chat message in any of the shapes ctxwin reads: OpenAI chat, AI SDK ModelMessage, Anthropic Messages. */
+export interface MessageLike {
+  role: string;
+  content?: unknown;
+  name?: string;
+  tool_calls?: unknown;
+  tool_call_id?: string;
+}
+
+/** An OpenAI tool definition (`{ type: "function", function }`) or a bare function definition. */
+export interface ToolDefinition {
+  type?: string;
+  function?: FunctionDefinition;
+  name?: string;
+  description?: string;
+  parameters?: FunctionDefinition["parameters"];
+}
+
+export interface FunctionDefinition {
+  name: string;
+  description?: string;
+  parameters?: {
+    type?: string;
+    properties?: Record<string, { type?: string | string[]; description?: string; enum?: unknown[] }>;
+    required?: string[];
+  };
+}
+
+export interface CountMessagesOptions {
+  /** Tool definitions sent with the request: counted by OpenAI's published formula. */
+  tools?: readonly ToolDefinition[];
+  /** Tokens charged for each image part (default 765: a 1024x1024 image at high detail). */
+  imageTokens?: number;
+}
+
+export interface TokenCounter {
+  /** Tokens in `text`. */
+  count(text: string): number;
+  /** Tokens of a whole chat request: messages with their structure overheads, tools, reply priming. */
+  countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number;
+}
+
+/** A counter that can count many strings at once (one crossing into the core). */
+export interface BatchTokenCounter extends TokenCounter {
+  countMany(texts: readonly string[]): Uint32Array;
+}
