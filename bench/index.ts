@@ -1,6 +1,8 @@
 // `npm run bench`: every benchmark, peers side by side in one run, ratios printed.
 import { arch, cpus, platform } from "node:os";
 import { benchSpec08 } from "./spec08.js";
+import { benchTokenizers } from "./tokenizers.js";
 
 console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
 benchSpec08();
+await benchTokenizers();

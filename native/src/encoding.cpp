@@ -102,14 +102,29 @@ void Encoding::split_specials(std::string_view text, bool allow_special, OnOrdin
   if (start < text.size()) ordinary(text.substr(start));
 }
 
-std::size_t Encoding::count(std::string_view text, bool allow_special) const {
-  if (!is_valid_utf8(text)) return count(repair_utf8(text), allow_special);
+std::size_t Encoding::count(std::string_view text, bool allow_special, PieceCache* cache) const {
+  if (!is_valid_utf8(text)) return count(repair_utf8(text), allow_special, cache);
   std::size_t total = 0;
   split_specials(
       text, allow_special,
       [&](std::string_view part) {
         Pretokenizer pieces(pattern_, part);
-        for (std::string_view piece; pieces.next(piece);) total += bpe_count(piece, ranks_);
+        for (std::string_view piece; pieces.next(piece);) {
+          // Most pieces are whole tokens: one lookup, no merge, nothing worth caching.
+          if (piece.size() == 1 || ranks_.rank_of(piece) != RankTable::kNoRank) {
+            ++total;
+            continue;
+          }
+          if (cache != nullptr) {
+            if (const std::uint32_t known = cache->find(piece); known != PieceCache::kMissing) {
+              total += known;
+              continue;
+            }
+          }
+          const std::size_t n = bpe_merge_count(piece, ranks_);
+          if (cache != nullptr) cache->insert(piece, static_cast<std::uint32_t>(n));
+          total += n;
+        }
       },
       [&](const SpecialToken&) { ++total; });
   return total;

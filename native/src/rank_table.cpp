@@ -112,6 +112,19 @@ RankTable RankTable::parse(std::string_view contents, const std::string& source_
   if (table.count_ == 0) {
     throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "empty BPE rank file " + source_name);
   }
+  for (int b = 0; b < 256; ++b) {
+    const char byte = static_cast<char>(b);
+    table.byte_tokens_[b] = table.rank_of(std::string_view(&byte, 1));
+    if (table.byte_tokens_[b] == kNoRank) {
+      throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
+                  "BPE rank file " + source_name + " has no token for byte " + std::to_string(b));
+    }
+  }
+  table.build_merges();
+  table.byte_pairs_.resize(256 * 256);
+  for (std::size_t pair = 0; pair < 256 * 256; ++pair) {
+    table.byte_pairs_[pair] = table.merge_rank(table.byte_tokens_[pair >> 8], table.byte_tokens_[pair & 0xFF]);
+  }
   return table;
 }
 
@@ -135,6 +148,56 @@ void RankTable::insert(std::string_view bytes, std::uint32_t rank) {
   max_rank_ = std::max(max_rank_, rank);
   if (by_rank_.size() <= rank) by_rank_.resize(std::size_t{rank} + 1);
   by_rank_[rank] = Span{static_cast<std::uint32_t>(arena_.size() - bytes.size()), static_cast<std::uint32_t>(bytes.size())};
+}
+
+namespace {
+inline std::uint64_t pair_hash(std::uint64_t key) noexcept {
+  key ^= key >> 33;
+  key *= 0xFF51AFD7ED558CCDull;
+  key ^= key >> 33;
+  return key;
+}
+}  // namespace
+
+void RankTable::build_merges() {
+  if (max_rank_ >= (1u << 20)) {
+    throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "BPE rank file has ranks past 2^20");
+  }
+  // Every split of every token into two tokens is a merge that produces it.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> merges;
+  merges.reserve(count_ * 4);
+  for (std::uint32_t rank = 0; rank < by_rank_.size(); ++rank) {
+    const std::string_view bytes = bytes_of(rank);
+    for (std::size_t k = 1; k < bytes.size(); ++k) {
+      const std::uint32_t left = rank_of(bytes.substr(0, k));
+      if (left == kNoRank) continue;
+      const std::uint32_t right = rank_of(bytes.substr(k));
+      if (right == kNoRank) continue;
+      merges.emplace_back((std::uint64_t{left} << 20) | right, rank);
+    }
+  }
+  const std::size_t capacity = std::bit_ceil(merges.size() * 2 + 16);
+  pairs_.assign(capacity, kEmptyPair);
+  pair_mask_ = capacity - 1;
+  for (const auto& [key, rank] : merges) {
+    for (std::uint64_t i = pair_hash(key) & pair_mask_;; i = (i + 1) & pair_mask_) {
+      if (pairs_[i] == kEmptyPair) {
+        pairs_[i] = (key << 20) | rank;
+        break;
+      }
+      if ((pairs_[i] >> 20) == key) break;  // the same two parts always join into the same bytes
+    }
+  }
+}
+
+std::uint32_t RankTable::merge_rank(std::uint32_t left, std::uint32_t right) const noexcept {
+  if (pairs_.empty()) return kNoRank;
+  const std::uint64_t key = (std::uint64_t{left} << 20) | right;
+  for (std::uint64_t i = pair_hash(key) & pair_mask_;; i = (i + 1) & pair_mask_) {
+    const std::uint64_t slot = pairs_[i];
+    if (slot == kEmptyPair) return kNoRank;
+    if ((slot >> 20) == key) return static_cast<std::uint32_t>(slot & 0xFFFFF);
+  }
 }
 
 std::uint32_t RankTable::rank_of(std::string_view bytes) const noexcept {

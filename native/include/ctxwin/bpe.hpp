@@ -17,6 +17,9 @@ namespace ctxwin {
 // Number of tokens `piece` merges into. Does not materialize the tokens.
 std::size_t bpe_count(std::string_view piece, const RankTable& ranks);
 
+// bpe_count for a piece known not to be a single token (skips the whole-piece lookup).
+std::size_t bpe_merge_count(std::string_view piece, const RankTable& ranks);
+
 // Appends the tokens of `piece` to `out`.
 void bpe_encode(std::string_view piece, const RankTable& ranks, std::vector<std::uint32_t>& out);
 

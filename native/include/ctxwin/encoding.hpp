@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "ctxwin/piece_cache.hpp"
 #include "ctxwin/pretokenizer.hpp"
 #include "ctxwin/rank_table.hpp"
 
@@ -45,7 +46,8 @@ class Encoding {
 
   // Token count of UTF-8 `text`. Special-token text counts as ordinary text unless
   // `allow_special`, in which case each occurrence is one token. Invalid UTF-8 is repaired first.
-  std::size_t count(std::string_view text, bool allow_special = false) const;
+  // With a cache, pieces that need merging are looked up there first and remembered.
+  std::size_t count(std::string_view text, bool allow_special = false, PieceCache* cache = nullptr) const;
   std::vector<std::uint32_t> encode(std::string_view text, bool allow_special = false) const;
   // The bytes of `tokens` (which may be a partial UTF-8 sequence). Throws ctxwin::Error naming the
   // first unknown token.

@@ -35,6 +35,16 @@ class RankTable {
   // The bytes of token `rank`; empty when no token has that rank.
   std::string_view bytes_of(std::uint32_t rank) const noexcept;
 
+  // Merging works on token ids, not bytes: every part of a piece is always a token, so the rank
+  // of merging parts `left` and `right` is the rank of the token whose bytes are theirs joined.
+  // This pair table answers it with one integer-keyed probe instead of hashing bytes.
+  std::uint32_t byte_token(unsigned char byte) const noexcept { return byte_tokens_[byte]; }
+  std::uint32_t merge_rank(std::uint32_t left, std::uint32_t right) const noexcept;
+  // merge_rank of two single bytes, from a 256 x 256 table: every piece starts with these lookups.
+  std::uint32_t byte_pair_rank(unsigned char left, unsigned char right) const noexcept {
+    return byte_pairs_[(std::size_t{left} << 8) | right];
+  }
+
   std::size_t size() const noexcept { return count_; }
   std::uint32_t max_rank() const noexcept { return max_rank_; }
 
@@ -51,6 +61,15 @@ class RankTable {
   };
 
   void insert(std::string_view bytes, std::uint32_t rank);
+  void build_merges();
+
+  // One 64-bit word per slot keeps the table half the size (fewer cache misses): ids and ranks
+  // are below 2^20, so left (20 bits), right (20) and rank (20) pack into 60 bits.
+  static constexpr std::uint64_t kEmptyPair = ~std::uint64_t{0};
+  std::vector<std::uint64_t> pairs_;
+  std::uint64_t pair_mask_ = 0;
+  std::uint32_t byte_tokens_[256] = {};
+  std::vector<std::uint32_t> byte_pairs_;
 
   std::string arena_;
   std::vector<Slot> slots_;

@@ -1,0 +1,112 @@
+// Exact token counting, side by side in one run: ctxwin against tiktoken (WASM build of OpenAI's
+// Rust core), gpt-tokenizer and js-tiktoken, on the shared corpus.
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import * as gptCl100k from "gpt-tokenizer/encoding/cl100k_base";
+import * as gptO200k from "gpt-tokenizer/encoding/o200k_base";
+import { getEncoding } from "js-tiktoken";
+import { get_encoding } from "tiktoken";
+import { TiktokenCounter, type EncodingName } from "ctxwin";
+import { consume } from "./harness.js";
+
+const CORPUS = join(import.meta.dirname, "..", "..", "shared", "corpus");
+const BYTES_PER_CATEGORY = 1_000_000; // keeps the slowest peer's passes to seconds
+const CHUNK = 64 * 1024;
+
+function read(name: string): string {
+  return execFileSync("xz", ["-dc", join(CORPUS, name)], { maxBuffer: 1 << 30 }).toString("utf8");
+}
+
+/** `text` cut into chunks of about `size` UTF-16 units, never inside a surrogate pair. */
+function chunks(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    let end = Math.min(text.length, i + size);
+    if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1] as string)) end++;
+    out.push(text.slice(i, end));
+    i = end;
+  }
+  return out;
+}
+
+type Count = (text: string) => number;
+
+function mbPerSecond(count: Count, texts: string[], bytes: number): number {
+  for (const t of texts.slice(0, 4)) consume(count(t)); // warm-up
+  const times: number[] = [];
+  for (let pass = 0; pass < 3; pass++) {
+    const start = process.hrtime.bigint();
+    for (const t of texts) consume(count(t));
+    times.push(Number(process.hrtime.bigint() - start) / 1e9);
+  }
+  times.sort((a, b) => a - b);
+  return bytes / 1e6 / (times[1] as number);
+}
+
+function p50Micros(count: Count, texts: string[]): number {
+  for (const t of texts.slice(0, 200)) consume(count(t));
+  const samples = new Float64Array(texts.length);
+  texts.forEach((t, i) => {
+    const start = process.hrtime.bigint();
+    consume(count(t));
+    samples[i] = Number(process.hrtime.bigint() - start) / 1000;
+  });
+  samples.sort();
+  return samples[Math.floor(samples.length / 2)] as number;
+}
+
+export async function benchTokenizers(): Promise<void> {
+  const corpus = ["prose", "code", "cjk", "euro"].map((c) => {
+    const text = read(`${c}.txt.xz`);
+    // About BYTES_PER_CATEGORY bytes of UTF-8 from the start of each category.
+    let chars = 0;
+    for (let bytes = 0; chars < text.length && bytes < BYTES_PER_CATEGORY; chars++) bytes += Buffer.byteLength(text[chars] as string);
+    return text.slice(0, chars);
+  });
+  const texts = corpus.flatMap((t) => chunks(t, CHUNK));
+  const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
+  const chat = JSON.parse(read("chat.json.xz")) as string[];
+  const short = chat.filter((s) => s.length <= 200);
+  const chatSample = chat.filter((_, i) => i % 10 === 0); // 2,000 strings for the slow peers
+
+  for (const encoding of ["cl100k_base", "o200k_base"] as EncodingName[]) {
+    const ours = new TiktokenCounter({ encoding });
+    const tiktoken = get_encoding(encoding);
+    const gpt = encoding === "cl100k_base" ? gptCl100k : gptO200k;
+    const js = getEncoding(encoding);
+    const peers: Array<[string, Count]> = [
+      ["ctxwin TiktokenCounter.count", (t) => ours.count(t)],
+      ["tiktoken 1.0.22 (WASM)", (t) => tiktoken.encode_ordinary(t).length],
+      ["gpt-tokenizer 4.0.0 countTokens", (t) => gpt.countTokens(t)],
+      ["js-tiktoken 1.0.21", (t) => js.encode(t).length],
+    ];
+    // Every library must agree before any of them is timed.
+    for (const t of texts.slice(0, 40)) {
+      const counts = peers.map(([, count]) => count(t));
+      if (new Set(counts).size !== 1) throw new Error(`${encoding}: counts disagree: ${counts.join(", ")}`);
+    }
+    console.log(`\n### Exact counting, ${encoding}: ${(bytes / 1e6).toFixed(1)} MB of the corpus (prose, code, cjk, euro) in 64 KiB chunks; chat.json per call\n`);
+    console.log("| library | MB/s | ctxwin is | p50 per call, chat.json | p50, strings <= 200 chars |");
+    console.log("|---|---|---|---|---|");
+    const rows = peers.map(([name, count]) => {
+      const sample = name.startsWith("ctxwin") ? chat : chatSample;
+      return { name, mbs: mbPerSecond(count, texts, bytes), p50: p50Micros(count, sample), p50Short: p50Micros(count, name.startsWith("ctxwin") ? short : short.slice(0, 1000)) };
+    });
+    const base = rows[0] as (typeof rows)[number];
+    for (const r of rows) {
+      const ratio = r === base ? "-" : `${(base.mbs / r.mbs).toFixed(1)}x faster`;
+      console.log(`| ${r.name} | ${r.mbs.toFixed(1)} | ${ratio} | ${r.p50.toFixed(2)} µs | ${r.p50Short.toFixed(2)} µs |`);
+    }
+    tiktoken.free();
+
+    // Two worker threads of the libuv pool at once vs one synchronous batch.
+    const half = Math.ceil(texts.length / 2);
+    const syncStart = process.hrtime.bigint();
+    consume(ours.countMany(texts).length);
+    const syncSeconds = Number(process.hrtime.bigint() - syncStart) / 1e9;
+    const asyncStart = process.hrtime.bigint();
+    await Promise.all([ours.countManyAsync(texts.slice(0, half)), ours.countManyAsync(texts.slice(half))]);
+    const asyncSeconds = Number(process.hrtime.bigint() - asyncStart) / 1e9;
+    console.log(`\ncountMany (1 thread): ${(bytes / 1e6 / syncSeconds).toFixed(1)} MB/s; 2 x countManyAsync on 2 cores: ${(bytes / 1e6 / asyncSeconds).toFixed(1)} MB/s`);
+  }
+}

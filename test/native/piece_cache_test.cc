@@ -1,0 +1,54 @@
+#include "ctxwin/piece_cache.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ctxwin/encoding.hpp"
+
+namespace ctxwin {
+namespace {
+
+TEST(PieceCache, RemembersAndForgets) {
+  PieceCache cache(4, 1 << 10);
+  EXPECT_EQ(cache.find("piece"), PieceCache::kMissing);
+  cache.insert("piece", 3);
+  EXPECT_EQ(cache.find("piece"), 3u);
+  EXPECT_EQ(cache.find("piec"), PieceCache::kMissing);
+  for (const char* key : {"p0", "p1", "p2", "p3"}) cache.insert(key, 1);
+  // Full at 4 entries: the fifth insert started over.
+  EXPECT_LE(cache.size(), 4u);
+  cache.clear();
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.find("piece"), PieceCache::kMissing);
+}
+
+TEST(PieceCache, CountsAreTheSameWithAndWithoutIt) {
+  const Encoding& enc = Encoding::get("cl100k_base", CTXWIN_RANK_DATA_DIR);
+  PieceCache cache(8, 1 << 12);  // small: exercises the reset path
+  std::string text;
+  for (int i = 0; i < 200; ++i) {
+    text += "Supercalifragilistic antidisestablishment ";
+    text += std::to_string(i * 7919);
+    text += " 日本語のテキスト ";
+  }
+  EXPECT_EQ(enc.count(text, false, &cache), enc.count(text));
+  EXPECT_EQ(enc.count(text, false, &cache), enc.count(text));
+}
+
+TEST(RankTable, PairTableAgreesWithByteLookups) {
+  const RankTable& ranks = Encoding::get("o200k_base", CTXWIN_RANK_DATA_DIR).ranks();
+  for (const char* word : {"hello", " world", "tokenization", "日本"}) {
+    const std::string w = word;
+    for (std::size_t k = 1; k < w.size(); ++k) {
+      const auto left = ranks.rank_of(w.substr(0, k));
+      const auto right = ranks.rank_of(w.substr(k));
+      if (left == RankTable::kNoRank || right == RankTable::kNoRank) continue;
+      EXPECT_EQ(ranks.merge_rank(left, right), ranks.rank_of(w)) << w << " split at " << k;
+    }
+  }
+  EXPECT_EQ(ranks.byte_pair_rank('h', 'e'), ranks.rank_of("he"));
+}
+
+}  // namespace
+}  // namespace ctxwin
