@@ -31,10 +31,12 @@ function chunks(text: string, size: number): string[] {
 
 type Count = (text: string) => number;
 
-function mbPerSecond(count: Count, texts: string[], bytes: number): number {
+/** `beforePass` runs outside the timed region (to start each pass with cold caches). */
+function mbPerSecond(count: Count, texts: string[], bytes: number, beforePass?: () => void): number {
   for (const t of texts.slice(0, 4)) consume(count(t)); // warm-up
   const times: number[] = [];
   for (let pass = 0; pass < 3; pass++) {
+    beforePass?.();
     const start = process.hrtime.bigint();
     for (const t of texts) consume(count(t));
     times.push(Number(process.hrtime.bigint() - start) / 1e9);
@@ -55,7 +57,29 @@ function p50Micros(count: Count, texts: string[]): number {
   return samples[Math.floor(samples.length / 2)] as number;
 }
 
+/** A long run of one character is one piece: quadratic merging shows here. */
+function benchLongRun(): void {
+  const tiktoken = get_encoding("cl100k_base");
+  const ours = new TiktokenCounter({ encoding: "cl100k_base" });
+  const time = (count: Count, text: string) => {
+    const start = process.hrtime.bigint();
+    consume(count(text));
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  };
+  console.log("\n### One piece: a run of one character (cl100k_base)\n");
+  console.log("| length | ctxwin | tiktoken 1.0.22 (WASM) |");
+  console.log("|---|---|---|");
+  for (const n of [10_000, 50_000]) {
+    const text = "a".repeat(n);
+    console.log(`| ${n.toLocaleString("en-US")} chars | ${time((t) => ours.count(t), text).toFixed(1)} ms | ${time((t) => tiktoken.encode_ordinary(t).length, text).toFixed(1)} ms |`);
+  }
+  const mega = "a".repeat(1_000_000);
+  console.log(`| 1,000,000 chars | ${time((t) => ours.count(t), mega).toFixed(1)} ms | (not run: quadratic) |`);
+  tiktoken.free();
+}
+
 export async function benchTokenizers(): Promise<void> {
+  benchLongRun();
   const corpus = ["prose", "code", "cjk", "euro"].map((c) => {
     const text = read(`${c}.txt.xz`);
     // About BYTES_PER_CATEGORY bytes of UTF-8 from the start of each category.
@@ -70,36 +94,43 @@ export async function benchTokenizers(): Promise<void> {
   const chatSample = chat.filter((_, i) => i % 10 === 0); // 2,000 strings for the slow peers
 
   for (const encoding of ["cl100k_base", "o200k_base"] as EncodingName[]) {
-    const ours = new TiktokenCounter({ encoding });
+    let ours = new TiktokenCounter({ encoding });
     const tiktoken = get_encoding(encoding);
     const gpt = encoding === "cl100k_base" ? gptCl100k : gptO200k;
     const js = getEncoding(encoding);
-    const peers: Array<[string, Count]> = [
-      ["ctxwin TiktokenCounter.count", (t) => ours.count(t)],
-      ["tiktoken 1.0.22 (WASM)", (t) => tiktoken.encode_ordinary(t).length],
-      ["gpt-tokenizer 4.0.0 countTokens", (t) => gpt.countTokens(t)],
-      ["js-tiktoken 1.0.21", (t) => js.encode(t).length],
+    // Unseen text: each pass starts with empty caches (a new counter; gpt-tokenizer's merge cache off).
+    const peers: Array<{ name: string; count: Count; beforePass?: () => void }> = [
+      { name: "ctxwin, unseen text (new counter each pass)", count: (t) => ours.count(t), beforePass: () => { ours = new TiktokenCounter({ encoding }); } },
+      { name: "ctxwin, piece cache warm", count: (t) => ours.count(t) },
+      { name: "tiktoken 1.0.22 (WASM)", count: (t) => tiktoken.encode_ordinary(t).length },
+      { name: "gpt-tokenizer 4.0.0, merge cache off", count: (t) => gpt.countTokens(t), beforePass: () => gpt.setMergeCacheSize(0) },
+      { name: "gpt-tokenizer 4.0.0, merge cache warm", count: (t) => gpt.countTokens(t), beforePass: () => gpt.setMergeCacheSize(100_000) },
+      { name: "js-tiktoken 1.0.21", count: (t) => js.encode(t).length },
     ];
     // Every library must agree before any of them is timed.
     for (const t of texts.slice(0, 40)) {
-      const counts = peers.map(([, count]) => count(t));
+      const counts = peers.map((peer) => peer.count(t));
       if (new Set(counts).size !== 1) throw new Error(`${encoding}: counts disagree: ${counts.join(", ")}`);
     }
     console.log(`\n### Exact counting, ${encoding}: ${(bytes / 1e6).toFixed(1)} MB of the corpus (prose, code, cjk, euro) in 64 KiB chunks; chat.json per call\n`);
-    console.log("| library | MB/s | ctxwin is | p50 per call, chat.json | p50, strings <= 200 chars |");
+    console.log("| library | MB/s | ctxwin (unseen) is | p50 per call, chat.json | p50, strings <= 200 chars |");
     console.log("|---|---|---|---|---|");
-    const rows = peers.map(([name, count]) => {
-      const sample = name.startsWith("ctxwin") ? chat : chatSample;
-      return { name, mbs: mbPerSecond(count, texts, bytes), p50: p50Micros(count, sample), p50Short: p50Micros(count, name.startsWith("ctxwin") ? short : short.slice(0, 1000)) };
+    const rows = peers.map((peer) => {
+      const mine = peer.name.startsWith("ctxwin");
+      const mbs = mbPerSecond(peer.count, texts, bytes, peer.beforePass);
+      peer.beforePass?.();
+      return { name: peer.name, mbs, p50: p50Micros(peer.count, mine ? chat : chatSample), p50Short: p50Micros(peer.count, mine ? short : short.slice(0, 1000)) };
     });
     const base = rows[0] as (typeof rows)[number];
     for (const r of rows) {
-      const ratio = r === base ? "-" : `${(base.mbs / r.mbs).toFixed(1)}x faster`;
+      const ratio = r.name.startsWith("ctxwin") ? "-" : `${(base.mbs / r.mbs).toFixed(1)}x faster`;
       console.log(`| ${r.name} | ${r.mbs.toFixed(1)} | ${ratio} | ${r.p50.toFixed(2)} µs | ${r.p50Short.toFixed(2)} µs |`);
     }
+    gpt.setMergeCacheSize(100_000);
     tiktoken.free();
 
-    // Two worker threads of the libuv pool at once vs one synchronous batch.
+    // Two worker threads of the libuv pool at once vs one synchronous batch (both on unseen text).
+    ours = new TiktokenCounter({ encoding });
     const half = Math.ceil(texts.length / 2);
     const syncStart = process.hrtime.bigint();
     consume(ours.countMany(texts).length);

@@ -1,6 +1,7 @@
 #include "ctxwin/bpe.hpp"
 
 #include <array>
+#include <cstring>
 #include <queue>
 
 namespace ctxwin {
@@ -21,20 +22,19 @@ std::size_t merge_short(std::string_view piece, const RankTable& ranks, std::arr
     rank[k] = ranks.byte_pair_rank(static_cast<unsigned char>(piece[k]), static_cast<unsigned char>(piece[k + 1]));
   }
   while (count > 1) {
-    std::uint32_t best = kNone;
-    std::size_t at = 0;
+    // (rank << 32 | position): the minimum is the lowest rank, the leftmost on ties, and the
+    // comparison compiles to a conditional move instead of a hard-to-predict branch.
+    std::uint64_t best = ~std::uint64_t{0};
     for (std::size_t k = 0; k + 1 < count; ++k) {
-      if (rank[k] < best) {
-        best = rank[k];
-        at = k;
-      }
+      const std::uint64_t candidate = (std::uint64_t{rank[k]} << 32) | k;
+      best = candidate < best ? candidate : best;
     }
-    if (best == kNone) break;
-    ids[at] = best;  // a merged token's id is its rank
-    for (std::size_t k = at + 1; k + 1 < count; ++k) {
-      ids[k] = ids[k + 1];
-      rank[k] = rank[k + 1];
-    }
+    if ((best >> 32) == kNone) break;
+    const std::size_t at = static_cast<std::size_t>(best & 0xFFFFFFFFu);
+    ids[at] = static_cast<std::uint32_t>(best >> 32);  // a merged token's id is its rank
+    const std::size_t tail = count - at - 2;
+    std::memmove(&ids[at + 1], &ids[at + 2], tail * sizeof(std::uint32_t));
+    std::memmove(&rank[at + 1], &rank[at + 2], tail * sizeof(std::uint32_t));
     --count;
     if (at + 1 < count) rank[at] = ranks.merge_rank(ids[at], ids[at + 1]);
     if (at > 0) rank[at - 1] = ranks.merge_rank(ids[at - 1], ids[at]);

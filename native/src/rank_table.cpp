@@ -128,26 +128,47 @@ RankTable RankTable::parse(std::string_view contents, const std::string& source_
   return table;
 }
 
+namespace {
+inline std::uint64_t pack_short(std::string_view bytes) noexcept {
+  std::uint64_t value = 0;
+  std::memcpy(&value, bytes.data(), bytes.size());
+  return value;
+}
+}  // namespace
+
+bool RankTable::slot_matches(const Slot& slot, std::string_view bytes, std::uint16_t tag) const noexcept {
+  if (slot.tag != tag || slot.length != bytes.size()) return false;
+  if (bytes.size() <= 8) return slot.inline_or_offset == pack_short(bytes);
+  return std::memcmp(arena_.data() + slot.inline_or_offset, bytes.data(), bytes.size()) == 0;
+}
+
 void RankTable::insert(std::string_view bytes, std::uint32_t rank) {
+  if (bytes.size() > 0xFFFF) {
+    throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "BPE rank file has a token longer than 65535 bytes");
+  }
   const std::uint64_t h = hash_bytes(bytes);
-  const auto tag = static_cast<std::uint32_t>(h >> 32);
+  const auto tag = static_cast<std::uint16_t>(h >> 48);
   for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
     Slot& slot = slots_[i];
     if (slot.rank == kNoRank) {
-      slot = Slot{rank, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(bytes.size()), tag};
-      arena_.append(bytes);
+      slot.inline_or_offset = bytes.size() <= 8 ? pack_short(bytes) : arena_.size();
+      slot.rank = rank;
+      slot.length = static_cast<std::uint16_t>(bytes.size());
+      slot.tag = tag;
       break;
     }
-    if (slot.tag == tag && slot.length == bytes.size() &&
-        std::memcmp(arena_.data() + slot.offset, bytes.data(), bytes.size()) == 0) {
+    if (slot_matches(slot, bytes, tag)) {
       slot.rank = std::min(slot.rank, rank);  // a duplicate line: keep the first (lowest) rank
       return;
     }
   }
+  // Every token's bytes also go to the arena: decode reads them from there.
+  const auto offset = static_cast<std::uint32_t>(arena_.size());
+  arena_.append(bytes);
   ++count_;
   max_rank_ = std::max(max_rank_, rank);
   if (by_rank_.size() <= rank) by_rank_.resize(std::size_t{rank} + 1);
-  by_rank_[rank] = Span{static_cast<std::uint32_t>(arena_.size() - bytes.size()), static_cast<std::uint32_t>(bytes.size())};
+  by_rank_[rank] = Span{offset, static_cast<std::uint32_t>(bytes.size())};
 }
 
 namespace {
@@ -203,14 +224,11 @@ std::uint32_t RankTable::merge_rank(std::uint32_t left, std::uint32_t right) con
 std::uint32_t RankTable::rank_of(std::string_view bytes) const noexcept {
   if (slots_.empty()) return kNoRank;
   const std::uint64_t h = hash_bytes(bytes);
-  const auto tag = static_cast<std::uint32_t>(h >> 32);
+  const auto tag = static_cast<std::uint16_t>(h >> 48);
   for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
     const Slot& slot = slots_[i];
     if (slot.rank == kNoRank) return kNoRank;
-    if (slot.tag == tag && slot.length == bytes.size() &&
-        std::memcmp(arena_.data() + slot.offset, bytes.data(), bytes.size()) == 0) {
-      return slot.rank;
-    }
+    if (slot_matches(slot, bytes, tag)) return slot.rank;
   }
 }
 

@@ -49,12 +49,15 @@ class RankTable {
   std::uint32_t max_rank() const noexcept { return max_rank_; }
 
  private:
+  // Keys of up to 8 bytes (most pieces) live in the slot itself, so a lookup touches one cache
+  // line; longer keys are compared against the arena.
   struct Slot {
+    std::uint64_t inline_or_offset = 0;  // the key's bytes (zero-padded) or its arena offset
     std::uint32_t rank = kNoRank;
-    std::uint32_t offset = 0;
-    std::uint32_t length = 0;
-    std::uint32_t tag = 0;  // upper hash bits: most mismatches are rejected without a memcmp
+    std::uint16_t length = 0;
+    std::uint16_t tag = 0;  // hash bits: most mismatches are rejected without touching the key
   };
+  bool slot_matches(const Slot& slot, std::string_view bytes, std::uint16_t tag) const noexcept;
   struct Span {
     std::uint32_t offset = 0;
     std::uint32_t length = 0;
