@@ -110,7 +110,19 @@ std::size_t Encoding::count(std::string_view text, bool allow_special, PieceCach
       [&](std::string_view part) {
         Pretokenizer pieces(pattern_, part);
         for (std::string_view piece; pieces.next(piece);) {
-          // Most pieces are whole tokens: one lookup, no merge, nothing worth caching.
+          if (cache != nullptr && piece.size() <= PieceCache::kShortPiece) {
+            // Short pieces, nearly all of them: a small per-caller table first.
+            std::uint32_t n = cache->find_short(piece);
+            if (n == PieceCache::kMissing) {
+              n = piece.size() == 1 || ranks_.rank_of(piece) != RankTable::kNoRank
+                      ? 1u
+                      : static_cast<std::uint32_t>(bpe_merge_count(piece, ranks_));
+              cache->insert_short(piece, n);
+            }
+            total += n;
+            continue;
+          }
+          // Most pieces are whole tokens: one lookup, no merge.
           if (piece.size() == 1 || ranks_.rank_of(piece) != RankTable::kNoRank) {
             ++total;
             continue;

@@ -7,8 +7,18 @@
 
 namespace ctxwin {
 
+PieceCache::ShortKey PieceCache::short_key(std::string_view piece) noexcept {
+  // Bytes 0-7 in `low`, bytes 8-14 in `high`, the length in high's top byte.
+  ShortKey key;
+  const std::size_t n = piece.size();
+  std::memcpy(&key.low, piece.data(), n < 8 ? n : 8);
+  if (n > 8) std::memcpy(&key.high, piece.data() + 8, n - 8);
+  key.high |= std::uint64_t{n} << 56;
+  return key;
+}
+
 PieceCache::PieceCache(std::size_t max_entries, std::size_t max_bytes)
-    : max_entries_(max_entries), max_bytes_(max_bytes) {
+    : short_(std::size_t{1} << kShortBits), max_entries_(max_entries), max_bytes_(max_bytes) {
   const std::size_t capacity = std::bit_ceil(max_entries * 2);
   slots_.assign(capacity, Slot{});
   mask_ = capacity - 1;
@@ -29,7 +39,7 @@ std::uint32_t PieceCache::find(std::string_view piece) const noexcept {
 
 void PieceCache::insert(std::string_view piece, std::uint32_t count) {
   if (piece.empty()) return;
-  if (entries_ >= max_entries_ || arena_.size() + piece.size() > max_bytes_) clear();
+  if (entries_ >= max_entries_ || arena_.size() + piece.size() > max_bytes_) clear_long();
   const std::uint64_t h = hash_bytes(piece);
   const auto tag = static_cast<std::uint32_t>(h >> 32);
   for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
@@ -48,6 +58,11 @@ void PieceCache::insert(std::string_view piece, std::uint32_t count) {
 }
 
 void PieceCache::clear() noexcept {
+  std::fill(short_.begin(), short_.end(), ShortEntry{});
+  clear_long();
+}
+
+void PieceCache::clear_long() noexcept {
   std::fill(slots_.begin(), slots_.end(), Slot{});
   arena_.clear();
   entries_ = 0;

@@ -52,3 +52,22 @@ TEST(RankTable, PairTableAgreesWithByteLookups) {
 
 }  // namespace
 }  // namespace ctxwin
+
+namespace ctxwin {
+namespace {
+
+TEST(PieceCache, ShortTableKeysOnBytesAndLength) {
+  PieceCache cache;
+  EXPECT_EQ(cache.find_short("ab"), PieceCache::kMissing);
+  cache.insert_short("ab", 1);
+  cache.insert_short(std::string_view("ab\0", 3), 2);  // same bytes plus a NUL: a different piece
+  cache.insert_short("fifteen-bytes!!", 4);
+  EXPECT_EQ(cache.find_short("ab"), 1u);
+  EXPECT_EQ(cache.find_short(std::string_view("ab\0", 3)), 2u);
+  EXPECT_EQ(cache.find_short("fifteen-bytes!!"), 4u);
+  cache.clear();
+  EXPECT_EQ(cache.find_short("ab"), PieceCache::kMissing);
+}
+
+}  // namespace
+}  // namespace ctxwin
