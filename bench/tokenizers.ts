@@ -6,7 +6,7 @@ import * as gptCl100k from "gpt-tokenizer/encoding/cl100k_base";
 import * as gptO200k from "gpt-tokenizer/encoding/o200k_base";
 import { getEncoding } from "js-tiktoken";
 import { get_encoding } from "tiktoken";
-import { TiktokenCounter, type EncodingName } from "ctxwin";
+import { CachingCounter, TiktokenCounter, type EncodingName } from "ctxwin";
 import { consume } from "./harness.js";
 
 const CORPUS = join(import.meta.dirname, "..", "..", "shared", "corpus");
@@ -78,8 +78,29 @@ function benchLongRun(): void {
   tiktoken.free();
 }
 
+/** CachingCounter: the same 20,000 chat.json strings counted twice. */
+function benchCaching(chat: string[]): void {
+  const timePass = (count: Count) => {
+    const start = process.hrtime.bigint();
+    for (const t of chat) consume(count(t));
+    return Number(process.hrtime.bigint() - start) / 1e3 / chat.length;
+  };
+  const plain = new TiktokenCounter({ encoding: "cl100k_base" });
+  const caching = new CachingCounter(new TiktokenCounter({ encoding: "cl100k_base" }), { maxEntries: 50_000 });
+  const plainFirst = timePass((t) => plain.count(t));
+  const plainSecond = timePass((t) => plain.count(t));
+  const cachedFirst = timePass((t) => caching.count(t));
+  const cachedSecond = timePass((t) => caching.count(t));
+  console.log("\n### CachingCounter: the 20,000 chat.json strings counted twice (cl100k_base, mean per call)\n");
+  console.log("| counter | first pass | second pass |");
+  console.log("|---|---|---|");
+  console.log(`| TiktokenCounter | ${plainFirst.toFixed(2)} µs | ${plainSecond.toFixed(2)} µs |`);
+  console.log(`| CachingCounter(TiktokenCounter) | ${cachedFirst.toFixed(2)} µs | ${cachedSecond.toFixed(2)} µs (${(plainSecond / cachedSecond).toFixed(0)}x faster) |`);
+}
+
 export async function benchTokenizers(): Promise<void> {
   benchLongRun();
+  benchCaching(JSON.parse(read("chat.json.xz")) as string[]);
   const corpus = ["prose", "code", "cjk", "euro"].map((c) => {
     const text = read(`${c}.txt.xz`);
     // About BYTES_PER_CATEGORY bytes of UTF-8 from the start of each category.

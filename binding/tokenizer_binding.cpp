@@ -63,7 +63,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
     return guarded(info, [&]() -> Napi::Value {
       const std::string text = utf8_of(info[0], "text");
       const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
-      return Napi::Number::New(info.Env(), static_cast<double>(encoding_->count(text, allow_special, &cache_)));
+      return Napi::Number::New(info.Env(), static_cast<double>(encoding_->count_valid(text, allow_special, &cache_)));
     });
   }
 
@@ -71,7 +71,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
     return guarded(info, [&]() -> Napi::Value {
       const auto texts = utf8_array_of(info[0], "texts");
       auto counts = Napi::Uint32Array::New(info.Env(), texts.size());
-      for (std::size_t i = 0; i < texts.size(); ++i) counts[i] = static_cast<uint32_t>(encoding_->count(texts[i], false, &cache_));
+      for (std::size_t i = 0; i < texts.size(); ++i) counts[i] = static_cast<uint32_t>(encoding_->count_valid(texts[i], false, &cache_));
       return counts;
     });
   }
@@ -108,7 +108,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
       try {
         PieceCache cache;  // this job's own: the Tokenizer's cache belongs to the JS thread
         counts_.reserve(texts_.size());
-        for (const auto& text : texts_) counts_.push_back(static_cast<uint32_t>(encoding_.count(text, false, &cache)));
+        for (const auto& text : texts_) counts_.push_back(static_cast<uint32_t>(encoding_.count_valid(text, false, &cache)));
       } catch (const std::exception& error) {
         SetError(error.what());
       }

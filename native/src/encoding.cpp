@@ -103,7 +103,11 @@ void Encoding::split_specials(std::string_view text, bool allow_special, OnOrdin
 }
 
 std::size_t Encoding::count(std::string_view text, bool allow_special, PieceCache* cache) const {
-  if (!is_valid_utf8(text)) return count(repair_utf8(text), allow_special, cache);
+  if (!is_valid_utf8(text)) return count_valid(repair_utf8(text), allow_special, cache);
+  return count_valid(text, allow_special, cache);
+}
+
+std::size_t Encoding::count_valid(std::string_view text, bool allow_special, PieceCache* cache) const {
   std::size_t total = 0;
   split_specials(
       text, allow_special,

@@ -18,13 +18,11 @@ PieceCache::ShortKey PieceCache::short_key(std::string_view piece) noexcept {
 }
 
 PieceCache::PieceCache(std::size_t max_entries, std::size_t max_bytes)
-    : short_(std::size_t{1} << kShortBits), max_entries_(max_entries), max_bytes_(max_bytes) {
-  const std::size_t capacity = std::bit_ceil(max_entries * 2);
-  slots_.assign(capacity, Slot{});
-  mask_ = capacity - 1;
-}
+    : short_(std::size_t{1} << kShortBits), max_entries_(max_entries), max_bytes_(max_bytes) {}
+// The long-piece table is allocated on its first insert: most callers never need it.
 
 std::uint32_t PieceCache::find(std::string_view piece) const noexcept {
+  if (slots_.empty()) return kMissing;
   const std::uint64_t h = hash_bytes(piece);
   const auto tag = static_cast<std::uint32_t>(h >> 32);
   for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
@@ -39,6 +37,11 @@ std::uint32_t PieceCache::find(std::string_view piece) const noexcept {
 
 void PieceCache::insert(std::string_view piece, std::uint32_t count) {
   if (piece.empty()) return;
+  if (slots_.empty()) {
+    const std::size_t capacity = std::bit_ceil(max_entries_ * 2);
+    slots_.assign(capacity, Slot{});
+    mask_ = capacity - 1;
+  }
   if (entries_ >= max_entries_ || arena_.size() + piece.size() > max_bytes_) clear_long();
   const std::uint64_t h = hash_bytes(piece);
   const auto tag = static_cast<std::uint32_t>(h >> 32);

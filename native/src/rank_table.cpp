@@ -171,21 +171,12 @@ void RankTable::insert(std::string_view bytes, std::uint32_t rank) {
   by_rank_[rank] = Span{offset, static_cast<std::uint32_t>(bytes.size())};
 }
 
-namespace {
-inline std::uint64_t pair_hash(std::uint64_t key) noexcept {
-  key ^= key >> 33;
-  key *= 0xFF51AFD7ED558CCDull;
-  key ^= key >> 33;
-  return key;
-}
-}  // namespace
-
 void RankTable::build_merges() {
   if (max_rank_ >= (1u << 20)) {
     throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "BPE rank file has ranks past 2^20");
   }
   // Every split of every token into two tokens is a merge that produces it.
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> merges;
+  std::vector<std::uint64_t> merges;  // left << 40 | right << 20 | rank
   merges.reserve(count_ * 4);
   for (std::uint32_t rank = 0; rank < by_rank_.size(); ++rank) {
     const std::string_view bytes = bytes_of(rank);
@@ -194,31 +185,39 @@ void RankTable::build_merges() {
       if (left == kNoRank) continue;
       const std::uint32_t right = rank_of(bytes.substr(k));
       if (right == kNoRank) continue;
-      merges.emplace_back((std::uint64_t{left} << 20) | right, rank);
+      merges.push_back((std::uint64_t{left} << 40) | (std::uint64_t{right} << 20) | rank);
     }
   }
-  const std::size_t capacity = std::bit_ceil(merges.size() * 2 + 16);
-  pairs_.assign(capacity, kEmptyPair);
-  pair_mask_ = capacity - 1;
-  for (const auto& [key, rank] : merges) {
-    for (std::uint64_t i = pair_hash(key) & pair_mask_;; i = (i + 1) & pair_mask_) {
-      if (pairs_[i] == kEmptyPair) {
-        pairs_[i] = (key << 20) | rank;
-        break;
-      }
-      if ((pairs_[i] >> 20) == key) break;  // the same two parts always join into the same bytes
-    }
+  std::sort(merges.begin(), merges.end());
+  merges_by_left_.assign(std::size_t{max_rank_} + 2, 0);
+  merges_.clear();
+  merges_.reserve(merges.size());
+  std::uint64_t previous_pair = ~std::uint64_t{0};
+  for (std::uint64_t m : merges) {
+    if ((m >> 20) == previous_pair) continue;  // the same two parts always join into the same bytes
+    previous_pair = m >> 20;
+    ++merges_by_left_[(m >> 40) + 1];
+    merges_.push_back(m & ((std::uint64_t{1} << 40) - 1));
   }
+  for (std::size_t i = 1; i < merges_by_left_.size(); ++i) merges_by_left_[i] += merges_by_left_[i - 1];
 }
 
 std::uint32_t RankTable::merge_rank(std::uint32_t left, std::uint32_t right) const noexcept {
-  if (pairs_.empty()) return kNoRank;
-  const std::uint64_t key = (std::uint64_t{left} << 20) | right;
-  for (std::uint64_t i = pair_hash(key) & pair_mask_;; i = (i + 1) & pair_mask_) {
-    const std::uint64_t slot = pairs_[i];
-    if (slot == kEmptyPair) return kNoRank;
-    if ((slot >> 20) == key) return static_cast<std::uint32_t>(slot & 0xFFFFF);
+  if (std::size_t{left} + 1 >= merges_by_left_.size()) return kNoRank;
+  const std::uint64_t* first = merges_.data() + merges_by_left_[left];
+  const std::uint64_t* last = merges_.data() + merges_by_left_[left + 1];
+  const std::uint64_t key = std::uint64_t{right} << 20;
+  // Runs are short for most tokens; a branch-light binary search handles the long ones.
+  while (last - first > 8) {
+    const std::uint64_t* middle = first + (last - first) / 2;
+    if (*middle < key) first = middle + 1;
+    else last = middle + 1 > last ? last : middle + 1;
+    if ((*middle >> 20) == right) return static_cast<std::uint32_t>(*middle & 0xFFFFF);
   }
+  for (; first < last; ++first) {
+    if ((*first >> 20) == right) return static_cast<std::uint32_t>(*first & 0xFFFFF);
+  }
+  return kNoRank;
 }
 
 std::uint32_t RankTable::rank_of(std::string_view bytes) const noexcept {

@@ -48,6 +48,8 @@ class Encoding {
   // `allow_special`, in which case each occurrence is one token. Invalid UTF-8 is repaired first.
   // With a cache, pieces that need merging are looked up there first and remembered.
   std::size_t count(std::string_view text, bool allow_special = false, PieceCache* cache = nullptr) const;
+  // count() for text already known to be valid UTF-8 (such as append_utf16_as_utf8's output).
+  std::size_t count_valid(std::string_view text, bool allow_special = false, PieceCache* cache = nullptr) const;
   std::vector<std::uint32_t> encode(std::string_view text, bool allow_special = false) const;
   // The bytes of `tokens` (which may be a partial UTF-8 sequence). Throws ctxwin::Error naming the
   // first unknown token.

@@ -72,7 +72,7 @@ class PieceCache {
   std::size_t entries_ = 0;
   std::size_t max_entries_;
   std::size_t max_bytes_;
-  std::uint64_t mask_;
+  std::uint64_t mask_ = 0;
 };
 
 }  // namespace ctxwin

@@ -66,11 +66,11 @@ class RankTable {
   void insert(std::string_view bytes, std::uint32_t rank);
   void build_merges();
 
-  // One 64-bit word per slot keeps the table half the size (fewer cache misses): ids and ranks
-  // are below 2^20, so left (20 bits), right (20) and rank (20) pack into 60 bits.
-  static constexpr std::uint64_t kEmptyPair = ~std::uint64_t{0};
-  std::vector<std::uint64_t> pairs_;
-  std::uint64_t pair_mask_ = 0;
+  // Merges grouped by their left token (CSR): merges_by_left_[left] .. [left + 1] index a run of
+  // (right << 20 | rank) words sorted by right. Text reuses the same left tokens, so the runs it
+  // touches stay in cache, where a hash table would scatter every pair to its own cache line.
+  std::vector<std::uint32_t> merges_by_left_;
+  std::vector<std::uint64_t> merges_;
   std::uint32_t byte_tokens_[256] = {};
   std::vector<std::uint32_t> byte_pairs_;
 
