@@ -9,5 +9,6 @@ void register_estimate(Napi::Env env, Napi::Object exports);
 void register_thread_plan(Napi::Env env, Napi::Object exports);
 void register_extractive_summary(Napi::Env env, Napi::Object exports);
 void register_tokenizer(Napi::Env env, Napi::Object exports);
+void register_model_limits(Napi::Env env, Napi::Object exports);
 
 }  // namespace ctxwin::binding

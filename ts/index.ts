@@ -35,3 +35,16 @@ export { encodingForModel, ENCODING_NAMES, type EncodingName, type ModelEncoding
 export { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 export type { TokenCounter, BatchTokenCounter, MessageLike, ToolDefinition, FunctionDefinition, CountMessagesOptions } from "./token-counter.js";
 export type { Logger } from "./logger.js";
+export {
+  ContextLimits,
+  ModelRegistry,
+  defaultModelRegistry,
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_RESERVED_TOKENS,
+  DEFAULT_RESPONSE_SHARE,
+  type ContextLimitsInit,
+  type LimitOverrides,
+  type ModelConfig,
+} from "./context-limits.js";
+export { ContextBudget, type BudgetAllocations } from "./context-budget.js";
+export { ContextTracker, type ContextTrackerInit } from "./context-tracker.js";

@@ -17,6 +17,8 @@ export interface NativeCore {
   failureDigest(texts: string[], reason: string): string;
   estimateTokensByWords(text: string, tokensPerWord: number): number;
   Tokenizer: new (encoding: string, dataDir: string) => NativeTokenizer;
+  findModelLimits(model: string): { key: string; contextWindow: number; maxOutput: number } | null;
+  normalizeModelId(model: string): string;
 }
 
 /** One encoding of the core; encodings are loaded once per process and shared. */
