@@ -10,5 +10,6 @@ void register_thread_plan(Napi::Env env, Napi::Object exports);
 void register_extractive_summary(Napi::Env env, Napi::Object exports);
 void register_tokenizer(Napi::Env env, Napi::Object exports);
 void register_model_limits(Napi::Env env, Napi::Object exports);
+void register_truncation(Napi::Env env, Napi::Object exports);
 
 }  // namespace ctxwin::binding

@@ -1,7 +1,7 @@
 // Token counts without a tokenizer: words x tokensPerWord (seed 001: 1.3) or characters / charsPerToken
 // (seeds 000/004: 4; SPEC-08: 3.5). Computed by the core.
 import { describe, rangeError, requireString, typeError } from "./errors.js";
-import { chatOverheads, countMessagesWith } from "./message-count.js";
+import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { native } from "./native.js";
 import type { BatchTokenCounter, CountMessagesOptions, MessageLike } from "./token-counter.js";
 
@@ -45,4 +45,9 @@ export class ApproximateCounter implements BatchTokenCounter {
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
     return countMessagesWith((texts) => this.countMany(texts), chatOverheads("cl100k_base"), messages, options);
   }
+  /** Each message's tokens (structure overhead included, reply priming not), in one batch. */
+  countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array {
+    return countEachMessageWith((texts) => this.countMany(texts), chatOverheads("cl100k_base"), messages, options).perMessage;
+  }
+
 }

@@ -1,6 +1,6 @@
 // A bounded LRU cache in front of any counter: the same text is counted once.
 import { describe, rangeError, requireString, typeError } from "./errors.js";
-import { chatOverheads, countMessagesWith } from "./message-count.js";
+import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import type { TiktokenCounter } from "./tiktoken-counter.js";
 import type { CountMessagesOptions, MessageLike, TokenCounter } from "./token-counter.js";
 
@@ -55,6 +55,12 @@ export class CachingCounter implements TokenCounter {
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
     const encoding = (this.inner as Partial<TiktokenCounter>).encoding ?? "cl100k_base";
     return countMessagesWith((texts) => this.countMany(texts), chatOverheads(encoding), messages, options);
+  }
+
+  /** Each message's tokens through the cache (structure overhead included, reply priming not). */
+  countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array {
+    const encoding = (this.inner as Partial<TiktokenCounter>).encoding ?? "cl100k_base";
+    return countEachMessageWith((texts) => this.countMany(texts), chatOverheads(encoding), messages, options).perMessage;
   }
 
   clear(): void {

@@ -10,7 +10,8 @@ export type CtxwinErrorCode =
   | "ERR_CTXWIN_ADDON_MISSING"
   | "ERR_CTXWIN_OUT_OF_MEMORY"
   | "ERR_CTXWIN_UNKNOWN_ENCODING"
-  | "ERR_CTXWIN_RANK_DATA_UNAVAILABLE";
+  | "ERR_CTXWIN_RANK_DATA_UNAVAILABLE"
+  | "ERR_CTXWIN_ORPHAN_TOOL_RESULT";
 
 export type WithCode<E extends Error> = E & { code: CtxwinErrorCode };
 

@@ -48,3 +48,16 @@ export {
 } from "./context-limits.js";
 export { ContextBudget, type BudgetAllocations } from "./context-budget.js";
 export { ContextTracker, type ContextTrackerInit } from "./context-tracker.js";
+export {
+  SlidingWindowStrategy,
+  TokenBudgetStrategy,
+  SmartTruncationStrategy,
+  SelectiveTruncationStrategy,
+  CompositeStrategy,
+  CoreStrategy,
+  omissionMarker,
+  type TruncationStrategy,
+  type TruncationPlan,
+  type TruncationOptions,
+  type OmissionMarker,
+} from "./strategies.js";

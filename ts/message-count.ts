@@ -2,6 +2,7 @@
 // request is counted in one batch.
 import { describe, rangeError, typeError } from "./errors.js";
 import type { EncodingName } from "./encodings.js";
+import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
 import type { CountMessagesOptions, FunctionDefinition, MessageLike, ToolDefinition } from "./token-counter.js";
 
 /** Per-request overheads of OpenAI chat models. */
@@ -54,78 +55,32 @@ class Tally {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
-}
-
-/** Reads one content part or block of any of the three shapes. */
-function readPart(part: unknown, tally: Tally, imageTokens: number): void {
-  if (typeof part === "string") return tally.text(part);
-  if (!isObject(part)) return;
-  switch (part.type) {
-    case "text": // OpenAI, AI SDK, Anthropic
-    case "reasoning": // AI SDK
-      return tally.text(part.text);
-    case "image": // AI SDK, Anthropic
-    case "image_url": // OpenAI
-    case "input_image":
+/** Counts what a message holds: text into the tally, images and tool-call framing as fixed tokens. */
+function tallyVisitor(tally: Tally, imageTokens: number): MessageVisitor {
+  const visitor: MessageVisitor = {
+    text: (value) => tally.text(value),
+    image: () => {
       tally.fixed += imageTokens;
-      return;
-    case "file": // AI SDK: images cost an image; text files count as text
-      if (typeof part.mediaType === "string" && part.mediaType.startsWith("image/")) tally.fixed += imageTokens;
-      else if (typeof part.data === "string") tally.text(part.data);
-      return;
-    case "tool-call": // AI SDK
+    },
+    toolCall: (_id, name, args) => {
       tally.fixed += TOOL_CALL_OVERHEAD;
-      tally.text(part.toolName);
-      tally.text(part.input ?? part.args);
-      return;
-    case "tool_use": // Anthropic
-      tally.fixed += TOOL_CALL_OVERHEAD;
-      tally.text(part.name);
-      tally.text(part.input);
-      return;
-    case "tool-result": // AI SDK: output { type, value } (v5+) or result (v4)
-      return readToolOutput(part.output ?? part.result, tally, imageTokens);
-    case "tool_result": // Anthropic
-      return readToolOutput(part.content, tally, imageTokens);
-    default:
-      if (typeof part.text === "string") tally.text(part.text);
-  }
-}
-
-function readToolOutput(output: unknown, tally: Tally, imageTokens: number): void {
-  if (Array.isArray(output)) {
-    for (const item of output) readPart(item, tally, imageTokens);
-  } else if (isObject(output) && typeof output.type === "string" && "value" in output) {
-    if (Array.isArray(output.value)) for (const item of output.value) readPart(item, tally, imageTokens);
-    else tally.text(output.value);
-  } else {
-    tally.text(output);
-  }
+      tally.text(name);
+      tally.text(args);
+    },
+    toolResult: (_id, output) => visitToolOutput(output, visitor),
+  };
+  return visitor;
 }
 
 function readMessage(message: unknown, index: number, tally: Tally, overheads: ChatOverheads, imageTokens: number): void {
-  if (!isObject(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
+  if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
   if (typeof message.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(message.role)}`);
   tally.fixed += overheads.perMessage;
   tally.text(message.role);
-  const content = message.content;
-  if (Array.isArray(content)) for (const part of content) readPart(part, tally, imageTokens);
-  else tally.text(content);
+  visitMessage(message, tallyVisitor(tally, imageTokens));
   if (typeof message.name === "string") {
     tally.fixed += overheads.perName;
     tally.text(message.name);
-  }
-  if (typeof message.tool_call_id === "string") tally.text(message.tool_call_id);
-  if (Array.isArray(message.tool_calls)) {
-    for (const call of message.tool_calls) {
-      if (!isObject(call)) continue;
-      const fn = isObject(call.function) ? call.function : call;
-      tally.fixed += TOOL_CALL_OVERHEAD;
-      tally.text(fn.name);
-      tally.text(fn.arguments);
-    }
   }
 }
 
@@ -170,19 +125,48 @@ export function countMessagesWith(
   messages: readonly MessageLike[],
   options: CountMessagesOptions = {},
 ): number {
+  const { perMessage, tools } = countEachMessageWith(countMany, overheads, messages, options);
+  let total = tools + overheads.replyPriming;
+  for (let i = 0; i < perMessage.length; i++) total += perMessage[i] as number;
+  return total;
+}
+
+/**
+ * Each message's tokens (structure overhead included, reply priming not) and the tools' tokens,
+ * with every string of the request counted in one call of `countMany`.
+ */
+export function countEachMessageWith(
+  countMany: (texts: string[]) => ArrayLike<number>,
+  overheads: ChatOverheads,
+  messages: readonly MessageLike[],
+  options: CountMessagesOptions = {},
+): { perMessage: Uint32Array; tools: number } {
   if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
   if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
   const imageTokens = options.imageTokens ?? DEFAULT_IMAGE_TOKENS;
   if (!Number.isInteger(imageTokens) || imageTokens < 0) throw rangeError(`options.imageTokens must be an integer >= 0, got ${describe(imageTokens)}`);
-  const tally = new Tally();
-  messages.forEach((message, index) => readMessage(message, index, tally, overheads, imageTokens));
+  // One tally per message and one for the tools, flattened for a single countMany call.
+  const tallies = messages.map((message, index) => {
+    const tally = new Tally();
+    readMessage(message, index, tally, overheads, imageTokens);
+    return tally;
+  });
+  const toolTally = new Tally();
   if (options.tools !== undefined) {
     if (!Array.isArray(options.tools)) throw typeError(`options.tools must be an array, got ${describe(options.tools)}`);
-    readTools(options.tools, tally, overheads);
+    readTools(options.tools, toolTally, overheads);
   }
-  tally.fixed += overheads.replyPriming;
-  const counts = countMany(tally.texts);
-  let total = tally.fixed;
-  for (let i = 0; i < counts.length; i++) total += counts[i] as number;
-  return total;
+  const texts: string[] = [];
+  for (const tally of tallies) for (const text of tally.texts) texts.push(text);
+  for (const text of toolTally.texts) texts.push(text);
+  const counts = countMany(texts);
+  let cursor = 0;
+  const take = (tally: Tally) => {
+    let total = tally.fixed;
+    for (let k = 0; k < tally.texts.length; k++) total += counts[cursor++] as number;
+    return total;
+  };
+  const perMessage = new Uint32Array(tallies.length);
+  tallies.forEach((tally, i) => (perMessage[i] = Math.max(0, take(tally))));
+  return { perMessage, tools: take(toolTally) };
 }

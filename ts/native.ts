@@ -19,6 +19,38 @@ export interface NativeCore {
   Tokenizer: new (encoding: string, dataDir: string) => NativeTokenizer;
   findModelLimits(model: string): { key: string; contextWindow: number; maxOutput: number } | null;
   normalizeModelId(model: string): string;
+  planTruncation(
+    roles: Uint8Array,
+    tokens: Uint32Array,
+    flags: Uint8Array,
+    units: Int32Array,
+    targetTokens: number,
+    strategies: NativeStrategySpec[],
+  ): NativeTruncationPlan;
+}
+
+/** A strategy as the core reads it (kind: 0 sliding window, 1 token budget, 2 smart, 3 selective). */
+export interface NativeStrategySpec {
+  kind: 0 | 1 | 2 | 3;
+  windowSize?: number;
+  preserveFirst?: number;
+  preserveLast?: number;
+  markerTokens?: number;
+  preserveRoles?: number;
+  preserveMarked?: boolean;
+  dropToolResultsFirst?: boolean;
+  preserveSystem?: boolean;
+  startOnUser?: boolean;
+  keepLastUser?: boolean;
+}
+
+export interface NativeTruncationPlan {
+  kept: Uint32Array;
+  removed: Uint32Array;
+  keptTokens: number;
+  fits: boolean;
+  markerPosition: number;
+  warning: string;
 }
 
 /** One encoding of the core; encodings are loaded once per process and shared. */

@@ -3,7 +3,7 @@ import { ApproximateCounter } from "./approximate-counter.js";
 import { checkEncodingName, defaultRankDataDir, encodingForModel, type EncodingName } from "./encodings.js";
 import { describe, requireString, typeError } from "./errors.js";
 import { consoleLogger, type Logger } from "./logger.js";
-import { chatOverheads, countMessagesWith } from "./message-count.js";
+import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { native, type NativeTokenizer } from "./native.js";
 import type { BatchTokenCounter, CountMessagesOptions, MessageLike } from "./token-counter.js";
 
@@ -95,6 +95,11 @@ export class TiktokenCounter implements BatchTokenCounter {
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
     return countMessagesWith((texts) => this.countMany(texts), chatOverheads(this.encoding), messages, options);
   }
+  /** Each message's tokens (structure overhead included, reply priming not), in one batch. */
+  countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array {
+    return countEachMessageWith((texts) => this.countMany(texts), chatOverheads(this.encoding), messages, options).perMessage;
+  }
+
 
   private requireTokenizer(operation: string): NativeTokenizer {
     if (!this.tokenizer) throw new Error(`ctxwin: ${operation} needs the ${this.encoding} rank data, which could not be loaded`);

@@ -45,4 +45,6 @@ export interface TokenCounter {
 /** A counter that can count many strings at once (one crossing into the core). */
 export interface BatchTokenCounter extends TokenCounter {
   countMany(texts: readonly string[]): Uint32Array;
+  /** Each message's tokens (structure overhead included, reply priming not). */
+  countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array;
 }

@@ -121,6 +121,11 @@ TruncationPlan finish(const History& h_in, std::span<const MessageMeta> messages
       }
     }
     if (marker_before >= 0) total += marker_tokens;
+    // A marker that itself breaks the target is left out: fitting matters more than saying so.
+    if (marker_before >= 0 && total > target && total - marker_tokens <= target) {
+      marker_before = -1;
+      total -= marker_tokens;
+    }
   }
   if (total > target) {
     std::uint64_t pinned = 0;
@@ -210,8 +215,9 @@ TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint6
       std::vector<std::size_t> fallback;
       for (std::size_t a = 0; a < h.atoms.size(); ++a) if (!head[a]) fallback.push_back(a);
       for (std::size_t a = 0; a < h.atoms.size(); ++a) if (head[a]) fallback.push_back(a);
-      const bool anything_removed = std::find(h.keep.begin(), h.keep.end(), false) != h.keep.end();
-      drop_until_fits(h, target, marker && anything_removed ? spec.marker_tokens : 0, fallback);
+      // Any removal, here or in the fallback, brings a marker: leave room for it.
+      const bool will_remove = std::find(h.keep.begin(), h.keep.end(), false) != h.keep.end() || kept_tokens(h) > target;
+      drop_until_fits(h, target, will_remove ? spec.marker_tokens : 0, fallback);
       marker = marker || std::find(h.keep.begin(), h.keep.end(), false) != h.keep.end();
       break;
     }

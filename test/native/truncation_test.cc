@@ -150,6 +150,7 @@ TEST(Invariants, HoldForEveryStrategyOnRandomHistories) {
     specs[1].window_size = rng() % 12;
     specs[2].preserve_first = rng() % 4;
     specs[2].preserve_last = rng() % 8;
+    specs[2].marker_tokens = rng() % 20;
     specs[3].preserve_roles = 1u << static_cast<unsigned>(Role::User);
     for (auto& s : specs) s.options.start_on = rng() % 2 ? StartOn::User : StartOn::Any;
     std::vector<TruncationPlan> plans;

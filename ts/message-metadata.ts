@@ -1,0 +1,100 @@
+// What the truncation planner needs to know of each message: role, tokens, flags and tool unit.
+// Read from the caller's messages (any of the three shapes, through message-shape.ts) in one pass;
+// the messages themselves never leave JavaScript.
+import { describe, plainError, typeError } from "./errors.js";
+import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
+import type { BatchTokenCounter, MessageLike, TokenCounter } from "./token-counter.js";
+
+export const ROLE_CODES = { system: 0, developer: 0, user: 1, assistant: 2, tool: 3, function: 3 } as const;
+export type KnownRole = keyof typeof ROLE_CODES;
+export const ROLE_NAMES = Object.keys(ROLE_CODES) as KnownRole[];
+const TOOL = 3;
+/** MessageMeta::kMarked in the core. */
+export const FLAG_MARKED = 1;
+
+export interface MessageMetadata {
+  roles: Uint8Array;
+  tokens: Uint32Array;
+  flags: Uint8Array;
+  units: Int32Array;
+  /** Tool results whose call is not in the messages (when repairing, they are always removed). */
+  orphans: number[];
+}
+
+export interface MetadataOptions {
+  /** A tool result without its call: report it (`"error"`, the default) or drop it (`"drop"`). */
+  orphanToolResults?: "error" | "drop";
+  /** Messages pinned through the API (kept like system messages). */
+  pinned?: ReadonlySet<object>;
+}
+
+/** Each message's tokens: in one batch when the counter can, else message by message. */
+export function messageTokens(counter: TokenCounter, messages: readonly MessageLike[]): Uint32Array {
+  const batch = counter as Partial<BatchTokenCounter>;
+  if (typeof batch.countEachMessage === "function") return batch.countEachMessage(messages);
+  const empty = counter.countMessages([]);
+  return Uint32Array.from(messages, (message) => Math.max(0, counter.countMessages([message]) - empty));
+}
+
+export function describeMessages(messages: readonly MessageLike[], counter: TokenCounter, options: MetadataOptions = {}): MessageMetadata {
+  if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+  const n = messages.length;
+  const roles = new Uint8Array(n);
+  const flags = new Uint8Array(n);
+  const units = new Int32Array(n).fill(-1);
+  const orphans: number[] = [];
+  const unitOfCall = new Map<string, number>();
+  messages.forEach((message, i) => {
+    if (!isRecord(message)) throw typeError(`messages[${i}] must be a message object, got ${describe(message)}`);
+    const role = message.role;
+    if (typeof role !== "string" || !(role in ROLE_CODES)) {
+      throw typeError(`messages[${i}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
+    }
+    const content = message.content;
+    if (content !== undefined && content !== null && typeof content !== "string" && !Array.isArray(content)) {
+      throw typeError(`messages[${i}].content must be a string, an array of parts or null, got ${describe(content)}`);
+    }
+    const calls: string[] = [];
+    const results: string[] = [];
+    let hasResult = false;
+    const visitor: MessageVisitor = {
+      text: () => {},
+      image: () => {},
+      toolCall: (id) => {
+        if (id !== undefined) calls.push(id);
+      },
+      toolResult: (id, output) => {
+        hasResult = true;
+        if (id !== undefined) results.push(id);
+        visitToolOutput(output, { ...visitor, toolResult: () => {} });
+      },
+    };
+    visitMessage(message, visitor);
+    roles[i] = hasResult ? TOOL : ROLE_CODES[role as KnownRole];
+    if ((message as { _preserve?: unknown })._preserve === true || options.pinned?.has(message)) flags[i] = FLAG_MARKED;
+    if (calls.length > 0) {
+      units[i] = i;
+      for (const id of calls) unitOfCall.set(id, i);
+    }
+    if (results.length > 0) {
+      const unit = results.map((id) => unitOfCall.get(id)).find((u) => u !== undefined);
+      if (unit === undefined) {
+        if ((options.orphanToolResults ?? "error") === "error") {
+          throw Object.assign(
+            typeError(
+              `messages[${i}] is a result of tool call "${results[0] ?? ""}", whose call is not in the messages; ` +
+                `pass orphanToolResults: "drop" to remove such results`,
+            ),
+            { code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT" },
+          );
+        }
+        orphans.push(i);
+      } else {
+        units[i] = unit;
+      }
+    }
+  });
+  const tokens = messageTokens(counter, messages);
+  if (tokens.length !== n) throw plainError("the counter returned a token count per message of the wrong length", "ERR_CTXWIN_INVALID_ARGUMENT");
+  return { roles, tokens, flags, units, orphans };
+}
