@@ -61,3 +61,13 @@ export {
   type TruncationOptions,
   type OmissionMarker,
 } from "./strategies.js";
+export {
+  MessageContextManager,
+  TruncationMode,
+  WARNING_80,
+  WARNING_90,
+  type MessageContextManagerOptions,
+  type ContextStats,
+  type ContextWarning,
+  type TrimEvent,
+} from "./message-context-manager.js";

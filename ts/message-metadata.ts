@@ -36,23 +36,36 @@ export function messageTokens(counter: TokenCounter, messages: readonly MessageL
   return Uint32Array.from(messages, (message) => Math.max(0, counter.countMessages([message]) - empty));
 }
 
-export function describeMessages(messages: readonly MessageLike[], counter: TokenCounter, options: MetadataOptions = {}): MessageMetadata {
-  if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
-  const n = messages.length;
-  const roles = new Uint8Array(n);
-  const flags = new Uint8Array(n);
-  const units = new Int32Array(n).fill(-1);
-  const orphans: number[] = [];
-  const unitOfCall = new Map<string, number>();
-  messages.forEach((message, i) => {
-    if (!isRecord(message)) throw typeError(`messages[${i}] must be a message object, got ${describe(message)}`);
+/** One message's metadata. */
+export interface MessageFacts {
+  role: number;
+  flags: number;
+  /** Its tool unit, or -1. */
+  unit: number;
+  /** True for a tool result whose call was not seen. */
+  orphan: boolean;
+}
+
+/**
+ * Reads messages one at a time, remembering tool-call ids so that results join their call's unit.
+ * Used for whole arrays (describeMessages) and incrementally (MessageContextManager.addMessage).
+ */
+export class MetadataReader {
+  private readonly unitOfCall = new Map<string, number>();
+  private nextUnit = 0;
+
+  constructor(private readonly options: MetadataOptions = {}) {}
+
+  /** Checks and reads `message`; throws before remembering anything when it is invalid. */
+  read(message: unknown, index: number): MessageFacts {
+    if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
     const role = message.role;
     if (typeof role !== "string" || !(role in ROLE_CODES)) {
-      throw typeError(`messages[${i}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
+      throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
     }
     const content = message.content;
     if (content !== undefined && content !== null && typeof content !== "string" && !Array.isArray(content)) {
-      throw typeError(`messages[${i}].content must be a string, an array of parts or null, got ${describe(content)}`);
+      throw typeError(`messages[${index}].content must be a string, an array of parts or null, got ${describe(content)}`);
     }
     const calls: string[] = [];
     const results: string[] = [];
@@ -70,29 +83,48 @@ export function describeMessages(messages: readonly MessageLike[], counter: Toke
       },
     };
     visitMessage(message, visitor);
-    roles[i] = hasResult ? TOOL : ROLE_CODES[role as KnownRole];
-    if ((message as { _preserve?: unknown })._preserve === true || options.pinned?.has(message)) flags[i] = FLAG_MARKED;
-    if (calls.length > 0) {
-      units[i] = i;
-      for (const id of calls) unitOfCall.set(id, i);
-    }
+    let unit = -1;
+    let orphan = false;
     if (results.length > 0) {
-      const unit = results.map((id) => unitOfCall.get(id)).find((u) => u !== undefined);
-      if (unit === undefined) {
-        if ((options.orphanToolResults ?? "error") === "error") {
+      const found = results.map((id) => this.unitOfCall.get(id)).find((u) => u !== undefined);
+      if (found === undefined) {
+        if ((this.options.orphanToolResults ?? "error") === "error") {
           throw Object.assign(
             typeError(
-              `messages[${i}] is a result of tool call "${results[0] ?? ""}", whose call is not in the messages; ` +
+              `messages[${index}] is a result of tool call "${results[0] ?? ""}", whose call is not in the messages; ` +
                 `pass orphanToolResults: "drop" to remove such results`,
             ),
             { code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT" },
           );
         }
-        orphans.push(i);
+        orphan = true;
       } else {
-        units[i] = unit;
+        unit = found;
       }
     }
+    if (calls.length > 0) {
+      unit = unit >= 0 ? unit : this.nextUnit++;
+      for (const id of calls) this.unitOfCall.set(id, unit);
+    }
+    const marked = (message as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(message) === true;
+    return { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit, orphan };
+  }
+}
+
+export function describeMessages(messages: readonly MessageLike[], counter: TokenCounter, options: MetadataOptions = {}): MessageMetadata {
+  if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+  const n = messages.length;
+  const roles = new Uint8Array(n);
+  const flags = new Uint8Array(n);
+  const units = new Int32Array(n);
+  const orphans: number[] = [];
+  const reader = new MetadataReader(options);
+  messages.forEach((message, i) => {
+    const facts = reader.read(message, i);
+    roles[i] = facts.role;
+    flags[i] = facts.flags;
+    units[i] = facts.unit;
+    if (facts.orphan) orphans.push(i);
   });
   const tokens = messageTokens(counter, messages);
   if (tokens.length !== n) throw plainError("the counter returned a token count per message of the wrong length", "ERR_CTXWIN_INVALID_ARGUMENT");

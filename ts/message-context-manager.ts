@@ -1,0 +1,347 @@
+// MessageContextManager (seed 004; seed 001/003's ContextManager for message histories).
+//
+// Keeps a conversation inside its model's window: counts each message once as it is added (a
+// running total, O(1) per message), warns at 80% and 90%, and trims with its mode's strategy,
+// planned in the core over per-message metadata kept alongside the caller's messages.
+import { EventEmitter } from "node:events";
+import { ContextLimits, type LimitOverrides } from "./context-limits.js";
+import { describe, rangeError, requireString, typeError } from "./errors.js";
+import { getCounter } from "./get-counter.js";
+import type { Logger } from "./logger.js";
+import { MetadataReader, messageTokens } from "./message-metadata.js";
+import { native } from "./native.js";
+import {
+  CompositeStrategy,
+  CoreStrategy,
+  SlidingWindowStrategy,
+  SmartTruncationStrategy,
+  TokenBudgetStrategy,
+  omissionMarker,
+  type OmissionMarker,
+  type TruncationStrategy,
+} from "./strategies.js";
+import type { SummaryModel } from "./summary-model.js";
+import type { MessageLike, TokenCounter } from "./token-counter.js";
+
+export const TruncationMode = {
+  SLIDING_WINDOW: "sliding_window",
+  TOKEN_BUDGET: "token_budget",
+  SMART: "smart",
+  SUMMARIZE: "summarize",
+} as const;
+export type TruncationMode = (typeof TruncationMode)[keyof typeof TruncationMode];
+
+/** Seed 000's warnings, word for word. */
+export const WARNING_80 = "Context at 80% capacity. Consider /clear or /save.";
+export const WARNING_90 = "Context at 90% capacity. Auto-trimming soon.";
+
+export interface ContextWarning {
+  level: 80 | 90;
+  message: string;
+  usagePercentage: number;
+}
+
+export interface TrimEvent<M> {
+  removed: M[];
+  kept: number;
+  /** "Context trimmed. Kept first 2 and last 10 turns." with the real numbers. */
+  message: string;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+export interface MessageContextManagerOptions<M extends MessageLike> {
+  model: string;
+  mode?: TruncationMode;
+  /** The summarizing model for SUMMARIZE mode (the shapes SPEC-08's summarize takes). */
+  llm?: SummaryModel;
+  counter?: TokenCounter;
+  /** Limits, or overrides for the model's (maxTokens, contextLength, ...). */
+  limits?: ContextLimits | LimitOverrides;
+  /** Trim automatically when usage crosses `trimAt` (default true). */
+  autoTruncate?: boolean;
+  /** The share of the effective limit at which trimming starts (default 0.8, seed 000). */
+  trimAt?: number;
+  /** Replaces the mode's strategy. */
+  strategy?: TruncationStrategy;
+  logger?: Logger;
+  /** Told about every trim, e.g. to keep a session store consistent (also the 'trimmed' event). */
+  onTrim?: (event: TrimEvent<M>) => void;
+}
+
+export interface ContextStats {
+  model: string;
+  mode: TruncationMode;
+  messageCount: number;
+  byRole: { system: number; user: number; assistant: number; tool: number };
+  tokenUsage: number;
+  availableTokens: number;
+  usagePercentage: number;
+}
+
+interface Events<M> {
+  warning: [ContextWarning];
+  trimmed: [TrimEvent<M>];
+}
+
+const ROLE_KEYS = ["system", "user", "assistant", "tool"] as const;
+
+export class MessageContextManager<M extends MessageLike = MessageLike> extends EventEmitter<Events<M>> {
+  readonly model: string;
+  readonly mode: TruncationMode;
+  readonly limits: ContextLimits;
+  readonly counter: TokenCounter;
+  readonly strategy: TruncationStrategy;
+  readonly llm: SummaryModel | undefined;
+  readonly autoTruncate: boolean;
+  readonly trimAt: number;
+  /** Session metadata: kept by clear(), dropped by reset() (seed 000). */
+  metadata: Record<string, unknown> = {};
+
+  private readonly onTrim: ((event: TrimEvent<M>) => void) | undefined;
+  private systemPrompt: string | undefined;
+  private systemTokens = 0;
+  private readonly requestOverhead: number;
+  private messages: M[] = [];
+  private roles: number[] = [];
+  private tokens: number[] = [];
+  private flags: number[] = [];
+  private units: number[] = [];
+  private reader = new MetadataReader();
+  private conversationTokens = 0;
+  private warned80 = false;
+  private warned90 = false;
+  /** Where earlier turns were omitted: "[N messages omitted]" goes before messages[index]. */
+  private marker: { index: number; omitted: number; tokens: number } | undefined;
+
+  constructor(options: MessageContextManagerOptions<M>) {
+    super();
+    if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
+    this.model = requireString(options.model, "options.model");
+    const mode = options.mode ?? TruncationMode.SMART;
+    if (!Object.values(TruncationMode).includes(mode)) {
+      throw rangeError(`options.mode must be one of ${Object.values(TruncationMode).join(", ")}, got ${describe(mode)}`);
+    }
+    if (mode === TruncationMode.SUMMARIZE && options.llm === undefined) {
+      throw typeError("options.llm is required for TruncationMode.SUMMARIZE: the model that writes the summaries");
+    }
+    this.mode = mode;
+    this.llm = options.llm;
+    this.limits = options.limits instanceof ContextLimits ? options.limits : ContextLimits.forModel(this.model, options.limits ?? {}, { logger: options.logger });
+    this.counter = options.counter ?? getCounter(this.model, { logger: options.logger });
+    this.autoTruncate = options.autoTruncate ?? true;
+    const trimAt = options.trimAt ?? 0.8;
+    if (typeof trimAt !== "number" || !(trimAt > 0 && trimAt <= 1)) throw rangeError(`options.trimAt must be a number in (0, 1], got ${describe(trimAt)}`);
+    this.trimAt = trimAt;
+    this.strategy = options.strategy ?? strategyFor(mode);
+    this.onTrim = options.onTrim;
+    this.requestOverhead = this.counter.countMessages([]);
+  }
+
+  setSystemPrompt(prompt: string): number {
+    requireString(prompt, "prompt");
+    this.systemTokens = this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
+    this.systemPrompt = prompt;
+    this.afterChange();
+    return this.systemTokens;
+  }
+
+  /** Adds a message, counting only it; trims first when the total crosses `trimAt` (autoTruncate). */
+  addMessage(message: M): void {
+    const facts = this.reader.read(message, this.messages.length); // throws before any change
+    const [tokens] = messageTokens(this.counter, [message]);
+    this.messages.push(message);
+    this.roles.push(facts.role);
+    this.flags.push(facts.flags);
+    this.units.push(facts.orphan ? -1 : facts.unit);
+    this.tokens.push(tokens ?? 0);
+    this.conversationTokens += tokens ?? 0;
+    this.afterChange();
+  }
+
+  /** Whether `message` fits without trimming (seed 004's pre-check). */
+  canAdd(message: M): boolean {
+    new MetadataReader({ orphanToolResults: "drop" }).read(message, this.messages.length);
+    const [tokens] = messageTokens(this.counter, [message]);
+    return this.tokenUsage + (tokens ?? 0) + (this.tokenUsage === 0 ? this.requestOverhead : 0) <= this.limits.effectiveLimit;
+  }
+
+  /** Starts from an existing history (a session's), counted exactly in one batch. */
+  load(messages: readonly M[]): void {
+    if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+    const reader = new MetadataReader();
+    const facts = messages.map((m, i) => reader.read(m, i)); // validate everything first
+    const tokens = messageTokens(this.counter, messages);
+    this.reader = reader;
+    this.messages = messages.slice();
+    this.roles = facts.map((f) => f.role);
+    this.flags = facts.map((f) => f.flags);
+    this.units = facts.map((f) => (f.orphan ? -1 : f.unit));
+    this.tokens = Array.from(tokens);
+    this.conversationTokens = this.tokens.reduce((a, b) => a + b, 0);
+    this.marker = undefined;
+    this.afterChange();
+  }
+
+  getMessages(): M[] {
+    return this.messages.slice();
+  }
+
+  /** The request: the system prompt first, then the conversation (with the omission marker, if any). */
+  getContextForRequest(): Array<M | OmissionMarker | { role: "system"; content: string }> {
+    const conversation: Array<M | OmissionMarker> = this.messages.slice();
+    if (this.marker) conversation.splice(this.marker.index, 0, omissionMarker(this.marker.omitted));
+    return this.systemPrompt === undefined ? conversation : [{ role: "system", content: this.systemPrompt }, ...conversation];
+  }
+
+  get tokenUsage(): number {
+    const content = this.systemTokens + this.conversationTokens + (this.marker?.tokens ?? 0);
+    return content > 0 ? content + this.requestOverhead : 0;
+  }
+
+  get availableTokens(): number {
+    return Math.max(0, this.limits.effectiveLimit - this.tokenUsage);
+  }
+
+  get usagePercentage(): number {
+    const limit = this.limits.effectiveLimit;
+    return limit === 0 ? 100 : (this.tokenUsage / limit) * 100;
+  }
+
+  /** At or above 80% of the effective limit. */
+  get isNearLimit(): boolean {
+    return this.usagePercentage >= 80;
+  }
+
+  getStats(): ContextStats {
+    const byRole = { system: this.systemPrompt === undefined ? 0 : 1, user: 0, assistant: 0, tool: 0 };
+    for (const role of this.roles) {
+      const key = ROLE_KEYS[role];
+      if (key) byRole[key]++;
+    }
+    return {
+      model: this.model,
+      mode: this.mode,
+      messageCount: this.messages.length,
+      byRole,
+      tokenUsage: this.tokenUsage,
+      availableTokens: this.availableTokens,
+      usagePercentage: this.usagePercentage,
+    };
+  }
+
+  /** Trims now to `targetTokens` (default: trimAt of the effective limit). Returns what happened. */
+  truncate(targetTokens?: number): TrimEvent<M> | undefined {
+    const target = targetTokens ?? Math.floor(this.limits.effectiveLimit * this.trimAt);
+    if (typeof target !== "number" || !Number.isInteger(target) || target < 0) throw rangeError(`targetTokens must be an integer >= 0, got ${describe(target)}`);
+    const conversationTarget = Math.max(0, target - this.systemTokens - this.requestOverhead);
+    const before = this.tokenUsage;
+    const kept = this.planKept(conversationTarget);
+    if (kept === undefined || kept.indices.length === this.messages.length) return undefined;
+    const keep = new Set(kept.indices);
+    const removed = this.messages.filter((_, i) => !keep.has(i));
+    const pick = <T>(array: T[]) => kept.indices.map((i) => array[i] as T);
+    this.messages = pick(this.messages);
+    this.roles = pick(this.roles);
+    this.tokens = pick(this.tokens);
+    this.flags = pick(this.flags);
+    this.units = pick(this.units);
+    this.conversationTokens = this.tokens.reduce((a, b) => a + b, 0);
+    if (kept.markerIndex >= 0) {
+      const omitted = (this.marker?.omitted ?? 0) + removed.length;
+      const tokens = Math.max(0, this.counter.countMessages([omissionMarker(omitted)]) - this.requestOverhead);
+      this.marker = { index: kept.markerIndex, omitted, tokens };
+    } else if (this.marker) {
+      // The marker stays before the first message that followed it, if that message is still here.
+      const survivors = kept.indices.filter((i) => i < (this.marker as { index: number }).index).length;
+      this.marker = { ...this.marker, index: survivors, omitted: this.marker.omitted + removed.length };
+    }
+    const first = kept.markerIndex >= 0 ? kept.markerIndex : 0;
+    const message =
+      kept.markerIndex >= 0
+        ? `Context trimmed. Kept first ${first} and last ${this.messages.length - first} turns.`
+        : `Context trimmed. Kept last ${this.messages.length} turns.`;
+    const event: TrimEvent<M> = { removed, kept: this.messages.length, message, tokensBefore: before, tokensAfter: this.tokenUsage };
+    this.rearmWarnings();
+    this.onTrim?.(event);
+    this.emit("trimmed", event);
+    return event;
+  }
+
+  /** Drops the conversation; keeps the system prompt and session metadata (seed 000's /clear). */
+  clear(): void {
+    this.messages = [];
+    this.roles = [];
+    this.tokens = [];
+    this.flags = [];
+    this.units = [];
+    this.reader = new MetadataReader();
+    this.conversationTokens = 0;
+    this.marker = undefined;
+    this.rearmWarnings();
+  }
+
+  /** Everything back to new: conversation, system prompt and metadata. */
+  reset(): void {
+    this.clear();
+    this.systemPrompt = undefined;
+    this.systemTokens = 0;
+    this.metadata = {};
+  }
+
+  private planKept(target: number): { indices: number[]; markerIndex: number } | undefined {
+    if (this.messages.length === 0) return undefined;
+    if (this.strategy instanceof CoreStrategy || (this.strategy instanceof CompositeStrategy && this.strategy.strategies.every((s) => s instanceof CoreStrategy))) {
+      // The metadata is already here: one call into the core, no walk over the messages.
+      const chain = this.strategy instanceof CompositeStrategy ? (this.strategy.strategies as CoreStrategy[]) : [this.strategy];
+      const plan = native.planTruncation(
+        Uint8Array.from(this.roles),
+        Uint32Array.from(this.tokens),
+        Uint8Array.from(this.flags),
+        Int32Array.from(this.units),
+        target,
+        chain.map((s) => s.spec(this.messages, this.counter)),
+      );
+      return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition };
+    }
+    const plan = this.strategy.plan(this.messages, target, this.counter);
+    return { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 };
+  }
+
+  private afterChange(): void {
+    const usage = this.usagePercentage;
+    if (usage >= 80 && !this.warned80) {
+      this.warned80 = true;
+      this.emit("warning", { level: 80, message: WARNING_80, usagePercentage: usage });
+    }
+    if (usage >= 90 && !this.warned90) {
+      this.warned90 = true;
+      this.emit("warning", { level: 90, message: WARNING_90, usagePercentage: usage });
+    }
+    if (this.autoTruncate && this.tokenUsage > this.limits.effectiveLimit * this.trimAt) this.truncate();
+  }
+
+  private rearmWarnings(): void {
+    const usage = this.usagePercentage;
+    if (usage < 80) this.warned80 = false;
+    if (usage < 90) this.warned90 = false;
+  }
+}
+
+function strategyFor(mode: TruncationMode): TruncationStrategy {
+  switch (mode) {
+    case TruncationMode.SLIDING_WINDOW:
+      return new SlidingWindowStrategy();
+    case TruncationMode.TOKEN_BUDGET:
+      return new TokenBudgetStrategy();
+    case TruncationMode.SMART:
+      return new SmartTruncationStrategy();
+    case TruncationMode.SUMMARIZE:
+      // Seed 001: SUMMARIZE uses a CompositeStrategy; summarizing old turns with `llm` is the
+      // compaction issue's, and runs before this trimming does.
+      return new CompositeStrategy([new SmartTruncationStrategy(), new TokenBudgetStrategy()]);
+  }
+}
+
+export type { OmissionMarker };
+export { omissionMarker };
