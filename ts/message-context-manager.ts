@@ -238,15 +238,31 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const before = this.tokenUsage;
     const kept = this.planKept(conversationTarget);
     if (kept === undefined || kept.indices.length === this.messages.length) return undefined;
-    const keep = new Set(kept.indices);
-    const removed = this.messages.filter((_, i) => !keep.has(i));
-    const pick = <T>(array: T[]) => kept.indices.map((i) => array[i] as T);
-    this.messages = pick(this.messages);
-    this.roles = pick(this.roles);
-    this.tokens = pick(this.tokens);
-    this.flags = pick(this.flags);
-    this.units = pick(this.units);
-    this.conversationTokens = this.tokens.reduce((a, b) => a + b, 0);
+    // One pass over the kept indices rebuilds every per-message array.
+    const keep = new Uint8Array(this.messages.length);
+    for (const i of kept.indices) keep[i] = 1;
+    const removed: M[] = [];
+    for (let i = 0; i < this.messages.length; i++) if (keep[i] === 0) removed.push(this.messages[i] as M);
+    const messages: M[] = [];
+    const roles: number[] = [];
+    const tokens: number[] = [];
+    const flags: number[] = [];
+    const units: number[] = [];
+    let total = 0;
+    for (const i of kept.indices) {
+      messages.push(this.messages[i] as M);
+      roles.push(this.roles[i] as number);
+      tokens.push(this.tokens[i] as number);
+      flags.push(this.flags[i] as number);
+      units.push(this.units[i] as number);
+      total += this.tokens[i] as number;
+    }
+    this.messages = messages;
+    this.roles = roles;
+    this.tokens = tokens;
+    this.flags = flags;
+    this.units = units;
+    this.conversationTokens = total;
     if (kept.markerIndex >= 0) {
       const omitted = (this.marker?.omitted ?? 0) + removed.length;
       const tokens = Math.max(0, this.counter.countMessages([omissionMarker(omitted)]) - this.requestOverhead);
@@ -295,10 +311,10 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       // The metadata is already here: one call into the core, no walk over the messages.
       const chain = this.strategy instanceof CompositeStrategy ? (this.strategy.strategies as CoreStrategy[]) : [this.strategy];
       const plan = native.planTruncation(
-        Uint8Array.from(this.roles),
-        Uint32Array.from(this.tokens),
-        Uint8Array.from(this.flags),
-        Int32Array.from(this.units),
+        new Uint8Array(this.roles),
+        new Uint32Array(this.tokens),
+        new Uint8Array(this.flags),
+        new Int32Array(this.units),
         target,
         chain.map((s) => s.spec(this.messages, this.counter)),
       );

@@ -67,6 +67,11 @@ export class MetadataReader {
     if (content !== undefined && content !== null && typeof content !== "string" && !Array.isArray(content)) {
       throw typeError(`messages[${index}].content must be a string, an array of parts or null, got ${describe(content)}`);
     }
+    const marked = (message as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(message) === true;
+    // Most messages are plain text: no parts to look through for tool calls or results.
+    if (typeof content !== "object" && message.tool_calls === undefined && message.tool_call_id === undefined) {
+      return { role: ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit: -1, orphan: false };
+    }
     const calls: string[] = [];
     const results: string[] = [];
     let hasResult = false;
@@ -106,7 +111,6 @@ export class MetadataReader {
       unit = unit >= 0 ? unit : this.nextUnit++;
       for (const id of calls) this.unitOfCall.set(id, unit);
     }
-    const marked = (message as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(message) === true;
     return { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit, orphan };
   }
 }

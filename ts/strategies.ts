@@ -138,10 +138,9 @@ function planWith<M extends MessageLike>(
     target,
     specs,
   );
-  const keptIndices = Array.from(result.kept, (k) => candidates[k] as number);
-  const keptSet = new Set(keptIndices);
-  const removedIndices: number[] = [];
-  for (let i = 0; i < messages.length; i++) if (!keptSet.has(i)) removedIndices.push(i);
+  // Indices back in the caller's numbering (orphans, when dropped, were never candidates).
+  const keptIndices = orphan.size === 0 ? Array.from(result.kept) : Array.from(result.kept, (k) => candidates[k] as number);
+  const removedIndices = orphan.size === 0 ? Array.from(result.removed) : mergeSorted(Array.from(result.removed, (k) => candidates[k] as number), meta.orphans);
   const plan: TruncationPlan<M> = {
     kept: keptIndices.map((i) => messages[i] as M),
     removed: removedIndices.map((i) => messages[i] as M),
@@ -156,6 +155,14 @@ function planWith<M extends MessageLike>(
     plan.marker = { index: result.markerPosition, omitted, message: omissionMarker(omitted) };
   }
   return plan;
+}
+
+function mergeSorted(a: number[], b: number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && (a[i] as number) < (b[j] as number)) ? (a[i++] as number) : (b[j++] as number));
+  return out;
 }
 
 /** Keeps the most recent `windowSize` non-system messages (seed 001 / 003), then fits the target. */

@@ -10,9 +10,10 @@ namespace ctxwin {
 
 namespace {
 
-// A message, or a whole tool unit: what strategies keep or drop.
+// A message, or a whole tool unit: what strategies keep or drop. Messages find their atom through
+// History::atom_of, so an atom needs no list of its own (no allocation per message).
 struct Atom {
-  std::vector<std::uint32_t> messages;  // ascending
+  std::uint32_t first_message = 0;
   std::uint64_t tokens = 0;
   std::uint32_t non_system = 0;
   bool pinned = false;
@@ -23,12 +24,15 @@ struct Atom {
 
 struct History {
   std::vector<Atom> atoms;  // in order of their first message
-  std::vector<bool> keep;
+  std::vector<std::uint32_t> atom_of;  // per message
+  std::vector<bool> keep;   // per atom
 };
 
 History build(std::span<const MessageMeta> messages, const TruncationOptions& options, std::uint8_t pinned_roles) {
   History h;
-  std::unordered_map<std::int32_t, std::size_t> unit_atom;
+  h.atoms.reserve(messages.size());
+  h.atom_of.resize(messages.size());
+  std::unordered_map<std::int32_t, std::uint32_t> unit_atom;
   std::int64_t last_user = -1;
   if (options.keep_last_user) {
     for (std::size_t i = messages.size(); i-- > 0;) {
@@ -43,18 +47,22 @@ History build(std::span<const MessageMeta> messages, const TruncationOptions& op
     if (m.unit < -1) {
       throw Error::range(ErrorCode::InvalidArgument, "messages[" + std::to_string(i) + "].unit must be -1 or a unit id >= 0");
     }
-    std::size_t a;
+    std::uint32_t a;
+    bool fresh = true;
     if (m.unit >= 0) {
-      auto [it, inserted] = unit_atom.try_emplace(m.unit, h.atoms.size());
-      if (inserted) h.atoms.emplace_back();
+      auto [it, inserted] = unit_atom.try_emplace(m.unit, static_cast<std::uint32_t>(h.atoms.size()));
       a = it->second;
+      fresh = inserted;
     } else {
-      a = h.atoms.size();
-      h.atoms.emplace_back();
+      a = static_cast<std::uint32_t>(h.atoms.size());
     }
+    if (fresh) {
+      h.atoms.emplace_back();
+      h.atoms.back().first_message = i;
+      h.atoms.back().first_role = m.role;
+    }
+    h.atom_of[i] = a;
     Atom& atom = h.atoms[a];
-    if (atom.messages.empty()) atom.first_role = m.role;
-    atom.messages.push_back(i);
     atom.tokens += m.tokens;
     const bool is_system = m.role == Role::System;
     if (!is_system) ++atom.non_system;
@@ -92,9 +100,8 @@ std::vector<std::size_t> oldest_first(const History& h) {
   return order;
 }
 
-TruncationPlan finish(const History& h_in, std::span<const MessageMeta> messages, std::uint64_t target,
+TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::uint64_t target,
                       const TruncationOptions& options, std::uint32_t marker_tokens, bool marker_wanted) {
-  History h = h_in;
   TruncationPlan plan;
   // startOn 'user': leading unpinned non-user atoms go.
   if (options.start_on == StartOn::User) {
@@ -116,7 +123,7 @@ TruncationPlan finish(const History& h_in, std::span<const MessageMeta> messages
     for (std::size_t a = 0; a < h.atoms.size(); ++a) {
       if (!h.keep[a] && !h.atoms[a].system) seen_removed = true;
       if (h.keep[a] && seen_removed && !h.atoms[a].system) {
-        marker_before = h.atoms[a].messages.front();
+        marker_before = h.atoms[a].first_message;
         break;
       }
     }
@@ -139,13 +146,9 @@ TruncationPlan finish(const History& h_in, std::span<const MessageMeta> messages
                      " tokens, more than the target of " + std::to_string(target) + "; only they are kept";
     }
   }
-  std::vector<bool> keep_message(messages.size(), false);
-  for (std::size_t a = 0; a < h.atoms.size(); ++a) {
-    if (!h.keep[a]) continue;
-    for (std::uint32_t i : h.atoms[a].messages) keep_message[i] = true;
-  }
+  plan.kept.reserve(messages.size());
   for (std::uint32_t i = 0; i < messages.size(); ++i) {
-    if (keep_message[i]) {
+    if (h.keep[h.atom_of[i]]) {
       if (static_cast<std::int64_t>(i) == marker_before) plan.marker_position = static_cast<std::int64_t>(plan.kept.size());
       plan.kept.push_back(i);
     } else {
