@@ -106,7 +106,8 @@ export class ContextLimits {
    * The limits of `model`: a registered model, else the built-in table (dated ids and provider
    * prefixes accepted), else defaults with one warning. `overrides` may describe the model
    * (`contextLength`, `max_completion_tokens`, ...) or cap it (`maxTokens`, clamped to the window).
-   * Without a known output limit, 20% of the window is reserved for the response.
+   * Without a known output limit (or with one larger than half a capped window), 20% of the window
+   * is reserved for the response.
    */
   static forModel(model: string, overrides: LimitOverrides = {}, options: { registry?: ModelRegistry; logger?: Logger } = {}): ContextLimits {
     requireString(model, "model");
@@ -122,7 +123,9 @@ export class ContextLimits {
     const hardLimit = declaredWindow ?? found.contextWindow;
     const maxTokens = o.maxTokens === undefined ? hardLimit : Math.min(count(o.maxTokens, "overrides.maxTokens", 1), hardLimit);
     const output = declaredOutput ?? (found.maxOutput > 0 ? found.maxOutput : 0);
-    const maxOutputTokens = Math.min(output > 0 ? output : Math.floor(maxTokens * DEFAULT_RESPONSE_SHARE), maxTokens);
+    // No published output limit, or one that would take more than half of a capped window (gpt-4o's
+    // 16384 in a window capped at 3000): reserve 20% for the response instead.
+    const maxOutputTokens = output > 0 && output <= maxTokens / 2 ? output : Math.floor(maxTokens * DEFAULT_RESPONSE_SHARE);
     const reservedTokens = o.reservedTokens === undefined ? DEFAULT_RESERVED_TOKENS : count(o.reservedTokens, "overrides.reservedTokens");
     return new ContextLimits({ model, maxTokens, maxOutputTokens, reservedTokens }, known);
   }

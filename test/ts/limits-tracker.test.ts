@@ -117,3 +117,13 @@ describe("ContextTracker", () => {
     expect(tracker.currentTokens()).toBe(0);
   });
 });
+
+describe("ContextLimits with a capped window", () => {
+  it("reserves 20% when the model's output limit would take over half of the cap", () => {
+    const limits = ContextLimits.forModel("gpt-4o", { maxTokens: 3000 });
+    expect(limits.maxTokens).toBe(3000);
+    expect(limits.maxOutputTokens).toBe(600);
+    expect(limits.effectiveLimit).toBe(1400);
+    expect(ContextLimits.forModel("gpt-4").maxOutputTokens).toBe(4096); // exactly half: the published limit
+  });
+});
