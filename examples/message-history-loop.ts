@@ -31,6 +31,8 @@ export function createChatAgent(options: ChatAgentOptions) {
       const result = await generateText({
         model: options.model,
         messages: context.getContextForRequest() as ModelMessage[],
+        // The system messages here are ours (the prompt and the "[N messages omitted]" marker).
+        allowSystemInMessages: true,
         tools: options.tools,
         stopWhen: stepCountIs(5),
       });
