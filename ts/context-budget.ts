@@ -1,5 +1,5 @@
 // How a window's tokens are allotted (seed 001/003 ContextBudget).
-import { describe, rangeError, typeError } from "./errors.js";
+import { describe, requireCount, typeError } from "./errors.js";
 
 export interface BudgetAllocations {
   systemPrompt?: number;
@@ -7,12 +7,6 @@ export interface BudgetAllocations {
   responseReserve?: number;
   /** Tokens the conversation uses now. */
   conversation?: number;
-}
-
-function tokens(value: unknown, name: string): number {
-  if (typeof value !== "number") throw typeError(`${name} must be a number, got ${describe(value)}`);
-  if (!Number.isInteger(value) || value < 0) throw rangeError(`${name} must be an integer >= 0, got ${value}`);
-  return value;
 }
 
 export class ContextBudget {
@@ -24,7 +18,7 @@ export class ContextBudget {
   conversation = 0;
 
   constructor(total: number, allocations: BudgetAllocations = {}) {
-    this.total = tokens(total, "total");
+    this.total = requireCount(total, "total");
     this.update(allocations);
   }
 
@@ -32,7 +26,7 @@ export class ContextBudget {
   update(allocations: BudgetAllocations): this {
     if (allocations === null || typeof allocations !== "object") throw typeError(`allocations must be an object, got ${describe(allocations)}`);
     for (const key of ["systemPrompt", "tools", "responseReserve", "conversation"] as const) {
-      if (allocations[key] !== undefined) this[key] = tokens(allocations[key], `allocations.${key}`);
+      if (allocations[key] !== undefined) this[key] = requireCount(allocations[key], `allocations.${key}`);
     }
     return this;
   }

@@ -1,5 +1,5 @@
 // Context limits of a model (seed 001/003 ContextLimits; seed 004's context window configuration).
-import { describe, rangeError, requireString, typeError } from "./errors.js";
+import { describe, rangeError, requireCount, requireString, typeError } from "./errors.js";
 import { consoleLogger, type Logger } from "./logger.js";
 import { native } from "./native.js";
 
@@ -38,14 +38,8 @@ export interface ContextLimitsInit {
   reservedTokens?: number;
 }
 
-function count(value: unknown, name: string, minimum = 0): number {
-  if (typeof value !== "number") throw typeError(`${name} must be a number, got ${describe(value)}`);
-  if (!Number.isInteger(value) || value < minimum) throw rangeError(`${name} must be an integer >= ${minimum}, got ${value}`);
-  return value;
-}
-
 function firstDefined(config: Record<string, unknown>, keys: string[], prefix: string): number | undefined {
-  for (const key of keys) if (config[key] !== undefined) return count(config[key], `${prefix}.${key}`, key.startsWith("max_input") || key.startsWith("context") ? 1 : 0);
+  for (const key of keys) if (config[key] !== undefined) return requireCount(config[key], `${prefix}.${key}`, key.startsWith("max_input") || key.startsWith("context") ? 1 : 0);
   return undefined;
 }
 
@@ -91,9 +85,9 @@ export class ContextLimits {
   constructor(init: ContextLimitsInit, known = true) {
     if (init === null || typeof init !== "object") throw typeError(`limits must be an object, got ${describe(init)}`);
     this.model = requireString(init.model, "limits.model");
-    this.maxTokens = count(init.maxTokens, "limits.maxTokens", 1);
-    this.maxOutputTokens = count(init.maxOutputTokens, "limits.maxOutputTokens");
-    this.reservedTokens = init.reservedTokens === undefined ? DEFAULT_RESERVED_TOKENS : count(init.reservedTokens, "limits.reservedTokens");
+    this.maxTokens = requireCount(init.maxTokens, "limits.maxTokens", 1);
+    this.maxOutputTokens = requireCount(init.maxOutputTokens, "limits.maxOutputTokens");
+    this.reservedTokens = init.reservedTokens === undefined ? DEFAULT_RESERVED_TOKENS : requireCount(init.reservedTokens, "limits.reservedTokens");
     this.known = known;
   }
 
@@ -121,12 +115,12 @@ export class ContextLimits {
       (options.logger ?? consoleLogger).warn(`ctxwin: unknown model "${model}": using default limits (${DEFAULT_CONTEXT_WINDOW} tokens, ${DEFAULT_RESPONSE_SHARE * 100}% reserved for the response); register it or pass contextLength`);
     }
     const hardLimit = declaredWindow ?? found.contextWindow;
-    const maxTokens = o.maxTokens === undefined ? hardLimit : Math.min(count(o.maxTokens, "overrides.maxTokens", 1), hardLimit);
+    const maxTokens = o.maxTokens === undefined ? hardLimit : Math.min(requireCount(o.maxTokens, "overrides.maxTokens", 1), hardLimit);
     const output = declaredOutput ?? (found.maxOutput > 0 ? found.maxOutput : 0);
     // No published output limit, or one that would take more than half of a capped window (gpt-4o's
     // 16384 in a window capped at 3000): reserve 20% for the response instead.
     const maxOutputTokens = output > 0 && output <= maxTokens / 2 ? output : Math.floor(maxTokens * DEFAULT_RESPONSE_SHARE);
-    const reservedTokens = o.reservedTokens === undefined ? DEFAULT_RESERVED_TOKENS : count(o.reservedTokens, "overrides.reservedTokens");
+    const reservedTokens = o.reservedTokens === undefined ? DEFAULT_RESERVED_TOKENS : requireCount(o.reservedTokens, "overrides.reservedTokens");
     return new ContextLimits({ model, maxTokens, maxOutputTokens, reservedTokens }, known);
   }
 }

@@ -57,3 +57,10 @@ export function requireString(value: unknown, name: string): string {
   if (typeof value !== "string") throw typeError(`${name} must be a string, got ${describe(value)}`);
   return value;
 }
+
+/** A whole number >= `minimum` (token counts, sizes): TypeError for a non-number, RangeError otherwise. */
+export function requireCount(value: unknown, name: string, minimum = 0): number {
+  if (typeof value !== "number") throw typeError(`${name} must be a number, got ${describe(value)}`);
+  if (!Number.isInteger(value) || value < minimum) throw rangeError(`${name} must be an integer >= ${minimum}, got ${value}`);
+  return value;
+}

@@ -5,7 +5,7 @@
 // planned in the core over per-message metadata kept alongside the caller's messages.
 import { EventEmitter } from "node:events";
 import { ContextLimits, type LimitOverrides } from "./context-limits.js";
-import { describe, rangeError, requireString, typeError } from "./errors.js";
+import { describe, rangeError, requireCount, requireString, typeError } from "./errors.js";
 import { getCounter } from "./get-counter.js";
 import type { Logger } from "./logger.js";
 import { MetadataReader, messageTokens } from "./message-metadata.js";
@@ -232,8 +232,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** Trims now to `targetTokens` (default: trimAt of the effective limit). Returns what happened. */
   truncate(targetTokens?: number): TrimEvent<M> | undefined {
-    const target = targetTokens ?? Math.floor(this.limits.effectiveLimit * this.trimAt);
-    if (typeof target !== "number" || !Number.isInteger(target) || target < 0) throw rangeError(`targetTokens must be an integer >= 0, got ${describe(target)}`);
+    const target = targetTokens === undefined ? Math.floor(this.limits.effectiveLimit * this.trimAt) : requireCount(targetTokens, "targetTokens");
     const conversationTarget = Math.max(0, target - this.systemTokens - this.requestOverhead);
     const before = this.tokenUsage;
     const kept = this.planKept(conversationTarget);

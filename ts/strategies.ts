@@ -1,6 +1,6 @@
 // Truncation strategies (seed 003's TruncationStrategy): plan in the core over message metadata,
 // hand back the caller's own message objects, untouched and in order.
-import { describe, rangeError, typeError } from "./errors.js";
+import { describe, rangeError, requireCount, typeError } from "./errors.js";
 import { describeMessages, ROLE_CODES, ROLE_NAMES, type KnownRole } from "./message-metadata.js";
 import { native, type NativeStrategySpec } from "./native.js";
 import type { MessageLike, TokenCounter } from "./token-counter.js";
@@ -52,9 +52,7 @@ export function omissionMarker(omitted: number): OmissionMarker {
 }
 
 function checkTarget(target: unknown): number {
-  if (typeof target !== "number") throw typeError(`targetTokens must be a number, got ${describe(target)}`);
-  if (!Number.isInteger(target) || target < 0) throw rangeError(`targetTokens must be an integer >= 0, got ${target}`);
-  return target;
+  return requireCount(target, "targetTokens");
 }
 
 function checkCounter(counter: unknown): TokenCounter {
@@ -63,12 +61,6 @@ function checkCounter(counter: unknown): TokenCounter {
     throw typeError(`counter must be a TokenCounter, got ${describe(counter)}`);
   }
   return counter as TokenCounter;
-}
-
-function count(value: unknown, name: string): number {
-  if (typeof value !== "number") throw typeError(`${name} must be a number, got ${describe(value)}`);
-  if (!Number.isInteger(value) || value < 0) throw rangeError(`${name} must be an integer >= 0, got ${value}`);
-  return value;
 }
 
 function commonSpec(options: TruncationOptions): Omit<NativeStrategySpec, "kind"> {
@@ -171,7 +163,7 @@ export class SlidingWindowStrategy extends CoreStrategy {
   readonly windowSize: number;
   constructor(options: TruncationOptions & { windowSize?: number } = {}) {
     super(options);
-    this.windowSize = count(options.windowSize ?? 20, "options.windowSize");
+    this.windowSize = requireCount(options.windowSize ?? 20, "options.windowSize");
   }
   spec(): NativeStrategySpec {
     return { kind: 0, windowSize: this.windowSize, ...commonSpec(this.options) };
@@ -196,8 +188,8 @@ export class SmartTruncationStrategy extends CoreStrategy {
   readonly preserveLast: number;
   constructor(options: TruncationOptions & { preserveFirst?: number; preserveLast?: number } = {}) {
     super(options);
-    this.preserveFirst = count(options.preserveFirst ?? 2, "options.preserveFirst");
-    this.preserveLast = count(options.preserveLast ?? 10, "options.preserveLast");
+    this.preserveFirst = requireCount(options.preserveFirst ?? 2, "options.preserveFirst");
+    this.preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
   }
   spec(messages: readonly MessageLike[], counter: TokenCounter): NativeStrategySpec {
     return { kind: 2, preserveFirst: this.preserveFirst, preserveLast: this.preserveLast, markerTokens: markerTokens(messages, counter), ...commonSpec(this.options) };
