@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "ctxwin/encoding.hpp"
+#include "ctxwin/tool_result_compactor.hpp"
+#include "ctxwin/estimate.hpp"
 #include "ctxwin/utf8.hpp"
 #include "errors.hpp"
 #include "exports.hpp"
@@ -46,7 +48,8 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
                        {InstanceMethod<&Tokenizer::count>("count"), InstanceMethod<&Tokenizer::count_many>("countMany"),
                         InstanceMethod<&Tokenizer::encode>("encode"), InstanceMethod<&Tokenizer::decode>("decode"),
                         InstanceMethod<&Tokenizer::count_async>("countAsync"),
-                        InstanceMethod<&Tokenizer::count_many_async>("countManyAsync")});
+                        InstanceMethod<&Tokenizer::count_many_async>("countManyAsync"),
+                        InstanceMethod<&Tokenizer::compact_tool_result_js>("compactToolResult")});
   }
 
   explicit Tokenizer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Tokenizer>(info) {
@@ -149,6 +152,26 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
       Napi::Promise promise = worker->promise();
       worker->Queue();
       return promise;
+    });
+  }
+
+  // compactToolResult(text, maxTokens, truncationMessage) -> { text, changed, json, originalTokens, tokens }
+  Napi::Value compact_tool_result_js(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      const std::string text = utf8_of(info[0], "result");
+      const double max = number_arg(info, 1, "maxResultTokens");
+      ToolResultLimits limits;
+      limits.max_tokens = static_cast<std::size_t>(checked_length(max, "maxResultTokens"));
+      limits.truncation_message = string_arg(info, 2, "truncationMessage");
+      const CompactedResult out = compact_tool_result(text, *encoding_, limits, &cache_);
+      Napi::Env env = info.Env();
+      Napi::Object result = Napi::Object::New(env);
+      result.Set("text", Napi::String::New(env, out.text));
+      result.Set("changed", Napi::Boolean::New(env, out.changed));
+      result.Set("json", Napi::Boolean::New(env, out.json));
+      result.Set("originalTokens", Napi::Number::New(env, static_cast<double>(out.original_tokens)));
+      result.Set("tokens", Napi::Number::New(env, static_cast<double>(out.tokens)));
+      return result;
     });
   }
 

@@ -71,3 +71,4 @@ export {
   type ContextWarning,
   type TrimEvent,
 } from "./message-context-manager.js";
+export { ToolResultCompactor, type ToolResultCompactorOptions, type CompactedToolResult } from "./tool-result-compactor.js";

@@ -61,6 +61,15 @@ export interface NativeTokenizer {
   countManyAsync(texts: string[]): Promise<Uint32Array>;
   encode(text: string, allowSpecial?: boolean): Uint32Array;
   decode(tokens: Uint32Array): string;
+  compactToolResult(result: string, maxResultTokens: number, truncationMessage: string): NativeCompactedResult;
+}
+
+export interface NativeCompactedResult {
+  text: string;
+  changed: boolean;
+  json: boolean;
+  originalTokens: number;
+  tokens: number;
 }
 
 /** Old iteration g owns events[offsets[g] .. offsets[g + 1]). */

@@ -101,6 +101,11 @@ export class TiktokenCounter implements BatchTokenCounter {
   }
 
 
+  /** The core tokenizer behind this counter (undefined after a fallback); for ctxwin's own use. */
+  get nativeTokenizer(): NativeTokenizer | undefined {
+    return this.tokenizer;
+  }
+
   private requireTokenizer(operation: string): NativeTokenizer {
     if (!this.tokenizer) throw new Error(`ctxwin: ${operation} needs the ${this.encoding} rank data, which could not be loaded`);
     return this.tokenizer;
