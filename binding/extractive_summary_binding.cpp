@@ -36,10 +36,12 @@ std::vector<std::string_view> views_of(const std::vector<std::string>& texts) {
   return {texts.begin(), texts.end()};
 }
 
+// summarizeExtractive(texts, complete?): `complete` writes out every tool, path and error.
 Napi::Value summarize_extractive_js(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     const auto texts = string_array_arg(info, 0, "texts");
-    return Napi::String::New(info.Env(), summarize_extractive(views_of(texts)));
+    const bool complete = info.Length() > 1 && info[1].ToBoolean().Value();
+    return Napi::String::New(info.Env(), summarize_extractive(views_of(texts), complete ? ExtractiveOptions::complete() : ExtractiveOptions{}));
   });
 }
 

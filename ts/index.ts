@@ -70,5 +70,16 @@ export {
   type ContextStats,
   type ContextWarning,
   type TrimEvent,
+  CLEARED_TOOL_RESULT,
+  type CompactionReport,
+  type CompactionLevelReport,
 } from "./message-context-manager.js";
-export { ToolResultCompactor, type ToolResultCompactorOptions, type CompactedToolResult } from "./tool-result-compactor.js";
+export { ToolResultCompactor, mapToolResults, type ToolResultCompactorOptions, type CompactedToolResult } from "./tool-result-compactor.js";
+export {
+  ContextCompactor,
+  DEFAULT_SUMMARY_PROMPT,
+  type ContextCompactorOptions,
+  type CompactOptions,
+  type CompactionResult,
+  type SummaryMessage,
+} from "./context-compactor.js";

@@ -4,6 +4,7 @@
 // running total, O(1) per message), warns at 80% and 90%, and trims with its mode's strategy,
 // planned in the core over per-message metadata kept alongside the caller's messages.
 import { EventEmitter } from "node:events";
+import { ContextCompactor, type SummaryMessage } from "./context-compactor.js";
 import { ContextLimits, type LimitOverrides } from "./context-limits.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "./errors.js";
 import { getCounter } from "./get-counter.js";
@@ -22,6 +23,7 @@ import {
 } from "./strategies.js";
 import type { SummaryModel } from "./summary-model.js";
 import type { MessageLike, TokenCounter } from "./token-counter.js";
+import { ToolResultCompactor, mapToolResults } from "./tool-result-compactor.js";
 
 export const TruncationMode = {
   SLIDING_WINDOW: "sliding_window",
@@ -67,6 +69,38 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
   logger?: Logger;
   /** Told about every trim, e.g. to keep a session store consistent (also the 'trimmed' event). */
   onTrim?: (event: TrimEvent<M>) => void;
+  /** Compaction level 1: tool results above this many tokens are compacted (default 1000). */
+  maxToolResultTokens?: number;
+  /** Compaction level 2: tool results of the last this many tool units stay whole (default 3). */
+  keepToolResults?: number;
+  /** Compaction level 3: recent messages kept out of the summary (default 10). */
+  preserveLast?: number;
+}
+
+/** The text that replaces an old tool result at compaction level 2. */
+export const CLEARED_TOOL_RESULT = "[Old tool result content cleared]";
+
+export interface CompactionLevelReport {
+  level: 1 | 2 | 3 | 4;
+  name: "compact_tool_results" | "clear_old_tool_results" | "summarize" | "truncate";
+  /** False when usage was already under the threshold (or, for level 3, there is no llm). */
+  applied: boolean;
+  messagesChanged: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  error?: string;
+}
+
+export interface CompactionReport<M> {
+  threshold: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  levels: CompactionLevelReport[];
+  /** Messages replaced by compacted copies (levels 1 and 2): tell a session store. */
+  replaced: Array<{ before: M; after: M }>;
+  /** Messages a summary or a trim removed. */
+  removed: M[];
+  summary?: SummaryMessage;
 }
 
 export interface ContextStats {
@@ -82,6 +116,7 @@ export interface ContextStats {
 interface Events<M> {
   warning: [ContextWarning];
   trimmed: [TrimEvent<M>];
+  compacted: [CompactionReport<M>];
 }
 
 const ROLE_KEYS = ["system", "user", "assistant", "tool"] as const;
@@ -99,6 +134,12 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   metadata: Record<string, unknown> = {};
 
   private readonly onTrim: ((event: TrimEvent<M>) => void) | undefined;
+  /** Set when `llm` is given: compaction level 3. */
+  readonly compactor: ContextCompactor | undefined;
+  private readonly toolResultCompactor: ToolResultCompactor;
+  private readonly keepToolResults: number;
+  private readonly preserveLast: number;
+  private compacting: Promise<CompactionReport<M>> | undefined;
   private systemPrompt: string | undefined;
   private systemTokens = 0;
   private readonly requestOverhead: number;
@@ -136,6 +177,135 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.strategy = options.strategy ?? strategyFor(mode);
     this.onTrim = options.onTrim;
     this.requestOverhead = this.counter.countMessages([]);
+    this.compactor = options.llm === undefined ? undefined : new ContextCompactor({ model: options.llm, logger: options.logger });
+    this.toolResultCompactor = new ToolResultCompactor({ maxResultTokens: requireCount(options.maxToolResultTokens ?? 1000, "options.maxToolResultTokens", 16) });
+    this.keepToolResults = requireCount(options.keepToolResults ?? 3, "options.keepToolResults");
+    this.preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
+  }
+
+  /**
+   * Progressive compaction (seed 003 FR-4.3), each level only while usage is above `threshold` of
+   * the effective limit: (1) compact large tool results, (2) replace tool results older than the
+   * last `keepToolResults` tool units by "[Old tool result content cleared]" (the calls stay),
+   * (3) summarize old turns with `llm`, (4) truncate with the mode's strategy. Never blocks
+   * addMessage; a call while one runs gets the same promise; messages added meanwhile are kept.
+   */
+  compactIfNeeded(options: { threshold?: number } = {}): Promise<CompactionReport<M>> {
+    const threshold = options.threshold ?? 0.9;
+    if (typeof threshold !== "number" || !(threshold > 0 && threshold <= 1)) {
+      return Promise.reject(rangeError(`options.threshold must be a number in (0, 1], got ${describe(threshold)}`));
+    }
+    this.compacting ??= this.compactLevels(threshold).finally(() => {
+      this.compacting = undefined;
+    });
+    return this.compacting;
+  }
+
+  private async compactLevels(threshold: number): Promise<CompactionReport<M>> {
+    const limit = Math.floor(this.limits.effectiveLimit * threshold);
+    const report: CompactionReport<M> = { threshold, tokensBefore: this.tokenUsage, tokensAfter: 0, levels: [], replaced: [] , removed: [] };
+    const over = () => this.tokenUsage > limit;
+    const level = async (n: 1 | 2 | 3 | 4, name: CompactionLevelReport["name"], run: () => Promise<number> | number, enabled = true) => {
+      const before = this.tokenUsage;
+      const entry: CompactionLevelReport = { level: n, name, applied: false, messagesChanged: 0, tokensBefore: before, tokensAfter: before };
+      if (enabled && over()) {
+        entry.applied = true;
+        try {
+          entry.messagesChanged = await run();
+        } catch (error) {
+          entry.error = error instanceof Error ? error.message : String(error);
+        }
+      }
+      entry.tokensAfter = this.tokenUsage;
+      report.levels.push(entry);
+    };
+
+    await level(1, "compact_tool_results", () => {
+      const edits: Array<[number, M]> = [];
+      this.messages.forEach((m, i) => {
+        if (this.roles[i] === 3 && (this.tokens[i] ?? 0) > this.toolResultCompactor.maxResultTokens) {
+          edits.push([i, this.toolResultCompactor.compactMessage(m, this.counter)]);
+        }
+      });
+      return this.replace(edits, report);
+    });
+
+    await level(2, "clear_old_tool_results", () => {
+      const units = [...new Set(this.units.filter((u) => u >= 0))];
+      const recent = new Set(units.slice(-this.keepToolResults));
+      const edits: Array<[number, M]> = [];
+      this.messages.forEach((m, i) => {
+        const unit = this.units[i] ?? -1;
+        if (this.roles[i] === 3 && unit >= 0 && !recent.has(unit)) edits.push([i, mapToolResults(m, () => CLEARED_TOOL_RESULT)]);
+      });
+      return this.replace(edits.filter(([i, m]) => m !== this.messages[i]), report);
+    });
+
+    await level(3, "summarize", async () => {
+      const compactor = this.compactor as ContextCompactor;
+      const snapshot = this.messages.slice();
+      const target = Math.max(0, limit - this.systemTokens - this.requestOverhead);
+      const result = await compactor.compactWithDetails(snapshot, target, this.counter, { preserveLast: this.preserveLast });
+      if (result.error) throw result.error;
+      if (result.summarized === 0 || !result.summary) return 0;
+      // Apply to the history as it is now: messages added while the model ran stay, and a
+      // summary whose messages were meanwhile trimmed away is dropped rather than misplaced.
+      const summarized = snapshot.filter((m) => !result.messages.includes(m));
+      const positions = summarized.map((m) => this.messages.indexOf(m));
+      if (positions.some((p) => p < 0)) return 0;
+      report.summary = result.summary;
+      report.removed.push(...summarized);
+      this.spliceSummary(positions, result.summary);
+      return summarized.length;
+    }, this.compactor !== undefined);
+
+    await level(4, "truncate", () => {
+      const trim = this.truncate(limit);
+      if (trim) report.removed.push(...trim.removed);
+      return trim?.removed.length ?? 0;
+    });
+
+    report.tokensAfter = this.tokenUsage;
+    this.emit("compacted", report);
+    return report;
+  }
+
+  /** Puts compacted copies in place of messages; returns how many changed. */
+  private replace(edits: Array<[number, M]>, report: CompactionReport<M>): number {
+    if (edits.length === 0) return 0;
+    const counts = messageTokens(this.counter, edits.map(([, m]) => m));
+    edits.forEach(([i, after], k) => {
+      report.replaced.push({ before: this.messages[i] as M, after });
+      this.conversationTokens += (counts[k] ?? 0) - (this.tokens[i] ?? 0);
+      this.messages[i] = after;
+      this.tokens[i] = counts[k] ?? 0;
+    });
+    this.afterChange();
+    return edits.length;
+  }
+
+  /** Removes the messages at `positions` and puts the summary where the first of them was. */
+  private spliceSummary(positions: number[], summary: SummaryMessage): void {
+    const remove = new Set(positions);
+    const at = Math.min(...positions);
+    const [summaryTokens] = messageTokens(this.counter, [summary as unknown as M]);
+    const keep = (i: number) => !remove.has(i);
+    const rebuild = <T>(array: T[], inserted: T) => {
+      const out: T[] = [];
+      array.forEach((v, i) => {
+        if (i === at) out.push(inserted);
+        if (keep(i)) out.push(v);
+      });
+      return out;
+    };
+    this.messages = rebuild(this.messages, summary as unknown as M);
+    this.roles = rebuild(this.roles, 0);
+    this.tokens = rebuild(this.tokens, summaryTokens ?? 0);
+    this.flags = rebuild(this.flags, 0);
+    this.units = rebuild(this.units, -1);
+    this.conversationTokens = this.tokens.reduce((a, b) => a + b, 0);
+    this.marker = undefined;
+    this.afterChange();
   }
 
   setSystemPrompt(prompt: string): number {

@@ -12,7 +12,7 @@ export interface NativeCore {
   estimateTokensInPlace(lengths: Uint32Array, charsPerToken?: number): void;
   validateThreadConfig(maxContextTokens: number, keepRecentIterations: number): void;
   planSummarization(iterations: Float64Array, isSummary: Uint8Array, keepRecentIterations: number): NativeSummarizationPlan;
-  summarizeExtractive(texts: string[]): string;
+  summarizeExtractive(texts: string[], complete?: boolean): string;
   summarizePrompt(prompt: string): string;
   failureDigest(texts: string[], reason: string): string;
   estimateTokensByWords(text: string, tokensPerWord: number): number;

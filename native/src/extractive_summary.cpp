@@ -194,10 +194,10 @@ std::string write_summary(const Facts& facts, const ExtractiveOptions& options) 
   const std::vector<std::string> numbers = merged(facts.numbers, facts.bulk_numbers);
   if (!paths.empty()) {
     second = "Referenced " + join_list(paths, options.max_list_items);
-    if (!numbers.empty()) second += " with the figures " + join_list(numbers, options.max_list_items);
+    if (!numbers.empty()) second += " with the figures " + join_list(numbers, options.max_number_items);
     second += ".";
   } else if (!numbers.empty()) {
-    second = "Figures mentioned: " + join_list(numbers, options.max_list_items) + ".";
+    second = "Figures mentioned: " + join_list(numbers, options.max_number_items) + ".";
   }
 
   // Sentence 3: how it ended.

@@ -20,12 +20,23 @@
 namespace ctxwin {
 
 struct ExtractiveOptions {
-  // Longest list of tools, paths or numbers written out before "and N more".
+  // Longest list of tools or paths written out before "and N more".
   std::size_t max_list_items = 12;
+  // Longest list of numbers written out before "and N more".
+  std::size_t max_number_items = 12;
   // Longest excerpt of a message, result or error, in code points.
   std::size_t max_excerpt_code_points = 160;
   // At most this many distinct error messages are quoted.
   std::size_t max_errors = 5;
+
+  // Every tool name, path and error message written out (compaction digests, which must not lose
+  // them); numbers stay bounded.
+  static ExtractiveOptions complete() {
+    ExtractiveOptions options;
+    options.max_list_items = static_cast<std::size_t>(-1);
+    options.max_errors = static_cast<std::size_t>(-1);
+    return options;
+  }
 };
 
 // Summarizes `texts`: each element is one JSON-encoded event, or plain text. Elements that do
