@@ -75,6 +75,42 @@ function render(message: MessageLike, clip: (text: string) => string): string {
   return `${message.role}: ${parts.join(" ")}`;
 }
 
+/**
+ * A message as the core's extractive summarizer reads it: one JSON line per text, tool call and
+ * tool result (the SPEC-02 event shapes), so tool names, results and errors are recognised.
+ */
+function eventLines(message: MessageLike, clip: (text: string) => string): string[] {
+  const lines: string[] = [];
+  const texts: string[] = [];
+  const visitor: MessageVisitor = {
+    text: (value) => {
+      if (typeof value === "string" && value !== "") texts.push(value);
+    },
+    image: () => {},
+    toolCall: (_id, name, args) => {
+      let parsed: unknown = args;
+      if (typeof args === "string") {
+        try {
+          parsed = JSON.parse(args);
+        } catch {
+          parsed = args;
+        }
+      }
+      lines.push(JSON.stringify({ type: "tool_call", toolName: String(name), args: parsed }));
+    },
+    toolResult: (_id, output) => {
+      const parts: string[] = [];
+      visitToolOutput(output, { ...visitor, text: (v) => parts.push(typeof v === "string" ? v : JSON.stringify(v) ?? "") });
+      lines.push(JSON.stringify({ type: "tool_result", result: clip(parts.join("\n")) }));
+    },
+  };
+  visitMessage(message as unknown as Record<string, unknown>, visitor);
+  if (texts.length > 0 && (message as { tool_call_id?: unknown }).tool_call_id === undefined) {
+    lines.unshift(JSON.stringify({ type: "message", role: message.role, content: texts.join("\n") }));
+  }
+  return lines;
+}
+
 export class ContextCompactor extends EventEmitter<Events> {
   readonly summaryPrompt: string;
   readonly maxSummaryTokens: number;
@@ -131,12 +167,17 @@ export class ContextCompactor extends EventEmitter<Events> {
     // The summarizer's input, within maxInputTokens: tool outputs clipped harder until it fits.
     const budget = this.maxInputTokens - counter.count(this.summaryPrompt);
     let lines: string[] = [];
-    for (const perResult of [2000, 500, 150, 40]) {
-      const clipper = new ToolResultCompactor({ maxResultTokens: perResult, truncationMessage: "[...]" });
-      lines = old.map((m) => render(m, (text) => clipper.compactResult(text, counter)));
-      if (counter.count(lines.join("\n")) <= budget) break;
+    if (model.kind === "extractive") {
+      // Offline and unbounded by a window: the digest reads everything.
+      lines = old.flatMap((m) => eventLines(m, (text) => text));
+    } else {
+      for (const perResult of [2000, 500, 150, 40]) {
+        const clipper = new ToolResultCompactor({ maxResultTokens: perResult, truncationMessage: "[...]" });
+        lines = old.map((m) => render(m, (text) => clipper.compactResult(text, counter)));
+        if (counter.count(lines.join("\n")) <= budget) break;
+      }
+      while (lines.length > 1 && counter.count(lines.join("\n")) > budget) lines.shift(); // the oldest go last
     }
-    while (lines.length > 1 && counter.count(lines.join("\n")) > budget) lines.shift(); // the oldest go last
 
     let text: string;
     try {
@@ -163,7 +204,7 @@ export class ContextCompactor extends EventEmitter<Events> {
       if (!isRecord(m) || typeof m.role !== "string") throw typeError(`messages[${i}] must be a message with a role`);
     });
     const model = await resolveSummaryModel(this.model, "options.model");
-    const lines = messages.map((m) => render(m, (t) => t));
+    const lines = model.kind === "extractive" ? messages.flatMap((m) => eventLines(m, (t) => t)) : messages.map((m) => render(m, (t) => t));
     const text = model.kind === "extractive" ? native.summarizeExtractive(lines, true) : await model.call(this.summaryPrompt + lines.join("\n"));
     return counter ? this.bound(text, counter) : text;
   }

@@ -119,6 +119,18 @@ void read_event(const json& event, Facts& facts, const ExtractiveOptions& option
     count_tool(facts, name.empty() ? std::string("an unnamed tool") : name);
   } else if (type == "tool_result") {
     ++facts.tool_results;
+    // A result's lines that report failures are errors too (tools often return them as output).
+    if (auto result = event.find("result"); result != event.end() && result->is_string()) {
+      const std::string& text = result->get_ref<const std::string&>();
+      std::size_t start = 0;
+      while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string_view line(text.data() + start, end - start);
+        if (reports_error(line)) facts.errors.add(excerpt(line, options.max_excerpt_code_points));
+        start = end + 1;
+      }
+    }
   } else if (type == "message") {
     const std::string role = string_or_empty(event, "role");
     quote_activity(facts, (role.empty() ? std::string("message") : role) + " said",

@@ -293,6 +293,20 @@ std::string excerpt(std::string_view text, std::size_t max_code_points) {
   return out;
 }
 
+bool reports_error(std::string_view line) {
+  static constexpr std::array<std::string_view, 10> kWords = {"error", "exception", "traceback", "fatal", "panic",
+                                                               "failed", "failure", "assert", "denied", "enoent"};
+  for (std::string_view word : kWords) {
+    if (word.size() > line.size()) continue;
+    for (std::size_t i = 0; i + word.size() <= line.size(); ++i) {
+      std::size_t k = 0;
+      while (k < word.size() && std::tolower(static_cast<unsigned char>(line[i + k])) == word[k]) ++k;
+      if (k == word.size()) return true;
+    }
+  }
+  return false;
+}
+
 std::string join_list(const std::vector<std::string>& items, std::size_t max_items) {
   const std::size_t shown = std::min(items.size(), std::max<std::size_t>(max_items, 1));
   std::string out;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ctxwin/error.hpp"
+#include "ctxwin/text_facts.hpp"
 
 namespace ctxwin {
 
@@ -20,22 +21,6 @@ std::size_t boundary_before(std::string_view s, std::size_t at) {
   at = std::min(at, s.size());
   while (at > 0 && at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
   return at;
-}
-
-bool contains_ci(std::string_view haystack, std::string_view needle) {
-  if (needle.size() > haystack.size()) return false;
-  for (std::size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
-    std::size_t k = 0;
-    while (k < needle.size() && std::tolower(static_cast<unsigned char>(haystack[i + k])) == needle[k]) ++k;
-    if (k == needle.size()) return true;
-  }
-  return false;
-}
-
-bool reports_error(std::string_view line) {
-  static constexpr std::array<std::string_view, 9> kWords = {"error", "exception", "traceback", "fatal", "panic",
-                                                              "failed", "failure", "assert", "denied"};
-  return std::any_of(kWords.begin(), kWords.end(), [&](std::string_view w) { return contains_ci(line, w); });
 }
 
 bool is_stack_frame(std::string_view line) {
