@@ -114,6 +114,12 @@ function toolHistory(units: number, resultChars: number): Msg[] {
 }
 
 describe("compactIfNeeded (progressive compaction)", () => {
+  it("SUMMARIZE mode with an llm has a composite strategy and a compactor", () => {
+    const cm = manager(1000, { mode: TruncationMode.SUMMARIZE, llm: extractiveSummarizer() });
+    expect(cm.compactor).toBeInstanceOf(ContextCompactor);
+    expect(manager(1000).compactor).toBeUndefined();
+  });
+
   it("at 92% usage, compacts and usage goes down", async () => {
     const cm = manager(10000, { mode: TruncationMode.SUMMARIZE, llm: extractiveSummarizer() });
     cm.load(chat(200, 30));
