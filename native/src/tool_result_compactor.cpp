@@ -217,17 +217,19 @@ CompactedResult compact_tool_result(std::string_view text, const Encoding& encod
   if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
     json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (!parsed.is_discarded() && (parsed.is_array() || parsed.is_object())) {
+      // Takes `candidate` as the result when it fits the bound.
+      auto accept = [&](std::string candidate) {
+        const std::size_t tokens = encoding.count(candidate, false, cache);
+        if (tokens > limits.max_tokens) return false;
+        result.text = std::move(candidate);
+        result.tokens = tokens;
+        result.json = true;
+        return true;
+      };
       // From gentle to severe: fewer items, then shorter strings, until it fits.
       for (std::size_t max_chars : {2000u, 500u, 160u, 60u}) {
         for (std::size_t max_items : {50u, 20u, 8u, 3u, 1u}) {
-          std::string candidate = dump(elide(parsed, max_items, max_chars, 0));
-          const std::size_t tokens = encoding.count(candidate, false, cache);
-          if (tokens <= limits.max_tokens) {
-            result.text = std::move(candidate);
-            result.tokens = tokens;
-            result.json = true;
-            return result;
-          }
+          if (accept(dump(elide(parsed, max_items, max_chars, 0)))) return result;
         }
       }
       // Even the smallest elision is too large: a JSON string holding the compacted text
@@ -235,14 +237,7 @@ CompactedResult compact_tool_result(std::string_view text, const Encoding& encod
       ToolResultLimits inner = limits;
       for (std::size_t budget = limits.max_tokens; budget > 0; budget = budget * 9 / 10) {
         inner.max_tokens = budget;
-        std::string candidate = dump(json(TextCompactor(text, encoding, inner, cache).run()));
-        const std::size_t tokens = encoding.count(candidate, false, cache);
-        if (tokens <= limits.max_tokens) {
-          result.text = std::move(candidate);
-          result.tokens = tokens;
-          result.json = true;
-          return result;
-        }
+        if (accept(dump(json(TextCompactor(text, encoding, inner, cache).run())))) return result;
       }
       result.text = dump(json(limits.truncation_message));
       result.tokens = encoding.count(result.text, false, cache);
