@@ -8,7 +8,7 @@ import { ContextCompactor, type SummaryMessage } from "./context-compactor.js";
 import { ContextLimits, type LimitOverrides } from "./context-limits.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "./errors.js";
 import { getCounter } from "./get-counter.js";
-import type { Logger } from "./logger.js";
+import { consoleLogger, type Logger } from "./logger.js";
 import { MetadataReader, messageTokens } from "./message-metadata.js";
 import { native } from "./native.js";
 import {
@@ -75,6 +75,8 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
   keepToolResults?: number;
   /** Compaction level 3: recent messages kept out of the summary (default 10). */
   preserveLast?: number;
+  /** A tool result whose call is not in the history: reject it (`"error"`, default) or leave it out of the history with a warning (`"drop"`). */
+  orphanToolResults?: "error" | "drop";
 }
 
 /** The text that replaces an old tool result at compaction level 2. */
@@ -148,7 +150,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private tokens: number[] = [];
   private flags: number[] = [];
   private units: number[] = [];
-  private reader = new MetadataReader();
+  private readonly orphanToolResults: "error" | "drop";
+  private readonly logger: Logger | undefined;
+  private reader: MetadataReader;
   private conversationTokens = 0;
   private warned80 = false;
   private warned90 = false;
@@ -176,6 +180,12 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.trimAt = trimAt;
     this.strategy = options.strategy ?? strategyFor(mode);
     this.onTrim = options.onTrim;
+    this.orphanToolResults = options.orphanToolResults ?? "error";
+    this.logger = options.logger;
+    if (this.orphanToolResults !== "error" && this.orphanToolResults !== "drop") {
+      throw rangeError(`options.orphanToolResults must be "error" or "drop", got ${describe(options.orphanToolResults)}`);
+    }
+    this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
     this.requestOverhead = this.counter.countMessages([]);
     this.compactor = options.llm === undefined ? undefined : new ContextCompactor({ model: options.llm, logger: options.logger });
     this.toolResultCompactor = new ToolResultCompactor({ maxResultTokens: requireCount(options.maxToolResultTokens ?? 1000, "options.maxToolResultTokens", 16) });
@@ -319,6 +329,11 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** Adds a message, counting only it; trims first when the total crosses `trimAt` (autoTruncate). */
   addMessage(message: M): void {
     const facts = this.reader.read(message, this.messages.length); // throws before any change
+    if (facts.orphan) {
+      // orphanToolResults: "drop": a result without its call never enters the history.
+      (this.logger ?? consoleLogger).warn("ctxwin: dropped a tool result whose call is not in the history");
+      return;
+    }
     const [tokens] = messageTokens(this.counter, [message]);
     this.messages.push(message);
     this.roles.push(facts.role);
@@ -339,8 +354,12 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** Starts from an existing history (a session's), counted exactly in one batch. */
   load(messages: readonly M[]): void {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
-    const reader = new MetadataReader();
-    const facts = messages.map((m, i) => reader.read(m, i)); // validate everything first
+    const reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
+    const all = messages.map((m, i) => reader.read(m, i)); // validate everything first
+    const keep = all.map((f) => !f.orphan);
+    if (keep.includes(false)) (this.logger ?? consoleLogger).warn(`ctxwin: dropped ${keep.filter((k) => !k).length} tool results whose calls are not in the history`);
+    messages = messages.filter((_, i) => keep[i]);
+    const facts = all.filter((_, i) => keep[i]);
     const tokens = messageTokens(this.counter, messages);
     this.reader = reader;
     this.messages = messages.slice();
@@ -460,7 +479,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.tokens = [];
     this.flags = [];
     this.units = [];
-    this.reader = new MetadataReader();
+    this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
     this.conversationTokens = 0;
     this.marker = undefined;
     this.rearmWarnings();

@@ -184,3 +184,16 @@ describe("MessageContextManager", () => {
     expect(() => new MessageContextManager({ model: "m", trimAt: Number.NaN })).toThrow(RangeError);
   });
 });
+
+describe("MessageContextManager with orphanToolResults: 'drop'", () => {
+  it("leaves a tool result without its call out of the history, with a warning", () => {
+    const warn = vi.fn();
+    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), orphanToolResults: "drop", logger: { warn } });
+    cm.addMessage({ role: "user", content: "q" });
+    cm.addMessage({ role: "tool", tool_call_id: "ghost", content: "r" });
+    expect(cm.getMessages()).toEqual([{ role: "user", content: "q" }]);
+    cm.load([{ role: "tool", tool_call_id: "ghost", content: "r" }, { role: "user", content: "q2" }]);
+    expect(cm.getMessages()).toEqual([{ role: "user", content: "q2" }]);
+    expect(warn).toHaveBeenCalledTimes(2);
+  });
+});
