@@ -6,13 +6,14 @@
 // maxSummaryTokens if the model ignores the bound, and a failing model leaves the messages as
 // they were (reported through the logger and a 'failed' event).
 import { EventEmitter } from "node:events";
-import { describe, requireCount, requireString, typeError } from "./errors.js";
+import { describe, rangeError, requireCount, requireString, typeError } from "./errors.js";
 import { consoleLogger, type Logger } from "./logger.js";
 import { MetadataReader } from "./message-metadata.js";
 import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
 import { native } from "./native.js";
 import { resolveSummaryModel, type SummaryModel } from "./summary-model.js";
 import type { MessageLike, TokenCounter } from "./token-counter.js";
+import type { InsertedRole } from "./strategies.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
 
 export const DEFAULT_SUMMARY_PROMPT =
@@ -21,7 +22,7 @@ export const DEFAULT_SUMMARY_PROMPT =
 
 /** The message a compaction puts in place of the old ones. */
 export interface SummaryMessage {
-  role: "system";
+  role: InsertedRole;
   content: string;
 }
 
@@ -35,6 +36,8 @@ export interface ContextCompactorOptions {
   minMessagesToSummarize?: number;
   /** The summarizer's input bound (default 16,000 tokens): long tool outputs are clipped to fit. */
   maxInputTokens?: number;
+  /** The summary message's role (default "system"; Anthropic's API takes system text only outside the messages). */
+  summaryRole?: InsertedRole;
   logger?: Logger;
 }
 
@@ -116,6 +119,7 @@ export class ContextCompactor extends EventEmitter<Events> {
   readonly maxSummaryTokens: number;
   readonly minMessagesToSummarize: number;
   readonly maxInputTokens: number;
+  readonly summaryRole: InsertedRole;
   private readonly model: SummaryModel;
   private readonly logger: Logger;
 
@@ -129,6 +133,9 @@ export class ContextCompactor extends EventEmitter<Events> {
     this.minMessagesToSummarize = requireCount(options.minMessagesToSummarize ?? 4, "options.minMessagesToSummarize", 1);
     this.maxInputTokens = requireCount(options.maxInputTokens ?? 16000, "options.maxInputTokens", 64);
     this.logger = options.logger ?? consoleLogger;
+    const role = options.summaryRole ?? "system";
+    if (role !== "system" && role !== "user" && role !== "assistant") throw rangeError(`options.summaryRole must be "system", "user" or "assistant", got ${describe(role)}`);
+    this.summaryRole = role;
   }
 
   /** Seed 003's compact(): the messages with the old ones replaced by one summary message. */
@@ -191,7 +198,7 @@ export class ContextCompactor extends EventEmitter<Events> {
       return { ...unchanged, error };
     }
     text = this.bound(text, counter);
-    const summary: SummaryMessage = { role: "system", content: `Summary of the ${old.length} earlier messages:\n${text}` };
+    const summary: SummaryMessage = { role: this.summaryRole, content: `Summary of the ${old.length} earlier messages:\n${text}` };
     const systems = messages.slice(0, cut).filter((m) => m.role === "system");
     this.emit("compacted", { summarized: old.length, summaryTokens: counter.count(summary.content) });
     return { messages: [...systems, summary, ...messages.slice(cut)], summarized: old.length, summary };

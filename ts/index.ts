@@ -60,6 +60,7 @@ export {
   type TruncationPlan,
   type TruncationOptions,
   type OmissionMarker,
+  type InsertedRole,
 } from "./strategies.js";
 export {
   MessageContextManager,

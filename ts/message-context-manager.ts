@@ -9,7 +9,7 @@ import { ContextLimits, type LimitOverrides } from "./context-limits.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "./errors.js";
 import { getCounter } from "./get-counter.js";
 import { consoleLogger, type Logger } from "./logger.js";
-import { MetadataReader, messageTokens } from "./message-metadata.js";
+import { FLAG_MARKED, MetadataReader, ROLE_CODES, messageTokens } from "./message-metadata.js";
 import { native } from "./native.js";
 import {
   CompositeStrategy,
@@ -17,7 +17,9 @@ import {
   SlidingWindowStrategy,
   SmartTruncationStrategy,
   TokenBudgetStrategy,
+  markerRoleOf,
   omissionMarker,
+  type InsertedRole,
   type OmissionMarker,
   type TruncationStrategy,
 } from "./strategies.js";
@@ -75,6 +77,8 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
   keepToolResults?: number;
   /** Compaction level 3: recent messages kept out of the summary (default 10). */
   preserveLast?: number;
+  /** Compaction level 3: the summary message's role (default "system"). */
+  summaryRole?: InsertedRole;
   /** A tool result whose call is not in the history: reject it (`"error"`, default) or leave it out of the history with a warning (`"drop"`). */
   orphanToolResults?: "error" | "drop";
 }
@@ -157,7 +161,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private warned80 = false;
   private warned90 = false;
   /** Where earlier turns were omitted: "[N messages omitted]" goes before messages[index]. */
-  private marker: { index: number; omitted: number; tokens: number } | undefined;
+  private marker: { index: number; omitted: number; tokens: number; role: InsertedRole } | undefined;
 
   constructor(options: MessageContextManagerOptions<M>) {
     super();
@@ -187,7 +191,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     }
     this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
     this.requestOverhead = this.counter.countMessages([]);
-    this.compactor = options.llm === undefined ? undefined : new ContextCompactor({ model: options.llm, logger: options.logger });
+    this.compactor = options.llm === undefined ? undefined : new ContextCompactor({ model: options.llm, logger: options.logger, summaryRole: options.summaryRole });
     this.toolResultCompactor = new ToolResultCompactor({ maxResultTokens: requireCount(options.maxToolResultTokens ?? 1000, "options.maxToolResultTokens", 16) });
     this.keepToolResults = requireCount(options.keepToolResults ?? 3, "options.keepToolResults");
     this.preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
@@ -309,9 +313,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       return out;
     };
     this.messages = rebuild(this.messages, summary as unknown as M);
-    this.roles = rebuild(this.roles, 0);
+    this.roles = rebuild(this.roles, ROLE_CODES[summary.role]);
     this.tokens = rebuild(this.tokens, summaryTokens ?? 0);
-    this.flags = rebuild(this.flags, 0);
+    this.flags = rebuild(this.flags, FLAG_MARKED); // the summary is never trimmed away
     this.units = rebuild(this.units, -1);
     this.conversationTokens = this.tokens.reduce((a, b) => a + b, 0);
     this.marker = undefined;
@@ -379,7 +383,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** The request: the system prompt first, then the conversation (with the omission marker, if any). */
   getContextForRequest(): Array<M | OmissionMarker | { role: "system"; content: string }> {
     const conversation: Array<M | OmissionMarker> = this.messages.slice();
-    if (this.marker) conversation.splice(this.marker.index, 0, omissionMarker(this.marker.omitted));
+    if (this.marker) conversation.splice(this.marker.index, 0, omissionMarker(this.marker.omitted, this.marker.role));
     return this.systemPrompt === undefined ? conversation : [{ role: "system", content: this.systemPrompt }, ...conversation];
   }
 
@@ -453,8 +457,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.conversationTokens = total;
     if (kept.markerIndex >= 0) {
       const omitted = (this.marker?.omitted ?? 0) + removed.length;
-      const tokens = Math.max(0, this.counter.countMessages([omissionMarker(omitted)]) - this.requestOverhead);
-      this.marker = { index: kept.markerIndex, omitted, tokens };
+      const role = markerRoleOf([this.strategy]);
+      const tokens = Math.max(0, this.counter.countMessages([omissionMarker(omitted, role)]) - this.requestOverhead);
+      this.marker = { index: kept.markerIndex, omitted, tokens, role };
     } else if (this.marker) {
       // The marker stays before the first message that followed it, if that message is still here.
       const survivors = kept.indices.filter((i) => i < (this.marker as { index: number }).index).length;

@@ -19,9 +19,12 @@ export interface TruncationOptions {
   pinned?: ReadonlySet<object>;
 }
 
+/** The role of the messages ctxwin writes itself (omission markers, summaries). */
+export type InsertedRole = "system" | "user" | "assistant";
+
 /** The marker a smart truncation puts where messages were omitted. */
 export interface OmissionMarker {
-  role: "system";
+  role: InsertedRole;
   content: string;
 }
 
@@ -47,8 +50,22 @@ export interface TruncationStrategy {
   truncate<M extends MessageLike>(messages: readonly M[], targetTokens: number, counter: TokenCounter): Array<M | OmissionMarker>;
 }
 
-export function omissionMarker(omitted: number): OmissionMarker {
-  return { role: "system", content: `[${omitted} messages omitted]` };
+export function omissionMarker(omitted: number, role: InsertedRole = "system"): OmissionMarker {
+  return { role, content: `[${omitted} messages omitted]` };
+}
+
+/** The marker role of the first smart strategy in a chain ("system" when there is none). */
+export function markerRoleOf(strategies: readonly TruncationStrategy[]): InsertedRole {
+  for (const s of strategies) {
+    if (s instanceof SmartTruncationStrategy) return s.markerRole;
+    if (s instanceof CompositeStrategy) return markerRoleOf(s.strategies);
+  }
+  return "system";
+}
+
+function checkRole(value: unknown, name: string): InsertedRole {
+  if (value !== "system" && value !== "user" && value !== "assistant") throw rangeError(`${name} must be "system", "user" or "assistant", got ${describe(value)}`);
+  return value;
 }
 
 function checkTarget(target: unknown): number {
@@ -97,7 +114,7 @@ function apply<M>(plan: TruncationPlan<M>): Array<M | OmissionMarker> {
 
 function markerTokens(messages: readonly MessageLike[], counter: TokenCounter): number {
   // Priced at its longest possible text, so the result never exceeds the target.
-  const probe = omissionMarker(messages.length);
+  const probe = omissionMarker(messages.length, "assistant"); // the role's own tokens: 1 either way
   return Math.max(0, counter.countMessages([probe]) - counter.countMessages([]));
 }
 
@@ -144,7 +161,7 @@ function planWith<M extends MessageLike>(
   if (result.warning !== "") plan.warning = result.warning;
   if (result.markerPosition >= 0) {
     const omitted = removedIndices.length;
-    plan.marker = { index: result.markerPosition, omitted, message: omissionMarker(omitted) };
+    plan.marker = { index: result.markerPosition, omitted, message: omissionMarker(omitted, markerRoleOf(strategies)) };
   }
   return plan;
 }
@@ -181,13 +198,19 @@ export class TokenBudgetStrategy extends CoreStrategy {
   }
 }
 
-/** Keeps the first and last messages, drops the middle, and marks the gap "[N messages omitted]". */
+/**
+ * Keeps the first and last messages, drops the middle, and marks the gap "[N messages omitted]"
+ * (a system message unless `markerRole` says otherwise: Anthropic's API, for one, takes system
+ * text only outside the messages).
+ */
 export class SmartTruncationStrategy extends CoreStrategy {
   readonly name = "smart";
   readonly preserveFirst: number;
   readonly preserveLast: number;
-  constructor(options: TruncationOptions & { preserveFirst?: number; preserveLast?: number } = {}) {
+  readonly markerRole: InsertedRole;
+  constructor(options: TruncationOptions & { preserveFirst?: number; preserveLast?: number; markerRole?: InsertedRole } = {}) {
     super(options);
+    this.markerRole = checkRole(options.markerRole ?? "system", "options.markerRole");
     this.preserveFirst = requireCount(options.preserveFirst ?? 2, "options.preserveFirst");
     this.preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
   }
@@ -260,7 +283,7 @@ export class CompositeStrategy implements TruncationStrategy {
       fits: step.fits,
     };
     if (step.warning !== undefined) plan.warning = step.warning;
-    if (step.marker) plan.marker = { ...step.marker, omitted: removedIndices.length, message: omissionMarker(removedIndices.length) };
+    if (step.marker) plan.marker = { ...step.marker, omitted: removedIndices.length, message: omissionMarker(removedIndices.length, step.marker.message.role) };
     return plan;
   }
 

@@ -198,3 +198,20 @@ describe("compactIfNeeded (progressive compaction)", () => {
     expect(cm.tokenUsage).toBeLessThanOrEqual(6000 * 0.8);
   });
 });
+
+describe("summary role", () => {
+  it("writes the summary with the configured role, and the manager never trims it away", async () => {
+    const compactor = new ContextCompactor({ model: async () => "short summary", summaryRole: "user" });
+    const out = await compactor.compactWithDetails(chat(30), 100, counter);
+    expect(out.summary?.role).toBe("user");
+    expect(() => new ContextCompactor({ model: async () => "x", summaryRole: "tool" as never })).toThrow(RangeError);
+
+    const cm = manager(3000, { mode: TruncationMode.SUMMARIZE, llm: async () => "what happened so far", summaryRole: "assistant" });
+    cm.load(chat(120, 30));
+    const report = await cm.compactIfNeeded({ threshold: 0.5 });
+    expect(report.summary?.role).toBe("assistant");
+    expect(cm.getMessages()).toContain(report.summary);
+    cm.truncate(200);
+    expect(cm.getMessages()).toContain(report.summary);
+  });
+});

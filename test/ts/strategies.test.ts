@@ -259,3 +259,13 @@ describe.each(strategies)("invariants: %s", (_, make) => {
     );
   });
 });
+
+describe("inserted message roles", () => {
+  it("lets the omission marker be a user or assistant message", () => {
+    const kept = new SmartTruncationStrategy({ preserveFirst: 2, preserveLast: 5, markerRole: "assistant" }).truncate(conversation(50, 10), BIG, fixed);
+    expect(kept[2]).toEqual({ role: "assistant", content: "[43 messages omitted]" });
+    const chained = new CompositeStrategy([new SmartTruncationStrategy({ markerRole: "user" }), new TokenBudgetStrategy()]).plan(conversation(60, 10), BIG, fixed);
+    expect(chained.marker?.message.role).toBe("user");
+    expect(() => new SmartTruncationStrategy({ markerRole: "tool" as never })).toThrow(RangeError);
+  });
+});
