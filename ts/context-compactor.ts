@@ -6,14 +6,13 @@
 // maxSummaryTokens if the model ignores the bound, and a failing model leaves the messages as
 // they were (reported through the logger and a 'failed' event).
 import { EventEmitter } from "node:events";
-import { describe, rangeError, requireCount, requireString, typeError } from "./errors.js";
+import { describe, requireCount, requireString, typeError } from "./errors.js";
 import { consoleLogger, type Logger } from "./logger.js";
 import { MetadataReader } from "./message-metadata.js";
-import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
-import { native } from "./native.js";
+import { isRecord, toolOutputText, visitMessage, type MessageVisitor } from "./message-shape.js";
 import { resolveSummaryModel, type SummaryModel } from "./summary-model.js";
 import type { MessageLike, TokenCounter } from "./token-counter.js";
-import type { InsertedRole } from "./strategies.js";
+import { checkRole, type InsertedRole } from "./strategies.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
 
 export const DEFAULT_SUMMARY_PROMPT =
@@ -69,9 +68,7 @@ function render(message: MessageLike, clip: (text: string) => string): string {
     image: () => parts.push("[image]"),
     toolCall: (_id, name, args) => parts.push(`called ${String(name)}(${typeof args === "string" ? args : JSON.stringify(args)})`),
     toolResult: (_id, output) => {
-      const texts: string[] = [];
-      visitToolOutput(output, { ...visitor, text: (v) => texts.push(typeof v === "string" ? v : JSON.stringify(v) ?? "") });
-      parts.push(`result: ${clip(texts.join("\n"))}`);
+      parts.push(`result: ${clip(toolOutputText(output))}`);
     },
   };
   visitMessage(message as unknown as Record<string, unknown>, visitor);
@@ -102,9 +99,7 @@ function eventLines(message: MessageLike, clip: (text: string) => string): strin
       lines.push(JSON.stringify({ type: "tool_call", toolName: String(name), args: parsed }));
     },
     toolResult: (_id, output) => {
-      const parts: string[] = [];
-      visitToolOutput(output, { ...visitor, text: (v) => parts.push(typeof v === "string" ? v : JSON.stringify(v) ?? "") });
-      lines.push(JSON.stringify({ type: "tool_result", result: clip(parts.join("\n")) }));
+      lines.push(JSON.stringify({ type: "tool_result", result: clip(toolOutputText(output)) }));
     },
   };
   visitMessage(message as unknown as Record<string, unknown>, visitor);
@@ -133,9 +128,7 @@ export class ContextCompactor extends EventEmitter<Events> {
     this.minMessagesToSummarize = requireCount(options.minMessagesToSummarize ?? 4, "options.minMessagesToSummarize", 1);
     this.maxInputTokens = requireCount(options.maxInputTokens ?? 16000, "options.maxInputTokens", 64);
     this.logger = options.logger ?? consoleLogger;
-    const role = options.summaryRole ?? "system";
-    if (role !== "system" && role !== "user" && role !== "assistant") throw rangeError(`options.summaryRole must be "system", "user" or "assistant", got ${describe(role)}`);
-    this.summaryRole = role;
+    this.summaryRole = checkRole(options.summaryRole ?? "system", "options.summaryRole");
   }
 
   /** Seed 003's compact(): the messages with the old ones replaced by one summary message. */
@@ -189,7 +182,7 @@ export class ContextCompactor extends EventEmitter<Events> {
     let text: string;
     try {
       // The extractive digest writes out every tool name, path and error: none may be lost.
-      text = model.kind === "extractive" ? native.summarizeExtractive(lines, true) : await model.call(this.summaryPrompt + lines.join("\n"));
+      text = model.kind === "extractive" ? model.summarizer.summarizeEvents(lines, { complete: true }) : await model.call(this.summaryPrompt + lines.join("\n"));
       if (text.trim() === "") throw new Error("the model returned an empty summary");
     } catch (cause) {
       const error = cause instanceof Error ? cause : new Error(String(cause));
@@ -212,7 +205,7 @@ export class ContextCompactor extends EventEmitter<Events> {
     });
     const model = await resolveSummaryModel(this.model, "options.model");
     const lines = model.kind === "extractive" ? messages.flatMap((m) => eventLines(m, (t) => t)) : messages.map((m) => render(m, (t) => t));
-    const text = model.kind === "extractive" ? native.summarizeExtractive(lines, true) : await model.call(this.summaryPrompt + lines.join("\n"));
+    const text = model.kind === "extractive" ? model.summarizer.summarizeEvents(lines, { complete: true }) : await model.call(this.summaryPrompt + lines.join("\n"));
     return counter ? this.bound(text, counter) : text;
   }
 

@@ -31,9 +31,12 @@ export class ExtractiveSummarizer {
   readonly modelId = "extractive";
   readonly supportedUrls: Record<string, RegExp[]> = {};
 
-  /** Summarizes one iteration from its events, each the JSON of one event (or plain text). */
-  summarizeEvents(eventJsonLines: string[]): string {
-    return native.summarizeExtractive(eventJsonLines);
+  /**
+   * Summarizes events, each the JSON of one event (or plain text). `complete` writes out every
+   * tool name, path and error instead of the first 12 (compaction digests must not lose any).
+   */
+  summarizeEvents(eventJsonLines: string[], options: { complete?: boolean } = {}): string {
+    return native.summarizeExtractive(eventJsonLines, options.complete === true);
   }
 
   /**

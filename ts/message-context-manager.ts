@@ -13,10 +13,10 @@ import { FLAG_MARKED, MetadataReader, ROLE_CODES, messageTokens } from "./messag
 import { native } from "./native.js";
 import {
   CompositeStrategy,
-  CoreStrategy,
   SlidingWindowStrategy,
   SmartTruncationStrategy,
   TokenBudgetStrategy,
+  coreChain,
   markerRoleOf,
   omissionMarker,
   type InsertedRole,
@@ -500,9 +500,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   private planKept(target: number): { indices: number[]; markerIndex: number } | undefined {
     if (this.messages.length === 0) return undefined;
-    if (this.strategy instanceof CoreStrategy || (this.strategy instanceof CompositeStrategy && this.strategy.strategies.every((s) => s instanceof CoreStrategy))) {
+    const chain = coreChain(this.strategy);
+    if (chain) {
       // The metadata is already here: one call into the core, no walk over the messages.
-      const chain = this.strategy instanceof CompositeStrategy ? (this.strategy.strategies as CoreStrategy[]) : [this.strategy];
       const plan = native.planTruncation(
         new Uint8Array(this.roles),
         new Uint32Array(this.tokens),

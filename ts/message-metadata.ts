@@ -2,7 +2,7 @@
 // Read from the caller's messages (any of the three shapes, through message-shape.ts) in one pass;
 // the messages themselves never leave JavaScript.
 import { describe, plainError, typeError } from "./errors.js";
-import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
+import { isRecord, visitMessage, type MessageVisitor } from "./message-shape.js";
 import type { BatchTokenCounter, MessageLike, TokenCounter } from "./token-counter.js";
 
 export const ROLE_CODES = { system: 0, developer: 0, user: 1, assistant: 2, tool: 3, function: 3 } as const;
@@ -81,10 +81,9 @@ export class MetadataReader {
       toolCall: (id) => {
         if (id !== undefined) calls.push(id);
       },
-      toolResult: (id, output) => {
+      toolResult: (id) => {
         hasResult = true;
         if (id !== undefined) results.push(id);
-        visitToolOutput(output, { ...visitor, toolResult: () => {} });
       },
     };
     visitMessage(message, visitor);

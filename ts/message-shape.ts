@@ -82,3 +82,11 @@ export function visitToolOutput(output: unknown, visitor: MessageVisitor): void 
     visitor.text(output);
   }
 }
+
+/** A tool result's output as text: its text parts joined by newlines, other values as JSON. */
+export function toolOutputText(output: unknown): string {
+  const texts: string[] = [];
+  const push = (v: unknown) => texts.push(typeof v === "string" ? v : (JSON.stringify(v) ?? ""));
+  visitToolOutput(output, { text: push, image: () => {}, toolCall: () => {}, toolResult: (_id, inner) => push(inner) });
+  return texts.join("\n");
+}

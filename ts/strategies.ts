@@ -63,7 +63,19 @@ export function markerRoleOf(strategies: readonly TruncationStrategy[]): Inserte
   return "system";
 }
 
-function checkRole(value: unknown, name: string): InsertedRole {
+/**
+ * The built-in strategies `strategy` consists of (itself, or a composite's members), or undefined
+ * when a custom strategy is among them: then the chain cannot be planned in one core call.
+ */
+export function coreChain(strategy: TruncationStrategy): CoreStrategy[] | undefined {
+  if (strategy instanceof CoreStrategy) return [strategy];
+  if (strategy instanceof CompositeStrategy && strategy.strategies.every((s) => s instanceof CoreStrategy)) {
+    return strategy.strategies as CoreStrategy[];
+  }
+  return undefined;
+}
+
+export function checkRole(value: unknown, name: string): InsertedRole {
   if (value !== "system" && value !== "user" && value !== "assistant") throw rangeError(`${name} must be "system", "user" or "assistant", got ${describe(value)}`);
   return value;
 }
@@ -257,9 +269,8 @@ export class CompositeStrategy implements TruncationStrategy {
 
   plan<M extends MessageLike>(messages: readonly M[], targetTokens: number, counter: TokenCounter): TruncationPlan<M> {
     // All built in: one call into the core plans the whole chain.
-    if (this.strategies.every((s) => s instanceof CoreStrategy)) {
-      return planWith(this.strategies as CoreStrategy[], this.options, messages, targetTokens, counter);
-    }
+    const chain = coreChain(this);
+    if (chain) return planWith(chain, this.options, messages, targetTokens, counter);
     // Otherwise each strategy plans on what the previous one kept.
     checkTarget(targetTokens);
     let current: Array<{ message: M; index: number }> = messages.map((message, index) => ({ message, index }));
