@@ -18,13 +18,25 @@ namespace ctxwin::binding {
 
 namespace {
 
-std::string utf8_of(const Napi::Value& value, const char* name) {
+// Reads JavaScript string `value` as UTF-8 into `out`, reusing `utf16` and `out`'s memory: the
+// synchronous calls keep both buffers per Tokenizer, so counting allocates nothing per call.
+void read_utf8(const Napi::Value& value, const char* name, std::u16string& utf16, std::string& out) {
   if (!value.IsString()) {
     throw Error::type(ErrorCode::InvalidArgument, std::string(name) + " must be a string");
   }
-  const std::u16string utf16 = value.As<Napi::String>().Utf16Value();
+  napi_env env = value.Env();
+  std::size_t length = 0;
+  NAPI_THROW_IF_FAILED_VOID(env, napi_get_value_string_utf16(env, value, nullptr, 0, &length));
+  utf16.resize(length + 1);  // room for the terminator napi writes
+  NAPI_THROW_IF_FAILED_VOID(env, napi_get_value_string_utf16(env, value, utf16.data(), utf16.size(), &length));
+  out.clear();
+  append_utf16_as_utf8(std::u16string_view(utf16.data(), length), out);
+}
+
+std::string utf8_of(const Napi::Value& value, const char* name) {
+  std::u16string utf16;
   std::string utf8;
-  append_utf16_as_utf8(utf16, utf8);
+  read_utf8(value, name, utf16, utf8);
   return utf8;
 }
 
@@ -64,17 +76,29 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
  private:
   Napi::Value count(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
-      const std::string text = utf8_of(info[0], "text");
+      read_utf8(info[0], "text", utf16_, utf8_);
       const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
-      return Napi::Number::New(info.Env(), static_cast<double>(encoding_->count_valid(text, allow_special, &cache_)));
+      return Napi::Number::New(info.Env(), static_cast<double>(encoding_->count_valid(utf8_, allow_special, &cache_)));
     });
   }
 
   Napi::Value count_many(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
-      const auto texts = utf8_array_of(info[0], "texts");
-      auto counts = Napi::Uint32Array::New(info.Env(), texts.size());
-      for (std::size_t i = 0; i < texts.size(); ++i) counts[i] = static_cast<uint32_t>(encoding_->count_valid(texts[i], false, &cache_));
+      if (!info[0].IsArray()) {
+        throw Error::type(ErrorCode::InvalidArgument, "texts must be an array of strings");
+      }
+      auto texts = info[0].As<Napi::Array>();
+      const uint32_t n = texts.Length();
+      auto counts = Napi::Uint32Array::New(info.Env(), n);
+      // One string at a time through the same buffers: no copy of the whole batch.
+      for (uint32_t i = 0; i < n; ++i) {
+        const Napi::Value text = texts.Get(i);
+        if (!text.IsString()) {
+          throw Error::type(ErrorCode::InvalidArgument, "texts[" + std::to_string(i) + "] must be a string");
+        }
+        read_utf8(text, "texts", utf16_, utf8_);
+        counts[i] = static_cast<uint32_t>(encoding_->count_valid(utf8_, false, &cache_));
+      }
       return counts;
     });
   }
@@ -177,6 +201,8 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
 
   const Encoding* encoding_ = nullptr;
   PieceCache cache_;  // used only on this object's JavaScript thread
+  std::u16string utf16_;  // the synchronous calls' input buffers, reused from call to call
+  std::string utf8_;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "ctxwin/utf8.hpp"
 
+#include <cstring>
+
 namespace ctxwin {
 
 namespace {
@@ -20,6 +22,26 @@ void append_code_point(char32_t cp, std::string& out) {
     out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
     out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   }
+}
+
+// Writes the UTF-8 form of `cp` (not a surrogate) at `w`; returns the end.
+char* write_code_point(char32_t cp, char* w) noexcept {
+  if (cp < 0x80) {
+    *w++ = static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *w++ = static_cast<char>(0xC0 | (cp >> 6));
+    *w++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *w++ = static_cast<char>(0xE0 | (cp >> 12));
+    *w++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *w++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *w++ = static_cast<char>(0xF0 | (cp >> 18));
+    *w++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    *w++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *w++ = static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return w;
 }
 
 constexpr char32_t kReplacement = 0xFFFD;
@@ -46,21 +68,45 @@ std::size_t valid_sequence_length(std::string_view text, std::size_t at) noexcep
 }  // namespace
 
 void append_utf16_as_utf8(std::u16string_view text, std::string& out) {
-  out.reserve(out.size() + text.size() + text.size() / 2);
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char16_t unit = text[i];
-    if (unit < 0x80) {
-      out.push_back(static_cast<char>(unit));
-    } else if (unit >= 0xD800 && unit <= 0xDBFF && i + 1 < text.size() && text[i + 1] >= 0xDC00 &&
-               text[i + 1] <= 0xDFFF) {
-      append_code_point(0x10000 + ((char32_t(unit) - 0xD800) << 10) + (char32_t(text[i + 1]) - 0xDC00), out);
-      ++i;
-    } else if (unit >= 0xD800 && unit <= 0xDFFF) {
-      append_code_point(kReplacement, out);  // a lone surrogate, as TextEncoder writes it
-    } else {
-      append_code_point(unit, out);
+  // Sized for the worst case (3 bytes per unit), written through a pointer, trimmed at the end:
+  // push_back's capacity check per byte cost more than the counting of ASCII text itself.
+  const std::size_t start = out.size();
+  out.resize(start + text.size() * 3);
+  char* const begin = out.data() + start;
+  char* w = begin;
+  const char16_t* p = text.data();
+  const char16_t* const end = p + text.size();
+  while (p < end) {
+    // ASCII, four units at a time: most text (and all code) is mostly ASCII.
+    while (end - p >= 4) {
+      std::uint64_t units;
+      std::memcpy(&units, p, sizeof units);
+      if ((units & 0xFF80FF80FF80FF80ull) != 0) break;
+      w[0] = static_cast<char>(p[0]);
+      w[1] = static_cast<char>(p[1]);
+      w[2] = static_cast<char>(p[2]);
+      w[3] = static_cast<char>(p[3]);
+      w += 4;
+      p += 4;
     }
+    if (p == end) break;
+    const char16_t unit = *p++;
+    char32_t cp = unit;
+    if (unit < 0x80) {
+      *w++ = static_cast<char>(unit);
+      continue;
+    }
+    if (unit >= 0xD800 && unit <= 0xDFFF) {
+      if (unit <= 0xDBFF && p < end && *p >= 0xDC00 && *p <= 0xDFFF) {
+        cp = 0x10000 + ((char32_t(unit) - 0xD800) << 10) + (char32_t(*p) - 0xDC00);
+        ++p;
+      } else {
+        cp = kReplacement;  // a lone surrogate, as TextEncoder writes it
+      }
+    }
+    w = write_code_point(cp, w);
   }
+  out.resize(start + static_cast<std::size_t>(w - begin));
 }
 
 bool is_valid_utf8(std::string_view text) noexcept {
