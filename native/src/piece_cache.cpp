@@ -7,16 +7,6 @@
 
 namespace ctxwin {
 
-PieceCache::ShortKey PieceCache::short_key(std::string_view piece) noexcept {
-  // Bytes 0-7 in `low`, bytes 8-14 in `high`, the length in high's top byte.
-  ShortKey key;
-  const std::size_t n = piece.size();
-  std::memcpy(&key.low, piece.data(), n < 8 ? n : 8);
-  if (n > 8) std::memcpy(&key.high, piece.data() + 8, n - 8);
-  key.high |= std::uint64_t{n} << 56;
-  return key;
-}
-
 PieceCache::PieceCache(std::size_t max_entries, std::size_t max_bytes)
     : short_(std::size_t{1} << kShortBits), max_entries_(max_entries), max_bytes_(max_bytes) {}
 // The long-piece table is allocated on its first insert: most callers never need it.

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "ctxwin/error.hpp"
+#include "ctxwin/short_bytes.hpp"
 
 namespace ctxwin {
 
@@ -49,19 +50,16 @@ inline std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
 }  // namespace
 
 std::uint64_t hash_bytes(std::string_view bytes) noexcept {
-  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ bytes.size();
   const char* p = bytes.data();
   std::size_t n = bytes.size();
-  while (n >= 8) {
-    std::uint64_t v;
-    std::memcpy(&v, p, 8);
-    h = mix(h, v);
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  if (n <= 8) return mix(h, short_bytes::key_up_to_8(p, n));  // most pieces and tokens
+  while (n > 8) {
+    h = mix(h, short_bytes::load8(p));
     p += 8;
     n -= 8;
   }
-  std::uint64_t tail = 0;
-  if (n > 0) std::memcpy(&tail, p, n);
-  return mix(h, tail ^ (std::uint64_t{n} << 56));
+  return mix(h, short_bytes::key_up_to_8(p, n));
 }
 
 RankTable RankTable::load(const std::string& path) {
@@ -129,10 +127,9 @@ RankTable RankTable::parse(std::string_view contents, const std::string& source_
 }
 
 namespace {
+// Keys of up to 8 bytes are stored inline, as short_bytes keys (unique together with the length).
 inline std::uint64_t pack_short(std::string_view bytes) noexcept {
-  std::uint64_t value = 0;
-  std::memcpy(&value, bytes.data(), bytes.size());
-  return value;
+  return short_bytes::key_up_to_8(bytes.data(), bytes.size());
 }
 }  // namespace
 

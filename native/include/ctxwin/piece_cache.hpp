@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxwin/short_bytes.hpp"
+
 namespace ctxwin {
 
 class PieceCache {
@@ -59,7 +61,21 @@ class PieceCache {
     ShortKey key{~std::uint64_t{0}, ~std::uint64_t{0}};  // matches no real piece
     std::uint32_t count = 0;
   };
-  static ShortKey short_key(std::string_view piece) noexcept;
+  // Bytes 0-7 in `low` and the rest in `high`, under the length in high's top byte; up to 8 bytes,
+  // a key that is unique together with the length (see short_bytes.hpp). Fixed-size loads only.
+  static ShortKey short_key(std::string_view piece) noexcept {
+    const char* p = piece.data();
+    const std::size_t n = piece.size();
+    ShortKey key;
+    if (n <= 8) {
+      key.low = short_bytes::key_up_to_8(p, n);
+      key.high = std::uint64_t{n} << 56;
+    } else {
+      key.low = short_bytes::load8(p);
+      key.high = (short_bytes::load8(p + n - 8) >> (8 * (16 - n))) | (std::uint64_t{n} << 56);  // bytes 8..n-1
+    }
+    return key;
+  }
   static std::size_t short_index(const ShortKey& key) noexcept {
     const std::uint64_t h = (key.low * 0x9E3779B97F4A7C15ull) ^ (key.high * 0xC2B2AE3D27D4EB4Full);
     return static_cast<std::size_t>(h >> (64 - kShortBits));
