@@ -1,7 +1,7 @@
 #include "ctxwin/bpe.hpp"
 
 #include <array>
-#include <cstring>
+#include <climits>
 #include <queue>
 
 namespace ctxwin {
@@ -12,32 +12,60 @@ constexpr std::uint32_t kNone = RankTable::kNoRank;
 // Up to this many bytes the quadratic scan beats the heap.
 constexpr std::size_t kShortPiece = 128;
 
-// Merges a short piece in place over token ids: tiktoken's loop (lowest rank first, leftmost on
-// ties), with each pair's rank read from the pair table. Returns the number of tokens left in `ids`.
-std::size_t merge_short(std::string_view piece, const RankTable& ranks, std::array<std::uint32_t, kShortPiece>& ids) {
-  std::size_t count = piece.size();
-  std::array<std::uint32_t, kShortPiece> rank;  // rank[k]: merging ids[k] with ids[k + 1]
-  for (std::size_t k = 0; k < count; ++k) ids[k] = ranks.byte_token(static_cast<unsigned char>(piece[k]));
-  for (std::size_t k = 0; k + 1 < count; ++k) {
-    rank[k] = ranks.byte_pair_rank(static_cast<unsigned char>(piece[k]), static_cast<unsigned char>(piece[k + 1]));
+// Merges a short piece over token ids with tiktoken's choice at every step: the lowest rank first,
+// the leftmost on ties. Parts keep their byte position (merging kills the right one and links
+// around it), so nothing moves; each live part's pending merge is one int32 key,
+// (rank << 7 | position), which orders by rank and then position, so the step's choice is the
+// plain minimum of the keys: a loop the compiler vectorizes.
+// Returns the number of parts left; `ids[k]` for k along `next` from 0 are the tokens.
+constexpr std::int32_t kNoMerge = INT32_MAX;
+static_assert(kShortPiece <= 128, "positions are 7 bits of a merge key");
+
+struct ShortMerge {
+  alignas(16) std::array<std::int32_t, kShortPiece> key;  // kNoMerge: dead, last, or no merge
+  std::array<std::uint32_t, kShortPiece> ids;
+  std::array<std::uint8_t, kShortPiece> next;  // next live part; count of bytes at the end
+  std::array<std::uint8_t, kShortPiece> prev;  // previous live part; 0xFF before the first
+};
+
+inline std::int32_t merge_key(std::uint32_t rank, std::size_t position) noexcept {
+  return rank == kNone ? kNoMerge : static_cast<std::int32_t>((rank << 7) | position);
+}
+
+std::size_t merge_short(std::string_view piece, const RankTable& ranks, ShortMerge& m) {
+  const std::size_t n = piece.size();
+  const std::size_t padded = (n + 7) & ~std::size_t{7};
+  for (std::size_t k = 0; k < n; ++k) {
+    m.ids[k] = ranks.byte_token(static_cast<unsigned char>(piece[k]));
+    m.next[k] = static_cast<std::uint8_t>(k + 1);
+    m.prev[k] = static_cast<std::uint8_t>(k - 1);
   }
+  for (std::size_t k = 0; k + 1 < n; ++k) {
+    m.key[k] = merge_key(ranks.byte_pair_rank(static_cast<unsigned char>(piece[k]), static_cast<unsigned char>(piece[k + 1])), k);
+  }
+  for (std::size_t k = n - 1; k < padded; ++k) m.key[k] = kNoMerge;
+  std::size_t count = n;
   while (count > 1) {
-    // (rank << 32 | position): the minimum is the lowest rank, the leftmost on ties, and the
-    // comparison compiles to a conditional move instead of a hard-to-predict branch.
-    std::uint64_t best = ~std::uint64_t{0};
-    for (std::size_t k = 0; k + 1 < count; ++k) {
-      const std::uint64_t candidate = (std::uint64_t{rank[k]} << 32) | k;
-      best = candidate < best ? candidate : best;
-    }
-    if ((best >> 32) == kNone) break;
-    const std::size_t at = static_cast<std::size_t>(best & 0xFFFFFFFFu);
-    ids[at] = static_cast<std::uint32_t>(best >> 32);  // a merged token's id is its rank
-    const std::size_t tail = count - at - 2;
-    std::memmove(&ids[at + 1], &ids[at + 2], tail * sizeof(std::uint32_t));
-    std::memmove(&rank[at + 1], &rank[at + 2], tail * sizeof(std::uint32_t));
+    std::int32_t best = kNoMerge;
+    for (std::size_t k = 0; k < padded; ++k) best = m.key[k] < best ? m.key[k] : best;
+    if (best == kNoMerge) break;
+    const std::size_t at = static_cast<std::size_t>(best) & 0x7F;
+    const std::size_t right = m.next[at];
+    const std::size_t after = m.next[right];
+    m.ids[at] = static_cast<std::uint32_t>(best) >> 7;  // a merged token's id is its rank
+    m.key[right] = kNoMerge;
+    m.next[at] = static_cast<std::uint8_t>(after);
     --count;
-    if (at + 1 < count) rank[at] = ranks.merge_rank(ids[at], ids[at + 1]);
-    if (at > 0) rank[at - 1] = ranks.merge_rank(ids[at - 1], ids[at]);
+    if (after < n) {
+      m.prev[after] = static_cast<std::uint8_t>(at);
+      m.key[at] = merge_key(ranks.merge_rank(m.ids[at], m.ids[after]), at);
+    } else {
+      m.key[at] = kNoMerge;
+    }
+    if (at > 0) {
+      const std::size_t before = m.prev[at];
+      m.key[before] = merge_key(ranks.merge_rank(m.ids[before], m.ids[at]), before);
+    }
   }
   return count;
 }
@@ -105,8 +133,8 @@ std::size_t bpe_count(std::string_view piece, const RankTable& ranks) {
 
 std::size_t bpe_merge_count(std::string_view piece, const RankTable& ranks) {
   if (piece.size() <= kShortPiece) {
-    std::array<std::uint32_t, kShortPiece> ids;
-    return merge_short(piece, ranks, ids);
+    ShortMerge scratch;
+    return merge_short(piece, ranks, scratch);
   }
   return merge_long(piece, ranks).size();
 }
@@ -118,9 +146,9 @@ void bpe_encode(std::string_view piece, const RankTable& ranks, std::vector<std:
     return;
   }
   if (piece.size() <= kShortPiece) {
-    std::array<std::uint32_t, kShortPiece> ids;
-    const std::size_t count = merge_short(piece, ranks, ids);
-    out.insert(out.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(count));
+    ShortMerge scratch;
+    merge_short(piece, ranks, scratch);
+    for (std::size_t k = 0; k < piece.size(); k = scratch.next[k]) out.push_back(scratch.ids[k]);
     return;
   }
   const std::vector<std::uint32_t> ids = merge_long(piece, ranks);
