@@ -176,12 +176,34 @@ std::size_t Pretokenizer::match_cl100k(std::size_t i) const noexcept {
   return whitespace(text_, i, true);
 }
 
+// The o200k word alternatives on ASCII: with [A-Z] as the only upper-ish and [a-z] as the only
+// lower-ish letters, [A-Z]*[a-z]+ | [A-Z]+[a-z]* is the upper run then the lower run. Exact only
+// when the word ends at an ASCII byte (or the end): a non-ASCII letter or mark could extend it.
+// Returns the end of the word; kNoWord when no word can start at `i`; kNoMatch when non-ASCII
+// text decides, for the general matcher.
+constexpr std::size_t kNoWord = static_cast<std::size_t>(-1);
+std::size_t ascii_word(std::string_view text, std::size_t i) noexcept {
+  std::size_t j = i;
+  if (!(kAscii[static_cast<unsigned char>(text[i])] & (kLetter | kNumber | kCrLf))) ++j;  // the optional prefix
+  std::size_t k = j;
+  while (k < text.size() && text[k] >= 'A' && text[k] <= 'Z') ++k;
+  while (k < text.size() && text[k] >= 'a' && text[k] <= 'z') ++k;
+  if (k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80) return kNoMatch;
+  // No letter at j, and j holds ASCII: neither core can start at j, nor at i (when j = i + 1,
+  // text[i] is not a letter).
+  return k == j ? kNoWord : k;
+}
+
 std::size_t Pretokenizer::match_o200k(std::size_t i) const noexcept {
+  // Most pieces of English text and code: " word", "Word", "HTTP", ".method".
+  const std::size_t word = static_cast<unsigned char>(text_[i]) < 0x80 ? ascii_word(text_, i) : kNoMatch;
+  if (word != kNoMatch && word != kNoWord) return word + contraction(text_, word, true);
   const CodePoint c0 = at(text_, i);
   const bool can_prefix = !(c0.flags & (kCrLf | kLetter | kNumber));
   // The two word alternatives: an optional prefix, a cased core, an optional contraction. The
   // optional prefix is greedy: it is tried first, and dropped only when the core then fails.
   for (auto core : {upper_star_lower_plus, upper_plus_lower_star}) {
+    if (word == kNoWord) break;
     std::size_t end = can_prefix && i + c0.length < text_.size() ? core(text_, i + c0.length) : kNoMatch;
     if (end == kNoMatch) end = core(text_, i);
     if (end != kNoMatch) return end + contraction(text_, end, true);
