@@ -161,6 +161,8 @@ void RankTable::insert(std::string_view bytes, std::uint32_t rank) {
   }
   // Every token's bytes also go to the arena: decode reads them from there.
   const auto offset = static_cast<std::uint32_t>(arena_.size());
+  auto& longest = longest_by_first_byte_[static_cast<unsigned char>(bytes[0])];
+  longest = std::max(longest, static_cast<std::uint16_t>(bytes.size()));
   arena_.append(bytes);
   ++count_;
   max_rank_ = std::max(max_rank_, rank);
@@ -218,7 +220,10 @@ std::uint32_t RankTable::merge_rank(std::uint32_t left, std::uint32_t right) con
 }
 
 std::uint32_t RankTable::rank_of(std::string_view bytes) const noexcept {
-  if (slots_.empty()) return kNoRank;
+  if (slots_.empty() || bytes.empty()) return kNoRank;
+  // Longer than every token that starts with this byte (a sentence of CJK text is one piece):
+  // no probe of the large table needed.
+  if (bytes.size() > longest_by_first_byte_[static_cast<unsigned char>(bytes[0])]) return kNoRank;
   const std::uint64_t h = hash_bytes(bytes);
   const auto tag = static_cast<std::uint16_t>(h >> 48);
   for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {

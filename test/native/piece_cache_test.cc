@@ -50,6 +50,24 @@ TEST(RankTable, PairTableAgreesWithByteLookups) {
   EXPECT_EQ(ranks.byte_pair_rank('h', 'e'), ranks.rank_of("he"));
 }
 
+TEST(RankTable, EveryTokenIsFoundIncludingTheLongestPerFirstByte) {
+  // rank_of answers "no" without probing for bytes longer than every token with their first
+  // byte; the longest tokens themselves must still be found.
+  for (const char* name : {"cl100k_base", "o200k_base"}) {
+    const RankTable& ranks = Encoding::get(name, CTXWIN_RANK_DATA_DIR).ranks();
+    std::size_t found = 0;
+    for (std::uint32_t rank = 0; rank <= ranks.max_rank(); ++rank) {
+      const std::string_view bytes = ranks.bytes_of(rank);
+      if (bytes.empty()) continue;
+      ASSERT_EQ(ranks.rank_of(bytes), rank) << name;
+      ++found;
+    }
+    EXPECT_EQ(found, ranks.size()) << name;
+    EXPECT_EQ(ranks.rank_of(std::string(300, ' ')), RankTable::kNoRank);
+    EXPECT_EQ(ranks.rank_of(""), RankTable::kNoRank);
+  }
+}
+
 }  // namespace
 }  // namespace ctxwin
 

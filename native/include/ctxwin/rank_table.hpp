@@ -72,6 +72,7 @@ class RankTable {
   std::vector<std::uint32_t> merges_by_left_;
   std::vector<std::uint64_t> merges_;
   std::uint32_t byte_tokens_[256] = {};
+  std::uint16_t longest_by_first_byte_[256] = {};  // byte length of the longest token starting with it
   std::vector<std::uint32_t> byte_pairs_;
 
   std::string arena_;
