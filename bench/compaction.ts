@@ -21,8 +21,10 @@ export async function benchCompaction(): Promise<void> {
   const counter = new TiktokenCounter({ model: "gpt-4o" });
   const compactor = new ToolResultCompactor({ maxResultTokens: 1000 });
   const lines: string[] = [];
-  for (let i = 0; lines.join("\n").length < 5_000_000 && i < 200_000; i++) {
-    lines.push(i % 5000 === 4999 ? `Error: request ${i} failed with status 503` : `${new Date(1_700_000_000_000 + i * 1000).toISOString()} INFO worker-${i % 8} processed job ${i} in ${i % 97}ms`);
+  for (let i = 0, length = 0; length < 5_000_000 && i < 200_000; i++) {
+    const line = i % 5000 === 4999 ? `Error: request ${i} failed with status 503` : `${new Date(1_700_000_000_000 + i * 1000).toISOString()} INFO worker-${i % 8} processed job ${i} in ${i % 97}ms`;
+    lines.push(line);
+    length += line.length + 1; // the joined text's length, without joining every time
   }
   const text = lines.join("\n");
   const json = JSON.stringify({ jobs: Array.from({ length: 40_000 }, (_, i) => ({ id: i, status: i % 50 ? "done" : "failed", worker: `worker-${i % 8}`, note: "x".repeat(80) })) });
