@@ -108,36 +108,41 @@ std::size_t Encoding::count(std::string_view text, bool allow_special, PieceCach
 }
 
 std::size_t Encoding::count_valid(std::string_view text, bool allow_special, PieceCache* cache) const {
+  // One piece, or one independent part of a long piece: most are whole tokens (one lookup, no
+  // merge), and pieces of up to 15 bytes, nearly all of them, go through the caller's small table.
+  const auto count_piece = [&](std::string_view piece) -> std::size_t {
+    if (cache != nullptr && piece.size() <= PieceCache::kShortPiece) {
+      std::uint32_t n = cache->find_short(piece);
+      if (n == PieceCache::kMissing) {
+        n = piece.size() == 1 || ranks_.rank_of(piece) != RankTable::kNoRank
+                ? 1u
+                : static_cast<std::uint32_t>(bpe_merge_count(piece, ranks_));
+        cache->insert_short(piece, n);
+      }
+      return n;
+    }
+    if (piece.size() == 1 || ranks_.rank_of(piece) != RankTable::kNoRank) return 1;
+    return bpe_merge_count(piece, ranks_);
+  };
   std::size_t total = 0;
   split_specials(
       text, allow_special,
       [&](std::string_view part) {
         Pretokenizer pieces(pattern_, part);
         for (std::string_view piece; pieces.next(piece);) {
-          if (cache != nullptr && piece.size() <= PieceCache::kShortPiece) {
-            // Short pieces, nearly all of them: a small per-caller table first.
-            std::uint32_t n = cache->find_short(piece);
-            if (n == PieceCache::kMissing) {
-              n = piece.size() == 1 || ranks_.rank_of(piece) != RankTable::kNoRank
-                      ? 1u
-                      : static_cast<std::uint32_t>(bpe_merge_count(piece, ranks_));
-              cache->insert_short(piece, n);
-            }
-            total += n;
+          if (piece.size() <= PieceCache::kShortPiece) {
+            total += count_piece(piece);
             continue;
           }
-          // Most pieces are whole tokens: one lookup, no merge.
-          if (piece.size() == 1 || ranks_.rank_of(piece) != RankTable::kNoRank) {
-            ++total;
-            continue;
-          }
+          // A long piece: seen before, or counted part by part.
           if (cache != nullptr) {
             if (const std::uint32_t known = cache->find(piece); known != PieceCache::kMissing) {
               total += known;
               continue;
             }
           }
-          const std::size_t n = bpe_merge_count(piece, ranks_);
+          std::size_t n = 0;
+          for_each_independent_part(piece, ranks_, [&](std::string_view bytes) { n += count_piece(bytes); });
           if (cache != nullptr) cache->insert(piece, static_cast<std::uint32_t>(n));
           total += n;
         }
@@ -154,7 +159,9 @@ std::vector<std::uint32_t> Encoding::encode(std::string_view text, bool allow_sp
       text, allow_special,
       [&](std::string_view part) {
         Pretokenizer pieces(pattern_, part);
-        for (std::string_view piece; pieces.next(piece);) bpe_encode(piece, ranks_, tokens);
+        for (std::string_view piece; pieces.next(piece);) {
+          for_each_independent_part(piece, ranks_, [&](std::string_view bytes) { bpe_encode(bytes, ranks_, tokens); });
+        }
       },
       [&](const SpecialToken& s) { tokens.push_back(s.rank); });
   return tokens;

@@ -119,6 +119,7 @@ RankTable RankTable::parse(std::string_view contents, const std::string& source_
     }
   }
   table.build_merges();
+  table.build_join_sets();
   table.byte_pairs_.resize(256 * 256);
   for (std::size_t pair = 0; pair < 256 * 256; ++pair) {
     table.byte_pairs_[pair] = table.merge_rank(table.byte_tokens_[pair >> 8], table.byte_tokens_[pair & 0xFF]);
@@ -199,6 +200,43 @@ void RankTable::build_merges() {
     merges_.push_back(m & ((std::uint64_t{1} << 40) - 1));
   }
   for (std::size_t i = 1; i < merges_by_left_.size(); ++i) merges_by_left_[i] += merges_by_left_[i - 1];
+}
+
+namespace {
+inline void set_bit(std::vector<std::uint64_t>& bits, std::size_t bit) noexcept {
+  bits[bit / 64] |= std::uint64_t{1} << (bit % 64);
+}
+inline bool test_bit(const std::vector<std::uint64_t>& bits, std::size_t bit) noexcept {
+  return (bits[bit / 64] >> (bit % 64)) & 1u;
+}
+inline std::size_t pair_bit(const char* p) noexcept {
+  return (std::size_t{static_cast<unsigned char>(p[0])} << 8) | static_cast<unsigned char>(p[1]);
+}
+}  // namespace
+
+void RankTable::build_join_sets() {
+  starts_with_pair_.assign(65536 / 64, 0);
+  ends_with_pair_.assign(65536 / 64, 0);
+  contains_window_.assign((std::size_t{1} << kWindowBits) / 64, 0);
+  for (std::uint32_t rank = 0; rank < by_rank_.size(); ++rank) {
+    const std::string_view bytes = bytes_of(rank);
+    if (bytes.size() < 2) continue;
+    set_bit(starts_with_pair_, pair_bit(bytes.data()));
+    set_bit(ends_with_pair_, pair_bit(bytes.data() + bytes.size() - 2));
+    for (std::size_t i = 0; i + 4 <= bytes.size(); ++i) {
+      set_bit(contains_window_, window_bit(short_bytes::load4(bytes.data() + i)));
+    }
+  }
+}
+
+bool RankTable::may_join_across(std::string_view text, std::size_t at) const noexcept {
+  // A token holding text[at - 1] and text[at] either starts at at - 1 (it starts with that pair),
+  // ends at at + 1 (it ends with it), or reaches from at - 2 or before to at + 2 or after (it
+  // contains the four bytes around `at`).
+  if (at < 2 || at + 2 > text.size()) return true;
+  const char* p = text.data() + at;
+  return test_bit(starts_with_pair_, pair_bit(p - 1)) || test_bit(ends_with_pair_, pair_bit(p - 1)) ||
+         test_bit(contains_window_, window_bit(short_bytes::load4(p - 2)));
 }
 
 std::uint32_t RankTable::merge_rank(std::uint32_t left, std::uint32_t right) const noexcept {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ctxwin/bpe.hpp"
 #include "ctxwin/error.hpp"
 #include "ctxwin/pretokenizer.hpp"
 
@@ -75,6 +76,50 @@ TEST(Encoding, LongSingleCharacterRunsMergeExactly) {
     const std::string piece(n, 'z');
     EXPECT_EQ(cl100k().decode(cl100k().encode(piece)), piece);
   }
+}
+
+// Counting a long piece part by part (for_each_independent_part) looks each part up as a whole
+// token first; that equals merging it only because every token merges back into itself.
+TEST(Encoding, EveryTokenMergesBackIntoItself) {
+  for (const char* name : {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"}) {
+    const RankTable& ranks = Encoding::get(name, CTXWIN_RANK_DATA_DIR).ranks();
+    std::size_t checked = 0;
+    for (std::uint32_t rank = 0; rank <= ranks.max_rank(); ++rank) {
+      const std::string_view bytes = ranks.bytes_of(rank);
+      if (bytes.size() < 2) continue;
+      ASSERT_EQ(bpe_merge_count(bytes, ranks), 1u) << name << " token " << rank;
+      ++checked;
+    }
+    EXPECT_GT(checked, 49000u) << name;
+  }
+}
+
+// Parts cut where no token can join across merge into exactly the piece's tokens.
+TEST(Encoding, IndependentPartsMergeAsTheWholePiece) {
+  const std::vector<std::string> texts = {
+      "日本語のテキストはひとつの長いピースになり、言葉ごとに分かれます", "中文文本通常是一个很长的片段，没有空格分隔",
+      "한국어텍스트도마찬가지로긴조각이됩니다", "Кириллицабезпробеловтожедлинная",
+      "supercalifragilisticexpialidocious_identifier_name", "==============================",
+      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "😀😀😀👨‍👩‍👧🇫🇷🇫🇷👍🏽👍🏽"};
+  for (const Encoding* encoding : {&cl100k(), &o200k()}) {
+    const RankTable& ranks = encoding->ranks();
+    for (const std::string& text : texts) {
+      std::vector<std::uint32_t> whole;
+      bpe_encode(text, ranks, whole);
+      std::vector<std::uint32_t> by_parts;
+      std::size_t parts = 0;
+      for_each_independent_part(text, ranks, [&](std::string_view part) {
+        bpe_encode(part, ranks, by_parts);
+        ++parts;
+      });
+      EXPECT_EQ(by_parts, whole) << encoding->name() << ": " << text;
+      EXPECT_GE(parts, 1u);
+    }
+  }
+  // The CJK sentences do fall apart (the point of cutting them).
+  std::size_t parts = 0;
+  for_each_independent_part(texts[1], o200k().ranks(), [&](std::string_view) { ++parts; });
+  EXPECT_GT(parts, 3u);
 }
 
 TEST(Pretokenizer, Cl100kWhitespaceRules) {

@@ -23,4 +23,25 @@ std::size_t bpe_merge_count(std::string_view piece, const RankTable& ranks);
 // Appends the tokens of `piece` to `out`.
 void bpe_encode(std::string_view piece, const RankTable& ranks, std::vector<std::uint32_t>& out);
 
+// Calls `part(bytes)` for consecutive parts of `piece` that merge independently of each other: the
+// piece is cut at every code point boundary where no token can join across
+// (RankTable::may_join_across), so no merge ever spans a cut and each side makes the same merges
+// in the same order as it would alone. A sentence of CJK text, one piece of 50 to 200 bytes, falls
+// apart into words and characters that are single tokens or repeat.
+//
+// A part is then counted like a piece of its own, whole-token lookup included; that is exact
+// because every token of the encodings ctxwin loads merges from its bytes back into itself
+// (the Encoding.EveryTokenMergesBackIntoItself test checks all four).
+template <typename Part>
+void for_each_independent_part(std::string_view piece, const RankTable& ranks, Part&& part) {
+  std::size_t start = 0;
+  for (std::size_t at = 2; at + 2 <= piece.size(); ++at) {
+    if ((static_cast<unsigned char>(piece[at]) & 0xC0) == 0x80) continue;  // inside a code point
+    if (ranks.may_join_across(piece, at)) continue;
+    part(piece.substr(start, at - start));
+    start = at;
+  }
+  part(piece.substr(start));
+}
+
 }  // namespace ctxwin

@@ -45,6 +45,12 @@ class RankTable {
     return byte_pairs_[(std::size_t{left} << 8) | right];
   }
 
+  // False when no token can contain both text[at - 1] and text[at]: then byte-pair merging never
+  // joins anything across `at`, and the two sides of a piece merge independently. True when one
+  // might (it answers from hashed bit sets: "true" may be a false positive, "false" is certain),
+  // and always true within two bytes of either end of `text`.
+  bool may_join_across(std::string_view text, std::size_t at) const noexcept;
+
   std::size_t size() const noexcept { return count_; }
   std::uint32_t max_rank() const noexcept { return max_rank_; }
 
@@ -65,12 +71,23 @@ class RankTable {
 
   void insert(std::string_view bytes, std::uint32_t rank);
   void build_merges();
+  void build_join_sets();
 
   // Merges grouped by their left token (CSR): merges_by_left_[left] .. [left + 1] index a run of
   // (right << 20 | rank) words sorted by right. Text reuses the same left tokens, so the runs it
   // touches stay in cache, where a hash table would scatter every pair to its own cache line.
   std::vector<std::uint32_t> merges_by_left_;
   std::vector<std::uint64_t> merges_;
+  // For may_join_across, over every token of two or more bytes: its first two bytes, its last two
+  // bytes (65,536 bits each), and every four consecutive bytes (hashed to 2^21 bits, 256 KB).
+  static constexpr unsigned kWindowBits = 21;
+  static std::size_t window_bit(std::uint32_t four_bytes) noexcept {
+    return (four_bytes * 0x9E3779B1u) >> (32 - kWindowBits);
+  }
+  std::vector<std::uint64_t> starts_with_pair_;
+  std::vector<std::uint64_t> ends_with_pair_;
+  std::vector<std::uint64_t> contains_window_;
+
   std::uint32_t byte_tokens_[256] = {};
   std::uint16_t longest_by_first_byte_[256] = {};  // byte length of the longest token starting with it
   std::vector<std::uint32_t> byte_pairs_;
