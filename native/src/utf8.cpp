@@ -6,24 +6,6 @@ namespace ctxwin {
 
 namespace {
 
-void append_code_point(char32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 // Writes the UTF-8 form of `cp` (not a surrogate) at `w`; returns the end.
 char* write_code_point(char32_t cp, char* w) noexcept {
   if (cp < 0x80) {
@@ -42,6 +24,11 @@ char* write_code_point(char32_t cp, char* w) noexcept {
     *w++ = static_cast<char>(0x80 | (cp & 0x3F));
   }
   return w;
+}
+
+void append_code_point(char32_t cp, std::string& out) {
+  char bytes[4];
+  out.append(bytes, static_cast<std::size_t>(write_code_point(cp, bytes) - bytes));
 }
 
 constexpr char32_t kReplacement = 0xFFFD;
