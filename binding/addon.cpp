@@ -1,12 +1,14 @@
-// The ctxwin.node module. It holds no state of its own, so it loads in any number of
-// worker_threads and contexts at once.
+// The ctxwin.node module. Its only state is per environment (JsThreadState: piece caches and
+// conversion buffers), so it loads in any number of worker_threads and contexts at once.
 #include <napi.h>
 
 #include "exports.hpp"
+#include "js_thread_state.hpp"
 
 namespace {
 
 Napi::Object init(Napi::Env env, Napi::Object exports) {
+  ctxwin::binding::JsThreadState::install(env);
   ctxwin::binding::register_estimate(env, exports);
   ctxwin::binding::register_thread_plan(env, exports);
   ctxwin::binding::register_extractive_summary(env, exports);

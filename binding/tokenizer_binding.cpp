@@ -1,9 +1,12 @@
 // class Tokenizer { constructor(encodingName, dataDir); count(text, allowSpecial?); countMany(texts);
-//                   encode(text, allowSpecial?); decode(tokens: Uint32Array) }
-// plus countAsync(tokenizer, text) / countManyAsync(tokenizer, texts) running on the libuv pool.
+//                   encode(text, allowSpecial?); decode(tokens: Uint32Array);
+//                   countAsync(text) / countManyAsync(texts), on the libuv pool;
+//                   compactToolResult(text, maxTokens, truncationMessage) }
+// and clearPieceCaches(). Tokenizers count through their thread's piece caches (js_thread_state).
 //
 // Strings cross as UTF-16 (the cheapest copy out of V8) and become UTF-8 in the core, lone
 // surrogates turning into U+FFFD exactly as TextEncoder (and so tiktoken's JS build) does.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,13 +16,14 @@
 #include "ctxwin/utf8.hpp"
 #include "errors.hpp"
 #include "exports.hpp"
+#include "js_thread_state.hpp"
 
 namespace ctxwin::binding {
 
 namespace {
 
 // Reads JavaScript string `value` as UTF-8 into `out`, reusing `utf16` and `out`'s memory: the
-// synchronous calls keep both buffers per Tokenizer, so counting allocates nothing per call.
+// synchronous calls use the thread's buffers, so counting allocates nothing per call.
 void read_utf8(const Napi::Value& value, const char* name, std::u16string& utf16, std::string& out) {
   if (!value.IsString()) {
     throw Error::type(ErrorCode::InvalidArgument, std::string(name) + " must be a string");
@@ -76,9 +80,12 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
  private:
   Napi::Value count(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
-      read_utf8(info[0], "text", utf16_, utf8_);
+      JsThreadState& thread = JsThreadState::of(info.Env());
+      read_utf8(info[0], "text", thread.utf16(), thread.utf8());
       const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
-      return Napi::Number::New(info.Env(), static_cast<double>(encoding_->count_valid(utf8_, allow_special, &cache_)));
+      const std::size_t n = encoding_->count_valid(thread.utf8(), allow_special, &thread.cache_for(*encoding_));
+      thread.trim_buffers();
+      return Napi::Number::New(info.Env(), static_cast<double>(n));
     });
   }
 
@@ -90,15 +97,18 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
       auto texts = info[0].As<Napi::Array>();
       const uint32_t n = texts.Length();
       auto counts = Napi::Uint32Array::New(info.Env(), n);
+      JsThreadState& thread = JsThreadState::of(info.Env());
+      PieceCache& cache = thread.cache_for(*encoding_);
       // One string at a time through the same buffers: no copy of the whole batch.
       for (uint32_t i = 0; i < n; ++i) {
         const Napi::Value text = texts.Get(i);
         if (!text.IsString()) {
           throw Error::type(ErrorCode::InvalidArgument, "texts[" + std::to_string(i) + "] must be a string");
         }
-        read_utf8(text, "texts", utf16_, utf8_);
-        counts[i] = static_cast<uint32_t>(encoding_->count_valid(utf8_, false, &cache_));
+        read_utf8(text, "texts", thread.utf16(), thread.utf8());
+        counts[i] = static_cast<uint32_t>(encoding_->count_valid(thread.utf8(), false, &cache));
       }
+      thread.trim_buffers();
       return counts;
     });
   }
@@ -123,24 +133,27 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
   }
 
   // Counting on a libuv worker thread: the event loop keeps running while a large text is counted.
+  // The job borrows a piece cache of its own from the thread's state (the synchronous calls'
+  // cache is not synchronized) and returns it when it completes.
   class CountWorker : public Napi::AsyncWorker {
    public:
     CountWorker(Napi::Env env, const Encoding& encoding, std::vector<std::string> texts, bool many)
         : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), encoding_(encoding),
-          texts_(std::move(texts)), many_(many) {}
+          texts_(std::move(texts)), many_(many), cache_(JsThreadState::of(env).lend(encoding)),
+          generation_(JsThreadState::of(env).generation()) {}
     Napi::Promise promise() { return deferred_.Promise(); }
 
    protected:
     void Execute() override {
       try {
-        PieceCache cache;  // this job's own: the Tokenizer's cache belongs to the JS thread
         counts_.reserve(texts_.size());
-        for (const auto& text : texts_) counts_.push_back(static_cast<uint32_t>(encoding_.count_valid(text, false, &cache)));
+        for (const auto& text : texts_) counts_.push_back(static_cast<uint32_t>(encoding_.count_valid(text, false, cache_.get())));
       } catch (const std::exception& error) {
         SetError(error.what());
       }
     }
     void OnOK() override {
+      give_back_cache();
       if (many_) {
         auto out = Napi::Uint32Array::New(Env(), counts_.size());
         std::copy(counts_.begin(), counts_.end(), out.Data());
@@ -149,14 +162,21 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
         deferred_.Resolve(Napi::Number::New(Env(), counts_.empty() ? 0 : counts_.front()));
       }
     }
-    void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
+    void OnError(const Napi::Error& error) override {
+      give_back_cache();
+      deferred_.Reject(error.Value());
+    }
 
    private:
+    void give_back_cache() { JsThreadState::of(Env()).give_back(encoding_, std::move(cache_), generation_); }
+
     Napi::Promise::Deferred deferred_;
     const Encoding& encoding_;  // process-lifetime: encodings are never unloaded
     std::vector<std::string> texts_;
     std::vector<uint32_t> counts_;
     bool many_;
+    std::unique_ptr<PieceCache> cache_;
+    unsigned generation_;
   };
 
   Napi::Value count_async(const Napi::CallbackInfo& info) {
@@ -187,7 +207,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
       ToolResultLimits limits;
       limits.max_tokens = static_cast<std::size_t>(checked_length(max, "maxResultTokens"));
       limits.truncation_message = string_arg(info, 2, "truncationMessage");
-      const CompactedResult out = compact_tool_result(text, *encoding_, limits, &cache_);
+      const CompactedResult out = compact_tool_result(text, *encoding_, limits, &JsThreadState::of(info.Env()).cache_for(*encoding_));
       Napi::Env env = info.Env();
       Napi::Object result = Napi::Object::New(env);
       result.Set("text", Napi::String::New(env, out.text));
@@ -200,15 +220,17 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
   }
 
   const Encoding* encoding_ = nullptr;
-  PieceCache cache_;  // used only on this object's JavaScript thread
-  std::u16string utf16_;  // the synchronous calls' input buffers, reused from call to call
-  std::string utf8_;
 };
 
 }  // namespace
 
 void register_tokenizer(Napi::Env env, Napi::Object exports) {
   exports.Set("Tokenizer", Tokenizer::define(env));
+  // clearPieceCaches(): forget the pieces this thread has counted, for every encoding.
+  exports.Set("clearPieceCaches", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                JsThreadState::of(info.Env()).clear_caches();
+                return info.Env().Undefined();
+              }));
 }
 
 }  // namespace ctxwin::binding

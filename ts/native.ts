@@ -17,6 +17,7 @@ export interface NativeCore {
   failureDigest(texts: string[], reason: string): string;
   estimateTokensByWords(text: string, tokensPerWord: number): number;
   Tokenizer: new (encoding: string, dataDir: string) => NativeTokenizer;
+  clearPieceCaches(): void;
   findModelLimits(model: string): { key: string; contextWindow: number; maxOutput: number } | null;
   normalizeModelId(model: string): string;
   planTruncation(

@@ -24,7 +24,21 @@ function checkTexts(texts: readonly string[]): string[] {
   return texts as string[];
 }
 
+/**
+ * Exact counts for an OpenAI encoding. Counters are cheap: every counter of a thread shares the
+ * encoding (loaded once per process) and one cache of the pieces already counted per encoding
+ * (bounded, a few MB at most), so creating one per conversation or per request costs nothing.
+ */
 export class TiktokenCounter implements BatchTokenCounter {
+  /**
+   * Forgets the pieces this thread has counted, for every encoding, and frees that memory. Counts
+   * stay exact; only the next counts of text seen before are slower. Benchmarks use it to measure
+   * unseen text.
+   */
+  static clearPieceCaches(): void {
+    native.clearPieceCaches();
+  }
+
   readonly encoding: EncodingName;
   readonly model: string | undefined;
   /** False when the rank data could not be loaded and counts come from an ApproximateCounter. */

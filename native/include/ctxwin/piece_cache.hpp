@@ -8,7 +8,8 @@
 // longer pieces that needed merging go to a hash table over an arena.
 //
 // A cache belongs to one caller at a time (it is not synchronized): the addon keeps one per
-// Tokenizer object for calls on its JavaScript thread, and each worker-thread job gets its own.
+// encoding for each JavaScript thread, shared by that thread's Tokenizers, and lends each
+// worker-thread job one of its own.
 // Memory is bounded: when full, it starts over empty.
 #pragma once
 
