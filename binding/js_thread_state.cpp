@@ -33,13 +33,12 @@ void JsThreadState::clear_caches() {
   caches_.clear();  // recreated empty on next use; no call is counting now (this is that thread)
   spares_.clear();
   ++generation_;
-  std::u16string().swap(utf16_);
-  std::string().swap(utf8_);
+  release_buffers();
 }
 
-void JsThreadState::trim_buffers() {
-  if (utf16_.capacity() * sizeof(char16_t) > kKeptBufferBytes) std::u16string().swap(utf16_);
-  if (utf8_.capacity() > kKeptBufferBytes) std::string().swap(utf8_);
+void JsThreadState::release_buffers() {
+  std::u16string().swap(utf16_);
+  std::string().swap(utf8_);
 }
 
 }  // namespace ctxwin::binding

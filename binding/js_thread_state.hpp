@@ -47,9 +47,13 @@ class JsThreadState {
   // past kKeptBufferBytes, so that counting one huge text does not pin its copies.
   std::u16string& utf16() noexcept { return utf16_; }
   std::string& utf8() noexcept { return utf8_; }
-  void trim_buffers();
+  void trim_buffers() {
+    if (utf16_.capacity() * sizeof(char16_t) > kKeptBufferBytes || utf8_.capacity() > kKeptBufferBytes) release_buffers();
+  }
 
  private:
+  void release_buffers();
+
   static constexpr std::size_t kKeptBufferBytes = 1 << 20;
   static constexpr std::size_t kSpareCaches = 4;  // libuv's default pool size
 

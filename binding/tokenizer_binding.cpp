@@ -73,6 +73,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
       const std::string name = string_arg(info, 0, "encoding");
       const std::string data_dir = string_arg(info, 1, "dataDir");
       encoding_ = &Encoding::get(name, data_dir);
+      thread_ = &JsThreadState::of(info.Env());
       return info.Env().Undefined();
     });
   }
@@ -80,11 +81,10 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
  private:
   Napi::Value count(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
-      JsThreadState& thread = JsThreadState::of(info.Env());
-      read_utf8(info[0], "text", thread.utf16(), thread.utf8());
+      read_utf8(info[0], "text", thread_->utf16(), thread_->utf8());
       const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
-      const std::size_t n = encoding_->count_valid(thread.utf8(), allow_special, &thread.cache_for(*encoding_));
-      thread.trim_buffers();
+      const std::size_t n = encoding_->count_valid(thread_->utf8(), allow_special, &cache());
+      thread_->trim_buffers();
       return Napi::Number::New(info.Env(), static_cast<double>(n));
     });
   }
@@ -97,8 +97,8 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
       auto texts = info[0].As<Napi::Array>();
       const uint32_t n = texts.Length();
       auto counts = Napi::Uint32Array::New(info.Env(), n);
-      JsThreadState& thread = JsThreadState::of(info.Env());
-      PieceCache& cache = thread.cache_for(*encoding_);
+      JsThreadState& thread = *thread_;
+      PieceCache& cache = this->cache();
       // One string at a time through the same buffers: no copy of the whole batch.
       for (uint32_t i = 0; i < n; ++i) {
         const Napi::Value text = texts.Get(i);
@@ -207,7 +207,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
       ToolResultLimits limits;
       limits.max_tokens = static_cast<std::size_t>(checked_length(max, "maxResultTokens"));
       limits.truncation_message = string_arg(info, 2, "truncationMessage");
-      const CompactedResult out = compact_tool_result(text, *encoding_, limits, &JsThreadState::of(info.Env()).cache_for(*encoding_));
+      const CompactedResult out = compact_tool_result(text, *encoding_, limits, &cache());
       Napi::Env env = info.Env();
       Napi::Object result = Napi::Object::New(env);
       result.Set("text", Napi::String::New(env, out.text));
@@ -219,7 +219,21 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
     });
   }
 
+  // The thread's cache for this encoding, looked up again only after clearPieceCaches().
+  PieceCache& cache() {
+    if (cache_ == nullptr || cache_generation_ != thread_->generation()) {
+      cache_ = &thread_->cache_for(*encoding_);
+      cache_generation_ = thread_->generation();
+    }
+    return *cache_;
+  }
+
   const Encoding* encoding_ = nullptr;
+  // This object's thread's state: it outlives every object of the thread (Node-API deletes it
+  // when the environment ends, when no method can run any more).
+  JsThreadState* thread_ = nullptr;
+  PieceCache* cache_ = nullptr;
+  unsigned cache_generation_ = 0;
 };
 
 }  // namespace
