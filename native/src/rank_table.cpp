@@ -74,6 +74,7 @@ RankTable RankTable::load(const std::string& path) {
 
 RankTable RankTable::parse(std::string_view contents, const std::string& source_name) {
   RankTable table;
+  table.content_hash_ = hash_bytes(contents);
   // Size the table once: at most half full keeps probe chains short.
   std::size_t lines = static_cast<std::size_t>(std::count(contents.begin(), contents.end(), '\n')) + 1;
   const std::size_t capacity = std::bit_ceil(lines * 2 + 16);

@@ -94,6 +94,34 @@ TEST(Encoding, EveryTokenMergesBackIntoItself) {
   }
 }
 
+TEST(Encoding, CutsPiecesOnlyWhenEveryTokenMergesBackIntoItself) {
+  for (const char* name : {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"}) {
+    EXPECT_TRUE(Encoding::get(name, CTXWIN_RANK_DATA_DIR).splits_long_pieces()) << name << ": OpenAI's file not recognized";
+  }
+  // Rank data of another origin with a token no merge can reach: "abc" without "ab" or "bc".
+  // tiktoken counts a piece "abc" as one token (a whole-piece match) but merges nothing inside
+  // "abcabc...": cutting that piece into "abc" parts would count 6 instead of 18.
+  const auto base64 = [](std::string_view bytes) {
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    for (std::size_t i = 0; i < bytes.size(); i += 3) {
+      std::uint32_t chunk = static_cast<unsigned char>(bytes[i]) << 16;
+      if (i + 1 < bytes.size()) chunk |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+      if (i + 2 < bytes.size()) chunk |= static_cast<unsigned char>(bytes[i + 2]);
+      for (std::size_t k = 0; k < 4; ++k) out += i + k <= bytes.size() ? kAlphabet[(chunk >> (18 - 6 * k)) & 63] : '=';
+    }
+    return out;
+  };
+  std::string contents;
+  for (int b = 0; b < 256; ++b) contents += base64(std::string(1, static_cast<char>(b))) + " " + std::to_string(b) + "\n";
+  contents += base64("abc") + " 256\n";
+  const Encoding custom("custom", Pattern::Cl100k, RankTable::parse(contents, "custom.tiktoken"), {});
+  EXPECT_FALSE(custom.splits_long_pieces());
+  EXPECT_EQ(custom.count("abc"), 1u);
+  EXPECT_EQ(custom.count("abcabcabcabcabcabc"), 18u);
+  EXPECT_EQ(custom.encode("abcabcabcabcabcabc").size(), 18u);
+}
+
 // Parts cut where no token can join across merge into exactly the piece's tokens.
 TEST(Encoding, IndependentPartsMergeAsTheWholePiece) {
   const std::vector<std::string> texts = {

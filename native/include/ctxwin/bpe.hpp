@@ -29,9 +29,10 @@ void bpe_encode(std::string_view piece, const RankTable& ranks, std::vector<std:
 // in the same order as it would alone. A sentence of CJK text, one piece of 50 to 200 bytes, falls
 // apart into words and characters that are single tokens or repeat.
 //
-// A part is then counted like a piece of its own, whole-token lookup included; that is exact
-// because every token of the encodings ctxwin loads merges from its bytes back into itself
-// (the Encoding.EveryTokenMergesBackIntoItself test checks all four).
+// A part is then counted like a piece of its own, whole-token lookup included; that is exact only
+// when every token merges from its bytes back into itself. It holds for OpenAI's four files (the
+// Encoding.EveryTokenMergesBackIntoItself test checks them), and Encoding checks any other rank
+// data before it cuts pieces (Encoding::splits_long_pieces).
 template <typename Part>
 void for_each_independent_part(std::string_view piece, const RankTable& ranks, Part&& part) {
   std::size_t start = 0;

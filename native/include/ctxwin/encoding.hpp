@@ -56,6 +56,10 @@ class Encoding {
   std::string decode(std::span<const std::uint32_t> tokens) const;
 
   const RankTable& ranks() const noexcept { return ranks_; }
+  // Whether long pieces are counted in independent parts (for_each_independent_part). That needs
+  // every token to merge from its own bytes back into itself: known for OpenAI's four files,
+  // checked at construction for any other rank data (a custom rankDataDir).
+  bool splits_long_pieces() const noexcept { return splits_long_pieces_; }
   std::span<const SpecialToken> special_tokens() const noexcept { return specials_; }
 
  private:
@@ -66,6 +70,7 @@ class Encoding {
   Pattern pattern_;
   RankTable ranks_;
   std::vector<SpecialToken> specials_;
+  bool splits_long_pieces_ = false;
 };
 
 }  // namespace ctxwin

@@ -52,6 +52,8 @@ class RankTable {
   bool may_join_across(std::string_view text, std::size_t at) const noexcept;
 
   std::size_t size() const noexcept { return count_; }
+  // hash_bytes of the file's contents: tells OpenAI's published files from any other.
+  std::uint64_t content_hash() const noexcept { return content_hash_; }
   std::uint32_t max_rank() const noexcept { return max_rank_; }
 
  private:
@@ -98,6 +100,7 @@ class RankTable {
   std::size_t count_ = 0;
   std::uint32_t max_rank_ = 0;
   std::uint64_t mask_ = 0;
+  std::uint64_t content_hash_ = 0;
 };
 
 // The hash used by the table (exposed for tests).
