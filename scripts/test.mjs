@@ -62,6 +62,8 @@ if (existsSync(report)) {
   broken = true;
 }
 
-if (broken) console.error("ctxwin: a test runner failed outside of its test cases (see above)");
+// The last line is the verdict: a type error or a suite that did not load must not hide behind
+// "N passed, 0 failed".
 console.log(`${passed} passed, ${failed} failed`);
+if (broken) console.error("FAILED: a test runner failed outside of its test cases (type errors or a suite that did not load; see above)");
 process.exit(failed > 0 || broken ? 1 : 0);
