@@ -6,8 +6,10 @@
 //
 // Strings cross as UTF-16 (the cheapest copy out of V8) and become UTF-8 in the core, lone
 // surrogates turning into U+FFFD exactly as TextEncoder (and so tiktoken's JS build) does.
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ctxwin/encoding.hpp"
@@ -132,71 +134,102 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
     });
   }
 
-  // Counting on a libuv worker thread: the event loop keeps running while a large text is counted.
-  // The job borrows a piece cache of its own from the thread's state (the synchronous calls'
-  // cache is not synchronized) and returns it when it completes.
+  // Counting on libuv worker threads: the event loop keeps running while large texts are counted.
+  // A batch of a megabyte or more is split over up to four jobs (no more than the machine's cores,
+  // and libuv's pool has four threads by default), balanced by bytes; one promise resolves when the
+  // last job is done. Each job borrows a piece cache of its own from the thread's state (the
+  // synchronous calls' cache is not synchronized) and returns it when it completes.
+  struct CountBatch {
+    explicit CountBatch(Napi::Env env, std::vector<std::string> texts_in, bool many_in)
+        : deferred(Napi::Promise::Deferred::New(env)), texts(std::move(texts_in)), counts(texts.size()), many(many_in) {}
+    Napi::Promise::Deferred deferred;
+    std::vector<std::string> texts;
+    std::vector<uint32_t> counts;  // each job writes only the entries of its own texts
+    bool many;
+    std::size_t pending = 0;  // jobs not finished; touched on the JavaScript thread only
+    bool failed = false;
+  };
+
   class CountWorker : public Napi::AsyncWorker {
    public:
-    CountWorker(Napi::Env env, const Encoding& encoding, std::vector<std::string> texts, bool many)
-        : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), encoding_(encoding),
-          texts_(std::move(texts)), many_(many), cache_(JsThreadState::of(env).lend(encoding)),
-          generation_(JsThreadState::of(env).generation()) {}
-    Napi::Promise promise() { return deferred_.Promise(); }
+    CountWorker(Napi::Env env, const Encoding& encoding, std::shared_ptr<CountBatch> batch, std::vector<std::size_t> indices)
+        : Napi::AsyncWorker(env), encoding_(encoding), batch_(std::move(batch)), indices_(std::move(indices)),
+          cache_(JsThreadState::of(env).lend(encoding)), generation_(JsThreadState::of(env).generation()) {}
 
    protected:
     void Execute() override {
       try {
-        counts_.reserve(texts_.size());
-        for (const auto& text : texts_) counts_.push_back(static_cast<uint32_t>(encoding_.count_valid(text, false, cache_.get())));
+        for (const std::size_t i : indices_) {
+          batch_->counts[i] = static_cast<uint32_t>(encoding_.count_valid(batch_->texts[i], false, cache_.get()));
+        }
       } catch (const std::exception& error) {
         SetError(error.what());
       }
     }
     void OnOK() override {
       give_back_cache();
-      if (many_) {
-        auto out = Napi::Uint32Array::New(Env(), counts_.size());
-        std::copy(counts_.begin(), counts_.end(), out.Data());
-        deferred_.Resolve(out);
+      CountBatch& batch = *batch_;
+      if (--batch.pending > 0 || batch.failed) return;
+      if (batch.many) {
+        auto out = Napi::Uint32Array::New(Env(), batch.counts.size());
+        std::copy(batch.counts.begin(), batch.counts.end(), out.Data());
+        batch.deferred.Resolve(out);
       } else {
-        deferred_.Resolve(Napi::Number::New(Env(), counts_.empty() ? 0 : counts_.front()));
+        batch.deferred.Resolve(Napi::Number::New(Env(), batch.counts.empty() ? 0 : batch.counts.front()));
       }
     }
     void OnError(const Napi::Error& error) override {
       give_back_cache();
-      deferred_.Reject(error.Value());
+      CountBatch& batch = *batch_;
+      --batch.pending;
+      if (!batch.failed) batch.deferred.Reject(error.Value());
+      batch.failed = true;
     }
 
    private:
     void give_back_cache() { JsThreadState::of(Env()).give_back(encoding_, std::move(cache_), generation_); }
 
-    Napi::Promise::Deferred deferred_;
     const Encoding& encoding_;  // process-lifetime: encodings are never unloaded
-    std::vector<std::string> texts_;
-    std::vector<uint32_t> counts_;
-    bool many_;
+    std::shared_ptr<CountBatch> batch_;
+    std::vector<std::size_t> indices_;
     std::unique_ptr<PieceCache> cache_;
     unsigned generation_;
   };
+
+  Napi::Promise count_on_pool(Napi::Env env, std::vector<std::string> texts, bool many) {
+    constexpr std::size_t kSplitBytes = 1 << 20;
+    std::size_t total = 0;
+    for (const auto& text : texts) total += text.size();
+    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t jobs = total < kSplitBytes ? 1 : std::min({cores, std::size_t{4}, texts.size()});
+    // Each text to the job with the fewest bytes so far.
+    std::vector<std::vector<std::size_t>> indices(std::max<std::size_t>(jobs, 1));
+    std::vector<std::size_t> bytes(indices.size(), 0);
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const auto lightest = static_cast<std::size_t>(std::min_element(bytes.begin(), bytes.end()) - bytes.begin());
+      indices[lightest].push_back(i);
+      bytes[lightest] += texts[i].size();
+    }
+    auto batch = std::make_shared<CountBatch>(env, std::move(texts), many);
+    Napi::Promise promise = batch->deferred.Promise();
+    batch->pending = indices.size();
+    for (auto& part : indices) {
+      auto* worker = new CountWorker(env, *encoding_, batch, std::move(part));  // AsyncWorker deletes itself
+      worker->Queue();
+    }
+    return promise;
+  }
 
   Napi::Value count_async(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
       std::vector<std::string> texts;
       texts.push_back(utf8_of(info[0], "text"));
-      auto* worker = new CountWorker(info.Env(), *encoding_, std::move(texts), false);  // AsyncWorker deletes itself
-      Napi::Promise promise = worker->promise();
-      worker->Queue();
-      return promise;
+      return count_on_pool(info.Env(), std::move(texts), false);
     });
   }
 
   Napi::Value count_many_async(const Napi::CallbackInfo& info) {
-    return guarded(info, [&]() -> Napi::Value {
-      auto* worker = new CountWorker(info.Env(), *encoding_, utf8_array_of(info[0], "texts"), true);
-      Napi::Promise promise = worker->promise();
-      worker->Queue();
-      return promise;
-    });
+    return guarded(info, [&]() -> Napi::Value { return count_on_pool(info.Env(), utf8_array_of(info[0], "texts"), true); });
   }
 
   // compactToolResult(text, maxTokens, truncationMessage) -> { text, changed, json, originalTokens, tokens }

@@ -87,7 +87,10 @@ export class TiktokenCounter implements BatchTokenCounter {
     return this.tokenizer ? this.tokenizer.countAsync(text) : (this.fallback as ApproximateCounter).count(text);
   }
 
-  /** countMany on a worker thread. */
+  /**
+   * countMany on libuv worker threads: a batch of a megabyte or more is split, balanced by size,
+   * over up to four jobs (no more than the machine's cores); the counts come back in order.
+   */
   async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
     checkTexts(texts);
     return this.tokenizer ? this.tokenizer.countManyAsync(texts as string[]) : (this.fallback as ApproximateCounter).countMany(texts);

@@ -2,6 +2,7 @@
 import { get_encoding } from "tiktoken";
 import { describe, expect, it, vi } from "vitest";
 import { ApproximateCounter, CachingCounter, TiktokenCounter, encodingForModel, getCounter, type TokenCounter } from "ctxwin";
+import { CATEGORIES, documents } from "./corpus.js";
 
 describe("TiktokenCounter", () => {
   it("counts 'Hello, world!' as a positive integer equal to tiktoken's count", () => {
@@ -41,6 +42,19 @@ describe("TiktokenCounter", () => {
     expect(counter.countMany(texts)).toEqual(expected);
     expect(await counter.countManyAsync(texts)).toEqual(expected);
     expect(await counter.countAsync("hello world")).toBe(2);
+  });
+
+  it("splits a batch of a megabyte or more over worker threads, results in order", async () => {
+    const counter = new TiktokenCounter({ encoding: "o200k_base" });
+    const texts = CATEGORIES.flatMap((category) => documents(category).slice(0, 200));
+    texts.splice(3, 0, "", "x".repeat(300_000), "");
+    expect(texts.reduce((n, t) => n + t.length, 0)).toBeGreaterThan(1_100_000);
+    const expected = counter.countMany(texts);
+    TiktokenCounter.clearPieceCaches();
+    const [first, second] = await Promise.all([counter.countManyAsync(texts), counter.countManyAsync(texts.slice().reverse())]);
+    expect(first).toEqual(expected);
+    expect(Array.from(second).reverse()).toEqual(Array.from(expected));
+    expect(await counter.countManyAsync([])).toEqual(new Uint32Array(0));
   });
 
   it("falls back to ApproximateCounter with one warning when its rank data cannot be loaded", () => {
