@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ctxwin/estimate.hpp"  // checked_length
 #include "errors.hpp"
 #include "exports.hpp"
 
@@ -57,10 +58,7 @@ Napi::Value plan_truncation_js(const Napi::CallbackInfo& info) {
     auto tokens = typed_array_arg<uint32_t>(info, 1, "tokens", napi_uint32_array, "Uint32Array");
     auto flags = typed_array_arg<uint8_t>(info, 2, "flags", napi_uint8_array, "Uint8Array");
     auto units = typed_array_arg<int32_t>(info, 3, "units", napi_int32_array, "Int32Array");
-    const double target = number_arg(info, 4, "targetTokens");
-    if (!std::isfinite(target) || target < 0 || std::floor(target) != target) {
-      throw Error::range(ErrorCode::OutOfRange, "targetTokens must be an integer >= 0, got " + describe_number(target));
-    }
+    const std::uint64_t target_tokens = checked_length(number_arg(info, 4, "targetTokens"), "targetTokens");
     const std::size_t n = roles.ElementLength();
     if (tokens.ElementLength() != n || flags.ElementLength() != n || units.ElementLength() != n) {
       throw Error::range(ErrorCode::InvalidArgument, "roles, tokens, flags and units must have one entry per message");
@@ -75,7 +73,6 @@ Napi::Value plan_truncation_js(const Napi::CallbackInfo& info) {
       if (roles[i] > 4) throw Error::range(ErrorCode::OutOfRange, "roles[" + std::to_string(i) + "] must be 0 to 4");
       meta[i] = MessageMeta{static_cast<Role>(roles[i]), tokens[i], flags[i], units[i]};
     }
-    const auto target_tokens = static_cast<std::uint64_t>(target);
     const TruncationPlan plan = specs.size() == 1 ? plan_truncation(meta, target_tokens, specs.front())
                                                   : plan_composite(meta, target_tokens, specs);
     Napi::Env env = info.Env();

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "char_class.hpp"
 #include "ctxwin/error.hpp"
 
 namespace ctxwin {
@@ -40,15 +41,11 @@ void estimate_tokens_in_place(std::span<std::uint32_t> lengths, double chars_per
 }
 
 std::uint64_t count_words(std::u16string_view text) noexcept {
-  auto is_space = [](char16_t c) {
-    return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-           (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
-           c == 0x3000;
-  };
   std::uint64_t words = 0;
   bool in_word = false;
   for (char16_t c : text) {
-    const bool space = is_space(c);
+    // Unicode White_Space lies in the BMP, so a UTF-16 unit can be tested on its own.
+    const bool space = char_class::is_white_space(c);
     if (!space && !in_word) ++words;
     in_word = !space;
   }
