@@ -10,7 +10,7 @@ import { describe, requireCount, requireString, typeError } from "./errors.js";
 import { consoleLogger, type Logger } from "./logger.js";
 import { MetadataReader } from "./message-metadata.js";
 import { isRecord, toolOutputText, visitMessage, type MessageVisitor } from "./message-shape.js";
-import { resolveSummaryModel, type SummaryModel } from "./summary-model.js";
+import { resolveSummaryModel, type ResolvedModel, type SummaryModel } from "./summary-model.js";
 import type { MessageLike, TokenCounter } from "./token-counter.js";
 import { checkRole, type InsertedRole } from "./strategies.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
@@ -181,8 +181,7 @@ export class ContextCompactor extends EventEmitter<Events> {
 
     let text: string;
     try {
-      // The extractive digest writes out every tool name, path and error: none may be lost.
-      text = model.kind === "extractive" ? model.summarizer.summarizeEvents(lines, { complete: true }) : await model.call(this.summaryPrompt + lines.join("\n"));
+      text = await this.summarizeLines(model, lines);
       if (text.trim() === "") throw new Error("the model returned an empty summary");
     } catch (cause) {
       const error = cause instanceof Error ? cause : new Error(String(cause));
@@ -205,8 +204,16 @@ export class ContextCompactor extends EventEmitter<Events> {
     });
     const model = await resolveSummaryModel(this.model, "options.model");
     const lines = model.kind === "extractive" ? messages.flatMap((m) => eventLines(m, (t) => t)) : messages.map((m) => render(m, (t) => t));
-    const text = model.kind === "extractive" ? model.summarizer.summarizeEvents(lines, { complete: true }) : await model.call(this.summaryPrompt + lines.join("\n"));
+    const text = await this.summarizeLines(model, lines);
     return counter ? this.bound(text, counter) : text;
+  }
+
+  /**
+   * The summary of `lines`: eventLines for the extractive digest, which writes out every tool
+   * name, path and error (none may be lost); rendered lines after the prompt for a model.
+   */
+  private async summarizeLines(model: ResolvedModel, lines: string[]): Promise<string> {
+    return model.kind === "extractive" ? model.summarizer.summarizeEvents(lines, { complete: true }) : model.call(this.summaryPrompt + lines.join("\n"));
   }
 
   /** Cuts `text` to maxSummaryTokens (whole words where possible). */

@@ -75,7 +75,8 @@ export {
   type CompactionReport,
   type CompactionLevelReport,
 } from "./message-context-manager.js";
-export { ToolResultCompactor, mapToolResults, type ToolResultCompactorOptions, type CompactedToolResult } from "./tool-result-compactor.js";
+export { ToolResultCompactor, type ToolResultCompactorOptions, type CompactedToolResult } from "./tool-result-compactor.js";
+export { mapToolResults } from "./message-shape.js";
 export {
   ContextCompactor,
   DEFAULT_SUMMARY_PROMPT,

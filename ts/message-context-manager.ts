@@ -25,7 +25,8 @@ import {
 } from "./strategies.js";
 import type { SummaryModel } from "./summary-model.js";
 import type { MessageLike, TokenCounter } from "./token-counter.js";
-import { ToolResultCompactor, mapToolResults } from "./tool-result-compactor.js";
+import { mapToolResults } from "./message-shape.js";
+import { ToolResultCompactor } from "./tool-result-compactor.js";
 
 export const TruncationMode = {
   SLIDING_WINDOW: "sliding_window",
@@ -303,23 +304,32 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const remove = new Set(positions);
     const at = Math.min(...positions);
     const [summaryTokens] = messageTokens(this.counter, [summary as unknown as M]);
-    const keep = (i: number) => !remove.has(i);
-    const rebuild = <T>(array: T[], inserted: T) => {
-      const out: T[] = [];
-      array.forEach((v, i) => {
-        if (i === at) out.push(inserted);
-        if (keep(i)) out.push(v);
-      });
-      return out;
-    };
-    this.messages = rebuild(this.messages, summary as unknown as M);
-    this.roles = rebuild(this.roles, ROLE_CODES[summary.role]);
-    this.tokens = rebuild(this.tokens, summaryTokens ?? 0);
-    this.flags = rebuild(this.flags, FLAG_MARKED); // the summary is never trimmed away
-    this.units = rebuild(this.units, -1);
-    this.conversationTokens = this.tokens.reduce((a, b) => a + b, 0);
+    this.select(this.messages.map((_, i) => i).filter((i) => !remove.has(i)));
+    // Every message before `at` is kept, so `at` is still the summary's place; it is never trimmed.
+    this.insert(at, summary as unknown as M, { role: ROLE_CODES[summary.role], flags: FLAG_MARKED, unit: -1 }, summaryTokens ?? 0);
     this.marker = undefined;
     this.afterChange();
+  }
+
+  /** Keeps only the messages at `indices`, in that order, with their metadata. */
+  private select(indices: readonly number[]): void {
+    const pick = <T>(array: readonly T[]) => indices.map((i) => array[i] as T);
+    this.messages = pick(this.messages);
+    this.roles = pick(this.roles);
+    this.tokens = pick(this.tokens);
+    this.flags = pick(this.flags);
+    this.units = pick(this.units);
+    this.conversationTokens = this.tokens.reduce((a, b) => a + b, 0);
+  }
+
+  /** Puts `message` at `at` with its metadata and tokens. */
+  private insert(at: number, message: M, facts: { role: number; flags: number; unit: number }, tokens: number): void {
+    this.messages.splice(at, 0, message);
+    this.roles.splice(at, 0, facts.role);
+    this.tokens.splice(at, 0, tokens);
+    this.flags.splice(at, 0, facts.flags);
+    this.units.splice(at, 0, facts.unit);
+    this.conversationTokens += tokens;
   }
 
   setSystemPrompt(prompt: string): number {
@@ -339,12 +349,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       return;
     }
     const [tokens] = messageTokens(this.counter, [message]);
-    this.messages.push(message);
-    this.roles.push(facts.role);
-    this.flags.push(facts.flags);
-    this.units.push(facts.orphan ? -1 : facts.unit);
-    this.tokens.push(tokens ?? 0);
-    this.conversationTokens += tokens ?? 0;
+    this.insert(this.messages.length, message, facts, tokens ?? 0);
     this.afterChange();
   }
 
@@ -369,7 +374,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.messages = messages.slice();
     this.roles = facts.map((f) => f.role);
     this.flags = facts.map((f) => f.flags);
-    this.units = facts.map((f) => (f.orphan ? -1 : f.unit));
+    this.units = facts.map((f) => f.unit);
     this.tokens = Array.from(tokens);
     this.conversationTokens = this.tokens.reduce((a, b) => a + b, 0);
     this.marker = undefined;
@@ -430,31 +435,10 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const before = this.tokenUsage;
     const kept = this.planKept(conversationTarget);
     if (kept === undefined || kept.indices.length === this.messages.length) return undefined;
-    // One pass over the kept indices rebuilds every per-message array.
     const keep = new Uint8Array(this.messages.length);
     for (const i of kept.indices) keep[i] = 1;
-    const removed: M[] = [];
-    for (let i = 0; i < this.messages.length; i++) if (keep[i] === 0) removed.push(this.messages[i] as M);
-    const messages: M[] = [];
-    const roles: number[] = [];
-    const tokens: number[] = [];
-    const flags: number[] = [];
-    const units: number[] = [];
-    let total = 0;
-    for (const i of kept.indices) {
-      messages.push(this.messages[i] as M);
-      roles.push(this.roles[i] as number);
-      tokens.push(this.tokens[i] as number);
-      flags.push(this.flags[i] as number);
-      units.push(this.units[i] as number);
-      total += this.tokens[i] as number;
-    }
-    this.messages = messages;
-    this.roles = roles;
-    this.tokens = tokens;
-    this.flags = flags;
-    this.units = units;
-    this.conversationTokens = total;
+    const removed = this.messages.filter((_, i) => keep[i] === 0);
+    this.select(kept.indices);
     if (kept.markerIndex >= 0) {
       const omitted = (this.marker?.omitted ?? 0) + removed.length;
       const role = markerRoleOf([this.strategy]);
@@ -479,13 +463,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** Drops the conversation; keeps the system prompt and session metadata (seed 000's /clear). */
   clear(): void {
-    this.messages = [];
-    this.roles = [];
-    this.tokens = [];
-    this.flags = [];
-    this.units = [];
+    this.select([]);
     this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
-    this.conversationTokens = 0;
     this.marker = undefined;
     this.rearmWarnings();
   }

@@ -1,6 +1,8 @@
 // The one place that knows the message shapes ctxwin reads: OpenAI chat, AI SDK ModelMessage and
 // Anthropic Messages. Counting (message-count.ts) and truncation (message-metadata.ts) both walk
-// messages through visitMessage, so a shape learned here is learned everywhere.
+// messages through visitMessage, and compaction rewrites tool results through mapToolResults, so
+// a shape learned here is learned everywhere.
+import { describe, typeError } from "./errors.js";
 
 export interface MessageVisitor {
   /** Text to count (message content, text and reasoning parts, and fields such as tool_call_id). */
@@ -71,11 +73,16 @@ export function visitMessage(message: Record<string, unknown>, visitor: MessageV
   }
 }
 
+/** AI SDK's tool output `{ type: "text" | "json" | ..., value }` (v5+). */
+function isTypedOutput(output: unknown): output is { type: string; value: unknown } {
+  return isRecord(output) && typeof output.type === "string" && "value" in output;
+}
+
 /** Visits a tool result's output: a string, parts, or AI SDK's { type, value }. */
 export function visitToolOutput(output: unknown, visitor: MessageVisitor): void {
   if (Array.isArray(output)) {
     for (const item of output) visitPart(item, visitor);
-  } else if (isRecord(output) && typeof output.type === "string" && "value" in output) {
+  } else if (isTypedOutput(output)) {
     if (Array.isArray(output.value)) for (const item of output.value) visitPart(item, visitor);
     else visitor.text(output.value);
   } else {
@@ -89,4 +96,36 @@ export function toolOutputText(output: unknown): string {
   const push = (v: unknown) => texts.push(typeof v === "string" ? v : (JSON.stringify(v) ?? ""));
   visitToolOutput(output, { text: push, image: () => {}, toolCall: () => {}, toolResult: (_id, inner) => push(inner) });
   return texts.join("\n");
+}
+
+/**
+ * A copy of `message` with each tool result replaced by `replace(result, kind)`, where kind is
+ * "json" for an AI SDK json output and "text" otherwise; every other field is kept. A message
+ * without tool results comes back as it is.
+ */
+export function mapToolResults<M extends object>(message: M, replace: (result: unknown, kind: "text" | "json") => unknown): M {
+  if (!isRecord(message)) throw typeError(`message must be a message object, got ${describe(message)}`);
+  const record = message as Record<string, unknown>;
+  const content = record.content;
+  if (typeof record.tool_call_id === "string") return { ...message, content: replace(content, "text") };
+  if (!Array.isArray(content)) return message;
+  let changed = false;
+  const parts = content.map((part: unknown) => {
+    if (!isRecord(part)) return part;
+    if (part.type === "tool-result") {
+      const output = part.output;
+      changed = true;
+      if (isTypedOutput(output)) return { ...part, output: { ...output, value: replace(output.value, output.type === "json" ? "json" : "text") } };
+      if ("result" in part) return { ...part, result: replace(part.result, "text") };
+    }
+    if (part.type === "tool_result") {
+      changed = true;
+      if (typeof part.content === "string") return { ...part, content: replace(part.content, "text") };
+      if (Array.isArray(part.content)) {
+        return { ...part, content: part.content.map((block: unknown) => (isRecord(block) && block.type === "text" ? { ...block, text: replace(block.text, "text") } : block)) };
+      }
+    }
+    return part;
+  });
+  return changed ? { ...message, content: parts } : message;
 }

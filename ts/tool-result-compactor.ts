@@ -2,7 +2,7 @@
 // keeping their head and tail, error lines and stack heads; JSON stays valid JSON.
 import { CachingCounter } from "./caching-counter.js";
 import { describe, requireCount, requireString, typeError } from "./errors.js";
-import { isRecord } from "./message-shape.js";
+import { mapToolResults } from "./message-shape.js";
 import type { NativeCompactedResult } from "./native.js";
 import { TiktokenCounter } from "./tiktoken-counter.js";
 import type { MessageLike, TokenCounter } from "./token-counter.js";
@@ -77,37 +77,4 @@ export class ToolResultCompactor {
   compactMessage<M extends MessageLike>(message: M, counter?: TokenCounter): M {
     return mapToolResults(message, (value, kind) => (kind === "json" ? (JSON.parse(this.compactResult(value, counter)) as unknown) : this.compactResult(value, counter)));
   }
-}
-
-/**
- * A copy of `message` with each tool result replaced by `replace(result, kind)`, where kind is
- * "json" for an AI SDK json output and "text" otherwise; every other field is kept. A message
- * without tool results comes back as it is.
- */
-export function mapToolResults<M extends MessageLike>(message: M, replace: (result: unknown, kind: "text" | "json") => unknown): M {
-  if (!isRecord(message)) throw typeError(`message must be a message object, got ${describe(message)}`);
-  const content = message.content;
-  if (typeof message.tool_call_id === "string") return { ...message, content: replace(content, "text") };
-  if (!Array.isArray(content)) return message;
-  let changed = false;
-  const parts = content.map((part: unknown) => {
-    if (!isRecord(part)) return part;
-    if (part.type === "tool-result") {
-      const output = part.output;
-      changed = true;
-      if (isRecord(output) && typeof output.type === "string" && "value" in output) {
-        return { ...part, output: { ...output, value: replace(output.value, output.type === "json" ? "json" : "text") } };
-      }
-      if ("result" in part) return { ...part, result: replace(part.result, "text") };
-    }
-    if (part.type === "tool_result") {
-      changed = true;
-      if (typeof part.content === "string") return { ...part, content: replace(part.content, "text") };
-      if (Array.isArray(part.content)) {
-        return { ...part, content: part.content.map((block: unknown) => (isRecord(block) && block.type === "text" ? { ...block, text: replace(block.text, "text") } : block)) };
-      }
-    }
-    return part;
-  });
-  return changed ? { ...message, content: parts } : message;
 }
