@@ -1,7 +1,9 @@
-// estimateTokens(length, charsPerToken?) and estimateTokensInPlace(Uint32Array, charsPerToken?).
+// estimateTokens(length, charsPerToken?), estimateTokensInPlace(Uint32Array, charsPerToken?),
+// estimateTokensByWords(text, tokensPerWord) and estimateTokensByWordsMany(texts, tokensPerWord).
 #include "ctxwin/estimate.hpp"
 
 #include <span>
+#include <string>
 
 #include "errors.hpp"
 #include "exports.hpp"
@@ -47,6 +49,25 @@ Napi::Value estimate_tokens_by_words_js(const Napi::CallbackInfo& info) {
   });
 }
 
+// estimate_tokens_by_words for many texts in one crossing (ApproximateCounter.countMany).
+Napi::Value estimate_tokens_by_words_many_js(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    if (info.Length() < 1 || !info[0].IsArray()) {
+      throw Error::type(ErrorCode::InvalidArgument, "texts must be an array of strings");
+    }
+    const double per_word = checked_chars_per_token(number_arg(info, 1, "tokensPerWord"), "tokensPerWord");
+    auto texts = info[0].As<Napi::Array>();
+    auto counts = Napi::Uint32Array::New(info.Env(), texts.Length());
+    for (uint32_t i = 0; i < texts.Length(); ++i) {
+      const Napi::Value text = texts.Get(i);
+      if (!text.IsString()) throw Error::type(ErrorCode::InvalidArgument, "texts[" + std::to_string(i) + "] must be a string");
+      const std::uint64_t tokens = estimate_tokens_by_words(text.As<Napi::String>().Utf16Value(), per_word);
+      counts[i] = static_cast<uint32_t>(tokens < 0xFFFFFFFFu ? tokens : 0xFFFFFFFFu);
+    }
+    return counts;
+  });
+}
+
 }  // namespace
 
 void register_estimate(Napi::Env env, Napi::Object exports) {
@@ -55,6 +76,8 @@ void register_estimate(Napi::Env env, Napi::Object exports) {
               Napi::Function::New(env, estimate_tokens_in_place_js, "estimateTokensInPlace"));
   exports.Set("estimateTokensByWords",
               Napi::Function::New(env, estimate_tokens_by_words_js, "estimateTokensByWords"));
+  exports.Set("estimateTokensByWordsMany",
+              Napi::Function::New(env, estimate_tokens_by_words_many_js, "estimateTokensByWordsMany"));
 }
 
 }  // namespace ctxwin::binding

@@ -33,12 +33,14 @@ export class ApproximateCounter implements BatchTokenCounter {
       : native.estimateTokensByWords(text, this.tokensPerWord as number);
   }
 
+  /** Counts many texts in one call into the core. */
   countMany(texts: readonly string[]): Uint32Array {
     if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
-    return Uint32Array.from(texts, (text, i) => {
-      requireString(text, `texts[${i}]`);
-      return this.count(text);
-    });
+    texts.forEach((text, i) => requireString(text, `texts[${i}]`));
+    if (this.charsPerToken === undefined) return native.estimateTokensByWordsMany(texts as string[], this.tokensPerWord as number);
+    const estimates = Uint32Array.from(texts, (text) => text.length); // only the lengths cross
+    native.estimateTokensInPlace(estimates, this.charsPerToken);
+    return estimates;
   }
 
   /** Same structure as OpenAI's chat format (cl100k_base overheads), with approximate text counts. */

@@ -16,6 +16,7 @@ export interface NativeCore {
   summarizePrompt(prompt: string): string;
   failureDigest(texts: string[], reason: string): string;
   estimateTokensByWords(text: string, tokensPerWord: number): number;
+  estimateTokensByWordsMany(texts: string[], tokensPerWord: number): Uint32Array;
   Tokenizer: new (encoding: string, dataDir: string) => NativeTokenizer;
   clearPieceCaches(): void;
   findModelLimits(model: string): { key: string; contextWindow: number; maxOutput: number } | null;

@@ -94,6 +94,14 @@ describe("ApproximateCounter", () => {
     expect(new ApproximateCounter({ charsPerToken: 4 }).count("123456789")).toBe(3);
     expect(new ApproximateCounter({ charsPerToken: 3.5 }).count("hello")).toBe(2);
   });
+
+  it("counts many texts in one call, each as count does", () => {
+    const texts = ["one two three", "", "  spaced\u00A0out\u3000words ", "x".repeat(1000), "日本語 テキスト"];
+    for (const counter of [new ApproximateCounter(), new ApproximateCounter({ tokensPerWord: 2.5 }), new ApproximateCounter({ charsPerToken: 4 })]) {
+      expect(Array.from(counter.countMany(texts))).toEqual(texts.map((t) => counter.count(t)));
+    }
+    expect(() => new ApproximateCounter().countMany(["a", 1 as unknown as string])).toThrow(/texts\[1\] must be a string/);
+  });
 });
 
 describe("countMessages", () => {
