@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "ctxwin/encoding.hpp"
-#include "ctxwin/piece_cache.hpp"
+#include "ctxwin/tokenizer/bpe/encoding.hpp"
+#include "ctxwin/tokenizer/bpe/piece_cache.hpp"
 
 namespace ctxwin::binding {
 

@@ -13,7 +13,7 @@ export type {
   SummaryEvent,
   ToolCallEvent,
   ToolResultEvent,
-} from "./types.js";
+} from "./spec08/types.js";
 export {
   ContextManager,
   SUMMARY_PROMPT,
@@ -21,20 +21,20 @@ export {
   DEFAULT_MAX_CONTEXT_TOKENS,
   DEFAULT_SUMMARY_CONCURRENCY,
   type ContextManagerOptions,
-} from "./context-manager.js";
-export { estimateTokens } from "./estimate.js";
-export { buildContextInjection } from "./context-injection.js";
-export { extractiveSummarizer, ExtractiveSummarizer } from "./extractive-summarizer.js";
-export type { SummaryModel, LanguageModelLike, PromptFunction, InvokableModel } from "./summary-model.js";
-export type { CtxwinErrorCode } from "./errors.js";
-export { TiktokenCounter, type TiktokenCounterOptions } from "./tiktoken-counter.js";
-export { ApproximateCounter, type ApproximateCounterOptions } from "./approximate-counter.js";
-export { CachingCounter, type CachingCounterOptions } from "./caching-counter.js";
-export { getCounter } from "./get-counter.js";
-export { encodingForModel, ENCODING_NAMES, type EncodingName, type ModelEncoding } from "./encodings.js";
-export { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
-export type { TokenCounter, BatchTokenCounter, MessageLike, ToolDefinition, FunctionDefinition, CountMessagesOptions } from "./token-counter.js";
-export type { Logger } from "./logger.js";
+} from "./spec08/context-manager.js";
+export { estimateTokens } from "./spec08/estimate.js";
+export { buildContextInjection } from "./spec08/context-injection.js";
+export { extractiveSummarizer, ExtractiveSummarizer } from "./models/extractive-summarizer.js";
+export type { SummaryModel, LanguageModelLike, PromptFunction, InvokableModel } from "./models/summary-model.js";
+export type { CtxwinErrorCode } from "./runtime/errors.js";
+export { TiktokenCounter, type TiktokenCounterOptions } from "./tokens/tiktoken-counter.js";
+export { ApproximateCounter, type ApproximateCounterOptions } from "./tokens/approximate-counter.js";
+export { CachingCounter, type CachingCounterOptions } from "./tokens/caching-counter.js";
+export { getCounter } from "./tokens/get-counter.js";
+export { encodingForModel, ENCODING_NAMES, type EncodingName, type ModelEncoding } from "./tokens/encodings.js";
+export { DEFAULT_IMAGE_TOKENS } from "./tokens/message-count.js";
+export type { TokenCounter, BatchTokenCounter, MessageLike, ToolDefinition, FunctionDefinition, CountMessagesOptions } from "./tokens/token-counter.js";
+export type { Logger } from "./runtime/logger.js";
 export {
   ContextLimits,
   ModelRegistry,
@@ -45,9 +45,9 @@ export {
   type ContextLimitsInit,
   type LimitOverrides,
   type ModelConfig,
-} from "./context-limits.js";
-export { ContextBudget, type BudgetAllocations } from "./context-budget.js";
-export { ContextTracker, type ContextTrackerInit } from "./context-tracker.js";
+} from "./history/context-limits.js";
+export { ContextBudget, type BudgetAllocations } from "./history/context-budget.js";
+export { ContextTracker, type ContextTrackerInit } from "./history/context-tracker.js";
 export {
   SlidingWindowStrategy,
   TokenBudgetStrategy,
@@ -61,7 +61,7 @@ export {
   type TruncationOptions,
   type OmissionMarker,
   type InsertedRole,
-} from "./strategies.js";
+} from "./history/strategies.js";
 export {
   MessageContextManager,
   TruncationMode,
@@ -74,9 +74,9 @@ export {
   CLEARED_TOOL_RESULT,
   type CompactionReport,
   type CompactionLevelReport,
-} from "./message-context-manager.js";
-export { ToolResultCompactor, type ToolResultCompactorOptions, type CompactedToolResult } from "./tool-result-compactor.js";
-export { mapToolResults } from "./message-shape.js";
+} from "./history/message-context-manager.js";
+export { ToolResultCompactor, type ToolResultCompactorOptions, type CompactedToolResult } from "./compaction/tool-result-compactor.js";
+export { mapToolResults } from "./tokens/message-shape.js";
 export {
   ContextCompactor,
   DEFAULT_SUMMARY_PROMPT,
@@ -84,4 +84,4 @@ export {
   type CompactOptions,
   type CompactionResult,
   type SummaryMessage,
-} from "./context-compactor.js";
+} from "./compaction/context-compactor.js";

@@ -1,0 +1,36 @@
+// Shrinks a large tool result to at most a number of tokens while keeping what an agent needs
+// from it: its beginning and end, the lines that report errors, and the head of a stack trace.
+// A result that is JSON stays valid JSON: long arrays, strings and objects are elided inside it,
+// never cut through.
+//
+//   ToolResultLimits limits{.max_tokens = 1000, .truncation_message = "[Output truncated...]"};
+//   CompactedResult out = compact_tool_result(huge_log, Encoding::get("o200k_base", dir), limits);
+//   // out.text has at most 1000 tokens; out.changed, out.original_tokens, out.tokens
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "ctxwin/tokenizer/bpe/encoding.hpp"
+
+namespace ctxwin {
+
+struct ToolResultLimits {
+  std::size_t max_tokens = 1000;
+  std::string truncation_message = "[Output truncated...]";
+};
+
+struct CompactedResult {
+  std::string text;
+  bool changed = false;
+  bool json = false;              // the result was JSON and the output is JSON
+  std::size_t original_tokens = 0;
+  std::size_t tokens = 0;
+};
+
+// Throws ctxwin::Error (RangeError) when max_tokens cannot hold even the truncation message.
+CompactedResult compact_tool_result(std::string_view text, const Encoding& encoding, const ToolResultLimits& limits,
+                                    PieceCache* cache = nullptr);
+
+}  // namespace ctxwin

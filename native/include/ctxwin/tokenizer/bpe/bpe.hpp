@@ -1,0 +1,48 @@
+// Byte-pair merging of one pretokenized piece, with tiktoken's exact merge order: repeatedly merge
+// the adjacent pair whose merged bytes have the lowest rank, the leftmost on ties.
+//
+// Short pieces use tiktoken's quadratic scan over a small array (fastest for the usual 2-20 bytes);
+// long pieces (a megabyte of one character is one piece) use a heap over a linked list, O(n log n),
+// which makes the same choices in the same order.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "ctxwin/tokenizer/bpe/rank_table.hpp"
+
+namespace ctxwin {
+
+// Number of tokens `piece` merges into. Does not materialize the tokens.
+std::size_t bpe_count(std::string_view piece, const RankTable& ranks);
+
+// bpe_count for a piece known not to be a single token (skips the whole-piece lookup).
+std::size_t bpe_merge_count(std::string_view piece, const RankTable& ranks);
+
+// Appends the tokens of `piece` to `out`.
+void bpe_encode(std::string_view piece, const RankTable& ranks, std::vector<std::uint32_t>& out);
+
+// Calls `part(bytes)` for consecutive parts of `piece` that merge independently of each other: the
+// piece is cut at every code point boundary where no token can join across
+// (RankTable::may_join_across), so no merge ever spans a cut and each side makes the same merges
+// in the same order as it would alone. A sentence of CJK text, one piece of 50 to 200 bytes, falls
+// apart into words and characters that are single tokens or repeat.
+//
+// A part is then counted like a piece of its own, whole-token lookup included; that is exact only
+// when every token merges from its bytes back into itself. It holds for OpenAI's four files (the
+// Encoding.EveryTokenMergesBackIntoItself test checks them), and Encoding checks any other rank
+// data before it cuts pieces (Encoding::splits_long_pieces).
+template <typename Part>
+void for_each_independent_part(std::string_view piece, const RankTable& ranks, Part&& part) {
+  std::size_t start = 0;
+  for (std::size_t at = 2; at + 2 <= piece.size(); ++at) {
+    if ((static_cast<unsigned char>(piece[at]) & 0xC0) == 0x80) continue;  // inside a code point
+    if (ranks.may_join_across(piece, at)) continue;
+    part(piece.substr(start, at - start));
+    start = at;
+  }
+  part(piece.substr(start));
+}
+
+}  // namespace ctxwin

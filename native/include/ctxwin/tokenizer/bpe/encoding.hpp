@@ -1,0 +1,76 @@
+// An OpenAI byte-pair encoding (r50k_base, p50k_base, cl100k_base, o200k_base): pretokenizer,
+// mergeable ranks and special tokens, with count / encode / decode giving tiktoken's results.
+//
+// Encodings are immutable and shared: `Encoding::get` loads each one once per process (lazily, on
+// first use, thread-safe) and hands out the same instance to every caller and thread.
+//
+//   const Encoding& enc = Encoding::get("cl100k_base", "node_modules/gpt-tokenizer/data");
+//   std::size_t n = enc.count("hello world");          // 2, without building a token array
+//   std::vector<std::uint32_t> ids = enc.encode("hello world");
+//   std::string text = enc.decode(ids);
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ctxwin/tokenizer/bpe/piece_cache.hpp"
+#include "ctxwin/tokenizer/bpe/pretokenizer.hpp"
+#include "ctxwin/tokenizer/bpe/rank_table.hpp"
+
+namespace ctxwin {
+
+class Encoding {
+ public:
+  struct SpecialToken {
+    std::string_view text;
+    std::uint32_t rank;
+  };
+
+  // The encoding named `name`, loading `<data_dir>/<name>.tiktoken` the first time. Throws
+  // ctxwin::Error: RangeError (ERR_CTXWIN_UNKNOWN_ENCODING) listing the valid names for an unknown
+  // name; Error (ERR_CTXWIN_RANK_DATA_UNAVAILABLE) when the rank file cannot be read (a later call
+  // tries again). The first successful load wins: later data_dir values are not consulted.
+  static const Encoding& get(std::string_view name, const std::string& data_dir);
+  // "r50k_base, p50k_base, cl100k_base, o200k_base"
+  static std::string valid_names();
+
+  Encoding(std::string_view name, Pattern pattern, RankTable ranks, std::vector<SpecialToken> specials);
+  Encoding(const Encoding&) = delete;  // shared by reference; copying 10 MB of tables is a bug
+  Encoding& operator=(const Encoding&) = delete;
+
+  std::string_view name() const noexcept { return name_; }
+
+  // Token count of UTF-8 `text`. Special-token text counts as ordinary text unless
+  // `allow_special`, in which case each occurrence is one token. Invalid UTF-8 is repaired first.
+  // With a cache, pieces that need merging are looked up there first and remembered.
+  std::size_t count(std::string_view text, bool allow_special = false, PieceCache* cache = nullptr) const;
+  // count() for text already known to be valid UTF-8 (such as append_utf16_as_utf8's output).
+  std::size_t count_valid(std::string_view text, bool allow_special = false, PieceCache* cache = nullptr) const;
+  std::vector<std::uint32_t> encode(std::string_view text, bool allow_special = false) const;
+  // The bytes of `tokens` (which may be a partial UTF-8 sequence). Throws ctxwin::Error naming the
+  // first unknown token.
+  std::string decode(std::span<const std::uint32_t> tokens) const;
+
+  const RankTable& ranks() const noexcept { return ranks_; }
+  // Whether long pieces are counted in independent parts (for_each_independent_part). That needs
+  // every token to merge from its own bytes back into itself: known for OpenAI's four files,
+  // checked at construction for any other rank data (a custom rankDataDir).
+  bool splits_long_pieces() const noexcept { return splits_long_pieces_; }
+  std::span<const SpecialToken> special_tokens() const noexcept { return specials_; }
+
+ private:
+  template <typename OnOrdinary, typename OnSpecial>
+  void split_specials(std::string_view text, bool allow_special, OnOrdinary&& ordinary, OnSpecial&& special) const;
+
+  std::string name_;
+  Pattern pattern_;
+  RankTable ranks_;
+  std::vector<SpecialToken> specials_;
+  bool splits_long_pieces_ = false;
+};
+
+}  // namespace ctxwin

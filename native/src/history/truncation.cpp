@@ -1,0 +1,283 @@
+#include "ctxwin/history/truncation.hpp"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "ctxwin/error.hpp"
+
+namespace ctxwin {
+
+namespace {
+
+// A message, or a whole tool unit: what strategies keep or drop. Messages find their atom through
+// History::atom_of, so an atom needs no list of its own (no allocation per message).
+struct Atom {
+  std::uint32_t first_message = 0;
+  std::uint64_t tokens = 0;
+  std::uint32_t non_system = 0;
+  bool pinned = false;
+  bool system = true;         // every message is a system message
+  bool tool_bearing = false;  // a tool unit or a tool result
+  Role first_role = Role::User;
+};
+
+struct History {
+  std::vector<Atom> atoms;  // in order of their first message
+  std::vector<std::uint32_t> atom_of;  // per message
+  std::vector<bool> keep;   // per atom
+};
+
+History build(std::span<const MessageMeta> messages, const TruncationOptions& options, std::uint8_t pinned_roles) {
+  History h;
+  h.atoms.reserve(messages.size());
+  h.atom_of.resize(messages.size());
+  std::unordered_map<std::int32_t, std::uint32_t> unit_atom;
+  std::int64_t last_user = -1;
+  if (options.keep_last_user) {
+    for (std::size_t i = messages.size(); i-- > 0;) {
+      if (messages[i].role == Role::User) {
+        last_user = static_cast<std::int64_t>(i);
+        break;
+      }
+    }
+  }
+  for (std::uint32_t i = 0; i < messages.size(); ++i) {
+    const MessageMeta& m = messages[i];
+    if (m.unit < -1) {
+      throw Error::range(ErrorCode::InvalidArgument, "messages[" + std::to_string(i) + "].unit must be -1 or a unit id >= 0");
+    }
+    std::uint32_t a;
+    bool fresh = true;
+    if (m.unit >= 0) {
+      auto [it, inserted] = unit_atom.try_emplace(m.unit, static_cast<std::uint32_t>(h.atoms.size()));
+      a = it->second;
+      fresh = inserted;
+    } else {
+      a = static_cast<std::uint32_t>(h.atoms.size());
+    }
+    if (fresh) {
+      h.atoms.emplace_back();
+      h.atoms.back().first_message = i;
+      h.atoms.back().first_role = m.role;
+    }
+    h.atom_of[i] = a;
+    Atom& atom = h.atoms[a];
+    atom.tokens += m.tokens;
+    const bool is_system = m.role == Role::System;
+    if (!is_system) ++atom.non_system;
+    atom.system = atom.system && is_system;
+    atom.tool_bearing = atom.tool_bearing || m.unit >= 0 || m.role == Role::Tool;
+    atom.pinned = atom.pinned || (is_system && options.preserve_system) || (m.flags & MessageMeta::kMarked) != 0 ||
+                  static_cast<std::int64_t>(i) == last_user || (pinned_roles & (1u << static_cast<unsigned>(m.role))) != 0;
+  }
+  h.keep.assign(h.atoms.size(), true);
+  return h;
+}
+
+std::uint64_t kept_tokens(const History& h) {
+  std::uint64_t total = 0;
+  for (std::size_t a = 0; a < h.atoms.size(); ++a) {
+    if (h.keep[a]) total += h.atoms[a].tokens;
+  }
+  return total;
+}
+
+// Drops unpinned kept atoms in `order` until the total fits.
+void drop_until_fits(History& h, std::uint64_t target, std::uint64_t extra, const std::vector<std::size_t>& order) {
+  std::uint64_t total = kept_tokens(h) + extra;
+  for (std::size_t a : order) {
+    if (total <= target) return;
+    if (!h.keep[a] || h.atoms[a].pinned) continue;
+    h.keep[a] = false;
+    total -= h.atoms[a].tokens;
+  }
+}
+
+std::vector<std::size_t> oldest_first(const History& h) {
+  std::vector<std::size_t> order(h.atoms.size());
+  for (std::size_t a = 0; a < order.size(); ++a) order[a] = a;
+  return order;
+}
+
+TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::uint64_t target,
+                      const TruncationOptions& options, std::uint32_t marker_tokens, bool marker_wanted) {
+  TruncationPlan plan;
+  // startOn 'user': leading unpinned non-user atoms go.
+  if (options.start_on == StartOn::User) {
+    for (std::size_t a = 0; a < h.atoms.size(); ++a) {
+      if (!h.keep[a] || h.atoms[a].system) continue;
+      if (h.atoms[a].first_role == Role::User) break;
+      if (h.atoms[a].pinned) {
+        plan.warning = "the kept messages cannot start on a user message: a pinned message comes first";
+        break;
+      }
+      h.keep[a] = false;
+    }
+  }
+  std::uint64_t total = kept_tokens(h);
+  // Where the marker goes: before the first kept message after the first removed one.
+  std::int64_t marker_before = -1;
+  if (marker_wanted) {
+    bool seen_removed = false;
+    for (std::size_t a = 0; a < h.atoms.size(); ++a) {
+      if (!h.keep[a] && !h.atoms[a].system) seen_removed = true;
+      if (h.keep[a] && seen_removed && !h.atoms[a].system) {
+        marker_before = h.atoms[a].first_message;
+        break;
+      }
+    }
+    if (marker_before >= 0) total += marker_tokens;
+    // A marker that itself breaks the target is left out: fitting matters more than saying so.
+    if (marker_before >= 0 && total > target && total - marker_tokens <= target) {
+      marker_before = -1;
+      total -= marker_tokens;
+    }
+  }
+  if (total > target) {
+    std::uint64_t pinned = 0;
+    for (const Atom& atom : h.atoms) if (atom.pinned) pinned += atom.tokens;
+    if (pinned > target) {
+      // Invariant 4: the pinned messages alone, and say why.
+      for (std::size_t a = 0; a < h.atoms.size(); ++a) h.keep[a] = h.atoms[a].pinned;
+      total = pinned;
+      marker_before = -1;
+      plan.warning = "the pinned messages (system, marked and the last user message) need " + std::to_string(pinned) +
+                     " tokens, more than the target of " + std::to_string(target) + "; only they are kept";
+    }
+  }
+  plan.kept.reserve(messages.size());
+  for (std::uint32_t i = 0; i < messages.size(); ++i) {
+    if (h.keep[h.atom_of[i]]) {
+      if (static_cast<std::int64_t>(i) == marker_before) plan.marker_position = static_cast<std::int64_t>(plan.kept.size());
+      plan.kept.push_back(i);
+    } else {
+      plan.removed.push_back(i);
+    }
+  }
+  plan.kept_tokens = total;
+  plan.fits = total <= target;
+  return plan;
+}
+
+std::uint8_t pinned_roles_of(const StrategySpec& spec) {
+  return spec.kind == StrategyKind::Selective ? spec.preserve_roles : 0;
+}
+
+}  // namespace
+
+TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint64_t target, const StrategySpec& spec) {
+  History h = build(messages, spec.options, pinned_roles_of(spec));
+  const auto order = oldest_first(h);
+  bool marker = false;
+  switch (spec.kind) {
+    case StrategyKind::TokenBudget:
+      drop_until_fits(h, target, 0, order);
+      break;
+    case StrategyKind::SlidingWindow: {
+      // The newest window_size non-system messages (whole units), pinned atoms besides.
+      std::uint32_t in_window = 0;
+      bool closed = false;
+      for (std::size_t a = h.atoms.size(); a-- > 0;) {
+        const Atom& atom = h.atoms[a];
+        if (atom.system) continue;
+        if (!closed && in_window + atom.non_system <= spec.window_size) {
+          in_window += atom.non_system;  // pinned messages inside the window count toward it
+        } else {
+          closed = true;
+          if (!atom.pinned) h.keep[a] = false;
+        }
+      }
+      drop_until_fits(h, target, 0, order);
+      break;
+    }
+    case StrategyKind::Smart: {
+      std::uint32_t non_system = 0;
+      for (const Atom& atom : h.atoms) non_system += atom.non_system;
+      std::vector<bool> head(h.atoms.size(), false);
+      if (non_system > spec.preserve_first + spec.preserve_last) {
+        std::uint32_t count = 0;
+        for (std::size_t a = 0; a < h.atoms.size() && count < spec.preserve_first; ++a) {
+          if (h.atoms[a].system) continue;
+          head[a] = true;
+          count += h.atoms[a].non_system;
+        }
+        std::vector<bool> tail(h.atoms.size(), false);
+        count = 0;
+        for (std::size_t a = h.atoms.size(); a-- > 0 && count < spec.preserve_last;) {
+          if (h.atoms[a].system || head[a]) continue;
+          tail[a] = true;
+          count += h.atoms[a].non_system;
+        }
+        for (std::size_t a = 0; a < h.atoms.size(); ++a) {
+          if (!head[a] && !tail[a] && !h.atoms[a].pinned) h.keep[a] = false;
+        }
+        marker = true;
+      }
+      // Still too large: the oldest of the kept conversation goes first, the opening turns last.
+      std::vector<std::size_t> fallback;
+      for (std::size_t a = 0; a < h.atoms.size(); ++a) if (!head[a]) fallback.push_back(a);
+      for (std::size_t a = 0; a < h.atoms.size(); ++a) if (head[a]) fallback.push_back(a);
+      // Any removal, here or in the fallback, brings a marker: leave room for it.
+      const bool will_remove = std::find(h.keep.begin(), h.keep.end(), false) != h.keep.end() || kept_tokens(h) > target;
+      drop_until_fits(h, target, will_remove ? spec.marker_tokens : 0, fallback);
+      marker = marker || std::find(h.keep.begin(), h.keep.end(), false) != h.keep.end();
+      break;
+    }
+    case StrategyKind::Selective: {
+      std::vector<std::size_t> selective;
+      if (spec.drop_tool_results_first) {
+        for (std::size_t a = 0; a < h.atoms.size(); ++a) if (h.atoms[a].tool_bearing) selective.push_back(a);
+        for (std::size_t a = 0; a < h.atoms.size(); ++a) if (!h.atoms[a].tool_bearing) selective.push_back(a);
+      } else {
+        selective = order;
+      }
+      drop_until_fits(h, target, 0, selective);
+      break;
+    }
+  }
+  return finish(h, messages, target, spec.options, spec.kind == StrategyKind::Smart ? spec.marker_tokens : 0,
+                spec.kind == StrategyKind::Smart && marker);
+}
+
+TruncationPlan plan_composite(std::span<const MessageMeta> messages, std::uint64_t target,
+                              std::span<const StrategySpec> strategies) {
+  if (strategies.empty()) {
+    throw Error::range(ErrorCode::InvalidArgument, "strategies must hold at least one strategy");
+  }
+  // Each strategy runs on what the previous one kept; indices are mapped back at the end.
+  std::vector<std::uint32_t> current(messages.size());
+  for (std::uint32_t i = 0; i < current.size(); ++i) current[i] = i;
+  TruncationPlan result;
+  std::int64_t marker_message = -1;  // absolute index the marker precedes
+  std::uint64_t marker_cost = 0;     // later strategies leave room for an earlier one's marker
+  for (const StrategySpec& spec : strategies) {
+    std::vector<MessageMeta> subset;
+    subset.reserve(current.size());
+    for (std::uint32_t i : current) subset.push_back(messages[i]);
+    TruncationPlan step = plan_truncation(subset, target > marker_cost ? target - marker_cost : 0, spec);
+    std::vector<std::uint32_t> next;
+    next.reserve(step.kept.size());
+    for (std::uint32_t k : step.kept) next.push_back(current[k]);
+    if (step.marker_position >= 0) {
+      marker_message = next[static_cast<std::size_t>(step.marker_position)];
+      marker_cost = spec.marker_tokens;
+      step.kept_tokens -= spec.marker_tokens;  // counted once, below
+    }
+    result.warning = step.warning;
+    result.kept_tokens = step.kept_tokens + (marker_message >= 0 ? marker_cost : 0);
+    result.fits = result.kept_tokens <= target;
+    current = std::move(next);
+    if (result.fits) break;
+  }
+  std::vector<bool> kept(messages.size(), false);
+  for (std::uint32_t i : current) kept[i] = true;
+  result.kept = current;
+  for (std::uint32_t i = 0; i < messages.size(); ++i) if (!kept[i]) result.removed.push_back(i);
+  if (marker_message >= 0 && kept[static_cast<std::size_t>(marker_message)]) {
+    result.marker_position = std::find(result.kept.begin(), result.kept.end(), static_cast<std::uint32_t>(marker_message)) - result.kept.begin();
+  }
+  return result;
+}
+
+}  // namespace ctxwin

@@ -1,0 +1,215 @@
+#include "ctxwin/tokenizer/bpe/encoding.hpp"
+
+#include <array>
+#include <memory>
+#include <mutex>
+
+#include "ctxwin/tokenizer/bpe/bpe.hpp"
+#include "ctxwin/error.hpp"
+#include "ctxwin/tokenizer/utf8.hpp"
+
+namespace ctxwin {
+
+namespace {
+
+struct Definition {
+  std::string_view name;
+  Pattern pattern;
+  std::array<Encoding::SpecialToken, 5> specials;
+  std::size_t special_count;
+  // hash_bytes of OpenAI's .tiktoken file (the one whose SHA-256 tiktoken checks), whose tokens
+  // all merge back into themselves (Encoding.EveryTokenMergesBackIntoItself).
+  std::uint64_t known_data_hash;
+};
+
+// Special tokens are not in the .tiktoken files; these are tiktoken_ext/openai_public.py's.
+constexpr std::array<Definition, 4> kDefinitions = {{
+    {"r50k_base", Pattern::R50k, {{{"<|endoftext|>", 50256}}}, 1, 0xed3cd8c2bf176d31ull},
+    {"p50k_base", Pattern::R50k, {{{"<|endoftext|>", 50256}}}, 1, 0xf3c4642544ee9bc8ull},
+    {"cl100k_base",
+     Pattern::Cl100k,
+     {{{"<|endoftext|>", 100257},
+       {"<|fim_prefix|>", 100258},
+       {"<|fim_middle|>", 100259},
+       {"<|fim_suffix|>", 100260},
+       {"<|endofprompt|>", 100276}}},
+     5,
+     0x9731bb431947d2bdull},
+    {"o200k_base", Pattern::O200k, {{{"<|endoftext|>", 199999}, {"<|endofprompt|>", 200018}}}, 2, 0xb024ad2ee916d460ull},
+}};
+
+// True when every token of `ranks` merges from its bytes back into itself: then a piece's parts
+// can be counted as pieces of their own. One merge per token: about 15 ms per 50,000 tokens.
+bool every_token_merges_to_itself(const RankTable& ranks) {
+  for (std::uint32_t rank = 0; rank <= ranks.max_rank(); ++rank) {
+    const std::string_view bytes = ranks.bytes_of(rank);
+    if (bytes.size() >= 2 && bpe_merge_count(bytes, ranks) != 1) return false;
+  }
+  return true;
+}
+
+// Immutable once loaded; the once_flags make the loading thread-safe, and a failed load leaves its
+// flag unset so that a later call may succeed.
+struct Registry {
+  std::array<std::once_flag, kDefinitions.size()> once;
+  std::array<std::unique_ptr<const Encoding>, kDefinitions.size()> loaded;
+};
+
+Registry& registry() {
+  static Registry instance;
+  return instance;
+}
+
+}  // namespace
+
+std::string Encoding::valid_names() {
+  std::string names;
+  for (const auto& d : kDefinitions) {
+    if (!names.empty()) names += ", ";
+    names += d.name;
+  }
+  return names;
+}
+
+const Encoding& Encoding::get(std::string_view name, const std::string& data_dir) {
+  for (std::size_t i = 0; i < kDefinitions.size(); ++i) {
+    const Definition& d = kDefinitions[i];
+    if (d.name != name) continue;
+    Registry& r = registry();
+    std::call_once(r.once[i], [&] {
+      RankTable ranks = RankTable::load(data_dir + "/" + std::string(d.name) + ".tiktoken");
+      std::vector<SpecialToken> specials(d.specials.begin(), d.specials.begin() + static_cast<std::ptrdiff_t>(d.special_count));
+      r.loaded[i] = std::make_unique<const Encoding>(d.name, d.pattern, std::move(ranks), std::move(specials));
+    });
+    return *r.loaded[i];
+  }
+  throw Error::range(ErrorCode::UnknownEncoding,
+                     "encoding must be one of " + valid_names() + ", got \"" + std::string(name) + "\"");
+}
+
+Encoding::Encoding(std::string_view name, Pattern pattern, RankTable ranks, std::vector<SpecialToken> specials)
+    : name_(name), pattern_(pattern), ranks_(std::move(ranks)), specials_(std::move(specials)) {
+  bool known = false;
+  for (const Definition& d : kDefinitions) known = known || (d.name == name && d.known_data_hash == ranks_.content_hash());
+  splits_long_pieces_ = known || every_token_merges_to_itself(ranks_);
+}
+
+template <typename OnOrdinary, typename OnSpecial>
+void Encoding::split_specials(std::string_view text, bool allow_special, OnOrdinary&& ordinary,
+                              OnSpecial&& special) const {
+  if (!allow_special) {
+    ordinary(text);
+    return;
+  }
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t best = std::string_view::npos;
+    const SpecialToken* found = nullptr;
+    for (const auto& s : specials_) {
+      const std::size_t at = text.find(s.text, start);
+      if (at < best) {
+        best = at;
+        found = &s;
+      }
+    }
+    if (found == nullptr) break;
+    if (best > start) ordinary(text.substr(start, best - start));
+    special(*found);
+    start = best + found->text.size();
+  }
+  if (start < text.size()) ordinary(text.substr(start));
+}
+
+std::size_t Encoding::count(std::string_view text, bool allow_special, PieceCache* cache) const {
+  if (!is_valid_utf8(text)) return count_valid(repair_utf8(text), allow_special, cache);
+  return count_valid(text, allow_special, cache);
+}
+
+std::size_t Encoding::count_valid(std::string_view text, bool allow_special, PieceCache* cache) const {
+  // One piece, or one independent part of a long piece: most are whole tokens (one lookup, no
+  // merge), and pieces of up to 15 bytes, nearly all of them, go through the caller's small table.
+  const auto count_piece = [&](std::string_view piece) -> std::size_t {
+    if (cache != nullptr && piece.size() <= PieceCache::kShortPiece) {
+      std::uint32_t n = cache->find_short(piece);
+      if (n == PieceCache::kMissing) {
+        n = piece.size() == 1 || ranks_.rank_of(piece) != RankTable::kNoRank
+                ? 1u
+                : static_cast<std::uint32_t>(bpe_merge_count(piece, ranks_));
+        cache->insert_short(piece, n);
+      }
+      return n;
+    }
+    if (piece.size() == 1 || ranks_.rank_of(piece) != RankTable::kNoRank) return 1;
+    return bpe_merge_count(piece, ranks_);
+  };
+  std::size_t total = 0;
+  split_specials(
+      text, allow_special,
+      [&](std::string_view part) {
+        Pretokenizer pieces(pattern_, part);
+        for (std::string_view piece; pieces.next(piece);) {
+          if (piece.size() <= PieceCache::kShortPiece) {
+            total += count_piece(piece);
+            continue;
+          }
+          // A long piece: seen before, or counted part by part.
+          if (cache != nullptr) {
+            if (const std::uint32_t known = cache->find(piece); known != PieceCache::kMissing) {
+              total += known;
+              continue;
+            }
+          }
+          std::size_t n = 0;
+          if (splits_long_pieces_) {
+            for_each_independent_part(piece, ranks_, [&](std::string_view bytes) { n += count_piece(bytes); });
+          } else {
+            n = count_piece(piece);
+          }
+          if (cache != nullptr) cache->insert(piece, static_cast<std::uint32_t>(n));
+          total += n;
+        }
+      },
+      [&](const SpecialToken&) { ++total; });
+  return total;
+}
+
+std::vector<std::uint32_t> Encoding::encode(std::string_view text, bool allow_special) const {
+  if (!is_valid_utf8(text)) return encode(repair_utf8(text), allow_special);
+  std::vector<std::uint32_t> tokens;
+  tokens.reserve(text.size() / 3 + 1);
+  split_specials(
+      text, allow_special,
+      [&](std::string_view part) {
+        Pretokenizer pieces(pattern_, part);
+        for (std::string_view piece; pieces.next(piece);) {
+          if (splits_long_pieces_) {
+            for_each_independent_part(piece, ranks_, [&](std::string_view bytes) { bpe_encode(bytes, ranks_, tokens); });
+          } else {
+            bpe_encode(piece, ranks_, tokens);
+          }
+        }
+      },
+      [&](const SpecialToken& s) { tokens.push_back(s.rank); });
+  return tokens;
+}
+
+std::string Encoding::decode(std::span<const std::uint32_t> tokens) const {
+  std::string out;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::uint32_t token = tokens[i];
+    std::string_view bytes = ranks_.bytes_of(token);
+    if (bytes.empty()) {
+      for (const auto& s : specials_) {
+        if (s.rank == token) bytes = s.text;
+      }
+    }
+    if (bytes.empty()) {
+      throw Error::range(ErrorCode::OutOfRange, "tokens[" + std::to_string(i) + "] is not a token of " + name_ +
+                                                    ": " + std::to_string(token));
+    }
+    out.append(bytes);
+  }
+  return out;
+}
+
+}  // namespace ctxwin

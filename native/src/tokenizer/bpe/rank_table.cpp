@@ -1,0 +1,281 @@
+#include "ctxwin/tokenizer/bpe/rank_table.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "ctxwin/error.hpp"
+#include "ctxwin/tokenizer/bpe/short_bytes.hpp"
+
+namespace ctxwin {
+
+namespace {
+
+constexpr std::array<int8_t, 256> make_base64_table() {
+  std::array<int8_t, 256> table{};
+  for (auto& v : table) v = -1;
+  const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (int i = 0; i < 64; ++i) table[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
+  return table;
+}
+constexpr auto kBase64 = make_base64_table();
+
+bool decode_base64(std::string_view in, std::string& out) {
+  out.clear();
+  std::uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    const int v = kBase64[static_cast<unsigned char>(c)];
+    if (v < 0) return false;
+    buffer = (buffer << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
+    }
+  }
+  return true;
+}
+
+inline std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
+  h ^= v * 0xBF58476D1CE4E5B9ull;
+  h *= 0x94D049BB133111EBull;
+  return h ^ (h >> 31);
+}
+
+}  // namespace
+
+std::uint64_t hash_bytes(std::string_view bytes) noexcept {
+  const char* p = bytes.data();
+  std::size_t n = bytes.size();
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  if (n <= 8) return mix(h, short_bytes::key_up_to_8(p, n));  // most pieces and tokens
+  while (n > 8) {
+    h = mix(h, short_bytes::load8(p));
+    p += 8;
+    n -= 8;
+  }
+  return mix(h, short_bytes::key_up_to_8(p, n));
+}
+
+RankTable RankTable::load(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "cannot read BPE rank file " + path);
+  }
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  return parse(contents.str(), path);
+}
+
+RankTable RankTable::parse(std::string_view contents, const std::string& source_name) {
+  RankTable table;
+  table.content_hash_ = hash_bytes(contents);
+  // Size the table once: at most half full keeps probe chains short.
+  std::size_t lines = static_cast<std::size_t>(std::count(contents.begin(), contents.end(), '\n')) + 1;
+  const std::size_t capacity = std::bit_ceil(lines * 2 + 16);
+  table.slots_.assign(capacity, Slot{});
+  table.mask_ = capacity - 1;
+  table.arena_.reserve(contents.size() * 3 / 4);
+
+  std::string bytes;
+  std::size_t line_number = 0;
+  std::size_t start = 0;
+  while (start < contents.size()) {
+    std::size_t end = contents.find('\n', start);
+    if (end == std::string_view::npos) end = contents.size();
+    std::string_view line = contents.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    const auto space = line.find(' ');
+    std::uint32_t rank = 0;
+    bool ok = space != std::string_view::npos && space + 1 < line.size() &&
+              decode_base64(line.substr(0, space), bytes) && !bytes.empty();
+    for (std::size_t i = space + 1; ok && i < line.size(); ++i) {
+      const char c = line[i];
+      if (c < '0' || c > '9' || rank > 100000000u) ok = false;
+      else rank = rank * 10 + static_cast<std::uint32_t>(c - '0');
+    }
+    if (!ok) {
+      throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
+                  "malformed BPE rank file " + source_name + " at line " + std::to_string(line_number));
+    }
+    table.insert(bytes, rank);
+  }
+  if (table.count_ == 0) {
+    throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "empty BPE rank file " + source_name);
+  }
+  for (int b = 0; b < 256; ++b) {
+    const char byte = static_cast<char>(b);
+    table.byte_tokens_[b] = table.rank_of(std::string_view(&byte, 1));
+    if (table.byte_tokens_[b] == kNoRank) {
+      throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
+                  "BPE rank file " + source_name + " has no token for byte " + std::to_string(b));
+    }
+  }
+  table.build_merges();
+  table.build_join_sets();
+  table.byte_pairs_.resize(256 * 256);
+  for (std::size_t pair = 0; pair < 256 * 256; ++pair) {
+    table.byte_pairs_[pair] = table.merge_rank(table.byte_tokens_[pair >> 8], table.byte_tokens_[pair & 0xFF]);
+  }
+  return table;
+}
+
+namespace {
+// Keys of up to 8 bytes are stored inline, as short_bytes keys (unique together with the length).
+inline std::uint64_t pack_short(std::string_view bytes) noexcept {
+  return short_bytes::key_up_to_8(bytes.data(), bytes.size());
+}
+}  // namespace
+
+bool RankTable::slot_matches(const Slot& slot, std::string_view bytes, std::uint16_t tag) const noexcept {
+  if (slot.tag != tag || slot.length != bytes.size()) return false;
+  if (bytes.size() <= 8) return slot.inline_or_offset == pack_short(bytes);
+  return std::memcmp(arena_.data() + slot.inline_or_offset, bytes.data(), bytes.size()) == 0;
+}
+
+void RankTable::insert(std::string_view bytes, std::uint32_t rank) {
+  if (bytes.size() > 0xFFFF) {
+    throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "BPE rank file has a token longer than 65535 bytes");
+  }
+  const std::uint64_t h = hash_bytes(bytes);
+  const auto tag = static_cast<std::uint16_t>(h >> 48);
+  for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+    Slot& slot = slots_[i];
+    if (slot.rank == kNoRank) {
+      slot.inline_or_offset = bytes.size() <= 8 ? pack_short(bytes) : arena_.size();
+      slot.rank = rank;
+      slot.length = static_cast<std::uint16_t>(bytes.size());
+      slot.tag = tag;
+      break;
+    }
+    if (slot_matches(slot, bytes, tag)) {
+      slot.rank = std::min(slot.rank, rank);  // a duplicate line: keep the first (lowest) rank
+      return;
+    }
+  }
+  // Every token's bytes also go to the arena: decode reads them from there.
+  const auto offset = static_cast<std::uint32_t>(arena_.size());
+  auto& longest = longest_by_first_byte_[static_cast<unsigned char>(bytes[0])];
+  longest = std::max(longest, static_cast<std::uint16_t>(bytes.size()));
+  arena_.append(bytes);
+  ++count_;
+  max_rank_ = std::max(max_rank_, rank);
+  if (by_rank_.size() <= rank) by_rank_.resize(std::size_t{rank} + 1);
+  by_rank_[rank] = Span{offset, static_cast<std::uint32_t>(bytes.size())};
+}
+
+void RankTable::build_merges() {
+  if (max_rank_ >= (1u << 20)) {
+    throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "BPE rank file has ranks past 2^20");
+  }
+  // Every split of every token into two tokens is a merge that produces it.
+  std::vector<std::uint64_t> merges;  // left << 40 | right << 20 | rank
+  merges.reserve(count_ * 4);
+  for (std::uint32_t rank = 0; rank < by_rank_.size(); ++rank) {
+    const std::string_view bytes = bytes_of(rank);
+    for (std::size_t k = 1; k < bytes.size(); ++k) {
+      const std::uint32_t left = rank_of(bytes.substr(0, k));
+      if (left == kNoRank) continue;
+      const std::uint32_t right = rank_of(bytes.substr(k));
+      if (right == kNoRank) continue;
+      merges.push_back((std::uint64_t{left} << 40) | (std::uint64_t{right} << 20) | rank);
+    }
+  }
+  std::sort(merges.begin(), merges.end());
+  merges_by_left_.assign(std::size_t{max_rank_} + 2, 0);
+  merges_.clear();
+  merges_.reserve(merges.size());
+  std::uint64_t previous_pair = ~std::uint64_t{0};
+  for (std::uint64_t m : merges) {
+    if ((m >> 20) == previous_pair) continue;  // the same two parts always join into the same bytes
+    previous_pair = m >> 20;
+    ++merges_by_left_[(m >> 40) + 1];
+    merges_.push_back(m & ((std::uint64_t{1} << 40) - 1));
+  }
+  for (std::size_t i = 1; i < merges_by_left_.size(); ++i) merges_by_left_[i] += merges_by_left_[i - 1];
+}
+
+namespace {
+inline void set_bit(std::vector<std::uint64_t>& bits, std::size_t bit) noexcept {
+  bits[bit / 64] |= std::uint64_t{1} << (bit % 64);
+}
+inline bool test_bit(const std::vector<std::uint64_t>& bits, std::size_t bit) noexcept {
+  return (bits[bit / 64] >> (bit % 64)) & 1u;
+}
+inline std::size_t pair_bit(const char* p) noexcept {
+  return (std::size_t{static_cast<unsigned char>(p[0])} << 8) | static_cast<unsigned char>(p[1]);
+}
+}  // namespace
+
+void RankTable::build_join_sets() {
+  starts_with_pair_.assign(65536 / 64, 0);
+  ends_with_pair_.assign(65536 / 64, 0);
+  contains_window_.assign((std::size_t{1} << kWindowBits) / 64, 0);
+  for (std::uint32_t rank = 0; rank < by_rank_.size(); ++rank) {
+    const std::string_view bytes = bytes_of(rank);
+    if (bytes.size() < 2) continue;
+    set_bit(starts_with_pair_, pair_bit(bytes.data()));
+    set_bit(ends_with_pair_, pair_bit(bytes.data() + bytes.size() - 2));
+    for (std::size_t i = 0; i + 4 <= bytes.size(); ++i) {
+      set_bit(contains_window_, window_bit(short_bytes::load4(bytes.data() + i)));
+    }
+  }
+}
+
+bool RankTable::may_join_across(std::string_view text, std::size_t at) const noexcept {
+  // A token holding text[at - 1] and text[at] either starts at at - 1 (it starts with that pair),
+  // ends at at + 1 (it ends with it), or reaches from at - 2 or before to at + 2 or after (it
+  // contains the four bytes around `at`).
+  if (at < 2 || at + 2 > text.size()) return true;
+  const char* p = text.data() + at;
+  return test_bit(starts_with_pair_, pair_bit(p - 1)) || test_bit(ends_with_pair_, pair_bit(p - 1)) ||
+         test_bit(contains_window_, window_bit(short_bytes::load4(p - 2)));
+}
+
+std::uint32_t RankTable::merge_rank(std::uint32_t left, std::uint32_t right) const noexcept {
+  if (std::size_t{left} + 1 >= merges_by_left_.size()) return kNoRank;
+  const std::uint64_t* first = merges_.data() + merges_by_left_[left];
+  const std::uint64_t* last = merges_.data() + merges_by_left_[left + 1];
+  const std::uint64_t key = std::uint64_t{right} << 20;
+  // Runs are short for most tokens; a branch-light binary search handles the long ones.
+  while (last - first > 8) {
+    const std::uint64_t* middle = first + (last - first) / 2;
+    if (*middle < key) first = middle + 1;
+    else last = middle + 1 > last ? last : middle + 1;
+    if ((*middle >> 20) == right) return static_cast<std::uint32_t>(*middle & 0xFFFFF);
+  }
+  for (; first < last; ++first) {
+    if ((*first >> 20) == right) return static_cast<std::uint32_t>(*first & 0xFFFFF);
+  }
+  return kNoRank;
+}
+
+std::uint32_t RankTable::rank_of(std::string_view bytes) const noexcept {
+  if (slots_.empty() || bytes.empty()) return kNoRank;
+  // Longer than every token that starts with this byte (a sentence of CJK text is one piece):
+  // no probe of the large table needed.
+  if (bytes.size() > longest_by_first_byte_[static_cast<unsigned char>(bytes[0])]) return kNoRank;
+  const std::uint64_t h = hash_bytes(bytes);
+  const auto tag = static_cast<std::uint16_t>(h >> 48);
+  for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+    const Slot& slot = slots_[i];
+    if (slot.rank == kNoRank) return kNoRank;
+    if (slot_matches(slot, bytes, tag)) return slot.rank;
+  }
+}
+
+std::string_view RankTable::bytes_of(std::uint32_t rank) const noexcept {
+  if (rank >= by_rank_.size()) return {};
+  const Span span = by_rank_[rank];
+  return std::string_view(arena_.data() + span.offset, span.length);
+}
+
+}  // namespace ctxwin

@@ -1,0 +1,88 @@
+#include "ctxwin/compaction/tool_result_compactor.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "ctxwin/error.hpp"
+
+namespace ctxwin {
+namespace {
+
+const Encoding& enc() { return Encoding::get("cl100k_base", CTXWIN_RANK_DATA_DIR); }
+
+std::string log_with_error() {
+  std::string log;
+  for (int i = 0; i < 2000; ++i) {
+    log += "line " + std::to_string(i) + ": compiling module_" + std::to_string(i) + ".ts ok\n";
+    if (i == 1200) {
+      log += "Error: cannot find module './dates' imported from src/export.ts\n";
+      log += "    at resolve (node:internal/modules/esm/resolve:873:9)\n";
+      log += "    at load (node:internal/modules/esm/loader:264:38)\n";
+    }
+  }
+  log += "done in 3.2s";
+  return log;
+}
+
+TEST(ToolResultCompactor, SmallResultsAreUnchanged) {
+  const auto out = compact_tool_result("short output", enc(), {500, "[Output truncated...]"});
+  EXPECT_FALSE(out.changed);
+  EXPECT_EQ(out.text, "short output");
+}
+
+TEST(ToolResultCompactor, KeepsHeadTailErrorsAndStackWithinTheBound) {
+  const std::string log = log_with_error();
+  const auto out = compact_tool_result(log, enc(), {1000, "[Output truncated...]"});
+  EXPECT_TRUE(out.changed);
+  EXPECT_GT(out.original_tokens, 5000u);
+  EXPECT_LE(enc().count(out.text), 1000u);
+  EXPECT_EQ(out.tokens, enc().count(out.text));
+  EXPECT_TRUE(out.text.starts_with("line 0: compiling module_0.ts ok"));
+  EXPECT_TRUE(out.text.ends_with("done in 3.2s"));
+  EXPECT_NE(out.text.find("Error: cannot find module './dates' imported from src/export.ts"), std::string::npos);
+  EXPECT_NE(out.text.find("    at resolve (node:internal/modules/esm/resolve:873:9)"), std::string::npos);
+  EXPECT_NE(out.text.find("[Output truncated...] ("), std::string::npos);
+  EXPECT_NE(out.text.find("lines, about"), std::string::npos);
+}
+
+TEST(ToolResultCompactor, OneHugeLineIsCutAtBothEnds) {
+  std::string line;
+  for (int i = 0; i < 20000; ++i) line += "token" + std::to_string(i % 97) + ",";
+  const auto out = compact_tool_result(line, enc(), {300, "[Output truncated...]"});
+  EXPECT_LE(enc().count(out.text), 300u);
+  EXPECT_TRUE(out.text.starts_with("token0,token1,"));
+}
+
+TEST(ToolResultCompactor, JsonStaysValidJson) {
+  nlohmann::json data = nlohmann::json::object();
+  data["status"] = "ok";
+  data["rows"] = nlohmann::json::array();
+  for (int i = 0; i < 5000; ++i) data["rows"].push_back({{"id", i}, {"name", "row " + std::to_string(i)}, {"note", std::string(300, 'x')}});
+  const std::string text = data.dump();
+  const auto out = compact_tool_result(text, enc(), {1000, "[Output truncated...]"});
+  EXPECT_TRUE(out.json);
+  EXPECT_LE(enc().count(out.text), 1000u);
+  const auto parsed = nlohmann::json::parse(out.text, nullptr, false);
+  ASSERT_FALSE(parsed.is_discarded());
+  EXPECT_EQ(parsed["status"], "ok");
+  EXPECT_EQ(parsed["rows"][0]["id"], 0);
+  EXPECT_EQ(parsed["rows"].back()["id"], 4999);
+  EXPECT_NE(out.text.find("more items"), std::string::npos);
+}
+
+TEST(ToolResultCompactor, JsonTooLargeForAnyElisionBecomesAJsonString) {
+  nlohmann::json data = nlohmann::json::object();
+  for (int i = 0; i < 3000; ++i) data["key_" + std::to_string(i)] = i;
+  const auto out = compact_tool_result(data.dump(), enc(), {20, "[Output truncated...]"});
+  EXPECT_LE(enc().count(out.text), 20u);
+  EXPECT_FALSE(nlohmann::json::parse(out.text, nullptr, false).is_discarded());
+}
+
+TEST(ToolResultCompactor, ABoundTooSmallForTheMessageIsAnError) {
+  EXPECT_THROW(compact_tool_result(log_with_error(), enc(), {2, "[Output truncated...]"}), Error);
+}
+
+}  // namespace
+}  // namespace ctxwin

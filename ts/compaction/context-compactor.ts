@@ -1,0 +1,234 @@
+// Seed 001 / 003's ContextCompactor: old messages become one summary, written by the caller's model
+// (or the built-in extractive summarizer), the recent ones stay as they are.
+//
+// Compaction never makes things worse: the summarizer's input is budgeted (long tool outputs are
+// clipped first) so the call fits the summarizing model's window, the summary is cut to
+// maxSummaryTokens if the model ignores the bound, and a failing model leaves the messages as
+// they were (reported through the logger and a 'failed' event).
+import { EventEmitter } from "node:events";
+import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
+import { consoleLogger, type Logger } from "../runtime/logger.js";
+import { MetadataReader } from "../history/message-metadata.js";
+import { isRecord, toolOutputText, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
+import { resolveSummaryModel, type ResolvedModel, type SummaryModel } from "../models/summary-model.js";
+import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
+import { checkRole, type InsertedRole } from "../history/strategies.js";
+import { ToolResultCompactor } from "./tool-result-compactor.js";
+
+export const DEFAULT_SUMMARY_PROMPT =
+  "Summarize the earlier part of this conversation for the assistant that continues it. Keep every " +
+  "decision, file path, tool name, error message and number that may matter later. Be brief.\n\n";
+
+/** The message a compaction puts in place of the old ones. */
+export interface SummaryMessage {
+  role: InsertedRole;
+  content: string;
+}
+
+export interface ContextCompactorOptions {
+  /** The summarizing model: AI SDK LanguageModel, (prompt) => Promise<string>, invoke(), or extractiveSummarizer(). */
+  model: SummaryModel;
+  summaryPrompt?: string;
+  /** The summary's bound (default 500 tokens); a longer answer is cut. */
+  maxSummaryTokens?: number;
+  /** Fewer messages than this are never summarized (default 4). */
+  minMessagesToSummarize?: number;
+  /** The summarizer's input bound (default 16,000 tokens): long tool outputs are clipped to fit. */
+  maxInputTokens?: number;
+  /** The summary message's role (default "system"; Anthropic's API takes system text only outside the messages). */
+  summaryRole?: InsertedRole;
+  logger?: Logger;
+}
+
+export interface CompactOptions {
+  /** Recent non-system messages kept as they are (default 10); a tool unit is never split. */
+  preserveLast?: number;
+}
+
+export interface CompactionResult<M> {
+  messages: Array<M | SummaryMessage>;
+  /** How many messages the summary replaced (0: nothing was done). */
+  summarized: number;
+  summary?: SummaryMessage;
+  error?: Error;
+}
+
+interface Events {
+  failed: [Error];
+  compacted: [{ summarized: number; summaryTokens: number }];
+}
+
+/** A message as a line for the summarizer, tool results clipped to `resultBudget` tokens. */
+function render(message: MessageLike, clip: (text: string) => string): string {
+  const parts: string[] = [];
+  const visitor: MessageVisitor = {
+    text: (value) => {
+      if (typeof value === "string" && value !== "") parts.push(value);
+    },
+    image: () => parts.push("[image]"),
+    toolCall: (_id, name, args) => parts.push(`called ${String(name)}(${typeof args === "string" ? args : JSON.stringify(args)})`),
+    toolResult: (_id, output) => {
+      parts.push(`result: ${clip(toolOutputText(output))}`);
+    },
+  };
+  visitMessage(message as unknown as Record<string, unknown>, visitor);
+  return `${message.role}: ${parts.join(" ")}`;
+}
+
+/**
+ * A message as the core's extractive summarizer reads it: one JSON line per text, tool call and
+ * tool result (the SPEC-02 event shapes), so tool names, results and errors are recognised.
+ */
+function eventLines(message: MessageLike, clip: (text: string) => string): string[] {
+  const lines: string[] = [];
+  const texts: string[] = [];
+  const visitor: MessageVisitor = {
+    text: (value) => {
+      if (typeof value === "string" && value !== "") texts.push(value);
+    },
+    image: () => {},
+    toolCall: (_id, name, args) => {
+      let parsed: unknown = args;
+      if (typeof args === "string") {
+        try {
+          parsed = JSON.parse(args);
+        } catch {
+          parsed = args;
+        }
+      }
+      lines.push(JSON.stringify({ type: "tool_call", toolName: String(name), args: parsed }));
+    },
+    toolResult: (_id, output) => {
+      lines.push(JSON.stringify({ type: "tool_result", result: clip(toolOutputText(output)) }));
+    },
+  };
+  visitMessage(message as unknown as Record<string, unknown>, visitor);
+  if (texts.length > 0 && (message as { tool_call_id?: unknown }).tool_call_id === undefined) {
+    lines.unshift(JSON.stringify({ type: "message", role: message.role, content: texts.join("\n") }));
+  }
+  return lines;
+}
+
+export class ContextCompactor extends EventEmitter<Events> {
+  readonly summaryPrompt: string;
+  readonly maxSummaryTokens: number;
+  readonly minMessagesToSummarize: number;
+  readonly maxInputTokens: number;
+  readonly summaryRole: InsertedRole;
+  private readonly model: SummaryModel;
+  private readonly logger: Logger;
+
+  constructor(options: ContextCompactorOptions) {
+    super();
+    if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
+    if (options.model === undefined) throw typeError("options.model is required: the model that writes summaries");
+    this.model = options.model;
+    this.summaryPrompt = requireString(options.summaryPrompt ?? DEFAULT_SUMMARY_PROMPT, "options.summaryPrompt");
+    this.maxSummaryTokens = requireCount(options.maxSummaryTokens ?? 500, "options.maxSummaryTokens", 1);
+    this.minMessagesToSummarize = requireCount(options.minMessagesToSummarize ?? 4, "options.minMessagesToSummarize", 1);
+    this.maxInputTokens = requireCount(options.maxInputTokens ?? 16000, "options.maxInputTokens", 64);
+    this.logger = options.logger ?? consoleLogger;
+    this.summaryRole = checkRole(options.summaryRole ?? "system", "options.summaryRole");
+  }
+
+  /** Seed 003's compact(): the messages with the old ones replaced by one summary message. */
+  async compact<M extends MessageLike>(messages: readonly M[], targetTokens: number, counter: TokenCounter, options: CompactOptions = {}): Promise<Array<M | SummaryMessage>> {
+    return (await this.compactWithDetails(messages, targetTokens, counter, options)).messages;
+  }
+
+  /** compact() with what happened: how many messages were summarized, the summary, the error. */
+  async compactWithDetails<M extends MessageLike>(
+    messages: readonly M[],
+    targetTokens: number,
+    counter: TokenCounter,
+    options: CompactOptions = {},
+  ): Promise<CompactionResult<M>> {
+    if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+    requireCount(targetTokens, "targetTokens");
+    const preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
+    const unchanged: CompactionResult<M> = { messages: messages.slice(), summarized: 0 };
+    const model = await resolveSummaryModel(this.model, "options.model");
+    if (messages.length < this.minMessagesToSummarize) return unchanged;
+    if (counter.countMessages(messages) <= targetTokens) return unchanged;
+
+    // The cut: the last preserveLast non-system messages stay, moved back so no tool unit splits.
+    const reader = new MetadataReader({ orphanToolResults: "drop" });
+    const facts = messages.map((m, i) => reader.read(m, i));
+    let cut = messages.length;
+    for (let kept = 0; cut > 0 && kept < preserveLast; ) {
+      cut--;
+      if (messages[cut]?.role !== "system") kept++;
+    }
+    const unit = (i: number) => facts[i]?.unit ?? -1;
+    while (cut > 0 && unit(cut) >= 0 && unit(cut - 1) === unit(cut)) cut--;
+    const old = messages.slice(0, cut).filter((m) => m.role !== "system");
+    if (old.length === 0 || old.length < Math.min(2, this.minMessagesToSummarize)) return unchanged;
+
+    // The summarizer's input, within maxInputTokens: tool outputs clipped harder until it fits.
+    const budget = this.maxInputTokens - counter.count(this.summaryPrompt);
+    let lines: string[] = [];
+    if (model.kind === "extractive") {
+      // Offline and unbounded by a window: the digest reads everything.
+      lines = old.flatMap((m) => eventLines(m, (text) => text));
+    } else {
+      for (const perResult of [2000, 500, 150, 40]) {
+        const clipper = new ToolResultCompactor({ maxResultTokens: perResult, truncationMessage: "[...]" });
+        lines = old.map((m) => render(m, (text) => clipper.compactResult(text, counter)));
+        if (counter.count(lines.join("\n")) <= budget) break;
+      }
+      while (lines.length > 1 && counter.count(lines.join("\n")) > budget) lines.shift(); // the oldest go last
+    }
+
+    let text: string;
+    try {
+      text = await this.summarizeLines(model, lines);
+      if (text.trim() === "") throw new Error("the model returned an empty summary");
+    } catch (cause) {
+      const error = cause instanceof Error ? cause : new Error(String(cause));
+      this.logger.warn(`ctxwin: summarizing ${old.length} messages failed, keeping them: ${error.message}`);
+      this.emit("failed", error);
+      return { ...unchanged, error };
+    }
+    text = this.bound(text, counter);
+    const summary: SummaryMessage = { role: this.summaryRole, content: `Summary of the ${old.length} earlier messages:\n${text}` };
+    const systems = messages.slice(0, cut).filter((m) => m.role === "system");
+    this.emit("compacted", { summarized: old.length, summaryTokens: counter.count(summary.content) });
+    return { messages: [...systems, summary, ...messages.slice(cut)], summarized: old.length, summary };
+  }
+
+  /** Seed 003's summarize_messages(): the summary text of `messages`. */
+  async summarizeMessages(messages: readonly MessageLike[], counter?: TokenCounter): Promise<string> {
+    if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+    messages.forEach((m, i) => {
+      if (!isRecord(m) || typeof m.role !== "string") throw typeError(`messages[${i}] must be a message with a role`);
+    });
+    const model = await resolveSummaryModel(this.model, "options.model");
+    const lines = model.kind === "extractive" ? messages.flatMap((m) => eventLines(m, (t) => t)) : messages.map((m) => render(m, (t) => t));
+    const text = await this.summarizeLines(model, lines);
+    return counter ? this.bound(text, counter) : text;
+  }
+
+  /**
+   * The summary of `lines`: eventLines for the extractive digest, which writes out every tool
+   * name, path and error (none may be lost); rendered lines after the prompt for a model.
+   */
+  private async summarizeLines(model: ResolvedModel, lines: string[]): Promise<string> {
+    return model.kind === "extractive" ? model.summarizer.summarizeEvents(lines, { complete: true }) : model.call(this.summaryPrompt + lines.join("\n"));
+  }
+
+  /** Cuts `text` to maxSummaryTokens (whole words where possible). */
+  private bound(text: string, counter: TokenCounter): string {
+    if (counter.count(text) <= this.maxSummaryTokens) return text;
+    let lo = 0;
+    let hi = text.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (counter.count(`${text.slice(0, mid)}...`) <= this.maxSummaryTokens) lo = mid;
+      else hi = mid - 1;
+    }
+    const safe = lo > 0 && /[\uD800-\uDBFF]/.test(text[lo - 1] as string) ? lo - 1 : lo; // never half a pair
+    const cut = text.slice(0, safe);
+    const space = cut.lastIndexOf(" ");
+    return `${space > safe * 0.8 ? cut.slice(0, space) : cut}...`;
+  }
+}

@@ -1,0 +1,80 @@
+// Seed 001 / 003's ToolResultCompactor: large tool outputs cut down to a token bound in the core,
+// keeping their head and tail, error lines and stack heads; JSON stays valid JSON.
+import { CachingCounter } from "../tokens/caching-counter.js";
+import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
+import { mapToolResults } from "../tokens/message-shape.js";
+import type { NativeCompactedResult } from "../runtime/native.js";
+import { TiktokenCounter } from "../tokens/tiktoken-counter.js";
+import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
+
+export interface ToolResultCompactorOptions {
+  /** Most tokens a result keeps (default 1000). */
+  maxResultTokens?: number;
+  /** Written where output was removed, followed by how much (default "[Output truncated...]"). */
+  truncationMessage?: string;
+}
+
+export interface CompactedToolResult {
+  text: string;
+  changed: boolean;
+  /** The input was JSON and the output is valid JSON. */
+  json: boolean;
+  originalTokens: number;
+  tokens: number;
+}
+
+let fallbackCounter: TiktokenCounter | undefined;
+
+/** The exact tokenizer to cut with: the counter's own when it has one, else cl100k_base. */
+function tiktokenOf(counter: TokenCounter | undefined): TiktokenCounter {
+  if (counter instanceof TiktokenCounter && counter.nativeTokenizer) return counter;
+  if (counter instanceof CachingCounter) return tiktokenOf(counter.inner);
+  fallbackCounter ??= new TiktokenCounter({ encoding: "cl100k_base" });
+  return fallbackCounter;
+}
+
+export class ToolResultCompactor {
+  readonly maxResultTokens: number;
+  readonly truncationMessage: string;
+
+  constructor(options: ToolResultCompactorOptions = {}) {
+    if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
+    this.maxResultTokens = requireCount(options.maxResultTokens ?? 1000, "options.maxResultTokens", 1);
+    this.truncationMessage = requireString(options.truncationMessage ?? "[Output truncated...]", "options.truncationMessage");
+  }
+
+  /**
+   * `result` (a string, or any value, which is compacted as its JSON) with at most maxResultTokens
+   * tokens by `counter`. A result already under the bound comes back unchanged.
+   */
+  compactResult(result: unknown, counter?: TokenCounter): string {
+    return this.compact(result, counter).text;
+  }
+
+  /** compactResult with the details: whether it changed, token counts before and after. */
+  compact(result: unknown, counter?: TokenCounter): CompactedToolResult {
+    const text = typeof result === "string" ? result : JSON.stringify(result);
+    if (typeof text !== "string") throw typeError(`result must be a string or a JSON value, got ${describe(result)}`);
+    const tokenizer = tiktokenOf(counter).nativeTokenizer;
+    if (!tokenizer) throw typeError("a TiktokenCounter with its rank data is needed to compact tool results");
+    // The core cuts with an exact tokenizer; a different counter (an approximation) checks the
+    // result and the bound tightens until it agrees.
+    let bound = this.maxResultTokens;
+    let out: NativeCompactedResult = tokenizer.compactToolResult(text, bound, this.truncationMessage);
+    for (let attempt = 0; counter && !(counter instanceof TiktokenCounter) && attempt < 8; attempt++) {
+      const measured = counter.count(out.text);
+      if (measured <= this.maxResultTokens) return { ...out, changed: out.text !== text, tokens: measured, originalTokens: counter.count(text) };
+      bound = Math.max(1, Math.floor((bound * this.maxResultTokens) / measured) - 1);
+      out = tokenizer.compactToolResult(text, bound, this.truncationMessage);
+    }
+    return out;
+  }
+
+  /**
+   * A copy of a tool-result message with its result compacted; every other field is kept. Reads
+   * OpenAI tool messages, AI SDK tool-result parts and Anthropic tool_result blocks.
+   */
+  compactMessage<M extends MessageLike>(message: M, counter?: TokenCounter): M {
+    return mapToolResults(message, (value, kind) => (kind === "json" ? (JSON.parse(this.compactResult(value, counter)) as unknown) : this.compactResult(value, counter)));
+  }
+}

