@@ -4,7 +4,12 @@
 // running total, O(1) per message), warns at 80% and 90%, and trims with its mode's strategy,
 // planned in the core over per-message metadata kept alongside the caller's messages.
 import { EventEmitter } from "node:events";
-import { ContextCompactor, type SummaryMessage } from "../compaction/context-compactor.js";
+import type { ContextCompactor, SummaryMessage } from "../compaction/context-compactor.js";
+import {
+  ProgressiveCompaction,
+  type CompactableHistory,
+  type CompactionReport,
+} from "../compaction/progressive-compaction.js";
 import { ContextLimits, type LimitOverrides } from "./context-limits.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { getCounter } from "../tokens/get-counter.js";
@@ -25,8 +30,6 @@ import {
 } from "./strategies.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
-import { mapToolResults } from "../tokens/message-shape.js";
-import { ToolResultCompactor } from "../compaction/tool-result-compactor.js";
 
 export const TruncationMode = {
   SLIDING_WINDOW: "sliding_window",
@@ -84,32 +87,6 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
   orphanToolResults?: "error" | "drop";
 }
 
-/** The text that replaces an old tool result at compaction level 2. */
-export const CLEARED_TOOL_RESULT = "[Old tool result content cleared]";
-
-export interface CompactionLevelReport {
-  level: 1 | 2 | 3 | 4;
-  name: "compact_tool_results" | "clear_old_tool_results" | "summarize" | "truncate";
-  /** False when usage was already under the threshold (or, for level 3, there is no llm). */
-  applied: boolean;
-  messagesChanged: number;
-  tokensBefore: number;
-  tokensAfter: number;
-  error?: string;
-}
-
-export interface CompactionReport<M> {
-  threshold: number;
-  tokensBefore: number;
-  tokensAfter: number;
-  levels: CompactionLevelReport[];
-  /** Messages replaced by compacted copies (levels 1 and 2): tell a session store. */
-  replaced: Array<{ before: M; after: M }>;
-  /** Messages a summary or a trim removed. */
-  removed: M[];
-  summary?: SummaryMessage;
-}
-
 export interface ContextStats {
   model: string;
   mode: TruncationMode;
@@ -143,9 +120,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private readonly onTrim: ((event: TrimEvent<M>) => void) | undefined;
   /** Set when `llm` is given: compaction level 3. */
   readonly compactor: ContextCompactor | undefined;
-  private readonly toolResultCompactor: ToolResultCompactor;
-  private readonly keepToolResults: number;
-  private readonly preserveLast: number;
+  private readonly compaction: ProgressiveCompaction;
   private compacting: Promise<CompactionReport<M>> | undefined;
   private systemPrompt: string | undefined;
   private systemTokens = 0;
@@ -192,10 +167,15 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     }
     this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
     this.requestOverhead = this.counter.countMessages([]);
-    this.compactor = options.llm === undefined ? undefined : new ContextCompactor({ model: options.llm, logger: options.logger, summaryRole: options.summaryRole });
-    this.toolResultCompactor = new ToolResultCompactor({ maxResultTokens: requireCount(options.maxToolResultTokens ?? 1000, "options.maxToolResultTokens", 16) });
-    this.keepToolResults = requireCount(options.keepToolResults ?? 3, "options.keepToolResults");
-    this.preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
+    this.compaction = new ProgressiveCompaction({
+      maxToolResultTokens: options.maxToolResultTokens,
+      keepToolResults: options.keepToolResults,
+      preserveLast: options.preserveLast,
+      llm: options.llm,
+      summaryRole: options.summaryRole,
+      logger: options.logger,
+    });
+    this.compactor = this.compaction.compactor;
   }
 
   /**
@@ -210,87 +190,39 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     if (typeof threshold !== "number" || !(threshold > 0 && threshold <= 1)) {
       return Promise.reject(rangeError(`options.threshold must be a number in (0, 1], got ${describe(threshold)}`));
     }
-    this.compacting ??= this.compactLevels(threshold).finally(() => {
-      this.compacting = undefined;
-    });
+    this.compacting ??= this.compaction
+      .run(this.compactable(), threshold, this.limits.effectiveLimit)
+      .then((report) => {
+        this.emit("compacted", report);
+        return report;
+      })
+      .finally(() => {
+        this.compacting = undefined;
+      });
     return this.compacting;
   }
 
-  private async compactLevels(threshold: number): Promise<CompactionReport<M>> {
-    const limit = Math.floor(this.limits.effectiveLimit * threshold);
-    const report: CompactionReport<M> = { threshold, tokensBefore: this.tokenUsage, tokensAfter: 0, levels: [], replaced: [] , removed: [] };
-    const over = () => this.tokenUsage > limit;
-    const level = async (n: 1 | 2 | 3 | 4, name: CompactionLevelReport["name"], run: () => Promise<number> | number, enabled = true) => {
-      const before = this.tokenUsage;
-      const entry: CompactionLevelReport = { level: n, name, applied: false, messagesChanged: 0, tokensBefore: before, tokensAfter: before };
-      if (enabled && over()) {
-        entry.applied = true;
-        try {
-          entry.messagesChanged = await run();
-        } catch (error) {
-          entry.error = error instanceof Error ? error.message : String(error);
-        }
-      }
-      entry.tokensAfter = this.tokenUsage;
-      report.levels.push(entry);
+  /** The view and the edits the compaction levels work with; the bookkeeping stays here. */
+  private compactable(): CompactableHistory<M> {
+    return {
+      counter: this.counter,
+      tokenUsage: () => this.tokenUsage,
+      fixedTokens: () => this.systemTokens + this.requestOverhead,
+      messages: () => this.messages,
+      roles: () => this.roles,
+      tokens: () => this.tokens,
+      units: () => this.units,
+      replace: (edits) => this.replace(edits),
+      spliceSummary: (positions, summary) => this.spliceSummary(positions, summary),
+      truncate: (target) => this.truncate(target)?.removed ?? [],
     };
-
-    await level(1, "compact_tool_results", () => {
-      const edits: Array<[number, M]> = [];
-      this.messages.forEach((m, i) => {
-        if (this.roles[i] === 3 && (this.tokens[i] ?? 0) > this.toolResultCompactor.maxResultTokens) {
-          edits.push([i, this.toolResultCompactor.compactMessage(m, this.counter)]);
-        }
-      });
-      return this.replace(edits, report);
-    });
-
-    await level(2, "clear_old_tool_results", () => {
-      const units = [...new Set(this.units.filter((u) => u >= 0))];
-      const recent = new Set(units.slice(-this.keepToolResults));
-      const edits: Array<[number, M]> = [];
-      this.messages.forEach((m, i) => {
-        const unit = this.units[i] ?? -1;
-        if (this.roles[i] === 3 && unit >= 0 && !recent.has(unit)) edits.push([i, mapToolResults(m, () => CLEARED_TOOL_RESULT)]);
-      });
-      return this.replace(edits.filter(([i, m]) => m !== this.messages[i]), report);
-    });
-
-    await level(3, "summarize", async () => {
-      const compactor = this.compactor as ContextCompactor;
-      const snapshot = this.messages.slice();
-      const target = Math.max(0, limit - this.systemTokens - this.requestOverhead);
-      const result = await compactor.compactWithDetails(snapshot, target, this.counter, { preserveLast: this.preserveLast });
-      if (result.error) throw result.error;
-      if (result.summarized === 0 || !result.summary) return 0;
-      // Apply to the history as it is now: messages added while the model ran stay, and a
-      // summary whose messages were meanwhile trimmed away is dropped rather than misplaced.
-      const summarized = snapshot.filter((m) => !result.messages.includes(m));
-      const positions = summarized.map((m) => this.messages.indexOf(m));
-      if (positions.some((p) => p < 0)) return 0;
-      report.summary = result.summary;
-      report.removed.push(...summarized);
-      this.spliceSummary(positions, result.summary);
-      return summarized.length;
-    }, this.compactor !== undefined);
-
-    await level(4, "truncate", () => {
-      const trim = this.truncate(limit);
-      if (trim) report.removed.push(...trim.removed);
-      return trim?.removed.length ?? 0;
-    });
-
-    report.tokensAfter = this.tokenUsage;
-    this.emit("compacted", report);
-    return report;
   }
 
   /** Puts compacted copies in place of messages; returns how many changed. */
-  private replace(edits: Array<[number, M]>, report: CompactionReport<M>): number {
+  private replace(edits: Array<[number, M]>): number {
     if (edits.length === 0) return 0;
     const counts = messageTokens(this.counter, edits.map(([, m]) => m));
     edits.forEach(([i, after], k) => {
-      report.replaced.push({ before: this.messages[i] as M, after });
       this.conversationTokens += (counts[k] ?? 0) - (this.tokens[i] ?? 0);
       this.messages[i] = after;
       this.tokens[i] = counts[k] ?? 0;

@@ -1,0 +1,11 @@
+// Token counting: the TokenCounter interface and its counters (exact BPE through the core,
+// approximations, a caching wrapper), the model-to-encoding map, and the counting of whole chat
+// requests over the message shapes ctxwin reads (OpenAI, AI SDK, Anthropic).
+export { TiktokenCounter, type TiktokenCounterOptions } from "./tiktoken-counter.js";
+export { ApproximateCounter, type ApproximateCounterOptions } from "./approximate-counter.js";
+export { CachingCounter, type CachingCounterOptions } from "./caching-counter.js";
+export { getCounter } from "./get-counter.js";
+export { encodingForModel, ENCODING_NAMES, type EncodingName, type ModelEncoding } from "./encodings.js";
+export { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
+export { mapToolResults } from "./message-shape.js";
+export type { TokenCounter, BatchTokenCounter, MessageLike, ToolDefinition, FunctionDefinition, CountMessagesOptions } from "./token-counter.js";
