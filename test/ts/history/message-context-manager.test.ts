@@ -114,6 +114,8 @@ describe("MessageContextManager", () => {
       tokenUsage: 850,
       availableTokens: 150,
       usagePercentage: 85,
+      cache: { requests: 0, promptTokens: 0, sharedPrefixTokens: 0, cacheableShare: 0 },
+      breaker: { state: "closed", consecutiveFailures: 0 },
     });
   });
 
