@@ -20,9 +20,10 @@ import {
 } from "../compaction/progressive-compaction.js";
 import { ContextLimits, type LimitOverrides } from "./context-limits.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../runtime/errors.js";
+import { visitMessage } from "../tokens/message-shape.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
-import { FLAG_MARKED, MetadataReader, ROLE_CODES, messageTokens } from "./message-metadata.js";
+import { FLAG_MARKED, MetadataReader, ROLE_CODES, messageTokens, type MessageFacts } from "./message-metadata.js";
 import { native } from "../runtime/native.js";
 import {
   CompositeStrategy,
@@ -196,6 +197,15 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** Conversation tokens (marker included) of the last request still the prefix of the history now. */
   private stablePrefix = 0;
   private systemStable = false;
+  /**
+   * Tool calls still waiting for their results, and any reasoning item waiting for the item it
+   * precedes: an automatic trim waits for them (unless the window itself is exceeded), so that it
+   * never drops a call whose results are still to come.
+   */
+  private readonly pendingCalls = new Set<string>();
+  /** Pending calls a trim past the window removed: their results are left out when they come. */
+  private readonly trimmedCalls = new Set<string>();
+  private pendingReasoning = false;
 
   constructor(options: MessageContextManagerOptions<M>) {
     super();
@@ -376,9 +386,23 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       (this.logger ?? consoleLogger).warn("ctxwin: dropped a tool result whose call is not in the history");
       return;
     }
+    if (facts.resultIds !== undefined && facts.resultIds.length > 0 && facts.resultIds.every((id) => this.trimmedCalls.has(id))) {
+      // Its call was trimmed away (the window could not hold the exchange): a result alone is invalid.
+      for (const id of facts.resultIds) this.trimmedCalls.delete(id);
+      (this.logger ?? consoleLogger).warn("ctxwin: dropped a tool result whose call a trim removed");
+      return;
+    }
     const [tokens] = messageTokens(this.counter, [message]);
     this.insert(this.messages.length, message, facts, tokens ?? 0);
+    this.trackExchange(message, facts);
     this.afterChange();
+  }
+
+  private trackExchange(message: M, facts: { callIds?: string[]; resultIds?: string[] }): void {
+    for (const id of facts.resultIds ?? []) this.pendingCalls.delete(id);
+    for (const id of facts.callIds ?? []) this.pendingCalls.add(id);
+    const record = message as { role?: unknown; type?: unknown };
+    this.pendingReasoning = record.role === undefined && record.type === "reasoning";
   }
 
   /** Whether `message` fits without trimming (seed 004's pre-check). */
@@ -407,6 +431,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.conversationTokens = this.tokens.reduce((a, b) => a + b, 0);
     this.marker = undefined;
     this.stablePrefix = 0;
+    this.pendingCalls.clear();
+    this.trimmedCalls.clear();
+    messages.forEach((m, i) => this.trackExchange(m, facts[i] as MessageFacts));
     this.afterChange();
   }
 
@@ -505,6 +532,18 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const keep = new Uint8Array(this.messages.length);
     for (const i of kept.indices) keep[i] = 1;
     const removed = this.messages.filter((_, i) => keep[i] === 0);
+    if (this.pendingCalls.size > 0) {
+      for (const m of removed) {
+        visitMessage(m as unknown as Record<string, unknown>, {
+          text: () => {},
+          image: () => {},
+          toolResult: () => {},
+          toolCall: (id) => {
+            if (id !== undefined && this.pendingCalls.delete(id)) this.trimmedCalls.add(id);
+          },
+        });
+      }
+    }
     // The first message removed ends the shared prefix; so does the marker, whose count changes.
     let firstRemoved = 0;
     while (firstRemoved < kept.indices.length && kept.indices[firstRemoved] === firstRemoved) firstRemoved++;
@@ -536,6 +575,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   clear(): void {
     this.select([]);
     this.stablePrefix = 0;
+    this.pendingCalls.clear();
+    this.trimmedCalls.clear();
+    this.pendingReasoning = false;
     this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
     this.marker = undefined;
     this.rearmWarnings();
@@ -589,7 +631,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       if (this.tokenUsage > limit) this.truncate();
       return;
     }
-    if (this.tokenUsage > limit * this.trimAt) this.truncate();
+    const midExchange = this.pendingCalls.size > 0 || this.pendingReasoning;
+    if (this.tokenUsage > (midExchange ? limit : limit * this.trimAt)) this.truncate();
   }
 
   private rearmWarnings(): void {

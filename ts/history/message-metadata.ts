@@ -44,6 +44,9 @@ export interface MessageFacts {
   unit: number;
   /** True for a tool result whose call was not seen. */
   orphan: boolean;
+  /** Ids of the tool calls it makes and of the calls whose results it holds (when it has any). */
+  callIds?: string[];
+  resultIds?: string[];
 }
 
 /**
@@ -133,7 +136,7 @@ export class MetadataReader {
     } else {
       this.reasoningUnit = -1;
     }
-    return { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit, orphan };
+    return { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit, orphan, callIds: calls, resultIds: results };
   }
 }
 

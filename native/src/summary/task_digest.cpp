@@ -330,7 +330,8 @@ std::string write(const Digest& d, const TaskDigestOptions& options) {
     // The statements before the last, newest first, without repeats.
     OrderedSet decisions;
     for (std::size_t i = d.assistant.size() - 1; i-- > 0;) decisions.add(excerpt(d.assistant[i], excerpt_max));
-    lines.push_back("Decisions and findings, newest first: " + quoted(decisions.items(), many));
+    // Bounded even when complete: the files, tools and errors after them must fit a summary too.
+    lines.push_back("Decisions and findings, newest first: " + quoted(decisions.items(), kShortList));
   }
   if (!read.empty()) lines.push_back("Files read: " + join_list(read.items(), many));
   if (d.user.size() > 1) {
