@@ -14,7 +14,7 @@
 // level that freed nothing is not run again on the same messages; and after `maxSummaryFailures`
 // failed summaries in a row a circuit breaker stops calling the model (levels 0, 1, 2 and 4 still
 // run) until `breakerResetMs` have passed, when one trial call may close it again.
-import { describe, rangeError, requireCount } from "../runtime/errors.js";
+import { describe, requireCount, typeError } from "../runtime/errors.js";
 import type { Logger } from "../runtime/logger.js";
 import type { InsertedRole } from "../history/strategies.js";
 import { mapToolResults, removeReasoning, hasReasoning } from "../tokens/message-shape.js";
@@ -166,6 +166,8 @@ export class ProgressiveCompaction {
   /** Per level, the messages it last freed nothing from. */
   private readonly fruitless = new Map<CompactionLevelName, string>();
   private breakerState: BreakerState = { state: "closed", consecutiveFailures: 0 };
+  /** The summary prompt's tokens per counter (checked on every addMessage in SUMMARIZE mode). */
+  private readonly promptTokens = new WeakMap<TokenCounter, number>();
 
   constructor(options: ProgressiveCompactionOptions = {}) {
     this.keepReasoningTurns = requireCount(options.keepReasoningTurns ?? 1, "options.keepReasoningTurns");
@@ -176,7 +178,7 @@ export class ProgressiveCompaction {
     this.maxSummaryFailures = requireCount(options.maxSummaryFailures ?? 3, "options.maxSummaryFailures", 1);
     this.breakerResetMs = requireCount(options.breakerResetMs ?? 300_000, "options.breakerResetMs");
     if (options.onBreaker !== undefined && typeof options.onBreaker !== "function") {
-      throw rangeError(`options.onBreaker must be a function, got ${describe(options.onBreaker)}`);
+      throw typeError(`options.onBreaker must be a function, got ${describe(options.onBreaker)}`);
     }
     this.onBreaker = options.onBreaker;
     this.compactor =
@@ -227,7 +229,13 @@ export class ProgressiveCompaction {
   /** The summarizer's input budget left for messages (its budget less the prompt), or Infinity without one. */
   summarizerCapacity(counter: TokenCounter): number {
     const c = this.compactor;
-    return c === undefined ? Number.POSITIVE_INFINITY : c.maxInputTokens - counter.count(c.summaryPrompt);
+    if (c === undefined) return Number.POSITIVE_INFINITY;
+    let prompt = this.promptTokens.get(counter);
+    if (prompt === undefined) {
+      prompt = counter.count(c.summaryPrompt);
+      this.promptTokens.set(counter, prompt);
+    }
+    return c.maxInputTokens - prompt;
   }
 
   /**

@@ -240,7 +240,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     }
     this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
     this.requestOverhead = this.counter.countMessages([]);
-    const maxSummaryTokens = options.maxSummaryTokens ?? 500;
+    const maxSummaryTokens = requireCount(options.maxSummaryTokens ?? 500, "options.maxSummaryTokens", 1);
     this.compaction = new ProgressiveCompaction({
       maxToolResultTokens: options.maxToolResultTokens,
       keepToolResults: options.keepToolResults,
@@ -250,7 +250,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       llm: options.llm,
       summaryRole: options.summaryRole,
       maxSummaryTokens,
-      summaryInputTokens: options.summaryInputTokens ?? Math.max(64, this.limits.effectiveLimit - (Number.isInteger(maxSummaryTokens) ? maxSummaryTokens : 0)),
+      summaryInputTokens: options.summaryInputTokens ?? Math.max(64, this.limits.effectiveLimit - maxSummaryTokens),
       keepUserTokens: options.keepUserTokens,
       maxSummaryFailures: options.maxSummaryFailures,
       breakerResetMs: options.breakerResetMs,
@@ -281,7 +281,10 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** Whether level 3 must run before the messages to summarize outgrow the summarizer's input. */
   private summarizerFull(): boolean {
     if (!this.compaction.canSummarize()) return false;
-    return this.compaction.summarizableTokens(this.compactable()) >= this.compaction.summarizerCapacity(this.counter);
+    const capacity = this.compaction.summarizerCapacity(this.counter);
+    // O(1) on the common path (addMessage stays O(1)): the part to summarize is never more than the conversation.
+    if (this.conversationTokens < capacity) return false;
+    return this.compaction.summarizableTokens(this.compactable()) >= capacity;
   }
 
   private startCompaction(threshold: number): Promise<CompactionReport<M>> {
