@@ -240,12 +240,13 @@ export class ProgressiveCompaction {
 
   /**
    * Runs the levels on `history`: when its usage is above `threshold` of `effectiveLimit`, down to
-   * `targetShare` of it (the hysteresis); `summarizeEarly` runs level 3 alone even below the
-   * threshold (the summarizer's input budget is about to be exceeded).
+   * `targetShare` of it (the hysteresis); `summarizeEarly`, asked once levels 0 to 2 are done,
+   * runs level 3 even below the threshold (the messages to summarize are about to outgrow the
+   * summarizer's input budget).
    */
   async run<M extends MessageLike>(
     history: CompactableHistory<M>,
-    options: { threshold: number; targetShare: number; effectiveLimit: number; summarizeEarly?: boolean },
+    options: { threshold: number; targetShare: number; effectiveLimit: number; summarizeEarly?: () => boolean },
   ): Promise<CompactionReport<M>> {
     const { threshold, effectiveLimit } = options;
     const trigger = Math.floor(effectiveLimit * threshold);
@@ -353,7 +354,8 @@ export class ProgressiveCompaction {
       return { changed: replace(edits.slice(0, take)) };
     });
 
-    const summarizeNeeded = over() || (options.summarizeEarly === true && this.compactor !== undefined);
+    const early = !over() && this.compactor !== undefined && options.summarizeEarly?.() === true;
+    const summarizeNeeded = over() || early;
     await level(3, "summarize", summarizeNeeded, async () => {
       const compactor = this.compactor;
       if (compactor === undefined) return { changed: 0, skipped: "no llm" };
@@ -363,7 +365,7 @@ export class ProgressiveCompaction {
       const snapshot = history.messages().slice();
       const summarizable = snapshot.filter((_, i) => history.roles()[i] !== SYSTEM_ROLE);
       if (repeated("summarize", summarizable)) return { changed: 0, skipped: repeatNotice };
-      const goal = options.summarizeEarly === true && !over() ? 0 : target;
+      const goal = early ? 0 : target;
       const result = await compactor.compactWithDetails(snapshot, Math.max(0, goal - history.fixedTokens()), history.counter, { preserveLast: this.preserveLast });
       if (result.error) {
         this.failed(result.error);

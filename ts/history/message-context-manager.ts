@@ -293,7 +293,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.startingCompaction = true;
     try {
       this.compacting = this.compaction
-      .run(this.compactable(), { threshold, targetShare: this.trimTo, effectiveLimit: this.limits.effectiveLimit, summarizeEarly: this.summarizerFull() })
+      .run(this.compactable(), { threshold, targetShare: this.trimTo, effectiveLimit: this.limits.effectiveLimit, summarizeEarly: () => this.summarizerFull() })
       .then((report) => {
         this.emit("compacted", report);
         return report;
