@@ -44,7 +44,7 @@ export function session(turns = TURNS): Turn[] {
   for (let i = 0; i < turns; i++) {
     const file = `src/module${Math.floor(next() * 120)}.ts`;
     const tool = tools[Math.floor(next() * tools.length)] as (typeof tools)[number];
-    const lines = 10 + Math.floor(next() * 70); // results of about 100 to 900 tokens
+    const lines = 10 + Math.floor(next() * 70); // results of 126 to 1,824 tokens
     const id = `call_${i}`;
     const args = tool === "search_code" ? { query: `export function step${i}` } : tool === "run_tests" ? { filter: `module${i % 40}` } : { path: file };
     const body =
