@@ -199,11 +199,14 @@ export class ProgressiveCompaction {
     return { ...this.breakerState };
   }
 
-  /** Whether level 3 may call the model now (the breaker closed, or open long enough for a trial). */
+  /**
+   * Whether level 3 may call the model now: the breaker closed, open long enough for a trial, or
+   * half-open (a trial was let through but never reached the model, e.g. too few messages).
+   */
   canSummarize(now = Date.now()): boolean {
     if (this.compactor === undefined) return false;
     const b = this.breakerState;
-    return b.state === "closed" || (b.state === "open" && now - (b.openedAt ?? 0) >= this.breakerResetMs);
+    return b.state !== "open" || now - (b.openedAt ?? 0) >= this.breakerResetMs;
   }
 
   /**
@@ -361,10 +364,10 @@ export class ProgressiveCompaction {
       if (compactor === undefined) return { changed: 0, skipped: "no llm" };
       const now = Date.now();
       if (!this.canSummarize(now)) return { changed: 0, skipped: "circuit breaker open" };
-      if (this.breakerState.state === "open") this.transition("trial", { ...this.breakerState, state: "half-open" });
       const snapshot = history.messages().slice();
       const summarizable = snapshot.filter((_, i) => history.roles()[i] !== SYSTEM_ROLE);
       if (repeated("summarize", summarizable)) return { changed: 0, skipped: repeatNotice };
+      if (this.breakerState.state === "open") this.transition("trial", { ...this.breakerState, state: "half-open" });
       const goal = early ? 0 : target;
       const result = await compactor.compactWithDetails(snapshot, Math.max(0, goal - history.fixedTokens()), history.counter, { preserveLast: this.preserveLast });
       if (result.error) {
