@@ -109,8 +109,9 @@ export interface ProgressiveCompactionOptions {
   /**
    * Level 2: clear at least this many tokens of old tool results at once, or none (unless clearing
    * less reaches the target). A clearing breaks the prompt cache from the first cleared result on;
-   * clearing little at a time would break it every few requests. Default: the room a trim makes,
-   * (trimAt - trimTo) of the effective limit, so clearings are no more frequent than trims.
+   * clearing little at a time would break it every few requests. MessageContextManager passes the
+   * room a trim makes, (trimAt - trimTo) of the effective limit, so clearings are no more frequent
+   * than trims; without it, the gap between the run's threshold and its target.
    */
   clearAtLeast?: number;
   /** Level 3: the summarizing model; without it level 3 is skipped. */

@@ -244,7 +244,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.compaction = new ProgressiveCompaction({
       maxToolResultTokens: options.maxToolResultTokens,
       keepToolResults: options.keepToolResults,
-      clearAtLeast: options.clearAtLeast,
+      // The room a trim makes: clearings then break the prompt cache no more often than trims.
+      clearAtLeast: options.clearAtLeast ?? Math.floor((this.trimAt - this.trimTo) * this.limits.effectiveLimit),
       keepReasoningTurns: options.keepReasoningTurns,
       preserveLast: options.preserveLast,
       llm: options.llm,
