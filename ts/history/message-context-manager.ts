@@ -211,7 +211,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   }
 
   /** A manager whose session is open: the log read, the context continued where it was. */
-  static async open<M extends MessageLike = MessageLike>(options: MessageContextManagerOptions<M> & { session: SessionOptions }): Promise<MessageContextManager<M>> {
+  static async open<M extends MessageLike = MessageLike>(options: MessageContextManagerOptions<M>): Promise<MessageContextManager<M>> {
     const manager = new MessageContextManager<M>(options);
     await manager.ready;
     return manager;
@@ -225,7 +225,14 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** Seed 000's /export: the metadata and the turns, summaries and the omission marker marked. */
   export(): ContextExport {
     return buildExport(
-      { ...this.state(), sessionId: this.sessionId, createdAt: this.createdAt, updatedAt: this.updatedAt, metadata: this.metadata },
+      {
+        ...this.state(),
+        sessionId: this.sessionId,
+        // A session's times are its log's (the store's clock), so every worker exports the same.
+        createdAt: this.session?.createdAt ?? this.createdAt,
+        updatedAt: Math.max(this.updatedAt, this.session?.updatedAt ?? 0),
+        metadata: this.metadata,
+      },
       { model: this.model, mode: this.mode, tokenUsage: this.tokenUsage },
     );
   }

@@ -83,7 +83,7 @@ export class FileSessionStore implements SessionStore {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
         if (lines.length === 0 || (expected !== undefined && expected !== 0)) {
           if (expected !== undefined && expected !== 0) throw conflictError(id, expected, 0);
-          return { first: 0, version: 0 };
+          return { first: 0, version: 0, time: Date.now() };
         }
         handle = await open(path, "a+");
         created = true;
@@ -91,8 +91,8 @@ export class FileSessionStore implements SessionStore {
       try {
         const count = await this.countWhole(id, handle);
         if (expected !== undefined && expected !== count) throw conflictError(id, expected, count);
-        if (lines.length === 0) return { first: count, version: count };
         const time = Date.now();
+        if (lines.length === 0) return { first: count, version: count, time };
         const text = lines.map((json, i) => `{"seq":${count + i},"time":${time},"entry":${json}}\n`).join("");
         const buffer = Buffer.from(text, "utf8");
         const size = (await handle.stat()).size;
@@ -106,7 +106,7 @@ export class FileSessionStore implements SessionStore {
         const st = await handle.stat();
         this.known.set(id, { ino: st.ino, size: st.size, count: count + lines.length });
         if (created && this.fsync) await syncDirectory(this.directory);
-        return { first: count, version: count + lines.length };
+        return { first: count, version: count + lines.length, time };
       } finally {
         await handle.close();
       }

@@ -31,13 +31,13 @@ export class MemorySessionStore implements SessionStore {
     const log = this.logs.get(id) ?? { records: [], metadata: {} };
     const version = log.records.length;
     if (expected !== undefined && expected !== version) throw conflictError(id, expected, version);
-    if (lines.length === 0) return { first: version, version };
     const time = Date.now();
+    if (lines.length === 0) return { first: version, version, time };
     lines.forEach((json, i) => log.records.push({ seq: version + i, time, json }));
     for (const entry of entries) log.metadata = metadataOf(entry) ?? log.metadata;
     log.metadata = JSON.parse(JSON.stringify(log.metadata)) as Record<string, unknown>;
     this.logs.set(id, log);
-    return { first: version, version: log.records.length };
+    return { first: version, version: log.records.length, time };
   }
 
   async read(id: string, from?: number): Promise<SessionRecord[]> {

@@ -54,9 +54,9 @@ const APPEND = `
 local version = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
 if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= version then return {0, version, version} end
 local n = #ARGV - 4
-if n == 0 then return {1, version, version} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if n == 0 then return {1, version, version, now} end
 local batch = {}
 for i = 1, n do
   batch[#batch + 1] = '{"seq":' .. string.format('%d', version + i - 1) .. ',"time":' .. string.format('%d', now) .. ',"entry":' .. ARGV[i + 4] .. '}'
@@ -74,7 +74,7 @@ if ttl > 0 then
 else
   redis.call('ZADD', KEYS[3], '+inf', ARGV[3])
 end
-return {1, version + n, version}
+return {1, version + n, version, now}
 `;
 
 const DELETE = `
@@ -131,9 +131,9 @@ export class RedisSessionStore implements SessionStore {
     }
     const ttl = this.ttlSeconds === undefined ? "0" : String(Math.ceil(this.ttlSeconds * 1000));
     const reply = await this.script(SCRIPTS.APPEND, [this.key(id, "log"), this.key(id, "meta"), this.indexKey()], [expected === undefined ? "" : String(expected), ttl, id, metadata, ...lines]);
-    const [ok, version, first] = (reply as unknown[]).map(Number) as [number, number, number];
+    const [ok, version, first, time] = (reply as unknown[]).map(Number) as [number, number, number, number];
     if (ok !== 1) throw conflictError(id, expected ?? 0, version);
-    return { first, version };
+    return { first, version, time };
   }
 
   async read(id: string, from?: number): Promise<SessionRecord[]> {

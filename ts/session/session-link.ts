@@ -169,7 +169,8 @@ export class SessionLink<M extends MessageLike> {
         this.version = result.version;
         this.pending.splice(0, queued);
         this.persistedMetadata = metadata;
-        this.updatedAt = Date.now();
+        this.createdAt ??= result.time;
+        this.updatedAt = result.time;
         this.lastError = undefined;
         if (this.pending.length === 0) return;
       } catch (error) {

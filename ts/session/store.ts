@@ -42,6 +42,8 @@ export interface AppendResult {
   first: number;
   /** The session's version after the append. */
   version: number;
+  /** The time stamped on the appended records (ms since the epoch; the store's clock). */
+  time: number;
 }
 
 /**

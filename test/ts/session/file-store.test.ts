@@ -33,10 +33,10 @@ describe("FileSessionStore", () => {
     expect(await store.info("s")).toMatchObject({ version: 2 });
     // A second store (another process) appends: the torn bytes go, the record lands on its own line.
     const other = new FileSessionStore({ directory });
-    expect(await other.append("s", [entry(2)], { expectedVersion: 2 })).toEqual({ first: 2, version: 3 });
+    expect(await other.append("s", [entry(2)], { expectedVersion: 2 })).toMatchObject({ first: 2, version: 3 });
     expect((await store.read("s")).map((r) => r.entry)).toEqual([entry(0), entry(1), entry(2)]);
     // The first store's view of the file is stale now; its next append still counts right.
-    expect(await store.append("s", [entry(3)])).toEqual({ first: 3, version: 4 });
+    expect(await store.append("s", [entry(3)])).toMatchObject({ first: 3, version: 4 });
     expect(readFileSync(store.pathOf("s"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).seq)).toEqual([0, 1, 2, 3]);
   });
 
@@ -44,7 +44,7 @@ describe("FileSessionStore", () => {
     const store = new FileSessionStore({ directory });
     appendFileSync(store.pathOf("s"), '{"seq":0,"ti');
     expect(await store.read("s")).toEqual([]);
-    expect(await store.append("s", [entry(0)], { expectedVersion: 0 })).toEqual({ first: 0, version: 1 });
+    expect(await store.append("s", [entry(0)], { expectedVersion: 0 })).toMatchObject({ first: 0, version: 1 });
   });
 
   it("reports a corrupt line in the middle of a log with its line number", async () => {
@@ -61,7 +61,7 @@ describe("FileSessionStore", () => {
     mkdirSync(lock);
     const old = new Date(Date.now() - 60_000);
     utimesSync(lock, old, old);
-    expect(await store.append("s", [entry(1)])).toEqual({ first: 1, version: 2 });
+    expect(await store.append("s", [entry(1)])).toMatchObject({ first: 1, version: 2 });
   });
 
   it("waits for a live lock and gives up after lockTimeoutMs", async () => {
