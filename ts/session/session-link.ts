@@ -131,7 +131,7 @@ export class SessionLink<M extends MessageLike> {
 
   private logged(marker: Marker): LoggedMarker | null {
     if (!marker) return null;
-    return { before: this.ids[marker.index] ?? null, omitted: marker.omitted, role: marker.role };
+    return { after: marker.index > 0 ? (this.ids[marker.index - 1] ?? null) : null, omitted: marker.omitted, role: marker.role };
   }
 
   private queue(entry: ContextEntry): void {
