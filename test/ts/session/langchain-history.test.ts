@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
+import { RunnableLambda, RunnableWithMessageHistory } from "@langchain/core/runnables";
+import type { BaseMessage } from "@langchain/core/messages";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileSessionStore, MemorySessionStore, MessageContextManager, type SessionStore } from "ctxwin";
 import { SessionChatMessageHistory } from "ctxwin/langchain-history";
@@ -65,6 +67,28 @@ describe.each([
     expect(after[5]).toBeInstanceOf(HumanMessage);
     expect(after[5]!.content).toBe("And b?");
   });
+});
+
+it("keeps RunnableWithMessageHistory's conversation across calls (and across store instances)", async () => {
+  const model = RunnableLambda.from(async (input: { question: string; history?: BaseMessage[] }) => new AIMessage(`answer ${(input.history?.length ?? 0) / 2 + 1} to ${input.question}`));
+  const chain = () =>
+    new RunnableWithMessageHistory({
+      runnable: model,
+      // A new store object per call, as a new worker would have: only the directory is shared.
+      getMessageHistory: (sessionId: string) => new SessionChatMessageHistory({ store: new FileSessionStore({ directory }), id: sessionId }),
+      inputMessagesKey: "question",
+      historyMessagesKey: "history",
+    });
+  const config = { configurable: { sessionId: "runnable" } };
+  expect((await chain().invoke({ question: "first?" }, config)).content).toBe("answer 1 to first?");
+  expect((await chain().invoke({ question: "second?" }, config)).content).toBe("answer 2 to second?");
+  const messages = await new SessionChatMessageHistory({ store: new FileSessionStore({ directory }), id: "runnable" }).getMessages();
+  expect(messages.map((m) => [m.getType(), m.content])).toEqual([
+    ["human", "first?"],
+    ["ai", "answer 1 to first?"],
+    ["human", "second?"],
+    ["ai", "answer 2 to second?"],
+  ]);
 });
 
 it("rejects a missing store with a coded error", () => {
