@@ -12,7 +12,9 @@ const REQUIREMENTS = [
   { pkg: "pkg-config", probe: () => hasCommand("pkg-config") },
   { pkg: "nlohmann-json3-dev", probe: () => existsAny(["/usr/include/nlohmann/json.hpp", "/usr/local/include/nlohmann/json.hpp"]) },
   { pkg: "libutf8proc-dev", probe: () => pkgConfigHas("libutf8proc") },
-  { pkg: "libgtest-dev", probe: () => existsAny(["/usr/include/gtest/gtest.h", "/usr/local/include/gtest/gtest.h"]) },
+  { pkg: "libgtest-dev", probe: () => existsAny(["/usr/include/gtest/gtest.h", "/usr/local/include/gtest/gtest.h"]), testsOnly: true },
+  // The CLI's tests drive `ctxwin chat` in a pseudo-terminal that tmux provides.
+  { pkg: "tmux", probe: () => hasCommand("tmux"), testsOnly: true },
 ];
 
 function hasCommand(name) {
@@ -27,9 +29,9 @@ function pkgConfigHas(name) {
   return hasCommand("pkg-config") && spawnSync("pkg-config", ["--exists", name], { stdio: "ignore" }).status === 0;
 }
 
-/** The Debian packages whose files are missing. `needTests: false` leaves GoogleTest out. */
+/** The Debian packages whose files are missing. `needTests: false` leaves the test-only ones (GoogleTest, tmux) out. */
 export function missingSystemPackages({ needTests = true } = {}) {
-  return REQUIREMENTS.filter((r) => (needTests || r.pkg !== "libgtest-dev") && !r.probe()).map((r) => r.pkg);
+  return REQUIREMENTS.filter((r) => (needTests || !r.testsOnly) && !r.probe()).map((r) => r.pkg);
 }
 
 export function installCommand(packages) {
