@@ -48,7 +48,7 @@ export async function modelsCommand(args: string[], io: Io): Promise<number> {
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] as string).length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 4 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join("  ");
-  io.stdout.write(`${colors.bold(line(header))}\n`);
+  io.stdout.write(`${colors.bold(line(header).trimEnd())}\n`);
   for (const row of table) io.stdout.write(`${line(row).trimEnd()}\n`);
   io.stdout.write(colors.dim(`${rows.length} models. prompt budget = window - max output (20% of the window when none is published) - 1,000 margin.\n`));
   return 0;

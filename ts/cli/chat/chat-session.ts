@@ -233,7 +233,7 @@ export class ChatSession {
       `${c.bold("Session")} ${this.sessionId} (${String(meta.agent ?? "ctxwin chat")}, since ${String(meta.created_at ?? "")})`,
       `${c.bold("Model")}   ${this.model}: ${this.assistant.offline ? "offline assistant" : this.assistant.description}`,
       `${c.bold("Context")} ${num(s.tokenUsage)} of ${num(this.context.limits.effectiveLimit)} tokens (${s.usagePercentage.toFixed(1)}%), ${num(s.availableTokens)} free`,
-      `${c.bold("Messages")} ${s.messageCount}: ${s.byRole.user} user, ${s.byRole.assistant} assistant${s.byRole.system ? `, system prompt` : ""}; ${this.turns} turns this session`,
+      `${c.bold("Messages")} ${s.messageCount}: ${s.byRole.user} user, ${s.byRole.assistant} assistant${s.byRole.system ? `, system prompt` : ""}; ${this.turns} ${this.turns === 1 ? "turn" : "turns"} this session`,
       `${c.bold("Trims")}   ${this.trims}${this.trims > 0 ? ` (${this.trimmedMessages} messages removed)` : ""}; ${this.trimAfterNextTurn ? c.orange("the automatic trim follows the next turn") : "warnings at 80% and 90%, then a trim after one more turn"}`,
     ];
     if (this.lastUsage) {
