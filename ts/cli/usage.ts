@@ -35,7 +35,7 @@ built-in extractive summarizer (no model, no network), and prints its report.
 The built-in table of context windows and output limits (and the prompt budget ctxwin derives),
 optionally only the models whose id contains FILTER.
       --json   one JSON array`,
-  chat: `Usage: ctxwin chat [--model M] [--offline] [--window N] [--system TEXT] [--provider P]
+  chat: `Usage: ctxwin chat [--model M] [--offline] [--window N] [--system TEXT] [--provider P] [--resume ID]
 
 An interactive chat whose context is kept by MessageContextManager: warnings at 80% and 90%,
 an automatic trim after them, and the commands /help lists.
@@ -44,8 +44,7 @@ an automatic trim after them, and the commands /help lists.
       --provider P   openai (any OpenAI-compatible endpoint) or anthropic (default: from the keys)
       --window N     take the window to be N tokens, all of them for the prompt (trims show soon)
       --system TEXT  the system prompt
-      --session ID   the session id to use (or resume, with --resume)
-      --resume       continue the saved session --session ID
+      --resume ID    continue session ID, saved earlier with /save
       --store DIR    where /save keeps sessions (default ~/.ctxwin/sessions)
 The model: OPENAI_API_KEY and/or OPENAI_BASE_URL (OpenAI, Ollama, vLLM, LM Studio, ...) or
 ANTHROPIC_API_KEY; without any, the offline assistant.`,

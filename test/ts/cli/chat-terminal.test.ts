@@ -1,7 +1,7 @@
 // `ctxwin chat --offline` driven in a real pseudo-terminal (tmux) through a whole session, read
 // from the screen as a person reads it: turns, /stats, the 80% and 90% warnings in their colours,
-// the automatic trim one turn after the 90% warning, /clear, and the commands around them.
-import { mkdtempSync } from "node:fs";
+// the automatic trim one turn after the 90% warning, /export, /clear, /import, /save and --resume.
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -21,8 +21,7 @@ afterEach(() => {
 
 const prompts = (text: string) => (text.match(/^you> /gm) ?? []).length;
 
-function startChat(args: string, env: Record<string, string> = {}, unset: string[] = []): TmuxScreen {
-  const cwd = mkdtempSync(join(tmpdir(), "ctxwin-chat-"));
+function startChat(args: string, env: Record<string, string> = {}, unset: string[] = [], cwd = mkdtempSync(join(tmpdir(), "ctxwin-chat-"))): TmuxScreen {
   const without = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", ...unset].map((v) => `-u ${v}`).join(" ");
   return new TmuxScreen(`env ${without} ${ctxwinBin} chat ${args}`, { cwd, env: { TERM: "xterm-256color", ...env } });
 }
@@ -37,8 +36,9 @@ async function turn(s: TmuxScreen, line: string): Promise<string> {
 }
 
 describe("ctxwin chat in a terminal", () => {
-  it("goes through a whole session: turns, /stats, both warnings, the automatic trim, /clear", async () => {
-    screen = startChat("--offline --window 2000");
+  it("goes through a whole session: turns, /stats, both warnings, the automatic trim, /export, /clear, /import, /save", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "ctxwin-chat-"));
+    screen = startChat("--offline --window 2000 --store sessions", {}, [], cwd);
     const s = screen;
     const banner = await s.waitFor((t) => prompts(t) === 1, "the first prompt");
     expect(banner).toContain("ctxwin chat: gpt-4o-mini, window 2,000 tokens (--window), counted with o200k_base, exact");
@@ -98,21 +98,52 @@ describe("ctxwin chat in a terminal", () => {
     expect(context).toMatch(/^ {2}user\s+[\d,]+\s+\d+\.\d%/m);
     expect(context).toContain("Next trim (smart)");
 
+    const exported = await turn(s, "/export context.json");
+    expect(exported).toContain(`Exported 15 turns of session ${sessionId} to context.json.`);
+    const file = JSON.parse(readFileSync(join(cwd, "context.json"), "utf8")) as {
+      metadata: { session_id: string; agent: string; created_at: string; updated_at: string; message_count: number };
+      turns: Array<{ role: string; content: string; ctxwin?: { kind: string } }>;
+    };
+    expect(file.metadata).toMatchObject({ session_id: sessionId, agent: "ctxwin chat", message_count: 14 });
+    expect(Date.parse(file.metadata.updated_at)).toBeGreaterThanOrEqual(Date.parse(file.metadata.created_at));
+    expect(file.turns[0]?.content).toBe("Note 1: my name is Ada and the parser lives in src/parse.ts.");
+    expect(file.turns.filter((t) => t.ctxwin?.kind === "omission")).toHaveLength(1);
+
     const cleared = await turn(s, "/clear");
     expect(cleared).toContain(`Context cleared. Session ${sessionId} goes on (its metadata is kept).`);
     const fresh = await turn(s, "Do you remember Ada?");
     expect(fresh).toContain("This is the start of the conversation as I receive it.");
     const clearedStats = await turn(s, "/stats");
-    expect(clearedStats).toContain(`Session ${sessionId}`);
+    expect(clearedStats).toContain(`Session ${sessionId} (ctxwin chat, since`);
     expect(clearedStats).toContain("Messages 2: 1 user, 1 assistant");
+
+    const imported = await turn(s, "/import context.json");
+    expect(imported).toMatch(/Imported 14 messages from context\.json: [\d,]+ tokens/);
+    const afterImport = await turn(s, "And now?");
+    expect(afterImport).toMatch(/I receive 14 earlier messages and a note that \d+ messages were left out\. The first: "Note 1: my name is Ada/);
+    expect(await turn(s, "/import missing.json")).toContain("Cannot read missing.json");
 
     expect(await turn(s, "/frobnicate")).toContain("Unknown command /frobnicate. Type /help for the commands.");
     expect(await turn(s, "/help")).toContain("/export FILE");
 
+    const saved = await turn(s, "/save");
+    expect(saved).toContain(`Saved session ${sessionId} (16 messages) in sessions; every change from now on is saved too.`);
+    await turn(s, "A turn after saving.");
     s.type("/exit");
-    const end = await s.waitFor((t) => t.includes(`Session ${sessionId} ended.`), "the end of the session");
-    expect(end).toContain("ended.");
+    await s.waitFor((t) => t.includes(`Session ${sessionId} ended.`), "the end of the session");
     await s.waitFor(() => s.exited(), "the process to exit");
+    expect(existsSync(join(cwd, "sessions"))).toBe(true);
+    s.close();
+
+    // The saved session goes on in a new process, with every turn, the one after /save included.
+    screen = startChat(`--offline --window 2000 --store sessions --resume ${sessionId}`, {}, [], cwd);
+    const resumed = screen;
+    await resumed.waitFor((t) => prompts(t) === 1, "the resumed chat's prompt");
+    const resumedStats = await turn(resumed, "/stats");
+    expect(resumedStats).toContain(`Session ${sessionId}`);
+    expect(resumedStats).toContain("saved in sessions");
+    expect(resumedStats).toContain("Messages 18: 9 user, 9 assistant");
+    expect(await turn(resumed, "Still there?")).toContain("I receive 18 earlier messages");
   }, 120_000);
 
   it("falls back to yellow for the 90% warning on a 16-colour terminal", async () => {

@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ContextLimits, TiktokenCounter, defaultModelRegistry, type MessageLike, type ToolDefinition } from "ctxwin";
+import { ContextLimits, FileSessionStore, MessageContextManager, TiktokenCounter, defaultModelRegistry, type MessageLike, type ToolDefinition } from "ctxwin";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packageRoot, runCtxwin } from "../support/cli.js";
 
@@ -194,6 +194,30 @@ describe("ctxwin inspect", () => {
     expect(view.trim.due).toBe(true);
     expect(view.trim.removed[0]?.index).toBe(1); // the system message stays
     expect(view.trim.tokensAfter).toBeLessThanOrEqual(480);
+  });
+
+  it("reads a ctxwin export and a session's log file as the model sees them", async () => {
+    const store = new FileSessionStore({ directory: join(dir, "sessions") });
+    const context = await MessageContextManager.open<MessageLike>({ model: "gpt-4o", limits: { maxTokens: 4000 }, autoTruncate: false, session: { store, id: "inspected" } });
+    context.setSystemPrompt("You are terse.");
+    for (let i = 0; i < 40; i++) context.addMessage({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"text ".repeat(20)}` });
+    context.truncate(1200);
+    await context.flush();
+    await store.close();
+    const seen = context.getContextForRequest();
+    const exportFile = join(dir, "export.json");
+    writeFileSync(exportFile, JSON.stringify(context.export()));
+    for (const [file, format] of [
+      [exportFile, "ctxwin export of session inspected"],
+      [join(dir, "sessions", "inspected.jsonl"), "session log"],
+    ] as const) {
+      const result = await runCtxwin(["inspect", file]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`: ${seen.length - 1} messages (${format}`);
+      const view = JSON.parse((await runCtxwin(["inspect", file, "--json"])).stdout) as { total: number; components: Array<{ name: string; tokens: number }> };
+      expect(view.total).toBe(o200k.countMessages(seen));
+      expect(view.components[0]?.tokens).toBeGreaterThan(0); // the system prompt and the omission marker
+    }
   });
 
   it("exits 1 for files that are not conversations and 2 for bad arguments", async () => {

@@ -1,6 +1,9 @@
 // `ctxwin chat`: the terminal side of the chat (node:readline): the banner, the prompt, Ctrl-C
 // and Ctrl-D. Everything the chat does is in ChatSession.
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { FileSessionStore } from "../../session/file-store.js";
 import { paletteFor, type Io } from "../terminal.js";
 import { COMMANDS, UsageError, intOption, parse } from "../usage.js";
 import { chooseAssistant, type ProviderName } from "./assistant.js";
@@ -13,8 +16,7 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
     provider: { type: "string" },
     window: { type: "string" },
     system: { type: "string" },
-    session: { type: "string" },
-    resume: { type: "boolean", default: false },
+    resume: { type: "string" },
     store: { type: "string" },
   });
   if (values.help) {
@@ -30,13 +32,17 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
   const write = (text: string) => void io.stdout.write(text);
 
   const choice = await chooseAssistant({ offline: values.offline as boolean, ...(provider ? { provider: provider as ProviderName } : {}), ...(values.model ? { model: values.model as string } : {}) }, io.env);
-  const session = new ChatSession({
+  const storeDir = (values.store as string | undefined) ?? join(homedir(), ".ctxwin", "sessions");
+  const store = new FileSessionStore({ directory: storeDir });
+  const session = await ChatSession.start({
     model: choice.model,
     assistant: choice.assistant,
     ...(choice.assistant.offline ? {} : { switchAssistant: async (model: string) => (await chooseAssistant({ offline: false, ...(provider ? { provider: provider as ProviderName } : {}), model }, io.env)).assistant }),
     ...(window !== undefined ? { window } : {}),
     ...(values.system ? { system: values.system as string } : {}),
-    ...(values.session ? { sessionId: values.session as string } : {}),
+    ...(values.resume ? { resume: values.resume as string } : {}),
+    store,
+    storeDir,
     colors,
     write,
   });
@@ -61,6 +67,8 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
     rl.prompt();
   }
   rl.close();
+  await session.close();
+  await store.close();
   write(`\nSession ${session.sessionId} ended.\n`);
   return 0;
 }

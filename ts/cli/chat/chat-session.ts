@@ -10,8 +10,9 @@
 //     before the next prompt.
 // One exception keeps the model's window safe: a message that would not fit (over 100% of the
 // prompt budget) trims first, before the request is sent, and says so.
-import { randomUUID } from "node:crypto";
-import { MessageContextManager, type ContextWarning, type TrimEvent } from "../../history/message-context-manager.js";
+import { readFile, writeFile } from "node:fs/promises";
+import { MessageContextManager, type ContextWarning, type MessageContextManagerOptions, type TrimEvent } from "../../history/message-context-manager.js";
+import type { SessionStore } from "../../session/store.js";
 import { extractiveSummarizer } from "../../models/extractive-summarizer.js";
 import { encodingForModel } from "../../tokens/encodings.js";
 import { analyzeContext, limitsFor, renderContextView } from "../inspect.js";
@@ -37,10 +38,25 @@ export interface ChatSessionOptions {
   switchAssistant?: (model: string) => Promise<Assistant>;
   window?: number;
   system?: string;
-  sessionId?: string;
+  /** Where /save keeps the session (and --resume finds it); `storeDir` names it for the reader. */
+  store?: SessionStore;
+  storeDir?: string;
   colors: Palette;
   write: (text: string) => void;
 }
+
+function managerOptions(model: string, window: number | undefined): MessageContextManagerOptions<ChatMessage> {
+  return {
+    model,
+    limits: limitsFor(model, window),
+    // The chat decides when to trim (see the top of this file); the manager warns and counts.
+    autoTruncate: false,
+    llm: extractiveSummarizer(),
+  };
+}
+
+/** The chat's metadata: the manager's own, which an export carries (session_id and times are the manager's). */
+const AGENT = "ctxwin chat";
 
 export class ChatSession {
   context: MessageContextManager<ChatMessage>;
@@ -60,31 +76,40 @@ export class ChatSession {
   private lastUsage: (Usage & { counted: number }) | undefined;
   /** Aborts the reply being streamed (Ctrl-C). */
   abort: AbortController | undefined;
+  private readonly store: SessionStore | undefined;
+  private readonly storeDir: string;
+  /** True once the context lives in the store (after /save, or with --resume). */
+  private saved = false;
 
-  constructor(options: ChatSessionOptions) {
+  private constructor(options: ChatSessionOptions, context: MessageContextManager<ChatMessage> | undefined) {
     this.model = options.model;
     this.assistant = options.assistant;
     this.switchAssistant = options.switchAssistant;
     this.window = options.window;
     this.colors = options.colors;
     this.write = options.write;
-    this.context = this.newContext(options.model);
-    this.context.metadata = {
-      session_id: options.sessionId ?? randomUUID(),
-      agent: "ctxwin chat",
-      created_at: new Date().toISOString(),
-    };
+    this.store = options.store;
+    this.storeDir = options.storeDir ?? "the session store";
+    this.saved = context !== undefined;
+    this.context = this.attach(context ?? new MessageContextManager<ChatMessage>(this.managerOptions(options.model)));
+    this.context.metadata = { ...this.context.metadata, agent: AGENT };
     if (options.system) this.context.setSystemPrompt(options.system);
   }
 
-  private newContext(model: string): MessageContextManager<ChatMessage> {
-    const context = new MessageContextManager<ChatMessage>({
-      model,
-      limits: limitsFor(model, this.window),
-      // The chat decides when to trim (see the top of this file); the manager warns and counts.
-      autoTruncate: false,
-      llm: extractiveSummarizer(),
-    });
+  /** A new chat, or (`resume`) the saved session of that id, continued where it was. */
+  static async start(options: ChatSessionOptions & { resume?: string }): Promise<ChatSession> {
+    if (options.resume === undefined) return new ChatSession(options, undefined);
+    if (!options.store) throw new Error("--resume needs a session store");
+    if ((await options.store.info(options.resume)) === undefined) throw new Error(`no saved session "${options.resume}" in ${options.storeDir ?? "the store"}`);
+    const context = await MessageContextManager.open<ChatMessage>({ ...managerOptions(options.model, options.window), session: { store: options.store, id: options.resume } });
+    return new ChatSession(options, context);
+  }
+
+  private managerOptions(model: string): MessageContextManagerOptions<ChatMessage> {
+    return managerOptions(model, this.window);
+  }
+
+  private attach(context: MessageContextManager<ChatMessage>): MessageContextManager<ChatMessage> {
     context.on("warning", (w) => this.warnings.push(w));
     context.on("trimmed", (t) => {
       this.trims++;
@@ -94,7 +119,12 @@ export class ChatSession {
   }
 
   get sessionId(): string {
-    return String(this.context.metadata.session_id);
+    return this.context.sessionId;
+  }
+
+  /** Waits until everything is in the store (before the process exits). */
+  async close(): Promise<void> {
+    if (this.saved) await this.context.flush();
   }
 
   /** The banner's description of the window. */
@@ -219,18 +249,86 @@ export class ChatSession {
       case "/model":
         await this.switchModel(arg);
         break;
+      case "/export":
+        await this.exportTo(arg);
+        break;
+      case "/import":
+        await this.importFrom(arg);
+        break;
+      case "/save":
+        await this.save();
+        break;
       default:
         this.write(`${this.colors.red(`Unknown command ${name}.`)} Type /help for the commands.\n`);
     }
     return "continue";
   }
 
+  /** Seed 000's /export: the turns and the metadata (session_id, agent, timestamps) as JSON. */
+  private async exportTo(file: string): Promise<void> {
+    if (file === "") return void this.write(`${this.colors.red("/export needs a FILE")}\n`);
+    const data = this.context.export();
+    try {
+      await writeFile(file, `${JSON.stringify(data, null, 2)}\n`);
+    } catch (error) {
+      return void this.write(`${this.colors.red(`Cannot write ${file}: ${(error as Error).message}`)}\n`);
+    }
+    this.write(`Exported ${data.turns.length} turns of session ${data.metadata.session_id} to ${file}.\n`);
+  }
+
+  /** Seed 000's /import: validated first; a bad file changes nothing. */
+  private async importFrom(file: string): Promise<void> {
+    if (file === "") return void this.write(`${this.colors.red("/import needs a FILE")}\n`);
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      return void this.write(`${this.colors.red(`Cannot read ${file}: ${(error as Error).message}`)}\n`);
+    }
+    try {
+      this.context.import(text);
+    } catch (error) {
+      return void this.write(`${this.colors.red(`Not imported: ${(error as Error).message}`)}\n`);
+    }
+    const stats = this.context.getStats();
+    this.trimAfterNextTurn = false;
+    this.write(`Imported ${stats.messageCount} messages from ${file}: ${num(stats.tokenUsage)} tokens (${stats.usagePercentage.toFixed(1)}%).\n`);
+    this.afterTurn();
+  }
+
+  /** Seed 000's /save: the session goes to the store, and every later change with it. */
+  private async save(): Promise<void> {
+    if (!this.store) return void this.write(`${this.colors.red("No session store.")}\n`);
+    try {
+      if (!this.saved) {
+        const warned = this.warnings;
+        const context = MessageContextManager.fromExport<ChatMessage>(this.context.export(), {
+          ...this.managerOptions(this.model),
+          session: { store: this.store, id: this.context.sessionId },
+        });
+        await context.ready;
+        await context.flush();
+        this.context = this.attach(context);
+        this.warnings = warned;
+        this.saved = true;
+      } else {
+        await this.context.flush();
+      }
+    } catch (error) {
+      return void this.write(`${this.colors.red(`Not saved: ${(error as Error).message}`)}\n`);
+    }
+    this.write(
+      `Saved session ${this.sessionId} (${this.context.getStats().messageCount} messages) in ${this.storeDir}; every change from now on is saved too.\n` +
+        `Resume it with: ctxwin chat --resume ${this.sessionId}${this.storeDir.startsWith("the ") ? "" : ` --store ${this.storeDir}`}\n`,
+    );
+  }
+
   private stats(): string {
     const s = this.context.getStats();
     const c = this.colors;
-    const meta = this.context.metadata;
+    const meta = this.context.export().metadata;
     const lines = [
-      `${c.bold("Session")} ${this.sessionId} (${String(meta.agent ?? "ctxwin chat")}, since ${String(meta.created_at ?? "")})`,
+      `${c.bold("Session")} ${this.sessionId} (${String(meta.agent ?? AGENT)}, since ${meta.created_at}${this.saved ? `, saved in ${this.storeDir}` : ", not saved"})`,
       `${c.bold("Model")}   ${this.model}: ${this.assistant.offline ? "offline assistant" : this.assistant.description}`,
       `${c.bold("Context")} ${num(s.tokenUsage)} of ${num(this.context.limits.effectiveLimit)} tokens (${s.usagePercentage.toFixed(1)}%), ${num(s.availableTokens)} free`,
       `${c.bold("Messages")} ${s.messageCount}: ${s.byRole.user} user, ${s.byRole.assistant} assistant${s.byRole.system ? `, system prompt` : ""}; ${this.turns} ${this.turns === 1 ? "turn" : "turns"} this session`,
@@ -275,13 +373,14 @@ export class ChatSession {
     }
     const assistant = this.switchAssistant ? await this.switchAssistant(name) : this.assistant;
     const before = this.context;
-    const next = this.newContext(name);
-    next.metadata = before.metadata;
-    const system = before.getContextForRequest()[0];
-    const messages = before.getMessages();
-    next.load(messages);
-    if (system && system.role === "system" && before.getStats().byRole.system > 0) next.setSystemPrompt(String(system.content));
-    this.context = next;
+    // The same context (turns, marker, summaries, system prompt, metadata), counted for the new model.
+    await before.flush();
+    const next = MessageContextManager.fromExport<ChatMessage>(before.export(), {
+      ...this.managerOptions(name),
+      ...(this.saved && this.store ? { session: { store: this.store, id: before.sessionId } } : {}),
+    });
+    await next.ready;
+    this.context = this.attach(next);
     this.model = name;
     this.assistant = assistant;
     this.warnings = [];
