@@ -102,7 +102,7 @@ function renderReport(
 ): string {
   const lines: string[] = [];
   lines.push(colors.bold(`${s.file}: compact to ${num(s.target)} tokens (${s.model}; offline, extractive summarizer)`));
-  if (s.toolDefinitionTokens > 0) lines.push(`tool definitions: ${num(s.toolDefinitionTokens)} tokens, kept as they are`);
+  if (s.toolDefinitionTokens > 0) lines.push(`tool definitions: ${num(s.toolDefinitionTokens)} tokens, kept as they are (the levels count the rest)`);
   lines.push("");
   lines.push(`  level  ${"step".padEnd(34)}${"applied".padEnd(9)}${"messages".padStart(8)}  ${"tokens".padStart(23)}`);
   for (const level of report.levels) {
