@@ -1,8 +1,11 @@
 // `ctxwin chat` against a model: an OpenAI-compatible server (what OpenAI, Ollama, vLLM and LM
 // Studio speak) run by the test on localhost, reached through OPENAI_BASE_URL and the AI SDK
 // provider. Standard input is a pipe here: no prompt colours, lines read to the end.
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { offlineEnv, runCtxwin } from "../support/cli.js";
 
@@ -87,6 +90,30 @@ describe("ctxwin chat with an OpenAI-compatible endpoint", () => {
     expect(result.stdout).toContain("Offline assistant: it is not a language model.");
     expect(result.stdout).toContain("(no OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY is set.)");
     expect(result.stdout).toContain("assistant> (offline) This is the start of the conversation as I receive it.");
+  });
+
+  it("compacts on /compact, recounts on /model, and answers bad commands without changing anything", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ctxwin-chat-pipe-"));
+    writeFileSync(join(dir, "bad.json"), JSON.stringify({ format: "ctxwin-context", version: 1 }));
+    const notes = Array.from({ length: 14 }, (_, i) => `Note ${i + 1}: module ${i + 1} lives in src/module${i + 1}.ts.`);
+    const input = [...notes, "/stats", "/compact", "/stats", "/model gpt-4", "/stats", "/compact abc", "/export", "/import nope.json", "/import bad.json", "/stats", "/resume"].join("\n");
+    const result = await runCtxwin(["chat", "--offline", "--window", "3000"], { input, cwd: dir });
+    expect(result.code).toBe(0);
+    const stats = [...result.stdout.matchAll(/Context ([\d,]+) of 3,000 tokens/g)].map((m) => Number((m[1] as string).replace(/,/g, "")));
+    expect(stats).toHaveLength(4);
+    const [before, compacted, switched, after] = stats as [number, number, number, number];
+    expect(compacted).toBeLessThanOrEqual(Math.floor(before / 2));
+    expect(result.stdout).toMatch(/Compacted offline: [\d,]+ -> [\d,]+ tokens \(summarize/);
+    expect(result.stdout).toContain("1 system (prompt or summary)"); // the summary the compaction wrote
+    expect(result.stdout).toContain("Model gpt-4: offline assistant");
+    expect(result.stdout).toContain("counted with cl100k_base, exact. The context is");
+    expect(switched).toBeGreaterThan(0);
+    expect(after).toBe(switched); // the failed commands changed nothing
+    expect(result.stdout).toContain('/compact takes a token count, got "abc"');
+    expect(result.stdout).toContain("/export needs a FILE");
+    expect(result.stdout).toContain("Cannot read nope.json");
+    expect(result.stdout).toMatch(/Not imported: invalid context export: /);
+    expect(result.stdout).toContain("Unknown command /resume.");
   });
 
   it("rejects bad arguments with exit code 2", async () => {

@@ -1,11 +1,12 @@
 // `ctxwin chat --offline` driven in a real pseudo-terminal (tmux) through a whole session, read
-// from the screen as a person reads it: turns, /stats, the 80% and 90% warnings in their colours,
+// from the screen as a person reads it (and `ctxwin count`'s progress bar): turns, /stats, the 80% and 90% warnings in their colours,
 // the automatic trim one turn after the 90% warning, /export, /clear, /import, /save and --resume.
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { TiktokenCounter } from "ctxwin";
 import { afterEach, describe, expect, it } from "vitest";
-import { ctxwinBin } from "../support/cli.js";
+import { ctxwinBin, packageRoot } from "../support/cli.js";
 import { TmuxScreen } from "../support/tmux.js";
 
 const WARNING_80 = "Context at 80% capacity. Consider /clear or /save.";
@@ -34,6 +35,27 @@ async function turn(s: TmuxScreen, line: string): Promise<string> {
   const after = await s.waitFor((text) => prompts(text) > count, `the prompt after "${line}"`);
   return after.slice(after.lastIndexOf(`you> ${line}`));
 }
+
+describe("ctxwin count in a terminal", () => {
+  it("shows a progress bar on stderr while it counts a large input, and clears it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ctxwin-count-"));
+    // Varied text (seeded word salad from the README), so that counting it takes a moment.
+    const words = readFileSync(join(packageRoot, "README.md"), "utf8").split(/\s+/).filter(Boolean);
+    let seed = 42;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    const lines: string[] = [];
+    for (let i = 0; i < 400_000; i++) lines.push(Array.from({ length: 12 }, () => words[next() % words.length]).join(" "));
+    const text = `${lines.join("\n")}\n`;
+    writeFileSync(join(dir, "big.txt"), text);
+    screen = new TmuxScreen(`${ctxwinBin} count big.txt`, { cwd: dir, env: { TERM: "xterm-256color" } });
+    const s = screen;
+    const during = await s.waitFor((t) => /counting .*\d+% \| [\d.]+\/[\d.]+ MB/.test(t), "the progress bar", 30000);
+    expect(during).toMatch(/counting [█░]+ \d+% \| [\d.]+\/[\d.]+ MB \| ETA/);
+    const done = await s.waitFor((t) => t.includes("gpt-4o (o200k_base, exact)"), "the count", 60000);
+    expect(done).toContain(`${new TiktokenCounter({ model: "gpt-4o" }).count(text).toLocaleString("en-US")}  big.txt`);
+    expect(done).not.toContain("counting");
+  }, 90_000);
+});
 
 describe("ctxwin chat in a terminal", () => {
   it("goes through a whole session: turns, /stats, both warnings, the automatic trim, /export, /clear, /import, /save", async () => {

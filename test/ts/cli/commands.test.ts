@@ -270,3 +270,18 @@ describe("ctxwin compact", () => {
     expect(missing.code).toBe(1);
   });
 });
+
+describe('"ctxwin/cli" for programs', () => {
+  it("runs a command line with the caller's streams and computes the inspect view", async () => {
+    const { runCli, analyzeContext, parseConversation } = await import("ctxwin/cli");
+    const { PassThrough } = await import("node:stream");
+    let out = "";
+    const stdout = new PassThrough().on("data", (d: Buffer) => (out += d.toString("utf8")));
+    const stderr = new PassThrough();
+    const code = await runCli(["models", "gpt-5", "--json"], { stdout, stderr, stdin: new PassThrough(), env: {} });
+    expect(code).toBe(0);
+    expect((JSON.parse(out) as Array<{ model: string }>).map((r) => r.model)).toEqual(["gpt-5", "gpt-5-mini", "gpt-5-nano"]);
+    const view = analyzeContext(parseConversation(readFileSync(agentRequest, "utf8"), "agent-request.json"), { model: "gpt-4o" });
+    expect(view.total).toBe(o200k.countMessages(request.messages, { tools: request.tools }));
+  });
+});

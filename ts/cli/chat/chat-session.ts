@@ -45,6 +45,8 @@ export interface ChatSessionOptions {
   write: (text: string) => void;
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 function managerOptions(model: string, window: number | undefined): MessageContextManagerOptions<ChatMessage> {
   return {
     model,
@@ -331,8 +333,8 @@ export class ChatSession {
       `${c.bold("Session")} ${this.sessionId} (${String(meta.agent ?? AGENT)}, since ${meta.created_at}${this.saved ? `, saved in ${this.storeDir}` : ", not saved"})`,
       `${c.bold("Model")}   ${this.model}: ${this.assistant.offline ? "offline assistant" : this.assistant.description}`,
       `${c.bold("Context")} ${num(s.tokenUsage)} of ${num(this.context.limits.effectiveLimit)} tokens (${s.usagePercentage.toFixed(1)}%), ${num(s.availableTokens)} free`,
-      `${c.bold("Messages")} ${s.messageCount}: ${s.byRole.user} user, ${s.byRole.assistant} assistant${s.byRole.system ? `, system prompt` : ""}; ${this.turns} ${this.turns === 1 ? "turn" : "turns"} this session`,
-      `${c.bold("Trims")}   ${this.trims}${this.trims > 0 ? ` (${this.trimmedMessages} messages removed)` : ""}; ${this.trimAfterNextTurn ? c.orange("the automatic trim follows the next turn") : "warnings at 80% and 90%, then a trim after one more turn"}`,
+      `${c.bold("Messages")} ${s.messageCount}: ${s.byRole.user} user, ${s.byRole.assistant} assistant${s.byRole.system ? `, ${s.byRole.system} system (prompt or summary)` : ""}; ${plural(this.turns, "turn")} this session`,
+      `${c.bold("Trims")}   ${this.trims}${this.trims > 0 ? ` (${plural(this.trimmedMessages, "message")} removed)` : ""}; ${this.trimAfterNextTurn ? c.orange("the automatic trim follows the next turn") : "warnings at 80% and 90%, then a trim after one more turn"}`,
     ];
     if (this.lastUsage) {
       lines.push(`${c.bold("Last request")} the provider reported ${num(this.lastUsage.inputTokens ?? 0)} input tokens; ctxwin counted ${num(this.lastUsage.counted)}`);
