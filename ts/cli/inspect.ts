@@ -101,7 +101,7 @@ class Splitter {
 
   /** Tokens of the message's tool calls and of its tool results, per tool name. */
   split(message: MessageLike): { calls: number; results: Map<string, number> } {
-    let callTexts: string[] = [];
+    const callTexts: string[] = [];
     let callFixed = 0;
     const results = new Map<string, number>();
     const push = (into: string[], value: unknown) => {
@@ -132,9 +132,7 @@ class Splitter {
       },
     };
     visitMessage(message as unknown as Record<string, unknown>, visitor);
-    const calls = callFixed + this.countAll(callTexts);
-    callTexts = [];
-    return { calls, results };
+    return { calls: callFixed + this.countAll(callTexts), results };
   }
 }
 

@@ -62,6 +62,8 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
   session.beforePrompt();
   rl.prompt();
   for await (const line of rl) {
+    // A terminal echoes what was typed; from a pipe, the transcript shows it after the prompt.
+    if (!terminal) write(`${line}\n`);
     if ((await session.handle(line)) === "quit") break;
     session.beforePrompt();
     rl.prompt();

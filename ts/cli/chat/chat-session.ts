@@ -189,7 +189,7 @@ export class ChatSession {
     this.context.addMessage(user);
     this.context.addMessage({ role: "assistant", content: reply });
     this.turns++;
-    if (usage.inputTokens !== undefined) this.lastUsage = { ...usage, counted: this.context.counter.countMessages(request as never) };
+    if (usage.inputTokens !== undefined) this.lastUsage = { ...usage, counted: this.context.counter.countMessages(request) };
     this.afterTurn();
   }
 
