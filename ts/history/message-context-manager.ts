@@ -400,8 +400,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   setSystemPrompt(prompt: string): number {
     requireString(prompt, "prompt");
     this.systemTokens = this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
+    // A worker that sets its prompt at every start does not grow the log with copies.
+    if (prompt !== this.systemPrompt) this.session?.systemPromptSet(prompt);
     this.systemPrompt = prompt;
-    this.session?.systemPromptSet(prompt);
     this.touch();
     this.afterChange();
     return this.systemTokens;

@@ -8,9 +8,12 @@ import type { InsertedRole } from "../history/strategies.js";
 import type { MessageLike } from "../tokens/token-counter.js";
 import type { SessionEntry } from "./store.js";
 
-/** Where the omission marker stands: before the message with id `before` (null: at the end). */
+/**
+ * Where the omission marker stands: right after the message with id `after` (null: first). Named
+ * by the message before it, since messages added later go after the marker.
+ */
 export interface LoggedMarker {
-  before: string | null;
+  after: string | null;
   omitted: number;
   role: InsertedRole;
 }
@@ -116,10 +119,10 @@ export function replay(entries: Iterable<SessionEntry>): ContextView {
   }
   let placed: ContextView["marker"];
   if (marker) {
-    const before = marker.before;
-    const index = before === null ? view.length : view.findIndex((e) => e.id === before);
-    // A marker whose message left the view (another writer's trim) stands at the end.
-    placed = { index: index < 0 ? view.length : index, omitted: marker.omitted, role: marker.role };
+    const after = marker.after;
+    const index = after === null ? 0 : view.findIndex((e) => e.id === after) + 1;
+    // A marker whose message left the view (another writer's trim) stands first.
+    placed = { index, omitted: marker.omitted, role: marker.role };
   }
   return { entries: view, marker: placed, systemPrompt, metadata };
 }

@@ -41,19 +41,14 @@ export interface FileSessionStoreOptions {
 const SUFFIX = ".jsonl";
 const NEWLINE = 0x0a;
 
-/** What this process knows of a file it appended to, so an append need not reread the file. */
-interface Known {
-  ino: number;
-  size: number;
-  count: number;
-}
+const CHUNK = 64 * 1024;
+const SEQ_PREFIX = /^\{"seq":(\d+),/;
 
 export class FileSessionStore implements SessionStore {
   readonly directory: string;
   private readonly staleLockMs: number;
   private readonly lockTimeoutMs: number;
   private readonly fsync: boolean;
-  private readonly known = new Map<string, Known>();
   private directoryReady: Promise<void> | undefined;
 
   constructor(options: FileSessionStoreOptions) {
@@ -89,7 +84,7 @@ export class FileSessionStore implements SessionStore {
         created = true;
       }
       try {
-        const count = await this.countWhole(id, handle);
+        const count = await countWhole(handle, path);
         if (expected !== undefined && expected !== count) throw conflictError(id, expected, count);
         const time = Date.now();
         if (lines.length === 0) return { first: count, version: count, time };
@@ -103,8 +98,6 @@ export class FileSessionStore implements SessionStore {
           done += bytesWritten;
         }
         if (this.fsync) await handle.datasync();
-        const st = await handle.stat();
-        this.known.set(id, { ino: st.ino, size: st.size, count: count + lines.length });
         if (created && this.fsync) await syncDirectory(this.directory);
         return { first: count, version: count + lines.length, time };
       } finally {
@@ -150,7 +143,6 @@ export class FileSessionStore implements SessionStore {
     const path = this.pathOf(id);
     await this.ensureDirectory();
     return this.locked(path, async () => {
-      this.known.delete(id);
       try {
         await rm(path);
       } catch (error) {
@@ -176,9 +168,7 @@ export class FileSessionStore implements SessionStore {
     };
   }
 
-  async close(): Promise<void> {
-    this.known.clear();
-  }
+  async close(): Promise<void> {}
 
   private ensureDirectory(): Promise<void> {
     this.directoryReady ??= mkdir(this.directory, { recursive: true }).then(() => undefined);
@@ -203,40 +193,35 @@ export class FileSessionStore implements SessionStore {
       await release().catch(() => undefined);
     }
   }
+}
 
-  /**
-   * The number of whole lines in the file (under the lock). A torn last line (a writer died
-   * mid-write) is cut off here, so the next line starts on a line of its own.
-   */
-  private async countWhole(id: string, handle: FileHandle): Promise<number> {
-    const st = await handle.stat();
-    const known = this.known.get(id);
-    let count: number;
-    let from: number;
-    if (known && known.ino === st.ino && known.size <= st.size) {
-      count = known.count;
-      from = known.size;
-    } else {
-      count = 0;
-      from = 0;
-    }
-    if (st.size > from) {
-      const length = st.size - from;
-      const buffer = Buffer.allocUnsafe(length);
-      for (let done = 0; done < length; ) {
-        const { bytesRead } = await handle.read(buffer, done, length - done, from + done);
-        if (bytesRead === 0) break;
-        done += bytesRead;
-      }
-      let lastNewline = -1;
-      for (let i = buffer.indexOf(NEWLINE); i !== -1; i = buffer.indexOf(NEWLINE, i + 1)) {
-        count++;
-        lastNewline = i;
-      }
-      if (lastNewline !== length - 1) await handle.truncate(from + lastNewline + 1);
-    }
-    return count;
+/**
+ * The number of records in the file, read from the seq of its last whole line (under the lock;
+ * the cost is the length of that line, not of the file). A torn last line (a writer died in the
+ * middle of its write) is cut off here, so the next record starts on a line of its own.
+ */
+async function countWhole(handle: FileHandle, path: string): Promise<number> {
+  const size = (await handle.stat()).size;
+  // The last two newlines, scanning back from the end in chunks.
+  const newlines: number[] = [];
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  for (let end = size; end > 0 && newlines.length < 2; ) {
+    const start = Math.max(0, end - CHUNK);
+    const { bytesRead } = await handle.read(buffer, 0, end - start, start);
+    for (let i = bytesRead - 1; i >= 0 && newlines.length < 2; i--) if (buffer[i] === NEWLINE) newlines.push(start + i);
+    end = start;
   }
+  const last = newlines[0];
+  if (last === undefined) {
+    if (size > 0) await handle.truncate(0); // only a torn line
+    return 0;
+  }
+  if (last !== size - 1) await handle.truncate(last + 1);
+  const lineStart = (newlines[1] ?? -1) + 1;
+  const { bytesRead } = await handle.read(buffer, 0, Math.min(32, last - lineStart), lineStart);
+  const match = SEQ_PREFIX.exec(buffer.toString("latin1", 0, bytesRead));
+  if (!match) throw corruptError(`${path}: the last record does not start with its seq`);
+  return Number(match[1]) + 1;
 }
 
 /** Parses a log's text; a last line without its newline is not a record yet. */

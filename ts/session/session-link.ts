@@ -8,7 +8,7 @@
 // derives the view from it plus what is still queued, gives that to the manager, and retries.
 import { randomBytes } from "node:crypto";
 import type { InsertedRole } from "../history/strategies.js";
-import type { Logger } from "../runtime/logger.js";
+import { consoleLogger, type Logger } from "../runtime/logger.js";
 import type { MessageLike } from "../tokens/token-counter.js";
 import { replay, type Boundary, type ContextEntry, type ContextView, type LoggedMarker } from "./context-log.js";
 import type { ContextState } from "./export.js";
@@ -131,7 +131,7 @@ export class SessionLink<M extends MessageLike> {
 
   private logged(marker: Marker): LoggedMarker | null {
     if (!marker) return null;
-    return { before: this.ids[marker.index] ?? null, omitted: marker.omitted, role: marker.role };
+    return { after: marker.index > 0 ? (this.ids[marker.index - 1] ?? null) : null, omitted: marker.omitted, role: marker.role };
   }
 
   private queue(entry: ContextEntry): void {
@@ -147,7 +147,7 @@ export class SessionLink<M extends MessageLike> {
       this.scheduled = false;
       this.flush().catch((error: unknown) => {
         // Kept queued; the caller sees the error from flush().
-        if (error !== this.lastError) this.logger?.warn(`ctxwin: session ${JSON.stringify(this.id)}: append failed, will retry on flush(): ${(error as Error).message}`);
+        if (error !== this.lastError) (this.logger ?? consoleLogger).warn(`ctxwin: session ${JSON.stringify(this.id)}: append failed, will retry on flush(): ${(error as Error).message}`);
         this.lastError = error;
       });
     });

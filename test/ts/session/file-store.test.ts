@@ -40,6 +40,21 @@ describe("FileSessionStore", () => {
     expect(readFileSync(store.pathOf("s"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).seq)).toEqual([0, 1, 2, 3]);
   });
 
+  it("counts from the last line, however long, and whatever another process did to the file", async () => {
+    const store = new FileSessionStore({ directory });
+    const big = (i: number) => ({ type: "message", i, text: "y".repeat(200_000) });
+    await store.append("s", [big(0), big(1)]);
+    appendFileSync(store.pathOf("s"), '{"seq":2,"time":1,"entry":{"type":"message","text":"' + "z".repeat(100_000));
+    expect(await store.append("s", [entry(2)])).toMatchObject({ first: 2, version: 3 });
+    expect(await store.append("s", [big(3)])).toMatchObject({ first: 3, version: 4 });
+    expect((await store.read("s")).map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+    // Deleted and written again by another store: this one starts counting from the new file.
+    const other = new FileSessionStore({ directory });
+    await other.delete("s");
+    await other.append("s", [entry(0)]);
+    expect(await store.append("s", [entry(1)], { expectedVersion: 1 })).toMatchObject({ first: 1, version: 2 });
+  });
+
   it("a file that is only a torn line reads as empty", async () => {
     const store = new FileSessionStore({ directory });
     appendFileSync(store.pathOf("s"), '{"seq":0,"ti');
