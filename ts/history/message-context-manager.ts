@@ -214,6 +214,12 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private readonly pendingCalls = new Set<string>();
   /** Pending calls a trim past the window removed: their results are left out when they come. */
   private readonly trimmedCalls = new Set<string>();
+  /**
+   * Tool units a trim removed. An item that joins one later (a parallel function_call after its
+   * reasoning item, a result) would stand alone, so it is left out too; any item outside a unit
+   * ends the chance that one is still being built, and the set is emptied.
+   */
+  private readonly trimmedUnits = new Set<number>();
   private pendingReasoning = false;
   /** The session's id in exports (the store's id when the manager has a session). */
   sessionId: string;
@@ -385,6 +391,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.stablePrefix = 0;
     this.pendingCalls.clear();
     this.trimmedCalls.clear();
+    this.trimmedUnits.clear();
     state.messages.forEach((m, i) => this.trackExchange(m, facts[i] as MessageFacts));
     if (state.metadata !== undefined) this.metadata = state.metadata;
     if (state.sessionId !== undefined && this.session === undefined) this.sessionId = state.sessionId;
@@ -532,6 +539,14 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       (this.logger ?? consoleLogger).warn("ctxwin: dropped a tool result whose call is not in the history");
       return;
     }
+    if (facts.unit >= 0 && this.trimmedUnits.has(facts.unit)) {
+      // The rest of an exchange a trim past the window cut into: alone it would be invalid.
+      for (const id of facts.callIds ?? []) this.trimmedCalls.add(id);
+      for (const id of facts.resultIds ?? []) this.trimmedCalls.delete(id);
+      (this.logger ?? consoleLogger).warn("ctxwin: left out an item whose tool exchange a trim removed");
+      return;
+    }
+    if (facts.unit < 0) this.trimmedUnits.clear();
     if (facts.resultIds !== undefined && facts.resultIds.length > 0 && facts.resultIds.every((id) => this.trimmedCalls.has(id))) {
       // Its call was trimmed away (the window could not hold the exchange): a result alone is invalid.
       for (const id of facts.resultIds) this.trimmedCalls.delete(id);
@@ -581,6 +596,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.stablePrefix = 0;
     this.pendingCalls.clear();
     this.trimmedCalls.clear();
+    this.trimmedUnits.clear();
     messages.forEach((m, i) => this.trackExchange(m, facts[i] as MessageFacts));
     this.session?.restored({ messages: this.messages, summaries: [], marker: undefined });
     this.touch();
@@ -682,6 +698,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const keep = new Uint8Array(this.messages.length);
     for (const i of kept.indices) keep[i] = 1;
     const removed = this.messages.filter((_, i) => keep[i] === 0);
+    this.units.forEach((unit, i) => {
+      if (keep[i] === 0 && unit >= 0) this.trimmedUnits.add(unit);
+    });
     if (this.pendingCalls.size > 0) {
       for (const m of removed) {
         visitMessage(m as unknown as Record<string, unknown>, {
@@ -729,6 +748,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.stablePrefix = 0;
     this.pendingCalls.clear();
     this.trimmedCalls.clear();
+    this.trimmedUnits.clear();
     this.pendingReasoning = false;
     this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
     this.marker = undefined;
