@@ -114,6 +114,9 @@ describe("MessageContextManager", () => {
       tokenUsage: 850,
       availableTokens: 150,
       usagePercentage: 85,
+      countedTokens: 850,
+      anchored: false,
+      calibration: {},
     });
   });
 
