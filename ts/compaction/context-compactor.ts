@@ -37,6 +37,12 @@ export interface ContextCompactorOptions {
   maxInputTokens?: number;
   /** The summary message's role (default "system"; Anthropic's API takes system text only outside the messages). */
   summaryRole?: InsertedRole;
+  /**
+   * Keep the most recent user message out of the summary, in its place (default true, like the
+   * strategies' keepLastUser): in a tool loop it is the task, which a summary must not replace.
+   * Marked messages (`_preserve: true`) are always kept.
+   */
+  keepLastUser?: boolean;
   logger?: Logger;
 }
 
@@ -115,6 +121,7 @@ export class ContextCompactor extends EventEmitter<Events> {
   readonly minMessagesToSummarize: number;
   readonly maxInputTokens: number;
   readonly summaryRole: InsertedRole;
+  readonly keepLastUser: boolean;
   private readonly model: SummaryModel;
   private readonly logger: Logger;
 
@@ -129,6 +136,8 @@ export class ContextCompactor extends EventEmitter<Events> {
     this.maxInputTokens = requireCount(options.maxInputTokens ?? 16000, "options.maxInputTokens", 64);
     this.logger = options.logger ?? consoleLogger;
     this.summaryRole = checkRole(options.summaryRole ?? "system", "options.summaryRole");
+    if (options.keepLastUser !== undefined && typeof options.keepLastUser !== "boolean") throw typeError(`options.keepLastUser must be a boolean, got ${describe(options.keepLastUser)}`);
+    this.keepLastUser = options.keepLastUser ?? true;
   }
 
   /** Seed 003's compact(): the messages with the old ones replaced by one summary message. */
@@ -161,7 +170,11 @@ export class ContextCompactor extends EventEmitter<Events> {
     }
     const unit = (i: number) => facts[i]?.unit ?? -1;
     while (cut > 0 && unit(cut) >= 0 && unit(cut - 1) === unit(cut)) cut--;
-    const old = messages.slice(0, cut).filter((m) => m.role !== "system");
+    // System messages, marked messages and (keepLastUser) the most recent user message stay as they are.
+    let lastUser = -1;
+    if (this.keepLastUser) for (let i = messages.length - 1; i >= 0 && lastUser < 0; i--) if (messages[i]?.role === "user") lastUser = i;
+    const stays = (m: M, i: number) => m.role === "system" || i === lastUser || (m as { _preserve?: unknown })._preserve === true;
+    const old = messages.slice(0, cut).filter((m, i) => !stays(m, i));
     if (old.length === 0 || old.length < Math.min(2, this.minMessagesToSummarize)) return unchanged;
 
     // The summarizer's input, within maxInputTokens: tool outputs clipped harder until it fits.
@@ -191,7 +204,7 @@ export class ContextCompactor extends EventEmitter<Events> {
     }
     text = this.bound(text, counter);
     const summary: SummaryMessage = { role: this.summaryRole, content: `Summary of the ${old.length} earlier messages:\n${text}` };
-    const systems = messages.slice(0, cut).filter((m) => m.role === "system");
+    const systems = messages.slice(0, cut).filter(stays);
     this.emit("compacted", { summarized: old.length, summaryTokens: counter.count(summary.content) });
     return { messages: [...systems, summary, ...messages.slice(cut)], summarized: old.length, summary };
   }

@@ -112,8 +112,11 @@ function strategyOf(value: ContextOptions["strategy"], name: string): Truncation
 interface CachedSummary {
   /** The summaries, oldest first (a system-role summary is kept beside the later ones, not re-summarized). */
   summaries: SummaryMessage[];
-  /** It replaces the non-system messages among originals[0, end). */
+  /** It stands for originals[0, end) except `kept`... */
   end: number;
+  /** ...the originals before `end` that stayed (system messages, the task), by index, and where the summaries go: before kept[at]. */
+  kept: number[];
+  at: number;
 }
 
 export class PromptFitter {
@@ -171,9 +174,17 @@ export class PromptFitter {
     }
     if (cached) {
       start = cached.end;
-      const systems = messages.slice(0, start).filter((m) => m.role === "system");
-      working = [...systems, ...cached.summaries, ...messages.slice(start)];
+      const kept = cached.kept.map((i) => messages[i] as M);
+      working = [...kept.slice(0, cached.at), ...cached.summaries, ...kept.slice(cached.at), ...messages.slice(start)];
     }
+    // The most recent user message is the task of a tool loop: pinned (marked), so that no level
+    // drops or summarizes it. The mark is on a copy; the caller's message goes back out.
+    let task = -1;
+    for (let i = messages.length - 1; i >= 0 && task < 0; i--) if (messages[i]?.role === "user") task = i;
+    const original = messages[task];
+    const place = original === undefined ? -1 : working.indexOf(original);
+    const pinned = place < 0 ? undefined : ({ ...(original as M), _preserve: true } as M);
+    if (pinned) working[place] = pinned;
 
     const manager = new MessageContextManager<MessageLike>({
       model: this.model,
@@ -194,9 +205,9 @@ export class PromptFitter {
     let report: CompactionReport<MessageLike> | undefined;
     if (manager.tokenUsage > manager.limits.effectiveLimit) {
       report = await manager.compactIfNeeded({ threshold: this.trimTo });
-      if (report.summary) this.remember(report, messages, start, cached, fingerprints);
+      if (report.summary) this.remember(report, messages, start, cached, fingerprints, pinned === undefined ? undefined : [pinned, task]);
     }
-    const fitted = manager.getContextForRequest() as Array<M | SummaryMessage>;
+    const fitted = (manager.getContextForRequest() as Array<M | SummaryMessage>).map((m) => (m === pinned ? (original as M) : m));
     const tokensAfter = this.counter.countMessages(fitted, { tools: request.tools });
     if (tokensAfter > budget) {
       this.logger.warn(`ctxwin: the prompt still needs ${tokensAfter} tokens of ${budget} after every level: the system prompt, tools and pinned messages alone do not fit`);
@@ -234,10 +245,12 @@ export class PromptFitter {
     start: number,
     cached: CachedSummary | undefined,
     fingerprints: readonly string[],
+    pinned: [object, number] | undefined,
   ): void {
     // Each message's original index; a reused summary stands for originals[0, start).
     const origin = new Map<object, number>();
     originals.forEach((m, i) => origin.set(m, i));
+    if (pinned) origin.set(pinned[0], pinned[1]);
     for (const s of cached?.summaries ?? []) origin.set(s, start - 1);
     for (const { before, after } of report.replaced) {
       const index = origin.get(before);
@@ -246,15 +259,26 @@ export class PromptFitter {
     // report.removed lists level 3's messages first, then level 4's.
     const summarized = report.removed.slice(0, report.levels.find((l) => l.level === 3)?.messagesChanged ?? 0);
     let end = 0;
+    let first = Number.MAX_SAFE_INTEGER;
+    const gone = new Set<number>();
     for (const m of summarized) {
       const index = origin.get(m);
       if (index === undefined) return; // not messages we can name: do not cache
       end = Math.max(end, index + 1);
+      if (!cached?.summaries.includes(m as SummaryMessage)) {
+        first = Math.min(first, index);
+        gone.add(index);
+      }
     }
     const key = fingerprints[end - 1];
     if (end === 0 || key === undefined || !report.summary) return;
-    const kept = (cached?.summaries ?? []).filter((s) => !summarized.includes(s));
-    this.summaries.set(key, { summaries: [...kept, report.summary], end });
+    // What stays of originals[0, end): what the earlier summary kept, and what this one did not take.
+    const before = new Set(cached ? cached.kept : []);
+    const kept: number[] = [];
+    for (let i = 0; i < end; i++) if (!gone.has(i) && (i >= start || before.has(i))) kept.push(i);
+    const earlier = (cached?.summaries ?? []).filter((s) => !summarized.includes(s));
+    const at = cached && earlier.length > 0 ? cached.at : kept.filter((i) => i < first).length;
+    this.summaries.set(key, { summaries: [...earlier, report.summary], end, kept, at });
     if (this.summaries.size > MAX_CACHED_SUMMARIES) this.summaries.delete(this.summaries.keys().next().value as string);
   }
 }
