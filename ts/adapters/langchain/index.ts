@@ -62,13 +62,12 @@ export interface LangChainContextOptions extends ContextOptions {
 
 /**
  * An agent middleware for `createAgent({ middleware: [...] })` that keeps every model call of the
- * agent's loop within the window (see the file comment). Summaries and omission markers are
- * written as user messages unless `summaryRole` says otherwise (several providers take a system
- * message only first).
+ * agent's loop within the window (see the file comment). Summaries are written as user messages
+ * unless `summaryRole` says otherwise.
  */
 export function contextMiddleware(options: LangChainContextOptions): AgentMiddleware & { readonly fitter: PromptFitter } {
   checkContextOptions(options);
-  const fitter = new PromptFitter({ ...options, summaryRole: options.summaryRole ?? "user" });
+  const fitter = new PromptFitter(options);
   const middleware = lc.createMiddleware({
     name: options.name ?? "ctxwin",
     wrapModelCall: async (request, handler) => {

@@ -63,7 +63,7 @@ export interface ContextInputFilter {
  */
 export function contextInputFilter(options: ContextOptions): ContextInputFilter {
   checkContextOptions(options);
-  const fitter = new PromptFitter({ ...options, summaryRole: options.summaryRole ?? "user" });
+  const fitter = new PromptFitter(options);
   /** What each run last sent, by its context object (the runner passes RunContext.context), to match its usage. */
   const sentByContext = new WeakMap<object, object>();
   let sentLast: object | undefined;
@@ -167,7 +167,7 @@ export class ContextSession implements Session {
     if (inner !== undefined && (inner === null || typeof inner.getItems !== "function" || typeof inner.addItems !== "function")) {
       throw typeError(`options.session must be an Agents SDK Session, got ${describe(inner)}`);
     }
-    this.fitter = new PromptFitter({ ...options, summaryRole: options.summaryRole ?? "user" });
+    this.fitter = new PromptFitter(options);
     this.inner = inner ?? new MemoryItems(options.sessionId ?? globalThis.crypto.randomUUID());
     this.instructions = options.instructions;
     this.agent = options.agent;

@@ -46,7 +46,10 @@ export interface ContextOptions {
   summarizer?: SummaryModel;
   /** Recent messages kept out of a summary (default 10). */
   preserveLast?: number;
-  /** The summary message's role (default "system"). */
+  /**
+   * The summary message's role (default "user": the summary follows the task, and several
+   * providers take system messages only before the conversation).
+   */
   summaryRole?: InsertedRole;
   /** Shared reported-to-counted ratios (default: one per adapter instance). */
   calibration?: UsageCalibration;
@@ -197,7 +200,7 @@ export class PromptFitter {
       keepToolResults: this.options.keepToolResults,
       maxToolResultTokens: this.options.maxToolResultTokens,
       preserveLast: this.options.preserveLast,
-      summaryRole: this.options.summaryRole,
+      summaryRole: this.options.summaryRole ?? "user",
       orphanToolResults: "drop",
       logger: this.logger,
     });
