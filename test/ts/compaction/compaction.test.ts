@@ -34,6 +34,25 @@ describe("ContextCompactor", () => {
     expect(prompts[0]).not.toContain("Turn 40:");
   });
 
+  it("keeps the most recent user message (the task of a tool loop) and marked messages out of the summary", async () => {
+    const task: Msg = { role: "user", content: "Find and fix the date bug." };
+    const note: Msg & { _preserve: true } = { role: "assistant", content: "Decision: keep UTC in storage.", _preserve: true };
+    const loop: Msg[] = [{ role: "system", content: "rules" }, task];
+    for (let i = 0; i < 20; i++) {
+      loop.push({ role: "assistant", content: null as never, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"i":${i}}` } }] });
+      loop.push({ role: "tool", tool_call_id: `c${i}`, content: `file ${i}: ${"code ".repeat(60)}` } as Msg);
+      if (i === 3) loop.push(note);
+    }
+    const compactor = new ContextCompactor({ model: async () => "Read 15 files." });
+    const out = await compactor.compact(loop, 600, counter, { preserveLast: 10 });
+    expect(out.slice(0, 4)).toEqual([loop[0], task, note, { role: "system", content: "Summary of the 30 earlier messages:\nRead 15 files." }]);
+    expect(out.slice(4)).toEqual(loop.slice(-10));
+    // keepLastUser: false summarizes the task like any other message.
+    const all = await new ContextCompactor({ model: async () => "Read.", keepLastUser: false }).compact(loop, 600, counter, { preserveLast: 10 });
+    expect(all).not.toContain(task);
+    expect(() => new ContextCompactor({ model: async () => "x", keepLastUser: "yes" as never })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
+  });
+
   it("returns the messages and calls no model when there are fewer than minMessagesToSummarize", async () => {
     const model = vi.fn(async () => "x");
     const compactor = new ContextCompactor({ model, minMessagesToSummarize: 8 });
