@@ -16,6 +16,7 @@
 import { createHash, type Hash } from "node:crypto";
 import type { CompactionReport } from "../../compaction/progressive-compaction.js";
 import type { SummaryMessage } from "../../compaction/context-compactor.js";
+import { ToolResultCompactor } from "../../compaction/tool-result-compactor.js";
 import { ContextLimits, type LimitOverrides } from "../../history/context-limits.js";
 import { MessageContextManager, TruncationMode } from "../../history/message-context-manager.js";
 import { SlidingWindowStrategy, SmartTruncationStrategy, TokenBudgetStrategy, checkRole, type InsertedRole, type TruncationStrategy } from "../../history/strategies.js";
@@ -24,6 +25,7 @@ import type { SummaryModel } from "../../models/summary-model.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../../runtime/errors.js";
 import { consoleLogger, type Logger } from "../../runtime/logger.js";
 import { getCounter } from "../../tokens/get-counter.js";
+import { mapToolResults } from "../../tokens/message-shape.js";
 import type { MessageLike, TokenCounter, ToolDefinition } from "../../tokens/token-counter.js";
 
 /** The options every adapter takes. */
@@ -65,8 +67,8 @@ export interface FitEvent {
   tokensAfter: number;
   /** What the prompt may use (window less reserved output and reserve, in local counts). */
   budget: number;
-  /** The compaction levels' report; undefined when only a cached summary was reused. */
-  report: CompactionReport<MessageLike> | undefined;
+  /** The compaction levels' report (level 1 also ran on results compacted at earlier steps: those are not in it). */
+  report: CompactionReport<MessageLike>;
 }
 
 export interface FitRequest {
@@ -87,6 +89,8 @@ export interface FitResult<M> {
 }
 
 const MAX_CACHED_SUMMARIES = 64;
+/** Compacted tool results kept between calls (a loop re-sends the same results at every step). */
+const MAX_CACHED_RESULTS = 1024;
 
 export function checkContextOptions(options: unknown, name = "options"): ContextOptions {
   if (options === null || typeof options !== "object") throw typeError(`${name} must be an object, got ${describe(options)}`);
@@ -135,6 +139,9 @@ export class PromptFitter {
   private readonly requests = new WeakMap<object, number>();
   /** Summaries by the fingerprint of the original messages they stand for (insertion order: oldest first). */
   private readonly summaries = new Map<string, CachedSummary>();
+  /** Level 1's work, kept between calls: each tool result's compacted text, by its text. */
+  private readonly compactor: ToolResultCompactor;
+  private readonly compacted = new Map<string, string>();
 
   constructor(options: ContextOptions, name = "options") {
     checkContextOptions(options, name);
@@ -146,6 +153,7 @@ export class PromptFitter {
     this.calibration = options.calibration ?? new UsageCalibration();
     this.trimTo = options.trimTo ?? 0.8;
     this.strategy = strategyOf(options.strategy, `${name}.strategy`);
+    this.compactor = new ToolResultCompactor({ maxResultTokens: options.maxToolResultTokens ?? 1000 });
   }
 
   /** What a prompt may use in local counts: the window less the reserved output and reserve, less the tools, unscaled by the model's ratio. */
@@ -188,6 +196,15 @@ export class PromptFitter {
     const place = original === undefined ? -1 : working.indexOf(original);
     const pinned = place < 0 ? undefined : ({ ...(original as M), _preserve: true } as M);
     if (pinned) working[place] = pinned;
+    // Level 1 always runs on a prompt that does not fit (it is the first level, and the trigger is
+    // above its threshold): applied here from the results compacted at earlier steps, it gives the
+    // same messages without compacting every old result again at every step.
+    const precompacted = new Map<object, object>();
+    working = working.map((m) => {
+      const copy = this.compactResults(m);
+      if (copy !== m) precompacted.set(copy, m);
+      return copy;
+    });
 
     const manager = new MessageContextManager<MessageLike>({
       model: this.model,
@@ -205,11 +222,10 @@ export class PromptFitter {
       logger: this.logger,
     });
     manager.load(working);
-    let report: CompactionReport<MessageLike> | undefined;
-    if (manager.tokenUsage > manager.limits.effectiveLimit) {
-      report = await manager.compactIfNeeded({ threshold: this.trimTo });
-      if (report.summary) this.remember(report, messages, start, cached, fingerprints, pinned === undefined ? undefined : [pinned, task]);
-    }
+    // The prompt did not fit: every level runs while it is above trimTo of the budget (each
+    // level checks), so the next steps fit as they are.
+    const report: CompactionReport<MessageLike> = await manager.compactIfNeeded({ threshold: this.trimTo });
+    if (report.summary) this.remember(report, messages, start, cached, fingerprints, pinned === undefined ? undefined : [pinned, task], precompacted);
     const fitted = (manager.getContextForRequest() as Array<M | SummaryMessage>).map((m) => (m === pinned ? (original as M) : m));
     const tokensAfter = this.counter.countMessages(fitted, { tools: request.tools });
     if (tokensAfter > budget) {
@@ -218,6 +234,25 @@ export class PromptFitter {
     this.requests.set(fitted, tokensAfter);
     this.options.onCompact?.({ tokensBefore, tokensAfter, budget, report });
     return { messages: fitted, changed: true, tokens: tokensAfter, budget };
+  }
+
+  /** `message` with its tool results compacted as level 1 would (the same compactor), or itself when none changes. */
+  private compactResults<M extends object>(message: M): M {
+    let changed = false;
+    const copy = mapToolResults(message, (value, kind) => {
+      const text = typeof value === "string" ? value : JSON.stringify(value);
+      if (typeof text !== "string") return value;
+      let out = this.compacted.get(text);
+      if (out === undefined) {
+        out = this.compactor.compactResult(text, this.counter);
+        this.compacted.set(text, out);
+        if (this.compacted.size > MAX_CACHED_RESULTS) this.compacted.delete(this.compacted.keys().next().value as string);
+      }
+      if (out === text) return value;
+      changed = true;
+      return kind === "json" ? (JSON.parse(out) as unknown) : out;
+    });
+    return changed ? copy : message;
   }
 
   /** Records `prompt` (a framework's copy of a prompt fit() returned) as sent with `tokens` local tokens. */
@@ -249,11 +284,16 @@ export class PromptFitter {
     cached: CachedSummary | undefined,
     fingerprints: readonly string[],
     pinned: [object, number] | undefined,
+    precompacted: ReadonlyMap<object, object>,
   ): void {
     // Each message's original index; a reused summary stands for originals[0, start).
     const origin = new Map<object, number>();
     originals.forEach((m, i) => origin.set(m, i));
     if (pinned) origin.set(pinned[0], pinned[1]);
+    for (const [copy, original] of precompacted) {
+      const index = origin.get(original);
+      if (index !== undefined) origin.set(copy, index);
+    }
     for (const s of cached?.summaries ?? []) origin.set(s, start - 1);
     for (const { before, after } of report.replaced) {
       const index = origin.get(before);
