@@ -16,6 +16,7 @@ import type { MessageLike, ToolDefinition } from "../../tokens/token-counter.js"
 
 const ai = await requirePeer(() => import("ai"), "ai-sdk", "the `ai` package (version 6)", "ERR_CTXWIN_AI_SDK_MISSING");
 
+export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent };
 export { UsageCalibration } from "../../history/usage-calibration.js";
 

@@ -23,6 +23,7 @@ const [lc, core, functionCalling] = await requirePeer(
   "ERR_CTXWIN_LANGCHAIN_MISSING",
 );
 
+export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent, LinkedMessage };
 export { toMessageLike, toMessageLikes };
 export { UsageCalibration } from "../../history/usage-calibration.js";

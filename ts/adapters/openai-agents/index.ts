@@ -17,6 +17,7 @@ import { describe, requireCount, requireString, typeError } from "../../runtime/
 import type { MessageLike, ToolDefinition } from "../../tokens/token-counter.js";
 import { toItems, toMessageLikes, type LinkedItemMessage } from "./items.js";
 
+export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent, LinkedItemMessage };
 export { toItems, toMessageLikes };
 export { UsageCalibration } from "../../history/usage-calibration.js";
