@@ -134,7 +134,9 @@ export function contextPrepareStep(options: PrepareStepContextOptions): (args: P
     sent[stepNumber] = result.changed ? result.messages : whole;
     if (!result.changed) return {};
     // The system prompt goes as `system`, as the caller set it; only the messages are replaced.
-    const out = (result.messages as unknown as ModelMessage[]).filter((m) => m !== system);
+    // System messages stay first through every level, so the system prompt is the first message
+    // (this call's, or the same text from the call whose result was reused).
+    const out = (result.messages as unknown as ModelMessage[]).slice(system ? 1 : 0);
     return { messages: out };
   };
 }

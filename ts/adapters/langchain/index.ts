@@ -40,6 +40,8 @@ function definitionOf(tool: unknown): ToolDefinition {
   return { type: "function", function: { name: String(record.name ?? record.type ?? "tool") } };
 }
 
+const REASONING = new Set(["reasoning", "thinking", "redacted_thinking"]);
+
 /** A fitted message back as a LangChain message: the original where untouched. */
 function toLangChain(message: LinkedMessage): BaseMessage {
   const original = message[ORIGINAL];
@@ -48,7 +50,12 @@ function toLangChain(message: LinkedMessage): BaseMessage {
   if (original && core.ToolMessage.isInstance(original)) {
     return new core.ToolMessage({ content, tool_call_id: original.tool_call_id, name: original.name, id: original.id, status: original.status, artifact: original.artifact, additional_kwargs: original.additional_kwargs, response_metadata: original.response_metadata });
   }
-  if (original) return original; // levels only rewrite tool results
+  if (original && core.AIMessage.isInstance(original)) {
+    // Level 0 cleared its reasoning: the same message without reasoning and thinking blocks.
+    const blocks = Array.isArray(original.content) ? original.content.filter((b) => !(typeof b === "object" && b !== null && REASONING.has(String((b as { type?: unknown }).type)))) : original.content;
+    return new core.AIMessage({ content: blocks, tool_calls: original.tool_calls, invalid_tool_calls: original.invalid_tool_calls, id: original.id, name: original.name, additional_kwargs: original.additional_kwargs, response_metadata: original.response_metadata, usage_metadata: original.usage_metadata });
+  }
+  if (original) return original; // levels rewrite only tool results and reasoning
   // Messages ctxwin writes: summaries and omission markers.
   const text = String(message.content ?? "");
   if (message.role === "system") return new core.SystemMessage(text);
@@ -80,7 +87,7 @@ export function contextMiddleware(options: LangChainContextOptions): AgentMiddle
       const result = await fitter.fit(whole, { tools });
       const key: object = result.changed ? result.messages : whole;
       const response = result.changed
-        ? await handler({ ...request, messages: (result.messages as LinkedMessage[]).filter((m) => !head.includes(m)).map(toLangChain) })
+        ? await handler({ ...request, messages: (result.messages as LinkedMessage[]).slice(head.length).map(toLangChain) })
         : await handler(request);
       const usage = core.AIMessage.isInstance(response) ? response.usage_metadata : undefined;
       try {

@@ -80,7 +80,7 @@ export function contextInputFilter(options: ContextOptions): ContextInputFilter 
     sentLast = key;
     if (typeof context === "object" && context !== null) sentByContext.set(context, key);
     if (!result.changed) return modelData;
-    return { ...modelData, input: toItems(result.messages.filter((m) => !head.includes(m))) };
+    return { ...modelData, input: toItems(result.messages.slice(head.length)) };
   };
 
   const observe = (runContext: RunContext<unknown>) => {
@@ -185,7 +185,7 @@ export class ContextSession implements Session {
     const head: MessageLike[] = this.instructions ? [{ role: "system", content: this.instructions }] : [];
     const whole = [...head, ...toMessageLikes(items)];
     const result = await this.fitter.fit(whole, { tools: definitionsOf(this.agent) });
-    const fitted = result.changed ? toItems(result.messages.filter((m) => !head.includes(m))) : items;
+    const fitted = result.changed ? toItems(result.messages.slice(head.length)) : items;
     if (limit === undefined) return fitted;
     let start = Math.max(0, fitted.length - limit);
     while (start < fitted.length && isResultItem(fitted[start])) start++;

@@ -60,7 +60,7 @@ export function toMessageLikes(items: readonly AgentInputItem[]): LinkedItemMess
   let group: { items: AgentInputItem[]; content: unknown[]; calls: unknown[] } | undefined;
   const flush = () => {
     if (!group) return;
-    const message: LinkedItemMessage = { role: "assistant", content: group.content, [ITEMS]: group.items };
+    const message: LinkedItemMessage = { role: "assistant", content: group.content, [ITEMS]: group.items, [CONTENT]: group.content };
     if (group.calls.length > 0) message.tool_calls = group.calls;
     out.push(message);
     group = undefined;
@@ -106,14 +106,23 @@ function withOutput(item: AgentInputItem, content: unknown): AgentInputItem {
   return { ...item, output: typeof old === "string" ? text : { type: "text", text } } as AgentInputItem;
 }
 
+function withoutReasoning(item: AgentInputItem): AgentInputItem {
+  const copy = { ...item, content: [] } as Record<string, unknown>;
+  delete copy.rawContent;
+  return copy as unknown as AgentInputItem;
+}
+
 /** Fitted messages back as items: the caller's own items where untouched. */
 export function toItems(messages: readonly MessageLike[]): AgentInputItem[] {
   const out: AgentInputItem[] = [];
   for (const message of messages as LinkedItemMessage[]) {
     const items = message[ITEMS];
     if (items) {
-      if (message.role === "tool" && message.content !== message[CONTENT] && items[0]) out.push(withOutput(items[0], message.content));
-      else out.push(...items);
+      if (message.content === message[CONTENT]) out.push(...items);
+      else if (message.role === "tool" && items[0]) out.push(withOutput(items[0], message.content));
+      // Level 0 cleared the response's reasoning: its reasoning items stay (later items may refer
+      // to their ids), emptied.
+      else out.push(...items.map((item) => ((item as { type?: unknown }).type === "reasoning" ? withoutReasoning(item) : item)));
       continue;
     }
     // Messages ctxwin writes: summaries and omission markers.

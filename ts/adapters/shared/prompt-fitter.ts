@@ -9,10 +9,13 @@
 // throughout. The adapters only translate their framework's messages to and from the shapes ctxwin
 // reads.
 //
-// It is stateless per call except for two things that make later calls better: the per-model
-// ratio of reported to counted tokens (observeUsage) and the summaries already written (a long
-// history is summarized once, and the summary reused at every later step whose prompt starts with
-// the same messages).
+// What it sent is remembered, keyed by a fingerprint of the messages it was made from: the next
+// call, whose prompt is the same messages plus the new step, is sent as the earlier result plus the
+// new messages (their tool results compacted) as long as that fits. Only when it does not are the
+// levels run again, down to `trimTo` of the budget. So the prompt's prefix stays the same from
+// step to step (a provider's prompt cache keeps working), a summary is written once and reused,
+// and a long loop runs the levels every few steps, not at every one. The per-model ratio of
+// reported to counted tokens (observeUsage) is the other thing kept between calls.
 import { createHash, type Hash } from "node:crypto";
 import type { CompactionReport } from "../../compaction/progressive-compaction.js";
 import type { SummaryMessage } from "../../compaction/context-compactor.js";
@@ -38,7 +41,7 @@ export interface ContextOptions {
   counter?: TokenCounter;
   /** How the last level trims: a strategy, or a mode name (default "token_budget": the oldest tool units first). */
   strategy?: TruncationStrategy | "token_budget" | "smart" | "sliding_window";
-  /** The share of the available window a prompt that does not fit is brought down to (default 0.8), so the next steps fit as they are. */
+  /** The share of the available window a prompt that does not fit is brought down to (default 0.6, as MessageContextManager's trimTo), so the next steps fit as they are. */
   trimTo?: number;
   /** Tool results of the last this many tool units stay whole (default 3); older ones are cleared. */
   keepToolResults?: number;
@@ -67,8 +70,11 @@ export interface FitEvent {
   tokensAfter: number;
   /** What the prompt may use (window less reserved output and reserve, in local counts). */
   budget: number;
-  /** The compaction levels' report (level 1 also ran on results compacted at earlier steps: those are not in it). */
-  report: CompactionReport<MessageLike>;
+  /**
+   * The compaction levels' report (results compacted at earlier steps are not in it); undefined
+   * when the earlier prompt plus the new messages fit without running the levels.
+   */
+  report: CompactionReport<MessageLike> | undefined;
 }
 
 export interface FitRequest {
@@ -88,7 +94,8 @@ export interface FitResult<M> {
   budget: number;
 }
 
-const MAX_CACHED_SUMMARIES = 64;
+/** Prompts remembered for the next call (one per conversation in flight is what matters). */
+const MAX_CACHED_PROMPTS = 64;
 /** Compacted tool results kept between calls (a loop re-sends the same results at every step). */
 const MAX_CACHED_RESULTS = 1024;
 
@@ -115,17 +122,6 @@ function strategyOf(value: ContextOptions["strategy"], name: string): Truncation
   throw typeError(`${name} must be a TruncationStrategy or one of "token_budget", "smart", "sliding_window", got ${describe(value)}`);
 }
 
-/** A summary written at an earlier call, and how many of the original messages it stands for. */
-interface CachedSummary {
-  /** The summaries, oldest first (a system-role summary is kept beside the later ones, not re-summarized). */
-  summaries: SummaryMessage[];
-  /** It stands for originals[0, end) except `kept`... */
-  end: number;
-  /** ...the originals before `end` that stayed (system messages, the task), by index, and where the summaries go: before kept[at]. */
-  kept: number[];
-  at: number;
-}
-
 export class PromptFitter {
   readonly model: string;
   readonly limits: ContextLimits;
@@ -137,8 +133,10 @@ export class PromptFitter {
   readonly logger: Logger;
   /** The local count of each prompt this fitter returned, for matching a usage to its call. */
   private readonly requests = new WeakMap<object, number>();
-  /** Summaries by the fingerprint of the original messages they stand for (insertion order: oldest first). */
-  private readonly summaries = new Map<string, CachedSummary>();
+  /** What was sent, by the fingerprint of the messages it was made from (insertion order: least recent first). */
+  private readonly sent = new Map<string, MessageLike[]>();
+  /** Messages ctxwin wrote (summaries, omission markers): never taken for the task. */
+  private readonly inserted = new WeakSet<object>();
   /** Level 1's work, kept between calls: each tool result's compacted text, by its text. */
   private readonly compactor: ToolResultCompactor;
   private readonly compacted = new Map<string, string>();
@@ -151,7 +149,7 @@ export class PromptFitter {
     this.limits = options.limits instanceof ContextLimits ? options.limits : ContextLimits.forModel(options.model, options.limits ?? {}, { logger: this.logger });
     this.counter = options.counter ?? getCounter(options.model, { logger: this.logger });
     this.calibration = options.calibration ?? new UsageCalibration();
-    this.trimTo = options.trimTo ?? 0.8;
+    this.trimTo = options.trimTo ?? 0.6;
     this.strategy = strategyOf(options.strategy, `${name}.strategy`);
     this.compactor = new ToolResultCompactor({ maxResultTokens: options.maxToolResultTokens ?? 1000 });
   }
@@ -175,36 +173,36 @@ export class PromptFitter {
       return { messages: messages.slice(), changed: false, tokens: tokensBefore, budget };
     }
 
-    // Reuse the longest summary already written for a prefix of these messages.
-    const fingerprints = this.options.summarizer === undefined ? [] : prefixFingerprints(messages);
-    let start = 0;
-    let working: Array<M | SummaryMessage> = messages.slice();
-    let cached: CachedSummary | undefined;
-    for (let end = fingerprints.length; end > 0 && !cached; end--) {
-      cached = this.summaries.get(fingerprints[end - 1] as string);
+    // Start from what was sent for the longest prefix of these messages, plus what came after it.
+    const fingerprints = prefixFingerprints(messages);
+    let from = 0;
+    let earlier: MessageLike[] | undefined;
+    for (let end = fingerprints.length; end > 0 && !earlier; end--) {
+      earlier = this.sent.get(fingerprints[end - 1] as string);
+      if (earlier) from = end;
     }
-    if (cached) {
-      start = cached.end;
-      const kept = cached.kept.map((i) => messages[i] as M);
-      working = [...kept.slice(0, cached.at), ...cached.summaries, ...kept.slice(cached.at), ...messages.slice(start)];
+    const key = fingerprints[fingerprints.length - 1] as string;
+    const added = messages.slice(from).map((m) => this.compactResults(m));
+    if (earlier) {
+      const candidate = [...(earlier as M[]), ...added];
+      const tokens = this.counter.countMessages(candidate, { tools: request.tools });
+      if (tokens <= budget) {
+        this.remember(key, candidate);
+        this.requests.set(candidate, tokens);
+        this.options.onCompact?.({ tokensBefore, tokensAfter: tokens, budget, report: undefined });
+        return { messages: candidate, changed: true, tokens, budget };
+      }
     }
+    // Level 1 always applies to a prompt that does not fit: applied here first, from the results
+    // compacted at earlier steps, so that old results are not compacted again at every step.
+    const working: Array<M | SummaryMessage> = earlier ? [...(earlier as M[]), ...added] : messages.map((m) => this.compactResults(m));
     // The most recent user message is the task of a tool loop: pinned (marked), so that no level
-    // drops or summarizes it. The mark is on a copy; the caller's message goes back out.
+    // drops or summarizes it. The mark is on a copy; the message itself goes back out.
     let task = -1;
-    for (let i = messages.length - 1; i >= 0 && task < 0; i--) if (messages[i]?.role === "user") task = i;
-    const original = messages[task];
-    const place = original === undefined ? -1 : working.indexOf(original);
-    const pinned = place < 0 ? undefined : ({ ...(original as M), _preserve: true } as M);
-    if (pinned) working[place] = pinned;
-    // Level 1 always runs on a prompt that does not fit (it is the first level, and the trigger is
-    // above its threshold): applied here from the results compacted at earlier steps, it gives the
-    // same messages without compacting every old result again at every step.
-    const precompacted = new Map<object, object>();
-    working = working.map((m) => {
-      const copy = this.compactResults(m);
-      if (copy !== m) precompacted.set(copy, m);
-      return copy;
-    });
+    for (let i = working.length - 1; i >= 0 && task < 0; i--) if (working[i]?.role === "user" && !this.inserted.has(working[i] as object)) task = i;
+    const original = working[task];
+    const pinned = original === undefined ? undefined : ({ ...original, _preserve: true } as M);
+    if (pinned) working[task] = pinned;
 
     const manager = new MessageContextManager<MessageLike>({
       model: this.model,
@@ -222,15 +220,17 @@ export class PromptFitter {
       logger: this.logger,
     });
     manager.load(working);
-    // The prompt did not fit: every level runs while it is above trimTo of the budget (each
-    // level checks), so the next steps fit as they are.
+    const inputs = new Set<object>(working as object[]);
+    // The prompt did not fit: every level runs while it is above trimTo of the budget (each level
+    // checks), so that the next steps fit as they are.
     const report: CompactionReport<MessageLike> = await manager.compactIfNeeded({ threshold: this.trimTo });
-    if (report.summary) this.remember(report, messages, start, cached, fingerprints, pinned === undefined ? undefined : [pinned, task], precompacted);
     const fitted = (manager.getContextForRequest() as Array<M | SummaryMessage>).map((m) => (m === pinned ? (original as M) : m));
+    for (const m of fitted) if (!inputs.has(m) && m.role !== "tool" && m !== original) this.inserted.add(m);
     const tokensAfter = this.counter.countMessages(fitted, { tools: request.tools });
     if (tokensAfter > budget) {
       this.logger.warn(`ctxwin: the prompt still needs ${tokensAfter} tokens of ${budget} after every level: the system prompt, tools and pinned messages alone do not fit`);
     }
+    this.remember(key, fitted as MessageLike[]);
     this.requests.set(fitted, tokensAfter);
     this.options.onCompact?.({ tokensBefore, tokensAfter, budget, report });
     return { messages: fitted, changed: true, tokens: tokensAfter, budget };
@@ -276,53 +276,11 @@ export class PromptFitter {
     return true;
   }
 
-  /** Records the summary level 3 wrote, keyed by the original messages it stands for. */
-  private remember<M extends MessageLike>(
-    report: CompactionReport<MessageLike>,
-    originals: readonly M[],
-    start: number,
-    cached: CachedSummary | undefined,
-    fingerprints: readonly string[],
-    pinned: [object, number] | undefined,
-    precompacted: ReadonlyMap<object, object>,
-  ): void {
-    // Each message's original index; a reused summary stands for originals[0, start).
-    const origin = new Map<object, number>();
-    originals.forEach((m, i) => origin.set(m, i));
-    if (pinned) origin.set(pinned[0], pinned[1]);
-    for (const [copy, original] of precompacted) {
-      const index = origin.get(original);
-      if (index !== undefined) origin.set(copy, index);
-    }
-    for (const s of cached?.summaries ?? []) origin.set(s, start - 1);
-    for (const { before, after } of report.replaced) {
-      const index = origin.get(before);
-      if (index !== undefined) origin.set(after, index);
-    }
-    // report.removed lists level 3's messages first, then level 4's.
-    const summarized = report.removed.slice(0, report.levels.find((l) => l.level === 3)?.messagesChanged ?? 0);
-    let end = 0;
-    let first = Number.MAX_SAFE_INTEGER;
-    const gone = new Set<number>();
-    for (const m of summarized) {
-      const index = origin.get(m);
-      if (index === undefined) return; // not messages we can name: do not cache
-      end = Math.max(end, index + 1);
-      if (!cached?.summaries.includes(m as SummaryMessage)) {
-        first = Math.min(first, index);
-        gone.add(index);
-      }
-    }
-    const key = fingerprints[end - 1];
-    if (end === 0 || key === undefined || !report.summary) return;
-    // What stays of originals[0, end): what the earlier summary kept, and what this one did not take.
-    const before = new Set(cached ? cached.kept : []);
-    const kept: number[] = [];
-    for (let i = 0; i < end; i++) if (!gone.has(i) && (i >= start || before.has(i))) kept.push(i);
-    const earlier = (cached?.summaries ?? []).filter((s) => !summarized.includes(s));
-    const at = cached && earlier.length > 0 ? cached.at : kept.filter((i) => i < first).length;
-    this.summaries.set(key, { summaries: [...earlier, report.summary], end, kept, at });
-    if (this.summaries.size > MAX_CACHED_SUMMARIES) this.summaries.delete(this.summaries.keys().next().value as string);
+  /** Remembers what was sent for the messages whose fingerprint is `key`. */
+  private remember(key: string, sent: MessageLike[]): void {
+    this.sent.delete(key);
+    this.sent.set(key, sent);
+    if (this.sent.size > MAX_CACHED_PROMPTS) this.sent.delete(this.sent.keys().next().value as string);
   }
 }
 
