@@ -1,7 +1,7 @@
 // ctxwin/ai-sdk in the AI SDK's real tool loop: generateText with tools and stopWhen over 55
 // steps, a MockLanguageModelV3 that checks every request it receives, an 8,000-token window and
 // tool results of 1,000 to 3,000 tokens.
-import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel, type ToolSet } from "ai";
+import { ToolLoopAgent, generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel, type ToolSet } from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, it, vi } from "vitest";
 import { extractiveSummarizer, getCounter, UsageCalibration, type ToolDefinition } from "ctxwin";
@@ -160,6 +160,20 @@ describe("ctxwin/ai-sdk contextMiddleware", () => {
     const result = streamText({ model: wrapLanguageModel({ model, middleware }), system: SYSTEM, prompt: TASK, tools, stopWhen: stepCountIs(STEPS + 5), maxOutputTokens: RESERVED_OUTPUT });
     expect(await result.text).toBe(FINAL);
     expect(middleware.fitter.calibration.get(MODEL)?.observations).toBe(STEPS + 1);
+  });
+
+  it("keeps a ToolLoopAgent's 55 steps within the window too", async () => {
+    const { model, seen } = agentModel();
+    const agent = new ToolLoopAgent({
+      model: wrapLanguageModel({ model, middleware: contextMiddleware({ model: MODEL, limits: LIMITS }) }),
+      instructions: SYSTEM,
+      tools,
+      stopWhen: stepCountIs(STEPS + 5),
+      maxOutputTokens: RESERVED_OUTPUT,
+    });
+    const result = await agent.generate({ prompt: TASK });
+    expect(result.text).toBe(FINAL);
+    expect(seen).toHaveLength(STEPS + 1);
   });
 
   it("rejects bad options with coded errors", () => {

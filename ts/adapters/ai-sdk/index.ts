@@ -108,7 +108,8 @@ type PrepareStepArgs = { steps: ReadonlyArray<Pick<StepResult<ToolSet>, "usage">
  * A `prepareStep` for generateText / streamText / ToolLoopAgent: before every step it brings the
  * step's messages (with `system` and the definitions of `tools`, which prepareStep cannot see)
  * within the window, and it passes each finished step's usage on. Returns `{ messages }` when it
- * changed them, else `{}`.
+ * changed them, else `{}`. One function serves runs one after another; give concurrent runs one each
+ * (the usage of a step is matched to what this function returned for it by step number).
  */
 export function contextPrepareStep(options: PrepareStepContextOptions): (args: PrepareStepArgs) => Promise<{ messages?: ModelMessage[] }> {
   const fitter = new PromptFitter(checkContextOptions(options));
@@ -120,6 +121,7 @@ export function contextPrepareStep(options: PrepareStepContextOptions): (args: P
   const sent: object[] = [];
   return async ({ steps, stepNumber, messages }) => {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+    if (stepNumber === 0) sent.length = 0; // a new run
     const previous = steps[steps.length - 1];
     const prompt = sent[stepNumber - 1];
     if (previous && prompt) observe(fitter, previous.usage, prompt);
