@@ -5,6 +5,7 @@ import { benchTokenizers } from "./tokenizers.js";
 import { benchStrategies } from "./strategies.js";
 import { benchCompaction } from "./compaction.js";
 import { benchCacheShare } from "./cache-share.js";
+import { benchSessions } from "./sessions.js";
 import { benchFrameworks } from "./frameworks.js";
 
 console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
@@ -12,5 +13,6 @@ benchSpec08();
 await benchStrategies();
 await benchCompaction();
 await benchCacheShare();
+await benchSessions();
 await benchFrameworks();
 await benchTokenizers();
