@@ -6,7 +6,7 @@ import { Agent, MemorySession, Runner, Usage, setTracingDisabled, tool, type Age
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { getCounter, type ToolDefinition } from "ctxwin";
-import { ContextSession, contextInputFilter, toMessageLikes } from "ctxwin/openai-agents";
+import { ContextSession, contextInputFilter, toItems, toMessageLikes } from "ctxwin/openai-agents";
 import { FINAL, LIMITS, MODEL, RESERVED_OUTPUT, STEPS, SYSTEM, TASK, WINDOW, toolOutput, toolOutputTokens } from "../support/tool-loop.js";
 
 const counter = getCounter(MODEL);
@@ -122,6 +122,30 @@ describe("ctxwin/openai-agents contextInputFilter", () => {
     await expect(filter({ modelData: { input: "x" } as never, agent: undefined as never, context: undefined })).rejects.toMatchObject({ code: "ERR_CTXWIN_INVALID_ARGUMENT" });
     expect(() => filter.attach({} as never)).toThrow(/runner must be/);
     expect(() => toMessageLikes([null as never])).toThrow(/items\[0\] must be an Agents SDK item/);
+  });
+});
+
+describe("ctxwin/openai-agents items", () => {
+  it("map to ctxwin's units and back to the very same items", () => {
+    const items = [
+      { role: "system", content: "rules" },
+      { role: "user", content: [{ type: "input_text", text: "look at this" }, { type: "input_image", image: "data:image/png;base64,AAAA" }] },
+      { type: "reasoning", id: "rs_1", content: [{ type: "input_text", text: "I should read two files." }] },
+      { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Reading." }] },
+      { type: "function_call", callId: "a", name: "read_file", arguments: "{\"path\":\"x\"}", status: "completed" },
+      { type: "function_call", callId: "b", name: "read_file", arguments: "{\"path\":\"y\"}", status: "completed" },
+      { type: "function_call_result", callId: "a", name: "read_file", status: "completed", output: "x contents" },
+      { type: "function_call_result", callId: "b", name: "read_file", status: "completed", output: { type: "text", text: "y contents" } },
+      { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Done." }] },
+    ] as unknown as AgentInputItem[];
+    const messages = toMessageLikes(items);
+    // One response (reasoning, message, both calls) is one assistant message: a unit with its results.
+    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool", "assistant"]);
+    expect(messages[2]?.tool_calls).toHaveLength(2);
+    expect(messages[1]?.content).toEqual([{ type: "text", text: "look at this" }, { type: "image" }]);
+    const back = toItems(messages);
+    expect(back).toEqual(items);
+    back.forEach((item, i) => expect(item).toBe(items[i]));
   });
 });
 
