@@ -15,10 +15,12 @@ const REQUIREMENTS = [
   { pkg: "libgtest-dev", probe: () => existsAny(["/usr/include/gtest/gtest.h", "/usr/local/include/gtest/gtest.h"]) },
   // The session-store tests and benchmarks run a real Redis server on a Unix socket.
   { pkg: "redis-server", probe: () => hasCommand("redis-server") },
+  // The CLI's tests drive `ctxwin chat` in a pseudo-terminal that tmux provides.
+  { pkg: "tmux", probe: () => hasCommand("tmux") },
 ];
 
 /** Needed only to run the tests (and benchmarks), not to build or use the package. */
-const TEST_ONLY = new Set(["libgtest-dev", "redis-server"]);
+const TEST_ONLY = new Set(["libgtest-dev", "redis-server", "tmux"]);
 
 function hasCommand(name) {
   return spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
@@ -32,7 +34,7 @@ function pkgConfigHas(name) {
   return hasCommand("pkg-config") && spawnSync("pkg-config", ["--exists", name], { stdio: "ignore" }).status === 0;
 }
 
-/** The Debian packages whose files are missing. `needTests: false` leaves GoogleTest and Redis out. */
+/** The Debian packages whose files are missing. `needTests: false` leaves GoogleTest, Redis and tmux out. */
 export function missingSystemPackages({ needTests = true } = {}) {
   return REQUIREMENTS.filter((r) => (needTests || !TEST_ONLY.has(r.pkg)) && !r.probe()).map((r) => r.pkg);
 }

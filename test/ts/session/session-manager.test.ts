@@ -18,13 +18,19 @@ import {
 } from "ctxwin";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 
+/** The context's stats without the request accounting (getStats().cache), which the view's own getContextForRequest() calls change. */
+const contextStats = (cm: MessageContextManager) => {
+  const { cache: _cache, ...stats } = cm.getStats();
+  return stats;
+};
+
 const quiet = { warn: () => {} };
 const limits = (n: number) => new ContextLimits({ model: "gpt-4o", maxTokens: n, maxOutputTokens: 0, reservedTokens: 0 });
 const say = (i: number, words = 20): MessageLike => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ${"lorem ipsum dolor ".repeat(words)}` });
 const base = (extra: Partial<MessageContextManagerOptions<MessageLike>> = {}): MessageContextManagerOptions<MessageLike> => ({ model: "gpt-4o", logger: quiet, limits: limits(100_000), ...extra });
 
 /** What a worker sees: everything the request and the stats depend on. */
-const viewOf = (cm: MessageContextManager) => ({ request: cm.getContextForRequest(), stats: cm.getStats(), metadata: cm.metadata });
+const viewOf = (cm: MessageContextManager) => ({ request: cm.getContextForRequest(), stats: contextStats(cm), metadata: cm.metadata });
 
 let redis: RedisServer;
 let directory: string;
