@@ -6,6 +6,7 @@ import { benchStrategies } from "./strategies.js";
 import { benchCompaction } from "./compaction.js";
 import { benchCacheShare } from "./cache-share.js";
 import { benchSessions } from "./sessions.js";
+import { benchFrameworks } from "./frameworks.js";
 
 console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
 benchSpec08();
@@ -13,4 +14,5 @@ await benchStrategies();
 await benchCompaction();
 await benchCacheShare();
 await benchSessions();
+await benchFrameworks();
 await benchTokenizers();

@@ -29,6 +29,7 @@ export {
   type OmissionMarker,
   type InsertedRole,
 } from "./strategies.js";
+export { UsageCalibration, reportedInputTokens, type ReportedUsage, type ModelCalibration } from "./usage-calibration.js";
 export {
   MessageContextManager,
   TruncationMode,

@@ -38,6 +38,7 @@ import {
   type TruncationStrategy,
 } from "./strategies.js";
 import type { SummaryModel } from "../models/summary-model.js";
+import { reportedInputTokens, UsageCalibration, type ModelCalibration, type ReportedUsage } from "./usage-calibration.js";
 import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
 import { randomUUID } from "node:crypto";
 import { SessionLink, type SessionOptions } from "../session/session-link.js";
@@ -124,6 +125,8 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
   summaryRole?: InsertedRole;
   /** A tool result whose call is not in the history: reject it (`"error"`, default) or leave it out of the history with a warning (`"drop"`). */
   orphanToolResults?: "error" | "drop";
+  /** Reported-to-counted ratios per model, shared with other managers when given (observeUsage). */
+  calibration?: UsageCalibration;
   /**
    * Keep the context in a session's append-only log (docs/sessions.md): the manager opens it (use
    * `await MessageContextManager.open(options)`, or `await manager.ready`), appends each message
@@ -140,6 +143,12 @@ export interface ContextStats {
   tokenUsage: number;
   availableTokens: number;
   usagePercentage: number;
+  /** The local count, before reported usage anchors or scales it. */
+  countedTokens: number;
+  /** Whether tokenUsage is anchored on a reported usage (observeUsage). */
+  anchored: boolean;
+  /** Reported-to-counted ratio per model (observeUsage). */
+  calibration: Record<string, ModelCalibration>;
   /** Prompt caching over the requests so far (each getContextForRequest() call is one). */
   cache: CacheStats;
   /** The summarizer's circuit breaker (closed when there is no llm). */
@@ -201,6 +210,13 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private warned90 = false;
   /** Where earlier turns were omitted: "[N messages omitted]" goes before messages[index]. */
   private marker: { index: number; omitted: number; tokens: number; role: InsertedRole } | undefined;
+  readonly calibration: UsageCalibration;
+  /** Bumped by every change that is not an append: a usage from before it describes another history. */
+  private rewrites = 0;
+  /** What getContextForRequest() last returned, for matching a reported usage to it. */
+  private lastRequest: { rewrites: number; counted: number } | undefined;
+  /** The reported usage tokenUsage builds on (dropped by any rewrite), and the local count it replaced. */
+  private anchor: { reported: number; counted: number } | undefined;
   /** Prompt-cache accounting: see getStats().cache. */
   private readonly cacheStats = { requests: 0, promptTokens: 0, sharedPrefixTokens: 0 };
   /** Conversation tokens (marker included) of the last request still the prefix of the history now. */
@@ -284,6 +300,10 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       logger: options.logger,
     });
     this.compactor = this.compaction.compactor;
+    if (options.calibration !== undefined && !(options.calibration instanceof UsageCalibration)) {
+      throw typeError(`options.calibration must be a UsageCalibration, got ${describe(options.calibration)}`);
+    }
+    this.calibration = options.calibration ?? new UsageCalibration();
     this.sessionId = options.session?.id ?? randomUUID();
     if (options.session !== undefined) {
       if (options.session === null || typeof options.session !== "object" || typeof options.session.store?.append !== "function") {
@@ -376,6 +396,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     }
     // Nothing above changed the manager; from here on nothing throws.
     this.reader = reader;
+    this.rewritten();
     this.messages = state.messages.slice();
     this.roles = facts.map((f) => f.role);
     this.flags = facts.map((f, i) => (summaries.has(i) ? f.flags | FLAG_MARKED : f.flags));
@@ -470,6 +491,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private replace(edits: Array<[number, M]>): number {
     if (edits.length === 0) return 0;
     const counts = messageTokens(this.counter, edits.map(([, m]) => m));
+    this.rewritten();
     this.touched(Math.min(...edits.map(([i]) => i)));
     edits.forEach(([i, after], k) => {
       this.conversationTokens += (counts[k] ?? 0) - (this.tokens[i] ?? 0);
@@ -501,6 +523,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** Keeps only the messages at `indices`, in that order, with their metadata. */
   private select(indices: readonly number[]): void {
     const pick = <T>(array: readonly T[]) => indices.map((i) => array[i] as T);
+    this.rewritten();
     this.messages = pick(this.messages);
     this.roles = pick(this.roles);
     this.tokens = pick(this.tokens);
@@ -521,7 +544,10 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   setSystemPrompt(prompt: string): number {
     requireString(prompt, "prompt");
-    if (prompt !== this.systemPrompt) this.systemStable = false;
+    if (prompt !== this.systemPrompt) {
+      this.systemStable = false;
+      this.rewritten(); // a usage from before describes another prompt
+    }
     this.systemTokens = this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
     // A worker that sets its prompt at every start does not grow the log with copies.
     if (prompt !== this.systemPrompt) this.session?.systemPromptSet(prompt);
@@ -572,7 +598,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   canAdd(message: M): boolean {
     new MetadataReader({ orphanToolResults: "drop" }).read(message, this.messages.length);
     const [tokens] = messageTokens(this.counter, [message]);
-    return this.tokenUsage + (tokens ?? 0) + (this.tokenUsage === 0 ? this.requestOverhead : 0) <= this.limits.effectiveLimit;
+    const added = this.calibration.scale(this.model, (tokens ?? 0) + (this.tokenUsage === 0 ? this.requestOverhead : 0));
+    return this.tokenUsage + added <= this.limits.effectiveLimit;
   }
 
   /** Starts from an existing history (a session's), counted exactly in one batch. */
@@ -586,6 +613,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const facts = all.filter((_, i) => keep[i]);
     const tokens = messageTokens(this.counter, messages);
     this.reader = reader;
+    this.rewritten();
     this.messages = messages.slice();
     this.roles = facts.map((f) => f.role);
     this.flags = facts.map((f) => f.flags);
@@ -612,12 +640,50 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.countRequest();
     const conversation: Array<M | OmissionMarker> = this.messages.slice();
     if (this.marker) conversation.splice(this.marker.index, 0, omissionMarker(this.marker.omitted, this.marker.role));
+    this.lastRequest = { rewrites: this.rewrites, counted: this.countedTokens };
     return this.systemPrompt === undefined ? conversation : [{ role: "system", content: this.systemPrompt }, ...conversation];
   }
 
+  /**
+   * Anchors the running total on the provider's figure for the request getContextForRequest()
+   * last returned (AI SDK, OpenAI, Anthropic, LangChain and OpenAI Agents usage shapes). From then
+   * on tokenUsage is the reported figure plus the (scaled) counts of what was added since, and the
+   * model's reported-to-counted ratio scales later counts up. A usage that cannot be matched to
+   * that request (no request yet, or the history was trimmed, compacted, loaded, cleared or given
+   * a new system prompt since) is ignored with a warning. Returns whether it was applied.
+   */
+  observeUsage(usage: ReportedUsage): boolean {
+    const reported = reportedInputTokens(usage); // throws before any change
+    const warn = (why: string) => {
+      (this.logger ?? consoleLogger).warn(`ctxwin: ignored a reported usage: ${why}`);
+      return false;
+    };
+    if (reported === undefined) return warn("it reports no input tokens");
+    const request = this.lastRequest;
+    if (request === undefined) return warn("no request was made (call getContextForRequest() for the request the usage belongs to)");
+    if (request.rewrites !== this.rewrites) return warn("the history was trimmed, compacted or replaced since the request it belongs to");
+    this.calibration.observe(this.model, reported, request.counted);
+    this.anchor = { reported, counted: request.counted };
+    this.afterChange();
+    return true;
+  }
+
+  /** The request's tokens: anchored on the last reported usage when there is one, scaled by the model's ratio. */
   get tokenUsage(): number {
+    const counted = this.countedTokens;
+    if (this.anchor) return this.anchor.reported + this.calibration.scale(this.model, Math.max(0, counted - this.anchor.counted));
+    return this.calibration.scale(this.model, counted);
+  }
+
+  /** The local count of the request, before any reported usage. */
+  private get countedTokens(): number {
     const content = this.systemTokens + this.conversationTokens + (this.marker?.tokens ?? 0);
     return content > 0 ? content + this.requestOverhead : 0;
+  }
+
+  private rewritten(): void {
+    this.rewrites++;
+    this.anchor = undefined;
   }
 
   get availableTokens(): number {
@@ -648,6 +714,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       tokenUsage: this.tokenUsage,
       availableTokens: this.availableTokens,
       usagePercentage: this.usagePercentage,
+      countedTokens: this.countedTokens,
+      anchored: this.anchor !== undefined,
+      calibration: this.calibration.toJSON(),
       cache: { ...this.cacheStats, cacheableShare: this.cacheStats.promptTokens === 0 ? 0 : this.cacheStats.sharedPrefixTokens / this.cacheStats.promptTokens },
       breaker: this.compaction.breaker,
     };
@@ -691,7 +760,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** Trims now to `targetTokens` (default: trimTo of the effective limit). Returns what happened. */
   truncate(targetTokens?: number): TrimEvent<M> | undefined {
     const target = targetTokens === undefined ? Math.floor(this.limits.effectiveLimit * this.trimTo) : requireCount(targetTokens, "targetTokens");
-    const conversationTarget = Math.max(0, target - this.systemTokens - this.requestOverhead);
+    // Planned on local counts: a target in reported units shrinks by the model's ratio.
+    const conversationTarget = Math.max(0, this.calibration.unscale(this.model, target) - this.systemTokens - this.requestOverhead);
     const before = this.tokenUsage;
     const kept = this.planKept(conversationTarget);
     if (kept === undefined || kept.indices.length === this.messages.length) return undefined;
