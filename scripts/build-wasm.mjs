@@ -118,7 +118,7 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
   mkdirSync(includeDir, { recursive: true });
   if (!existsSync(join(includeDir, "nlohmann"))) symlinkSync("/usr/include/nlohmann", join(includeDir, "nlohmann"));
 
-  const common = ["-O3", "-fwasm-exceptions", "-DNDEBUG"];
+  const common = ["-O3", "-flto", "-fwasm-exceptions", "-DNDEBUG"];
   const napiDefines = ["-DBUILDING_NODE_EXTENSION", '-DNAPI_EXTERN=__attribute__((__import_module__("env")))'];
   const cxx = [
     ...common, "-std=c++20", "-Wall", "-Wextra", "-Werror",
