@@ -10,15 +10,16 @@ import { describe, expect, it } from "vitest";
 import { glibcVersionsOf, MAX_GLIBC } from "../../../scripts/glibc.mjs";
 
 const root = join(import.meta.dirname, "..", "..", "..");
-const addons = [join(root, "build", "ctxwin.node"), join(root, "prebuilds", "linux-x64", "ctxwin.node")].filter((p) => existsSync(p));
+// Named relative to the checkout, so that test names are the same on every machine.
+const addons = ["build/ctxwin.node", "prebuilds/linux-x64/ctxwin.node"].filter((p) => existsSync(join(root, p)));
 
 describe("the prebuilt linux-x64 addon", () => {
   it("is built here (the Release build the tarball's prebuilt is copied from)", () => {
     expect(addons.length).toBeGreaterThan(0);
   });
 
-  it.each(addons)("%s needs no glibc newer than 2.35", (path) => {
-    const versions = glibcVersionsOf(path) as string[];
+  it.each(addons)("%s needs no glibc newer than 2.35", (addon) => {
+    const versions = glibcVersionsOf(join(root, addon)) as string[];
     expect(versions.length).toBeGreaterThan(0);
     const tooNew = versions.filter((v) => {
       const [major, minor] = v.split(".").map(Number) as [number, number];
@@ -28,7 +29,8 @@ describe("the prebuilt linux-x64 addon", () => {
     expect(tooNew).toEqual([]);
   });
 
-  it.each(addons)("%s links the C++ runtime statically and exports only the Node-API entry points", (path) => {
+  it.each(addons)("%s links the C++ runtime statically and exports only the Node-API entry points", (addon) => {
+    const path = join(root, addon);
     const needed = [...execFileSync("readelf", ["-d", path], { encoding: "utf8" }).matchAll(/\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g)].map((m) => m[1]);
     expect(needed.filter((lib) => /libstdc\+\+|libgcc_s|libutf8proc/.test(lib ?? ""))).toEqual([]);
     const defined = execFileSync("objdump", ["-T", path], { encoding: "utf8" })
