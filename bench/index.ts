@@ -7,6 +7,7 @@ import { benchCompaction } from "./compaction.js";
 import { benchCacheShare } from "./cache-share.js";
 import { benchSessions } from "./sessions.js";
 import { benchFrameworks } from "./frameworks.js";
+import { benchWasm } from "./wasm.js";
 
 console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
 benchSpec08();
@@ -16,3 +17,4 @@ await benchCacheShare();
 await benchSessions();
 await benchFrameworks();
 await benchTokenizers();
+benchWasm();

@@ -1,7 +1,7 @@
-// Builds what is stale: the native addon (CMake) and the TypeScript API (tsc).
+// Builds what is stale: the native addon (CMake) and the TypeScript API (tsc). The WebAssembly
+// build is scripts/build-wasm.mjs; npm's install hook is scripts/install.mjs.
 //
-//   node scripts/build.mjs            build both when their sources changed
-//   node scripts/build.mjs --install  the same, run by `npm install` (does not install system packages)
+//   node scripts/build.mjs            build both when their sources changed (installs no system package)
 //   node scripts/build.mjs --force    rebuild both
 //
 // Plain Node with no dependencies besides what package.json installs. No network.
