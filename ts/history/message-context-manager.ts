@@ -221,7 +221,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private readonly cacheStats = { requests: 0, promptTokens: 0, sharedPrefixTokens: 0 };
   /** Conversation tokens (marker included) of the last request still the prefix of the history now. */
   private stablePrefix = 0;
-  private systemStable = false;
+  /** The system prompt the last request carried (compared, not tracked: a prompt changed and changed back is the same prefix). */
+  private lastRequestSystemPrompt: string | undefined;
   /**
    * Tool calls still waiting for their results, and any reasoning item waiting for the item it
    * precedes: an automatic trim waits for them (unless the window itself is exceeded), so that it
@@ -326,8 +327,13 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     return manager;
   }
 
-  /** Resolves when every change so far is in the session's store (durable); at once without a session. */
+  /**
+   * Resolves when every change so far is in the session's store (durable); at once without a
+   * session. A compaction that addMessage started in the background is one of those changes: it is
+   * waited for first (its failure is the compaction's to report, not flush's).
+   */
   async flush(): Promise<void> {
+    while (this.compacting !== undefined) await this.compacting.catch(() => undefined);
     await this.session?.flush();
   }
 
@@ -405,7 +411,6 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.conversationTokens = tokens.reduce((a, b) => a + b, 0);
     this.summaries = new WeakSet(state.messages.filter((_, i) => summaries.has(i)) as object[]);
     this.marker = marker;
-    if (prompt !== this.systemPrompt) this.systemStable = false;
     this.systemPrompt = prompt;
     this.systemTokens = systemTokens;
     // A restored view shares no prefix with the last request, and its open tool calls are its own.
@@ -544,10 +549,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   setSystemPrompt(prompt: string): number {
     requireString(prompt, "prompt");
-    if (prompt !== this.systemPrompt) {
-      this.systemStable = false;
-      this.rewritten(); // a usage from before describes another prompt
-    }
+    if (prompt !== this.systemPrompt) this.rewritten(); // a usage from before describes another prompt
     this.systemTokens = this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
     // A worker that sets its prompt at every start does not grow the log with copies.
     if (prompt !== this.systemPrompt) this.session?.systemPromptSet(prompt);
@@ -728,12 +730,12 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
    */
   private countRequest(): void {
     const total = this.tokenUsage;
-    const shared = this.cacheStats.requests > 0 && this.systemStable ? this.systemTokens + this.stablePrefix : 0;
+    const shared = this.cacheStats.requests > 0 && this.systemPrompt === this.lastRequestSystemPrompt ? this.systemTokens + this.stablePrefix : 0;
     this.cacheStats.requests++;
     this.cacheStats.promptTokens += total;
     this.cacheStats.sharedPrefixTokens += Math.min(shared, total);
     this.stablePrefix = this.conversationTokens + (this.marker?.tokens ?? 0);
-    this.systemStable = true;
+    this.lastRequestSystemPrompt = this.systemPrompt;
   }
 
   /**
