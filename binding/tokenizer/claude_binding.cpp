@@ -1,6 +1,7 @@
 // class ClaudeTokenizer { constructor(family, dataDir); count(text); countMany(texts);
 //                         countMessage(text); countAsync(text) / countManyAsync(texts), on the
-//                         libuv pool; markedStream(text); messageOverhead(); memoryBytes() }
+//                         libuv pool; markedStream(text); messageOverhead(); memoryBytes();
+//                         clearCache() }
 // Glue only: the count is the core's (native/src/tokenizer/claude). Strings cross as UTF-16 and
 // become UTF-8, lone surrogates turning into U+FFFD.
 #include <algorithm>
@@ -41,7 +42,8 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
                         InstanceMethod<&ClaudeTokenizerWrap::count_many_async>("countManyAsync"),
                         InstanceMethod<&ClaudeTokenizerWrap::marked_stream>("markedStream"),
                         InstanceMethod<&ClaudeTokenizerWrap::message_overhead>("messageOverhead"),
-                        InstanceMethod<&ClaudeTokenizerWrap::memory_bytes>("memoryBytes")});
+                        InstanceMethod<&ClaudeTokenizerWrap::memory_bytes>("memoryBytes"),
+                        InstanceMethod<&ClaudeTokenizerWrap::clear_cache>("clearCache")});
   }
 
   explicit ClaudeTokenizerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ClaudeTokenizerWrap>(info) {
@@ -58,7 +60,7 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
   Napi::Value count(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
       read_text(info[0], "text", thread_->utf16(), thread_->utf8());
-      const std::size_t n = tokenizer_->count(thread_->utf8());
+      const std::size_t n = tokenizer_->count_valid(thread_->utf8(), &cache_);
       thread_->trim_buffers();
       return Napi::Number::New(info.Env(), static_cast<double>(n));
     });
@@ -67,7 +69,7 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
   Napi::Value count_message(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
       read_text(info[0], "text", thread_->utf16(), thread_->utf8());
-      const std::size_t n = tokenizer_->count_message(thread_->utf8());
+      const std::size_t n = tokenizer_->count_message(thread_->utf8(), &cache_);
       thread_->trim_buffers();
       return Napi::Number::New(info.Env(), static_cast<double>(n));
     });
@@ -81,7 +83,7 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
       auto counts = Napi::Uint32Array::New(info.Env(), n);
       for (uint32_t i = 0; i < n; ++i) {
         read_text(texts.Get(i), "texts[" + std::to_string(i) + "]", thread_->utf16(), thread_->utf8());
-        counts[i] = static_cast<uint32_t>(tokenizer_->count(thread_->utf8()));
+        counts[i] = static_cast<uint32_t>(tokenizer_->count_valid(thread_->utf8(), &cache_));
       }
       thread_->trim_buffers();
       return counts;
@@ -97,6 +99,11 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
 
   Napi::Value message_overhead(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), tokenizer_->message_overhead());
+  }
+
+  Napi::Value clear_cache(const Napi::CallbackInfo& info) {
+    cache_.clear();
+    return info.Env().Undefined();
   }
 
   Napi::Value memory_bytes(const Napi::CallbackInfo& info) {
@@ -124,7 +131,8 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
    protected:
     void Execute() override {
       try {
-        for (const std::size_t i : indices_) batch_->counts[i] = static_cast<uint32_t>(tokenizer_.count(batch_->texts[i]));
+        claude::SegmentCache cache;  // the job's own: the object's cache belongs to the JavaScript thread
+        for (const std::size_t i : indices_) batch_->counts[i] = static_cast<uint32_t>(tokenizer_.count_valid(batch_->texts[i], &cache));
       } catch (const std::exception& error) {
         SetError(error.what());
       }
@@ -198,6 +206,8 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
 
   const claude::ClaudeTokenizer* tokenizer_ = nullptr;
   JsThreadState* thread_ = nullptr;  // outlives every object of its thread
+  // Segments this object has tiled (bounded); used on the JavaScript thread only.
+  claude::SegmentCache cache_{std::size_t{16} << 20};
 };
 
 }  // namespace

@@ -68,6 +68,7 @@ export interface NativeClaudeTokenizer {
   markedStream(text: string): string;
   messageOverhead(): number;
   memoryBytes(): number;
+  clearCache(): void;
 }
 
 /** One encoding of the core; encodings are loaded once per process and shared. */

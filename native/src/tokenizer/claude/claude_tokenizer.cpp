@@ -88,21 +88,25 @@ ClaudeTokenizer::ClaudeTokenizer(std::string_view name, const Vocabulary& vocabu
                                  bool frame_bow, bool free_tail)
     : name_(name), vocabulary_(vocabulary), message_overhead_(message_overhead), frame_bow_(frame_bow), free_tail_(free_tail) {}
 
-std::size_t ClaudeTokenizer::content_tokens(std::string_view text) const {
+std::size_t ClaudeTokenizer::content_tokens(std::string_view text, SegmentCache* cache) const {
   const StreamOptions options{vocabulary_.fold_quotes(), vocabulary_.allcaps_min(), frame_bow_, free_tail_};
   const MarkedStream stream = build_marked_stream(text, options);
-  return vocabulary_.tile(stream.bytes) + vocabulary_.newline_tail(stream.tail_newlines);
+  return vocabulary_.tile_segments(stream.bytes, cache) + vocabulary_.newline_tail(stream.tail_newlines);
 }
 
-std::size_t ClaudeTokenizer::count(std::string_view text) const {
+std::size_t ClaudeTokenizer::count(std::string_view text, SegmentCache* cache) const {
   if (text.empty()) return 0;
-  if (!is_valid_utf8(text)) return content_tokens(repair_utf8(text));
-  return content_tokens(text);
+  if (!is_valid_utf8(text)) return content_tokens(repair_utf8(text), cache);
+  return content_tokens(text, cache);
 }
 
-std::size_t ClaudeTokenizer::count_message(std::string_view text) const {
-  if (!is_valid_utf8(text)) return message_overhead_ + content_tokens(repair_utf8(text));
-  return message_overhead_ + content_tokens(text);
+std::size_t ClaudeTokenizer::count_valid(std::string_view text, SegmentCache* cache) const {
+  return text.empty() ? 0 : content_tokens(text, cache);
+}
+
+std::size_t ClaudeTokenizer::count_message(std::string_view text, SegmentCache* cache) const {
+  if (!is_valid_utf8(text)) return message_overhead_ + content_tokens(repair_utf8(text), cache);
+  return message_overhead_ + content_tokens(text, cache);
 }
 
 std::size_t ClaudeTokenizer::memory_bytes() const noexcept { return vocabulary_.memory_bytes(); }

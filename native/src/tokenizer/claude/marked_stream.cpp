@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <vector>
@@ -103,6 +104,7 @@ constexpr char32_t kCapitalSharpS = 0x1E9E;   // ẞ
 bool is_new_cased(char32_t c) { return c == kNewUpper1 || c == kNewLower1 || c == kNewUpper2 || c == kNewLower2; }
 
 char32_t lower_of(char32_t c) {
+  if (c < 0x80) return (c >= U'A' && c <= U'Z') ? c + 32 : c;
   if (c == kUncased) return c;
   if (c == kNewUpper1) return kNewLower1;
   if (c == kNewUpper2) return kNewLower2;
@@ -250,29 +252,31 @@ bool is_funny_space(char32_t c) {
          c == 0x205F;
 }
 
-// Claude's normalization: NFC; C0/C1 controls but TAB and LF removed, NUL read as a space;
-// decomposed Thai SARA AM composed; BMP private use removed; on v3 the four curly quotes folded;
-// the other space separators read as U+0020.
-std::u32string normalize(std::string_view text, bool fold_quotes, const Infos& info) {
-  std::u32string cps;
-  decode_all(text, cps);
-  bool nfc = false;
-  for (const char32_t c : cps) {
-    if (c >= 0x300 && (info(c).flags & kNeedsNfc)) {
-      nfc = true;
-      break;
-    }
+bool is_stripped_control(char32_t c) { return (c >= 0x01 && c <= 0x08) || (c >= 0x0B && c <= 0x1F) || (c >= 0x7F && c <= 0x9F); }
+
+char32_t fold(char32_t c, bool fold_quotes) {
+  if (fold_quotes) {
+    if (c == 0x2018 || c == 0x2019) return U'\'';
+    if (c == 0x201C || c == 0x201D) return U'"';
   }
-  if (nfc) {
-    utf8proc_uint8_t* out = nullptr;
-    const auto len = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()), static_cast<utf8proc_ssize_t>(text.size()),
-                                  &out, static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
-    std::unique_ptr<utf8proc_uint8_t, decltype(&std::free)> owned(out, &std::free);
-    if (len >= 0) decode_all(std::string_view(reinterpret_cast<const char*>(out), static_cast<std::size_t>(len)), cps);
+  return is_funny_space(c) ? U' ' : c;
+}
+
+// The normalization in its written order, for text that NFC may change.
+std::u32string normalize_with_nfc(std::string_view text, bool fold_quotes) {
+  std::u32string cps;
+  utf8proc_uint8_t* out = nullptr;
+  const auto len = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()), static_cast<utf8proc_ssize_t>(text.size()), &out,
+                                static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  std::unique_ptr<utf8proc_uint8_t, decltype(&std::free)> owned(out, &std::free);
+  if (len >= 0) {
+    decode_all(std::string_view(reinterpret_cast<const char*>(out), static_cast<std::size_t>(len)), cps);
+  } else {
+    decode_all(text, cps);
   }
   std::size_t w = 0;
   for (const char32_t c : cps) {
-    if ((c >= 0x01 && c <= 0x08) || (c >= 0x0B && c <= 0x1F) || (c >= 0x7F && c <= 0x9F)) continue;
+    if (is_stripped_control(c)) continue;
     cps[w++] = c == 0 ? U' ' : c;
   }
   cps.resize(w);
@@ -284,14 +288,33 @@ std::u32string normalize(std::string_view text, bool fold_quotes, const Infos& i
       ++r;
     }
     if (c >= 0xE000 && c <= 0xF8FF) continue;
-    if (fold_quotes) {
-      if (c == 0x2018 || c == 0x2019) c = U'\'';
-      if (c == 0x201C || c == 0x201D) c = U'"';
-    }
-    if (is_funny_space(c)) c = U' ';
-    cps[w++] = c;
+    cps[w++] = fold(c, fold_quotes);
   }
   cps.resize(w);
+  return cps;
+}
+
+// Claude's normalization: NFC; C0/C1 controls but TAB and LF removed, NUL read as a space;
+// decomposed Thai SARA AM composed; BMP private use removed; on v3 the four curly quotes folded;
+// the other space separators read as U+0020. One pass while no character needs NFC (the usual
+// case); text that does takes the written order through utf8proc.
+std::u32string normalize(std::string_view text, bool fold_quotes, const Infos& info) {
+  std::u32string cps;
+  cps.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t len;
+    const char32_t c = decode_utf8(text, i, len);
+    i += len;
+    if (c < 0x80) {
+      if (is_stripped_control(c)) continue;
+      cps.push_back(c == 0 ? U' ' : c);
+      continue;
+    }
+    // Thai SARA AM (U+0E4D) is a mark, so text holding it takes the NFC path, which composes it.
+    if (c >= 0x300 && (info(c).flags & kNeedsNfc)) return normalize_with_nfc(text, fold_quotes);
+    if (is_stripped_control(c) || (c >= 0xE000 && c <= 0xF8FF)) continue;
+    cps.push_back(fold(c, fold_quotes));
+  }
   return cps;
 }
 
@@ -305,7 +328,19 @@ struct Run {
 class StreamBuilder {
  public:
   StreamBuilder(const std::u32string& cps, const StreamOptions& options, const Infos& info)
-      : cps_(cps), options_(options), info_(info) {}
+      : cps_(cps), options_(options) {
+    // One table lookup per character, and the text in UTF-8 with each character's offset, so
+    // that a run's body is one copy.
+    infos_.reserve(cps.size());
+    offsets_.reserve(cps.size() + 1);
+    utf8_.reserve(cps.size() + 8);
+    for (const char32_t c : cps) {
+      infos_.push_back(info(c));
+      offsets_.push_back(static_cast<std::uint32_t>(utf8_.size()));
+      append_utf8(utf8_, c);
+    }
+    offsets_.push_back(static_cast<std::uint32_t>(utf8_.size()));
+  }
 
   std::string build() {
     split_runs();
@@ -355,7 +390,7 @@ class StreamBuilder {
   }
 
  private:
-  CharInfo at(std::uint32_t k) const { return info_(cps_[k]); }
+  const CharInfo& at(std::uint32_t k) const { return infos_[k]; }
 
   void split_runs() {
     const std::size_t n = cps_.size();
@@ -457,7 +492,7 @@ class StreamBuilder {
   }
 
   void body(std::string& out, const Run& r) const {
-    for (std::uint32_t k = r.begin; k < r.end; ++k) append_utf8(out, cps_[k]);
+    out.append(utf8_, offsets_[r.begin], offsets_[r.end] - offsets_[r.begin]);
   }
 
   bool upper(std::uint32_t k) const { return (at(k).flags & kUpper) != 0; }
@@ -511,23 +546,40 @@ class StreamBuilder {
   }
 
   // ⟨eow⟩ ' ' [case markers] ⟨bow⟩: a single space between two marked words is the seam itself.
+  // Only the byte after an ⟨eow⟩ can go, so the scan jumps from one ⟨eow⟩ to the next.
   static void absorb_seams(std::string& s) {
-    std::size_t w = 0;
     const std::size_t n = s.size();
-    for (std::size_t r = 0; r < n; ++r) {
-      if (s[r] == ' ' && r > 0 && static_cast<unsigned char>(s[r - 1]) == kEow) {
-        std::size_t k = r + 1;
-        while (k < n && (static_cast<unsigned char>(s[k]) == kShift || static_cast<unsigned char>(s[k]) == kCaps)) ++k;
-        if (k < n && static_cast<unsigned char>(s[k]) == kBow) continue;
+    char* data = s.data();
+    std::size_t w = 0, r = 0;
+    for (;;) {
+      const void* hit = std::memchr(data + r, static_cast<char>(kEow), n - r);
+      if (hit == nullptr) break;
+      const std::size_t eow = static_cast<std::size_t>(static_cast<const char*>(hit) - data);
+      const std::size_t space = eow + 1;
+      if (space >= n || data[space] != ' ') {
+        std::memmove(data + w, data + r, space - r);
+        w += space - r;
+        r = space;
+        continue;
       }
-      s[w++] = s[r];
+      std::size_t k = space + 1;
+      while (k < n && (static_cast<unsigned char>(data[k]) == kShift || static_cast<unsigned char>(data[k]) == kCaps)) ++k;
+      const bool seam = k < n && static_cast<unsigned char>(data[k]) == kBow;
+      const std::size_t keep_to = seam ? space : space + 1;
+      std::memmove(data + w, data + r, keep_to - r);
+      w += keep_to - r;
+      r = space + 1;
     }
+    std::memmove(data + w, data + r, n - r);
+    w += n - r;
     s.resize(w);
   }
 
   const std::u32string& cps_;
   const StreamOptions& options_;
-  const Infos& info_;
+  std::vector<CharInfo> infos_;
+  std::vector<std::uint32_t> offsets_;
+  std::string utf8_;
   std::vector<Run> runs_;
 };
 

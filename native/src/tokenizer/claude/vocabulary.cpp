@@ -107,6 +107,17 @@ std::unique_ptr<const Vocabulary> Vocabulary::load(const std::string& path) {
     const auto lead = static_cast<unsigned char>(piece[0]);
     if (lead < 0xF8 && piece.size() == char_length(lead)) v->floor_tokens_.insert(pack(piece));
   }
+  for (const auto& piece : pieces) {
+    std::size_t head = 0;
+    if (static_cast<unsigned char>(piece[0]) == kShift || static_cast<unsigned char>(piece[0]) == kCaps) head = 1;
+    for (std::size_t i = 0; i < piece.size(); ++i) {
+      const auto b = static_cast<unsigned char>(piece[i]);
+      const bool misplaced = ((b == kShift || b == kCaps) && i != 0) ||
+                             (b == kShift || b == kCaps ? (piece.size() > 1 && static_cast<unsigned char>(piece[1]) != kBow) : false) ||
+                             (b == kBow && i != head) || (b == kEow && i + 1 != piece.size());
+      if (misplaced) v->segmentable_ = false;
+    }
+  }
   v->piece_count_ = pieces.size();
   v->build_trie(pieces);
 
@@ -265,10 +276,22 @@ std::size_t Vocabulary::tile(std::string_view s) const {
   const std::size_t n = s.size();
   if (n == 0) return 0;
   const Unit* units = units_.data();
-  const std::size_t mask = ring_mask_;
   // best[p & mask] is the fewest tokens covering s[0, p); a start relaxes at most
-  // max_piece_bytes_ ahead, so a ring of more than that many slots holds every live value.
-  std::vector<std::uint32_t> best(mask + 1, kInf);
+  // max_piece_bytes_ ahead, so a ring of more than that many slots holds every live value. A
+  // short stream (a word) needs no more slots than it has positions, and they live on the stack.
+  std::array<std::uint32_t, 64> small;
+  std::vector<std::uint32_t> large;
+  std::uint32_t* best;
+  std::size_t mask;
+  if (n + 1 <= small.size()) {
+    mask = small.size() - 1;
+    best = small.data();
+    std::fill(small.begin(), small.begin() + static_cast<std::ptrdiff_t>(n + 1), kInf);
+  } else {
+    mask = ring_mask_;
+    large.assign(mask + 1, kInf);
+    best = large.data();
+  }
   best[0] = 0;
   const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
   for (std::size_t pos = 0; pos < n; ++pos) {
@@ -296,6 +319,44 @@ std::size_t Vocabulary::tile(std::string_view s) const {
     }
   }
   return best[n & mask];
+}
+
+std::size_t Vocabulary::tile_segments(std::string_view s, SegmentCache* cache) const {
+  // Cut after every ⟨eow⟩ (it ends each piece holding it) and before every ⟨bow⟩ with the case
+  // marker in front of it (they start each piece holding them): no piece spans a cut.
+  if (!segmentable_) return tile(s);
+  std::size_t total = 0;
+  std::size_t begin = 0;
+  const std::size_t n = s.size();
+  auto flush = [&](std::size_t end) {
+    if (end <= begin) return;
+    const std::string_view segment = s.substr(begin, end - begin);
+    begin = end;
+    if (cache == nullptr || segment.size() < 2) {
+      total += tile(segment);
+      return;
+    }
+    const std::int64_t hit = cache->find(segment);
+    if (hit >= 0) {
+      total += static_cast<std::size_t>(hit);
+      return;
+    }
+    const std::size_t cost = tile(segment);
+    cache->put(segment, static_cast<std::uint32_t>(cost));
+    total += cost;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b == kEow) {
+      flush(i + 1);
+    } else if (b == kShift || b == kCaps) {
+      if (i + 1 < n && static_cast<unsigned char>(s[i + 1]) == kBow) flush(i);
+    } else if (b == kBow) {
+      if (i == 0 || (static_cast<unsigned char>(s[i - 1]) != kShift && static_cast<unsigned char>(s[i - 1]) != kCaps)) flush(i);
+    }
+  }
+  flush(n);
+  return total;
 }
 
 std::size_t Vocabulary::newline_tail(std::size_t n) const {

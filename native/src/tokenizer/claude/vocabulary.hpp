@@ -15,6 +15,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ctxwin/tokenizer/claude/segment_cache.hpp"
+
 namespace ctxwin::claude {
 
 // Marker bytes in the stream and in pieces: bytes UTF-8 never uses.
@@ -39,6 +41,9 @@ class Vocabulary {
 
   // The fewest tokens tiling `stream` (valid UTF-8 with marker bytes).
   std::size_t tile(std::string_view stream) const;
+  // The same count, tiling the stream's independent segments (split at word-boundary markers,
+  // which no piece crosses) one at a time, through `cache` when there is one.
+  std::size_t tile_segments(std::string_view stream, SegmentCache* cache) const;
   // What `n` trailing newlines cost beyond the frame's own closing token: the frame appends two
   // newlines and one token may span into them, so the run tiled is n + 2 newlines, less one.
   std::size_t newline_tail(std::size_t n) const;
@@ -63,6 +68,9 @@ class Vocabulary {
   std::size_t piece_count_ = 0;
   std::size_t max_piece_bytes_ = 0;
   std::size_t ring_mask_ = 0;
+  // Whether every piece holds ⟨bow⟩ only at its start (after its case marker) and ⟨eow⟩ only at
+  // its end: what makes the segments independent. Checked on load, true of ctok's files.
+  bool segmentable_ = true;
   std::vector<Unit> units_;
   // Byte strings of one token in the byte floor: lead-byte prefixes and one-character pieces,
   // packed as (length << 24 | bytes) for up to three bytes, or as the 4 bytes of a one-piece

@@ -22,6 +22,8 @@
 #include <string>
 #include <string_view>
 
+#include "ctxwin/tokenizer/claude/segment_cache.hpp"
+
 namespace ctxwin::claude {
 
 class Vocabulary;
@@ -47,10 +49,13 @@ class ClaudeTokenizer {
 
   // The content's tokens when `text` is a message's content: count_message(text) minus the
   // frame. The empty string counts 0 (a request with empty content is rejected by the API).
-  // Invalid UTF-8 is repaired first (each invalid sequence becomes U+FFFD).
-  std::size_t count(std::string_view text) const;
+  // Invalid UTF-8 is repaired first (each invalid sequence becomes U+FFFD). With a cache, word
+  // segments already tiled are looked up there and new ones remembered (the count is the same).
+  std::size_t count(std::string_view text, SegmentCache* cache = nullptr) const;
+  // count() for text already known to be valid UTF-8 (such as append_utf16_as_utf8's output).
+  std::size_t count_valid(std::string_view text, SegmentCache* cache = nullptr) const;
   // count_tokens of a request holding one user message whose content is `text`.
-  std::size_t count_message(std::string_view text) const;
+  std::size_t count_message(std::string_view text, SegmentCache* cache = nullptr) const;
   // The marked stream of `text`, markers spelled ⟨bow⟩ ⟨eow⟩ ⟨shift⟩ ⟨caps⟩ as in ctok's files:
   // for tests and for explaining a count.
   std::string marked_stream(std::string_view text) const;
@@ -58,7 +63,7 @@ class ClaudeTokenizer {
   std::size_t memory_bytes() const noexcept;
 
  private:
-  std::size_t content_tokens(std::string_view valid_utf8) const;
+  std::size_t content_tokens(std::string_view valid_utf8, SegmentCache* cache) const;
 
   std::string name_;
   const Vocabulary& vocabulary_;
