@@ -1,7 +1,8 @@
-// The contract ClaudeCounter is judged on: for every document of both fixtures, in every family,
+// The contract ClaudeCounter is judged on: for every document of the fixtures, in every family,
 // countMessages([{ role: "user", content: text }]) equals the input_tokens that Anthropic's
-// count_tokens returned (test/fixtures/claude: 1,741 Rosetta Code documents and 501 UDHR
-// translations, recorded by ctok, MIT).
+// count_tokens returned (test/fixtures/claude, recorded by ctok, MIT: 1,741 Rosetta Code documents
+// and 501 UDHR translations, plus ctok's two held-out sets, 250 Rosetta Code documents and 22
+// MultiPL-E files its tables were not fitted on).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -25,7 +26,7 @@ function load(name: string, key: string): Fixture {
   return { name, docs, counts: JSON.parse(readFileSync(join(FIXTURES, `${name}_counts.json`), "utf8")) };
 }
 
-const fixtures = [load("rosetta", "id"), load("udhr", "f")];
+const fixtures = [load("rosetta", "id"), load("udhr", "f"), load("rosetta_holdout", "id"), load("multipl_e", "lang")];
 const families: ClaudeFamily[] = ["v3", "v4.7", "v5"];
 
 describe.each(families)("ClaudeCounter %s equals count_tokens", (family) => {
@@ -41,7 +42,7 @@ describe.each(families)("ClaudeCounter %s equals count_tokens", (family) => {
       if (got !== want) mismatches.push(`${doc.key}: ${got} != ${want}`);
     }
     expect(mismatches).toEqual([]);
-    expect(fixture.docs.length).toBeGreaterThan(500);
+    expect(fixture.docs.length).toBeGreaterThanOrEqual(22);
   });
 
   it("the model the family was measured on routes to it, through getCounter and its cache", () => {
