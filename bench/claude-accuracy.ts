@@ -31,6 +31,9 @@ const aiTokenizer = new Tokenizer(claudeEncoding);
 // Its count() throws on special-token text (`<EOT>`); count such text as text, as the API does.
 aiTokenizer.count = (text: string) => aiTokenizer.encode(text, [], []).length;
 
+// ai-tokenizer's sdk types name its Tokenizer through another declaration file than its index does.
+type AiSdkTokenizer = Parameters<typeof aiTokenizerCount>[0]["tokenizer"];
+
 const o200k = new TiktokenCounter({ encoding: "o200k_base" });
 type Count = (text: string) => number;
 
@@ -62,7 +65,7 @@ for (const fixture of [load("rosetta", "id"), load("udhr", "f")]) {
     const counters: Array<[string, Count]> = [
       ["ctxwin ClaudeCounter", (text) => claude.countMessages([{ role: "user", content: text }])],
       ["o200k_base (TiktokenCounter, the old stand-in)", (text) => o200k.countMessages([{ role: "user", content: text }])],
-      ["ai-tokenizer 1.0.6 (claude-opus-4.5 entry)", (text) => aiTokenizerCount({ tokenizer: aiTokenizer, model: aiModel, messages: [{ role: "user", content: text }] }).total],
+      ["ai-tokenizer 1.0.6 (claude-opus-4.5 entry)", (text) => aiTokenizerCount({ tokenizer: aiTokenizer as unknown as AiSdkTokenizer, model: aiModel, messages: [{ role: "user", content: text }] }).total],
     ];
     for (const [name, count] of counters) {
       console.log(`| ${fixture.name} (${fixture.docs.length}) | ${family} (${recorded.model}) | ${name} | ${stats(count, fixture.docs, recorded.counts).join(" | ")} |`);

@@ -1,8 +1,13 @@
 // The shared benchmark corpus (../shared/corpus), decompressed on demand.
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 
-export const CORPUS_DIR = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..", "..", "..", "..", "shared", "corpus");
+const here = import.meta.dirname ?? new URL(".", import.meta.url).pathname;
+// ../shared/corpus beside the repository; a git worktree one folder deeper (wt/<name>) finds it one further up.
+export const CORPUS_DIR =
+  [join(here, "..", "..", "..", "..", "shared", "corpus"), join(here, "..", "..", "..", "..", "..", "shared", "corpus")].find((dir) => existsSync(join(dir, "prose.txt.xz"))) ??
+  join(here, "..", "..", "..", "..", "shared", "corpus");
 export const CATEGORIES = ["prose", "code", "cjk", "euro"] as const;
 
 
