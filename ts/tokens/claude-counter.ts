@@ -1,10 +1,9 @@
 // Exact Claude token counts from the core: count_tokens' figures, offline, for Claude 3 and later.
 // The vocabularies are ctok's measurements (MIT, github sanderland/ctok), shipped in data/claude.
-import { describe, requireString, typeError } from "../runtime/errors.js";
+import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { native, type NativeClaudeTokenizer } from "../runtime/native.js";
 import { CLAUDE_FAMILIES, claudeDataDir, claudeFamilyForModel, type ClaudeFamily } from "./claude-family.js";
 import { countClaudeRequest, type ClaudeRequestCount } from "./claude-messages.js";
-import { rangeError } from "../runtime/errors.js";
 import type { BatchTokenCounter, CountMessagesOptions, MessageLike } from "./token-counter.js";
 
 export interface ClaudeCounterOptions {

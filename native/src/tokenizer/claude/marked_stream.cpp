@@ -53,46 +53,44 @@ constexpr bool in_ranges(char32_t c, const std::array<Range, N>& ranges) {
 
 // Marks that separate words the way a virama does without combining class 9, measured one at a
 // time (ctok's SEPARATOR_SIGNS): orthographic, so enumerated.
-constexpr std::array<Range, 40> kSeparatorSigns = {{
+constexpr auto kSeparatorSigns = std::to_array<Range>({
     {0x0740, 0x074A}, {0x093C, 0x093C}, {0x0951, 0x0954}, {0x09BC, 0x09BC}, {0x09FE, 0x09FE}, {0x0A3C, 0x0A3C},
     {0x0ABC, 0x0ABC}, {0x0AFD, 0x0AFF}, {0x0B3C, 0x0B3C}, {0x0B55, 0x0B55}, {0x0C3C, 0x0C3C}, {0x0CBC, 0x0CBC},
     {0x0E47, 0x0E4C}, {0x0E4E, 0x0E4E}, {0x0EC8, 0x0ECC}, {0x0ECE, 0x0ECE}, {0x0F18, 0x0F19}, {0x0F35, 0x0F35},
     {0x0F37, 0x0F37}, {0x0F39, 0x0F39}, {0x0F3E, 0x0F3F}, {0x0F86, 0x0F87}, {0x0FC6, 0x0FC6}, {0x1037, 0x1037},
     {0x17B4, 0x17B5}, {0x17C9, 0x17D1}, {0x17D3, 0x17D3}, {0x17DD, 0x17DD}, {0x1A75, 0x1A7C}, {0x1A7F, 0x1A7F},
     {0x1B34, 0x1B34}, {0x1B6B, 0x1B73}, {0xA9B3, 0xA9B3},
-    // The combining diacritics block, but for U+0345 and the combining Latin letters
-    // (ctok's SEPARATOR_MARKS), and two more ranges of the annotations below.
-    {0x0300, 0x0344}, {0x0346, 0x0362}, {0x0483, 0x0489}, {0x0591, 0x05AF}, {0x0658, 0x0658}, {0x06DF, 0x06E0},
-    {0x06EA, 0x06EC},
-}};
+});
+// The combining diacritics block but U+0345 and the combining Latin letters (ctok's
+// SEPARATOR_MARKS): an accent splits a word in two.
+constexpr auto kSeparatorMarks = std::to_array<Range>({{0x0300, 0x0344}, {0x0346, 0x0362}});
 // Accents, tone marks, cantillation and annotation marks of the other combining blocks (ctok's
 // SEPARATOR_ANNOTATIONS): outside the word, where vowel points and combining letters are inside.
-constexpr std::array<Range, 40> kSeparatorAnnotations = {{
-    {0x07EB, 0x07F3}, {0x07FD, 0x07FD}, {0x0859, 0x085B}, {0x0898, 0x089F}, {0x08CA, 0x08D3}, {0x08E0, 0x08E1},
-    {0x0818, 0x0819}, {0x082D, 0x082D}, {0x08EA, 0x08EF}, {0x135D, 0x135F}, {0x180B, 0x180D}, {0x180F, 0x180F},
-    {0x1939, 0x193B}, {0x1AB0, 0x1ABE}, {0x1AC1, 0x1ACB}, {0x1CD0, 0x1CE8}, {0x1CED, 0x1CED}, {0x1CF4, 0x1CF4},
-    {0x1CF8, 0x1CF9}, {0x1BE6, 0x1BE6}, {0x1C37, 0x1C37}, {0x1CF7, 0x1CF7}, {0x1DC0, 0x1DD2}, {0x1DF5, 0x1DFF},
-    {0x20D0, 0x20F0}, {0xA66F, 0xA672}, {0xA67C, 0xA67D}, {0x2CEF, 0x2CF1}, {0x302A, 0x302F}, {0x3099, 0x309A},
-    {0xA6F0, 0xA6F1}, {0xA8E0, 0xA8F1}, {0xA92B, 0xA92D}, {0xAABF, 0xAABF}, {0xAAC1, 0xAAC1}, {0xABEC, 0xABEC},
-    {0xFE20, 0xFE2F}, {0x0483, 0x0489}, {0x0591, 0x05AF}, {0x0658, 0x0658},
-}};
+constexpr auto kSeparatorAnnotations = std::to_array<Range>({
+    {0x0483, 0x0489}, {0x0591, 0x05AF}, {0x0658, 0x0658}, {0x06DF, 0x06E0}, {0x06EA, 0x06EC}, {0x07EB, 0x07F3},
+    {0x07FD, 0x07FD}, {0x0859, 0x085B}, {0x0898, 0x089F}, {0x08CA, 0x08D3}, {0x08E0, 0x08E1}, {0x0818, 0x0819},
+    {0x082D, 0x082D}, {0x08EA, 0x08EF}, {0x135D, 0x135F}, {0x180B, 0x180D}, {0x180F, 0x180F}, {0x1939, 0x193B},
+    {0x1AB0, 0x1ABE}, {0x1AC1, 0x1ACB}, {0x1CD0, 0x1CE8}, {0x1CED, 0x1CED}, {0x1CF4, 0x1CF4}, {0x1CF8, 0x1CF9},
+    {0x1BE6, 0x1BE6}, {0x1C37, 0x1C37}, {0x1CF7, 0x1CF7}, {0x1DC0, 0x1DD2}, {0x1DF5, 0x1DFF}, {0x20D0, 0x20F0},
+    {0xA66F, 0xA672}, {0xA67C, 0xA67D}, {0x2CEF, 0x2CF1}, {0x302A, 0x302F}, {0x3099, 0x309A}, {0xA6F0, 0xA6F1},
+    {0xA8E0, 0xA8F1}, {0xA92B, 0xA92D}, {0xAABF, 0xAABF}, {0xAAC1, 0xAAC1}, {0xABEC, 0xABEC}, {0xFE20, 0xFE2F},
+});
 // Symbol-letters that take the full word model like Latin letters (the block predicts, not the
 // category).
-constexpr std::array<Range, 4> kSymbolLetters = {{{0x16EE, 0x16F0}, {0x2160, 0x2188}, {0x24B6, 0x24E9}, {0xA6E6, 0xA6EF}}};
+constexpr auto kSymbolLetters = std::to_array<Range>({{0x16EE, 0x16F0}, {0x2160, 0x2188}, {0x24B6, 0x24E9}, {0xA6E6, 0xA6EF}});
 // Non-ASCII symbols measured to tile over the punctuation vocabulary (`（` is, `）` is not).
-constexpr std::array<char32_t, 28> kPunctSymbols = {U'—', U'»', U'«', U'•', U'°', U'„', U'–', U'−', U'£', U'§',
-                                                    U'€', U'…', U'√', U'→', U'（', U'№', U'†', U'└', U'│', U'།',
-                                                    U'·', U'─', U'═', U'█', 0, 0, 0, 0};
+constexpr auto kPunctSymbols = std::to_array<char32_t>({U'—', U'»', U'«', U'•', U'°', U'„', U'–', U'−', U'£', U'§', U'€', U'…',
+                                                         U'√', U'→', U'（', U'№', U'†', U'└', U'│', U'།', U'·', U'─', U'═', U'█'});
 // So-category members of CJK Symbols and Punctuation, markerless like the block's punctuation.
 constexpr std::array<char32_t, 8> kIdeographicSymbols = {U'〄', U'〒', U'〓', U'〠', U'〶', U'〷', U'〾', U'〿'};
 // Unicode's Other_Uppercase and Other_Lowercase (Python's str.isupper / islower read them).
-constexpr std::array<Range, 5> kOtherUpper = {{{0x2160, 0x216F}, {0x24B6, 0x24CF}, {0x1F130, 0x1F149}, {0x1F150, 0x1F169}, {0x1F170, 0x1F189}}};
-constexpr std::array<Range, 24> kOtherLower = {{
+constexpr auto kOtherUpper = std::to_array<Range>({{0x2160, 0x216F}, {0x24B6, 0x24CF}, {0x1F130, 0x1F149}, {0x1F150, 0x1F169}, {0x1F170, 0x1F189}});
+constexpr auto kOtherLower = std::to_array<Range>({
     {0xAA, 0xAA}, {0xBA, 0xBA}, {0x2B0, 0x2B8}, {0x2C0, 0x2C1}, {0x2E0, 0x2E4}, {0x345, 0x345}, {0x37A, 0x37A},
     {0x1D2C, 0x1D6A}, {0x1D78, 0x1D78}, {0x1D9B, 0x1DBF}, {0x2071, 0x2071}, {0x207F, 0x207F}, {0x2090, 0x209C},
     {0x2170, 0x217F}, {0x24D0, 0x24E9}, {0x2C7C, 0x2C7D}, {0xA69C, 0xA69D}, {0xA770, 0xA770}, {0xA7F8, 0xA7F9},
     {0xAB5C, 0xAB5F}, {0x10780, 0x10780}, {0x10783, 0x10785}, {0x10787, 0x107B0}, {0x107B2, 0x107BA},
-}};
+});
 
 // Unicode 16 case pairs the models know and utf8proc's tables (Unicode 15) do not.
 constexpr char32_t kNewUpper1 = 0x1C89, kNewLower1 = 0x1C8A, kNewUpper2 = 0xA7CB, kNewLower2 = 0x0264;
@@ -146,8 +144,9 @@ CharInfo compute_info(char32_t c) {
   const bool punct_or_symbol = (cat >= UTF8PROC_CATEGORY_PC && cat <= UTF8PROC_CATEGORY_PO) ||
                                (cat >= UTF8PROC_CATEGORY_SM && cat <= UTF8PROC_CATEGORY_SO);
   std::uint16_t flags = 0;
+  // Viramas (combining class 9) but Thai PHINTHU, which measured as an ordinary mark.
   const bool separator = (p->combining_class == 9 && c != 0x0E3A) || in_ranges(c, kSeparatorSigns) ||
-                         in_ranges(c, kSeparatorAnnotations);
+                         in_ranges(c, kSeparatorMarks) || in_ranges(c, kSeparatorAnnotations);
   if (separator) flags |= kSeparator;
   const bool syriac_vowel = c == 0x0711 || (c >= 0x0730 && c <= 0x073F);
   if (!syriac_vowel && p->combining_class != 0 && !separator) flags |= kStrayMark;
@@ -168,7 +167,7 @@ CharInfo compute_info(char32_t c) {
     cls = kDigit;
   } else if (c < 0x80 && punct_or_symbol) {
     cls = kPunct;
-  } else if (c != 0 && std::find(kPunctSymbols.begin(), kPunctSymbols.end(), c) != kPunctSymbols.end()) {
+  } else if (std::find(kPunctSymbols.begin(), kPunctSymbols.end(), c) != kPunctSymbols.end()) {
     cls = kPunct;
   } else if (selector) {
     cls = kHard;
