@@ -2,6 +2,7 @@
 // Rust core), gpt-tokenizer and js-tiktoken, on the shared corpus.
 import { execFileSync } from "node:child_process";
 import { cpus } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as gptCl100k from "gpt-tokenizer/encoding/cl100k_base";
 import * as gptO200k from "gpt-tokenizer/encoding/o200k_base";
@@ -10,7 +11,10 @@ import { get_encoding } from "tiktoken";
 import { CachingCounter, TiktokenCounter, type EncodingName } from "ctxwin";
 import { consume } from "./harness.js";
 
-const CORPUS = join(import.meta.dirname, "..", "..", "shared", "corpus");
+// ../shared/corpus beside the repository (a git worktree one folder deeper finds it one further up).
+const CORPUS =
+  [join(import.meta.dirname, "..", "..", "shared", "corpus"), join(import.meta.dirname, "..", "..", "..", "shared", "corpus")].find((dir) => existsSync(join(dir, "prose.txt.xz"))) ??
+  join(import.meta.dirname, "..", "..", "shared", "corpus");
 const BYTES_PER_CATEGORY = 1_000_000; // keeps the slowest peer's passes to seconds
 const CHUNK = 64 * 1024;
 
