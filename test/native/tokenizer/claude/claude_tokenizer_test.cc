@@ -124,5 +124,35 @@ TEST(ClaudeTokenizer, ByteFallbackAndLongInput) {
   EXPECT_EQ(v3().count(std::string(3000, '1')), 1001u);
 }
 
+TEST(ClaudeTokenizer, SegmentCacheNeverChangesACount) {
+  const std::vector<std::string> texts = {
+      "The quick brown fox jumps over the lazy dog. THE QUICK BROWN FOX!",
+      "int main() { return 0; }  // it's done\n\n\n",
+      "日本語のテキスト、中文。 한국어 텍스트",
+      "naïve café — “quoted” text, 1234567 and ٣٤٥",
+      "क्षत्रिय ภาษาไทย ܒ݂ܶܒ 😀👩‍💻 ☀️ 5",
+  };
+  for (const ClaudeTokenizer* t : {&v3(), &v47(), &v5()}) {
+    SegmentCache cache;
+    for (int round = 0; round < 2; ++round) {  // the second round is served from the cache
+      for (const auto& text : texts) EXPECT_EQ(t->count(text, &cache), t->count(text)) << t->name() << ": " << text;
+    }
+    EXPECT_GT(cache.size(), 0u);
+  }
+}
+
+TEST(SegmentCache, StaysWithinItsBudget) {
+  SegmentCache cache(64 * 1024);
+  for (int i = 0; i < 20000; ++i) {
+    const std::string segment = "segment-" + std::to_string(i);
+    if (cache.find(segment) < 0) cache.put(segment, static_cast<std::uint32_t>(i % 100));
+    EXPECT_EQ(cache.find(segment), i % 100);
+  }
+  EXPECT_LT(cache.size(), 20000u);  // it started over at least once
+  cache.clear();
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.find("segment-1"), -1);
+}
+
 }  // namespace
 }  // namespace ctxwin::claude
