@@ -10,5 +10,5 @@ export { CLAUDE_REQUEST_MARGINS, claudeImageTokensFor, type ClaudeRequestCount }
 export { getCounter } from "./get-counter.js";
 export { encodingForModel, ENCODING_NAMES, type EncodingName, type ClaudeEncodingName, type ModelEncoding } from "./encodings.js";
 export { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
-export { mapToolResults } from "./message-shape.js";
+export { mapToolResults, hasReasoning, removeReasoning } from "./message-shape.js";
 export type { TokenCounter, BatchTokenCounter, MessageLike, ToolDefinition, FunctionDefinition, CountMessagesOptions, SystemTextBlock } from "./token-counter.js";
