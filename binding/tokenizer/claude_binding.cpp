@@ -60,7 +60,7 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
   Napi::Value count(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
       read_text(info[0], "text", thread_->utf16(), thread_->utf8());
-      const std::size_t n = tokenizer_->count_valid(thread_->utf8(), &cache_);
+      const std::size_t n = tokenizer_->count_valid(thread_->utf8(), &thread_->claude_cache_for(*tokenizer_));
       thread_->trim_buffers();
       return Napi::Number::New(info.Env(), static_cast<double>(n));
     });
@@ -69,7 +69,7 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
   Napi::Value count_message(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
       read_text(info[0], "text", thread_->utf16(), thread_->utf8());
-      const std::size_t n = tokenizer_->count_message(thread_->utf8(), &cache_);
+      const std::size_t n = tokenizer_->count_message(thread_->utf8(), &thread_->claude_cache_for(*tokenizer_));
       thread_->trim_buffers();
       return Napi::Number::New(info.Env(), static_cast<double>(n));
     });
@@ -83,7 +83,7 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
       auto counts = Napi::Uint32Array::New(info.Env(), n);
       for (uint32_t i = 0; i < n; ++i) {
         read_text(texts.Get(i), "texts[" + std::to_string(i) + "]", thread_->utf16(), thread_->utf8());
-        counts[i] = static_cast<uint32_t>(tokenizer_->count_valid(thread_->utf8(), &cache_));
+        counts[i] = static_cast<uint32_t>(tokenizer_->count_valid(thread_->utf8(), &thread_->claude_cache_for(*tokenizer_)));
       }
       thread_->trim_buffers();
       return counts;
@@ -102,7 +102,7 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
   }
 
   Napi::Value clear_cache(const Napi::CallbackInfo& info) {
-    cache_.clear();
+    thread_->claude_cache_for(*tokenizer_).clear();
     return info.Env().Undefined();
   }
 
@@ -131,7 +131,7 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
    protected:
     void Execute() override {
       try {
-        claude::SegmentCache cache;  // the job's own: the object's cache belongs to the JavaScript thread
+        claude::SegmentCache cache;  // the job's own: the thread's cache is not synchronized
         for (const std::size_t i : indices_) batch_->counts[i] = static_cast<uint32_t>(tokenizer_.count_valid(batch_->texts[i], &cache));
       } catch (const std::exception& error) {
         SetError(error.what());
@@ -205,9 +205,8 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
   }
 
   const claude::ClaudeTokenizer* tokenizer_ = nullptr;
-  JsThreadState* thread_ = nullptr;  // outlives every object of its thread
-  // Segments this object has tiled (bounded); used on the JavaScript thread only.
-  claude::SegmentCache cache_{std::size_t{16} << 20};
+  // Outlives every object of its thread; holds the segment cache all counters of the thread share.
+  JsThreadState* thread_ = nullptr;
 };
 
 }  // namespace

@@ -21,8 +21,9 @@ function checkTexts(texts: readonly string[]): string[] {
 
 /**
  * Claude's token counts: `countMessages([{ role: "user", content: text }])` is what Anthropic's
- * count_tokens returns for that request. Counters are cheap (each family's vocabulary loads once per
- * process and is shared by every counter and thread).
+ * count_tokens returns for that request. Counters are cheap: each family's vocabulary loads once per
+ * process and is shared by every counter and thread, and the counters of a thread share one cache
+ * of counted word segments per family.
  *
  *   new ClaudeCounter({ model: "claude-sonnet-4-5" }).countMessages(messages, { system, tools })
  */
@@ -106,8 +107,9 @@ export class ClaudeCounter implements BatchTokenCounter {
   }
 
   /**
-   * Forgets the word segments this counter has tiled (a bounded cache, up to 16 MB, that makes
-   * repeated words cheap). Counts stay exact; benchmarks use it to measure unseen text.
+   * Forgets the word segments this thread has tiled for this counter's family (a bounded cache, up
+   * to 16 MB per family, shared by every ClaudeCounter of the thread, that makes repeated words
+   * cheap). Counts stay exact; benchmarks use it to measure unseen text.
    */
   clearCache(): void {
     this.tokenizer.clearCache();
