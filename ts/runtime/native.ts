@@ -22,6 +22,7 @@ export interface NativeCore {
   ClaudeTokenizer: new (family: string, dataDir: string) => NativeClaudeTokenizer;
   clearPieceCaches(): void;
   findModelLimits(model: string): { key: string; contextWindow: number; maxOutput: number } | null;
+  listModelLimits(): Array<{ key: string; contextWindow: number; maxOutput: number }>;
   normalizeModelId(model: string): string;
   planTruncation(
     roles: Uint8Array,
