@@ -2,6 +2,7 @@
 import { arch, cpus, platform } from "node:os";
 import { benchSpec08 } from "./spec08.js";
 import { benchTokenizers } from "./tokenizers.js";
+import { benchClaude } from "./claude.js";
 import { benchStrategies } from "./strategies.js";
 import { benchCompaction } from "./compaction.js";
 import { benchCacheShare } from "./cache-share.js";
@@ -17,4 +18,5 @@ await benchCacheShare();
 await benchSessions();
 await benchFrameworks();
 await benchTokenizers();
+await benchClaude();
 benchWasm();

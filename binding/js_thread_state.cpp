@@ -29,7 +29,14 @@ void JsThreadState::give_back(const Encoding& encoding, std::unique_ptr<PieceCac
   if (spares.size() < kSpareCaches) spares.push_back(std::move(cache));
 }
 
+claude::SegmentCache& JsThreadState::claude_cache_for(const claude::ClaudeTokenizer& family) {
+  auto& slot = claude_caches_[&family];
+  if (!slot) slot = std::make_unique<claude::SegmentCache>(kClaudeCacheBytes);
+  return *slot;
+}
+
 void JsThreadState::clear_caches() {
+  claude_caches_.clear();
   caches_.clear();  // recreated empty on next use; no call is counting now (this is that thread)
   spares_.clear();
   ++generation_;

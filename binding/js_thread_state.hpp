@@ -21,6 +21,7 @@
 
 #include "ctxwin/tokenizer/bpe/encoding.hpp"
 #include "ctxwin/tokenizer/bpe/piece_cache.hpp"
+#include "ctxwin/tokenizer/claude/claude_tokenizer.hpp"
 
 namespace ctxwin::binding {
 
@@ -39,7 +40,11 @@ class JsThreadState {
   void give_back(const Encoding& encoding, std::unique_ptr<PieceCache> cache, unsigned generation);
   unsigned generation() const noexcept { return generation_; }
 
-  // Forgets every remembered piece and frees the caches and buffers (counts stay exact; only
+  // The segment cache every ClaudeTokenizer of this thread counts `family` through (bounded to
+  // kClaudeCacheBytes; it fills only as text is counted).
+  claude::SegmentCache& claude_cache_for(const claude::ClaudeTokenizer& family);
+
+  // Forgets every remembered piece and segment and frees the caches and buffers (counts stay exact; only
   // speed changes). Caches lent out now are dropped when they come back.
   void clear_caches();
 
@@ -56,9 +61,11 @@ class JsThreadState {
 
   static constexpr std::size_t kKeptBufferBytes = 1 << 20;
   static constexpr std::size_t kSpareCaches = 4;  // libuv's default pool size
+  static constexpr std::size_t kClaudeCacheBytes = std::size_t{16} << 20;
 
   std::map<const Encoding*, std::unique_ptr<PieceCache>> caches_;
   std::map<const Encoding*, std::vector<std::unique_ptr<PieceCache>>> spares_;
+  std::map<const claude::ClaudeTokenizer*, std::unique_ptr<claude::SegmentCache>> claude_caches_;
   unsigned generation_ = 0;
   std::u16string utf16_;
   std::string utf8_;

@@ -119,6 +119,17 @@ function readTools(tools: readonly ToolDefinition[], tally: Tally, o: ChatOverhe
   tally.fixed += o.functionEnd;
 }
 
+/** The text of a system prompt given as text blocks (Anthropic's `system: [{ type: "text", text }]`). */
+export function systemBlocksText(system: unknown): string {
+  if (!Array.isArray(system)) throw typeError(`options.system must be a string or an array of text blocks, got ${describe(system)}`);
+  return system
+    .map((block: unknown, i) => {
+      if (!isRecord(block) || typeof block.text !== "string") throw typeError(`options.system[${i}] must be a text block { type: "text", text }`);
+      return block.text;
+    })
+    .join("\n");
+}
+
 /** Counts a request with `countMany`, which sees every string of it in one call. */
 export function countMessagesWith(
   countMany: (texts: string[]) => ArrayLike<number>,
@@ -153,6 +164,11 @@ export function countEachMessageWith(
     return tally;
   });
   const toolTally = new Tally();
+  if (options.system !== undefined) {
+    // A system prompt passed beside the messages counts as a system message.
+    const content = typeof options.system === "string" ? options.system : systemBlocksText(options.system);
+    readMessage({ role: "system", content }, -1, toolTally, overheads, imageTokens);
+  }
   if (options.tools !== undefined) {
     if (!Array.isArray(options.tools)) throw typeError(`options.tools must be an array, got ${describe(options.tools)}`);
     readTools(options.tools, toolTally, overheads);

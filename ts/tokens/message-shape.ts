@@ -9,8 +9,13 @@ import { describe, typeError } from "../runtime/errors.js";
 export interface MessageVisitor {
   /** Text to count (message content, text and reasoning parts, and fields such as tool_call_id). */
   text(value: unknown): void;
-  /** An image part. */
-  image(): void;
+  /** An image part (the part itself, for a counter that sizes images). */
+  image(part?: Record<string, unknown>): void;
+  /**
+   * A document part: an Anthropic `document` block, or an AI SDK `file` part that is a PDF. A
+   * visitor without this method sees a text document's text (and an AI SDK file's data) as text.
+   */
+  document?(part: Record<string, unknown>): void;
   /** A tool call: OpenAI `tool_calls[]`, AI SDK `tool-call` part, Anthropic `tool_use` block. */
   toolCall(id: string | undefined, name: unknown, args: unknown): void;
   /** A tool result: OpenAI `role: "tool"` message, AI SDK `tool-result` part, Anthropic `tool_result` block. */
@@ -39,9 +44,14 @@ export function visitPart(part: unknown, visitor: MessageVisitor): void {
     case "image": // AI SDK, Anthropic
     case "image_url": // OpenAI
     case "input_image":
-      return visitor.image();
+      return visitor.image(part);
+    case "document": // Anthropic
+      if (visitor.document) return visitor.document(part);
+      if (isRecord(part.source) && part.source.type === "text") visitor.text(part.source.data);
+      return;
     case "file": // AI SDK: images cost an image; text files count as text
-      if (typeof part.mediaType === "string" && part.mediaType.startsWith("image/")) return visitor.image();
+      if (typeof part.mediaType === "string" && part.mediaType.startsWith("image/")) return visitor.image(part);
+      if (part.mediaType === "application/pdf" && visitor.document) return visitor.document(part);
       if (typeof part.data === "string") visitor.text(part.data);
       return;
     case "tool-call": // AI SDK

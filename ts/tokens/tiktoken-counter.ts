@@ -1,6 +1,6 @@
 // Exact OpenAI token counts from the core's BPE (tiktoken's results, without tiktoken).
 import { ApproximateCounter } from "./approximate-counter.js";
-import { checkEncodingName, defaultRankDataDir, encodingForModel, type EncodingName } from "./encodings.js";
+import { checkEncodingName, defaultRankDataDir, tiktokenEncodingForModel, type EncodingName } from "./encodings.js";
 import { describe, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
@@ -8,7 +8,7 @@ import { native, type NativeTokenizer } from "../runtime/native.js";
 import type { BatchTokenCounter, CountMessagesOptions, MessageLike } from "./token-counter.js";
 
 export interface TiktokenCounterOptions {
-  /** A model id (`gpt-4o`, `openai/gpt-4.1-mini`, `claude-3-opus`): picks the encoding as tiktoken does. */
+  /** A model id (`gpt-4o`, `openai/gpt-4.1-mini`): picks the encoding as tiktoken does (o200k_base for other models). */
   model?: string;
   /** An encoding name; wins over `model`. Default cl100k_base. */
   encoding?: EncodingName;
@@ -54,7 +54,7 @@ export class TiktokenCounter implements BatchTokenCounter {
       options.encoding !== undefined
         ? checkEncodingName(options.encoding, "options.encoding")
         : options.model !== undefined
-          ? encodingForModel(options.model).encoding
+          ? tiktokenEncodingForModel(options.model)
           : "cl100k_base";
     const logger = options.logger ?? consoleLogger;
     try {
