@@ -1,0 +1,128 @@
+// One contract, every counter: the way hono runs one router suite against every router. A new
+// counter class joins with one entry in `counters` below; the contract is what callers (the
+// strategies, MessageContextManager, the compactors) rely on from any TokenCounter.
+import { Worker } from "node:worker_threads";
+import { describe, expect, it } from "vitest";
+import * as ctxwin from "ctxwin";
+import type { MessageLike, TokenCounter } from "ctxwin";
+
+type Ctxwin = typeof ctxwin;
+
+interface CounterEntry {
+  name: string;
+  /** Builds the counter from the package's exports. Self-contained: it is also run in a worker. */
+  make: (m: Ctxwin) => TokenCounter & { countMany(texts: readonly string[]): Uint32Array };
+  /** The documented cost of a request holding one user message whose content is `text`. */
+  oneUserMessage: (counter: TokenCounter, text: string) => number;
+}
+
+/** OpenAI Cookbook overheads: 3 per message, the role's tokens, 3 to prime the reply. */
+const openAiFrame = (counter: TokenCounter, text: string) => counter.count(text) + counter.count("user") + 3 + 3;
+
+// p50k_base is left out on purpose: encodings load once per process, and counters.test.ts checks
+// what the first load of p50k_base does when its rank data is missing.
+const counters: CounterEntry[] = [
+  { name: "TiktokenCounter cl100k_base", make: (m) => new m.TiktokenCounter({ encoding: "cl100k_base" }), oneUserMessage: openAiFrame },
+  { name: "TiktokenCounter o200k_base", make: (m) => new m.TiktokenCounter({ encoding: "o200k_base" }), oneUserMessage: openAiFrame },
+  { name: "TiktokenCounter r50k_base", make: (m) => new m.TiktokenCounter({ encoding: "r50k_base" }), oneUserMessage: openAiFrame },
+  { name: "ApproximateCounter (words x 1.3)", make: (m) => new m.ApproximateCounter(), oneUserMessage: openAiFrame },
+  { name: "ApproximateCounter (chars / 4)", make: (m) => new m.ApproximateCounter({ charsPerToken: 4 }), oneUserMessage: openAiFrame },
+  {
+    name: "CachingCounter(TiktokenCounter o200k_base)",
+    make: (m) => new m.CachingCounter(new m.TiktokenCounter({ encoding: "o200k_base" })),
+    oneUserMessage: openAiFrame,
+  },
+  { name: "getCounter(gpt-4o)", make: (m) => m.getCounter("gpt-4o") as ReturnType<CounterEntry["make"]>, oneUserMessage: openAiFrame },
+];
+
+const samples = [
+  "Hello, world!",
+  "The quick brown fox jumps over the lazy dog.\n\nIt was 42 degrees; tests: 212 passed.",
+  "const parse = (s: string) => JSON.parse(s) as Record<string, unknown>; // TODO",
+  "日本語のテキストはひとつの長いピースになります。中文也一样。",
+  "Привет, мир! Ça va très bien, naïve café, Straße.",
+  "emoji 👩‍💻🚀 and combining e\u0301 and a lone surrogate \ud800 here",
+  "   leading and trailing whitespace\t\r\n  ",
+  "x".repeat(5000),
+];
+
+/** Runs `entry.make` in a worker thread and returns its counts of `texts`. */
+function countInWorker(entry: CounterEntry, texts: string[]): Promise<number[]> {
+  const script = `
+    const { parentPort, workerData } = require("node:worker_threads");
+    import("ctxwin").then((m) => {
+      const make = (${entry.make.toString()});
+      const counter = make(m);
+      parentPort.postMessage(workerData.map((t) => counter.count(t)));
+    }, (error) => parentPort.postMessage({ error: String(error) }));
+  `;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(script, { eval: true, workerData: texts });
+    worker.once("message", (message: number[] | { error: string }) => {
+      void worker.terminate();
+      if (Array.isArray(message)) resolve(message);
+      else reject(new Error(message.error));
+    });
+    worker.once("error", reject);
+  });
+}
+
+describe.each(counters)("TokenCounter contract: $name", (entry) => {
+  const counter = entry.make(ctxwin);
+
+  it("counts the empty string as 0 and every text as a whole number", () => {
+    expect(counter.count("")).toBe(0);
+    for (const text of samples) {
+      const n = counter.count(text);
+      expect(Number.isInteger(n) && n > 0).toBe(true);
+    }
+  });
+
+  it("is deterministic", () => {
+    for (const text of samples) expect(counter.count(text)).toBe(counter.count(text));
+  });
+
+  it("countMany equals count item by item, in order", () => {
+    const texts = ["", ...samples, "", samples[0] as string];
+    expect(Array.from(counter.countMany(texts))).toEqual(texts.map((t) => counter.count(t)));
+    expect(counter.countMany([])).toEqual(new Uint32Array(0));
+  });
+
+  it("countMessages of one user message is its content plus the documented frame", () => {
+    for (const text of samples) {
+      const message: MessageLike = { role: "user", content: text };
+      expect(counter.countMessages([message])).toBe(entry.oneUserMessage(counter, text));
+    }
+  });
+
+  it("countMessages grows with every message and never counts a message as less than its text", () => {
+    const messages: MessageLike[] = samples.map((text, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: text }));
+    let previous = counter.countMessages([]);
+    for (let i = 1; i <= messages.length; i++) {
+      const total = counter.countMessages(messages.slice(0, i));
+      expect(total - previous).toBeGreaterThanOrEqual(counter.count(samples[i - 1] as string));
+      previous = total;
+    }
+  });
+
+  it("rejects a non-string with a TypeError that carries a code, and stays usable", () => {
+    for (const bad of [42, null, undefined, {}, ["a"], Symbol("s")]) {
+      let caught: unknown;
+      try {
+        counter.count(bad as unknown as string);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(TypeError);
+      expect((caught as { code?: string }).code).toMatch(/^ERR_CTXWIN_/);
+    }
+    expect(() => counter.countMany("abc" as unknown as string[])).toThrow(TypeError);
+    expect(() => counter.countMessages([{ role: 5 } as unknown as MessageLike])).toThrow(TypeError);
+    expect(counter.count(samples[0] as string)).toBeGreaterThan(0);
+  });
+
+  it("gives the same counts in a worker thread", async () => {
+    const expected = samples.map((t) => counter.count(t));
+    expect(await countInWorker(entry, samples)).toEqual(expected);
+  });
+});
