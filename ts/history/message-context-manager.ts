@@ -274,14 +274,15 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** Adds a message, counting only it; trims first when the total crosses `trimAt` (autoTruncate). */
   addMessage(message: M): void {
-    const facts = this.reader.read(message, this.messages.length); // throws before any change
-    if (facts.orphan) {
+    // Checked, read and counted before anything changes: a failure leaves the manager as it was.
+    const pending = this.reader.inspect(message, this.messages.length);
+    if (pending.orphan) {
       // orphanToolResults: "drop": a result without its call never enters the history.
       (this.logger ?? consoleLogger).warn("ctxwin: dropped a tool result whose call is not in the history");
       return;
     }
     const [tokens] = messageTokens(this.counter, [message]);
-    this.insert(this.messages.length, message, facts, tokens ?? 0);
+    this.insert(this.messages.length, message, this.reader.commit(pending), tokens ?? 0);
     this.afterChange();
   }
 

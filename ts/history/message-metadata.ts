@@ -1,8 +1,8 @@
 // What the truncation planner needs to know of each message: role, tokens, flags and tool unit.
 // Read from the caller's messages (any of the three shapes, through message-shape.ts) in one pass;
 // the messages themselves never leave JavaScript.
-import { describe, plainError, typeError } from "../runtime/errors.js";
-import { isRecord, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
+import { describe, plainError, rangeError, typeError } from "../runtime/errors.js";
+import { checkMessage, isRecord, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
 import type { BatchTokenCounter, MessageLike, TokenCounter } from "../tokens/token-counter.js";
 
 export const ROLE_CODES = { system: 0, developer: 0, user: 1, assistant: 2, tool: 3, function: 3 } as const;
@@ -31,9 +31,25 @@ export interface MetadataOptions {
 /** Each message's tokens: in one batch when the counter can, else message by message. */
 export function messageTokens(counter: TokenCounter, messages: readonly MessageLike[]): Uint32Array {
   const batch = counter as Partial<BatchTokenCounter>;
-  if (typeof batch.countEachMessage === "function") return batch.countEachMessage(messages);
-  const empty = counter.countMessages([]);
-  return Uint32Array.from(messages, (message) => Math.max(0, counter.countMessages([message]) - empty));
+  if (typeof batch.countEachMessage === "function") return checkedCounts(batch.countEachMessage(messages), messages.length);
+  const empty = checkedCount(counter.countMessages([]));
+  return Uint32Array.from(messages, (message) => Math.max(0, checkedCount(counter.countMessages([message])) - empty));
+}
+
+// A caller's own TokenCounter is input too: a count that is not a whole number >= 0 is rejected,
+// not stored as 0 (what a Uint32Array makes of NaN).
+function checkedCount(value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw rangeError(`the counter's countMessages must return an integer >= 0, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function checkedCounts(counts: unknown, n: number): Uint32Array {
+  if (!(counts instanceof Uint32Array) || counts.length !== n) {
+    throw rangeError(`the counter's countEachMessage must return a Uint32Array of ${n} counts, got ${describe(counts)}`);
+  }
+  return counts;
 }
 
 /** One message's metadata. */
@@ -56,21 +72,27 @@ export class MetadataReader {
 
   constructor(private readonly options: MetadataOptions = {}) {}
 
-  /** Checks and reads `message`; throws before remembering anything when it is invalid. */
+  /** Checks and reads `message`, and remembers its tool calls; throws before remembering anything when it is invalid. */
   read(message: unknown, index: number): MessageFacts {
-    if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
+    return this.commit(this.inspect(message, index));
+  }
+
+  /**
+   * Checks and reads `message` without remembering anything: a caller that may still fail after
+   * reading (counting the message, say) commits only once nothing can fail any more.
+   */
+  inspect(message: unknown, index: number): PendingFacts {
+    if (!isRecord(message) || Array.isArray(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
     const role = message.role;
-    if (typeof role !== "string" || !(role in ROLE_CODES)) {
+    if (typeof role !== "string" || !Object.hasOwn(ROLE_CODES, role)) {
       throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
     }
+    checkMessage(message, `messages[${index}]`);
     const content = message.content;
-    if (content !== undefined && content !== null && typeof content !== "string" && !Array.isArray(content)) {
-      throw typeError(`messages[${index}].content must be a string, an array of parts or null, got ${describe(content)}`);
-    }
     const marked = (message as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(message) === true;
     // Most messages are plain text: no parts to look through for tool calls or results.
     if (typeof content !== "object" && message.tool_calls === undefined && message.tool_call_id === undefined) {
-      return { role: ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit: -1, orphan: false };
+      return { role: ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit: -1, orphan: false, calls: [] };
     }
     const calls: string[] = [];
     const results: string[] = [];
@@ -106,12 +128,23 @@ export class MetadataReader {
         unit = found;
       }
     }
-    if (calls.length > 0) {
-      unit = unit >= 0 ? unit : this.nextUnit++;
-      for (const id of calls) this.unitOfCall.set(id, unit);
-    }
-    return { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit, orphan };
+    return { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit, orphan, calls };
   }
+
+  /** Remembers what inspect() found: the message's tool calls open (or join) a tool unit. */
+  commit(pending: PendingFacts): MessageFacts {
+    const { calls, ...facts } = pending;
+    if (calls.length > 0) {
+      facts.unit = facts.unit >= 0 ? facts.unit : this.nextUnit++;
+      for (const id of calls) this.unitOfCall.set(id, facts.unit);
+    }
+    return facts;
+  }
+}
+
+/** What inspect() read of a message, with the tool-call ids commit() will remember. */
+export interface PendingFacts extends MessageFacts {
+  calls: string[];
 }
 
 export function describeMessages(messages: readonly MessageLike[], counter: TokenCounter, options: MetadataOptions = {}): MessageMetadata {

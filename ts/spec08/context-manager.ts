@@ -211,7 +211,9 @@ function serialize(event: AgentEvent, index: number): string {
     if (typeof json !== "string") throw new Error("JSON.stringify returned undefined");
     return json;
   } catch (error) {
-    throw typeError(`thread.events[${index}] cannot be serialized to JSON: ${reasonOf(error)}`, "ERR_CTXWIN_INVALID_THREAD");
+    // JSON.stringify throws RangeError only when the event nests deeper than the stack allows.
+    const reason = error instanceof RangeError ? "it is nested too deeply" : reasonOf(error);
+    throw typeError(`thread.events[${index}] cannot be serialized to JSON: ${reason}`, "ERR_CTXWIN_INVALID_THREAD");
   }
 }
 
