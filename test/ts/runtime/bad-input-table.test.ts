@@ -205,6 +205,10 @@ add({ name: "ApproximateCounter.countMany with null inside", call: () => approxi
 for (const encoding of ["r51k_base", lone, huge, "", 5]) {
   add({ name: `TiktokenCounter encoding ${typeof encoding === "string" ? `of length ${encoding.length}` : encoding}`, call: () => new TiktokenCounter({ encoding: bad(encoding) }), error: typeof encoding === "string" ? R : R, code: "ERR_CTXWIN_UNKNOWN_ENCODING" });
 }
+for (const [tokens, error] of [[[Number.NaN], R], [[-1], R], [[1.5], R], [[2 ** 40], R], [["a"], T], [[1e309], R]] as const) {
+  add({ name: `TiktokenCounter.decode([${String(tokens[0])}])`, call: () => tiktoken.decode(bad(tokens)), error, code: error === R ? RANGE : ARG });
+}
+add({ name: "TiktokenCounter.decode of an unknown token id", call: () => tiktoken.decode([4_000_000_000]), error: R, code: "ERR_CTXWIN_OUT_OF_RANGE" });
 add({ name: "TiktokenCounter options a string", call: () => new TiktokenCounter(bad("o200k_base")), error: T, code: ARG });
 add({ name: "TiktokenCounter model a number", call: () => new TiktokenCounter({ model: bad(4) }), error: T, code: ARG });
 for (const value of [Number.NaN, -1, 0, Infinity, 1e309, "4"]) {
