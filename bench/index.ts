@@ -4,11 +4,13 @@ import { benchSpec08 } from "./spec08.js";
 import { benchTokenizers } from "./tokenizers.js";
 import { benchStrategies } from "./strategies.js";
 import { benchCompaction } from "./compaction.js";
+import { benchCacheShare } from "./cache-share.js";
 import { benchMemory } from "./memory.js";
 
 console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
 benchSpec08();
 await benchStrategies();
 await benchCompaction();
+await benchCacheShare();
 await benchTokenizers();
 benchMemory();

@@ -2,7 +2,7 @@
 // Read from the caller's messages (any of the three shapes, through message-shape.ts) in one pass;
 // the messages themselves never leave JavaScript.
 import { describe, plainError, rangeError, typeError } from "../runtime/errors.js";
-import { checkMessage, isRecord, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
+import { checkMessage, isRecord, responsesItemRole, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
 import type { BatchTokenCounter, MessageLike, TokenCounter } from "../tokens/token-counter.js";
 
 export const ROLE_CODES = { system: 0, developer: 0, user: 1, assistant: 2, tool: 3, function: 3 } as const;
@@ -60,6 +60,9 @@ export interface MessageFacts {
   unit: number;
   /** True for a tool result whose call was not seen. */
   orphan: boolean;
+  /** Ids of the tool calls it makes and of the calls whose results it holds (when it has any). */
+  callIds?: string[];
+  resultIds?: string[];
 }
 
 /**
@@ -69,10 +72,16 @@ export interface MessageFacts {
 export class MetadataReader {
   private readonly unitOfCall = new Map<string, number>();
   private nextUnit = 0;
+  /**
+   * The unit of an OpenAI reasoning item, which the items after it (up to the next user, system
+   * or tool-result item) join: OpenAI rejects a reasoning item without the item it precedes, and a
+   * function_call without its reasoning.
+   */
+  private reasoningUnit = -1;
 
   constructor(private readonly options: MetadataOptions = {}) {}
 
-  /** Checks and reads `message`, and remembers its tool calls; throws before remembering anything when it is invalid. */
+  /** Checks and reads `message`, and remembers what it opens; throws before remembering anything when it is invalid. */
   read(message: unknown, index: number): MessageFacts {
     return this.commit(this.inspect(message, index));
   }
@@ -83,16 +92,24 @@ export class MetadataReader {
    */
   inspect(message: unknown, index: number): PendingFacts {
     if (!isRecord(message) || Array.isArray(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
-    const role = message.role;
+    const itemRole = responsesItemRole(message);
+    const role = itemRole ?? message.role;
     if (typeof role !== "string" || !Object.hasOwn(ROLE_CODES, role)) {
       throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
     }
     checkMessage(message, `messages[${index}]`);
     const content = message.content;
     const marked = (message as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(message) === true;
+    const flags = marked ? FLAG_MARKED : 0;
+    // Only an assistant's item may join a reasoning item before it.
+    const pending = itemRole === undefined && role !== "assistant" ? -1 : this.reasoningUnit;
+    if (message.type === "reasoning" && itemRole !== undefined) {
+      // A unit of its own, which the items that follow join.
+      return { role: ROLE_CODES.assistant, flags, unit: -1, orphan: false, calls: [], fresh: true, after: "unit" };
+    }
     // Most messages are plain text: no parts to look through for tool calls or results.
-    if (typeof content !== "object" && message.tool_calls === undefined && message.tool_call_id === undefined) {
-      return { role: ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit: -1, orphan: false, calls: [] };
+    if (itemRole === undefined && typeof content !== "object" && message.tool_calls === undefined && message.tool_call_id === undefined) {
+      return { role: ROLE_CODES[role as KnownRole], flags, unit: role === "assistant" ? pending : -1, orphan: false, calls: [], fresh: false, after: -1 };
     }
     const calls: string[] = [];
     const results: string[] = [];
@@ -128,23 +145,38 @@ export class MetadataReader {
         unit = found;
       }
     }
-    return { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit, orphan, calls };
+    let fresh = false;
+    let after = -1;
+    if (calls.length > 0) {
+      if (unit < 0 && pending >= 0) unit = pending;
+      fresh = unit < 0;
+      // Parallel function_call items of one response stay with the reasoning before them.
+      after = message.type === "function_call" && pending >= 0 ? pending : -1;
+    } else if (!hasResult && role === "assistant" && pending >= 0) {
+      unit = pending; // the assistant message a reasoning item precedes
+    }
+    const facts = { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags, unit, orphan, callIds: calls, resultIds: results };
+    return { ...facts, calls, fresh, after };
   }
 
-  /** Remembers what inspect() found: the message's tool calls open (or join) a tool unit. */
+  /** Remembers what inspect() found: a new unit, the calls results will join, the reasoning item pending. */
   commit(pending: PendingFacts): MessageFacts {
-    const { calls, ...facts } = pending;
-    if (calls.length > 0) {
-      facts.unit = facts.unit >= 0 ? facts.unit : this.nextUnit++;
-      for (const id of calls) this.unitOfCall.set(id, facts.unit);
-    }
+    const { calls, fresh, after, ...facts } = pending;
+    if (fresh) facts.unit = this.nextUnit++;
+    for (const id of calls) this.unitOfCall.set(id, facts.unit);
+    this.reasoningUnit = after === "unit" ? facts.unit : after;
     return facts;
   }
 }
 
-/** What inspect() read of a message, with the tool-call ids commit() will remember. */
+/** What inspect() read of a message, with what commit() will remember. */
 export interface PendingFacts extends MessageFacts {
+  /** Tool-call ids that results will join the unit of. */
   calls: string[];
+  /** The unit is a new one, numbered at commit. */
+  fresh: boolean;
+  /** The pending reasoning unit afterwards: a unit, -1 for none, "unit" for the message's own. */
+  after: number | "unit";
 }
 
 export function describeMessages(messages: readonly MessageLike[], counter: TokenCounter, options: MetadataOptions = {}): MessageMetadata {

@@ -7,5 +7,5 @@ export { CachingCounter, type CachingCounterOptions } from "./caching-counter.js
 export { getCounter } from "./get-counter.js";
 export { encodingForModel, ENCODING_NAMES, type EncodingName, type ModelEncoding } from "./encodings.js";
 export { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
-export { mapToolResults } from "./message-shape.js";
+export { mapToolResults, hasReasoning, removeReasoning } from "./message-shape.js";
 export type { TokenCounter, BatchTokenCounter, MessageLike, ToolDefinition, FunctionDefinition, CountMessagesOptions } from "./token-counter.js";

@@ -2,7 +2,7 @@
 // request is counted in one batch.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { EncodingName } from "./encodings.js";
-import { checkJsonValue, checkMessage, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
+import { checkJsonValue, checkMessage, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
 import type { CountMessagesOptions, FunctionDefinition, MessageLike, ToolDefinition } from "./token-counter.js";
 
 /** Per-request overheads of OpenAI chat models. */
@@ -74,8 +74,9 @@ function tallyVisitor(tally: Tally, imageTokens: number): MessageVisitor {
 
 function readMessage(message: unknown, index: number, tally: Tally, overheads: ChatOverheads, imageTokens: number): void {
   checkMessage(message, `messages[${index}]`);
+  const item = responsesItemRole(message);
   tally.fixed += overheads.perMessage;
-  tally.text(message.role);
+  tally.text(item === undefined ? message.role : message.type);
   visitMessage(message, tallyVisitor(tally, imageTokens));
   if (typeof message.name === "string") {
     tally.fixed += overheads.perName;

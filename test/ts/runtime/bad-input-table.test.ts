@@ -69,9 +69,10 @@ function managerSubject() {
   ] as MessageLike[]);
   const snapshot = () => ({
     messages: manager.getMessages(),
-    context: JSON.stringify(manager.getContextForRequest()),
     usage: manager.tokenUsage,
-    stats: manager.getStats(),
+    // Without the prompt-cache statistics, which count getContextForRequest calls (this snapshot's own).
+    stats: { ...manager.getStats(), cache: undefined },
+    context: JSON.stringify(manager.getContextForRequest()),
     // A tool result of c1 must still join c1's unit: the reader's memory of calls is intact.
     canAddResult: manager.canAdd({ role: "tool", tool_call_id: "c1", content: "more" } as MessageLike),
   });
@@ -142,6 +143,10 @@ const badMessages: Array<[string, unknown]> = [
   ["OpenAI arguments with a cycle", { role: "assistant", content: null, tool_calls: [{ id: "x", type: "function", function: { name: "f", arguments: cyclic() } }] }],
   ["OpenAI arguments that are a function", { role: "assistant", content: null, tool_calls: [{ id: "x", type: "function", function: { name: "f", arguments: () => 1 } }] }],
   ["a numeric tool_call_id", { role: "tool", tool_call_id: 5, content: "x" }],
+  ["a Responses function_call without a name", { type: "function_call", call_id: "x", arguments: "{}" }],
+  ["a Responses function_call_output with a cyclic output", { type: "function_call_output", call_id: "c1", output: cyclic() }],
+  ["a Responses reasoning item whose summary is a string", { type: "reasoning", summary: "thought" }],
+  ["a Responses function_call with a numeric call_id", { type: "function_call", call_id: 9, name: "f", arguments: "{}" }],
   ["a numeric name", { role: "user", name: 5, content: "x" }],
 ];
 
