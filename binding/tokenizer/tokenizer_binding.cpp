@@ -184,7 +184,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
         return;
       }
       if (batch.pending > 0) return;
-      batch.settled = true;
+      // Settled only once resolved: if building the result throws, failed() still rejects.
       if (batch.many) {
         auto out = Napi::Uint32Array::New(env, batch.counts.size());
         std::copy(batch.counts.begin(), batch.counts.end(), out.Data());
@@ -192,6 +192,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
       } else {
         batch.deferred.Resolve(Napi::Number::New(env, batch.counts.empty() ? 0 : batch.counts.front()));
       }
+      batch.settled = true;
     }
 
     void failed(Napi::Env, const Napi::Error& error) override {
