@@ -6,11 +6,13 @@ import { benchStrategies } from "./strategies.js";
 import { benchCompaction } from "./compaction.js";
 import { benchCacheShare } from "./cache-share.js";
 import { benchMemory } from "./memory.js";
+import { benchSessions } from "./sessions.js";
 
 console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
 benchSpec08();
 await benchStrategies();
 await benchCompaction();
 await benchCacheShare();
+await benchSessions();
 await benchTokenizers();
 benchMemory();

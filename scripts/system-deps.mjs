@@ -13,7 +13,14 @@ const REQUIREMENTS = [
   { pkg: "nlohmann-json3-dev", probe: () => existsAny(["/usr/include/nlohmann/json.hpp", "/usr/local/include/nlohmann/json.hpp"]) },
   { pkg: "libutf8proc-dev", probe: () => pkgConfigHas("libutf8proc") },
   { pkg: "libgtest-dev", probe: () => existsAny(["/usr/include/gtest/gtest.h", "/usr/local/include/gtest/gtest.h"]) },
+  // The session-store tests and benchmarks run a real Redis server on a Unix socket.
+  { pkg: "redis-server", probe: () => hasCommand("redis-server") },
+  // The CLI's tests drive `ctxwin chat` in a pseudo-terminal that tmux provides.
+  { pkg: "tmux", probe: () => hasCommand("tmux") },
 ];
+
+/** Needed only to run the tests (and benchmarks), not to build or use the package. */
+const TEST_ONLY = new Set(["libgtest-dev", "redis-server", "tmux"]);
 
 function hasCommand(name) {
   return spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
@@ -27,9 +34,9 @@ function pkgConfigHas(name) {
   return hasCommand("pkg-config") && spawnSync("pkg-config", ["--exists", name], { stdio: "ignore" }).status === 0;
 }
 
-/** The Debian packages whose files are missing. `needTests: false` leaves GoogleTest out. */
+/** The Debian packages whose files are missing. `needTests: false` leaves GoogleTest, Redis and tmux out. */
 export function missingSystemPackages({ needTests = true } = {}) {
-  return REQUIREMENTS.filter((r) => (needTests || r.pkg !== "libgtest-dev") && !r.probe()).map((r) => r.pkg);
+  return REQUIREMENTS.filter((r) => (needTests || !TEST_ONLY.has(r.pkg)) && !r.probe()).map((r) => r.pkg);
 }
 
 export function installCommand(packages) {
@@ -49,7 +56,7 @@ export function ensureSystemPackages({ needTests = true, log = console.log } = {
     log(`ctxwin: missing system packages: ${missing.join(", ")}`);
     log(hasCommand("apt-get")
       ? `ctxwin: install them with:\n  ${prefix}apt-get update && ${prefix}${installCommand(missing)}`
-      : "ctxwin: install a C++20 compiler, CMake, pkg-config, nlohmann_json, utf8proc and GoogleTest with your system's package manager.");
+      : "ctxwin: install a C++20 compiler, CMake, pkg-config, nlohmann_json, utf8proc, GoogleTest and redis-server with your system's package manager.");
     return false;
   }
   log(`ctxwin: installing system packages: ${missing.join(", ")}`);

@@ -11,6 +11,7 @@ export {
   type ContextLimitsInit,
   type LimitOverrides,
   type ModelConfig,
+  type ModelEntry,
 } from "./context-limits.js";
 export { ContextBudget, type BudgetAllocations } from "./context-budget.js";
 export { ContextTracker, type ContextTrackerInit } from "./context-tracker.js";

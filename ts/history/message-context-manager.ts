@@ -39,6 +39,9 @@ import {
 } from "./strategies.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
+import { randomUUID } from "node:crypto";
+import { SessionLink, type SessionOptions } from "../session/session-link.js";
+import { buildExport, stateOfExport, type ContextExport, type ContextState } from "../session/export.js";
 
 export const TruncationMode = {
   SLIDING_WINDOW: "sliding_window",
@@ -121,6 +124,12 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
   summaryRole?: InsertedRole;
   /** A tool result whose call is not in the history: reject it (`"error"`, default) or leave it out of the history with a warning (`"drop"`). */
   orphanToolResults?: "error" | "drop";
+  /**
+   * Keep the context in a session's append-only log (docs/sessions.md): the manager opens it (use
+   * `await MessageContextManager.open(options)`, or `await manager.ready`), appends each message
+   * and each trim or compaction as it happens, and `await manager.flush()` makes them durable.
+   */
+  session?: SessionOptions;
 }
 
 export interface ContextStats {
@@ -206,6 +215,16 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** Pending calls a trim past the window removed: their results are left out when they come. */
   private readonly trimmedCalls = new Set<string>();
   private pendingReasoning = false;
+  /** The session's id in exports (the store's id when the manager has a session). */
+  sessionId: string;
+  private createdAt = Date.now();
+  private updatedAt = this.createdAt;
+  /** The summaries a compaction put in (an export marks them). */
+  private summaries = new WeakSet<object>();
+  /** The session log this manager's changes go to (ts/session/session-link.ts). */
+  private readonly session: SessionLink<M> | undefined;
+  /** Resolves once the session's log has been read into the manager (at once without a session). */
+  readonly ready: Promise<void>;
 
   constructor(options: MessageContextManagerOptions<M>) {
     super();
@@ -259,6 +278,121 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       logger: options.logger,
     });
     this.compactor = this.compaction.compactor;
+    this.sessionId = options.session?.id ?? randomUUID();
+    if (options.session !== undefined) {
+      if (options.session === null || typeof options.session !== "object" || typeof options.session.store?.append !== "function") {
+        throw typeError(`options.session must be { store, id } with a SessionStore, got ${describe(options.session)}`);
+      }
+      // eslint-disable-next-line @typescript-eslint/no-this-alias
+      const self = this;
+      // `metadata` through a getter: callers may replace the object.
+      this.session = new SessionLink<M>(options.session, { get metadata() { return self.metadata; }, restoreFromLog: (state) => self.restoreState(state, true) }, options.logger);
+      this.ready = this.session.ready;
+    } else {
+      this.ready = Promise.resolve();
+    }
+  }
+
+  /** A manager whose session is open: the log read, the context continued where it was. */
+  static async open<M extends MessageLike = MessageLike>(options: MessageContextManagerOptions<M>): Promise<MessageContextManager<M>> {
+    const manager = new MessageContextManager<M>(options);
+    await manager.ready;
+    return manager;
+  }
+
+  /** Resolves when every change so far is in the session's store (durable); at once without a session. */
+  async flush(): Promise<void> {
+    await this.session?.flush();
+  }
+
+  /** Seed 000's /export: the metadata and the turns, summaries and the omission marker marked. */
+  export(): ContextExport {
+    return buildExport(
+      {
+        ...this.state(),
+        sessionId: this.sessionId,
+        // A session's times are its log's (the store's clock), so every worker exports the same.
+        createdAt: this.session?.createdAt ?? this.createdAt,
+        updatedAt: Math.max(this.updatedAt, this.session?.updatedAt ?? 0),
+        metadata: this.metadata,
+      },
+      { model: this.model, mode: this.mode, tokenUsage: this.tokenUsage },
+    );
+  }
+
+  /**
+   * Seed 000's /import: validates `json` (an export, or its text) first, then replaces the
+   * conversation and the system prompt with the export's and merges its metadata into this
+   * manager's. A bad file throws ERR_CTXWIN_INVALID_EXPORT naming the first bad path and changes nothing.
+   */
+  import(json: unknown): void {
+    const { sessionId: _id, createdAt: _created, updatedAt: _updated, model: _model, mode: _mode, ...state } = stateOfExport<M>(json);
+    this.restoreState({ ...state, metadata: { ...this.metadata, ...state.metadata } }, false);
+  }
+
+  /** A manager restored from an export (model and mode from the file unless `options` names them). */
+  static fromExport<M extends MessageLike = MessageLike>(json: unknown, options: Partial<MessageContextManagerOptions<M>> = {}): MessageContextManager<M> {
+    const { model, mode, ...state } = stateOfExport<M>(json);
+    const chosenModel = options.model ?? model;
+    if (chosenModel === undefined) throw typeError("options.model is required: the export names no model (metadata.model)");
+    const manager = new MessageContextManager<M>({
+      ...options,
+      model: chosenModel,
+      mode: options.mode ?? (Object.values(TruncationMode).includes(mode as TruncationMode) ? (mode as TruncationMode) : undefined),
+    });
+    manager.restoreState(options.session ? { ...state, sessionId: undefined } : state, false);
+    return manager;
+  }
+
+  /** The manager's state as an export sees it. */
+  private state(): ContextState<M> {
+    const summaries: number[] = [];
+    this.messages.forEach((m, i) => {
+      if (this.summaries.has(m as object)) summaries.push(i);
+    });
+    const marker = this.marker ? { index: this.marker.index, omitted: this.marker.omitted, role: this.marker.role } : undefined;
+    return { messages: this.messages.slice(), summaries, marker, systemPrompt: this.systemPrompt ?? null };
+  }
+
+  /** Replaces the whole view (import, a session's log); everything is checked and counted first. */
+  private restoreState(state: ContextState<M>, fromLog: boolean): void {
+    const reader = new MetadataReader({ orphanToolResults: "error" });
+    const facts = state.messages.map((m, i) => reader.read(m, i));
+    const tokens = Array.from(messageTokens(this.counter, state.messages));
+    const summaries = new Set(state.summaries);
+    const prompt = state.systemPrompt === undefined ? this.systemPrompt : (state.systemPrompt ?? undefined);
+    const systemTokens = prompt === undefined ? 0 : this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
+    let marker: typeof this.marker;
+    if (state.marker) {
+      const { omitted, role } = state.marker;
+      const markerTokens = Math.max(0, this.counter.countMessages([omissionMarker(omitted, role)]) - this.requestOverhead);
+      marker = { index: Math.min(state.marker.index, state.messages.length), omitted, tokens: markerTokens, role };
+    }
+    // Nothing above changed the manager; from here on nothing throws.
+    this.reader = reader;
+    this.messages = state.messages.slice();
+    this.roles = facts.map((f) => f.role);
+    this.flags = facts.map((f, i) => (summaries.has(i) ? f.flags | FLAG_MARKED : f.flags));
+    this.units = facts.map((f, i) => (summaries.has(i) ? -1 : f.unit));
+    this.tokens = tokens;
+    this.conversationTokens = tokens.reduce((a, b) => a + b, 0);
+    this.summaries = new WeakSet(state.messages.filter((_, i) => summaries.has(i)) as object[]);
+    this.marker = marker;
+    if (prompt !== this.systemPrompt) this.systemStable = false;
+    this.systemPrompt = prompt;
+    this.systemTokens = systemTokens;
+    // A restored view shares no prefix with the last request, and its open tool calls are its own.
+    this.stablePrefix = 0;
+    this.pendingCalls.clear();
+    this.trimmedCalls.clear();
+    state.messages.forEach((m, i) => this.trackExchange(m, facts[i] as MessageFacts));
+    if (state.metadata !== undefined) this.metadata = state.metadata;
+    if (state.sessionId !== undefined && this.session === undefined) this.sessionId = state.sessionId;
+    if (state.createdAt !== undefined) this.createdAt = state.createdAt;
+    this.updatedAt = state.updatedAt ?? (fromLog ? this.updatedAt : Date.now());
+    if (!fromLog) this.session?.restored(state);
+    this.rearmWarnings();
+    this.afterChange();
   }
 
   /**
@@ -335,6 +469,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       this.messages[i] = after;
       this.tokens[i] = counts[k] ?? 0;
     });
+    this.session?.replaced(edits);
+    this.touch();
     this.afterChange();
     return edits.length;
   }
@@ -349,6 +485,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     // Every message before `at` is kept, so `at` is still the summary's place; it is never trimmed.
     this.insert(at, summary as unknown as M, { role: ROLE_CODES[summary.role], flags: FLAG_MARKED, unit: -1 }, summaryTokens ?? 0);
     this.marker = undefined;
+    this.summaries.add(summary);
+    this.session?.summarized(positions, summary, at);
+    this.touch();
     this.afterChange();
   }
 
@@ -377,7 +516,10 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     requireString(prompt, "prompt");
     if (prompt !== this.systemPrompt) this.systemStable = false;
     this.systemTokens = this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
+    // A worker that sets its prompt at every start does not grow the log with copies.
+    if (prompt !== this.systemPrompt) this.session?.systemPromptSet(prompt);
     this.systemPrompt = prompt;
+    this.touch();
     this.afterChange();
     return this.systemTokens;
   }
@@ -403,6 +545,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const facts = this.reader.commit(pending);
     this.insert(this.messages.length, message, facts, tokens ?? 0);
     this.trackExchange(message, facts);
+    this.session?.added(message);
+    this.touch();
     this.afterChange();
   }
 
@@ -442,6 +586,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.pendingCalls.clear();
     this.trimmedCalls.clear();
     messages.forEach((m, i) => this.trackExchange(m, facts[i] as MessageFacts));
+    this.session?.restored({ messages: this.messages, summaries: [], marker: undefined });
+    this.touch();
     this.afterChange();
   }
 
@@ -572,6 +718,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       kept.markerIndex >= 0
         ? `Context trimmed. Kept first ${first} and last ${this.messages.length - first} turns.`
         : `Context trimmed. Kept last ${this.messages.length} turns.`;
+    this.session?.trimmed(kept.indices, this.marker);
+    this.touch();
     const event: TrimEvent<M> = { removed, kept: this.messages.length, message, tokensBefore: before, tokensAfter: this.tokenUsage };
     this.rearmWarnings();
     this.onTrim?.(event);
@@ -588,15 +736,22 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.pendingReasoning = false;
     this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
     this.marker = undefined;
+    this.session?.cleared();
+    this.touch();
     this.rearmWarnings();
   }
 
   /** Everything back to new: conversation, system prompt and metadata. */
   reset(): void {
     this.clear();
+    if (this.systemPrompt !== undefined) this.session?.systemPromptSet(null);
     this.systemPrompt = undefined;
     this.systemTokens = 0;
     this.metadata = {};
+  }
+
+  private touch(): void {
+    this.updatedAt = Date.now();
   }
 
   private planKept(target: number): { indices: number[]; markerIndex: number } | undefined {

@@ -21,6 +21,7 @@ export interface NativeCore {
   Tokenizer: new (encoding: string, dataDir: string) => NativeTokenizer;
   clearPieceCaches(): void;
   findModelLimits(model: string): { key: string; contextWindow: number; maxOutput: number } | null;
+  listModelLimits(): Array<{ key: string; contextWindow: number; maxOutput: number }>;
   normalizeModelId(model: string): string;
   planTruncation(
     roles: Uint8Array,
