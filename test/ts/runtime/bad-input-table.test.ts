@@ -4,6 +4,9 @@
 // shape. Each must throw (or reject with) a TypeError / RangeError carrying its ERR_CTXWIN_* code,
 // never "Maximum call stack size exceeded", never a result guessed from the input, and must leave
 // the object it was called on (manager, tracker, counter, compactor, thread) as it was.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   ApproximateCounter,
@@ -13,6 +16,7 @@ import {
   ContextLimits,
   ContextManager,
   ContextTracker,
+  FileSessionStore,
   MessageContextManager,
   SlidingWindowStrategy,
   SmartTruncationStrategy,
@@ -23,6 +27,7 @@ import {
   estimateTokens,
   extractiveSummarizer,
   getCounter,
+  parseExport,
   type MessageLike,
 } from "ctxwin";
 
@@ -30,6 +35,7 @@ type Subject = { snapshot(): unknown };
 interface Row {
   name: string;
   call: () => unknown;
+  /** TypeError or RangeError; a plain Error only where a file, not an argument, is at fault. */
   error: typeof TypeError | typeof RangeError;
   code: string;
   /** What must not change; compared before and after the call. */
@@ -320,6 +326,42 @@ add({ name: "TokenBudgetStrategy.plan with a malformed message", call: () => new
   add({ name: "estimateThreadTokens of an event nested 200,000 deep", call: () => cm.estimateThreadTokens(bad({ events: [{ iteration: 1, deep: deep(200_000) }] })), error: T, code: "ERR_CTXWIN_INVALID_THREAD" });
   add({ name: "ContextManager maxContextTokens -1", call: () => new ContextManager({ maxContextTokens: -1 }), error: R, code: RANGE });
   add({ name: "ContextManager keepRecentIterations 1e309", call: () => new ContextManager({ keepRecentIterations: 1e309 }), error: R, code: RANGE });
+}
+
+// Corrupt files: context exports (seed 000's /import) and session logs read back from disk.
+{
+  const { manager, subject } = managerSubject();
+  const good = JSON.stringify(manager.export());
+  const corrupt = (edit: (value: Record<string, unknown>) => void) => {
+    const value = JSON.parse(good) as Record<string, unknown>;
+    edit(value);
+    return JSON.stringify(value);
+  };
+  const EXPORT = "ERR_CTXWIN_INVALID_EXPORT";
+  for (const [name, text] of [
+    ["truncated in the middle", good.slice(0, Math.floor(good.length / 2))],
+    ["not JSON at all", "\u0000\uffff garbage"],
+    ["an array", "[]"],
+    ["a future version", corrupt((v) => (v.version = 99))],
+    ["turns not an array", corrupt((v) => (v.turns = "turns"))],
+    ["a turn with text 5", corrupt((v) => ((v.turns as unknown[])[0] = { role: "user", content: [{ type: "text", text: 5 }] }))],
+    ["a turn with an unknown role", corrupt((v) => ((v.turns as unknown[])[0] = { role: "wizard", content: "x" }))],
+    ["a turn that is null", corrupt((v) => ((v.turns as unknown[])[0] = null))],
+  ] as const) {
+    add({ name: `MessageContextManager.import of an export ${name}`, call: () => manager.import(text), error: T, code: EXPORT, subject });
+  }
+  add({ name: "parseExport of a 100 MB string", call: () => parseExport(huge), error: T, code: EXPORT });
+}
+{
+  const directory = mkdtempSync(join(tmpdir(), "ctxwin-bad-input-"));
+  const store = new FileSessionStore({ directory, fsync: false });
+  const write = (id: string, text: string) => writeFileSync(store.pathOf(id), text);
+  write("garbage", "this is not JSON\n");
+  write("wrong-seq", `${JSON.stringify({ seq: 5, time: 1, entry: { type: "message", id: "a", message: { role: "user", content: "x" } } })}\n`);
+  write("no-entry", `${JSON.stringify({ seq: 0, time: 1 })}\n`);
+  for (const id of ["garbage", "wrong-seq", "no-entry"]) {
+    add({ name: `FileSessionStore.read of a corrupt log (${id})`, call: () => store.read(id), error: Error as unknown as typeof TypeError, code: "ERR_CTXWIN_SESSION_CORRUPT" });
+  }
 }
 
 describe("bad input through the public API", () => {
