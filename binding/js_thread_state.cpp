@@ -9,6 +9,12 @@ void JsThreadState::install(Napi::Env env) {
 
 JsThreadState& JsThreadState::of(Napi::Env env) { return *env.GetInstanceData<JsThreadState>(); }
 
+JsThreadState* JsThreadState::find(napi_env env) noexcept {
+  void* data = nullptr;
+  if (napi_get_instance_data(env, &data) != napi_ok) return nullptr;
+  return static_cast<JsThreadState*>(data);
+}
+
 PieceCache& JsThreadState::cache_for(const Encoding& encoding) {
   std::unique_ptr<PieceCache>& cache = caches_[&encoding];
   if (!cache) cache = std::make_unique<PieceCache>();

@@ -29,6 +29,9 @@ class JsThreadState {
  public:
   // The state of `env`'s thread, created with the module.
   static JsThreadState& of(Napi::Env env);
+  // The same, or null once the environment has let it go; never throws (for completions that may
+  // run while the environment shuts down).
+  static JsThreadState* find(napi_env env) noexcept;
   static void install(Napi::Env env);
 
   // The cache synchronous calls on this thread use for `encoding`. Look it up per call: it lives

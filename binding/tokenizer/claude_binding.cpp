@@ -12,9 +12,11 @@
 
 #include "ctxwin/tokenizer/claude/claude_tokenizer.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
+#include "async_job.hpp"
 #include "errors.hpp"
 #include "exports.hpp"
 #include "js_thread_state.hpp"
+#include "typed_arrays.hpp"
 
 namespace ctxwin::binding {
 
@@ -86,6 +88,7 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
         counts[i] = static_cast<uint32_t>(tokenizer_->count_valid(thread_->utf8(), &thread_->claude_cache_for(*tokenizer_)));
       }
       thread_->trim_buffers();
+      publish(counts);
       return counts;
     });
   }
@@ -120,13 +123,15 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
     std::vector<uint32_t> counts;
     bool many;
     std::size_t pending = 0;
-    bool failed = false;
+    bool settled = false;
   };
 
-  class Worker : public Napi::AsyncWorker {
+  // An AsyncJob (binding/async_job.hpp): its completion never lets a C++ exception out, also while
+  // a worker thread's environment shuts down.
+  class Worker : public AsyncJob {
    public:
     Worker(Napi::Env env, const claude::ClaudeTokenizer& tokenizer, std::shared_ptr<Batch> batch, std::vector<std::size_t> indices)
-        : Napi::AsyncWorker(env), tokenizer_(tokenizer), batch_(std::move(batch)), indices_(std::move(indices)) {}
+        : AsyncJob(env), tokenizer_(tokenizer), batch_(std::move(batch)), indices_(std::move(indices)) {}
 
    protected:
     void Execute() override {
@@ -134,28 +139,39 @@ class ClaudeTokenizerWrap : public Napi::ObjectWrap<ClaudeTokenizerWrap> {
         claude::SegmentCache cache;  // the job's own: the thread's cache is not synchronized
         for (const std::size_t i : indices_) batch_->counts[i] = static_cast<uint32_t>(tokenizer_.count_valid(batch_->texts[i], &cache));
       } catch (const std::exception& error) {
-        SetError(error.what());
+        fail(error.what());
       }
     }
-    void OnOK() override {
+
+    void release(Napi::Env) noexcept override { --batch_->pending; }
+
+    void complete(Napi::Env env, const std::string& error) override {
       Batch& batch = *batch_;
-      if (--batch.pending > 0 || batch.failed) return;
+      if (batch.settled) return;
+      if (!error.empty()) {
+        settle_with(Napi::Error::New(env, error));
+        return;
+      }
+      if (batch.pending > 0) return;
+      // Settled only once resolved: if building the result throws, failed() still rejects.
       if (batch.many) {
-        auto out = Napi::Uint32Array::New(Env(), batch.counts.size());
-        std::copy(batch.counts.begin(), batch.counts.end(), out.Data());
-        batch.deferred.Resolve(out);
+        batch.deferred.Resolve(typed_array_of<uint32_t>(env, batch.counts));
       } else {
-        batch.deferred.Resolve(Napi::Number::New(Env(), batch.counts.empty() ? 0 : batch.counts.front()));
+        batch.deferred.Resolve(Napi::Number::New(env, batch.counts.empty() ? 0 : batch.counts.front()));
       }
+      batch.settled = true;
     }
-    void OnError(const Napi::Error& error) override {
-      Batch& batch = *batch_;
-      --batch.pending;
-      if (!batch.failed) batch.deferred.Reject(error.Value());
-      batch.failed = true;
+
+    void failed(Napi::Env, const Napi::Error& error) override {
+      if (!batch_->settled) settle_with(error);
     }
 
    private:
+    void settle_with(const Napi::Error& error) {
+      batch_->settled = true;
+      batch_->deferred.Reject(error.Value());
+    }
+
     const claude::ClaudeTokenizer& tokenizer_;  // process-lifetime
     std::shared_ptr<Batch> batch_;
     std::vector<std::size_t> indices_;

@@ -561,27 +561,32 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** Adds a message, counting only it; trims first when the total crosses `trimAt` (autoTruncate). */
   addMessage(message: M): void {
-    const facts = this.reader.read(message, this.messages.length); // throws before any change
-    if (facts.orphan) {
+    // Checked, read and counted before anything changes: a failure leaves the manager as it was.
+    const pending = this.reader.inspect(message, this.messages.length);
+    if (pending.orphan) {
       // orphanToolResults: "drop": a result without its call never enters the history.
+      this.reader.commit(pending);
       (this.logger ?? consoleLogger).warn("ctxwin: dropped a tool result whose call is not in the history");
       return;
     }
-    if (facts.unit >= 0 && this.trimmedUnits.has(facts.unit)) {
+    if (pending.unit >= 0 && this.trimmedUnits.has(pending.unit)) {
       // The rest of an exchange a trim past the window cut into: alone it would be invalid.
-      for (const id of facts.callIds ?? []) this.trimmedCalls.add(id);
-      for (const id of facts.resultIds ?? []) this.trimmedCalls.delete(id);
+      this.reader.commit(pending);
+      for (const id of pending.callIds ?? []) this.trimmedCalls.add(id);
+      for (const id of pending.resultIds ?? []) this.trimmedCalls.delete(id);
       (this.logger ?? consoleLogger).warn("ctxwin: left out an item whose tool exchange a trim removed");
       return;
     }
-    if (facts.unit < 0) this.trimmedUnits.clear();
-    if (facts.resultIds !== undefined && facts.resultIds.length > 0 && facts.resultIds.every((id) => this.trimmedCalls.has(id))) {
+    if (pending.unit < 0) this.trimmedUnits.clear();
+    if (pending.resultIds !== undefined && pending.resultIds.length > 0 && pending.resultIds.every((id) => this.trimmedCalls.has(id))) {
       // Its call was trimmed away (the window could not hold the exchange): a result alone is invalid.
-      for (const id of facts.resultIds) this.trimmedCalls.delete(id);
+      this.reader.commit(pending);
+      for (const id of pending.resultIds) this.trimmedCalls.delete(id);
       (this.logger ?? consoleLogger).warn("ctxwin: dropped a tool result whose call a trim removed");
       return;
     }
     const [tokens] = messageTokens(this.counter, [message]);
+    const facts = this.reader.commit(pending);
     this.insert(this.messages.length, message, facts, tokens ?? 0);
     this.trackExchange(message, facts);
     this.session?.added(message);

@@ -57,6 +57,7 @@ export class CachingCounter implements TokenCounter {
 
   countMany(texts: readonly string[]): Uint32Array {
     if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
+    texts.forEach((text, i) => requireString(text, `texts[${i}]`)); // all checked before any is cached
     return Uint32Array.from(texts, (text) => this.count(text));
   }
 

@@ -173,7 +173,7 @@ describe("countMessages", () => {
 
   it("rejects messages without a role", () => {
     expect(() => counter.countMessages([{ content: "x" } as never])).toThrow(TypeError);
-    expect(() => counter.countMessages([{ content: "x" } as never])).toThrow(/messages\[0\]\.role must be a string/);
+    expect(() => counter.countMessages([{ content: "x" } as never])).toThrow(/messages\[0\]\.role must be one of/);
   });
 });
 
