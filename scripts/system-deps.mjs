@@ -12,6 +12,7 @@ const REQUIREMENTS = [
   { pkg: "pkg-config", probe: () => hasCommand("pkg-config") },
   { pkg: "nlohmann-json3-dev", probe: () => existsAny(["/usr/include/nlohmann/json.hpp", "/usr/local/include/nlohmann/json.hpp"]) },
   { pkg: "libutf8proc-dev", probe: () => pkgConfigHas("libutf8proc") },
+  { pkg: "libpcre2-dev", probe: () => pkgConfigHas("libpcre2-8") },
   { pkg: "libgtest-dev", probe: () => existsAny(["/usr/include/gtest/gtest.h", "/usr/local/include/gtest/gtest.h"]) },
 ];
 
@@ -49,7 +50,7 @@ export function ensureSystemPackages({ needTests = true, log = console.log } = {
     log(`ctxwin: missing system packages: ${missing.join(", ")}`);
     log(hasCommand("apt-get")
       ? `ctxwin: install them with:\n  ${prefix}apt-get update && ${prefix}${installCommand(missing)}`
-      : "ctxwin: install a C++20 compiler, CMake, pkg-config, nlohmann_json, utf8proc and GoogleTest with your system's package manager.");
+      : "ctxwin: install a C++20 compiler, CMake, pkg-config, nlohmann_json, utf8proc, PCRE2 and GoogleTest with your system's package manager.");
     return false;
   }
   log(`ctxwin: installing system packages: ${missing.join(", ")}`);
