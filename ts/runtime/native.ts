@@ -18,6 +18,8 @@ export interface NativeCore {
   estimateTokensByWords(text: string, tokensPerWord: number): number;
   estimateTokensByWordsMany(texts: string[], tokensPerWord: number): Uint32Array;
   Tokenizer: new (encoding: string, dataDir: string) => NativeTokenizer;
+  /** A tokenizer.json model: `source` is a file path (`isPath`) or the file's text. */
+  HfTokenizer: new (source: string, isPath: boolean) => NativeHfTokenizer;
   clearPieceCaches(): void;
   findModelLimits(model: string): { key: string; contextWindow: number; maxOutput: number } | null;
   normalizeModelId(model: string): string;
@@ -64,6 +66,15 @@ export interface NativeTokenizer {
   encode(text: string, allowSpecial?: boolean): Uint32Array;
   decode(tokens: Uint32Array): string;
   compactToolResult(result: string, maxResultTokens: number, truncationMessage: string): NativeCompactedResult;
+}
+
+/** A tokenizer.json model loaded by the core; each object has its own piece cache. */
+export interface NativeHfTokenizer {
+  count(text: string, allowSpecial?: boolean): number;
+  countMany(texts: string[], allowSpecial?: boolean): Uint32Array;
+  encode(text: string, allowSpecial?: boolean): Uint32Array;
+  summary(): string;
+  memoryBytes(): number;
 }
 
 export interface NativeCompactedResult {

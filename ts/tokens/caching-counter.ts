@@ -2,6 +2,7 @@
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import type { TiktokenCounter } from "./tiktoken-counter.js";
+import { TokenizerJsonCounter } from "./tokenizer-json-counter.js";
 import type { CountMessagesOptions, MessageLike, TokenCounter } from "./token-counter.js";
 
 export interface CachingCounterOptions {
@@ -51,14 +52,25 @@ export class CachingCounter implements TokenCounter {
     return Uint32Array.from(texts, (text) => this.count(text));
   }
 
-  /** Counts the request's strings through the cache, with the inner counter's encoding overheads. */
+  /**
+   * Counts the request's strings through the cache, with the inner counter's encoding overheads;
+   * a TokenizerJsonCounter counts its own chat template.
+   */
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
+    if (this.inner instanceof TokenizerJsonCounter) return this.inner.countMessages(messages, options);
     const encoding = (this.inner as Partial<TiktokenCounter>).encoding ?? "cl100k_base";
     return countMessagesWith((texts) => this.countMany(texts), chatOverheads(encoding), messages, options);
   }
 
   /** Each message's tokens through the cache (structure overhead included, reply priming not). */
   countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array {
+    if (this.inner instanceof TokenizerJsonCounter) {
+      // A template frames the whole conversation: each message costs what it adds alone.
+      const inner = this.inner;
+      if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+      const empty = inner.countMessages([], options);
+      return Uint32Array.from(messages, (message) => Math.max(0, inner.countMessages([message], options) - empty));
+    }
     const encoding = (this.inner as Partial<TiktokenCounter>).encoding ?? "cl100k_base";
     return countEachMessageWith((texts) => this.countMany(texts), chatOverheads(encoding), messages, options).perMessage;
   }

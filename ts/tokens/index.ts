@@ -5,6 +5,14 @@ export { TiktokenCounter, type TiktokenCounterOptions } from "./tiktoken-counter
 export { ApproximateCounter, type ApproximateCounterOptions } from "./approximate-counter.js";
 export { CachingCounter, type CachingCounterOptions } from "./caching-counter.js";
 export { getCounter } from "./get-counter.js";
+export {
+  TokenizerJsonCounter,
+  type TokenizerJsonCounterOptions,
+  type TokenizerSource,
+  type TokenizerJson,
+  type TemplateMessage,
+} from "./tokenizer-json-counter.js";
+export { registerTokenizer, clearRegisteredTokenizers, openModelFamily, OPEN_MODEL_FAMILIES, type OpenModelFamily } from "./open-models.js";
 export { encodingForModel, ENCODING_NAMES, type EncodingName, type ModelEncoding } from "./encodings.js";
 export { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 export { mapToolResults } from "./message-shape.js";

