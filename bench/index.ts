@@ -2,6 +2,7 @@
 import { arch, cpus, platform } from "node:os";
 import { benchSpec08 } from "./spec08.js";
 import { benchTokenizers } from "./tokenizers.js";
+import { benchOpenModels } from "./hf.js";
 import { benchStrategies } from "./strategies.js";
 import { benchCompaction } from "./compaction.js";
 
@@ -10,3 +11,4 @@ benchSpec08();
 await benchStrategies();
 await benchCompaction();
 await benchTokenizers();
+benchOpenModels();

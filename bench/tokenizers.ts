@@ -10,16 +10,17 @@ import { get_encoding } from "tiktoken";
 import { CachingCounter, TiktokenCounter, type EncodingName } from "ctxwin";
 import { consume } from "./harness.js";
 
-const CORPUS = join(import.meta.dirname, "..", "..", "shared", "corpus");
+// CTXWIN_CORPUS_DIR: the corpus elsewhere than ../shared/corpus (a worktree one level deeper).
+const CORPUS = process.env.CTXWIN_CORPUS_DIR ?? join(import.meta.dirname, "..", "..", "shared", "corpus");
 const BYTES_PER_CATEGORY = 1_000_000; // keeps the slowest peer's passes to seconds
 const CHUNK = 64 * 1024;
 
-function read(name: string): string {
+export function read(name: string): string {
   return execFileSync("xz", ["-dc", join(CORPUS, name)], { maxBuffer: 1 << 30 }).toString("utf8");
 }
 
 /** `text` cut into chunks of about `size` UTF-16 units, never inside a surrogate pair. */
-function chunks(text: string, size: number): string[] {
+export function chunks(text: string, size: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; ) {
     let end = Math.min(text.length, i + size);

@@ -1,6 +1,6 @@
 // class HfTokenizer { static fromFile(path); static fromJson(text);
 //                     count(text, allowSpecial?); countMany(texts); encode(text, allowSpecial?);
-//                     summary(); memoryBytes() }
+//                     summary(); memoryBytes(); clearCache() }
 // A tokenizer.json model loaded by the core (tokenizer/hf). Each JavaScript object keeps the loaded
 // tables (shared by reference when the TypeScript layer reuses one object per file) and a piece
 // cache that only its own thread touches.
@@ -25,7 +25,8 @@ class HfTokenizerObject : public Napi::ObjectWrap<HfTokenizerObject> {
                         InstanceMethod<&HfTokenizerObject::count_many>("countMany"),
                         InstanceMethod<&HfTokenizerObject::encode>("encode"),
                         InstanceMethod<&HfTokenizerObject::summary>("summary"),
-                        InstanceMethod<&HfTokenizerObject::memory_bytes>("memoryBytes")});
+                        InstanceMethod<&HfTokenizerObject::memory_bytes>("memoryBytes"),
+                        InstanceMethod<&HfTokenizerObject::clear_cache>("clearCache")});
   }
 
   // new HfTokenizer(source, isPath): source is a file path or tokenizer.json text.
@@ -105,6 +106,12 @@ class HfTokenizerObject : public Napi::ObjectWrap<HfTokenizerObject> {
     return guarded(info, [&]() -> Napi::Value {
       return Napi::Number::New(info.Env(), static_cast<double>(tokenizer_->memory_bytes()));
     });
+  }
+
+  // Forgets the pieces counted so far (benchmarks of unseen text); counts stay the same.
+  Napi::Value clear_cache(const Napi::CallbackInfo& info) {
+    cache_.clear();
+    return info.Env().Undefined();
   }
 
   std::unique_ptr<const HfTokenizer> tokenizer_;

@@ -75,6 +75,7 @@ export interface NativeHfTokenizer {
   encode(text: string, allowSpecial?: boolean): Uint32Array;
   summary(): string;
   memoryBytes(): number;
+  clearCache(): void;
 }
 
 export interface NativeCompactedResult {

@@ -50,7 +50,7 @@ describe.each(OPEN_MODELS)("%s: the same tokens as @huggingface/tokenizers", (mo
       fc.property(adversarial, (text) => {
         // Lone surrogates reach the core as U+FFFD, as TextEncoder and Python's `errors="replace"`
         // make them; the oracle would byte-encode each alone.
-        const wellFormed = text.toWellFormed();
+        const wellFormed = text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
         expect(Array.from(ours.encode(text, { allowedSpecial: "all" }))).toEqual(oracleIds(withSpecials, wellFormed));
         expect(Array.from(ours.encode(text))).toEqual(oracleIds(ordinary, wellFormed));
         expect(ours.count(text)).toBe(ours.encode(text).length);

@@ -27,27 +27,35 @@ std::array<char32_t, 256> make_byte_chars() {
   return chars;
 }
 
-// The raw bytes a byte-level token spells, or nullopt when it uses a character outside GPT-2's
-// byte alphabet (such a token cannot come out of text; it keeps its own spelling).
-std::optional<std::string> decode_byte_level(std::string_view token) {
-  static const std::array<char32_t, 256> chars = make_byte_chars();
-  if (!is_valid_utf8(token)) return std::nullopt;
-  std::string out;
-  out.reserve(token.size());
+// Code point -> byte of GPT-2's alphabet (-1: not in it); the alphabet ends below U+0144.
+std::array<std::int16_t, 324> make_char_bytes() {
+  std::array<std::int16_t, 324> bytes{};
+  bytes.fill(-1);
+  const std::array<char32_t, 256> chars = make_byte_chars();
+  for (unsigned b = 0; b < 256; ++b) bytes[chars[b]] = static_cast<std::int16_t>(b);
+  return bytes;
+}
+
+// Writes the raw bytes a byte-level token spells to `out`; false when the token uses a character
+// outside GPT-2's byte alphabet (such a token cannot come out of text; it keeps its own spelling).
+bool decode_byte_level(std::string_view token, std::string& out) {
+  static const std::array<std::int16_t, 324> char_bytes = make_char_bytes();
+  out.clear();
+  if (!is_valid_utf8(token)) return false;
   for (std::size_t i = 0; i < token.size();) {
     std::size_t length = 0;
     const char32_t cp = decode_utf8(token, i, length);
     i += length;
-    if (cp < 256 && chars[cp] == cp) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp >= 256 && cp < 256 + 68) {
-      const auto found = std::find(chars.begin(), chars.end(), cp);
-      out.push_back(static_cast<char>(found - chars.begin()));
-    } else {
-      return std::nullopt;
-    }
+    if (cp >= char_bytes.size() || char_bytes[cp] < 0) return false;
+    out.push_back(static_cast<char>(char_bytes[cp]));
   }
-  return out;
+  return true;
+}
+
+// `token` in the model's spelling: its raw bytes for byte-level models (when it has them).
+std::string_view model_spelling(std::string_view token, bool byte_level, std::string& buffer) {
+  if (byte_level && decode_byte_level(token, buffer)) return buffer;
+  return token;
 }
 
 inline std::uint32_t hash32(std::string_view bytes) noexcept {
@@ -84,11 +92,10 @@ HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
   mask_ = slots - 1;
   std::uint32_t max_id = 0;
   // Token strings in the model's own spelling, by id, for the merges below.
+  std::string buffer;
   for (auto& [token, id] : vocab) {
     max_id = std::max(max_id, id);
-    if (options_.byte_level) {
-      if (auto bytes = decode_byte_level(token)) token = std::move(*bytes);
-    }
+    if (options_.byte_level && decode_byte_level(token, buffer)) token.swap(buffer);
     insert(token, id);
   }
   vocab_count_ = vocab.size();
@@ -117,25 +124,29 @@ HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
     }
   }
 
-  // Merges: ids, rank = position (a later duplicate wins, as in the crate's map).
-  std::vector<std::pair<std::uint32_t, Merge>> flat;
+  // Merges: ids, rank = position (a later duplicate wins, as in the crate's map), grouped by left
+  // token with a counting sort: a comparison sort of half a million merges is most of a load.
+  struct Flat {
+    std::uint32_t left;
+    Merge merge;
+  };
+  std::vector<Flat> flat;
   flat.reserve(merges.size());
   seams_.assign((std::size_t{1} << kSeamBits) / 64, 0);
+  std::string left_buffer;
+  std::string right_buffer;
   std::string joined;
   for (std::size_t rank = 0; rank < merges.size(); ++rank) {
-    auto& [left_text, right_text] = merges[rank];
-    std::string left = left_text;
-    std::string right = right_text;
-    if (options_.byte_level) {
-      if (auto bytes = decode_byte_level(left)) left = std::move(*bytes);
-      if (auto bytes = decode_byte_level(right)) right = std::move(*bytes);
-    }
+    const auto& [left_text, right_text] = merges[rank];
+    const std::string_view left = model_spelling(left_text, options_.byte_level, left_buffer);
+    const std::string_view right = model_spelling(right_text, options_.byte_level, right_buffer);
     const std::uint32_t a = token_id(left);
     const std::uint32_t b = token_id(right);
-    joined = left + right;
+    joined.assign(left);
+    joined.append(right);
     const std::uint32_t result = token_id(joined);
-    if (a == kNone || b == kNone || result == kNone) {
-      const std::string& missing = a == kNone ? left_text : b == kNone ? right_text : joined;
+    if (a == kNone || b == kNone || result == kNone || left.empty() || right.empty()) {
+      const std::string missing = a == kNone ? left_text : b == kNone ? right_text : left_text + right_text;
       throw Error(ErrorKind::Other, ErrorCode::InvalidTokenizer,
                   "tokenizer.json: merges[" + std::to_string(rank) + "] needs the token \"" + missing +
                       "\", which is not in model.vocab");
@@ -151,26 +162,34 @@ HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
       std::size_t at = left.size() - 1;
       while (at > 0 && (static_cast<unsigned char>(left[at]) & 0xC0) == 0x80) --at;
       std::size_t length = 0;
-      last = is_valid_utf8(std::string_view(left).substr(at)) ? decode_utf8(left, at, length) : 0xFFFFFFFF;
-      first = is_valid_utf8(std::string_view(right).substr(0, utf8_length(static_cast<unsigned char>(right[0]))))
+      last = is_valid_utf8(left.substr(at)) ? decode_utf8(left, at, length) : 0xFFFFFFFF;
+      first = is_valid_utf8(right.substr(0, std::min(right.size(), utf8_length(static_cast<unsigned char>(right[0])))))
                   ? decode_utf8(right, 0, length)
                   : 0xFFFFFFFF;
     }
     const std::uint64_t bit = seam_hash(last, first) >> (64 - kSeamBits);
     seams_[bit >> 6] |= std::uint64_t{1} << (bit & 63);
   }
-  // Later duplicates win: sort by (left, right, rank) and keep each pair's last.
-  std::stable_sort(flat.begin(), flat.end(), [](const auto& x, const auto& y) {
-    return x.first != y.first ? x.first < y.first : x.second.right < y.second.right;
-  });
-  merges_by_left_.assign(static_cast<std::size_t>(max_id) + 2, 0);
-  merges_.reserve(flat.size());
-  for (std::size_t i = 0; i < flat.size(); ++i) {
-    if (i + 1 < flat.size() && flat[i + 1].first == flat[i].first && flat[i + 1].second.right == flat[i].second.right) continue;
-    merges_.push_back(flat[i].second);
-    ++merges_by_left_[flat[i].first + 1];
+  std::vector<std::uint32_t> offsets(static_cast<std::size_t>(max_id) + 2, 0);
+  for (const Flat& f : flat) ++offsets[f.left + 1];
+  for (std::size_t i = 1; i < offsets.size(); ++i) offsets[i] += offsets[i - 1];
+  std::vector<Merge> grouped(flat.size());
+  {
+    std::vector<std::uint32_t> next(offsets.begin(), offsets.end() - 1);
+    for (const Flat& f : flat) grouped[next[f.left]++] = f.merge;  // in rank order within a group
   }
-  for (std::size_t i = 1; i < merges_by_left_.size(); ++i) merges_by_left_[i] += merges_by_left_[i - 1];
+  merges_by_left_.assign(offsets.size(), 0);
+  merges_.reserve(grouped.size());
+  for (std::size_t left = 0; left + 1 < offsets.size(); ++left) {
+    const auto first = grouped.begin() + offsets[left];
+    const auto last = grouped.begin() + offsets[left + 1];
+    std::stable_sort(first, last, [](const Merge& x, const Merge& y) { return x.right < y.right; });
+    for (auto it = first; it != last; ++it) {
+      if (it + 1 != last && (it + 1)->right == it->right) continue;  // a later duplicate follows
+      merges_.push_back(*it);
+    }
+    merges_by_left_[left + 1] = static_cast<std::uint32_t>(merges_.size());
+  }
 }
 
 void HfBpeModel::insert(std::string_view bytes, std::uint32_t id) {
