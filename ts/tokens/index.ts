@@ -12,6 +12,7 @@ export {
   type TokenizerJson,
   type TemplateMessage,
 } from "./tokenizer-json-counter.js";
+export { renderHarmony } from "./harmony.js";
 export { registerTokenizer, clearRegisteredTokenizers, openModelFamily, OPEN_MODEL_FAMILIES, type OpenModelFamily } from "./open-models.js";
 export { encodingForModel, ENCODING_NAMES, type EncodingName, type ModelEncoding } from "./encodings.js";
 export { DEFAULT_IMAGE_TOKENS } from "./message-count.js";

@@ -7,6 +7,7 @@ import { dirname, join, resolve } from "node:path";
 import { Template } from "@huggingface/jinja";
 import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { native, type NativeHfTokenizer } from "../runtime/native.js";
+import { renderHarmony } from "./harmony.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
 import type { CountMessagesOptions, MessageLike, TokenCounter } from "./token-counter.js";
@@ -29,6 +30,12 @@ export interface TokenizerJsonCounterOptions {
   tokenizerConfig?: string | Record<string, unknown>;
   /** A Jinja chat template that wins over the config's; `null`: count messages without one. */
   chatTemplate?: string | null;
+  /**
+   * "harmony": render conversations in gpt-oss's harmony format (its tokenizer package ships no
+   * template). Default "auto": harmony when there is no template and the tokenizer has harmony's
+   * `<|channel|>` token.
+   */
+  chatFormat?: "auto" | "template" | "harmony";
   /** The model id, for messages and for the caller's own bookkeeping. */
   model?: string;
 }
@@ -197,6 +204,8 @@ export class TokenizerJsonCounter implements TokenCounter {
   private readonly tokenizer: NativeHfTokenizer;
   private readonly template: Template | undefined;
   private readonly specialTokens: Record<string, string> = {};
+  /** True when conversations are rendered in gpt-oss's harmony format. */
+  readonly harmony: boolean;
 
   constructor(options: TokenizerJsonCounterOptions) {
     if (!isRecord(options)) throw typeError(`options must be an object, got ${describe(options)}`);
@@ -223,6 +232,13 @@ export class TokenizerJsonCounter implements TokenCounter {
       }
       this.chatTemplate = template;
     }
+    const format = options.chatFormat ?? "auto";
+    if (format !== "auto" && format !== "template" && format !== "harmony") {
+      throw rangeError(`options.chatFormat must be "auto", "template" or "harmony", got ${describe(format)}`);
+    }
+    this.harmony =
+      format === "harmony" ||
+      (format === "auto" && this.template === undefined && options.chatTemplate !== null && this.tokenizer.encode("<|channel|>", true).length === 1);
   }
 
   /** What the core loaded: "BPE (byte-level), 128000 tokens, 280147 merges, 256 added tokens". */
@@ -260,8 +276,8 @@ export class TokenizerJsonCounter implements TokenCounter {
   }
 
   /**
-   * The conversation as the model receives it: the chat template rendered with the generation
-   * prompt (undefined without a template).
+   * The conversation as the model receives it: the chat template (or harmony) rendered with the
+   * generation prompt (undefined without either).
    */
   render(messages: readonly MessageLike[], options: CountMessagesOptions = {}): string | undefined {
     return this.renderWith(messages, options).text;
@@ -291,8 +307,9 @@ export class TokenizerJsonCounter implements TokenCounter {
       images += read.images;
       return read.message;
     });
-    if (!this.template) return { text: undefined, converted, images };
     const tools = options.tools && options.tools.length > 0 ? options.tools : undefined;
+    if (this.harmony) return { text: renderHarmony(converted, tools, new Date().toISOString().slice(0, 10)), converted, images };
+    if (!this.template) return { text: undefined, converted, images };
     const text = this.template.render({
       messages: converted as unknown as Record<string, unknown>[],
       add_generation_prompt: true,

