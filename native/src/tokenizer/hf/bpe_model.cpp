@@ -136,7 +136,24 @@ HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
   std::string left_buffer;
   std::string right_buffer;
   std::string joined;
+  // Three lookups per merge, each a cache miss in a table of megabytes: start loading the slots of
+  // a merge some way ahead while this one is resolved.
+  constexpr std::size_t kAhead = 16;
+  std::string ahead_left;
+  std::string ahead_right;
+  std::string ahead_joined;
+  const auto prefetch = [&](std::string_view bytes) { __builtin_prefetch(&slots_[hash32(bytes) & mask_]); };
   for (std::size_t rank = 0; rank < merges.size(); ++rank) {
+    if (rank + kAhead < merges.size()) {
+      const auto& [l, r] = merges[rank + kAhead];
+      const std::string_view sl = model_spelling(l, options_.byte_level, ahead_left);
+      const std::string_view sr = model_spelling(r, options_.byte_level, ahead_right);
+      ahead_joined.assign(sl);
+      ahead_joined.append(sr);
+      prefetch(sl);
+      prefetch(sr);
+      prefetch(ahead_joined);
+    }
     const auto& [left_text, right_text] = merges[rank];
     const std::string_view left = model_spelling(left_text, options_.byte_level, left_buffer);
     const std::string_view right = model_spelling(right_text, options_.byte_level, right_buffer);
