@@ -50,7 +50,7 @@ export async function benchCompaction(): Promise<void> {
     cm.load(history);
     const before = cm.tokenUsage;
     const { ns, value } = await timeOnceAsync(() => cm.compactIfNeeded({ threshold: 0.5 }));
-    const applied = value.levels.filter((l) => l.applied).map((l) => l.level).join(", ");
-    console.log(`| compactIfNeeded, 10,000 messages (${label}) | ${formatTime(ns)} | ${before.toLocaleString("en-US")} -> ${cm.tokenUsage.toLocaleString("en-US")} tokens, levels applied: ${applied} |`);
+    const applied = value.levels.filter((l) => l.applied && l.messagesChanged > 0).map((l) => l.level).join(", ");
+    console.log(`| compactIfNeeded, 10,000 messages (${label}) | ${formatTime(ns)} | ${before.toLocaleString("en-US")} -> ${cm.tokenUsage.toLocaleString("en-US")} tokens, levels that changed messages: ${applied} |`);
   }
 }

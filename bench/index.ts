@@ -5,10 +5,12 @@ import { benchTokenizers } from "./tokenizers.js";
 import { benchOpenModels } from "./hf.js";
 import { benchStrategies } from "./strategies.js";
 import { benchCompaction } from "./compaction.js";
+import { benchCacheShare } from "./cache-share.js";
 
 console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
 benchSpec08();
 await benchStrategies();
 await benchCompaction();
+await benchCacheShare();
 await benchTokenizers();
 benchOpenModels();

@@ -1,6 +1,7 @@
 // summarizeExtractive(texts: string[]), summarizePrompt(prompt: string) and
 // failureDigest(texts: string[], reason: string).
 #include "ctxwin/summary/extractive_summary.hpp"
+#include "ctxwin/summary/task_digest.hpp"
 
 #include <string>
 #include <string_view>
@@ -51,6 +52,16 @@ Napi::Value summarize_prompt_js(const Napi::CallbackInfo& info) {
   });
 }
 
+// summarizeTask(texts, complete?): the sectioned digest message-history compaction writes.
+Napi::Value summarize_task_js(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    const auto texts = string_array_arg(info, 0, "texts");
+    TaskDigestOptions options;
+    options.complete = info.Length() > 1 && info[1].ToBoolean().Value();
+    return Napi::String::New(info.Env(), summarize_task(views_of(texts), options));
+  });
+}
+
 Napi::Value failure_digest_js(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     const auto texts = string_array_arg(info, 0, "texts");
@@ -65,6 +76,7 @@ void register_extractive_summary(Napi::Env env, Napi::Object exports) {
   exports.Set("summarizeExtractive",
               Napi::Function::New(env, summarize_extractive_js, "summarizeExtractive"));
   exports.Set("summarizePrompt", Napi::Function::New(env, summarize_prompt_js, "summarizePrompt"));
+  exports.Set("summarizeTask", Napi::Function::New(env, summarize_task_js, "summarizeTask"));
   exports.Set("failureDigest", Napi::Function::New(env, failure_digest_js, "failureDigest"));
 }
 

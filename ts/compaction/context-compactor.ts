@@ -1,6 +1,11 @@
 // Seed 001 / 003's ContextCompactor: old messages become one summary, written by the caller's model
 // (or the built-in extractive summarizer), the recent ones stay as they are.
 //
+// A summary must carry the task: agents whose summaries drop the goal repeat their work. The
+// default prompt asks for what an agent needs to continue, and the user's own messages stay
+// verbatim beside the summary (up to keepUserTokens, newest first), so the goal and constraints
+// survive in the user's words whatever the summarizer writes.
+//
 // Compaction never makes things worse: the summarizer's input is budgeted (long tool outputs are
 // clipped first) so the call fits the summarizing model's window, the summary is cut to
 // maxSummaryTokens if the model ignores the bound, and a failing model leaves the messages as
@@ -8,7 +13,8 @@
 import { EventEmitter } from "node:events";
 import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
-import { MetadataReader } from "../history/message-metadata.js";
+import { MetadataReader, messageTokens } from "../history/message-metadata.js";
+import { native } from "../runtime/native.js";
 import { isRecord, toolOutputText, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
 import { resolveSummaryModel, type ResolvedModel, type SummaryModel } from "../models/summary-model.js";
 import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
@@ -16,8 +22,16 @@ import { checkRole, type InsertedRole } from "../history/strategies.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
 
 export const DEFAULT_SUMMARY_PROMPT =
-  "Summarize the earlier part of this conversation for the assistant that continues it. Keep every " +
-  "decision, file path, tool name, error message and number that may matter later. Be brief.\n\n";
+  "You are compacting the earlier part of an agent's conversation: the agent will continue its task " +
+  "from your summary alone. Write these sections, leaving out what the agent will not need:\n" +
+  "1. Goal and constraints: what the user asked for and any constraints, in the user's own words.\n" +
+  "2. Decisions: what was decided and why.\n" +
+  "3. Files: the files read, and the files changed with what changed.\n" +
+  "4. Commands: the commands run and their outcome (pass and fail counts, exit status).\n" +
+  "5. Errors still open: quoted exactly, with file:line where given.\n" +
+  "6. Next steps.\n" +
+  "Write every number with what it counts (\"212 tests pass\", \"dates.ts:41\"), never a bare list of " +
+  "numbers. Be brief.\n\n";
 
 /** The message a compaction puts in place of the old ones. */
 export interface SummaryMessage {
@@ -31,6 +45,11 @@ export interface ContextCompactorOptions {
   summaryPrompt?: string;
   /** The summary's bound (default 500 tokens); a longer answer is cut. */
   maxSummaryTokens?: number;
+  /**
+   * The user's own messages among the summarized ones stay verbatim beside the summary, up to this
+   * many tokens, newest first when they do not all fit (default 2,000; 0 keeps none).
+   */
+  keepUserTokens?: number;
   /** Fewer messages than this are never summarized (default 4). */
   minMessagesToSummarize?: number;
   /** The summarizer's input bound (default 16,000 tokens): long tool outputs are clipped to fit. */
@@ -49,6 +68,8 @@ export interface CompactionResult<M> {
   messages: Array<M | SummaryMessage>;
   /** How many messages the summary replaced (0: nothing was done). */
   summarized: number;
+  /** The user's messages from the summarized part kept verbatim beside the summary. */
+  keptUserMessages?: M[];
   summary?: SummaryMessage;
   error?: Error;
 }
@@ -87,7 +108,7 @@ function eventLines(message: MessageLike, clip: (text: string) => string): strin
       if (typeof value === "string" && value !== "") texts.push(value);
     },
     image: () => {},
-    toolCall: (_id, name, args) => {
+    toolCall: (id, name, args) => {
       let parsed: unknown = args;
       if (typeof args === "string") {
         try {
@@ -96,10 +117,10 @@ function eventLines(message: MessageLike, clip: (text: string) => string): strin
           parsed = args;
         }
       }
-      lines.push(JSON.stringify({ type: "tool_call", toolName: String(name), args: parsed }));
+      lines.push(JSON.stringify({ type: "tool_call", toolName: String(name), toolCallId: id, args: parsed }));
     },
-    toolResult: (_id, output) => {
-      lines.push(JSON.stringify({ type: "tool_result", result: clip(toolOutputText(output)) }));
+    toolResult: (id, output) => {
+      lines.push(JSON.stringify({ type: "tool_result", toolCallId: id, result: clip(toolOutputText(output)) }));
     },
   };
   visitMessage(message as unknown as Record<string, unknown>, visitor);
@@ -112,6 +133,7 @@ function eventLines(message: MessageLike, clip: (text: string) => string): strin
 export class ContextCompactor extends EventEmitter<Events> {
   readonly summaryPrompt: string;
   readonly maxSummaryTokens: number;
+  readonly keepUserTokens: number;
   readonly minMessagesToSummarize: number;
   readonly maxInputTokens: number;
   readonly summaryRole: InsertedRole;
@@ -125,6 +147,7 @@ export class ContextCompactor extends EventEmitter<Events> {
     this.model = options.model;
     this.summaryPrompt = requireString(options.summaryPrompt ?? DEFAULT_SUMMARY_PROMPT, "options.summaryPrompt");
     this.maxSummaryTokens = requireCount(options.maxSummaryTokens ?? 500, "options.maxSummaryTokens", 1);
+    this.keepUserTokens = requireCount(options.keepUserTokens ?? 2000, "options.keepUserTokens");
     this.minMessagesToSummarize = requireCount(options.minMessagesToSummarize ?? 4, "options.minMessagesToSummarize", 1);
     this.maxInputTokens = requireCount(options.maxInputTokens ?? 16000, "options.maxInputTokens", 64);
     this.logger = options.logger ?? consoleLogger;
@@ -163,6 +186,11 @@ export class ContextCompactor extends EventEmitter<Events> {
     while (cut > 0 && unit(cut) >= 0 && unit(cut - 1) === unit(cut)) cut--;
     const old = messages.slice(0, cut).filter((m) => m.role !== "system");
     if (old.length === 0 || old.length < Math.min(2, this.minMessagesToSummarize)) return unchanged;
+    const userIndices: number[] = [];
+    for (let i = 0; i < cut; i++) if (facts[i]?.role === 1 && messages[i]?.role !== "system") userIndices.push(i);
+    const keptUser = this.userMessagesToKeep(userIndices.map((i) => messages[i] as M), counter);
+    const removed = old.filter((m) => !keptUser.has(m));
+    if (removed.length === 0) return unchanged;
 
     // The summarizer's input, within maxInputTokens: tool outputs clipped harder until it fits.
     const budget = this.maxInputTokens - counter.count(this.summaryPrompt);
@@ -190,10 +218,29 @@ export class ContextCompactor extends EventEmitter<Events> {
       return { ...unchanged, error };
     }
     text = this.bound(text, counter);
-    const summary: SummaryMessage = { role: this.summaryRole, content: `Summary of the ${old.length} earlier messages:\n${text}` };
+    const summary: SummaryMessage = { role: this.summaryRole, content: `Summary of the ${removed.length} earlier messages:\n${text}` };
     const systems = messages.slice(0, cut).filter((m) => m.role === "system");
-    this.emit("compacted", { summarized: old.length, summaryTokens: counter.count(summary.content) });
-    return { messages: [...systems, summary, ...messages.slice(cut)], summarized: old.length, summary };
+    const users = old.filter((m) => keptUser.has(m));
+    this.emit("compacted", { summarized: removed.length, summaryTokens: counter.count(summary.content) });
+    return { messages: [...systems, summary, ...users, ...messages.slice(cut)], summarized: removed.length, summary, keptUserMessages: users };
+  }
+
+  /** The user's own messages of `old` that stay verbatim: newest first, within keepUserTokens. */
+  private userMessagesToKeep<M extends MessageLike>(users: readonly M[], counter: TokenCounter): Set<M> {
+    // Tool results sent with role "user" (Anthropic) are not the user's words: the metadata's role
+    // 1 (user) excludes them.
+    const kept = new Set<M>();
+    if (this.keepUserTokens === 0 || users.length === 0) return kept;
+    const tokens = messageTokens(counter, users);
+    let budget = this.keepUserTokens;
+    for (let i = users.length - 1; i >= 0; i--) {
+      const cost = tokens[i] ?? 0;
+      if (cost <= budget) {
+        kept.add(users[i] as M);
+        budget -= cost;
+      }
+    }
+    return kept;
   }
 
   /** Seed 003's summarize_messages(): the summary text of `messages`. */
@@ -213,7 +260,9 @@ export class ContextCompactor extends EventEmitter<Events> {
    * name, path and error (none may be lost); rendered lines after the prompt for a model.
    */
   private async summarizeLines(model: ResolvedModel, lines: string[]): Promise<string> {
-    return model.kind === "extractive" ? model.summarizer.summarizeEvents(lines, { complete: true }) : model.call(this.summaryPrompt + lines.join("\n"));
+    // The task digest writes every path, tool and error, most needed sections first, so that the
+    // bound cuts what is least needed.
+    return model.kind === "extractive" ? native.summarizeTask(lines, true) : model.call(this.summaryPrompt + lines.join("\n"));
   }
 
   /** Cuts `text` to maxSummaryTokens (whole words where possible). */

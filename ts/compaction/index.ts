@@ -14,4 +14,7 @@ export {
   CLEARED_TOOL_RESULT,
   type CompactionReport,
   type CompactionLevelReport,
+  type CompactionLevelName,
+  type BreakerState,
+  type BreakerEvent,
 } from "./progressive-compaction.js";

@@ -35,6 +35,7 @@ export {
   WARNING_90,
   type MessageContextManagerOptions,
   type ContextStats,
+  type CacheStats,
   type ContextWarning,
   type TrimEvent,
 } from "./message-context-manager.js";

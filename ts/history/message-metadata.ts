@@ -2,7 +2,7 @@
 // Read from the caller's messages (any of the three shapes, through message-shape.ts) in one pass;
 // the messages themselves never leave JavaScript.
 import { describe, plainError, typeError } from "../runtime/errors.js";
-import { isRecord, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
+import { isRecord, responsesItemRole, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
 import type { BatchTokenCounter, MessageLike, TokenCounter } from "../tokens/token-counter.js";
 
 export const ROLE_CODES = { system: 0, developer: 0, user: 1, assistant: 2, tool: 3, function: 3 } as const;
@@ -44,6 +44,9 @@ export interface MessageFacts {
   unit: number;
   /** True for a tool result whose call was not seen. */
   orphan: boolean;
+  /** Ids of the tool calls it makes and of the calls whose results it holds (when it has any). */
+  callIds?: string[];
+  resultIds?: string[];
 }
 
 /**
@@ -53,13 +56,20 @@ export interface MessageFacts {
 export class MetadataReader {
   private readonly unitOfCall = new Map<string, number>();
   private nextUnit = 0;
+  /**
+   * The unit of an OpenAI reasoning item, which the items after it (up to the next user, system
+   * or tool-result item) join: OpenAI rejects a reasoning item without the item it precedes, and a
+   * function_call without its reasoning.
+   */
+  private reasoningUnit = -1;
 
   constructor(private readonly options: MetadataOptions = {}) {}
 
   /** Checks and reads `message`; throws before remembering anything when it is invalid. */
   read(message: unknown, index: number): MessageFacts {
     if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
-    const role = message.role;
+    const itemRole = responsesItemRole(message);
+    const role = itemRole ?? message.role;
     if (typeof role !== "string" || !(role in ROLE_CODES)) {
       throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
     }
@@ -68,9 +78,18 @@ export class MetadataReader {
       throw typeError(`messages[${index}].content must be a string, an array of parts or null, got ${describe(content)}`);
     }
     const marked = (message as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(message) === true;
+    // Only an assistant's item may join a reasoning item before it (state changes only once valid).
+    const pending = itemRole === undefined && role !== "assistant" ? -1 : this.reasoningUnit;
+    if (message.type === "reasoning" && itemRole !== undefined) {
+      // Joins nothing yet: the items that follow join it.
+      this.reasoningUnit = this.nextUnit++;
+      return { role: ROLE_CODES.assistant, flags: marked ? FLAG_MARKED : 0, unit: this.reasoningUnit, orphan: false };
+    }
     // Most messages are plain text: no parts to look through for tool calls or results.
-    if (typeof content !== "object" && message.tool_calls === undefined && message.tool_call_id === undefined) {
-      return { role: ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit: -1, orphan: false };
+    if (itemRole === undefined && typeof content !== "object" && message.tool_calls === undefined && message.tool_call_id === undefined) {
+      const unit = role === "assistant" ? pending : -1;
+      this.reasoningUnit = -1;
+      return { role: ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit, orphan: false };
     }
     const calls: string[] = [];
     const results: string[] = [];
@@ -107,10 +126,17 @@ export class MetadataReader {
       }
     }
     if (calls.length > 0) {
-      unit = unit >= 0 ? unit : this.nextUnit++;
+      unit = unit >= 0 ? unit : pending >= 0 ? pending : this.nextUnit++;
       for (const id of calls) this.unitOfCall.set(id, unit);
+      // Parallel function_call items of one response stay with the reasoning before them.
+      this.reasoningUnit = message.type === "function_call" && pending >= 0 ? pending : -1;
+    } else if (!hasResult && role === "assistant" && pending >= 0) {
+      unit = pending; // the assistant message a reasoning item precedes
+      this.reasoningUnit = -1;
+    } else {
+      this.reasoningUnit = -1;
     }
-    return { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit, orphan };
+    return { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit, orphan, callIds: calls, resultIds: results };
   }
 }
 

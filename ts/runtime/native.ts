@@ -15,6 +15,7 @@ export interface NativeCore {
   summarizeExtractive(texts: string[], complete?: boolean): string;
   summarizePrompt(prompt: string): string;
   failureDigest(texts: string[], reason: string): string;
+  summarizeTask(texts: string[], complete?: boolean): string;
   estimateTokensByWords(text: string, tokensPerWord: number): number;
   estimateTokensByWordsMany(texts: string[], tokensPerWord: number): Uint32Array;
   Tokenizer: new (encoding: string, dataDir: string) => NativeTokenizer;

@@ -2,7 +2,7 @@
 // request is counted in one batch.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { EncodingName } from "./encodings.js";
-import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
+import { isRecord, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
 import type { CountMessagesOptions, FunctionDefinition, MessageLike, ToolDefinition } from "./token-counter.js";
 
 /** Per-request overheads of OpenAI chat models. */
@@ -74,9 +74,10 @@ function tallyVisitor(tally: Tally, imageTokens: number): MessageVisitor {
 
 function readMessage(message: unknown, index: number, tally: Tally, overheads: ChatOverheads, imageTokens: number): void {
   if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
-  if (typeof message.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(message.role)}`);
+  const item = responsesItemRole(message);
+  if (typeof message.role !== "string" && item === undefined) throw typeError(`messages[${index}].role must be a string, got ${describe(message.role)}`);
   tally.fixed += overheads.perMessage;
-  tally.text(message.role);
+  tally.text(item === undefined ? message.role : message.type);
   visitMessage(message, tallyVisitor(tally, imageTokens));
   if (typeof message.name === "string") {
     tally.fixed += overheads.perName;

@@ -1,5 +1,7 @@
-// The one place that knows the message shapes ctxwin reads: OpenAI chat, AI SDK ModelMessage and
-// Anthropic Messages. Counting (message-count.ts) and truncation (message-metadata.ts) both walk
+// The one place that knows the message shapes ctxwin reads: OpenAI chat, OpenAI Responses input
+// items (reasoning, function_call, function_call_output), AI SDK ModelMessage and Anthropic Messages.
+// Reasoning (AI SDK `reasoning` parts, Anthropic `thinking` / `redacted_thinking` blocks, OpenAI
+// `reasoning` items) is counted as text and can be cleared from old turns (removeReasoning). Counting (message-count.ts) and truncation (message-metadata.ts) both walk
 // messages through visitMessage, and compaction rewrites tool results through mapToolResults, so
 // a shape learned here is learned everywhere.
 import { describe, typeError } from "../runtime/errors.js";
@@ -29,6 +31,11 @@ export function visitPart(part: unknown, visitor: MessageVisitor): void {
     case "text": // OpenAI, AI SDK, Anthropic
     case "reasoning": // AI SDK
       return visitor.text(part.text);
+    case "thinking": // Anthropic: the thinking and its signature are sent back, and counted
+      visitor.text(part.thinking);
+      return visitor.text(part.signature);
+    case "redacted_thinking": // Anthropic: encrypted thinking
+      return visitor.text(part.data);
     case "image": // AI SDK, Anthropic
     case "image_url": // OpenAI
     case "input_image":
@@ -55,6 +62,7 @@ export function visitPart(part: unknown, visitor: MessageVisitor): void {
  * message, its `tool_call_id` (counted as text) and its content as the result.
  */
 export function visitMessage(message: Record<string, unknown>, visitor: MessageVisitor): void {
+  if (message.role === undefined && typeof message.type === "string" && visitResponsesItem(message, visitor)) return;
   const content = message.content;
   if (typeof message.tool_call_id === "string") {
     visitor.text(message.tool_call_id);
@@ -71,6 +79,60 @@ export function visitMessage(message: Record<string, unknown>, visitor: MessageV
       visitor.toolCall(idOf(call.id), fn.name, fn.arguments);
     }
   }
+}
+
+/** The role a Responses item stands for in a conversation, or undefined when it is not one of them. */
+export function responsesItemRole(message: Record<string, unknown>): "assistant" | "tool" | undefined {
+  if (message.role !== undefined) return undefined;
+  if (message.type === "reasoning" || message.type === "function_call") return "assistant";
+  if (message.type === "function_call_output") return "tool";
+  return undefined;
+}
+
+function visitResponsesItem(item: Record<string, unknown>, visitor: MessageVisitor): boolean {
+  switch (item.type) {
+    case "reasoning":
+      for (const list of [item.summary, item.content]) if (Array.isArray(list)) for (const part of list) if (isRecord(part)) visitor.text(part.text);
+      visitor.text(item.encrypted_content);
+      return true;
+    case "function_call":
+      visitor.toolCall(idOf(item.call_id), item.name, item.arguments);
+      return true;
+    case "function_call_output":
+      visitor.toolResult(idOf(item.call_id), item.output);
+      return true;
+    default:
+      return false;
+  }
+}
+
+const REASONING_PARTS = new Set(["reasoning", "thinking", "redacted_thinking"]);
+
+/** Whether a message carries reasoning: AI SDK reasoning parts, Anthropic thinking blocks, an OpenAI reasoning item. */
+export function hasReasoning(message: unknown): boolean {
+  if (!isRecord(message)) return false;
+  if (message.role === undefined && message.type === "reasoning") {
+    const some = (v: unknown) => Array.isArray(v) && v.length > 0;
+    return some(message.summary) || some(message.content) || typeof message.encrypted_content === "string";
+  }
+  return Array.isArray(message.content) && message.content.some((p: unknown) => isRecord(p) && typeof p.type === "string" && REASONING_PARTS.has(p.type));
+}
+
+/**
+ * A copy of `message` without its reasoning (what Anthropic's clear_thinking does to old turns):
+ * reasoning parts and thinking blocks removed, an OpenAI reasoning item emptied (its id stays, so
+ * the items after it still refer to it). A message without reasoning comes back as it is.
+ */
+export function removeReasoning<M>(message: M): M {
+  if (!hasReasoning(message)) return message;
+  const record = message as Record<string, unknown>;
+  if (record.role === undefined && record.type === "reasoning") {
+    const copy: Record<string, unknown> = { ...record, summary: [] };
+    delete copy.encrypted_content;
+    delete copy.content;
+    return copy as M;
+  }
+  return { ...record, content: (record.content as unknown[]).filter((p) => !(isRecord(p) && typeof p.type === "string" && REASONING_PARTS.has(p.type))) } as M;
 }
 
 /** AI SDK's tool output `{ type: "text" | "json" | ..., value }` (v5+). */
@@ -108,6 +170,7 @@ export function mapToolResults<M extends object>(message: M, replace: (result: u
   const record = message as Record<string, unknown>;
   const content = record.content;
   if (typeof record.tool_call_id === "string") return { ...message, content: replace(content, "text") };
+  if (record.role === undefined && record.type === "function_call_output") return { ...message, output: replace(record.output, "text") };
   if (!Array.isArray(content)) return message;
   let changed = false;
   const parts = content.map((part: unknown) => {

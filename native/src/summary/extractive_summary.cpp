@@ -28,9 +28,9 @@ struct Facts {
   std::size_t tool_results = 0;
   std::size_t events = 0;
   OrderedSet paths;
-  OrderedSet numbers;
+  OrderedSet figures;
   OrderedSet bulk_paths;
-  OrderedSet bulk_numbers;
+  OrderedSet bulk_figures;
   OrderedSet errors;
   std::vector<std::string> activity;  // short clauses: messages, questions, answers, plain text
   std::string completion;
@@ -62,9 +62,9 @@ std::string string_or_empty(const json& object, const char* key) {
 
 void collect_text(std::string_view text, Facts& facts) {
   if (text.size() > kBulkTextBytes) {
-    collect_paths_and_numbers(text, facts.bulk_paths, facts.bulk_numbers);
+    collect_paths_and_figures(text, facts.bulk_paths, facts.bulk_figures);
   } else {
-    collect_paths_and_numbers(text, facts.paths, facts.numbers);
+    collect_paths_and_figures(text, facts.paths, facts.figures);
   }
 }
 
@@ -75,8 +75,10 @@ std::vector<std::string> merged(const OrderedSet& salient, const OrderedSet& bul
   return all.items();
 }
 
-// Collects paths, numbers and error messages from any JSON value.
-void walk(const json& value, Facts& facts, const ExtractiveOptions& options, int depth) {
+// Collects paths, figures and error messages from any JSON value; a number is a figure with the
+// key it is the value of ("timeoutMs 30000"), never alone.
+void walk(const json& value, Facts& facts, const ExtractiveOptions& options, int depth,
+          const std::string& key = {}) {
   if (depth > kMaxDepth) return;
   switch (value.type()) {
     case json::value_t::string:
@@ -85,10 +87,10 @@ void walk(const json& value, Facts& facts, const ExtractiveOptions& options, int
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
     case json::value_t::number_float:
-      facts.numbers.add(value.dump());
+      if (!key.empty()) facts.figures.add(key + " " + value.dump());
       break;
     case json::value_t::array:
-      for (const auto& item : value) walk(item, facts, options, depth + 1);
+      for (const auto& item : value) walk(item, facts, options, depth + 1, key);
       break;
     case json::value_t::object:
       for (auto it = value.begin(); it != value.end(); ++it) {
@@ -97,7 +99,7 @@ void walk(const json& value, Facts& facts, const ExtractiveOptions& options, int
           facts.errors.add(excerpt(it.value().get_ref<const std::string&>(),
                                    options.max_excerpt_code_points));
         }
-        walk(it.value(), facts, options, depth + 1);
+        walk(it.value(), facts, options, depth + 1, it.key());
       }
       break;
     default:
@@ -203,13 +205,19 @@ std::string write_summary(const Facts& facts, const ExtractiveOptions& options) 
   // Sentence 2: the paths and numbers worth keeping.
   std::string second;
   const std::vector<std::string> paths = merged(facts.paths, facts.bulk_paths);
-  const std::vector<std::string> numbers = merged(facts.numbers, facts.bulk_numbers);
+  // A path's line ("src/a.ts:41") is left to the path already listed: these sentences stay short.
+  std::vector<std::string> figures;
+  for (const auto& figure : merged(facts.figures, facts.bulk_figures)) {
+    const auto colon = figure.rfind(':');
+    if (colon != std::string::npos && std::find(paths.begin(), paths.end(), figure.substr(0, colon)) != paths.end()) continue;
+    figures.push_back(figure);
+  }
   if (!paths.empty()) {
     second = "Referenced " + join_list(paths, options.max_list_items);
-    if (!numbers.empty()) second += " with the figures " + join_list(numbers, options.max_number_items);
+    if (!figures.empty()) second += ", with " + join_list(figures, options.max_number_items);
     second += ".";
-  } else if (!numbers.empty()) {
-    second = "Figures mentioned: " + join_list(numbers, options.max_number_items) + ".";
+  } else if (!figures.empty()) {
+    second = "Mentioned " + join_list(figures, options.max_number_items) + ".";
   }
 
   // Sentence 3: how it ended.

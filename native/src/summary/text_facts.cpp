@@ -235,6 +235,125 @@ void collect_paths_and_numbers(std::string_view text, OrderedSet& paths, Ordered
   }
 }
 
+namespace {
+
+// Words that say nothing about what a number counts ("3 of 5", "2 to 4").
+bool is_filler_word(std::string_view word) {
+  static constexpr std::array<std::string_view, 38> kFiller = {
+      "a",    "an",   "and",  "or",   "of",   "to",   "in",    "at",     "on",    "by",
+      "for",  "from", "with", "is",   "are",  "was",  "were",  "be",     "the",   "than",
+      "then", "into", "per",  "vs",   "has",  "have", "had",   "does",   "do",    "did",
+      "will", "can",  "must", "should", "not", "no",  "it",    "this"};
+  const std::string key = lower(word);
+  return std::find(kFiller.begin(), kFiller.end(), key) != kFiller.end();
+}
+
+// The leading letters of `word` ("tests" of "tests,"), when it is a word at all.
+std::string_view leading_letters(std::string_view word) {
+  std::size_t n = 0;
+  while (n < word.size() && (is_ascii_alpha(static_cast<unsigned char>(word[n])) || word[n] == '_' ||
+                             (n > 0 && word[n] == '-'))) {
+    ++n;
+  }
+  while (n > 0 && word[n - 1] == '-') --n;
+  return word.substr(0, n);
+}
+
+// The trailing name of `word` ("timeoutMs" of "timeoutMs:", "retries" of "retries="), when it is a
+// name (letters, digits after the first letter, underscores).
+std::string_view trailing_name(std::string_view word) {
+  while (!word.empty() && (word.back() == ':' || word.back() == '=')) word.remove_suffix(1);
+  std::size_t start = word.size();
+  while (start > 0 && is_word_byte(static_cast<unsigned char>(word[start - 1]))) --start;
+  while (start < word.size() && !is_ascii_alpha(static_cast<unsigned char>(word[start]))) ++start;
+  return word.substr(start);
+}
+
+// A number that says what it is: a unit, a percent, a date, a version.
+bool self_describing(std::string_view number) {
+  if (number.empty()) return false;
+  const auto last = static_cast<unsigned char>(number.back());
+  if (last == '%' || is_ascii_alpha(last)) return true;
+  if (number.find('-', 1) != std::string_view::npos) return true;  // a date
+  return std::count(number.begin(), number.end(), '.') >= 2;        // a version
+}
+
+struct Word {
+  std::string_view text;  // trimmed of sentence punctuation
+  std::string_view raw;
+  bool spaced_before = true;  // only blanks between it and the word before
+};
+
+}  // namespace
+
+void collect_paths_and_figures(std::string_view text, OrderedSet& paths, OrderedSet& figures) {
+  std::vector<Word> words;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t gap = i;
+    while (i < text.size() && is_word_separator(static_cast<unsigned char>(text[i]))) ++i;
+    const std::size_t begin = i;
+    while (i < text.size() && !ends_word(text, i)) ++i;
+    if (i == begin) continue;
+    const std::string_view between = text.substr(gap, begin - gap);
+    const bool spaced = between.find_first_not_of(" \t") == std::string_view::npos;
+    const std::string_view raw = text.substr(begin, i - begin);
+    words.push_back({trim_punctuation(raw), raw, spaced});
+  }
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    const std::string_view word = words[k].text;
+    if (word.empty()) continue;
+    // A path, with its line when it has one: "src/util/dates.ts:41".
+    std::string_view path = word;
+    std::string_view location;
+    if (word.find("://") == std::string_view::npos) {
+      const auto colon = word.find(':');
+      if (colon != std::string_view::npos) {
+        path = word.substr(0, colon);
+        location = word.substr(colon + 1);
+      }
+    }
+    if (looks_like_path(path)) {
+      paths.add(std::string(path));
+      const std::size_t line_end = location.find_first_not_of("0123456789");
+      const std::string_view line = location.substr(0, line_end);
+      if (!line.empty()) figures.add(std::string(path) + ":" + std::string(line));
+      continue;
+    }
+    OrderedSet numbers;
+    collect_numbers(word, numbers);
+    for (const std::string& number : numbers.items()) {
+      const auto at = word.find(number);
+      // "retries=3", "timeout:30": the name before the number inside the word.
+      if (at != std::string_view::npos && at > 0) {
+        const std::string_view name = trailing_name(word.substr(0, at));
+        if (!name.empty() && (word[at - 1] == '=' || word[at - 1] == ':')) {
+          figures.add(std::string(name) + " " + number);
+          continue;
+        }
+      }
+      const bool whole = word == number;
+      // "212 tests", "3 failed": the word after it.
+      if (whole && k + 1 < words.size() && words[k + 1].spaced_before) {
+        const std::string_view next = leading_letters(words[k + 1].text);
+        if (next.size() >= 2 && !is_filler_word(next)) {
+          figures.add(number + " " + std::string(next));
+          continue;
+        }
+      }
+      // "version 2.4", "timeoutMs: 30000": the word before it.
+      if (whole && k > 0 && words[k].spaced_before) {
+        const std::string_view previous = trailing_name(words[k - 1].text);
+        if (previous.size() >= 2 && previous == words[k - 1].text && !is_filler_word(previous)) {
+          figures.add(std::string(previous) + " " + number);
+          continue;
+        }
+      }
+      if (self_describing(number)) figures.add(number);
+    }
+  }
+}
+
 std::string excerpt(std::string_view text, std::size_t max_code_points) {
   // Collapse whitespace and stop at the first sentence end.
   std::string collapsed;

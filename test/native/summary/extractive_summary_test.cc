@@ -28,8 +28,22 @@ TEST(SummarizeExtractive, KeepsToolsPathsNumbersAndErrors) {
   const std::string summary = summarize(kIteration);
   EXPECT_EQ(summary,
             "Called read_file (1x) and run_tests (1x) and received 1 result. Referenced "
-            "src/parser.ts and test/parser.test.ts with the figures 214, 30000 and 3. Error: \"3 "
+            "src/parser.ts and test/parser.test.ts, with 214 lines, timeoutMs 30000 and 3 tests. Error: \"3 "
             "tests failed in test/parser.test.ts\".");
+}
+
+TEST(SummarizeExtractive, NeverListsBareNumbers) {
+  // A tool result full of numbers that say nothing alone (ids, coordinates, a list).
+  const std::string summary = summarize({
+      R"({"type":"tool_call","toolName":"run_tests","toolCallId":"c1","args":{"filter":"dates"}})",
+      R"({"type":"tool_result","toolCallId":"c1","result":"values 100, 945, 3, 0, 618\nTests  3 failed | 209 passed (212)\n  at src/util/dates.ts:41:18"})",
+  });
+  EXPECT_TRUE(contains(summary, "3 failed")) << summary;
+  EXPECT_TRUE(contains(summary, "209 passed")) << summary;
+  EXPECT_TRUE(contains(summary, "src/util/dates.ts")) << summary;
+  EXPECT_FALSE(contains(summary, "945")) << summary;
+  EXPECT_FALSE(contains(summary, "618")) << summary;
+  EXPECT_FALSE(contains(summary, "the figures")) << summary;
 }
 
 TEST(SummarizeExtractive, IsDeterministic) {
@@ -63,7 +77,7 @@ TEST(SummarizeExtractive, AlwaysTwoOrThreeSentences) {
 
 TEST(SummarizeExtractive, PlainTextIsExcerpted) {
   EXPECT_EQ(summarize({"Deployed version 2.4 to staging. Nothing else happened."}),
-            "Deployed version 2.4 to staging. Figures mentioned: 2.4. No errors were reported.");
+            "Deployed version 2.4 to staging. Mentioned version 2.4. No errors were reported.");
 }
 
 TEST(SummarizeExtractive, ErrorsAreDeduplicatedAndBounded) {
@@ -93,7 +107,7 @@ TEST(SummarizePrompt, ReadsOnlyTheJsonLinesWhenThereAreAny) {
 
 TEST(SummarizePrompt, PlainPromptIsReadAsText) {
   EXPECT_EQ(summarize_prompt("Moved 12 files into lib/. Done."),
-            "Moved 12 files into lib/. Figures mentioned: 12. No errors were reported.");
+            "Moved 12 files into lib/. Mentioned 12 files. No errors were reported.");
 }
 
 TEST(FailureDigest, AppendsTheReason) {

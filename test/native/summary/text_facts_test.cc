@@ -94,6 +94,37 @@ TEST(JoinList, CommasAndAndMore) {
 namespace ctxwin {
 namespace {
 
+std::vector<std::string> figures(std::string_view text) {
+  OrderedSet paths;
+  OrderedSet found;
+  collect_paths_and_figures(text, paths, found);
+  return found.items();
+}
+
+TEST(CollectPathsAndFigures, ANumberComesWithWhatItCounts) {
+  EXPECT_EQ(figures("All 212 tests pass"), (std::vector<std::string>{"212 tests"}));
+  EXPECT_EQ(figures("Tests  3 failed | 209 passed (212)\nDuration  3.10s"),
+            (std::vector<std::string>{"3 failed", "209 passed", "Duration 3.10s"}));
+  EXPECT_EQ(figures("Deployed version 2.4 to staging"), (std::vector<std::string>{"version 2.4"}));
+  EXPECT_EQ(figures("retries=3 timeout: 30"), (std::vector<std::string>{"retries 3", "timeout 30"}));
+}
+
+TEST(CollectPathsAndFigures, APathKeepsItsLine) {
+  OrderedSet paths;
+  OrderedSet found;
+  collect_paths_and_figures("TS2304 at src/util/dates.ts:41:12", paths, found);
+  EXPECT_EQ(paths.items(), (std::vector<std::string>{"src/util/dates.ts"}));
+  EXPECT_EQ(found.items(), (std::vector<std::string>{"src/util/dates.ts:41"}));
+}
+
+TEST(CollectPathsAndFigures, BareNumbersAreLeftOut) {
+  EXPECT_TRUE(figures("100, 945, 3, 0, 618").empty());
+  EXPECT_TRUE(figures("(212)").empty());
+  // Numbers that say what they are by themselves stay.
+  EXPECT_EQ(figures("120ms, 99.5%, 2024-03-31, 3.6.0"),
+            (std::vector<std::string>{"120ms", "99.5%", "2024-03-31", "3.6.0"}));
+}
+
 TEST(CollectPathsAndNumbers, DatesAndVersionsAreOneFigure) {
   auto found = scan("expected '2024-03-31' to be 2024-04-01T08:15:00Z; bump 3.6.0 and 1,2,3");
   EXPECT_EQ(found.numbers, (std::vector<std::string>{"2024-03-31", "2024-04-01T08:15:00Z", "3.6.0",

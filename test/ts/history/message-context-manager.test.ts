@@ -114,6 +114,8 @@ describe("MessageContextManager", () => {
       tokenUsage: 850,
       availableTokens: 150,
       usagePercentage: 85,
+      cache: { requests: 0, promptTokens: 0, sharedPrefixTokens: 0, cacheableShare: 0 },
+      breaker: { state: "closed", consecutiveFailures: 0 },
     });
   });
 
@@ -182,6 +184,12 @@ describe("MessageContextManager", () => {
     expect({ messages: cm.getMessages(), usage: cm.tokenUsage }).toEqual(before);
     expect(() => new MessageContextManager({ model: "m", trimAt: 0 })).toThrow(RangeError);
     expect(() => new MessageContextManager({ model: "m", trimAt: Number.NaN })).toThrow(RangeError);
+    expect(() => new MessageContextManager({ model: "m", trimTo: 0.9 })).toThrow(/options\.trimTo must be a number in \(0, trimAt = 0\.8\], got number 0\.9/);
+    expect(() => new MessageContextManager({ model: "m", clearAtLeast: -1 })).toThrow(/options\.clearAtLeast must be an integer >= 0/);
+    expect(() => new MessageContextManager({ model: "m", maxSummaryFailures: 0 })).toThrow(/options\.maxSummaryFailures must be an integer >= 1/);
+    expect(() => new MessageContextManager({ model: "m", breakerResetMs: 1.5 })).toThrow(RangeError);
+    expect(() => new MessageContextManager({ model: "m", keepReasoningTurns: "1" as never })).toThrow(TypeError);
+    expect(() => new MessageContextManager({ model: "m", maxSummaryTokens: 0 })).toThrow(/options\.maxSummaryTokens must be an integer >= 1/);
   });
 });
 

@@ -48,7 +48,7 @@ describe("extractiveSummarizer", () => {
     const stream = streamText({ model, prompt: "Moved 12 files into lib/utils.ts and lib/core.ts." });
     let streamed = "";
     for await (const delta of stream.textStream) streamed += delta;
-    expect(streamed).toBe("Moved 12 files into lib/utils.ts and lib/core.ts. Referenced lib/utils.ts and lib/core.ts with the figures 12. No errors were reported.");
+    expect(streamed).toBe("Moved 12 files into lib/utils.ts and lib/core.ts. Referenced lib/utils.ts and lib/core.ts, with 12 files. No errors were reported.");
   });
 
   it("summarizes a 2,000-event iteration quickly enough to stay off the critical path", async () => {

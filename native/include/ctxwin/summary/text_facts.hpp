@@ -31,6 +31,13 @@ class OrderedSet {
 // unit (ms, s, KB, MB, ...), standing on its own rather than inside an identifier ("utf8", "v2").
 void collect_paths_and_numbers(std::string_view text, OrderedSet& paths, OrderedSet& numbers);
 
+// Like collect_paths_and_numbers, but a number is kept only with what it counts, as a "figure":
+// "212 tests" (the word after it), "version 2.4" or "timeoutMs 30000" (the word or key before it),
+// "src/util/dates.ts:41" (a path's line), or a number that says what it is by itself ("120ms",
+// "99.5%", "2024-03-31", "3.6.0"). A bare number in a list ("100, 945, 3") helps no reader and
+// is left out.
+void collect_paths_and_figures(std::string_view text, OrderedSet& paths, OrderedSet& figures);
+
 // The first sentence of `text` with whitespace collapsed, at most `max_code_points` long; a longer
 // sentence is cut at a grapheme boundary and ends with "...". Trailing sentence punctuation is
 // removed so the caller can end the sentence its own way.
