@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <queue>
 
@@ -93,7 +94,13 @@ HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
   std::uint32_t max_id = 0;
   // Token strings in the model's own spelling, by id, for the merges below.
   std::string buffer;
+  // Ids index tables: a file claiming ids far beyond its vocabulary is not a tokenizer's.
+  const std::uint64_t id_limit = std::max<std::uint64_t>(std::uint64_t{vocab.size()} * 4, 1u << 20);
   for (auto& [token, id] : vocab) {
+    if (id >= id_limit) {
+      throw Error(ErrorKind::Other, ErrorCode::InvalidTokenizer,
+                  "tokenizer.json: model.vocab[\"" + token + "\"] = " + std::to_string(id) + " is far beyond the vocabulary's size");
+    }
     max_id = std::max(max_id, id);
     if (options_.byte_level && decode_byte_level(token, buffer)) token.swap(buffer);
     insert(token, id);

@@ -180,6 +180,8 @@ TEST(HfTokenizer, InvalidFilesAreErrors) {
   }
   EXPECT_EQ(code_of(bpe({{"a", 0}, {"b", 1}}, {"a b"}), message), ErrorCode::InvalidTokenizer);  // "ab" missing
   EXPECT_NE(message.find("merges[0]"), std::string::npos) << message;
+  EXPECT_EQ(code_of(bpe({{"a", 0}, {"b", 4000000000u}}, json::array()), message), ErrorCode::InvalidTokenizer);
+  EXPECT_NE(message.find("model.vocab[\"b\"]"), std::string::npos) << message;
   try {
     HfTokenizer::from_file("/nonexistent/tokenizer.json");
     ADD_FAILURE();
