@@ -147,8 +147,33 @@ bool is_ascii(std::string_view text) noexcept {
   return true;
 }
 
+// False when the composed normal forms (NFC, and NFKC when `compat`) certainly leave `text` as it
+// is: every code point is a starter without a canonical (or, for NFKC, any) decomposition that
+// cannot combine with what precedes it (the Unicode quick check, from utf8proc's properties).
+// True means "maybe": the text is normalized for real. Most text of most languages is NFC already,
+// and this scan costs a fraction of utf8proc_map.
+bool may_change_composed(std::string_view text, bool compat) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    const char32_t cp = decode_utf8(text, i, length);
+    i += length;
+    if ((cp >= 0x1161 && cp <= 0x1175) || (cp >= 0x11A8 && cp <= 0x11C2)) return true;  // Hangul V / T jamo
+    const utf8proc_property_t* p = utf8proc_get_property(static_cast<utf8proc_int32_t>(cp));
+    if (p->combining_class != 0) return true;
+    if (p->decomp_seqindex != UINT16_MAX && (compat || p->decomp_type == 0)) return true;
+    if (p->comb_index != UINT16_MAX && p->comb_index >= 0x8000) return true;  // can be a composition's second
+  }
+  return false;
+}
+
 void unicode_normalize(std::string& text, int options) {
   if (is_ascii(text)) return;  // every normal form leaves ASCII as it is
+  if ((options & UTF8PROC_COMPOSE) && !may_change_composed(text, (options & UTF8PROC_COMPAT) != 0)) return;
   utf8proc_uint8_t* out = nullptr;
   const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
                                           static_cast<utf8proc_ssize_t>(text.size()), &out,

@@ -5,8 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <utf8proc.h>
+
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -225,6 +229,58 @@ TEST(HfTokenizerFiles, CountEqualsEncodeLength) {
         EXPECT_EQ(real(name).count(text, special, &cache), n) << name;  // cold, then warm
         EXPECT_EQ(real(name).count(text, special, &cache), n) << name;
       }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ctxwin
+
+namespace ctxwin {
+namespace {
+
+// The composed normal forms skip text their quick check proves unchanged: on text mixing starters,
+// combining marks, Hangul jamo, singletons and compatibility characters, the result is utf8proc's.
+TEST(HfTokenizer, NormalizersMatchUtf8proc) {
+  const char* alphabet[] = {"a", "e", "\xCC\x81" /* U+0301 */, "\xCC\xA3" /* U+0323 */, "\xC3\xA9", "\xE1\x84\x80" /* L */,
+                            "\xE1\x85\xA1" /* V */, "\xE1\x86\xA8" /* T */, "\xEA\xB0\x80" /* GA */, "\xE2\x84\xAB" /* Angstrom */,
+                            "\xEF\xAC\x81" /* fi */, "\xE2\x91\xA0" /* circled 1 */, "\xE4\xB8\xAD", "\xCD\x80" /* U+0340 */,
+                            "\xE0\xA4\xA8\xE0\xA4\xBC" /* na + nukta */, "\xF0\x9D\x90\x80" /* math A */, " "};
+  std::mt19937 random(7);
+  const std::pair<std::string, int> forms[] = {{"NFC", UTF8PROC_COMPOSE},
+                                               {"NFKC", UTF8PROC_COMPOSE | UTF8PROC_COMPAT},
+                                               {"NFD", UTF8PROC_DECOMPOSE},
+                                               {"NFKD", UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT}};
+  for (const auto& [type, options] : forms) {
+    json j = byte_level(json::object(), json::array());
+    // A vocabulary of the 256 bytes in GPT-2's spelling: every byte is its own token.
+    int next = 256;
+    for (int b = 0; b < 256; ++b) {
+      const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
+      const int cp = printable ? b : next++;
+      std::string spelled;
+      if (cp < 0x80) {
+        spelled.push_back(static_cast<char>(cp));
+      } else {
+        spelled.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+        spelled.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+      }
+      j["model"]["vocab"][spelled] = b;
+    }
+    j["normalizer"] = json{{"type", type}};
+    const auto normalizing = load(j);
+    j["normalizer"] = nullptr;
+    const auto plain = load(j);
+    for (int round = 0; round < 2000; ++round) {
+      std::string text;
+      for (int k = static_cast<int>(random() % 8); k >= 0; --k) text += alphabet[random() % std::size(alphabet)];
+      utf8proc_uint8_t* out = nullptr;
+      const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()), static_cast<utf8proc_ssize_t>(text.size()), &out,
+                                  static_cast<utf8proc_option_t>(options | UTF8PROC_STABLE));
+      ASSERT_GE(n, 0);
+      const std::string expected(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
+      std::free(out);
+      ASSERT_EQ(normalizing->encode(text), plain->encode(expected)) << type << ": " << text;
     }
   }
 }
