@@ -10,10 +10,10 @@ import { get_encoding } from "tiktoken";
 import { CachingCounter, TiktokenCounter, type EncodingName } from "ctxwin";
 import { consume } from "./harness.js";
 
-// CTXWIN_CORPUS_DIR: the corpus elsewhere than ../shared/corpus (a worktree one level deeper).
-const CORPUS = process.env.CTXWIN_CORPUS_DIR ?? join(import.meta.dirname, "..", "..", "shared", "corpus");
-const BYTES_PER_CATEGORY = 1_000_000; // keeps the slowest peer's passes to seconds
-const CHUNK = 64 * 1024;
+// ../shared/corpus beside the checkout (as CI has it); CTXWIN_CORPUS points elsewhere (a worktree).
+const CORPUS = process.env.CTXWIN_CORPUS ?? join(import.meta.dirname, "..", "..", "shared", "corpus");
+export const BYTES_PER_CATEGORY = 1_000_000; // keeps the slowest peer's passes to seconds
+export const CHUNK = 64 * 1024;
 
 export function read(name: string): string {
   return execFileSync("xz", ["-dc", join(CORPUS, name)], { maxBuffer: 1 << 30 }).toString("utf8");
@@ -31,10 +31,10 @@ export function chunks(text: string, size: number): string[] {
   return out;
 }
 
-type Count = (text: string) => number;
+export type Count = (text: string) => number;
 
 /** `beforePass` runs outside the timed region (to start each pass with cold caches). */
-function mbPerSecond(count: Count, texts: string[], bytes: number, beforePass?: () => void): number {
+export function mbPerSecond(count: Count, texts: string[], bytes: number, beforePass?: () => void): number {
   for (const t of texts.slice(0, 4)) consume(count(t)); // warm-up
   const times: number[] = [];
   for (let pass = 0; pass < 3; pass++) {

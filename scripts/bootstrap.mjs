@@ -1,4 +1,5 @@
-// Makes a checkout ready to run: system packages, npm dependencies, native and TypeScript builds.
+// Makes a checkout ready to run: system packages, npm dependencies, the native addon, its
+// WebAssembly build and the TypeScript API.
 // `npm test`, `npm run demo` and `npm run bench` call it first, so each works as the first command
 // after `git clone`. Every step is skipped when it is already done.
 import { execFileSync } from "node:child_process";
@@ -6,6 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ensureSystemPackages } from "./system-deps.mjs";
 import { root, buildNative, buildTypescript } from "./build.mjs";
+import { buildWasm } from "./build-wasm.mjs";
 
 function mtime(path) {
   return existsSync(path) ? statSync(path).mtimeMs : -1;
@@ -30,6 +32,7 @@ try {
     });
   }
   buildNative();
+  await buildWasm();
   buildTypescript();
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));

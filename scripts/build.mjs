@@ -1,12 +1,12 @@
-// Builds what is stale: the native addon (CMake) and the TypeScript API (tsc).
+// Builds what is stale: the native addon (CMake) and the TypeScript API (tsc). The WebAssembly
+// build is scripts/build-wasm.mjs; npm's install hook is scripts/install.mjs.
 //
-//   node scripts/build.mjs            build both when their sources changed
-//   node scripts/build.mjs --install  the same, run by `npm install` (does not install system packages)
+//   node scripts/build.mjs            build both when their sources changed (installs no system package)
 //   node scripts/build.mjs --force    rebuild both
 //
 // Plain Node with no dependencies besides what package.json installs. No network.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +16,8 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const buildDir = join(root, "build");
 export const addonPath = join(buildDir, "ctxwin.node");
 const distEntry = join(root, "dist", "index.js");
+/** The `ctxwin` executable (package.json "bin"). */
+const cliEntry = join(root, "dist", "cli", "main.js");
 
 /** Newest modification time of the files under `paths` (files or folders). */
 function newestMtime(paths) {
@@ -75,6 +77,8 @@ export function buildTypescript({ force = false } = {}) {
   }
   console.log("ctxwin: compiling the TypeScript API (tsc)");
   run(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")]);
+  // tsc keeps the shebang but not an executable mode; npm sets it on install, a checkout needs it too.
+  if (existsSync(cliEntry)) chmodSync(cliEntry, 0o755);
   return true;
 }
 

@@ -1,4 +1,5 @@
-// Runs the whole test suite: the C++ core under CTest, then the TypeScript API under vitest.
+// Runs the whole test suite: the C++ core under CTest, then the TypeScript API under vitest on
+// each backend (native addon, WebAssembly).
 // Ends with one line "N passed, N failed" that counts both, and exits non-zero on any failure.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
@@ -43,23 +44,26 @@ if (tsc.status !== 0) {
   broken = true;
 }
 
-// TypeScript: vitest's JSON report has the counts.
-console.log("== TypeScript API (vitest) ==");
-const report = join(buildDir, "vitest-results.json");
-rmSync(report, { force: true });
-const vitest = spawnSync(
-  process.execPath,
-  [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
-  { cwd: root, stdio: "inherit" },
-);
-if (existsSync(report)) {
-  const results = JSON.parse(readFileSync(report, "utf8"));
-  passed += results.numPassedTests;
-  failed += results.numFailedTests;
-  if (vitest.status !== 0 && results.numFailedTests === 0) broken = true;  // e.g. a suite failed to load
-  if (results.numTotalTests === 0) broken = true;
-} else {
-  broken = true;
+// TypeScript: the whole suite once per backend (the native addon, then its WebAssembly build),
+// the exactness tests included. vitest's JSON report has the counts.
+for (const backend of ["native", "wasm"]) {
+  console.log(`== TypeScript API on the ${backend} backend (vitest, CTXWIN_BACKEND=${backend}) ==`);
+  const report = join(buildDir, `vitest-results-${backend}.json`);
+  rmSync(report, { force: true });
+  const vitest = spawnSync(
+    process.execPath,
+    [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
+    { cwd: root, stdio: "inherit", env: { ...process.env, CTXWIN_BACKEND: backend } },
+  );
+  if (existsSync(report)) {
+    const results = JSON.parse(readFileSync(report, "utf8"));
+    passed += results.numPassedTests;
+    failed += results.numFailedTests;
+    if (vitest.status !== 0 && results.numFailedTests === 0) broken = true;  // e.g. a suite failed to load
+    if (results.numTotalTests === 0) broken = true;
+  } else {
+    broken = true;
+  }
 }
 
 // The last line is the verdict: a type error or a suite that did not load must not hide behind

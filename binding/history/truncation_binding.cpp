@@ -11,6 +11,7 @@
 #include "ctxwin/summary/estimate.hpp"  // checked_length
 #include "errors.hpp"
 #include "exports.hpp"
+#include "typed_arrays.hpp"
 
 namespace ctxwin::binding {
 
@@ -76,10 +77,8 @@ Napi::Value plan_truncation_js(const Napi::CallbackInfo& info) {
     const TruncationPlan plan = specs.size() == 1 ? plan_truncation(meta, target_tokens, specs.front())
                                                   : plan_composite(meta, target_tokens, specs);
     Napi::Env env = info.Env();
-    auto kept = Napi::Uint32Array::New(env, plan.kept.size());
-    std::copy(plan.kept.begin(), plan.kept.end(), kept.Data());
-    auto removed = Napi::Uint32Array::New(env, plan.removed.size());
-    std::copy(plan.removed.begin(), plan.removed.end(), removed.Data());
+    auto kept = typed_array_of<uint32_t>(env, plan.kept);
+    auto removed = typed_array_of<uint32_t>(env, plan.removed);
     Napi::Object out = Napi::Object::New(env);
     out.Set("kept", kept);
     out.Set("removed", removed);

@@ -7,6 +7,7 @@
 
 #include "errors.hpp"
 #include "exports.hpp"
+#include "typed_arrays.hpp"
 
 namespace ctxwin::binding {
 
@@ -33,6 +34,7 @@ Napi::Value estimate_tokens_in_place_js(const Napi::CallbackInfo& info) {
     const double ratio = ratio_arg(info, 1);
     estimate_tokens_in_place(std::span<std::uint32_t>(lengths.Data(), lengths.ElementLength()),
                              ratio);
+    publish(lengths);
     return info.Env().Undefined();
   });
 }
@@ -64,6 +66,7 @@ Napi::Value estimate_tokens_by_words_many_js(const Napi::CallbackInfo& info) {
       const std::uint64_t tokens = estimate_tokens_by_words(text.As<Napi::String>().Utf16Value(), per_word);
       counts[i] = static_cast<uint32_t>(tokens < 0xFFFFFFFFu ? tokens : 0xFFFFFFFFu);
     }
+    publish(counts);
     return counts;
   });
 }

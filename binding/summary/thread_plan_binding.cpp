@@ -6,6 +6,7 @@
 
 #include "errors.hpp"
 #include "exports.hpp"
+#include "typed_arrays.hpp"
 
 namespace ctxwin::binding {
 
@@ -49,6 +50,10 @@ Napi::Value plan_summarization_js(const Napi::CallbackInfo& info) {
       for (std::uint32_t index : old.events) events[cursor++] = index;
     }
     offsets[groups] = static_cast<uint32_t>(cursor);
+    publish(group_iterations);
+    publish(offsets);
+    publish(events);
+    publish(reuse);
 
     Napi::Object result = Napi::Object::New(env);
     result.Set("iterations", group_iterations);

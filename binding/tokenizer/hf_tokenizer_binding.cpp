@@ -12,6 +12,7 @@
 #include "ctxwin/tokenizer/utf8.hpp"
 #include "errors.hpp"
 #include "exports.hpp"
+#include "typed_arrays.hpp"
 
 namespace ctxwin::binding {
 
@@ -82,6 +83,7 @@ class HfTokenizerObject : public Napi::ObjectWrap<HfTokenizerObject> {
         counts[i] = static_cast<uint32_t>(tokenizer_->count(utf8_, allow_special, &cache_));
       }
       trim();
+      publish(counts);
       return counts;
     });
   }
@@ -92,9 +94,7 @@ class HfTokenizerObject : public Napi::ObjectWrap<HfTokenizerObject> {
       const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
       const std::vector<std::uint32_t> ids = tokenizer_->encode(utf8_, allow_special);
       trim();
-      auto out = Napi::Uint32Array::New(info.Env(), ids.size());
-      std::copy(ids.begin(), ids.end(), out.Data());
-      return out;
+      return typed_array_of<std::uint32_t>(info.Env(), ids);
     });
   }
 

@@ -19,6 +19,7 @@
 #include "errors.hpp"
 #include "exports.hpp"
 #include "js_thread_state.hpp"
+#include "typed_arrays.hpp"
 
 namespace ctxwin::binding {
 
@@ -111,6 +112,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
         counts[i] = static_cast<uint32_t>(encoding_->count_valid(thread.utf8(), false, &cache));
       }
       thread.trim_buffers();
+      publish(counts);
       return counts;
     });
   }
@@ -120,9 +122,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
       const std::string text = utf8_of(info[0], "text");
       const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
       const std::vector<std::uint32_t> tokens = encoding_->encode(text, allow_special);
-      auto out = Napi::Uint32Array::New(info.Env(), tokens.size());
-      std::copy(tokens.begin(), tokens.end(), out.Data());
-      return out;
+      return typed_array_of<uint32_t>(info.Env(), tokens);
     });
   }
 
@@ -171,9 +171,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
       CountBatch& batch = *batch_;
       if (--batch.pending > 0 || batch.failed) return;
       if (batch.many) {
-        auto out = Napi::Uint32Array::New(Env(), batch.counts.size());
-        std::copy(batch.counts.begin(), batch.counts.end(), out.Data());
-        batch.deferred.Resolve(out);
+        batch.deferred.Resolve(typed_array_of<uint32_t>(Env(), batch.counts));
       } else {
         batch.deferred.Resolve(Napi::Number::New(Env(), batch.counts.empty() ? 0 : batch.counts.front()));
       }

@@ -46,9 +46,31 @@ function firstDefined(config: Record<string, unknown>, keys: string[], prefix: s
 const WINDOW_KEYS = ["contextLength", "context_length", "contextWindow", "max_input_tokens"];
 const OUTPUT_KEYS = ["maxOutputTokens", "max_completion_tokens", "max_output_tokens", "maxCompletionTokens"];
 
+/** One row of a model listing: a table key and its limits as published (0 output: none published). */
+export interface ModelEntry {
+  model: string;
+  contextWindow: number;
+  maxOutput: number;
+  /** "registered" for a model a caller added, "builtin" for the core's table. */
+  source: "registered" | "builtin";
+}
+
 /** Models a caller added; checked before the built-in table. */
 export class ModelRegistry {
   private readonly models = new Map<string, { contextWindow: number; maxOutput: number }>();
+
+  /**
+   * Every model this registry knows: the registered ones (by normalized id) first, then the core's
+   * built-in table in its order, without the built-in rows a registered model shadows.
+   */
+  list(): ModelEntry[] {
+    const own: ModelEntry[] = [...this.models].map(([model, l]) => ({ model, ...l, source: "registered" }));
+    const builtin: ModelEntry[] = native
+      .listModelLimits()
+      .filter((row) => !this.models.has(row.key))
+      .map((row) => ({ model: row.key, contextWindow: row.contextWindow, maxOutput: row.maxOutput, source: "builtin" }));
+    return [...own, ...builtin];
+  }
 
   /** Adds (or replaces) a model under its normalized id (`Acme/My-Model` and `my-model` are one). */
   register(model: string, config: ModelConfig): void {

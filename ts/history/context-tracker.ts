@@ -1,15 +1,20 @@
-// Tracks how much of a model's window a conversation uses (seed 001/003 ContextTracker).
+// Tracks how much of a model's window a conversation uses (seed 001/003 ContextTracker), anchored
+// on the provider's reported usage when the caller passes it (observeUsage).
 import { ContextBudget } from "./context-budget.js";
 import { ContextLimits, type LimitOverrides } from "./context-limits.js";
 import { describe, requireString, typeError } from "../runtime/errors.js";
 import { getCounter } from "../tokens/get-counter.js";
-import type { Logger } from "../runtime/logger.js";
+import { consoleLogger, type Logger } from "../runtime/logger.js";
+import { reportedInputTokens, UsageCalibration, type ReportedUsage } from "./usage-calibration.js";
 import type { MessageLike, TokenCounter, ToolDefinition } from "../tokens/token-counter.js";
-
 
 export interface ContextTrackerInit {
   limits: ContextLimits;
   counter: TokenCounter;
+  /** Reported-to-counted ratios per model, shared with others when given (observeUsage). */
+  calibration?: UsageCalibration;
+  /** Where an unmatched usage is reported (default: console). */
+  logger?: Logger;
 }
 
 export class ContextTracker {
@@ -19,6 +24,13 @@ export class ContextTracker {
   /** What an empty request costs with this counter (reply priming: 3 for OpenAI's format); counted once. */
   readonly requestOverhead: number;
   private conversationTokens = 0;
+  readonly calibration: UsageCalibration;
+  private readonly logger: Logger;
+  /** Bumped by every change that is not an added message. */
+  private rewrites = 0;
+  /** The request: the state update(messages) last recorded. */
+  private lastRequest: { rewrites: number; counted: number } | undefined;
+  private anchor: { reported: number; counted: number } | undefined;
 
   constructor(init: ContextTrackerInit) {
     if (init === null || typeof init !== "object") throw typeError(`init must be an object, got ${describe(init)}`);
@@ -30,13 +42,18 @@ export class ContextTracker {
     this.counter = init.counter;
     this.budget = new ContextBudget(init.limits.effectiveLimit);
     this.requestOverhead = init.counter.countMessages([]);
+    if (init.calibration !== undefined && !(init.calibration instanceof UsageCalibration)) {
+      throw typeError(`init.calibration must be a UsageCalibration, got ${describe(init.calibration)}`);
+    }
+    this.calibration = init.calibration ?? new UsageCalibration();
+    this.logger = init.logger ?? consoleLogger;
   }
 
   /** A tracker with the model's limits and counter (getCounter(model)). */
-  static forModel(model: string, options: { overrides?: LimitOverrides; logger?: Logger; counter?: TokenCounter } = {}): ContextTracker {
+  static forModel(model: string, options: { overrides?: LimitOverrides; logger?: Logger; counter?: TokenCounter; calibration?: UsageCalibration } = {}): ContextTracker {
     requireString(model, "model");
     const limits = ContextLimits.forModel(model, options.overrides, { logger: options.logger });
-    return new ContextTracker({ limits, counter: options.counter ?? getCounter(model, { logger: options.logger }) });
+    return new ContextTracker({ limits, counter: options.counter ?? getCounter(model, { logger: options.logger }), calibration: options.calibration, logger: options.logger });
   }
 
   /** Counts the system prompt, records it in the budget, and returns its tokens. */
@@ -44,6 +61,7 @@ export class ContextTracker {
     requireString(prompt, "prompt");
     const tokens = this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
     this.budget.update({ systemPrompt: tokens });
+    this.rewritten();
     return tokens;
   }
 
@@ -51,14 +69,42 @@ export class ContextTracker {
   setTools(tools: readonly ToolDefinition[]): number {
     const tokens = this.counter.countMessages([], { tools }) - this.requestOverhead;
     this.budget.update({ tools: tokens });
+    this.rewritten();
     return tokens;
   }
 
-  /** Recounts the whole conversation (seed 001: update(messages)). */
+  /**
+   * Recounts the whole conversation (seed 001: update(messages)). These messages, with the system
+   * prompt and tools, are the request a later observeUsage(usage) is matched to.
+   */
   update(messages: readonly MessageLike[]): number {
     this.conversationTokens = Math.max(0, this.counter.countMessages(messages) - this.requestOverhead);
     this.budget.update({ conversation: this.conversationTokens });
+    this.rewritten();
+    this.lastRequest = { rewrites: this.rewrites, counted: this.countedTokens() };
     return this.conversationTokens;
+  }
+
+  /**
+   * Anchors the total on the provider's figure for the request last recorded by update(messages):
+   * currentTokens() becomes the reported tokens plus the (scaled) counts of the messages added
+   * since, and the reported-to-counted ratio scales later counts of this model up. A usage that
+   * cannot be matched (no update yet, or a new system prompt, tools, update or reset since) is
+   * ignored with a warning. Returns whether it was applied.
+   */
+  observeUsage(usage: ReportedUsage): boolean {
+    const reported = reportedInputTokens(usage);
+    const warn = (why: string) => {
+      this.logger.warn(`ctxwin: ignored a reported usage: ${why}`);
+      return false;
+    };
+    if (reported === undefined) return warn("it reports no input tokens");
+    const request = this.lastRequest;
+    if (request === undefined) return warn("no request was recorded (call update(messages) with the messages sent)");
+    if (request.rewrites !== this.rewrites) return warn("the system prompt, tools or conversation were replaced since the request it belongs to");
+    this.calibration.observe(this.limits.model, reported, request.counted);
+    this.anchor = { reported, counted: request.counted };
+    return true;
   }
 
   /** Counts one more message and adds it to the running total; returns its tokens. */
@@ -69,10 +115,23 @@ export class ContextTracker {
     return tokens;
   }
 
-  /** Tokens a request would use now: system prompt, tools, conversation and reply priming. */
+  /** Tokens a request would use now: system prompt, tools, conversation and reply priming (anchored and scaled by reported usage). */
   currentTokens(): number {
+    const counted = this.countedTokens();
+    const model = this.limits.model;
+    if (this.anchor) return this.anchor.reported + this.calibration.scale(model, Math.max(0, counted - this.anchor.counted));
+    return this.calibration.scale(model, counted);
+  }
+
+  /** The local count, before any reported usage. */
+  countedTokens(): number {
     const content = this.budget.systemPrompt + this.budget.tools + this.conversationTokens;
     return content > 0 ? content + this.requestOverhead : 0;
+  }
+
+  private rewritten(): void {
+    this.rewrites++;
+    this.anchor = undefined;
   }
 
   exceedsLimit(): boolean {
@@ -94,6 +153,7 @@ export class ContextTracker {
   }
 
   reset(): void {
+    this.rewritten();
     this.conversationTokens = 0;
     this.budget.update({ conversation: 0 });
   }

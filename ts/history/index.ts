@@ -11,6 +11,7 @@ export {
   type ContextLimitsInit,
   type LimitOverrides,
   type ModelConfig,
+  type ModelEntry,
 } from "./context-limits.js";
 export { ContextBudget, type BudgetAllocations } from "./context-budget.js";
 export { ContextTracker, type ContextTrackerInit } from "./context-tracker.js";
@@ -28,6 +29,7 @@ export {
   type OmissionMarker,
   type InsertedRole,
 } from "./strategies.js";
+export { UsageCalibration, reportedInputTokens, type ReportedUsage, type ModelCalibration } from "./usage-calibration.js";
 export {
   MessageContextManager,
   TruncationMode,

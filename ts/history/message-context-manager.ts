@@ -38,7 +38,11 @@ import {
   type TruncationStrategy,
 } from "./strategies.js";
 import type { SummaryModel } from "../models/summary-model.js";
+import { reportedInputTokens, UsageCalibration, type ModelCalibration, type ReportedUsage } from "./usage-calibration.js";
 import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
+import { randomUUID } from "node:crypto";
+import { SessionLink, type SessionOptions } from "../session/session-link.js";
+import { buildExport, stateOfExport, type ContextExport, type ContextState } from "../session/export.js";
 
 export const TruncationMode = {
   SLIDING_WINDOW: "sliding_window",
@@ -121,6 +125,14 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
   summaryRole?: InsertedRole;
   /** A tool result whose call is not in the history: reject it (`"error"`, default) or leave it out of the history with a warning (`"drop"`). */
   orphanToolResults?: "error" | "drop";
+  /** Reported-to-counted ratios per model, shared with other managers when given (observeUsage). */
+  calibration?: UsageCalibration;
+  /**
+   * Keep the context in a session's append-only log (docs/sessions.md): the manager opens it (use
+   * `await MessageContextManager.open(options)`, or `await manager.ready`), appends each message
+   * and each trim or compaction as it happens, and `await manager.flush()` makes them durable.
+   */
+  session?: SessionOptions;
 }
 
 export interface ContextStats {
@@ -131,6 +143,12 @@ export interface ContextStats {
   tokenUsage: number;
   availableTokens: number;
   usagePercentage: number;
+  /** The local count, before reported usage anchors or scales it. */
+  countedTokens: number;
+  /** Whether tokenUsage is anchored on a reported usage (observeUsage). */
+  anchored: boolean;
+  /** Reported-to-counted ratio per model (observeUsage). */
+  calibration: Record<string, ModelCalibration>;
   /** Prompt caching over the requests so far (each getContextForRequest() call is one). */
   cache: CacheStats;
   /** The summarizer's circuit breaker (closed when there is no llm). */
@@ -192,6 +210,13 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private warned90 = false;
   /** Where earlier turns were omitted: "[N messages omitted]" goes before messages[index]. */
   private marker: { index: number; omitted: number; tokens: number; role: InsertedRole } | undefined;
+  readonly calibration: UsageCalibration;
+  /** Bumped by every change that is not an append: a usage from before it describes another history. */
+  private rewrites = 0;
+  /** What getContextForRequest() last returned, for matching a reported usage to it. */
+  private lastRequest: { rewrites: number; counted: number } | undefined;
+  /** The reported usage tokenUsage builds on (dropped by any rewrite), and the local count it replaced. */
+  private anchor: { reported: number; counted: number } | undefined;
   /** Prompt-cache accounting: see getStats().cache. */
   private readonly cacheStats = { requests: 0, promptTokens: 0, sharedPrefixTokens: 0 };
   /** Conversation tokens (marker included) of the last request still the prefix of the history now. */
@@ -205,7 +230,23 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private readonly pendingCalls = new Set<string>();
   /** Pending calls a trim past the window removed: their results are left out when they come. */
   private readonly trimmedCalls = new Set<string>();
+  /**
+   * Tool units a trim removed. An item that joins one later (a parallel function_call after its
+   * reasoning item, a result) would stand alone, so it is left out too; any item outside a unit
+   * ends the chance that one is still being built, and the set is emptied.
+   */
+  private readonly trimmedUnits = new Set<number>();
   private pendingReasoning = false;
+  /** The session's id in exports (the store's id when the manager has a session). */
+  sessionId: string;
+  private createdAt = Date.now();
+  private updatedAt = this.createdAt;
+  /** The summaries a compaction put in (an export marks them). */
+  private summaries = new WeakSet<object>();
+  /** The session log this manager's changes go to (ts/session/session-link.ts). */
+  private readonly session: SessionLink<M> | undefined;
+  /** Resolves once the session's log has been read into the manager (at once without a session). */
+  readonly ready: Promise<void>;
 
   constructor(options: MessageContextManagerOptions<M>) {
     super();
@@ -259,6 +300,127 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       logger: options.logger,
     });
     this.compactor = this.compaction.compactor;
+    if (options.calibration !== undefined && !(options.calibration instanceof UsageCalibration)) {
+      throw typeError(`options.calibration must be a UsageCalibration, got ${describe(options.calibration)}`);
+    }
+    this.calibration = options.calibration ?? new UsageCalibration();
+    this.sessionId = options.session?.id ?? randomUUID();
+    if (options.session !== undefined) {
+      if (options.session === null || typeof options.session !== "object" || typeof options.session.store?.append !== "function") {
+        throw typeError(`options.session must be { store, id } with a SessionStore, got ${describe(options.session)}`);
+      }
+      // eslint-disable-next-line @typescript-eslint/no-this-alias
+      const self = this;
+      // `metadata` through a getter: callers may replace the object.
+      this.session = new SessionLink<M>(options.session, { get metadata() { return self.metadata; }, restoreFromLog: (state) => self.restoreState(state, true) }, options.logger);
+      this.ready = this.session.ready;
+    } else {
+      this.ready = Promise.resolve();
+    }
+  }
+
+  /** A manager whose session is open: the log read, the context continued where it was. */
+  static async open<M extends MessageLike = MessageLike>(options: MessageContextManagerOptions<M>): Promise<MessageContextManager<M>> {
+    const manager = new MessageContextManager<M>(options);
+    await manager.ready;
+    return manager;
+  }
+
+  /** Resolves when every change so far is in the session's store (durable); at once without a session. */
+  async flush(): Promise<void> {
+    await this.session?.flush();
+  }
+
+  /** Seed 000's /export: the metadata and the turns, summaries and the omission marker marked. */
+  export(): ContextExport {
+    return buildExport(
+      {
+        ...this.state(),
+        sessionId: this.sessionId,
+        // A session's times are its log's (the store's clock), so every worker exports the same.
+        createdAt: this.session?.createdAt ?? this.createdAt,
+        updatedAt: Math.max(this.updatedAt, this.session?.updatedAt ?? 0),
+        metadata: this.metadata,
+      },
+      { model: this.model, mode: this.mode, tokenUsage: this.tokenUsage },
+    );
+  }
+
+  /**
+   * Seed 000's /import: validates `json` (an export, or its text) first, then replaces the
+   * conversation and the system prompt with the export's and merges its metadata into this
+   * manager's. A bad file throws ERR_CTXWIN_INVALID_EXPORT naming the first bad path and changes nothing.
+   */
+  import(json: unknown): void {
+    const { sessionId: _id, createdAt: _created, updatedAt: _updated, model: _model, mode: _mode, ...state } = stateOfExport<M>(json);
+    this.restoreState({ ...state, metadata: { ...this.metadata, ...state.metadata } }, false);
+  }
+
+  /** A manager restored from an export (model and mode from the file unless `options` names them). */
+  static fromExport<M extends MessageLike = MessageLike>(json: unknown, options: Partial<MessageContextManagerOptions<M>> = {}): MessageContextManager<M> {
+    const { model, mode, ...state } = stateOfExport<M>(json);
+    const chosenModel = options.model ?? model;
+    if (chosenModel === undefined) throw typeError("options.model is required: the export names no model (metadata.model)");
+    const manager = new MessageContextManager<M>({
+      ...options,
+      model: chosenModel,
+      mode: options.mode ?? (Object.values(TruncationMode).includes(mode as TruncationMode) ? (mode as TruncationMode) : undefined),
+    });
+    manager.restoreState(options.session ? { ...state, sessionId: undefined } : state, false);
+    return manager;
+  }
+
+  /** The manager's state as an export sees it. */
+  private state(): ContextState<M> {
+    const summaries: number[] = [];
+    this.messages.forEach((m, i) => {
+      if (this.summaries.has(m as object)) summaries.push(i);
+    });
+    const marker = this.marker ? { index: this.marker.index, omitted: this.marker.omitted, role: this.marker.role } : undefined;
+    return { messages: this.messages.slice(), summaries, marker, systemPrompt: this.systemPrompt ?? null };
+  }
+
+  /** Replaces the whole view (import, a session's log); everything is checked and counted first. */
+  private restoreState(state: ContextState<M>, fromLog: boolean): void {
+    const reader = new MetadataReader({ orphanToolResults: "error" });
+    const facts = state.messages.map((m, i) => reader.read(m, i));
+    const tokens = Array.from(messageTokens(this.counter, state.messages));
+    const summaries = new Set(state.summaries);
+    const prompt = state.systemPrompt === undefined ? this.systemPrompt : (state.systemPrompt ?? undefined);
+    const systemTokens = prompt === undefined ? 0 : this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
+    let marker: typeof this.marker;
+    if (state.marker) {
+      const { omitted, role } = state.marker;
+      const markerTokens = Math.max(0, this.counter.countMessages([omissionMarker(omitted, role)]) - this.requestOverhead);
+      marker = { index: Math.min(state.marker.index, state.messages.length), omitted, tokens: markerTokens, role };
+    }
+    // Nothing above changed the manager; from here on nothing throws.
+    this.reader = reader;
+    this.rewritten();
+    this.messages = state.messages.slice();
+    this.roles = facts.map((f) => f.role);
+    this.flags = facts.map((f, i) => (summaries.has(i) ? f.flags | FLAG_MARKED : f.flags));
+    this.units = facts.map((f, i) => (summaries.has(i) ? -1 : f.unit));
+    this.tokens = tokens;
+    this.conversationTokens = tokens.reduce((a, b) => a + b, 0);
+    this.summaries = new WeakSet(state.messages.filter((_, i) => summaries.has(i)) as object[]);
+    this.marker = marker;
+    if (prompt !== this.systemPrompt) this.systemStable = false;
+    this.systemPrompt = prompt;
+    this.systemTokens = systemTokens;
+    // A restored view shares no prefix with the last request, and its open tool calls are its own.
+    this.stablePrefix = 0;
+    this.pendingCalls.clear();
+    this.trimmedCalls.clear();
+    this.trimmedUnits.clear();
+    state.messages.forEach((m, i) => this.trackExchange(m, facts[i] as MessageFacts));
+    if (state.metadata !== undefined) this.metadata = state.metadata;
+    if (state.sessionId !== undefined && this.session === undefined) this.sessionId = state.sessionId;
+    if (state.createdAt !== undefined) this.createdAt = state.createdAt;
+    this.updatedAt = state.updatedAt ?? (fromLog ? this.updatedAt : Date.now());
+    if (!fromLog) this.session?.restored(state);
+    this.rearmWarnings();
+    this.afterChange();
   }
 
   /**
@@ -329,12 +491,15 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private replace(edits: Array<[number, M]>): number {
     if (edits.length === 0) return 0;
     const counts = messageTokens(this.counter, edits.map(([, m]) => m));
+    this.rewritten();
     this.touched(Math.min(...edits.map(([i]) => i)));
     edits.forEach(([i, after], k) => {
       this.conversationTokens += (counts[k] ?? 0) - (this.tokens[i] ?? 0);
       this.messages[i] = after;
       this.tokens[i] = counts[k] ?? 0;
     });
+    this.session?.replaced(edits);
+    this.touch();
     this.afterChange();
     return edits.length;
   }
@@ -349,12 +514,16 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     // Every message before `at` is kept, so `at` is still the summary's place; it is never trimmed.
     this.insert(at, summary as unknown as M, { role: ROLE_CODES[summary.role], flags: FLAG_MARKED, unit: -1 }, summaryTokens ?? 0);
     this.marker = undefined;
+    this.summaries.add(summary);
+    this.session?.summarized(positions, summary, at);
+    this.touch();
     this.afterChange();
   }
 
   /** Keeps only the messages at `indices`, in that order, with their metadata. */
   private select(indices: readonly number[]): void {
     const pick = <T>(array: readonly T[]) => indices.map((i) => array[i] as T);
+    this.rewritten();
     this.messages = pick(this.messages);
     this.roles = pick(this.roles);
     this.tokens = pick(this.tokens);
@@ -375,9 +544,15 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   setSystemPrompt(prompt: string): number {
     requireString(prompt, "prompt");
-    if (prompt !== this.systemPrompt) this.systemStable = false;
+    if (prompt !== this.systemPrompt) {
+      this.systemStable = false;
+      this.rewritten(); // a usage from before describes another prompt
+    }
     this.systemTokens = this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
+    // A worker that sets its prompt at every start does not grow the log with copies.
+    if (prompt !== this.systemPrompt) this.session?.systemPromptSet(prompt);
     this.systemPrompt = prompt;
+    this.touch();
     this.afterChange();
     return this.systemTokens;
   }
@@ -390,6 +565,14 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       (this.logger ?? consoleLogger).warn("ctxwin: dropped a tool result whose call is not in the history");
       return;
     }
+    if (facts.unit >= 0 && this.trimmedUnits.has(facts.unit)) {
+      // The rest of an exchange a trim past the window cut into: alone it would be invalid.
+      for (const id of facts.callIds ?? []) this.trimmedCalls.add(id);
+      for (const id of facts.resultIds ?? []) this.trimmedCalls.delete(id);
+      (this.logger ?? consoleLogger).warn("ctxwin: left out an item whose tool exchange a trim removed");
+      return;
+    }
+    if (facts.unit < 0) this.trimmedUnits.clear();
     if (facts.resultIds !== undefined && facts.resultIds.length > 0 && facts.resultIds.every((id) => this.trimmedCalls.has(id))) {
       // Its call was trimmed away (the window could not hold the exchange): a result alone is invalid.
       for (const id of facts.resultIds) this.trimmedCalls.delete(id);
@@ -399,6 +582,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const [tokens] = messageTokens(this.counter, [message]);
     this.insert(this.messages.length, message, facts, tokens ?? 0);
     this.trackExchange(message, facts);
+    this.session?.added(message);
+    this.touch();
     this.afterChange();
   }
 
@@ -413,7 +598,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   canAdd(message: M): boolean {
     new MetadataReader({ orphanToolResults: "drop" }).read(message, this.messages.length);
     const [tokens] = messageTokens(this.counter, [message]);
-    return this.tokenUsage + (tokens ?? 0) + (this.tokenUsage === 0 ? this.requestOverhead : 0) <= this.limits.effectiveLimit;
+    const added = this.calibration.scale(this.model, (tokens ?? 0) + (this.tokenUsage === 0 ? this.requestOverhead : 0));
+    return this.tokenUsage + added <= this.limits.effectiveLimit;
   }
 
   /** Starts from an existing history (a session's), counted exactly in one batch. */
@@ -427,6 +613,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const facts = all.filter((_, i) => keep[i]);
     const tokens = messageTokens(this.counter, messages);
     this.reader = reader;
+    this.rewritten();
     this.messages = messages.slice();
     this.roles = facts.map((f) => f.role);
     this.flags = facts.map((f) => f.flags);
@@ -437,7 +624,10 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.stablePrefix = 0;
     this.pendingCalls.clear();
     this.trimmedCalls.clear();
+    this.trimmedUnits.clear();
     messages.forEach((m, i) => this.trackExchange(m, facts[i] as MessageFacts));
+    this.session?.restored({ messages: this.messages, summaries: [], marker: undefined });
+    this.touch();
     this.afterChange();
   }
 
@@ -450,12 +640,50 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.countRequest();
     const conversation: Array<M | OmissionMarker> = this.messages.slice();
     if (this.marker) conversation.splice(this.marker.index, 0, omissionMarker(this.marker.omitted, this.marker.role));
+    this.lastRequest = { rewrites: this.rewrites, counted: this.countedTokens };
     return this.systemPrompt === undefined ? conversation : [{ role: "system", content: this.systemPrompt }, ...conversation];
   }
 
+  /**
+   * Anchors the running total on the provider's figure for the request getContextForRequest()
+   * last returned (AI SDK, OpenAI, Anthropic, LangChain and OpenAI Agents usage shapes). From then
+   * on tokenUsage is the reported figure plus the (scaled) counts of what was added since, and the
+   * model's reported-to-counted ratio scales later counts up. A usage that cannot be matched to
+   * that request (no request yet, or the history was trimmed, compacted, loaded, cleared or given
+   * a new system prompt since) is ignored with a warning. Returns whether it was applied.
+   */
+  observeUsage(usage: ReportedUsage): boolean {
+    const reported = reportedInputTokens(usage); // throws before any change
+    const warn = (why: string) => {
+      (this.logger ?? consoleLogger).warn(`ctxwin: ignored a reported usage: ${why}`);
+      return false;
+    };
+    if (reported === undefined) return warn("it reports no input tokens");
+    const request = this.lastRequest;
+    if (request === undefined) return warn("no request was made (call getContextForRequest() for the request the usage belongs to)");
+    if (request.rewrites !== this.rewrites) return warn("the history was trimmed, compacted or replaced since the request it belongs to");
+    this.calibration.observe(this.model, reported, request.counted);
+    this.anchor = { reported, counted: request.counted };
+    this.afterChange();
+    return true;
+  }
+
+  /** The request's tokens: anchored on the last reported usage when there is one, scaled by the model's ratio. */
   get tokenUsage(): number {
+    const counted = this.countedTokens;
+    if (this.anchor) return this.anchor.reported + this.calibration.scale(this.model, Math.max(0, counted - this.anchor.counted));
+    return this.calibration.scale(this.model, counted);
+  }
+
+  /** The local count of the request, before any reported usage. */
+  private get countedTokens(): number {
     const content = this.systemTokens + this.conversationTokens + (this.marker?.tokens ?? 0);
     return content > 0 ? content + this.requestOverhead : 0;
+  }
+
+  private rewritten(): void {
+    this.rewrites++;
+    this.anchor = undefined;
   }
 
   get availableTokens(): number {
@@ -486,6 +714,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       tokenUsage: this.tokenUsage,
       availableTokens: this.availableTokens,
       usagePercentage: this.usagePercentage,
+      countedTokens: this.countedTokens,
+      anchored: this.anchor !== undefined,
+      calibration: this.calibration.toJSON(),
       cache: { ...this.cacheStats, cacheableShare: this.cacheStats.promptTokens === 0 ? 0 : this.cacheStats.sharedPrefixTokens / this.cacheStats.promptTokens },
       breaker: this.compaction.breaker,
     };
@@ -529,13 +760,17 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** Trims now to `targetTokens` (default: trimTo of the effective limit). Returns what happened. */
   truncate(targetTokens?: number): TrimEvent<M> | undefined {
     const target = targetTokens === undefined ? Math.floor(this.limits.effectiveLimit * this.trimTo) : requireCount(targetTokens, "targetTokens");
-    const conversationTarget = Math.max(0, target - this.systemTokens - this.requestOverhead);
+    // Planned on local counts: a target in reported units shrinks by the model's ratio.
+    const conversationTarget = Math.max(0, this.calibration.unscale(this.model, target) - this.systemTokens - this.requestOverhead);
     const before = this.tokenUsage;
     const kept = this.planKept(conversationTarget);
     if (kept === undefined || kept.indices.length === this.messages.length) return undefined;
     const keep = new Uint8Array(this.messages.length);
     for (const i of kept.indices) keep[i] = 1;
     const removed = this.messages.filter((_, i) => keep[i] === 0);
+    this.units.forEach((unit, i) => {
+      if (keep[i] === 0 && unit >= 0) this.trimmedUnits.add(unit);
+    });
     if (this.pendingCalls.size > 0) {
       for (const m of removed) {
         visitMessage(m as unknown as Record<string, unknown>, {
@@ -568,6 +803,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       kept.markerIndex >= 0
         ? `Context trimmed. Kept first ${first} and last ${this.messages.length - first} turns.`
         : `Context trimmed. Kept last ${this.messages.length} turns.`;
+    this.session?.trimmed(kept.indices, this.marker);
+    this.touch();
     const event: TrimEvent<M> = { removed, kept: this.messages.length, message, tokensBefore: before, tokensAfter: this.tokenUsage };
     this.rearmWarnings();
     this.onTrim?.(event);
@@ -581,18 +818,26 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.stablePrefix = 0;
     this.pendingCalls.clear();
     this.trimmedCalls.clear();
+    this.trimmedUnits.clear();
     this.pendingReasoning = false;
     this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
     this.marker = undefined;
+    this.session?.cleared();
+    this.touch();
     this.rearmWarnings();
   }
 
   /** Everything back to new: conversation, system prompt and metadata. */
   reset(): void {
     this.clear();
+    if (this.systemPrompt !== undefined) this.session?.systemPromptSet(null);
     this.systemPrompt = undefined;
     this.systemTokens = 0;
     this.metadata = {};
+  }
+
+  private touch(): void {
+    this.updatedAt = Date.now();
   }
 
   private planKept(target: number): { indices: number[]; markerIndex: number } | undefined {

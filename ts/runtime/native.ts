@@ -1,9 +1,12 @@
-// Loads the compiled core (build/ctxwin.node) once and describes what it exports.
+// Loads the compiled core once and describes what it exports. Two builds of the same core and
+// the same Node-API glue: the native addon (built here, or prebuilt in the package for linux-x64
+// glibc) and, where none loads, its WebAssembly build. CTXWIN_BACKEND=native|wasm forces one.
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { plainError } from "./errors.js";
+import { consoleLogger } from "./logger.js";
 
 /** The addon's exports: plain functions over numbers, strings and typed arrays. */
 export interface NativeCore {
@@ -23,6 +26,7 @@ export interface NativeCore {
   HfTokenizer: new (source: string, isPath: boolean) => NativeHfTokenizer;
   clearPieceCaches(): void;
   findModelLimits(model: string): { key: string; contextWindow: number; maxOutput: number } | null;
+  listModelLimits(): Array<{ key: string; contextWindow: number; maxOutput: number }>;
   normalizeModelId(model: string): string;
   planTruncation(
     roles: Uint8Array,
@@ -95,17 +99,78 @@ export interface NativeSummarizationPlan {
   reuse: Uint8Array;
 }
 
-function load(): NativeCore {
-  const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-  const addonPath = join(packageRoot, "build", "ctxwin.node");
-  if (!existsSync(addonPath)) {
+export type Backend = "native" | "wasm";
+
+interface Loaded {
+  core: NativeCore;
+  backend: Backend;
+}
+
+const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const require = createRequire(import.meta.url);
+
+/**
+ * The addons to try, best first: one built here (a source checkout, or an install with
+ * --build-from-source), then the prebuilt one the package ships for this platform.
+ */
+function addonCandidates(): string[] {
+  return [join(packageRoot, "build", "ctxwin.node"), join(packageRoot, "prebuilds", `${process.platform}-${process.arch}`, "ctxwin.node")];
+}
+
+/** The native addon, or why none loads here. */
+function loadNative(): NativeCore | string {
+  const reasons: string[] = [];
+  for (const path of addonCandidates()) {
+    if (!existsSync(path)) continue;
+    try {
+      return require(path) as NativeCore;
+    } catch (error) {
+      reasons.push(`${path} does not load (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`);
+    }
+  }
+  if (reasons.length > 0) return reasons.join("; ");
+  return `no native addon for ${process.platform}-${process.arch} in the package (prebuilt: linux-x64 with glibc >= 2.35)`;
+}
+
+/** The same core and glue compiled to WebAssembly (emnapi); instantiated synchronously. */
+function loadWasm(): NativeCore {
+  const entry = join(packageRoot, "prebuilds", "wasm", "ctxwin.cjs");
+  if (!existsSync(entry)) {
     throw plainError(
-      `ctxwin: the native addon is not built (${addonPath} is missing). Run \`npm rebuild ctxwin\`, ` +
-        "or, with npm 11's install-script approvals, `npm install-scripts approve ctxwin` and reinstall.",
+      `ctxwin: the WebAssembly build is missing (${entry}); reinstall the package, or in a source checkout run \`npm run build\``,
       "ERR_CTXWIN_ADDON_MISSING",
     );
   }
-  return createRequire(import.meta.url)(addonPath) as NativeCore;
+  const module = require(entry) as { emnapiInit(options: { context: unknown; filename?: string }): NativeCore };
+  const { getDefaultContext } = require("@emnapi/runtime") as { getDefaultContext(): unknown };
+  return module.emnapiInit({ context: getDefaultContext(), filename: entry });
 }
 
-export const native: NativeCore = load();
+function load(): Loaded {
+  const forced = process.env.CTXWIN_BACKEND;
+  if (forced !== undefined && forced !== "" && forced !== "native" && forced !== "wasm") {
+    throw plainError(`ctxwin: CTXWIN_BACKEND must be "native" or "wasm" (got ${JSON.stringify(forced)})`, "ERR_CTXWIN_INVALID_ARGUMENT");
+  }
+  if (forced === "wasm") return { core: loadWasm(), backend: "wasm" };
+  const native = loadNative();
+  if (typeof native !== "string") return { core: native, backend: "native" };
+  if (forced === "native") {
+    throw plainError(
+      `ctxwin: CTXWIN_BACKEND=native, but ${native}. Build it with \`npm rebuild ctxwin --build-from-source\` ` +
+        "(needs cmake, a C++20 compiler, nlohmann-json3-dev and libutf8proc-dev).",
+      "ERR_CTXWIN_ADDON_MISSING",
+    );
+  }
+  const core = loadWasm();
+  // Said once per process (per thread): counts are the same, only slower than the native addon.
+  consoleLogger.warn(`ctxwin: using the WebAssembly build: ${native}.`);
+  return { core, backend: "wasm" };
+}
+
+const loaded = load();
+
+/** The core this process runs on: the native addon, or its WebAssembly build. */
+export const native: NativeCore = loaded.core;
+
+/** Which build of the core is in use: "native" (the Node-API addon) or "wasm" (WebAssembly). */
+export const backend: Backend = loaded.backend;

@@ -131,4 +131,11 @@ std::optional<ModelLimits> find_model_limits(std::string_view id) {
 
 std::size_t builtin_model_count() noexcept { return kModels.size(); }
 
+std::vector<ModelLimits> builtin_models() {
+  std::vector<ModelLimits> out;
+  out.reserve(kModels.size());
+  for (const Entry& entry : kModels) out.push_back(ModelLimits{entry.key, entry.context_window, entry.max_output});
+  return out;
+}
+
 }  // namespace ctxwin

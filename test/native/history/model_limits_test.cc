@@ -49,5 +49,19 @@ TEST(ModelLimits, UnpublishedOutputLimitsAreZero) {
   EXPECT_GT(builtin_model_count(), 50u);
 }
 
+TEST(ModelLimits, ListingIsTheTableItself) {
+  const auto models = builtin_models();
+  ASSERT_EQ(models.size(), builtin_model_count());
+  EXPECT_EQ(models.front().key, "claude-3-opus");  // seed 003's rows first
+  // Every listed key finds itself, with the same limits: the listing never disagrees with lookups.
+  for (const ModelLimits& m : models) {
+    const auto found = find_model_limits(m.key);
+    ASSERT_TRUE(found.has_value()) << m.key;
+    EXPECT_EQ(found->key, m.key);
+    EXPECT_EQ(found->context_window, m.context_window);
+    EXPECT_EQ(found->max_output, m.max_output);
+  }
+}
+
 }  // namespace
 }  // namespace ctxwin

@@ -48,6 +48,23 @@ describe("ContextLimits", () => {
     expect(ContextLimits.forModel("llama-3.3-70b").maxOutputTokens).toBe(Math.floor(131072 * 0.2));
   });
 
+  it("lists the core's table, registered models first, each finding its own limits", () => {
+    const registry = new ModelRegistry();
+    const builtin = registry.list();
+    expect(builtin.length).toBeGreaterThan(50);
+    expect(builtin[0]).toEqual({ model: "claude-3-opus", contextWindow: 200000, maxOutput: 4096, source: "builtin" });
+    for (const row of builtin) {
+      const limits = ContextLimits.forModel(row.model, {}, { registry });
+      expect(limits.known).toBe(true);
+      expect(limits.maxTokens).toBe(row.contextWindow);
+    }
+    registry.register("gpt-4o", { contextLength: 64000 });
+    const listed = registry.list();
+    expect(listed[0]).toEqual({ model: "gpt-4o", contextWindow: 64000, maxOutput: 0, source: "registered" });
+    expect(listed.filter((r) => r.model === "gpt-4o")).toHaveLength(1);
+    expect(listed).toHaveLength(builtin.length);
+  });
+
   it("lets users register their own models", () => {
     const registry = new ModelRegistry();
     registry.register("Acme/Corp-LLM", { context_length: 65536, max_output_tokens: 8192 });

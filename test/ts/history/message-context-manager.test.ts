@@ -114,6 +114,9 @@ describe("MessageContextManager", () => {
       tokenUsage: 850,
       availableTokens: 150,
       usagePercentage: 85,
+      countedTokens: 850,
+      anchored: false,
+      calibration: {},
       cache: { requests: 0, promptTokens: 0, sharedPrefixTokens: 0, cacheableShare: 0 },
       breaker: { state: "closed", consecutiveFailures: 0 },
     });

@@ -155,6 +155,20 @@ describe.each(["ai-sdk", "anthropic", "responses"] as const)("reasoning in %s co
     );
   });
 
+  it("leaves out the rest of an exchange that a trim past the window cut into", () => {
+    // fast-check's counterexample: the window is exceeded in the middle of a response's parallel
+    // calls; the trim removes the reasoning and the calls so far, so the calls still to come and
+    // every result of the exchange must stay out too.
+    const conversation: Turn[] = [
+      { words: 38, steps: [{ reasoning: true, redacted: false, calls: 2, words: 15 }] },
+      { words: 34, steps: [{ reasoning: true, redacted: false, calls: 1, words: 47 }, { reasoning: true, redacted: false, calls: 3, words: 51 }] },
+    ];
+    const messages = build(shape, conversation);
+    const cm = new MessageContextManager<Item>({ model: "gpt-4o", counter, mode: TruncationMode.SMART, logger: { warn: () => {} }, limits: new ContextLimits({ model: "gpt-4o", maxTokens: 400, maxOutputTokens: 0, reservedTokens: 0 }) });
+    for (const m of messages) cm.addMessage(m);
+    checkKept(messages, cm.getMessages());
+  });
+
   it("counts reasoning: a longer thought costs more tokens", () => {
     const short = build(shape, [{ words: 3, steps: [{ reasoning: true, redacted: false, calls: 1, words: 2 }] }]);
     const long = build(shape, [{ words: 3, steps: [{ reasoning: true, redacted: false, calls: 1, words: 200 }] }]);

@@ -1,7 +1,7 @@
 // Seeds 001 / 003 / 004 token-counting scenarios through the public API.
 import { get_encoding } from "tiktoken";
 import { describe, expect, it, vi } from "vitest";
-import { ApproximateCounter, CachingCounter, TiktokenCounter, encodingForModel, getCounter, type TokenCounter } from "ctxwin";
+import { ApproximateCounter, CachingCounter, TiktokenCounter, backend, encodingForModel, getCounter, type TokenCounter } from "ctxwin";
 import { CATEGORIES, documents } from "../support/corpus.js";
 
 describe("TiktokenCounter", () => {
@@ -68,7 +68,10 @@ describe("TiktokenCounter", () => {
     expect(counter.countMessages([{ role: "user", content: "hi" }])).toBeGreaterThan(0);
   });
 
-  it("counts a 100 MB text off the event loop: timers keep firing", async () => {
+  // Natively the count runs on libuv's pool and the event loop keeps turning. The WebAssembly
+  // build has no threads: emnapi runs the same job on the main thread after the call returns, so
+  // the promise resolves with the same count but timers wait (docs/install.md says so).
+  it("counts a 100 MB text asynchronously: natively off the event loop, timers keep firing", async () => {
     const counter = new TiktokenCounter({ encoding: "cl100k_base" });
     const paragraph = "The quick brown fox jumps over the lazy dog; 42 tests passed in 3.2s.\n";
     const text = paragraph.repeat(Math.ceil(100e6 / paragraph.length));
@@ -76,7 +79,7 @@ describe("TiktokenCounter", () => {
     const timer = setInterval(() => ticks++, 5);
     const count = await counter.countAsync(text);
     clearInterval(timer);
-    expect(ticks).toBeGreaterThan(3);
+    if (backend === "native") expect(ticks).toBeGreaterThan(3);
     expect(count).toBe(counter.count(paragraph) * Math.ceil(100e6 / paragraph.length));
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 // Differential tests: ctxwin's counts and tokens against OpenAI's tiktoken (WASM build of the Rust
-// core) on the whole shared corpus and on generated adversarial strings. 0 mismatches expected.
+// core) on the whole test corpus (real prose, code, CJK and accented text from the repository and
+// node_modules: support/corpus.ts) and on generated adversarial strings. 0 mismatches expected.
 import fc from "fast-check";
 import { get_encoding, type Tiktoken } from "tiktoken";
 import { afterAll, describe, expect, it } from "vitest";
@@ -22,6 +23,17 @@ const pieces = [
 const adversarial = fc.array(fc.constantFrom(...pieces), { maxLength: 40 }).map((parts) => parts.join(""));
 const anyString = fc.oneof(fc.string({ unit: "binary", maxLength: 80 }), fc.string({ unit: "grapheme", maxLength: 80 }), fc.string({ maxLength: 80 }));
 
+describe("the test corpus", () => {
+  it("is real text of every kind: prose, code, CJK, accented Latin and Cyrillic", () => {
+    const joined = Object.fromEntries(CATEGORIES.map((c) => [c, documents(c).join("\n")])) as Record<(typeof CATEGORIES)[number], string>;
+    for (const category of CATEGORIES) expect(joined[category].length).toBeGreaterThan(250_000);
+    expect(joined.prose).toMatch(/\b(the|and|with)\b/);
+    expect(joined.code).toMatch(/\bfunction\b|\bconst\b|#include/);
+    for (const script of [/\p{Script=Han}/u, /\p{Script=Hiragana}/u, /\p{Script=Katakana}/u, /\p{Script=Hangul}/u]) expect(joined.cjk).toMatch(script);
+    for (const letter of ["é", "ü", "ñ", "ç", "ł", "ř", "ş", "ã", "д"]) expect(joined.euro).toContain(letter);
+  });
+});
+
 describe.each(ENCODINGS)("%s matches tiktoken", (encoding) => {
   const ours = new TiktokenCounter({ encoding });
   const reference = references.get(encoding) as Tiktoken;
@@ -43,7 +55,7 @@ describe.each(ENCODINGS)("%s matches tiktoken", (encoding) => {
     }
   });
 
-  it("on every document of the shared corpus", () => {
+  it("on every document of the test corpus", () => {
     for (const category of CATEGORIES) {
       const docs = documents(category);
       const counts = ours.countMany(docs);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ctxwin {
 
@@ -28,5 +29,9 @@ std::optional<ModelLimits> find_model_limits(std::string_view id);
 
 // Number of built-in entries (for tests and documentation).
 std::size_t builtin_model_count() noexcept;
+
+// Every built-in entry, in table order (seed 003's rows first, then by provider): what a model
+// listing (`ctxwin models`) shows, so that it never disagrees with find_model_limits.
+std::vector<ModelLimits> builtin_models();
 
 }  // namespace ctxwin

@@ -48,10 +48,12 @@ bool every_token_merges_to_itself(const RankTable& ranks) {
   return true;
 }
 
-// Immutable once loaded; the once_flags make the loading thread-safe, and a failed load leaves its
-// flag unset so that a later call may succeed.
+// Immutable once loaded; the mutex makes the loading thread-safe, and a failed load leaves its
+// slot empty so that a later call may succeed. Not std::call_once: a load that throws would unwind
+// through glibc's pthread_once, which the prebuilt addon's statically linked unwinder cannot do
+// (it aborts the process instead of reporting the missing rank file).
 struct Registry {
-  std::array<std::once_flag, kDefinitions.size()> once;
+  std::mutex mutex;
   std::array<std::unique_ptr<const Encoding>, kDefinitions.size()> loaded;
 };
 
@@ -76,11 +78,12 @@ const Encoding& Encoding::get(std::string_view name, const std::string& data_dir
     const Definition& d = kDefinitions[i];
     if (d.name != name) continue;
     Registry& r = registry();
-    std::call_once(r.once[i], [&] {
+    const std::lock_guard<std::mutex> lock(r.mutex);
+    if (!r.loaded[i]) {
       RankTable ranks = RankTable::load(data_dir + "/" + std::string(d.name) + ".tiktoken");
       std::vector<SpecialToken> specials(d.specials.begin(), d.specials.begin() + static_cast<std::ptrdiff_t>(d.special_count));
       r.loaded[i] = std::make_unique<const Encoding>(d.name, d.pattern, std::move(ranks), std::move(specials));
-    });
+    }
     return *r.loaded[i];
   }
   throw Error::range(ErrorCode::UnknownEncoding,

@@ -1,0 +1,201 @@
+// Builds the WebAssembly backend: the same core (native/) and the same Node-API glue (binding/),
+// compiled with Emscripten against emnapi (a Node-API implementation for WebAssembly), into
+// prebuilds/wasm/ctxwin.cjs + ctxwin.wasm. The package loads it where no native addon loads.
+//
+//   node scripts/build-wasm.mjs          build when a source changed
+//   node scripts/build-wasm.mjs --force  rebuild everything
+//
+// Toolchain: Debian 12's emscripten 3.1.6 (em++ runs on clang 14), emnapi from npm (compiled here
+// from its C sources so that its objects match this Emscripten), utf8proc's C source from
+// `apt-get source utf8proc`, nlohmann_json's headers from nlohmann-json3-dev. No network.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { root } from "./build.mjs";
+import { pcre2SourceDir, utf8procSourceDir } from "./system-deps.mjs";
+
+export const wasmDir = join(root, "prebuilds", "wasm");
+export const wasmEntry = join(wasmDir, "ctxwin.cjs");
+const objDir = join(root, "build-wasm");
+
+function files(dir, suffix) {
+  const out = [];
+  const visit = (p) => {
+    for (const name of readdirSync(p)) {
+      const full = join(p, name);
+      if (statSync(full).isDirectory()) visit(full);
+      else if (name.endsWith(suffix)) out.push(full);
+    }
+  };
+  if (existsSync(dir)) visit(dir);
+  return out.sort();
+}
+
+function mtime(path) {
+  return existsSync(path) ? statSync(path).mtimeMs : -1;
+}
+
+function newest(paths) {
+  return Math.max(...paths.map(mtime));
+}
+
+function emnapiDir() {
+  return join(root, "node_modules", "emnapi");
+}
+
+/** Every input of the build; the artefact is stale when one is newer. */
+function inputs() {
+  return [
+    ...files(join(root, "native"), ""),
+    ...files(join(root, "binding"), ""),
+    join(root, "scripts", "build-wasm.mjs"),
+  ];
+}
+
+export function wasmIsStale() {
+  return mtime(join(wasmDir, "ctxwin.wasm")) < newest(inputs()) || !existsSync(wasmEntry);
+}
+
+export function emscriptenEnv() {
+  // Debian's emscripten runs its JS tools on the system node and needs its packaged modules.
+  const nodePath = ["/usr/share/nodejs", process.env.NODE_PATH].filter(Boolean).join(":");
+  return { ...process.env, NODE_PATH: nodePath, EM_CACHE: process.env.EM_CACHE ?? "/usr/share/emscripten/cache" };
+}
+
+// Runs up to `parallel` compiler jobs at once.
+async function runAll(jobs, parallel) {
+  const queue = [...jobs];
+  const errors = [];
+  const worker = async () => {
+    while (queue.length > 0) {
+      const [command, args] = queue.shift();
+      await new Promise((resolve) => {
+        const child = spawn(command, args, { cwd: root, stdio: "inherit", env: emscriptenEnv() });
+        child.on("close", (code) => {
+          if (code !== 0) errors.push(`${command} ${args.join(" ")}`);
+          resolve();
+        });
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  if (errors.length > 0) throw new Error(`ctxwin: the WebAssembly build failed:\n  ${errors.join("\n  ")}`);
+}
+
+/**
+ * emnapi's JavaScript library, rewritten for Emscripten 3.1.6's macro language: emnapi targets
+ * Emscripten >= 3.1.9, whose makeGetValue/makeSetValue know unsigned types ('u8', 'u32'),
+ * SIZE_TYPE, POINTER_SIZE and POINTER_WASM_TYPE, whose makeDynCall knows the 'p' (pointer) signature letter, and which
+ * has getUnsharedTextDecoderView; 3.1.6 also takes a library string "undefined" for an alias. On wasm32 each maps to what 3.1.6 has; nothing else changes.
+ */
+function emnapiLibraryFor316(source) {
+  const prelude = '{{{ (globalThis.POINTER_SIZE ??= 4, globalThis.POINTER_WASM_TYPE ??= "i32", "") }}}\n';
+  return prelude + source
+    .replace(/\{\{\{ makeGetValue\(([^}]*?), '(u8|u16|u32)'\) \}\}\}/g, (_, args, type) => `{{{ makeGetValue(${args}, 'i${type.slice(1)}', undefined, true) }}}`)
+    .replace(/\{\{\{ makeGetValue\(([^}]*?), SIZE_TYPE\) \}\}\}/g, (_, args) => `{{{ makeGetValue(${args}, 'i32', undefined, true) }}}`)
+    .replace(/\{\{\{ makeSetValue\(([^}]*?), '(u8|u16|u32)'\) \}\}\}/g, (_, args, type) => `{{{ makeSetValue(${args}, 'i${type.slice(1)}') }}}`)
+    .replace(/\{\{\{ makeSetValue\(([^}]*?), SIZE_TYPE\) \}\}\}/g, (_, args) => `{{{ makeSetValue(${args}, 'i32') }}}`)
+    .replace(/\{\{\{ makeDynCall\('([a-z]+)'/g, (_, sig) => `{{{ makeDynCall('${sig.replace(/p/g, "i")}'`)
+    // 3.1.6 reads a library string value that is a bare identifier as an alias to that function.
+    .replace(/^(\s+\$\w+): "undefined",$/gm, '$1: "void 0",')
+    .replace(/^(\s+\w+__sig): "([a-z]+)",$/gm, (_, key, sig) => `${key}: "${sig.replace(/p/g, "i")}",`)
+    .replace(/\{\{\{ getUnsharedTextDecoderView\('HEAPU8', '(\w+)', '(\w+)'\) \}\}\}/g, "HEAPU8.subarray($1, $2)");
+}
+
+export async function buildWasm({ force = false, parallel = 2 } = {}) {
+  if (!force && !wasmIsStale()) return false;
+  const emnapi = emnapiDir();
+  if (!existsSync(join(emnapi, "dist", "library_napi.js"))) {
+    throw new Error("ctxwin: the emnapi package is missing; run `npm install` in the repository first");
+  }
+  const utf8proc = utf8procSourceDir();
+  const pcre2 = pcre2SourceDir();
+  console.log("ctxwin: building the WebAssembly core (em++)");
+  mkdirSync(objDir, { recursive: true });
+  mkdirSync(wasmDir, { recursive: true });
+  // Only nlohmann's headers: the whole of /usr/include would shadow Emscripten's libc.
+  const includeDir = join(objDir, "include");
+  mkdirSync(includeDir, { recursive: true });
+  if (!existsSync(join(includeDir, "nlohmann"))) symlinkSync("/usr/include/nlohmann", join(includeDir, "nlohmann"));
+  // PCRE2's 8-bit library from its source, configured as its CMake build does with the defaults
+  // (config.h.generic) plus Unicode support; no JIT (it has no WebAssembly back end).
+  const pcre2Include = join(objDir, "pcre2");
+  mkdirSync(pcre2Include, { recursive: true });
+  for (const [from, to] of [["pcre2.h.generic", "pcre2.h"], ["config.h.generic", "config.h"], ["pcre2_chartables.c.dist", "pcre2_chartables.c"]]) {
+    const target = join(pcre2Include, to);
+    if (!existsSync(target)) writeFileSync(target, readFileSync(join(pcre2, "src", from)));
+  }
+
+  const common = ["-O3", "-flto", "-fwasm-exceptions", "-DNDEBUG"];
+  const napiDefines = ["-DBUILDING_NODE_EXTENSION", '-DNAPI_EXTERN=__attribute__((__import_module__("env")))'];
+  const cxx = [
+    ...common, "-std=c++20", "-Wall", "-Wextra", "-Werror",
+    "-I", join(root, "native", "include"), "-I", join(root, "native", "src"), "-I", join(root, "binding"),
+    "-I", utf8proc, "-isystem", includeDir, "-isystem", pcre2Include, "-DPCRE2_STATIC",
+    "-isystem", join(emnapi, "include", "node"), "-isystem", join(root, "node_modules", "node-addon-api"),
+    "-DUTF8PROC_STATIC", "-DNAPI_VERSION=8", "-DNODE_ADDON_API_CPP_EXCEPTIONS", "-DNODE_ADDON_API_CPP_EXCEPTIONS_ALL",
+    "-DNODE_ADDON_API_DISABLE_DEPRECATED", ...napiDefines,
+    // emnapi-basic answers napi_*_async_work from JavaScript (run on the main thread, one job at a
+    // time), so node-addon-api's AsyncWorker, which it hides in a build without threads, works.
+    "-DNAPI_HAS_THREADS=1",
+  ];
+  const pcre2Flags = [...common, "-DHAVE_CONFIG_H", "-DPCRE2_CODE_UNIT_WIDTH=8", "-DPCRE2_STATIC", "-DSUPPORT_UNICODE", "-DHAVE_MEMMOVE", "-I", pcre2Include, "-I", join(pcre2, "src")];
+  const pcre2Sources = [
+    "auto_possess", "compile", "config", "context", "convert", "dfa_match", "error", "extuni", "find_bracket", "jit_compile", "maketables",
+    "match", "match_data", "newline", "ord2utf", "pattern_info", "script_run", "serialize", "string_utils", "study",
+    "substitute", "substring", "tables", "ucd", "valid_utf", "xclass",
+  ].map((name) => ({ src: join(pcre2, "src", `pcre2_${name}.c`), flags: pcre2Flags }));
+  const cSources = [
+    { src: join(utf8proc, "utf8proc.c"), flags: [...common, "-DUTF8PROC_STATIC", "-I", utf8proc] },
+    { src: join(pcre2Include, "pcre2_chartables.c"), flags: pcre2Flags },
+    ...pcre2Sources,
+    ...["js_native_api.c", "node_api.c", "async_cleanup_hook.c", "async_context.c"].map((name) => ({
+      src: join(emnapi, "src", name),
+      flags: [...common, "-DNAPI_VERSION=8", ...napiDefines, "-I", join(emnapi, "include", "node"), "-I", join(emnapi, "src")],
+    })),
+  ];
+  const cxxSources = [...files(join(root, "native", "src"), ".cpp"), ...files(join(root, "binding"), ".cpp")];
+
+  const objects = [];
+  const jobs = [];
+  const headersMtime = newest([...files(join(root, "native"), ".hpp"), ...files(join(root, "binding"), ".hpp"), join(root, "scripts", "build-wasm.mjs")]);
+  const add = (src, flags, command) => {
+    const rel = src.startsWith(root) ? relative(root, src) : relative(join(src, "..", ".."), src);
+    const obj = join(objDir, `${rel.replace(/[\\/]/g, "_")}.o`);
+    objects.push(obj);
+    if (force || mtime(obj) < Math.max(mtime(src), headersMtime)) jobs.push([command, [...flags, "-c", src, "-o", obj]]);
+  };
+  for (const { src, flags } of cSources) add(src, flags, "emcc");
+  for (const src of cxxSources) add(src, cxx, "em++");
+  await runAll(jobs, parallel);
+  const library = join(objDir, "library_napi.js");
+  writeFileSync(library, emnapiLibraryFor316(readFileSync(join(emnapi, "dist", "library_napi.js"), "utf8")));
+
+  rmSync(join(wasmDir, "ctxwin.wasm"), { force: true });
+  execFileSync("em++", [
+    ...common, ...objects,
+    "--js-library", library,
+    "-o", wasmEntry,
+    "-sENVIRONMENT=node",
+    "-sNODERAWFS=1",                 // the encodings' rank files are read from node_modules as they are
+    "-sWASM_ASYNC_COMPILATION=0",    // instantiated while `require` runs: the package loads synchronously
+    "-sALLOW_MEMORY_GROWTH=1",
+    "-sINITIAL_MEMORY=33554432",
+    "-sTOTAL_STACK=1048576",
+    "-sNODEJS_CATCH_EXIT=0",
+    "-sNODEJS_CATCH_REJECTION=0",
+    "-sEXPORTED_FUNCTIONS=['_malloc','_free','_napi_register_wasm_v1','_node_api_module_get_api_version_v1']",
+    "-sEXPORTED_RUNTIME_METHODS=['emnapiInit']",
+  ], { cwd: root, stdio: "inherit", env: emscriptenEnv() });
+  return true;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  try {
+    await buildWasm({ force: process.argv.includes("--force") });
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}

@@ -1,0 +1,48 @@
+// `npm pack` / `npm publish` run this first: it puts into the tarball what lets an install run no
+// compiler (prebuilds/ is not in git):
+//   prebuilds/linux-x64/ctxwin.node   the Release addon (Node-API 8, static libstdc++/libgcc, only
+//                                     the Node-API entry points exported), checked to need no
+//                                     glibc newer than 2.35
+//   prebuilds/wasm/ctxwin.{cjs,wasm}  the WebAssembly build of the same core, for everywhere else
+// and compiles dist/. Runs in a source checkout with the toolchain scripts/bootstrap.mjs installs.
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { root, addonPath, buildDir, buildNative, buildTypescript } from "./build.mjs";
+import { buildWasm } from "./build-wasm.mjs";
+import { glibcVersionsOf, MAX_GLIBC } from "./glibc.mjs";
+import { ensureSystemPackages } from "./system-deps.mjs";
+
+try {
+  if (!ensureSystemPackages({ needTests: false, needWasm: true })) process.exit(1);
+  buildTypescript();
+  await buildWasm();
+  if (process.platform === "linux" && process.arch === "x64") {
+    const cache = join(buildDir, "CMakeCache.txt");
+    if (existsSync(cache) && !/^CMAKE_BUILD_TYPE:STRING=Release$/m.test(readFileSync(cache, "utf8"))) {
+      throw new Error(`ctxwin: ${buildDir} is not a Release build; remove it and pack again`);
+    }
+    buildNative();
+    const newest = glibcVersionsOf(addonPath).at(-1);
+    if (newest && compare(newest, MAX_GLIBC) > 0) {
+      throw new Error(`ctxwin: ${addonPath} needs GLIBC_${newest}, newer than the ${MAX_GLIBC} the prebuilt promises`);
+    }
+    const dir = join(root, "prebuilds", "linux-x64");
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(addonPath, join(dir, "ctxwin.node"));
+    console.log(`ctxwin: prebuilds/linux-x64/ctxwin.node (needs glibc >= ${newest ?? "?"})`);
+  } else {
+    console.warn(`ctxwin: packing on ${process.platform}-${process.arch}: no linux-x64 prebuilt in this tarball`);
+  }
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+}
+
+function compare(a, b) {
+  const x = a.split(".").map(Number);
+  const y = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  }
+  return 0;
+}

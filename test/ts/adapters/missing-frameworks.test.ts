@@ -1,0 +1,35 @@
+// The frameworks are optional peer dependencies: a subpath that needs its framework at run time,
+// imported without it, fails with an error whose code names the package; the main entry point and
+// ctxwin/openai-agents (which needs nothing of its SDK at run time) still load.
+import { describe, expect, it, vi } from "vitest";
+
+// vi.mock is hoisted above everything else in the file: each factory stands alone.
+vi.mock("ai", () => {
+  throw Object.assign(new Error("Cannot find package 'ai'"), { code: "ERR_MODULE_NOT_FOUND" });
+});
+vi.mock("langchain", () => {
+  throw Object.assign(new Error("Cannot find package 'langchain'"), { code: "ERR_MODULE_NOT_FOUND" });
+});
+vi.mock("@openai/agents", () => {
+  throw Object.assign(new Error("Cannot find package '@openai/agents'"), { code: "ERR_MODULE_NOT_FOUND" });
+});
+
+describe("adapter subpaths without their framework", () => {
+  it("ctxwin/ai-sdk throws ERR_CTXWIN_AI_SDK_MISSING", async () => {
+    const error = await import("ctxwin/ai-sdk").then(() => undefined, (e: unknown) => e);
+    expect(error).toMatchObject({ code: "ERR_CTXWIN_AI_SDK_MISSING", message: expect.stringMatching(/ctxwin\/ai-sdk needs the `ai` package/) });
+  });
+
+  it("ctxwin/langchain throws ERR_CTXWIN_LANGCHAIN_MISSING", async () => {
+    const error = await import("ctxwin/langchain").then(() => undefined, (e: unknown) => e);
+    expect(error).toMatchObject({ code: "ERR_CTXWIN_LANGCHAIN_MISSING", message: expect.stringMatching(/npm install langchain/) });
+  });
+
+  it("ctxwin and ctxwin/openai-agents still load", async () => {
+    const main = await import("ctxwin");
+    expect(typeof main.MessageContextManager).toBe("function");
+    const agents = await import("ctxwin/openai-agents");
+    expect(typeof agents.ContextSession).toBe("function");
+    expect(typeof agents.contextInputFilter({ model: "gpt-4o" })).toBe("function");
+  });
+});

@@ -1,0 +1,102 @@
+// ctxwin/langchain: ctxwin inside LangChain v1 agents (`langchain` 1 and `@langchain/core` 1,
+// optional peer dependencies).
+//
+//   const agent = createAgent({ model, tools, systemPrompt, middleware: [contextMiddleware({ model: "gpt-4o" })] });
+//
+// The middleware wraps every model call of the agent's loop (wrapModelCall): it counts what the
+// model will receive (system message, messages, tool definitions) with the model's counter and,
+// when that and the reserved output do not fit the window, brings the call's messages within it
+// with ctxwin's levels. The agent's state keeps the whole history; only what each call sends is
+// fitted. After the call, the response's usage_metadata calibrates later counts.
+import type { AgentMiddleware } from "langchain";
+import type { BaseMessage } from "@langchain/core/messages";
+import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
+import { requirePeer } from "../shared/require-peer.js";
+import { reportedInputTokens } from "../../history/usage-calibration.js";
+import type { ToolDefinition } from "../../tokens/token-counter.js";
+import { CONTENT, ORIGINAL, toMessageLike, toMessageLikes, type LinkedMessage } from "./messages.js";
+
+const [lc, core, functionCalling] = await requirePeer(
+  () => Promise.all([import("langchain"), import("@langchain/core/messages"), import("@langchain/core/utils/function_calling")]),
+  "langchain",
+  "`langchain` (version 1) and `@langchain/core`",
+  "ERR_CTXWIN_LANGCHAIN_MISSING",
+);
+
+export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
+export type { ContextOptions, FitEvent, LinkedMessage };
+export { toMessageLike, toMessageLikes };
+export { UsageCalibration } from "../../history/usage-calibration.js";
+
+/** A tool of the request as the counter reads definitions. */
+function definitionOf(tool: unknown): ToolDefinition {
+  try {
+    const converted = functionCalling.convertToOpenAITool(tool as Record<string, unknown>) as ToolDefinition;
+    if (converted.function && typeof converted.function.name === "string") return converted;
+  } catch {
+    // Provider-side tools (plain objects of a provider's own format) are counted by name below.
+  }
+  const record = tool as { name?: unknown; type?: unknown };
+  return { type: "function", function: { name: String(record.name ?? record.type ?? "tool") } };
+}
+
+const REASONING = new Set(["reasoning", "thinking", "redacted_thinking"]);
+
+/** A fitted message back as a LangChain message: the original where untouched. */
+function toLangChain(message: LinkedMessage): BaseMessage {
+  const original = message[ORIGINAL];
+  if (original && message.content === message[CONTENT]) return original;
+  const content = typeof message.content === "string" || Array.isArray(message.content) ? message.content : JSON.stringify(message.content ?? "");
+  if (original && core.ToolMessage.isInstance(original)) {
+    return new core.ToolMessage({ content, tool_call_id: original.tool_call_id, name: original.name, id: original.id, status: original.status, artifact: original.artifact, additional_kwargs: original.additional_kwargs, response_metadata: original.response_metadata });
+  }
+  if (original && core.AIMessage.isInstance(original)) {
+    // Level 0 cleared its reasoning: the same message without reasoning and thinking blocks.
+    const blocks = Array.isArray(original.content) ? original.content.filter((b) => !(typeof b === "object" && b !== null && REASONING.has(String((b as { type?: unknown }).type)))) : original.content;
+    return new core.AIMessage({ content: blocks, tool_calls: original.tool_calls, invalid_tool_calls: original.invalid_tool_calls, id: original.id, name: original.name, additional_kwargs: original.additional_kwargs, response_metadata: original.response_metadata, usage_metadata: original.usage_metadata });
+  }
+  if (original) return original; // levels rewrite only tool results and reasoning
+  // Messages ctxwin writes: summaries and omission markers.
+  const text = String(message.content ?? "");
+  if (message.role === "system") return new core.SystemMessage(text);
+  if (message.role === "assistant") return new core.AIMessage(text);
+  return new core.HumanMessage(text);
+}
+
+export interface LangChainContextOptions extends ContextOptions {
+  /** The middleware's name in the agent (default "ctxwin"). */
+  name?: string;
+}
+
+/**
+ * An agent middleware for `createAgent({ middleware: [...] })` that keeps every model call of the
+ * agent's loop within the window (see the file comment). Summaries are written as user messages
+ * unless `summaryRole` says otherwise.
+ */
+export function contextMiddleware(options: LangChainContextOptions): AgentMiddleware & { readonly fitter: PromptFitter } {
+  checkContextOptions(options);
+  const fitter = new PromptFitter(options);
+  const middleware = lc.createMiddleware({
+    name: options.name ?? "ctxwin",
+    wrapModelCall: async (request, handler) => {
+      const system = request.systemMessage;
+      const systemText = system ? system.text : "";
+      const head: LinkedMessage[] = systemText === "" ? [] : [toMessageLike(system, -1)];
+      const whole = [...head, ...toMessageLikes(request.messages)];
+      const tools = request.tools.map(definitionOf);
+      const result = await fitter.fit(whole, { tools });
+      const key: object = result.changed ? result.messages : whole;
+      const response = result.changed
+        ? await handler({ ...request, messages: (result.messages as LinkedMessage[]).slice(head.length).map(toLangChain) })
+        : await handler(request);
+      const usage = core.AIMessage.isInstance(response) ? response.usage_metadata : undefined;
+      try {
+        if (usage && reportedInputTokens(usage) !== undefined) fitter.observeUsage(usage, key);
+      } catch (error) {
+        fitter.logger.warn(`ctxwin: ignored a usage the model reported: ${(error as Error).message}`);
+      }
+      return response;
+    },
+  });
+  return Object.assign(middleware, { fitter });
+}

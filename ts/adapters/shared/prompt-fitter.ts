@@ -1,0 +1,295 @@
+// The engine under every framework adapter: one model call's whole prompt in, the same prompt
+// brought within the model's window out.
+//
+// A framework's tool loop hands the model its full history at every step. PromptFitter counts
+// what the model will receive (messages, system prompt, tool definitions) with the model's own
+// counter, and when that does not fit the window less the reserved output, runs ctxwin's levels on
+// it (MessageContextManager over ProgressiveCompaction): compact large tool results, clear old ones,
+// summarize old turns when a summarizer is given, trim. A tool call and its results stay one unit
+// throughout. The adapters only translate their framework's messages to and from the shapes ctxwin
+// reads.
+//
+// What it sent is remembered, keyed by a fingerprint of the messages it was made from: the next
+// call, whose prompt is the same messages plus the new step, is sent as the earlier result plus the
+// new messages (their tool results compacted) as long as that fits. Only when it does not are the
+// levels run again, down to `trimTo` of the budget. So the prompt's prefix stays the same from
+// step to step (a provider's prompt cache keeps working), a summary is written once and reused,
+// and a long loop runs the levels every few steps, not at every one. The per-model ratio of
+// reported to counted tokens (observeUsage) is the other thing kept between calls.
+import { createHash, type Hash } from "node:crypto";
+import type { CompactionReport } from "../../compaction/progressive-compaction.js";
+import type { SummaryMessage } from "../../compaction/context-compactor.js";
+import { ToolResultCompactor } from "../../compaction/tool-result-compactor.js";
+import { ContextLimits, type LimitOverrides } from "../../history/context-limits.js";
+import { MessageContextManager, TruncationMode } from "../../history/message-context-manager.js";
+import { SlidingWindowStrategy, SmartTruncationStrategy, TokenBudgetStrategy, checkRole, type InsertedRole, type TruncationStrategy } from "../../history/strategies.js";
+import { reportedInputTokens, UsageCalibration, type ReportedUsage } from "../../history/usage-calibration.js";
+import type { SummaryModel } from "../../models/summary-model.js";
+import { describe, rangeError, requireCount, requireString, typeError } from "../../runtime/errors.js";
+import { consoleLogger, type Logger } from "../../runtime/logger.js";
+import { getCounter } from "../../tokens/get-counter.js";
+import { mapToolResults } from "../../tokens/message-shape.js";
+import type { MessageLike, TokenCounter, ToolDefinition } from "../../tokens/token-counter.js";
+
+/** The options every adapter takes. */
+export interface ContextOptions {
+  /** The model id: its window and output limit (ContextLimits.forModel) and its counter (getCounter). */
+  model: string;
+  /** Overrides for the model's limits (`maxTokens`, `contextLength`, `maxOutputTokens`, `reservedTokens`), or the limits themselves. */
+  limits?: LimitOverrides | ContextLimits;
+  /** The counter (default getCounter(model)). */
+  counter?: TokenCounter;
+  /** How the last level trims: a strategy, or a mode name (default "token_budget": the oldest tool units first). */
+  strategy?: TruncationStrategy | "token_budget" | "smart" | "sliding_window";
+  /** The share of the available window a prompt that does not fit is brought down to (default 0.6, as MessageContextManager's trimTo), so the next steps fit as they are. */
+  trimTo?: number;
+  /** Tool results of the last this many tool units stay whole (default 3); older ones are cleared. */
+  keepToolResults?: number;
+  /** Tool results above this many tokens are compacted (default 1000). */
+  maxToolResultTokens?: number;
+  /** Summarizes old turns when clearing tool results is not enough: an AI SDK model, a function, an `invoke()` model, or extractiveSummarizer(). */
+  summarizer?: SummaryModel;
+  /** Recent messages kept out of a summary (default 10). */
+  preserveLast?: number;
+  /**
+   * The summary message's role (default "user": the summary follows the task, and several
+   * providers take system messages only before the conversation).
+   */
+  summaryRole?: InsertedRole;
+  /** Shared reported-to-counted ratios (default: one per adapter instance). */
+  calibration?: UsageCalibration;
+  logger?: Logger;
+  /** Told about every call whose prompt had to be brought within the window. */
+  onCompact?: (event: FitEvent) => void;
+}
+
+/** What one call's fitting did. */
+export interface FitEvent {
+  /** The prompt's tokens before and after (local counts, tools included). */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** What the prompt may use (window less reserved output and reserve, in local counts). */
+  budget: number;
+  /**
+   * The compaction levels' report (results compacted at earlier steps are not in it); undefined
+   * when the earlier prompt plus the new messages fit without running the levels.
+   */
+  report: CompactionReport<MessageLike> | undefined;
+}
+
+export interface FitRequest {
+  /** Tool definitions sent with the call. */
+  tools?: readonly ToolDefinition[];
+  /** The output the call reserves (default: the model's output limit). */
+  maxOutputTokens?: number;
+}
+
+export interface FitResult<M> {
+  /** The prompt to send: the caller's own messages where unchanged, copies where compacted, a summary where summarized. */
+  messages: Array<M | SummaryMessage>;
+  /** Whether anything changed. */
+  changed: boolean;
+  /** The prompt's exact local count, tools included. */
+  tokens: number;
+  budget: number;
+}
+
+/** Prompts remembered for the next call (one per conversation in flight is what matters). */
+const MAX_CACHED_PROMPTS = 64;
+/** Compacted tool results kept between calls (a loop re-sends the same results at every step). */
+const MAX_CACHED_RESULTS = 1024;
+
+export function checkContextOptions(options: unknown, name = "options"): ContextOptions {
+  if (options === null || typeof options !== "object") throw typeError(`${name} must be an object, got ${describe(options)}`);
+  const o = options as ContextOptions;
+  requireString(o.model, `${name}.model`);
+  if (o.trimTo !== undefined && (typeof o.trimTo !== "number" || !(o.trimTo > 0 && o.trimTo <= 1))) throw rangeError(`${name}.trimTo must be a number in (0, 1], got ${describe(o.trimTo)}`);
+  if (o.keepToolResults !== undefined) requireCount(o.keepToolResults, `${name}.keepToolResults`);
+  if (o.maxToolResultTokens !== undefined) requireCount(o.maxToolResultTokens, `${name}.maxToolResultTokens`, 16);
+  if (o.preserveLast !== undefined) requireCount(o.preserveLast, `${name}.preserveLast`);
+  if (o.summaryRole !== undefined) checkRole(o.summaryRole, `${name}.summaryRole`);
+  if (o.calibration !== undefined && !(o.calibration instanceof UsageCalibration)) throw typeError(`${name}.calibration must be a UsageCalibration, got ${describe(o.calibration)}`);
+  if (o.onCompact !== undefined && typeof o.onCompact !== "function") throw typeError(`${name}.onCompact must be a function, got ${describe(o.onCompact)}`);
+  if (o.summarizer === null) throw typeError(`${name}.summarizer must be a model, got null`);
+  return o;
+}
+
+function strategyOf(value: ContextOptions["strategy"], name: string): TruncationStrategy {
+  if (value === undefined || value === TruncationMode.TOKEN_BUDGET) return new TokenBudgetStrategy();
+  if (value === TruncationMode.SMART) return new SmartTruncationStrategy();
+  if (value === TruncationMode.SLIDING_WINDOW) return new SlidingWindowStrategy();
+  if (typeof value === "object" && value !== null && typeof (value as TruncationStrategy).plan === "function") return value;
+  throw typeError(`${name} must be a TruncationStrategy or one of "token_budget", "smart", "sliding_window", got ${describe(value)}`);
+}
+
+export class PromptFitter {
+  readonly model: string;
+  readonly limits: ContextLimits;
+  readonly counter: TokenCounter;
+  readonly calibration: UsageCalibration;
+  readonly trimTo: number;
+  private readonly options: ContextOptions;
+  private readonly strategy: TruncationStrategy;
+  readonly logger: Logger;
+  /** The local count of each prompt this fitter returned, for matching a usage to its call. */
+  private readonly requests = new WeakMap<object, number>();
+  /** What was sent, by the fingerprint of the messages it was made from (insertion order: least recent first). */
+  private readonly sent = new Map<string, MessageLike[]>();
+  /** Messages ctxwin wrote (summaries, omission markers): never taken for the task. */
+  private readonly inserted = new WeakSet<object>();
+  /** Level 1's work, kept between calls: each tool result's compacted text, by its text. */
+  private readonly compactor: ToolResultCompactor;
+  private readonly compacted = new Map<string, string>();
+
+  constructor(options: ContextOptions, name = "options") {
+    checkContextOptions(options, name);
+    this.options = options;
+    this.model = options.model;
+    this.logger = options.logger ?? consoleLogger;
+    this.limits = options.limits instanceof ContextLimits ? options.limits : ContextLimits.forModel(options.model, options.limits ?? {}, { logger: this.logger });
+    this.counter = options.counter ?? getCounter(options.model, { logger: this.logger });
+    this.calibration = options.calibration ?? new UsageCalibration();
+    this.trimTo = options.trimTo ?? 0.6;
+    this.strategy = strategyOf(options.strategy, `${name}.strategy`);
+    this.compactor = new ToolResultCompactor({ maxResultTokens: options.maxToolResultTokens ?? 1000 });
+  }
+
+  /** What a prompt may use in local counts: the window less the reserved output and reserve, less the tools, unscaled by the model's ratio. */
+  budget(request: FitRequest = {}): { budget: number; toolTokens: number } {
+    const output = request.maxOutputTokens ?? this.limits.maxOutputTokens;
+    const available = Math.max(0, this.limits.maxTokens - output - this.limits.reservedTokens);
+    const empty = this.counter.countMessages([]);
+    const toolTokens = request.tools && request.tools.length > 0 ? this.counter.countMessages([], { tools: request.tools }) - empty : 0;
+    return { budget: this.calibration.unscale(this.model, available), toolTokens };
+  }
+
+  /** The prompt brought within the window (see the file comment). */
+  async fit<M extends MessageLike>(messages: readonly M[], request: FitRequest = {}): Promise<FitResult<M>> {
+    if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+    const { budget, toolTokens } = this.budget(request);
+    const tokensBefore = this.counter.countMessages(messages, { tools: request.tools });
+    if (tokensBefore <= budget) {
+      this.requests.set(messages, tokensBefore);
+      return { messages: messages.slice(), changed: false, tokens: tokensBefore, budget };
+    }
+
+    // Start from what was sent for the longest prefix of these messages, plus what came after it.
+    const fingerprints = prefixFingerprints(messages);
+    let from = 0;
+    let earlier: MessageLike[] | undefined;
+    for (let end = fingerprints.length; end > 0 && !earlier; end--) {
+      earlier = this.sent.get(fingerprints[end - 1] as string);
+      if (earlier) from = end;
+    }
+    const key = fingerprints[fingerprints.length - 1] as string;
+    const added = messages.slice(from).map((m) => this.compactResults(m));
+    if (earlier) {
+      const candidate = [...(earlier as M[]), ...added];
+      const tokens = this.counter.countMessages(candidate, { tools: request.tools });
+      if (tokens <= budget) {
+        this.remember(key, candidate);
+        this.requests.set(candidate, tokens);
+        this.options.onCompact?.({ tokensBefore, tokensAfter: tokens, budget, report: undefined });
+        return { messages: candidate, changed: true, tokens, budget };
+      }
+    }
+    // Level 1 always applies to a prompt that does not fit: applied here first, from the results
+    // compacted at earlier steps, so that old results are not compacted again at every step.
+    const working: Array<M | SummaryMessage> = earlier ? [...(earlier as M[]), ...added] : messages.map((m) => this.compactResults(m));
+    // The most recent user message is the task of a tool loop: pinned (marked), so that no level
+    // drops or summarizes it. The mark is on a copy; the message itself goes back out.
+    let task = -1;
+    for (let i = working.length - 1; i >= 0 && task < 0; i--) if (working[i]?.role === "user" && !this.inserted.has(working[i] as object)) task = i;
+    const original = working[task];
+    const pinned = original === undefined ? undefined : ({ ...original, _preserve: true } as M);
+    if (pinned) working[task] = pinned;
+
+    const manager = new MessageContextManager<MessageLike>({
+      model: this.model,
+      counter: this.counter,
+      limits: new ContextLimits({ model: this.model, maxTokens: Math.max(1, budget - toolTokens), maxOutputTokens: 0, reservedTokens: 0 }),
+      autoTruncate: false,
+      strategy: this.strategy,
+      llm: this.options.summarizer,
+      mode: this.options.summarizer === undefined ? TruncationMode.TOKEN_BUDGET : TruncationMode.SUMMARIZE,
+      keepToolResults: this.options.keepToolResults,
+      maxToolResultTokens: this.options.maxToolResultTokens,
+      preserveLast: this.options.preserveLast,
+      summaryRole: this.options.summaryRole ?? "user",
+      orphanToolResults: "drop",
+      logger: this.logger,
+    });
+    manager.load(working);
+    const inputs = new Set<object>(working as object[]);
+    // The prompt did not fit: every level runs while it is above trimTo of the budget (each level
+    // checks), so that the next steps fit as they are.
+    const report: CompactionReport<MessageLike> = await manager.compactIfNeeded({ threshold: this.trimTo });
+    const fitted = (manager.getContextForRequest() as Array<M | SummaryMessage>).map((m) => (m === pinned ? (original as M) : m));
+    for (const m of fitted) if (!inputs.has(m) && m.role !== "tool" && m !== original) this.inserted.add(m);
+    const tokensAfter = this.counter.countMessages(fitted, { tools: request.tools });
+    if (tokensAfter > budget) {
+      this.logger.warn(`ctxwin: the prompt still needs ${tokensAfter} tokens of ${budget} after every level: the system prompt, tools and pinned messages alone do not fit`);
+    }
+    this.remember(key, fitted as MessageLike[]);
+    this.requests.set(fitted, tokensAfter);
+    this.options.onCompact?.({ tokensBefore, tokensAfter, budget, report });
+    return { messages: fitted, changed: true, tokens: tokensAfter, budget };
+  }
+
+  /** `message` with its tool results compacted as level 1 would (the same compactor), or itself when none changes. */
+  private compactResults<M extends object>(message: M): M {
+    let changed = false;
+    const copy = mapToolResults(message, (value, kind) => {
+      const text = typeof value === "string" ? value : JSON.stringify(value);
+      if (typeof text !== "string") return value;
+      let out = this.compacted.get(text);
+      if (out === undefined) {
+        out = this.compactor.compactResult(text, this.counter);
+        this.compacted.set(text, out);
+        if (this.compacted.size > MAX_CACHED_RESULTS) this.compacted.delete(this.compacted.keys().next().value as string);
+      }
+      if (out === text) return value;
+      changed = true;
+      return kind === "json" ? (JSON.parse(out) as unknown) : out;
+    });
+    return changed ? copy : message;
+  }
+
+  /** Records `prompt` (a framework's copy of a prompt fit() returned) as sent with `tokens` local tokens. */
+  recordRequest(prompt: object, tokens: number): void {
+    this.requests.set(prompt, tokens);
+  }
+
+  /**
+   * Passes a call's reported usage on: the model's reported-to-counted ratio is updated from the
+   * prompt this fitter returned for that call (`prompt`, the array fit() gave). A usage whose
+   * prompt this fitter did not return is ignored with a warning. Returns whether it was applied.
+   */
+  observeUsage(usage: ReportedUsage, prompt: object): boolean {
+    const reported = reportedInputTokens(usage);
+    const counted = this.requests.get(prompt);
+    if (reported === undefined || counted === undefined) {
+      this.logger.warn(`ctxwin: ignored a reported usage: ${reported === undefined ? "it reports no input tokens" : "it belongs to no prompt this adapter fitted"}`);
+      return false;
+    }
+    this.calibration.observe(this.model, reported, counted);
+    return true;
+  }
+
+  /** Remembers what was sent for the messages whose fingerprint is `key`. */
+  private remember(key: string, sent: MessageLike[]): void {
+    this.sent.delete(key);
+    this.sent.set(key, sent);
+    if (this.sent.size > MAX_CACHED_PROMPTS) this.sent.delete(this.sent.keys().next().value as string);
+  }
+}
+
+/** A fingerprint of each prefix messages[0..i] (SHA-1 over the messages' JSON, chained). */
+function prefixFingerprints(messages: readonly unknown[]): string[] {
+  const hash: Hash = createHash("sha1");
+  return messages.map((m) => {
+    hash.update(JSON.stringify(m) ?? "null");
+    hash.update("\u0000");
+    return hash.copy().digest("base64");
+  });
+}

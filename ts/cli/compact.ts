@@ -1,0 +1,120 @@
+// `ctxwin compact`: MessageContextManager's progressive compaction, offline, on a conversation
+// file: large tool results compacted, old ones cleared, old turns summarized by the built-in
+// extractive summarizer, then a trim, each level only while the conversation is over the target.
+import { writeFile } from "node:fs/promises";
+import { ContextLimits } from "../history/context-limits.js";
+import { MessageContextManager, TruncationMode } from "../history/message-context-manager.js";
+import { extractiveSummarizer } from "../models/extractive-summarizer.js";
+import type { CompactionReport } from "../compaction/progressive-compaction.js";
+import { getCounter } from "../tokens/get-counter.js";
+import type { MessageLike } from "../tokens/token-counter.js";
+import { InputError } from "./input.js";
+import { loadConversation, strategyNamed } from "./inspect.js";
+import { num, paletteFor, preview, type Io } from "./terminal.js";
+import { COMMANDS, UsageError, intOption, parse } from "./usage.js";
+
+const LEVEL_NAMES: Record<string, string> = {
+  compact_tool_results: "compact large tool results",
+  clear_old_tool_results: "clear old tool results",
+  summarize: "summarize old turns (extractive)",
+  truncate: "trim",
+};
+
+export async function compactCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse("compact", args, {
+    model: { type: "string", short: "m", default: "gpt-4o" },
+    target: { type: "string", short: "t" },
+    strategy: { type: "string" },
+    output: { type: "string", short: "o" },
+    json: { type: "boolean", default: false },
+  });
+  if (values.help) {
+    io.stdout.write(`${COMMANDS.compact}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "no FILE given" : "one FILE at a time", "compact");
+  const target = intOption(values.target as string | undefined, "--target", "compact", 1);
+  if (target === undefined) throw new UsageError("--target N is required", "compact");
+  const strategy = strategyNamed(values.strategy as string | undefined, "compact");
+  const model = values.model as string;
+  const file = positionals[0] as string;
+  const conversation = await loadConversation(file, io);
+  if (values.output === "-" && values.json) throw new UsageError("--json and -o - both write to stdout: choose one", "compact");
+
+  const counter = getCounter(model);
+  const toolTokens = conversation.tools.length > 0 ? counter.countMessages([], { tools: conversation.tools }) - counter.countMessages([]) : 0;
+  const budget = target - toolTokens;
+  if (budget < 1) throw new InputError(`--target ${num(target)} leaves no room: the tool definitions alone take ${num(toolTokens)} tokens`);
+  // The target is the whole window, so that compaction's threshold of 1 stops exactly there.
+  const context = new MessageContextManager<MessageLike>({
+    model,
+    mode: TruncationMode.SUMMARIZE,
+    llm: extractiveSummarizer(),
+    counter,
+    limits: new ContextLimits({ model, maxTokens: budget, maxOutputTokens: 0, reservedTokens: 0 }),
+    autoTruncate: false,
+    orphanToolResults: "drop",
+    ...(strategy ? { strategy } : {}),
+  });
+  if (conversation.system) context.setSystemPrompt(conversation.system);
+  context.load(conversation.messages);
+  const messagesBefore = conversation.messages.length;
+  const report = await context.compactIfNeeded({ threshold: 1 });
+  const result = context.getContextForRequest();
+
+  const output = values.output as string | undefined;
+  if (output !== undefined) {
+    const json = `${JSON.stringify(result, null, 2)}\n`;
+    if (output === "-") io.stdout.write(json);
+    else await writeFile(output, json);
+  }
+  const summary = {
+    file,
+    model,
+    target,
+    toolDefinitionTokens: toolTokens,
+    messagesBefore,
+    messagesAfter: result.length,
+    tokensBefore: report.tokensBefore + toolTokens,
+    tokensAfter: report.tokensAfter + toolTokens,
+    fits: report.tokensAfter + toolTokens <= target,
+    levels: report.levels,
+    summary: report.summary?.content,
+    removed: report.removed.length,
+    replaced: report.replaced.length,
+  };
+  if (values.json) {
+    io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    return 0;
+  }
+  // With -o -, stdout carries the messages: the report goes to stderr.
+  const out = values.output === "-" ? io.stderr : io.stdout;
+  out.write(`${renderReport(summary, report, paletteFor(out as Io["stdout"], io.env), context.strategy.name)}\n`);
+  if (values.output !== undefined && values.output !== "-") out.write(`wrote ${result.length} messages to ${values.output}\n`);
+  return 0;
+}
+
+function renderReport(
+  s: { file: string; model: string; target: number; toolDefinitionTokens: number; messagesBefore: number; messagesAfter: number; tokensBefore: number; tokensAfter: number; fits: boolean; summary: string | undefined },
+  report: CompactionReport<MessageLike>,
+  colors: ReturnType<typeof paletteFor>,
+  strategyName: string,
+): string {
+  const lines: string[] = [];
+  lines.push(colors.bold(`${s.file}: compact to ${num(s.target)} tokens (${s.model}; offline, extractive summarizer)`));
+  if (s.toolDefinitionTokens > 0) lines.push(`tool definitions: ${num(s.toolDefinitionTokens)} tokens, kept as they are (the levels count the rest)`);
+  lines.push("");
+  lines.push(`  level  ${"step".padEnd(34)}${"applied".padEnd(9)}${"messages".padStart(8)}  ${"tokens".padStart(23)}`);
+  for (const level of report.levels) {
+    const name = level.name === "truncate" ? `trim (${strategyName})` : (LEVEL_NAMES[level.name] ?? level.name);
+    const tokens = level.applied ? `${num(level.tokensBefore)} -> ${num(level.tokensAfter)}` : num(level.tokensAfter);
+    const applied = level.applied ? colors.green("yes".padEnd(9)) : colors.dim("no".padEnd(9));
+    lines.push(`  ${String(level.level).padEnd(7)}${name.padEnd(34)}${applied}${(level.applied ? String(level.messagesChanged) : "-").padStart(8)}  ${tokens.padStart(23)}`);
+    if (level.error) lines.push(`         ${colors.red(`error: ${level.error}`)}`);
+  }
+  lines.push("");
+  const verdict = s.fits ? colors.green("fits the target") : colors.yellow("over the target: the pinned messages alone are larger");
+  lines.push(`result: ${s.messagesBefore} -> ${s.messagesAfter} messages, ${num(s.tokensBefore)} -> ${num(s.tokensAfter)} tokens (${verdict})`);
+  if (s.summary) lines.push(`summary: ${colors.dim(JSON.stringify(preview(s.summary, 300)))}`);
+  return lines.join("\n");
+}

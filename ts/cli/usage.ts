@@ -1,0 +1,102 @@
+// The command line's help texts and its argument parsing (node:util parseArgs), with the
+// convention that a bad command line is a usage message on stderr and exit code 2.
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+export const COMMANDS = {
+  count: `Usage: ctxwin count [FILE... | -] [--model M] [--json]
+
+Exact token counts of each file's text (or of standard input, "-"), and the total.
+  -m, --model M   the model whose tokenizer counts (default gpt-4o)
+      --json      one JSON object: model, encoding, exact, files[], total
+A progress bar shows on stderr for inputs over 4 MB when stderr is a terminal.`,
+  inspect: `Usage: ctxwin inspect FILE [--model M] [--window N] [--strategy S] [--json]
+
+A conversation as the model would see it: tokens by component (system, tool definitions, user,
+assistant, tool calls, tool results by tool name) with their share of the window, the largest
+messages, and what the next trim would remove.
+FILE: a ctxwin export, a session file (JSONL), a JSON array of messages, or a request body
+({ messages, tools, system }); "-" reads standard input.
+  -m, --model M      the model (default gpt-4o): tokenizer and window
+      --window N     take the window to be N tokens, all of them for the prompt
+      --strategy S   the trim strategy: smart (default), sliding-window, token-budget, selective
+      --json         the same as one JSON object`,
+  compact: `Usage: ctxwin compact FILE --target N [--model M] [--strategy S] [-o OUT]
+
+Compacts a conversation offline to at most N tokens with ctxwin's progressive compaction and the
+built-in extractive summarizer (no model, no network), and prints its report.
+  -m, --model M      the model (default gpt-4o)
+  -t, --target N     the token count to reach (required)
+      --strategy S   the last level's trim strategy: smart, sliding-window, token-budget,
+                     selective (default: smart, then token-budget)
+  -o, --output OUT   write the compacted messages there as a JSON array ("-": stdout)
+      --json         the report as one JSON object`,
+  models: `Usage: ctxwin models [FILTER] [--json]
+
+The built-in table of context windows and output limits (and the prompt budget ctxwin derives),
+optionally only the models whose id contains FILTER.
+      --json   one JSON array`,
+  chat: `Usage: ctxwin chat [--model M] [--offline] [--window N] [--system TEXT] [--provider P] [--resume ID]
+
+An interactive chat whose context is kept by MessageContextManager: warnings at 80% and 90%,
+an automatic trim after them, and the commands /help lists.
+  -m, --model M      the model (default gpt-4o-mini; claude-sonnet-4-5 with Anthropic)
+      --offline      use the built-in offline assistant even when an API key is set
+      --provider P   openai (any OpenAI-compatible endpoint) or anthropic (default: from the keys)
+      --window N     take the window to be N tokens, all of them for the prompt (trims show soon)
+      --system TEXT  the system prompt
+      --resume ID    continue session ID, saved earlier with /save
+      --store DIR    where /save keeps sessions (default ~/.ctxwin/sessions)
+The model: OPENAI_API_KEY and/or OPENAI_BASE_URL (OpenAI, Ollama, vLLM, LM Studio, ...) or
+ANTHROPIC_API_KEY; without any, the offline assistant.`,
+} as const;
+
+export type CommandName = keyof typeof COMMANDS;
+
+export const MAIN_USAGE = `Usage: ctxwin <command> [options]
+
+Commands:
+  count [FILE... | -]   exact token counts per file and in total
+  inspect FILE          where a conversation's tokens go, and what the next trim removes
+  compact FILE          compact a conversation offline to a target
+  models [FILTER]       the models' context limits
+  chat                  an interactive chat that keeps its context inside the window
+
+Run "ctxwin <command> --help" for a command's options. Docs: docs/cli.md`;
+
+/** A bad command line: the message and the command's usage go to stderr, exit code 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: CommandName,
+  ) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/** parseArgs with the command's name on every error, and --help understood everywhere. */
+export function parse(command: CommandName, args: string[], options: Options): ParsedArgs {
+  try {
+    const { values, positionals } = parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    return { values: values as ParsedArgs["values"], positionals };
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error), command);
+  }
+}
+
+/** A whole number >= minimum from an option's text, or a usage error naming the option. */
+export function intOption(value: string | undefined, name: string, command: CommandName, minimum = 1): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value.replace(/_/g, ""));
+  if (!/^\d[\d_]*$/.test(value) || !Number.isSafeInteger(n) || n < minimum) {
+    throw new UsageError(`${name} must be a whole number >= ${minimum}, got "${value}"`, command);
+  }
+  return n;
+}

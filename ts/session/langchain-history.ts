@@ -1,0 +1,112 @@
+// `ctxwin/langchain-history`: LangChain's BaseListChatMessageHistory over any SessionStore.
+//
+// LangChain's chains and agents (RunnableWithMessageHistory and the like) keep their conversation
+// here, in the same append-only log a MessageContextManager uses: each message is stored both in
+// LangChain's own serialized form (read back exactly) and as a chat message a manager reads, so
+// either can open a session the other wrote. clear() is a boundary, like /clear: nothing is erased.
+// @langchain/core is an optional peer dependency, needed only by this subpath.
+import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
+import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
+import { randomBytes } from "node:crypto";
+import { describe, typeError } from "../runtime/errors.js";
+import type { MessageLike } from "../tokens/token-counter.js";
+import { replay, type ContextEntry, type MessageEntry } from "./context-log.js";
+import { checkSessionId, type SessionStore } from "./store.js";
+
+export interface SessionChatMessageHistoryOptions {
+  store: SessionStore;
+  /** The session's id in the store. */
+  id: string;
+}
+
+const ROLE_OF: Record<string, string> = { human: "user", ai: "assistant", system: "system", developer: "system", tool: "tool", function: "function", generic: "user" };
+const TYPE_OF: Record<string, string> = { user: "human", assistant: "ai", system: "system", developer: "system", tool: "tool", function: "function" };
+
+export class SessionChatMessageHistory extends BaseListChatMessageHistory {
+  lc_namespace = ["ctxwin", "session"];
+  readonly store: SessionStore;
+  readonly sessionId: string;
+  private readonly writer = randomBytes(6).toString("base64url");
+  private counter = 0;
+
+  constructor(options: SessionChatMessageHistoryOptions) {
+    super();
+    if (options === null || typeof options !== "object" || typeof options.store?.append !== "function") {
+      throw typeError(`options must be { store, id } with a SessionStore, got ${describe(options)}`);
+    }
+    this.store = options.store;
+    this.sessionId = checkSessionId(options.id, "options.id");
+  }
+
+  async getMessages(): Promise<BaseMessage[]> {
+    const entries = (await this.store.read(this.sessionId)).map((r) => r.entry);
+    const stored = new Map<string, StoredMessage>();
+    for (const e of entries) {
+      if (e.type === "message" && e.langchain !== undefined) stored.set(String(e.id), e.langchain as StoredMessage);
+    }
+    const view = replay(entries).entries;
+    return mapStoredMessagesToChatMessages(view.map((e) => (e.summary ? undefined : stored.get(e.id)) ?? storedOf(e.message)));
+  }
+
+  async addMessage(message: BaseMessage): Promise<void> {
+    await this.addMessages([message]);
+  }
+
+  /** One append for all of them: atomic, and in order. */
+  override async addMessages(messages: BaseMessage[]): Promise<void> {
+    const stored = mapChatMessagesToStoredMessages(messages);
+    const entries: ContextEntry[] = stored.map((s, i) => ({
+      type: "message",
+      id: `${this.writer}.${(this.counter++).toString(36)}`,
+      message: chatMessageOf(messages[i] as BaseMessage, s),
+      langchain: s,
+    }));
+    await this.store.append(this.sessionId, entries);
+  }
+
+  /** A boundary: the history reads empty from here on; the log keeps what came before. */
+  override async clear(): Promise<void> {
+    await this.store.append(this.sessionId, [{ type: "boundary", boundary: { kind: "clear" } }]);
+  }
+}
+
+/** The chat-message form a MessageContextManager reads (OpenAI's shape). */
+function chatMessageOf(message: BaseMessage, stored: StoredMessage): MessageLike {
+  const role = ROLE_OF[stored.type] ?? (typeof stored.data.role === "string" ? stored.data.role : "user");
+  const out: MessageLike = { role, content: message.content };
+  const calls = (message as { tool_calls?: Array<{ id?: string; name: string; args: unknown }> }).tool_calls;
+  if (role === "assistant" && Array.isArray(calls) && calls.length > 0) {
+    out.tool_calls = calls.map((c) => ({ id: c.id ?? "", type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } }));
+    if (out.content === "") out.content = null;
+  }
+  if (role === "tool" && typeof stored.data.tool_call_id === "string") out.tool_call_id = stored.data.tool_call_id;
+  if (typeof stored.data.name === "string") out.name = stored.data.name;
+  return out;
+}
+
+/** LangChain's stored form of a message a manager wrote (or a summary). */
+function storedOf(message: MessageLike): StoredMessage {
+  const role = message.role;
+  const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Array<{ id?: string; function?: { name?: string; arguments?: string } }>) : [];
+  const data: StoredMessage["data"] & Record<string, unknown> = {
+    content: typeof message.content === "string" ? message.content : message.content == null ? "" : (message.content as never),
+    role: undefined,
+    name: message.name,
+    tool_call_id: message.tool_call_id,
+  };
+  if (calls.length > 0) {
+    data.tool_calls = calls.map((c) => ({ id: c.id, name: c.function?.name ?? "", args: parseArgs(c.function?.arguments), type: "tool_call" }));
+  }
+  return { type: TYPE_OF[role] ?? "generic", data } as StoredMessage;
+}
+
+function parseArgs(text: string | undefined): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text ?? "{}");
+    return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export type { MessageEntry };

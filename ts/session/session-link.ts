@@ -1,0 +1,214 @@
+// The link between a MessageContextManager and its session's log.
+//
+// The manager stays synchronous: each change it makes calls a hook here, which gives new messages
+// an id, turns the change into log entries (a message, or a boundary naming messages by id) and
+// queues them. The queue is written in order by one append at a time, at the end of the current
+// tick (so a burst of addMessage calls is one append); `flush()` waits for it. Each append names
+// the version it expects: when another worker appended first, the link reads the log again,
+// derives the view from it plus what is still queued, gives that to the manager, and retries.
+import { randomBytes } from "node:crypto";
+import type { InsertedRole } from "../history/strategies.js";
+import { consoleLogger, type Logger } from "../runtime/logger.js";
+import type { MessageLike } from "../tokens/token-counter.js";
+import { replay, type Boundary, type ContextEntry, type ContextView, type LoggedMarker } from "./context-log.js";
+import type { ContextState } from "./export.js";
+import { checkSessionId, isConflict, type SessionEntry, type SessionStore } from "./store.js";
+
+export interface SessionOptions {
+  store: SessionStore;
+  id: string;
+}
+
+/** What the link needs of the manager (kept narrow so the manager's internals stay its own). */
+export interface LinkedManager<M extends MessageLike> {
+  metadata: Record<string, unknown>;
+  restoreFromLog(state: ContextState<M>): void;
+}
+
+type Marker = { index: number; omitted: number; role: InsertedRole } | undefined;
+
+export class SessionLink<M extends MessageLike> {
+  readonly store: SessionStore;
+  readonly id: string;
+  /** The log's id of each message in the manager's view, in order. */
+  private ids: string[] = [];
+  private pending: ContextEntry[] = [];
+  private version = 0;
+  private opened = false;
+  private draining: Promise<void> | undefined;
+  private scheduled = false;
+  private lastError: unknown;
+  private persistedMetadata = "{}";
+  private readonly writer = randomBytes(6).toString("base64url");
+  private counter = 0;
+  readonly ready: Promise<void>;
+  createdAt: number | undefined;
+  updatedAt: number | undefined;
+
+  constructor(
+    options: SessionOptions,
+    private readonly manager: LinkedManager<M>,
+    private readonly logger: Logger | undefined,
+  ) {
+    this.store = options.store;
+    this.id = checkSessionId(options.id, "options.session.id");
+    this.ready = this.sync().then(() => {
+      this.opened = true;
+      if (this.pending.length > 0) this.schedule();
+    });
+    // A failed open is reported through `ready` (and flush); it must not also be unhandled.
+    this.ready.catch(() => undefined);
+  }
+
+  /** Resolves when everything the manager did so far is in the store (durable). */
+  async flush(): Promise<void> {
+    await this.ready;
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined;
+    });
+    await this.draining;
+    // Changes made while that append was on its way.
+    if (this.pending.length > 0 || this.metadataChanged()) await this.flush();
+  }
+
+  // ---- hooks: the manager calls these after each change, with the indices of its old view ----
+
+  added(message: M): void {
+    const id = this.nextId();
+    this.ids.push(id);
+    this.queue({ type: "message", id, message });
+  }
+
+  trimmed(keptIndices: readonly number[], marker: Marker): void {
+    const kept = keptIndices.map((i) => this.ids[i] as string);
+    const keep = new Set(kept);
+    const removed = this.ids.filter((id) => !keep.has(id));
+    this.ids = kept;
+    this.queue(boundary({ kind: "trim", removed, marker: this.logged(marker) }));
+  }
+
+  replaced(edits: ReadonlyArray<readonly [number, M]>): void {
+    this.queue(boundary({ kind: "replace", messages: edits.map(([i, message]) => ({ id: this.ids[i] as string, message })) }));
+  }
+
+  summarized(positions: readonly number[], summary: MessageLike, at: number): void {
+    const gone = new Set(positions);
+    const removed = positions.map((i) => this.ids[i] as string);
+    const id = this.nextId();
+    this.ids = this.ids.filter((_, i) => !gone.has(i));
+    this.ids.splice(at, 0, id);
+    this.queue(boundary({ kind: "summary", removed, id, message: summary }));
+  }
+
+  cleared(): void {
+    this.ids = [];
+    this.queue(boundary({ kind: "clear" }));
+  }
+
+  systemPromptSet(prompt: string | null): void {
+    this.queue({ type: "system", prompt });
+  }
+
+  /** The manager's whole view was replaced (load, import): a clear, then the messages again. */
+  restored(state: ContextState<M>): void {
+    this.ids = [];
+    this.queue(boundary({ kind: "clear" }));
+    const summaries = new Set(state.summaries);
+    state.messages.forEach((message, i) => {
+      const id = this.nextId();
+      this.ids.push(id);
+      this.queue(summaries.has(i) ? { type: "message", id, message, summary: true } : { type: "message", id, message });
+    });
+    if (state.marker) this.queue(boundary({ kind: "marker", marker: this.logged(state.marker) }));
+    if (state.systemPrompt !== undefined) this.queue({ type: "system", prompt: state.systemPrompt });
+  }
+
+  // ---- the log ----
+
+  private nextId(): string {
+    return `${this.writer}.${(this.counter++).toString(36)}`;
+  }
+
+  private logged(marker: Marker): LoggedMarker | null {
+    if (!marker) return null;
+    return { after: marker.index > 0 ? (this.ids[marker.index - 1] ?? null) : null, omitted: marker.omitted, role: marker.role };
+  }
+
+  private queue(entry: ContextEntry): void {
+    this.pending.push(entry);
+    if (this.opened) this.schedule();
+  }
+
+  /** Writes at the end of the tick, so a burst of changes is one append. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false;
+      this.flush().catch((error: unknown) => {
+        // Kept queued; the caller sees the error from flush().
+        if (error !== this.lastError) (this.logger ?? consoleLogger).warn(`ctxwin: session ${JSON.stringify(this.id)}: append failed, will retry on flush(): ${(error as Error).message}`);
+        this.lastError = error;
+      });
+    });
+  }
+
+  private metadataChanged(): boolean {
+    return JSON.stringify(this.manager.metadata) !== this.persistedMetadata;
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      const metadata = JSON.stringify(this.manager.metadata);
+      const queued = this.pending.length;
+      const batch: SessionEntry[] = this.pending.slice();
+      if (metadata !== this.persistedMetadata) batch.push({ type: "metadata", metadata: JSON.parse(metadata) as Record<string, unknown> });
+      if (batch.length === 0) return;
+      try {
+        const result = await this.store.append(this.id, batch, { expectedVersion: this.version });
+        this.version = result.version;
+        this.pending.splice(0, queued);
+        this.persistedMetadata = metadata;
+        this.createdAt ??= result.time;
+        this.updatedAt = result.time;
+        this.lastError = undefined;
+        if (this.pending.length === 0) return;
+      } catch (error) {
+        if (!isConflict(error)) throw error;
+        await this.sync(); // another writer went first: take its entries in, then ours again
+      }
+    }
+  }
+
+  /** Reads the whole log and gives the manager the view it and the queued entries describe. */
+  private async sync(): Promise<void> {
+    const records = await this.store.read(this.id);
+    const entries = records.map((r) => r.entry);
+    const view = replay([...entries, ...this.pending]);
+    this.version = records.length;
+    this.createdAt = records[0]?.time;
+    this.updatedAt = records[records.length - 1]?.time;
+    const logged = replay(entries).metadata;
+    if (logged) this.persistedMetadata = JSON.stringify(logged);
+    this.apply(view);
+  }
+
+  private apply(view: ContextView): void {
+    this.ids = view.entries.map((e) => e.id);
+    const summaries: number[] = [];
+    view.entries.forEach((e, i) => {
+      if (e.summary) summaries.push(i);
+    });
+    this.manager.restoreFromLog({
+      messages: view.entries.map((e) => e.message as M),
+      summaries,
+      marker: view.marker,
+      systemPrompt: view.systemPrompt,
+      metadata: view.metadata,
+      createdAt: this.createdAt,
+      updatedAt: this.updatedAt,
+    });
+  }
+}
+
+const boundary = (b: Boundary): ContextEntry => ({ type: "boundary", boundary: b });
