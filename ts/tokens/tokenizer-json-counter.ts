@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { Template } from "@huggingface/jinja";
+import type { Template } from "@huggingface/jinja";
 import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { native, type NativeHfTokenizer } from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
@@ -59,6 +59,11 @@ interface Loaded {
 // One core object per file and thread: loading a 33 MB file takes a large part of a second, and
 // counters are made per conversation. Parsed objects are not cached (the caller holds them).
 const loadedFiles = new Map<string, Loaded>();
+
+/** @huggingface/jinja, loaded on the first chat template: importing ctxwin does not pay for it. */
+function templateClass(): typeof Template {
+  return (createRequire(import.meta.url)("@huggingface/jinja") as { Template: typeof Template }).Template;
+}
 
 const SPECIAL_TOKEN_KEYS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
 
@@ -226,7 +231,7 @@ export class TokenizerJsonCounter implements TokenCounter {
       // A template's checks (Gemma's "roles must alternate") would make a partial conversation,
       // such as the one message the history code prices alone, uncountable: they render nothing.
       try {
-        this.template = new Template(template.replaceAll("raise_exception(", "__ctxwin_ignore("));
+        this.template = new (templateClass())(template.replaceAll("raise_exception(", "__ctxwin_ignore("));
       } catch (error) {
         throw rangeError(`ctxwin: the chat template does not parse: ${error instanceof Error ? error.message : String(error)}`, "ERR_CTXWIN_INVALID_TOKENIZER");
       }
