@@ -1,7 +1,7 @@
 // The backend loader: which build of the core an import gets, forcing one with CTXWIN_BACKEND,
 // and the two builds answering alike. Child processes, because the choice is made at import.
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -36,7 +36,12 @@ function projectWithoutAddon(): string {
   cpSync(join(root, "package.json"), join(pkg, "package.json"));
   cpSync(join(root, "dist"), join(pkg, "dist"), { recursive: true });
   cpSync(join(root, "prebuilds", "wasm"), join(pkg, "prebuilds", "wasm"), { recursive: true });
-  for (const dep of ["gpt-tokenizer", "@emnapi", "tslib"]) symlinkSync(join(root, "node_modules", dep), join(project, "node_modules", dep));
+  // Every runtime dependency, as an install puts them beside the package (scoped ones by scope).
+  const { dependencies } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+  const linked = new Set([...Object.keys(dependencies).map((dep) => dep.split("/")[0] as string), "tslib"]);
+  for (const dep of linked) {
+    if (existsSync(join(root, "node_modules", dep))) symlinkSync(join(root, "node_modules", dep), join(project, "node_modules", dep));
+  }
   return project;
 }
 
