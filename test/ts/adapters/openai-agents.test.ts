@@ -315,6 +315,7 @@ describe.each([
     expect(log.filter((e) => e.type === "message").map((e) => e.item)).toEqual([...items, items[0]]);
     expect(log.filter((e) => e.type === "boundary").map((e) => (e.boundary as { kind: string }).kind)).toEqual(["trim", "trim", "clear"]);
     await expect(session.addItems([42 as never])).rejects.toThrow(/items\[0\]/);
+    await expect(new StoreItems(open(), "s1").addItems([items[0] as AgentInputItem, null as never])).rejects.toThrow(/items\[1\]/);
     await expect(session.getItems(-1)).rejects.toMatchObject({ code: "ERR_CTXWIN_OUT_OF_RANGE" });
     expect(await session.getItems()).toEqual([items[0]]); // the failed calls changed nothing
     expect(() => new ContextSession({ model: MODEL, store: {} as never })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringMatching(/options.store/) }));

@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { replay, type ContextEntry } from "../../session/context-log.js";
 import { checkSessionId, isConflict, type SessionEntry, type SessionStore } from "../../session/store.js";
 import { describe, typeError } from "../../runtime/errors.js";
+import type { MessageLike } from "../../tokens/token-counter.js";
 import { toItems, toMessageLikes } from "./items.js";
 
 /** A store looks like one when it has the operations this class calls. */
@@ -55,9 +56,11 @@ export class StoreItems implements Session {
     if (!Array.isArray(items)) return Promise.reject(typeError(`items must be an array, got ${describe(items)}`));
     let entries: ContextEntry[];
     try {
+      toMessageLikes(items); // checks every item first, naming the bad one
       entries = items.map((item) => {
-        const [message] = toMessageLikes([item]); // one item is one message; checks it too
-        return { type: "message", id: this.nextId(), message: { ...message }, item } as ContextEntry;
+        const [message] = toMessageLikes([item]); // one item alone is one message
+        // Its plain fields only: the links back to the item (symbol keys) stay out of the log.
+        return { type: "message", id: this.nextId(), message: Object.fromEntries(Object.entries(message as object)) as MessageLike, item } as ContextEntry;
       });
     } catch (error) {
       return Promise.reject(error);
