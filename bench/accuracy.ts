@@ -2,10 +2,14 @@
 // Total error = (approximate total - exact total) / exact total; document error = mean of
 // |approximate - exact| / exact over the category's documents.
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ApproximateCounter, TiktokenCounter, type EncodingName } from "ctxwin";
 
-const CORPUS = join(import.meta.dirname, "..", "..", "shared", "corpus");
+// ../shared/corpus beside the repository (a git worktree one folder deeper finds it one further up).
+const CORPUS =
+  [join(import.meta.dirname, "..", "..", "shared", "corpus"), join(import.meta.dirname, "..", "..", "..", "shared", "corpus")].find((dir) => existsSync(join(dir, "prose.txt.xz"))) ??
+  join(import.meta.dirname, "..", "..", "shared", "corpus");
 const read = (name: string) => execFileSync("xz", ["-dc", join(CORPUS, name)], { maxBuffer: 1 << 30 }).toString("utf8");
 
 const approximations = [

@@ -2,9 +2,11 @@
 import { arch, cpus, platform } from "node:os";
 import { benchSpec08 } from "./spec08.js";
 import { benchTokenizers } from "./tokenizers.js";
+import { benchClaude } from "./claude.js";
 import { benchStrategies } from "./strategies.js";
 import { benchCompaction } from "./compaction.js";
 import { benchCacheShare } from "./cache-share.js";
+import { benchMemory } from "./memory.js";
 import { benchSessions } from "./sessions.js";
 import { benchFrameworks } from "./frameworks.js";
 import { benchWasm } from "./wasm.js";
@@ -17,4 +19,6 @@ await benchCacheShare();
 await benchSessions();
 await benchFrameworks();
 await benchTokenizers();
+await benchClaude();
 benchWasm();
+benchMemory();

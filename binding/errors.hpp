@@ -2,8 +2,8 @@
 //
 // Every exported function runs its body through `guarded`: a ctxwin::Error becomes a TypeError,
 // RangeError or Error with `code` set to its stable ERR_CTXWIN_* code; running out of memory
-// becomes an Error with code ERR_CTXWIN_OUT_OF_MEMORY. Nothing thrown by the core can reach
-// node's abort path.
+// becomes an Error with code ERR_CTXWIN_OUT_OF_MEMORY, any other standard exception an Error with
+// code ERR_CTXWIN_INTERNAL. Nothing thrown by the core can reach node's abort path.
 #pragma once
 
 #include <napi.h>
@@ -42,6 +42,14 @@ Napi::Value guarded(const Napi::CallbackInfo& info, Body&& body) {
   } catch (const std::bad_alloc&) {
     Napi::Error js_error = Napi::Error::New(info.Env(), "ctxwin: out of memory");
     js_error.Set("code", Napi::String::New(info.Env(), "ERR_CTXWIN_OUT_OF_MEMORY"));
+    throw js_error;
+  } catch (const Napi::Error&) {
+    throw;  // already a JavaScript error (a caller's getter threw, or the environment is going away)
+  } catch (const std::exception& error) {
+    // Anything else from the standard library (length_error, a JSON library exception): still an
+    // Error with a code, never a bare one node-addon-api would make of it.
+    Napi::Error js_error = Napi::Error::New(info.Env(), std::string("ctxwin: internal error: ") + error.what());
+    js_error.Set("code", Napi::String::New(info.Env(), "ERR_CTXWIN_INTERNAL"));
     throw js_error;
   }
 }

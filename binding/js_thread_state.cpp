@@ -9,6 +9,12 @@ void JsThreadState::install(Napi::Env env) {
 
 JsThreadState& JsThreadState::of(Napi::Env env) { return *env.GetInstanceData<JsThreadState>(); }
 
+JsThreadState* JsThreadState::find(napi_env env) noexcept {
+  void* data = nullptr;
+  if (napi_get_instance_data(env, &data) != napi_ok) return nullptr;
+  return static_cast<JsThreadState*>(data);
+}
+
 PieceCache& JsThreadState::cache_for(const Encoding& encoding) {
   std::unique_ptr<PieceCache>& cache = caches_[&encoding];
   if (!cache) cache = std::make_unique<PieceCache>();
@@ -29,7 +35,14 @@ void JsThreadState::give_back(const Encoding& encoding, std::unique_ptr<PieceCac
   if (spares.size() < kSpareCaches) spares.push_back(std::move(cache));
 }
 
+claude::SegmentCache& JsThreadState::claude_cache_for(const claude::ClaudeTokenizer& family) {
+  auto& slot = claude_caches_[&family];
+  if (!slot) slot = std::make_unique<claude::SegmentCache>(kClaudeCacheBytes);
+  return *slot;
+}
+
 void JsThreadState::clear_caches() {
+  claude_caches_.clear();
   caches_.clear();  // recreated empty on next use; no call is counting now (this is that thread)
   spares_.clear();
   ++generation_;

@@ -21,6 +21,7 @@
 
 #include "ctxwin/tokenizer/bpe/encoding.hpp"
 #include "ctxwin/tokenizer/bpe/piece_cache.hpp"
+#include "ctxwin/tokenizer/claude/claude_tokenizer.hpp"
 
 namespace ctxwin::binding {
 
@@ -28,6 +29,9 @@ class JsThreadState {
  public:
   // The state of `env`'s thread, created with the module.
   static JsThreadState& of(Napi::Env env);
+  // The same, or null once the environment has let it go; never throws (for completions that may
+  // run while the environment shuts down).
+  static JsThreadState* find(napi_env env) noexcept;
   static void install(Napi::Env env);
 
   // The cache synchronous calls on this thread use for `encoding`. Look it up per call: it lives
@@ -39,7 +43,11 @@ class JsThreadState {
   void give_back(const Encoding& encoding, std::unique_ptr<PieceCache> cache, unsigned generation);
   unsigned generation() const noexcept { return generation_; }
 
-  // Forgets every remembered piece and frees the caches and buffers (counts stay exact; only
+  // The segment cache every ClaudeTokenizer of this thread counts `family` through (bounded to
+  // kClaudeCacheBytes; it fills only as text is counted).
+  claude::SegmentCache& claude_cache_for(const claude::ClaudeTokenizer& family);
+
+  // Forgets every remembered piece and segment and frees the caches and buffers (counts stay exact; only
   // speed changes). Caches lent out now are dropped when they come back.
   void clear_caches();
 
@@ -56,9 +64,11 @@ class JsThreadState {
 
   static constexpr std::size_t kKeptBufferBytes = 1 << 20;
   static constexpr std::size_t kSpareCaches = 4;  // libuv's default pool size
+  static constexpr std::size_t kClaudeCacheBytes = std::size_t{16} << 20;
 
   std::map<const Encoding*, std::unique_ptr<PieceCache>> caches_;
   std::map<const Encoding*, std::vector<std::unique_ptr<PieceCache>>> spares_;
+  std::map<const claude::ClaudeTokenizer*, std::unique_ptr<claude::SegmentCache>> claude_caches_;
   unsigned generation_ = 0;
   std::u16string utf16_;
   std::string utf8_;

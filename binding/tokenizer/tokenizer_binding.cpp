@@ -16,6 +16,7 @@
 #include "ctxwin/compaction/tool_result_compactor.hpp"
 #include "ctxwin/summary/estimate.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
+#include "async_job.hpp"
 #include "errors.hpp"
 #include "exports.hpp"
 #include "js_thread_state.hpp"
@@ -147,13 +148,15 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
     std::vector<uint32_t> counts;  // each job writes only the entries of its own texts
     bool many;
     std::size_t pending = 0;  // jobs not finished; touched on the JavaScript thread only
-    bool failed = false;
+    bool settled = false;     // the promise is resolved or rejected
   };
 
-  class CountWorker : public Napi::AsyncWorker {
+  // One job of a batch. Its completion may run while the thread's environment shuts down
+  // (worker.terminate()): AsyncJob keeps any exception of that moment inside.
+  class CountWorker : public AsyncJob {
    public:
     CountWorker(Napi::Env env, const Encoding& encoding, std::shared_ptr<CountBatch> batch, std::vector<std::size_t> indices)
-        : Napi::AsyncWorker(env), encoding_(encoding), batch_(std::move(batch)), indices_(std::move(indices)),
+        : AsyncJob(env), encoding_(encoding), batch_(std::move(batch)), indices_(std::move(indices)),
           cache_(JsThreadState::of(env).lend(encoding)), generation_(JsThreadState::of(env).generation()) {}
 
    protected:
@@ -163,29 +166,42 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
           batch_->counts[i] = static_cast<uint32_t>(encoding_.count_valid(batch_->texts[i], false, cache_.get()));
         }
       } catch (const std::exception& error) {
-        SetError(error.what());
+        fail(error.what());
       }
     }
-    void OnOK() override {
-      give_back_cache();
+
+    void release(Napi::Env env) noexcept override {
+      --batch_->pending;
+      JsThreadState* thread = JsThreadState::find(env);
+      if (thread != nullptr) thread->give_back(encoding_, std::move(cache_), generation_);
+    }
+
+    void complete(Napi::Env env, const std::string& error) override {
       CountBatch& batch = *batch_;
-      if (--batch.pending > 0 || batch.failed) return;
+      if (batch.settled) return;
+      if (!error.empty()) {
+        settle_with(Napi::Error::New(env, error));
+        return;
+      }
+      if (batch.pending > 0) return;
+      // Settled only once resolved: if building the result throws, failed() still rejects.
       if (batch.many) {
-        batch.deferred.Resolve(typed_array_of<uint32_t>(Env(), batch.counts));
+        batch.deferred.Resolve(typed_array_of<uint32_t>(env, batch.counts));
       } else {
-        batch.deferred.Resolve(Napi::Number::New(Env(), batch.counts.empty() ? 0 : batch.counts.front()));
+        batch.deferred.Resolve(Napi::Number::New(env, batch.counts.empty() ? 0 : batch.counts.front()));
       }
+      batch.settled = true;
     }
-    void OnError(const Napi::Error& error) override {
-      give_back_cache();
-      CountBatch& batch = *batch_;
-      --batch.pending;
-      if (!batch.failed) batch.deferred.Reject(error.Value());
-      batch.failed = true;
+
+    void failed(Napi::Env, const Napi::Error& error) override {
+      if (!batch_->settled) settle_with(error);
     }
 
    private:
-    void give_back_cache() { JsThreadState::of(Env()).give_back(encoding_, std::move(cache_), generation_); }
+    void settle_with(const Napi::Error& error) {
+      batch_->settled = true;
+      batch_->deferred.Reject(error.Value());
+    }
 
     const Encoding& encoding_;  // process-lifetime: encodings are never unloaded
     std::shared_ptr<CountBatch> batch_;
@@ -212,8 +228,9 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
     Napi::Promise promise = batch->deferred.Promise();
     batch->pending = indices.size();
     for (auto& part : indices) {
-      auto* worker = new CountWorker(env, *encoding_, batch, std::move(part));  // AsyncWorker deletes itself
+      auto worker = std::make_unique<CountWorker>(env, *encoding_, batch, std::move(part));
       worker->Queue();
+      worker.release();  // queued: it deletes itself when it completes
     }
     return promise;
   }

@@ -15,7 +15,7 @@ import { describe, requireCount, requireString, typeError } from "../runtime/err
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { MetadataReader, messageTokens } from "../history/message-metadata.js";
 import { native } from "../runtime/native.js";
-import { isRecord, toolOutputText, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
+import { checkMessage, toolOutputText, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
 import { resolveSummaryModel, type ResolvedModel, type SummaryModel } from "../models/summary-model.js";
 import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
 import { checkRole, type InsertedRole } from "../history/strategies.js";
@@ -168,7 +168,12 @@ export class ContextCompactor extends EventEmitter<Events> {
   ): Promise<CompactionResult<M>> {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
     requireCount(targetTokens, "targetTokens");
+    if (counter === null || typeof counter !== "object" || typeof (counter as Partial<TokenCounter>).countMessages !== "function") {
+      throw typeError(`counter must be a TokenCounter, got ${describe(counter)}`);
+    }
+    if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
     const preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
+    messages.forEach((m, i) => checkMessage(m, `messages[${i}]`));
     const unchanged: CompactionResult<M> = { messages: messages.slice(), summarized: 0 };
     const model = await resolveSummaryModel(this.model, "options.model");
     if (messages.length < this.minMessagesToSummarize) return unchanged;
@@ -246,9 +251,7 @@ export class ContextCompactor extends EventEmitter<Events> {
   /** Seed 003's summarize_messages(): the summary text of `messages`. */
   async summarizeMessages(messages: readonly MessageLike[], counter?: TokenCounter): Promise<string> {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
-    messages.forEach((m, i) => {
-      if (!isRecord(m) || typeof m.role !== "string") throw typeError(`messages[${i}] must be a message with a role`);
-    });
+    messages.forEach((m, i) => checkMessage(m, `messages[${i}]`));
     const model = await resolveSummaryModel(this.model, "options.model");
     const lines = model.kind === "extractive" ? messages.flatMap((m) => eventLines(m, (t) => t)) : messages.map((m) => render(m, (t) => t));
     const text = await this.summarizeLines(model, lines);

@@ -2,7 +2,7 @@
 // keeping their head and tail, error lines and stack heads; JSON stays valid JSON.
 import { CachingCounter } from "../tokens/caching-counter.js";
 import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
-import { mapToolResults } from "../tokens/message-shape.js";
+import { checkJsonValue, checkMessage, mapToolResults } from "../tokens/message-shape.js";
 import type { NativeCompactedResult } from "../runtime/native.js";
 import { TiktokenCounter } from "../tokens/tiktoken-counter.js";
 import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
@@ -33,6 +33,12 @@ function tiktokenOf(counter: TokenCounter | undefined): TiktokenCounter {
   return fallbackCounter;
 }
 
+function checkCounter(counter: unknown): void {
+  if (counter !== undefined && (counter === null || typeof counter !== "object" || typeof (counter as Partial<TokenCounter>).count !== "function")) {
+    throw typeError(`counter must be a TokenCounter (an object with count(text)), got ${describe(counter)}`);
+  }
+}
+
 export class ToolResultCompactor {
   readonly maxResultTokens: number;
   readonly truncationMessage: string;
@@ -53,6 +59,13 @@ export class ToolResultCompactor {
 
   /** compactResult with the details: whether it changed, token counts before and after. */
   compact(result: unknown, counter?: TokenCounter): CompactedToolResult {
+    // A tool's output is text or structured JSON (an object or an array); a bare number, boolean
+    // or null is not a tool result anyone meant, so it is rejected rather than compacted as "5".
+    if (typeof result !== "string" && (result === null || typeof result !== "object")) {
+      throw typeError(`result must be a string, an object or an array, got ${describe(result)}`);
+    }
+    if (typeof result !== "string") checkJsonValue(result, "result");
+    checkCounter(counter);
     const text = typeof result === "string" ? result : JSON.stringify(result);
     if (typeof text !== "string") throw typeError(`result must be a string or a JSON value, got ${describe(result)}`);
     const tokenizer = tiktokenOf(counter).nativeTokenizer;
@@ -75,6 +88,8 @@ export class ToolResultCompactor {
    * OpenAI tool messages, AI SDK tool-result parts and Anthropic tool_result blocks.
    */
   compactMessage<M extends MessageLike>(message: M, counter?: TokenCounter): M {
+    checkMessage(message, "message");
+    checkCounter(counter);
     return mapToolResults(message, (value, kind) => (kind === "json" ? (JSON.parse(this.compactResult(value, counter)) as unknown) : this.compactResult(value, counter)));
   }
 }

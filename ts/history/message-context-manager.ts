@@ -221,7 +221,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private readonly cacheStats = { requests: 0, promptTokens: 0, sharedPrefixTokens: 0 };
   /** Conversation tokens (marker included) of the last request still the prefix of the history now. */
   private stablePrefix = 0;
-  private systemStable = false;
+  /** The system prompt the last request carried (compared, not tracked: a prompt changed and changed back is the same prefix). */
+  private lastRequestSystemPrompt: string | undefined;
   /**
    * Tool calls still waiting for their results, and any reasoning item waiting for the item it
    * precedes: an automatic trim waits for them (unless the window itself is exceeded), so that it
@@ -326,8 +327,13 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     return manager;
   }
 
-  /** Resolves when every change so far is in the session's store (durable); at once without a session. */
+  /**
+   * Resolves when every change so far is in the session's store (durable); at once without a
+   * session. A compaction that addMessage started in the background is one of those changes: it is
+   * waited for first (its failure is the compaction's to report, not flush's).
+   */
   async flush(): Promise<void> {
+    while (this.compacting !== undefined) await this.compacting.catch(() => undefined);
     await this.session?.flush();
   }
 
@@ -405,7 +411,6 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.conversationTokens = tokens.reduce((a, b) => a + b, 0);
     this.summaries = new WeakSet(state.messages.filter((_, i) => summaries.has(i)) as object[]);
     this.marker = marker;
-    if (prompt !== this.systemPrompt) this.systemStable = false;
     this.systemPrompt = prompt;
     this.systemTokens = systemTokens;
     // A restored view shares no prefix with the last request, and its open tool calls are its own.
@@ -544,10 +549,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   setSystemPrompt(prompt: string): number {
     requireString(prompt, "prompt");
-    if (prompt !== this.systemPrompt) {
-      this.systemStable = false;
-      this.rewritten(); // a usage from before describes another prompt
-    }
+    if (prompt !== this.systemPrompt) this.rewritten(); // a usage from before describes another prompt
     this.systemTokens = this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
     // A worker that sets its prompt at every start does not grow the log with copies.
     if (prompt !== this.systemPrompt) this.session?.systemPromptSet(prompt);
@@ -559,27 +561,32 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** Adds a message, counting only it; trims first when the total crosses `trimAt` (autoTruncate). */
   addMessage(message: M): void {
-    const facts = this.reader.read(message, this.messages.length); // throws before any change
-    if (facts.orphan) {
+    // Checked, read and counted before anything changes: a failure leaves the manager as it was.
+    const pending = this.reader.inspect(message, this.messages.length);
+    if (pending.orphan) {
       // orphanToolResults: "drop": a result without its call never enters the history.
+      this.reader.commit(pending);
       (this.logger ?? consoleLogger).warn("ctxwin: dropped a tool result whose call is not in the history");
       return;
     }
-    if (facts.unit >= 0 && this.trimmedUnits.has(facts.unit)) {
+    if (pending.unit >= 0 && this.trimmedUnits.has(pending.unit)) {
       // The rest of an exchange a trim past the window cut into: alone it would be invalid.
-      for (const id of facts.callIds ?? []) this.trimmedCalls.add(id);
-      for (const id of facts.resultIds ?? []) this.trimmedCalls.delete(id);
+      this.reader.commit(pending);
+      for (const id of pending.callIds ?? []) this.trimmedCalls.add(id);
+      for (const id of pending.resultIds ?? []) this.trimmedCalls.delete(id);
       (this.logger ?? consoleLogger).warn("ctxwin: left out an item whose tool exchange a trim removed");
       return;
     }
-    if (facts.unit < 0) this.trimmedUnits.clear();
-    if (facts.resultIds !== undefined && facts.resultIds.length > 0 && facts.resultIds.every((id) => this.trimmedCalls.has(id))) {
+    if (pending.unit < 0) this.trimmedUnits.clear();
+    if (pending.resultIds !== undefined && pending.resultIds.length > 0 && pending.resultIds.every((id) => this.trimmedCalls.has(id))) {
       // Its call was trimmed away (the window could not hold the exchange): a result alone is invalid.
-      for (const id of facts.resultIds) this.trimmedCalls.delete(id);
+      this.reader.commit(pending);
+      for (const id of pending.resultIds) this.trimmedCalls.delete(id);
       (this.logger ?? consoleLogger).warn("ctxwin: dropped a tool result whose call a trim removed");
       return;
     }
     const [tokens] = messageTokens(this.counter, [message]);
+    const facts = this.reader.commit(pending);
     this.insert(this.messages.length, message, facts, tokens ?? 0);
     this.trackExchange(message, facts);
     this.session?.added(message);
@@ -728,12 +735,12 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
    */
   private countRequest(): void {
     const total = this.tokenUsage;
-    const shared = this.cacheStats.requests > 0 && this.systemStable ? this.systemTokens + this.stablePrefix : 0;
+    const shared = this.cacheStats.requests > 0 && this.systemPrompt === this.lastRequestSystemPrompt ? this.systemTokens + this.stablePrefix : 0;
     this.cacheStats.requests++;
     this.cacheStats.promptTokens += total;
     this.cacheStats.sharedPrefixTokens += Math.min(shared, total);
     this.stablePrefix = this.conversationTokens + (this.marker?.tokens ?? 0);
-    this.systemStable = true;
+    this.lastRequestSystemPrompt = this.systemPrompt;
   }
 
   /**

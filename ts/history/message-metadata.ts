@@ -1,8 +1,8 @@
 // What the truncation planner needs to know of each message: role, tokens, flags and tool unit.
 // Read from the caller's messages (any of the three shapes, through message-shape.ts) in one pass;
 // the messages themselves never leave JavaScript.
-import { describe, plainError, typeError } from "../runtime/errors.js";
-import { isRecord, responsesItemRole, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
+import { describe, plainError, rangeError, typeError } from "../runtime/errors.js";
+import { checkMessage, isRecord, responsesItemRole, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
 import type { BatchTokenCounter, MessageLike, TokenCounter } from "../tokens/token-counter.js";
 
 export const ROLE_CODES = { system: 0, developer: 0, user: 1, assistant: 2, tool: 3, function: 3 } as const;
@@ -31,9 +31,25 @@ export interface MetadataOptions {
 /** Each message's tokens: in one batch when the counter can, else message by message. */
 export function messageTokens(counter: TokenCounter, messages: readonly MessageLike[]): Uint32Array {
   const batch = counter as Partial<BatchTokenCounter>;
-  if (typeof batch.countEachMessage === "function") return batch.countEachMessage(messages);
-  const empty = counter.countMessages([]);
-  return Uint32Array.from(messages, (message) => Math.max(0, counter.countMessages([message]) - empty));
+  if (typeof batch.countEachMessage === "function") return checkedCounts(batch.countEachMessage(messages), messages.length);
+  const empty = checkedCount(counter.countMessages([]));
+  return Uint32Array.from(messages, (message) => Math.max(0, checkedCount(counter.countMessages([message])) - empty));
+}
+
+// A caller's own TokenCounter is input too: a count that is not a whole number >= 0 is rejected,
+// not stored as 0 (what a Uint32Array makes of NaN).
+function checkedCount(value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw rangeError(`the counter's countMessages must return an integer >= 0, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function checkedCounts(counts: unknown, n: number): Uint32Array {
+  if (!(counts instanceof Uint32Array) || counts.length !== n) {
+    throw rangeError(`the counter's countEachMessage must return a Uint32Array of ${n} counts, got ${describe(counts)}`);
+  }
+  return counts;
 }
 
 /** One message's metadata. */
@@ -65,31 +81,35 @@ export class MetadataReader {
 
   constructor(private readonly options: MetadataOptions = {}) {}
 
-  /** Checks and reads `message`; throws before remembering anything when it is invalid. */
+  /** Checks and reads `message`, and remembers what it opens; throws before remembering anything when it is invalid. */
   read(message: unknown, index: number): MessageFacts {
-    if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
+    return this.commit(this.inspect(message, index));
+  }
+
+  /**
+   * Checks and reads `message` without remembering anything: a caller that may still fail after
+   * reading (counting the message, say) commits only once nothing can fail any more.
+   */
+  inspect(message: unknown, index: number): PendingFacts {
+    if (!isRecord(message) || Array.isArray(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
     const itemRole = responsesItemRole(message);
     const role = itemRole ?? message.role;
-    if (typeof role !== "string" || !(role in ROLE_CODES)) {
+    if (typeof role !== "string" || !Object.hasOwn(ROLE_CODES, role)) {
       throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
     }
+    checkMessage(message, `messages[${index}]`);
     const content = message.content;
-    if (content !== undefined && content !== null && typeof content !== "string" && !Array.isArray(content)) {
-      throw typeError(`messages[${index}].content must be a string, an array of parts or null, got ${describe(content)}`);
-    }
     const marked = (message as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(message) === true;
-    // Only an assistant's item may join a reasoning item before it (state changes only once valid).
+    const flags = marked ? FLAG_MARKED : 0;
+    // Only an assistant's item may join a reasoning item before it.
     const pending = itemRole === undefined && role !== "assistant" ? -1 : this.reasoningUnit;
     if (message.type === "reasoning" && itemRole !== undefined) {
-      // Joins nothing yet: the items that follow join it.
-      this.reasoningUnit = this.nextUnit++;
-      return { role: ROLE_CODES.assistant, flags: marked ? FLAG_MARKED : 0, unit: this.reasoningUnit, orphan: false };
+      // A unit of its own, which the items that follow join.
+      return { role: ROLE_CODES.assistant, flags, unit: -1, orphan: false, calls: [], fresh: true, after: "unit" };
     }
     // Most messages are plain text: no parts to look through for tool calls or results.
     if (itemRole === undefined && typeof content !== "object" && message.tool_calls === undefined && message.tool_call_id === undefined) {
-      const unit = role === "assistant" ? pending : -1;
-      this.reasoningUnit = -1;
-      return { role: ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit, orphan: false };
+      return { role: ROLE_CODES[role as KnownRole], flags, unit: role === "assistant" ? pending : -1, orphan: false, calls: [], fresh: false, after: -1 };
     }
     const calls: string[] = [];
     const results: string[] = [];
@@ -125,19 +145,38 @@ export class MetadataReader {
         unit = found;
       }
     }
+    let fresh = false;
+    let after = -1;
     if (calls.length > 0) {
-      unit = unit >= 0 ? unit : pending >= 0 ? pending : this.nextUnit++;
-      for (const id of calls) this.unitOfCall.set(id, unit);
+      if (unit < 0 && pending >= 0) unit = pending;
+      fresh = unit < 0;
       // Parallel function_call items of one response stay with the reasoning before them.
-      this.reasoningUnit = message.type === "function_call" && pending >= 0 ? pending : -1;
+      after = message.type === "function_call" && pending >= 0 ? pending : -1;
     } else if (!hasResult && role === "assistant" && pending >= 0) {
       unit = pending; // the assistant message a reasoning item precedes
-      this.reasoningUnit = -1;
-    } else {
-      this.reasoningUnit = -1;
     }
-    return { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags: marked ? FLAG_MARKED : 0, unit, orphan, callIds: calls, resultIds: results };
+    const facts = { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags, unit, orphan, callIds: calls, resultIds: results };
+    return { ...facts, calls, fresh, after };
   }
+
+  /** Remembers what inspect() found: a new unit, the calls results will join, the reasoning item pending. */
+  commit(pending: PendingFacts): MessageFacts {
+    const { calls, fresh, after, ...facts } = pending;
+    if (fresh) facts.unit = this.nextUnit++;
+    for (const id of calls) this.unitOfCall.set(id, facts.unit);
+    this.reasoningUnit = after === "unit" ? facts.unit : after;
+    return facts;
+  }
+}
+
+/** What inspect() read of a message, with what commit() will remember. */
+export interface PendingFacts extends MessageFacts {
+  /** Tool-call ids that results will join the unit of. */
+  calls: string[];
+  /** The unit is a new one, numbered at commit. */
+  fresh: boolean;
+  /** The pending reasoning unit afterwards: a unit, -1 for none, "unit" for the message's own. */
+  after: number | "unit";
 }
 
 export function describeMessages(messages: readonly MessageLike[], counter: TokenCounter, options: MetadataOptions = {}): MessageMetadata {

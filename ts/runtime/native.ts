@@ -22,6 +22,7 @@ export interface NativeCore {
   estimateTokensByWords(text: string, tokensPerWord: number): number;
   estimateTokensByWordsMany(texts: string[], tokensPerWord: number): Uint32Array;
   Tokenizer: new (encoding: string, dataDir: string) => NativeTokenizer;
+  ClaudeTokenizer: new (family: string, dataDir: string) => NativeClaudeTokenizer;
   clearPieceCaches(): void;
   findModelLimits(model: string): { key: string; contextWindow: number; maxOutput: number } | null;
   listModelLimits(): Array<{ key: string; contextWindow: number; maxOutput: number }>;
@@ -58,6 +59,21 @@ export interface NativeTruncationPlan {
   fits: boolean;
   markerPosition: number;
   warning: string;
+}
+
+/** One Claude tokenizer family of the core (v3, v4.7, v5); loaded once per process and shared. */
+export interface NativeClaudeTokenizer {
+  /** The content's tokens as a message's content (the frame's edge rules included, its fixed part not). */
+  count(text: string): number;
+  countMany(texts: string[]): Uint32Array;
+  /** count_tokens of one user message holding `text`. */
+  countMessage(text: string): number;
+  countAsync(text: string): Promise<number>;
+  countManyAsync(texts: string[]): Promise<Uint32Array>;
+  markedStream(text: string): string;
+  messageOverhead(): number;
+  memoryBytes(): number;
+  clearCache(): void;
 }
 
 /** One encoding of the core; encodings are loaded once per process and shared. */

@@ -88,7 +88,9 @@ export class ContextManager {
     let pendingJson: string[] | undefined;
     for (let i = 0; i < events.length; i++) {
       const event = events[i];
-      checkEvent(event, i);
+      // Counting reads no field (the reference only serializes each event): an event without a
+      // numeric `iteration` is counted as it is; summarize() is what needs one.
+      checkEvent(event, i, "thread", { iteration: false });
       const cached = this.counts.get(event);
       if (cached !== undefined && matchesFingerprint(event, cached.print)) {
         total += cached.tokens;
@@ -134,16 +136,19 @@ export class ContextManager {
       isSummary[i] = event.type === "summary" ? 1 : 0;
     }
     const plan = native.planSummarization(iterations, isSummary, this.keepRecentIterations);
-    const resolved = await resolveSummaryModel(model, "model");
     const groups = Array.from(plan.iterations, (iteration, g) => ({
       iteration,
       reuse: plan.reuse[g] === 1,
       events: Array.from(plan.events.subarray(plan.offsets[g], plan.offsets[g + 1]), (index) => events[index] as AgentEvent),
     }));
     if (groups.length === 0) return thread;
+    // The model is checked only when a summary is to be written, as the reference (which hands it
+    // to generateText per old iteration) does: nothing old, or only summaries kept as they are,
+    // needs no model. Still before the thread is touched.
+    const resolved = groups.some((group) => !group.reuse) ? await resolveSummaryModel(model, "model") : undefined;
 
     const summaries = await mapWithConcurrency(groups, this.summaryConcurrency, async (group): Promise<AgentEvent> => {
-      if (group.reuse) return group.events[0] as AgentEvent;
+      if (group.reuse || resolved === undefined) return group.events[0] as AgentEvent;
       const lines = group.events.map((event) => JSON.stringify(event));
       let summary: string;
       if (resolved.kind === "extractive") {
@@ -206,7 +211,9 @@ function serialize(event: AgentEvent, index: number): string {
     if (typeof json !== "string") throw new Error("JSON.stringify returned undefined");
     return json;
   } catch (error) {
-    throw typeError(`thread.events[${index}] cannot be serialized to JSON: ${reasonOf(error)}`, "ERR_CTXWIN_INVALID_THREAD");
+    // JSON.stringify throws RangeError only when the event nests deeper than the stack allows.
+    const reason = error instanceof RangeError ? "it is nested too deeply" : reasonOf(error);
+    throw typeError(`thread.events[${index}] cannot be serialized to JSON: ${reason}`, "ERR_CTXWIN_INVALID_THREAD");
   }
 }
 

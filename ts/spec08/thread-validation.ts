@@ -14,11 +14,12 @@ export function threadEvents(thread: unknown, name = "thread"): AgentEvent[] {
   return events;
 }
 
-/** Checks one event: an object with a numeric `iteration`. */
-export function checkEvent(event: unknown, index: number, name = "thread"): asserts event is AgentEvent {
+/** Checks one event: an object with (unless `iteration: false`) a numeric `iteration`. */
+export function checkEvent(event: unknown, index: number, name = "thread", need = { iteration: true }): asserts event is AgentEvent {
   if (event === null || typeof event !== "object") {
     throw typeError(`${name}.events[${index}] must be an event object, got ${describe(event)}`, "ERR_CTXWIN_INVALID_THREAD");
   }
+  if (!need.iteration) return;
   const iteration = (event as { iteration?: unknown }).iteration;
   if (typeof iteration !== "number") {
     throw typeError(

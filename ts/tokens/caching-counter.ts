@@ -4,6 +4,15 @@ import { chatOverheads, countEachMessageWith, countMessagesWith } from "./messag
 import type { TiktokenCounter } from "./tiktoken-counter.js";
 import type { CountMessagesOptions, MessageLike, TokenCounter } from "./token-counter.js";
 
+/** A counter that frames messages its own way (ClaudeCounter) and lets a wrapper count the strings. */
+interface FramingCounter {
+  countMessagesWith(
+    countMany: (texts: string[]) => ArrayLike<number>,
+    messages: readonly MessageLike[],
+    options?: CountMessagesOptions,
+  ): { perMessage: Uint32Array; total: number };
+}
+
 export interface CachingCounterOptions {
   /** Most texts remembered (default 10,000); the least recently used are evicted first. */
   maxEntries?: number;
@@ -48,19 +57,33 @@ export class CachingCounter implements TokenCounter {
 
   countMany(texts: readonly string[]): Uint32Array {
     if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
+    texts.forEach((text, i) => requireString(text, `texts[${i}]`)); // all checked before any is cached
     return Uint32Array.from(texts, (text) => this.count(text));
   }
 
-  /** Counts the request's strings through the cache, with the inner counter's encoding overheads. */
+  /**
+   * Counts the request's strings through the cache, framed as the inner counter frames messages: its
+   * own framing where it has one (ClaudeCounter), else the OpenAI chat overheads of its encoding.
+   */
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
+    const framed = this.framing();
+    if (framed) return framed.countMessagesWith((texts) => this.countMany(texts), messages, options).total;
     const encoding = (this.inner as Partial<TiktokenCounter>).encoding ?? "cl100k_base";
     return countMessagesWith((texts) => this.countMany(texts), chatOverheads(encoding), messages, options);
   }
 
   /** Each message's tokens through the cache (structure overhead included, reply priming not). */
   countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array {
+    const framed = this.framing();
+    if (framed) return framed.countMessagesWith((texts) => this.countMany(texts), messages, options).perMessage;
     const encoding = (this.inner as Partial<TiktokenCounter>).encoding ?? "cl100k_base";
     return countEachMessageWith((texts) => this.countMany(texts), chatOverheads(encoding), messages, options).perMessage;
+  }
+
+  /** The inner counter's own message framing, when it has one. */
+  private framing(): FramingCounter | undefined {
+    const inner = this.inner as Partial<FramingCounter>;
+    return typeof inner.countMessagesWith === "function" ? (inner as FramingCounter) : undefined;
   }
 
   clear(): void {

@@ -2,6 +2,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, rangeError, requireString } from "../runtime/errors.js";
+import { claudeFamilyForModel, type ClaudeFamily } from "./claude-family.js";
 
 export type EncodingName = "r50k_base" | "p50k_base" | "cl100k_base" | "o200k_base";
 export const ENCODING_NAMES: readonly EncodingName[] = ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"];
@@ -30,20 +31,38 @@ const PREFIX_TO_ENCODING: Array<[string, EncodingName]> = [
   ["ft:gpt-4o", "o200k_base"], ["ft:gpt-4", "cl100k_base"], ["ft:gpt-3.5-turbo", "cl100k_base"], ["ft:davinci-002", "cl100k_base"], ["ft:babbage-002", "cl100k_base"],
 ];
 
+/** Claude's tokenizer families, as encodingForModel names them. */
+export type ClaudeEncodingName = "claude-v3" | "claude-v4.7" | "claude-v5";
+
 export interface ModelEncoding {
-  encoding: EncodingName;
-  /** True for OpenAI models, whose tokenizer this is; false when the encoding only approximates. */
+  encoding: EncodingName | ClaudeEncodingName;
+  /** True when this is the model's own tokenizer (OpenAI models, Claude 3+); false for a stand-in. */
   exact: boolean;
+  /** For Claude models: the family ClaudeCounter counts with. */
+  family?: ClaudeFamily;
 }
 
 /**
  * The encoding for `model`. OpenAI models map as tiktoken maps them; a provider prefix
- * (`openai/gpt-4o`) is ignored. Other families (Claude, Gemini, Llama, Mistral, ...) have no public
- * tiktoken encoding: they get o200k_base, the closest general-purpose public vocabulary, as an
- * approximation (`exact: false`).
+ * (`openai/gpt-4o`) is ignored. Claude 3 and later models (any spelling: Anthropic, provider
+ * prefixes, Bedrock, Vertex) name their Claude tokenizer family, counted exactly by ClaudeCounter.
+ * Other families (Gemini, Llama, Mistral, ...) have no public tokenizer here: they get o200k_base,
+ * the closest general-purpose public vocabulary, as an approximation (`exact: false`).
  */
 export function encodingForModel(model: string): ModelEncoding {
   requireString(model, "model");
+  const family = claudeFamilyForModel(model);
+  if (family) return { encoding: `claude-${family}`, exact: true, family };
+  return openAiEncodingForModel(model);
+}
+
+/** The OpenAI encoding a TiktokenCounter uses for `model`: o200k_base as the stand-in for every non-OpenAI model. */
+export function tiktokenEncodingForModel(model: string): EncodingName {
+  requireString(model, "model");
+  return openAiEncodingForModel(model).encoding as EncodingName;
+}
+
+function openAiEncodingForModel(model: string): ModelEncoding {
   const id = model.trim().toLowerCase().replace(/^[a-z0-9_.-]+\//, "");
   const direct = MODEL_TO_ENCODING[id];
   if (direct) return { encoding: direct, exact: true };

@@ -2,7 +2,7 @@
 // request is counted in one batch.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { EncodingName } from "./encodings.js";
-import { isRecord, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
+import { checkJsonValue, checkMessage, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
 import type { CountMessagesOptions, FunctionDefinition, MessageLike, ToolDefinition } from "./token-counter.js";
 
 /** Per-request overheads of OpenAI chat models. */
@@ -73,9 +73,8 @@ function tallyVisitor(tally: Tally, imageTokens: number): MessageVisitor {
 }
 
 function readMessage(message: unknown, index: number, tally: Tally, overheads: ChatOverheads, imageTokens: number): void {
-  if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
+  checkMessage(message, `messages[${index}]`);
   const item = responsesItemRole(message);
-  if (typeof message.role !== "string" && item === undefined) throw typeError(`messages[${index}].role must be a string, got ${describe(message.role)}`);
   tally.fixed += overheads.perMessage;
   tally.text(item === undefined ? message.role : message.type);
   visitMessage(message, tallyVisitor(tally, imageTokens));
@@ -86,8 +85,22 @@ function readMessage(message: unknown, index: number, tally: Tally, overheads: C
 }
 
 function functionOf(tool: ToolDefinition, index: number): FunctionDefinition {
+  const at = `options.tools[${index}]`;
+  if (tool === null || typeof tool !== "object" || Array.isArray(tool)) throw typeError(`${at} must be a tool definition object, got ${describe(tool)}`);
   const fn = tool.function ?? (typeof tool.name === "string" ? (tool as FunctionDefinition) : undefined);
-  if (!fn || typeof fn.name !== "string") throw typeError(`options.tools[${index}] must be a function tool definition with a name`);
+  if (!fn || typeof fn !== "object" || typeof fn.name !== "string") throw typeError(`${at} must be a function tool definition with a name`);
+  if (fn.description !== undefined && typeof fn.description !== "string") throw typeError(`${at}.description must be a string, got ${describe(fn.description)}`);
+  const properties: unknown = fn.parameters?.properties;
+  if (fn.parameters !== undefined && (fn.parameters === null || typeof fn.parameters !== "object")) throw typeError(`${at}.parameters must be an object, got ${describe(fn.parameters)}`);
+  if (properties !== undefined) {
+    if (properties === null || typeof properties !== "object" || Array.isArray(properties)) throw typeError(`${at}.parameters.properties must be an object, got ${describe(properties)}`);
+    for (const [key, property] of Object.entries(properties)) {
+      if (property === null || typeof property !== "object" || Array.isArray(property)) throw typeError(`${at}.parameters.properties.${key} must be an object, got ${describe(property)}`);
+      const { description, enum: values } = property as { description?: unknown; enum?: unknown };
+      if (description !== undefined && typeof description !== "string") throw typeError(`${at}.parameters.properties.${key}.description must be a string, got ${describe(description)}`);
+      if (values !== undefined) checkJsonValue(values, `${at}.parameters.properties.${key}.enum`);
+    }
+  }
   return fn;
 }
 
@@ -117,6 +130,17 @@ function readTools(tools: readonly ToolDefinition[], tally: Tally, o: ChatOverhe
     }
   });
   tally.fixed += o.functionEnd;
+}
+
+/** The text of a system prompt given as text blocks (Anthropic's `system: [{ type: "text", text }]`). */
+export function systemBlocksText(system: unknown): string {
+  if (!Array.isArray(system)) throw typeError(`options.system must be a string or an array of text blocks, got ${describe(system)}`);
+  return system
+    .map((block: unknown, i) => {
+      if (!isRecord(block) || typeof block.text !== "string") throw typeError(`options.system[${i}] must be a text block { type: "text", text }`);
+      return block.text;
+    })
+    .join("\n");
 }
 
 /** Counts a request with `countMany`, which sees every string of it in one call. */
@@ -153,6 +177,11 @@ export function countEachMessageWith(
     return tally;
   });
   const toolTally = new Tally();
+  if (options.system !== undefined) {
+    // A system prompt passed beside the messages counts as a system message.
+    const content = typeof options.system === "string" ? options.system : systemBlocksText(options.system);
+    readMessage({ role: "system", content }, -1, toolTally, overheads, imageTokens);
+  }
   if (options.tools !== undefined) {
     if (!Array.isArray(options.tools)) throw typeError(`options.tools must be an array, got ${describe(options.tools)}`);
     readTools(options.tools, toolTally, overheads);

@@ -1,14 +1,14 @@
 // Exact OpenAI token counts from the core's BPE (tiktoken's results, without tiktoken).
 import { ApproximateCounter } from "./approximate-counter.js";
-import { checkEncodingName, defaultRankDataDir, encodingForModel, type EncodingName } from "./encodings.js";
-import { describe, requireString, typeError } from "../runtime/errors.js";
+import { checkEncodingName, defaultRankDataDir, tiktokenEncodingForModel, type EncodingName } from "./encodings.js";
+import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { native, type NativeTokenizer } from "../runtime/native.js";
 import type { BatchTokenCounter, CountMessagesOptions, MessageLike } from "./token-counter.js";
 
 export interface TiktokenCounterOptions {
-  /** A model id (`gpt-4o`, `openai/gpt-4.1-mini`, `claude-3-opus`): picks the encoding as tiktoken does. */
+  /** A model id (`gpt-4o`, `openai/gpt-4.1-mini`): picks the encoding as tiktoken does (o200k_base for other models). */
   model?: string;
   /** An encoding name; wins over `model`. Default cl100k_base. */
   encoding?: EncodingName;
@@ -54,7 +54,7 @@ export class TiktokenCounter implements BatchTokenCounter {
       options.encoding !== undefined
         ? checkEncodingName(options.encoding, "options.encoding")
         : options.model !== undefined
-          ? encodingForModel(options.model).encoding
+          ? tiktokenEncodingForModel(options.model)
           : "cl100k_base";
     const logger = options.logger ?? consoleLogger;
     try {
@@ -106,6 +106,14 @@ export class TiktokenCounter implements BatchTokenCounter {
     if (tokens === null || typeof tokens !== "object" || typeof (tokens as ArrayLike<number>).length !== "number") {
       throw typeError(`tokens must be an array of token ids, got ${describe(tokens)}`);
     }
+    if (!(tokens instanceof Uint32Array)) {
+      // Uint32Array.from would turn NaN into token 0 and -1 into 4294967295: rejected instead.
+      for (let i = 0; i < tokens.length; i++) {
+        const token = tokens[i];
+        if (typeof token !== "number") throw typeError(`tokens[${i}] must be a token id (a number), got ${describe(token)}`);
+        if (!Number.isInteger(token) || token < 0 || token > 0xffffffff) throw rangeError(`tokens[${i}] must be an integer token id >= 0, got ${describe(token)}`);
+      }
+    }
     return this.requireTokenizer("decode").decode(tokens instanceof Uint32Array ? tokens : Uint32Array.from(tokens));
   }
 
@@ -124,7 +132,9 @@ export class TiktokenCounter implements BatchTokenCounter {
   }
 
   private requireTokenizer(operation: string): NativeTokenizer {
-    if (!this.tokenizer) throw new Error(`ctxwin: ${operation} needs the ${this.encoding} rank data, which could not be loaded`);
+    if (!this.tokenizer) {
+      throw plainError(`ctxwin: ${operation} needs the ${this.encoding} rank data, which could not be loaded`, "ERR_CTXWIN_RANK_DATA_UNAVAILABLE");
+    }
     return this.tokenizer;
   }
 }

@@ -16,6 +16,8 @@ export interface ToolDefinition {
   name?: string;
   description?: string;
   parameters?: FunctionDefinition["parameters"];
+  /** Anthropic's spelling of `parameters`. */
+  input_schema?: unknown;
 }
 
 export interface FunctionDefinition {
@@ -28,11 +30,27 @@ export interface FunctionDefinition {
   };
 }
 
+/** A text block of an Anthropic system prompt. */
+export interface SystemTextBlock {
+  type?: string;
+  text: string;
+}
+
 export interface CountMessagesOptions {
-  /** Tool definitions sent with the request: counted by OpenAI's published formula. */
+  /**
+   * Tool definitions sent with the request: counted by OpenAI's published formula by the OpenAI
+   * counters, as their JSON plus Anthropic's tool-use system prompt by ClaudeCounter.
+   */
   tools?: readonly ToolDefinition[];
-  /** Tokens charged for each image part (default 765: a 1024x1024 image at high detail). */
+  /**
+   * Tokens charged for each image part. Default: 765 for the OpenAI counters (a 1024x1024 image at
+   * high detail); ClaudeCounter sizes each image by Anthropic's formula instead.
+   */
   imageTokens?: number;
+  /** A system prompt sent beside the messages (Anthropic's `system`): a string or text blocks. */
+  system?: string | readonly SystemTextBlock[];
+  /** Anthropic's `tool_choice` (its type): decides the size of the tool-use system prompt. */
+  toolChoice?: "auto" | "any" | "tool" | "none" | { type: "auto" | "any" | "tool" | "none" };
 }
 
 export interface TokenCounter {

@@ -239,9 +239,13 @@ CompactedResult compact_tool_result(std::string_view text, const Encoding& encod
         inner.max_tokens = budget;
         if (accept(dump(json(TextCompactor(text, encoding, inner, cache).run())))) return result;
       }
-      result.text = dump(json(limits.truncation_message));
-      result.tokens = encoding.count(result.text, false, cache);
-      result.json = true;
+      // The message alone, as a JSON string. Its quotes cost a token the check above did not
+      // count: a bound that holds the message but not its JSON form is refused the same way,
+      // rather than answered with more tokens than asked for (found by test/fuzz/tool_result_fuzz).
+      if (!accept(dump(json(limits.truncation_message)))) {
+        throw Error::range(ErrorCode::OutOfRange, "maxResultTokens (" + std::to_string(limits.max_tokens) +
+                                                      ") cannot hold the truncation message as a JSON string");
+      }
       return result;
     }
   }

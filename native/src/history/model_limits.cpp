@@ -92,7 +92,13 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
-std::string normalize_model_id(std::string_view id) {
+namespace {
+
+// One pass of the rules below. A pass can expose what an earlier rule would have removed
+// ("x/ gpt-4o" leaves a space to trim, "anthropic.anthropic.x" a second prefix), so
+// normalize_model_id repeats it until nothing changes: normalizing is then idempotent
+// (found by test/fuzz/model_limits_fuzz).
+std::string normalize_once(std::string_view id) {
   std::string out;
   out.reserve(id.size());
   for (char c : id) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
@@ -112,6 +118,15 @@ std::string normalize_model_id(std::string_view id) {
       if (out[i] == '.' && is_digit(out[i - 1]) && is_digit(out[i + 1])) out[i] = '-';
     }
   }
+  return out;
+}
+
+}  // namespace
+
+std::string normalize_model_id(std::string_view id) {
+  // Each pass that changes anything shortens the id or turns a '.' into '-': this ends.
+  std::string out = normalize_once(id);
+  for (std::string next = normalize_once(out); next != out; next = normalize_once(out)) out = std::move(next);
   return out;
 }
 

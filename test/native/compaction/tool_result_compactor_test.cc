@@ -84,5 +84,19 @@ TEST(ToolResultCompactor, ABoundTooSmallForTheMessageIsAnError) {
   EXPECT_THROW(compact_tool_result(log_with_error(), enc(), {2, "[Output truncated...]"}), Error);
 }
 
+TEST(ToolResultCompactor, ABoundThatHoldsTheMessageButNotItsJsonFormIsRefused) {
+  // "[Output truncated...]" is 4 cl100k tokens, 5 with the quotes of a JSON string: a JSON result
+  // under a bound of 4 used to come back with 5 tokens (found by test/fuzz/tool_result_fuzz).
+  std::string json = "{\"rows\": [";
+  for (int i = 0; i < 200; ++i) json += std::string(i ? "," : "") + "{\"id\": " + std::to_string(i) + ", \"name\": \"item\"}";
+  json += "]}";
+  EXPECT_THROW(compact_tool_result(json, enc(), {4, "[Output truncated...]"}), Error);
+  for (std::size_t bound : {5u, 6u, 8u, 12u, 30u}) {
+    const auto out = compact_tool_result(json, enc(), {bound, "[Output truncated...]"});
+    EXPECT_LE(out.tokens, bound);
+    EXPECT_TRUE(nlohmann::json::accept(out.text)) << out.text;
+  }
+}
+
 }  // namespace
 }  // namespace ctxwin

@@ -49,6 +49,15 @@ TEST(ModelLimits, UnpublishedOutputLimitsAreZero) {
   EXPECT_GT(builtin_model_count(), 50u);
 }
 
+TEST(ModelLimits, NormalizingIsIdempotent) {
+  // A pass could expose what an earlier rule removes (found by test/fuzz/model_limits_fuzz).
+  for (const char* id : {"x/ gpt-4o", "anthropic.anthropic.claude-3-opus", "openai/ GPT-4o ", "a/b@c/ d"}) {
+    const std::string once = normalize_model_id(id);
+    EXPECT_EQ(normalize_model_id(once), once) << id;
+  }
+  EXPECT_EQ(key_of("openai/ gpt-4o"), "gpt-4o");
+}
+
 TEST(ModelLimits, ListingIsTheTableItself) {
   const auto models = builtin_models();
   ASSERT_EQ(models.size(), builtin_model_count());

@@ -134,6 +134,25 @@ function toolHistory(units: number, resultLines: number): Msg[] {
   return out;
 }
 
+describe("the cacheable share and the system prompt", () => {
+  it("a system prompt changed and changed back before the next request is still a shared prefix", () => {
+    // fast-check's counterexample: the prompt the next request carries is what counts, not
+    // whether it was set in between.
+    const cm = new MessageContextManager({ model: "gpt-4o" });
+    cm.setSystemPrompt("b");
+    cm.getContextForRequest();
+    cm.setSystemPrompt("a");
+    cm.setSystemPrompt("b");
+    cm.getContextForRequest();
+    const systemTokens = cm.tokenUsage - cm.counter.countMessages([]);
+    expect(systemTokens).toBeGreaterThan(0);
+    expect(cm.getStats().cache.sharedPrefixTokens).toBe(systemTokens);
+    cm.setSystemPrompt("a");
+    cm.getContextForRequest();
+    expect(cm.getStats().cache.sharedPrefixTokens).toBe(systemTokens);
+  });
+});
+
 describe("level 2 clears at least clearAtLeast tokens at once", () => {
   const counter = new TiktokenCounter({ model: "gpt-4o" });
   const make = (extra: Partial<ConstructorParameters<typeof MessageContextManager<Msg>>[0]>) =>

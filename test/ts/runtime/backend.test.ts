@@ -1,7 +1,7 @@
 // The backend loader: which build of the core an import gets, forcing one with CTXWIN_BACKEND,
 // and the two builds answering alike. Child processes, because the choice is made at import.
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -36,7 +36,12 @@ function projectWithoutAddon(): string {
   cpSync(join(root, "package.json"), join(pkg, "package.json"));
   cpSync(join(root, "dist"), join(pkg, "dist"), { recursive: true });
   cpSync(join(root, "prebuilds", "wasm"), join(pkg, "prebuilds", "wasm"), { recursive: true });
-  for (const dep of ["gpt-tokenizer", "@emnapi", "tslib"]) symlinkSync(join(root, "node_modules", dep), join(project, "node_modules", dep));
+  // Every installed package (dependencies and theirs, hoisted) but an addon: ctxwin's own build/
+  // and prebuilt addon are what this project lacks.
+  for (const dep of readdirSync(join(root, "node_modules"))) {
+    if (dep === ".bin" || dep === "ctxwin" || dep.startsWith(".")) continue;
+    symlinkSync(join(root, "node_modules", dep), join(project, "node_modules", dep));
+  }
   return project;
 }
 

@@ -65,12 +65,6 @@ describe("bad input", () => {
       expectError(() => call(bad({ events: "nope" })), TypeError, /^thread\.events must be an array/, "ERR_CTXWIN_INVALID_THREAD");
     }
     expectError(() => cm.estimateThreadTokens(makeThread(bad([null]))), TypeError, /^thread\.events\[0\] must be an event object/, "ERR_CTXWIN_INVALID_THREAD");
-    expectError(
-      () => cm.estimateThreadTokens(makeThread(bad([...agentSession(1), { type: "message", iteration: "2" }]))),
-      TypeError,
-      /^thread\.events\[2\]\.iteration must be a number, got string "2"/,
-      "ERR_CTXWIN_INVALID_THREAD",
-    );
     const cyclic: Record<string, unknown> = { type: "tool_result", iteration: 1, timestamp: 1, toolCallId: "c" };
     cyclic.result = cyclic;
     expectError(() => cm.estimateThreadTokens(makeThread(bad([cyclic]))), TypeError, /^thread\.events\[0\] cannot be serialized to JSON/, "ERR_CTXWIN_INVALID_THREAD");
@@ -86,6 +80,12 @@ describe("bad input", () => {
       cm.summarize(makeThread(bad([...events, { type: "message", iteration: NaN }])), extractiveSummarizer()),
       RangeError,
       /^thread\.events\[\d+\]\.iteration must be a finite number, got NaN/,
+      "ERR_CTXWIN_INVALID_THREAD",
+    );
+    await expectRejection(
+      cm.summarize(makeThread(bad([...agentSession(1), { type: "message", iteration: "2" }])), extractiveSummarizer()),
+      TypeError,
+      /^thread\.events\[2\]\.iteration must be a number, got string "2"/,
       "ERR_CTXWIN_INVALID_THREAD",
     );
     for (const model of [undefined, null, 42, "", {}, { invoke: "no" }, [1]]) {

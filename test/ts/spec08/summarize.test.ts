@@ -204,3 +204,46 @@ describe("summarize", () => {
     expect(thread.events.filter((e) => e.type === "summary")).toHaveLength(4);
   });
 });
+
+// SPEC-08 drop-in (issue 17): the reference hands the model to generateText only for an old
+// iteration, so its own test "summarize preserves recent iterations unchanged" passes `{}` as the
+// model on a thread where nothing is old enough; ctxwin must return that thread too.
+describe("summarize checks the model only when a summary is to be written", () => {
+  it("returns a thread with nothing old enough unchanged, whatever the model", async () => {
+    const cm = new ContextManager({ keepRecentIterations: 3 });
+    for (const model of [{}, undefined, null, 42]) {
+      const thread = makeThread(agentSession(3));
+      const before = structuredClone(thread);
+      const result = await cm.summarize(thread, model as never);
+      expect(result).toBe(thread);
+      expect(result).toEqual(before);
+    }
+  });
+
+  it("needs no model when the old iterations are summaries already", async () => {
+    const cm = new ContextManager({ keepRecentIterations: 1 });
+    const thread = makeThread(agentSession(4));
+    await cm.summarize(thread, extractiveSummarizer());
+    const summaries = thread.events.filter((event) => event.type === "summary");
+    await cm.summarize(thread, {} as never);
+    expect(thread.events.filter((event) => event.type === "summary")).toEqual(summaries);
+  });
+
+  it("still rejects a bad model, with its code, when an iteration must be summarized", async () => {
+    const cm = new ContextManager({ keepRecentIterations: 1 });
+    const thread = makeThread(agentSession(4));
+    const before = structuredClone(thread);
+    const error = await cm.summarize(thread, {} as never).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as { code?: string }).code).toBe("ERR_CTXWIN_INVALID_MODEL");
+    expect(thread).toEqual(before);
+  });
+});
+
+describe("estimateThreadTokens counts events without a numeric iteration, as the reference does", () => {
+  it("sums estimateTokens(JSON.stringify(event)) over events whatever their fields", () => {
+    const events = [{ type: "custom", note: "no iteration" }, { type: "message", iteration: "2", content: "x" }];
+    const expected = events.reduce((sum, event) => sum + Math.ceil(JSON.stringify(event).length / 3.5), 0);
+    expect(new ContextManager().estimateThreadTokens(makeThread(events as never))).toBe(expected);
+  });
+});

@@ -18,6 +18,8 @@ interface CounterEntry {
 
 /** OpenAI Cookbook overheads: 3 per message, the role's tokens, 3 to prime the reply. */
 const openAiFrame = (counter: TokenCounter, text: string) => counter.count(text) + counter.count("user") + 3 + 3;
+/** Claude's measured frame of a one-message request: 7 (v3), 11 (v4.7), 6 (v5) tokens beyond the content. */
+const claudeFrame = (overhead: number) => (counter: TokenCounter, text: string) => counter.count(text) + overhead;
 
 // p50k_base is left out on purpose: encodings load once per process, and counters.test.ts checks
 // what the first load of p50k_base does when its rank data is missing.
@@ -33,6 +35,14 @@ const counters: CounterEntry[] = [
     oneUserMessage: openAiFrame,
   },
   { name: "getCounter(gpt-4o)", make: (m) => m.getCounter("gpt-4o") as ReturnType<CounterEntry["make"]>, oneUserMessage: openAiFrame },
+  { name: "ClaudeCounter v3", make: (m) => new m.ClaudeCounter({ family: "v3" }), oneUserMessage: claudeFrame(7) },
+  { name: "ClaudeCounter v4.7", make: (m) => new m.ClaudeCounter({ family: "v4.7" }), oneUserMessage: claudeFrame(11) },
+  { name: "ClaudeCounter v5", make: (m) => new m.ClaudeCounter({ family: "v5" }), oneUserMessage: claudeFrame(6) },
+  {
+    name: "getCounter(claude-opus-4-7)",
+    make: (m) => m.getCounter("claude-opus-4-7") as ReturnType<CounterEntry["make"]>,
+    oneUserMessage: claudeFrame(11),
+  },
 ];
 
 const samples = [

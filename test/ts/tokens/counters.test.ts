@@ -23,7 +23,8 @@ describe("TiktokenCounter", () => {
     expect(new TiktokenCounter({ model: "gpt-4" }).encoding).toBe("cl100k_base");
     expect(new TiktokenCounter({ model: "gpt-3.5-turbo-0125" }).encoding).toBe("cl100k_base");
     expect(new TiktokenCounter().encoding).toBe("cl100k_base");
-    expect(encodingForModel("claude-3-opus")).toEqual({ encoding: "o200k_base", exact: false });
+    expect(encodingForModel("claude-3-opus")).toEqual({ encoding: "claude-v3", exact: true, family: "v3" });
+    expect(encodingForModel("gemini-2.5-pro")).toEqual({ encoding: "o200k_base", exact: false });
     expect(encodingForModel("gpt-4o")).toEqual({ encoding: "o200k_base", exact: true });
   });
 
@@ -172,7 +173,7 @@ describe("countMessages", () => {
 
   it("rejects messages without a role", () => {
     expect(() => counter.countMessages([{ content: "x" } as never])).toThrow(TypeError);
-    expect(() => counter.countMessages([{ content: "x" } as never])).toThrow(/messages\[0\]\.role must be a string/);
+    expect(() => counter.countMessages([{ content: "x" } as never])).toThrow(/messages\[0\]\.role must be one of/);
   });
 });
 
@@ -191,8 +192,8 @@ describe("CachingCounter and getCounter", () => {
     expect(caching.size).toBe(2);
   });
 
-  it("getCounter('claude-3-opus') is a CachingCounter around a TiktokenCounter", () => {
-    const counter = getCounter("claude-3-opus");
+  it("getCounter('gemini-2.5-pro') is a CachingCounter around a TiktokenCounter", () => {
+    const counter = getCounter("gemini-2.5-pro");
     expect(counter).toBeInstanceOf(CachingCounter);
     expect(counter.inner).toBeInstanceOf(TiktokenCounter);
     const asInterface: TokenCounter = counter;

@@ -106,7 +106,16 @@ RankTable RankTable::parse(std::string_view contents, const std::string& source_
       throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
                   "malformed BPE rank file " + source_name + " at line " + std::to_string(line_number));
     }
-    table.insert(bytes, rank);
+    // Checked here, before anything is sized by it: a rank of a billion in a 40-byte file used to
+    // allocate gigabytes (found by test/fuzz/rank_data_fuzz).
+    if (rank >= kMaxRanks) {
+      throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
+                  "BPE rank file " + source_name + " has a rank past 2^20 at line " + std::to_string(line_number));
+    }
+    if (!table.insert(bytes, rank)) {
+      throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
+                  "BPE rank file " + source_name + " gives a token or a rank twice at line " + std::to_string(line_number));
+    }
   }
   if (table.count_ == 0) {
     throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "empty BPE rank file " + source_name);
@@ -141,7 +150,7 @@ bool RankTable::slot_matches(const Slot& slot, std::string_view bytes, std::uint
   return std::memcmp(arena_.data() + slot.inline_or_offset, bytes.data(), bytes.size()) == 0;
 }
 
-void RankTable::insert(std::string_view bytes, std::uint32_t rank) {
+bool RankTable::insert(std::string_view bytes, std::uint32_t rank) {
   if (bytes.size() > 0xFFFF) {
     throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "BPE rank file has a token longer than 65535 bytes");
   }
@@ -156,24 +165,24 @@ void RankTable::insert(std::string_view bytes, std::uint32_t rank) {
       slot.tag = tag;
       break;
     }
-    if (slot_matches(slot, bytes, tag)) {
-      slot.rank = std::min(slot.rank, rank);  // a duplicate line: keep the first (lowest) rank
-      return;
-    }
+    // A token given twice would leave bytes_of and rank_of disagreeing: refused.
+    if (slot_matches(slot, bytes, tag)) return false;
   }
   // Every token's bytes also go to the arena: decode reads them from there.
   const auto offset = static_cast<std::uint32_t>(arena_.size());
   auto& longest = longest_by_first_byte_[static_cast<unsigned char>(bytes[0])];
   longest = std::max(longest, static_cast<std::uint16_t>(bytes.size()));
   arena_.append(bytes);
+  if (by_rank_.size() <= rank) by_rank_.resize(std::size_t{rank} + 1);
+  if (by_rank_[rank].length != 0) return false;  // a rank given twice, to different bytes
   ++count_;
   max_rank_ = std::max(max_rank_, rank);
-  if (by_rank_.size() <= rank) by_rank_.resize(std::size_t{rank} + 1);
   by_rank_[rank] = Span{offset, static_cast<std::uint32_t>(bytes.size())};
+  return true;
 }
 
 void RankTable::build_merges() {
-  if (max_rank_ >= (1u << 20)) {
+  if (max_rank_ >= kMaxRanks) {
     throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "BPE rank file has ranks past 2^20");
   }
   // Every split of every token into two tokens is a merge that produces it.

@@ -20,6 +20,8 @@ namespace ctxwin {
 class RankTable {
  public:
   static constexpr std::uint32_t kNoRank = 0xFFFFFFFFu;
+  // Ranks are below 2^20 (merges pack them in 20 bits); o200k_base has 200,000.
+  static constexpr std::uint32_t kMaxRanks = 1u << 20;
 
   // Throws ctxwin::Error when the file cannot be read or is malformed.
   static RankTable load(const std::string& path);
@@ -71,7 +73,8 @@ class RankTable {
     std::uint32_t length = 0;
   };
 
-  void insert(std::string_view bytes, std::uint32_t rank);
+  // False when `bytes` or `rank` is already in the table.
+  [[nodiscard]] bool insert(std::string_view bytes, std::uint32_t rank);
   void build_merges();
   void build_join_sets();
 

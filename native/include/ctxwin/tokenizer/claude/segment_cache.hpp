@@ -1,0 +1,97 @@
+// Remembered tilings of marked-stream segments, for one Claude family and one thread.
+//
+// No vocabulary piece crosses a word boundary marker (⟨eow⟩ ends every piece it is in, ⟨bow⟩ and
+// its case marker start it), so the stream splits into independent segments, mostly words, whose
+// costs add up. Natural text repeats its words, so a cache of segment costs saves most of the
+// tiling. An open-addressing table over one byte arena: a lookup is a hash, one probe or two and a
+// compare. Not synchronized: one cache per thread (the binding keeps one per counter object).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ctxwin::claude {
+
+class SegmentCache {
+ public:
+  // `max_bytes` bounds the arena and the table together; past it the cache starts over.
+  explicit SegmentCache(std::size_t max_bytes = std::size_t{8} << 20) : max_bytes_(max_bytes) {}
+
+  // The cost remembered for `segment`, or -1.
+  std::int64_t find(std::string_view segment) const {
+    if (slots_.empty()) return -1;
+    const std::uint64_t h = hash(segment);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& slot = slots_[i];
+      if (slot.hash == 0) return -1;
+      if (slot.hash == h && slot.length == segment.size() &&
+          std::memcmp(arena_.data() + slot.offset, segment.data(), segment.size()) == 0) {
+        return slot.cost;
+      }
+    }
+  }
+
+  // Remembers `cost` for `segment` (which find() did not know).
+  void put(std::string_view segment, std::uint32_t cost) {
+    if (segment.size() > 0xFFFF || cost > 0xFFFF) return;
+    if (arena_.size() + segment.size() + slots_.size() * sizeof(Slot) > max_bytes_) clear();
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    const std::uint64_t h = hash(segment);
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = h & mask;
+    while (slots_[i].hash != 0) i = (i + 1) & mask;
+    slots_[i] = Slot{h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint16_t>(segment.size()), static_cast<std::uint16_t>(cost)};
+    arena_.append(segment);
+    ++count_;
+  }
+
+  void clear() {
+    slots_.assign(slots_.empty() ? 0 : kInitialSlots, Slot{});
+    arena_.clear();
+    count_ = 0;
+  }
+  std::size_t size() const noexcept { return count_; }
+
+ private:
+  struct Slot {  // 16 bytes: four to a cache line
+    std::uint64_t hash = 0;  // 0: empty
+    std::uint32_t offset = 0;
+    std::uint16_t length = 0;
+    std::uint16_t cost = 0;
+  };
+  static constexpr std::size_t kInitialSlots = 4096;
+
+  // FNV-1a with a final mix: segments are short (mostly one word), where it beats a block hash.
+  static std::uint64_t hash(std::string_view s) noexcept {
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ull;
+    h ^= h >> 32;
+    return h | 1;  // never 0, the empty mark
+  }
+
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? kInitialSlots : old.size() * 2, Slot{});
+    const std::size_t mask = slots_.size() - 1;
+    for (const Slot& slot : old) {
+      if (slot.hash == 0) continue;
+      std::size_t i = slot.hash & mask;
+      while (slots_[i].hash != 0) i = (i + 1) & mask;
+      slots_[i] = slot;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::string arena_;
+  std::size_t count_ = 0;
+  std::size_t max_bytes_;
+};
+
+}  // namespace ctxwin::claude

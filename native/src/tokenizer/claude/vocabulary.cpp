@@ -1,0 +1,367 @@
+#include "tokenizer/claude/vocabulary.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+#include "ctxwin/error.hpp"
+
+namespace ctxwin::claude {
+
+namespace {
+
+constexpr std::uint32_t kInf = std::numeric_limits<std::uint32_t>::max() / 2;
+
+[[noreturn]] void unreadable(const std::string& path, const std::string& why) {
+  throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "cannot load the Claude vocabulary " + path + ": " + why);
+}
+
+// Bytes of the UTF-8 character led by `b` (a marker byte counts as one).
+inline std::size_t char_length(unsigned char b) noexcept {
+  if (b < 0x80 || b >= 0xF8) return 1;
+  if (b < 0xE0) return 2;
+  if (b < 0xF0) return 3;
+  return 4;
+}
+
+inline std::uint64_t pack(std::string_view bytes) noexcept {
+  std::uint64_t key = static_cast<std::uint64_t>(bytes.size()) << 32;
+  for (std::size_t i = 0; i < bytes.size(); ++i) key |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * (3 - i));
+  return key;
+}
+
+class Reader {
+ public:
+  Reader(const std::string& path, std::string data) : path_(path), data_(std::move(data)) {}
+  std::uint32_t u32() {
+    need(4);
+    std::uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(data_[at_ + static_cast<std::size_t>(i)]);
+    at_ += 4;
+    return v;
+  }
+  std::uint32_t u16() {
+    need(2);
+    const std::uint32_t v = static_cast<unsigned char>(data_[at_]) | (std::uint32_t(static_cast<unsigned char>(data_[at_ + 1])) << 8);
+    at_ += 2;
+    return v;
+  }
+  std::uint32_t u8() {
+    need(1);
+    return static_cast<unsigned char>(data_[at_++]);
+  }
+  std::string bytes(std::size_t n) {
+    need(n);
+    std::string out = data_.substr(at_, n);
+    at_ += n;
+    return out;
+  }
+  std::string_view view(std::size_t n) {
+    need(n);
+    std::string_view out(data_.data() + at_, n);
+    at_ += n;
+    return out;
+  }
+
+ private:
+  void need(std::size_t n) const {
+    if (at_ + n > data_.size()) unreadable(path_, "the file is truncated");
+  }
+  const std::string& path_;
+  std::string data_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<const Vocabulary> Vocabulary::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) unreadable(path, "the file cannot be opened");
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Reader r(path, std::move(data));
+  if (r.view(8) != "ctxwcl01") unreadable(path, "not a ctxwin Claude vocabulary (bad magic)");
+
+  std::unique_ptr<Vocabulary> v(new Vocabulary());
+  v->message_overhead_ = r.u32();
+  v->fold_quotes_ = r.u32() != 0;
+  v->allcaps_min_ = r.u32();
+  const std::uint32_t n_pieces = r.u32();
+  std::vector<std::string> pieces;
+  pieces.reserve(n_pieces);
+  for (std::uint32_t i = 0; i < n_pieces; ++i) {
+    const std::uint32_t len = r.u16();
+    if (len == 0) unreadable(path, "an empty piece");
+    pieces.push_back(r.bytes(len));
+  }
+  const std::uint32_t n_prefixes = r.u32();
+  for (std::uint32_t i = 0; i < n_prefixes; ++i) {
+    const std::uint32_t len = r.u8();
+    if (len == 0 || len > 4) unreadable(path, "a byte-fallback prefix longer than a character");
+    v->floor_tokens_.insert(pack(r.bytes(len)));
+  }
+  // One-character pieces price at 1 in the byte floor too.
+  for (const auto& piece : pieces) {
+    const auto lead = static_cast<unsigned char>(piece[0]);
+    if (lead < 0xF8 && piece.size() == char_length(lead)) v->floor_tokens_.insert(pack(piece));
+  }
+  for (const auto& piece : pieces) {
+    std::size_t head = 0;
+    if (static_cast<unsigned char>(piece[0]) == kShift || static_cast<unsigned char>(piece[0]) == kCaps) head = 1;
+    for (std::size_t i = 0; i < piece.size(); ++i) {
+      const auto b = static_cast<unsigned char>(piece[i]);
+      const bool misplaced = ((b == kShift || b == kCaps) && i != 0) ||
+                             (b == kShift || b == kCaps ? (piece.size() > 1 && static_cast<unsigned char>(piece[1]) != kBow) : false) ||
+                             (b == kBow && i != head) || (b == kEow && i + 1 != piece.size());
+      if (misplaced) v->segmentable_ = false;
+    }
+  }
+  v->piece_count_ = pieces.size();
+  v->build_trie(pieces);
+
+  // Every BMP character's cost, so that the DP's fallback edge is one array read.
+  v->bmp_cost_.resize(0x10000);
+  std::array<char, 4> buf{};
+  for (std::uint32_t cp = 0; cp < 0x10000; ++cp) {
+    std::size_t n;
+    if (cp < 0x80) {
+      buf[0] = static_cast<char>(cp);
+      n = 1;
+    } else if (cp < 0x800) {
+      buf[0] = static_cast<char>(0xC0 | (cp >> 6));
+      buf[1] = static_cast<char>(0x80 | (cp & 0x3F));
+      n = 2;
+    } else {
+      buf[0] = static_cast<char>(0xE0 | (cp >> 12));
+      buf[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      buf[2] = static_cast<char>(0x80 | (cp & 0x3F));
+      n = 3;
+    }
+    v->bmp_cost_[cp] = static_cast<std::uint8_t>(v->byte_floor(std::string_view(buf.data(), n)));
+  }
+  return v;
+}
+
+void Vocabulary::build_trie(std::vector<std::string>& pieces) {
+  std::sort(pieces.begin(), pieces.end());
+  pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
+  for (const auto& p : pieces) max_piece_bytes_ = std::max(max_piece_bytes_, p.size());
+  std::size_t ring = 8;
+  while (ring < max_piece_bytes_ + 8) ring <<= 1;
+  ring_mask_ = ring - 1;
+
+  units_.assign(1024, Unit{0, kFree});
+  units_[0].check = 0;  // the root
+  // The free slots form a doubly linked list, so that finding a base skips the taken ones.
+  std::vector<std::uint32_t> next_free, prev_free;
+  auto grow = [&](std::size_t size) {
+    const std::size_t old = next_free.size();
+    if (size <= old) return;
+    units_.resize(size, Unit{0, kFree});
+    next_free.resize(size);
+    prev_free.resize(size);
+    for (std::size_t k = old; k < size; ++k) {
+      next_free[k] = static_cast<std::uint32_t>(k + 1);
+      prev_free[k] = static_cast<std::uint32_t>(k - 1);
+    }
+  };
+  next_free.assign(1, 1);
+  prev_free.assign(1, 0);
+  grow(1024);
+  std::uint32_t head = 1;  // the first free slot
+  auto take = [&](std::uint32_t k) {
+    if (k == head) head = next_free[k];
+    else next_free[prev_free[k]] = next_free[k];
+    if (next_free[k] < next_free.size()) prev_free[next_free[k]] = prev_free[k];
+  };
+  std::vector<bool> used_base;  // two nodes never share a base
+
+  // Places the children of `node`, which are the distinct bytes at `depth` of pieces[lo, hi), then
+  // recurses. Pieces are sorted, so each child's pieces are a contiguous range.
+  struct Frame {
+    std::uint32_t node;
+    std::size_t lo, hi, depth;
+  };
+  std::vector<Frame> stack{{0, 0, pieces.size(), 0}};
+  std::vector<unsigned char> labels;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  while (!stack.empty()) {
+    const Frame f = stack.back();
+    stack.pop_back();
+    std::size_t lo = f.lo;
+    if (lo < f.hi && pieces[lo].size() == f.depth) {
+      units_[f.node].base |= kTerminal;
+      ++lo;
+    }
+    if (lo == f.hi) continue;
+    labels.clear();
+    ranges.clear();
+    for (std::size_t i = lo; i < f.hi;) {
+      const auto c = static_cast<unsigned char>(pieces[i][f.depth]);
+      std::size_t j = i + 1;
+      while (j < f.hi && static_cast<unsigned char>(pieces[j][f.depth]) == c) ++j;
+      labels.push_back(c);
+      ranges.emplace_back(i, j);
+      i = j;
+    }
+    // First fit over the free slots: the lowest base whose slots for all labels are free.
+    std::uint32_t base = 0;
+    for (std::uint32_t pos = head;; pos = next_free[pos]) {
+      if (pos + 257 >= next_free.size()) grow(next_free.size() * 2);
+      if (pos <= labels.front()) continue;
+      const std::size_t b = pos - labels.front();
+      if (b >= used_base.size()) used_base.resize(b + 4096, false);
+      if (used_base[b]) continue;
+      bool fits = true;
+      for (std::size_t k = 1; fits && k < labels.size(); ++k) fits = units_[b + labels[k]].check == kFree;
+      if (fits) {
+        base = static_cast<std::uint32_t>(b);
+        used_base[b] = true;
+        break;
+      }
+    }
+    units_[f.node].base = (units_[f.node].base & kTerminal) | base;
+    for (std::size_t k = 0; k < labels.size(); ++k) {
+      units_[base + labels[k]].check = f.node;
+      take(static_cast<std::uint32_t>(base + labels[k]));
+    }
+    for (std::size_t k = labels.size(); k-- > 0;) {
+      stack.push_back({static_cast<std::uint32_t>(base + labels[k]), ranges[k].first, ranges[k].second, f.depth + 1});
+    }
+  }
+  // Trailing room so that base + 255 never reads past the end.
+  std::size_t last = units_.size();
+  while (last > 0 && units_[last - 1].check == kFree) --last;
+  units_.resize(last + 256, Unit{0, kFree});
+  units_.shrink_to_fit();
+}
+
+std::size_t Vocabulary::memory_bytes() const noexcept {
+  return units_.size() * sizeof(Unit) + bmp_cost_.size() + floor_tokens_.size() * 32;
+}
+
+std::uint32_t Vocabulary::byte_floor(std::string_view bytes) const {
+  // Min-cost tiling of at most four bytes: any single byte is a token, longer runs when held.
+  std::array<std::uint32_t, 5> best{0, kInf, kInf, kInf, kInf};
+  for (std::size_t i = 1; i <= bytes.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (i - j == 1 || floor_tokens_.count(pack(bytes.substr(j, i - j))) != 0) best[i] = std::min(best[i], best[j] + 1);
+    }
+  }
+  return best[bytes.size()];
+}
+
+std::uint32_t Vocabulary::char_cost(std::string_view c) const {
+  const auto b0 = static_cast<unsigned char>(c[0]);
+  if (b0 >= 0xF8) return 1;  // a marker no piece absorbed
+  if (c.size() <= 3) {
+    std::uint32_t cp;
+    if (c.size() == 1) {
+      cp = b0;
+    } else if (c.size() == 2) {
+      cp = (std::uint32_t(b0 & 0x1F) << 6) | (static_cast<unsigned char>(c[1]) & 0x3F);
+    } else {
+      cp = (std::uint32_t(b0 & 0x0F) << 12) | (std::uint32_t(static_cast<unsigned char>(c[1]) & 0x3F) << 6) |
+           (static_cast<unsigned char>(c[2]) & 0x3F);
+    }
+    return bmp_cost_[cp];
+  }
+  if (floor_tokens_.count(pack(c)) != 0) return 1;
+  return byte_floor(c);
+}
+
+std::size_t Vocabulary::tile(std::string_view s) const {
+  const std::size_t n = s.size();
+  if (n == 0) return 0;
+  const Unit* units = units_.data();
+  // best[p & mask] is the fewest tokens covering s[0, p); a start relaxes at most
+  // max_piece_bytes_ ahead, so a ring of more than that many slots holds every live value. A
+  // short stream (a word) needs no more slots than it has positions, and they live on the stack.
+  std::array<std::uint32_t, 64> small;
+  std::vector<std::uint32_t> large;
+  std::uint32_t* best;
+  std::size_t mask;
+  if (n + 1 <= small.size()) {
+    mask = small.size() - 1;
+    best = small.data();
+    std::fill(small.begin(), small.begin() + static_cast<std::ptrdiff_t>(n + 1), kInf);
+  } else {
+    mask = ring_mask_;
+    large.assign(mask + 1, kInf);
+    best = large.data();
+  }
+  best[0] = 0;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
+  for (std::size_t pos = 0; pos < n; ++pos) {
+    const std::uint32_t cur = best[pos & mask];
+    best[pos & mask] = kInf;  // the slot is reused for pos + ring
+    if (cur >= kInf) continue;  // inside a character
+    // The one-character edge: a piece, a lone marker, or the byte floor.
+    const std::size_t len = char_length(bytes[pos]);
+    if (pos + len <= n) {
+      const std::uint32_t cost = cur + char_cost(s.substr(pos, len));
+      std::uint32_t& slot = best[(pos + len) & mask];
+      if (cost < slot) slot = cost;
+    }
+    // Every piece starting here.
+    const std::uint32_t next = cur + 1;
+    std::uint32_t node = 0;
+    for (std::size_t p = pos; p < n; ++p) {
+      const std::uint32_t t = (units[node].base & ~kTerminal) + bytes[p];
+      if (units[t].check != node) break;
+      node = t;
+      if (units[t].base & kTerminal) {
+        std::uint32_t& slot = best[(p + 1) & mask];
+        if (next < slot) slot = next;
+      }
+    }
+  }
+  return best[n & mask];
+}
+
+std::size_t Vocabulary::tile_segments(std::string_view s, SegmentCache* cache) const {
+  // Cut after every ⟨eow⟩ (it ends each piece holding it) and before every ⟨bow⟩ with the case
+  // marker in front of it (they start each piece holding them): no piece spans a cut.
+  if (!segmentable_) return tile(s);
+  std::size_t total = 0;
+  std::size_t begin = 0;
+  const std::size_t n = s.size();
+  auto flush = [&](std::size_t end) {
+    if (end <= begin) return;
+    const std::string_view segment = s.substr(begin, end - begin);
+    begin = end;
+    if (cache == nullptr || segment.size() < 2) {
+      total += tile(segment);
+      return;
+    }
+    const std::int64_t hit = cache->find(segment);
+    if (hit >= 0) {
+      total += static_cast<std::size_t>(hit);
+      return;
+    }
+    const std::size_t cost = tile(segment);
+    cache->put(segment, static_cast<std::uint32_t>(cost));
+    total += cost;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b == kEow) {
+      flush(i + 1);
+    } else if (b == kShift || b == kCaps) {
+      if (i + 1 < n && static_cast<unsigned char>(s[i + 1]) == kBow) flush(i);
+    } else if (b == kBow) {
+      if (i == 0 || (static_cast<unsigned char>(s[i - 1]) != kShift && static_cast<unsigned char>(s[i - 1]) != kCaps)) flush(i);
+    }
+  }
+  flush(n);
+  return total;
+}
+
+std::size_t Vocabulary::newline_tail(std::size_t n) const {
+  if (n == 0) return 0;
+  return tile(std::string(n + 2, '\n')) - 1;
+}
+
+}  // namespace ctxwin::claude

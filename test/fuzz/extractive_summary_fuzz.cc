@@ -1,0 +1,39 @@
+// Fuzzes the extractive summarizer's input (SPEC-08 events as JSON lines, chat text, whole prompts:
+// all of it comes from outside): the bytes are split into lines and summarized as events, as a
+// prompt and as a failure digest. Invariants: no crash, no exception but ctxwin::Error, and a
+// summary of valid UTF-8 input is valid UTF-8.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxwin/error.hpp"
+#include "ctxwin/summary/extractive_summary.hpp"
+#include "ctxwin/tokenizer/utf8.hpp"
+#include "fuzz_support.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  std::vector<std::string_view> lines;
+  for (std::size_t start = 0; start <= input.size();) {
+    const std::size_t end = input.find('\n', start);
+    const std::size_t stop = end == std::string_view::npos ? input.size() : end;
+    lines.push_back(input.substr(start, stop - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  const bool valid = ctxwin::is_valid_utf8(input);
+  try {
+    const std::string summary = ctxwin::summarize_extractive(lines);
+    if (valid) FUZZ_CHECK(ctxwin::is_valid_utf8(summary));
+    const std::string complete = ctxwin::summarize_extractive(lines, ctxwin::ExtractiveOptions::complete());
+    if (valid) FUZZ_CHECK(ctxwin::is_valid_utf8(complete));
+    const std::string prompt = ctxwin::summarize_prompt(input);
+    if (valid) FUZZ_CHECK(ctxwin::is_valid_utf8(prompt));
+    const std::string digest = ctxwin::failure_digest(lines, lines.empty() ? std::string_view() : lines.front());
+    if (valid) FUZZ_CHECK(ctxwin::is_valid_utf8(digest));
+  } catch (const ctxwin::Error&) {
+  }
+  return 0;
+}
