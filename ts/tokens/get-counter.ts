@@ -1,6 +1,7 @@
 import { CachingCounter } from "./caching-counter.js";
 import { ClaudeCounter } from "./claude-counter.js";
 import { claudeFamilyForModel } from "./claude-family.js";
+import { requireString } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { openModelFamily, registeredTokenizer } from "./open-models.js";
 import { TiktokenCounter } from "./tiktoken-counter.js";
@@ -20,10 +21,11 @@ const warnedFamilies = new Set<string>();
  *   approximation for others. An open family without its package gets one warning naming it.
  */
 export function getCounter(model: string, options: { logger?: Logger; maxEntries?: number } = {}): CachingCounter {
+  requireString(model, "model"); // before any lookup reads it
   const cache = { maxEntries: options.maxEntries };
   const registered = registeredTokenizer(model);
   if (registered) return new CachingCounter(new TokenizerJsonCounter({ ...registered, model }), cache);
-  if (claudeFamilyForModel(typeof model === "string" ? model : "")) return new CachingCounter(new ClaudeCounter({ model }), cache);
+  if (claudeFamilyForModel(model)) return new CachingCounter(new ClaudeCounter({ model }), cache);
   const family = openModelFamily(model);
   if (family) {
     for (const pkg of family.packages) {
