@@ -2,7 +2,6 @@
 // Rust core), gpt-tokenizer and js-tiktoken, on the shared corpus.
 import { execFileSync } from "node:child_process";
 import { cpus } from "node:os";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as gptCl100k from "gpt-tokenizer/encoding/cl100k_base";
 import * as gptO200k from "gpt-tokenizer/encoding/o200k_base";
