@@ -10,6 +10,7 @@ void register_thread_plan(Napi::Env env, Napi::Object exports);
 void register_extractive_summary(Napi::Env env, Napi::Object exports);
 void register_tokenizer(Napi::Env env, Napi::Object exports);
 void register_claude_tokenizer(Napi::Env env, Napi::Object exports);
+void register_hf_tokenizer(Napi::Env env, Napi::Object exports);
 void register_model_limits(Napi::Env env, Napi::Object exports);
 void register_truncation(Napi::Env env, Napi::Object exports);
 

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, sym
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { root } from "./build.mjs";
-import { utf8procSourceDir } from "./system-deps.mjs";
+import { pcre2SourceDir, utf8procSourceDir } from "./system-deps.mjs";
 
 export const wasmDir = join(root, "prebuilds", "wasm");
 export const wasmEntry = join(wasmDir, "ctxwin.cjs");
@@ -110,6 +110,7 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
     throw new Error("ctxwin: the emnapi package is missing; run `npm install` in the repository first");
   }
   const utf8proc = utf8procSourceDir();
+  const pcre2 = pcre2SourceDir();
   console.log("ctxwin: building the WebAssembly core (em++)");
   mkdirSync(objDir, { recursive: true });
   mkdirSync(wasmDir, { recursive: true });
@@ -117,13 +118,21 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
   const includeDir = join(objDir, "include");
   mkdirSync(includeDir, { recursive: true });
   if (!existsSync(join(includeDir, "nlohmann"))) symlinkSync("/usr/include/nlohmann", join(includeDir, "nlohmann"));
+  // PCRE2's 8-bit library from its source, configured as its CMake build does with the defaults
+  // (config.h.generic) plus Unicode support; no JIT (it has no WebAssembly back end).
+  const pcre2Include = join(objDir, "pcre2");
+  mkdirSync(pcre2Include, { recursive: true });
+  for (const [from, to] of [["pcre2.h.generic", "pcre2.h"], ["config.h.generic", "config.h"], ["pcre2_chartables.c.dist", "pcre2_chartables.c"]]) {
+    const target = join(pcre2Include, to);
+    if (!existsSync(target)) writeFileSync(target, readFileSync(join(pcre2, "src", from)));
+  }
 
   const common = ["-O3", "-flto", "-fwasm-exceptions", "-DNDEBUG"];
   const napiDefines = ["-DBUILDING_NODE_EXTENSION", '-DNAPI_EXTERN=__attribute__((__import_module__("env")))'];
   const cxx = [
     ...common, "-std=c++20", "-Wall", "-Wextra", "-Werror",
     "-I", join(root, "native", "include"), "-I", join(root, "native", "src"), "-I", join(root, "binding"),
-    "-I", utf8proc, "-isystem", includeDir,
+    "-I", utf8proc, "-isystem", includeDir, "-isystem", pcre2Include, "-DPCRE2_STATIC",
     "-isystem", join(emnapi, "include", "node"), "-isystem", join(root, "node_modules", "node-addon-api"),
     "-DUTF8PROC_STATIC", "-DNAPI_VERSION=8", "-DNODE_ADDON_API_CPP_EXCEPTIONS", "-DNODE_ADDON_API_CPP_EXCEPTIONS_ALL",
     "-DNODE_ADDON_API_DISABLE_DEPRECATED", ...napiDefines,
@@ -131,8 +140,16 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
     // time), so node-addon-api's AsyncWorker, which it hides in a build without threads, works.
     "-DNAPI_HAS_THREADS=1",
   ];
+  const pcre2Flags = [...common, "-DHAVE_CONFIG_H", "-DPCRE2_CODE_UNIT_WIDTH=8", "-DPCRE2_STATIC", "-DSUPPORT_UNICODE", "-DHAVE_MEMMOVE", "-I", pcre2Include, "-I", join(pcre2, "src")];
+  const pcre2Sources = [
+    "auto_possess", "compile", "config", "context", "convert", "dfa_match", "error", "extuni", "find_bracket", "jit_compile", "maketables",
+    "match", "match_data", "newline", "ord2utf", "pattern_info", "script_run", "serialize", "string_utils", "study",
+    "substitute", "substring", "tables", "ucd", "valid_utf", "xclass",
+  ].map((name) => ({ src: join(pcre2, "src", `pcre2_${name}.c`), flags: pcre2Flags }));
   const cSources = [
     { src: join(utf8proc, "utf8proc.c"), flags: [...common, "-DUTF8PROC_STATIC", "-I", utf8proc] },
+    { src: join(pcre2Include, "pcre2_chartables.c"), flags: pcre2Flags },
+    ...pcre2Sources,
     ...["js_native_api.c", "node_api.c", "async_cleanup_hook.c", "async_context.c"].map((name) => ({
       src: join(emnapi, "src", name),
       flags: [...common, "-DNAPI_VERSION=8", ...napiDefines, "-I", join(emnapi, "include", "node"), "-I", join(emnapi, "src")],

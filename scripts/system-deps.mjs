@@ -14,6 +14,7 @@ const REQUIREMENTS = [
   { pkg: "pkg-config", probe: () => hasCommand("pkg-config") },
   { pkg: "nlohmann-json3-dev", probe: () => existsAny(["/usr/include/nlohmann/json.hpp", "/usr/local/include/nlohmann/json.hpp"]) },
   { pkg: "libutf8proc-dev", probe: () => pkgConfigHas("libutf8proc") },
+  { pkg: "libpcre2-dev", probe: () => pkgConfigHas("libpcre2-8") },
   { pkg: "libgtest-dev", probe: () => existsAny(["/usr/include/gtest/gtest.h", "/usr/local/include/gtest/gtest.h"]) },
   // The session-store tests and benchmarks run a real Redis server on a Unix socket.
   { pkg: "redis-server", probe: () => hasCommand("redis-server") },
@@ -64,7 +65,7 @@ export function ensureSystemPackages({ needTests = true, needWasm = needTests, l
     log(`ctxwin: missing system packages: ${missing.join(", ")}`);
     log(hasCommand("apt-get")
       ? `ctxwin: install them with:\n  ${prefix}apt-get update && ${prefix}${installCommand(missing)}`
-      : "ctxwin: install a C++20 compiler, CMake, pkg-config, nlohmann_json, utf8proc, GoogleTest and redis-server with your system's package manager.");
+      : "ctxwin: install a C++20 compiler, CMake, pkg-config, nlohmann_json, utf8proc, PCRE2, GoogleTest and redis-server with your system's package manager.");
     return false;
   }
   log(`ctxwin: installing system packages: ${missing.join(", ")}`);
@@ -84,9 +85,29 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const sourceRoot = join(root, "build-wasm", "src");
 
 function unpackedUtf8proc() {
+  return unpackedSource(/^utf8proc-[0-9]/, "utf8proc.c");
+}
+
+function unpackedSource(pattern, marker) {
   if (!existsSync(sourceRoot)) return null;
-  const dir = readdirSync(sourceRoot).find((name) => /^utf8proc-[0-9]/.test(name) && existsSync(join(sourceRoot, name, "utf8proc.c")));
+  const dir = readdirSync(sourceRoot).find((name) => pattern.test(name) && existsSync(join(sourceRoot, name, marker)));
   return dir ? join(sourceRoot, dir) : null;
+}
+
+/**
+ * The unpacked PCRE2 source (Debian's `pcre2`, for the WebAssembly build: tokenizer.json regexes);
+ * fetched with `apt-get source` when missing and running as root, like utf8proc's.
+ */
+export function pcre2SourceDir({ log = console.log } = {}) {
+  const found = unpackedSource(/^pcre2-[0-9]/, join("src", "pcre2_compile.c"));
+  if (found) return found;
+  utf8procSourceDir({ log }); // sets up deb-src entries (or explains how) the same way
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  log("ctxwin: apt-get source pcre2");
+  execFileSync("apt-get", ["source", "-qq", "pcre2"], { cwd: sourceRoot, stdio: "inherit", env });
+  const unpacked = unpackedSource(/^pcre2-[0-9]/, join("src", "pcre2_compile.c"));
+  if (!unpacked) throw new Error(`ctxwin: apt-get source pcre2 left no src/pcre2_compile.c under ${sourceRoot}`);
+  return unpacked;
 }
 
 function aptHasSourceIndex() {

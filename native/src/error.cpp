@@ -19,6 +19,12 @@ std::string_view Error::js_code() const noexcept {
       return "ERR_CTXWIN_UNKNOWN_ENCODING";
     case ErrorCode::RankDataUnavailable:
       return "ERR_CTXWIN_RANK_DATA_UNAVAILABLE";
+    case ErrorCode::InvalidTokenizer:
+      return "ERR_CTXWIN_INVALID_TOKENIZER";
+    case ErrorCode::UnsupportedTokenizer:
+      return "ERR_CTXWIN_UNSUPPORTED_TOKENIZER";
+    case ErrorCode::TokenizerUnavailable:
+      return "ERR_CTXWIN_TOKENIZER_UNAVAILABLE";
   }
   return "ERR_CTXWIN_UNKNOWN";
 }

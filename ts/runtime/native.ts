@@ -23,6 +23,8 @@ export interface NativeCore {
   estimateTokensByWordsMany(texts: string[], tokensPerWord: number): Uint32Array;
   Tokenizer: new (encoding: string, dataDir: string) => NativeTokenizer;
   ClaudeTokenizer: new (family: string, dataDir: string) => NativeClaudeTokenizer;
+  /** A tokenizer.json model: `source` is a file path (`isPath`) or the file's text. */
+  HfTokenizer: new (source: string, isPath: boolean) => NativeHfTokenizer;
   clearPieceCaches(): void;
   findModelLimits(model: string): { key: string; contextWindow: number; maxOutput: number } | null;
   listModelLimits(): Array<{ key: string; contextWindow: number; maxOutput: number }>;
@@ -85,6 +87,16 @@ export interface NativeTokenizer {
   encode(text: string, allowSpecial?: boolean): Uint32Array;
   decode(tokens: Uint32Array): string;
   compactToolResult(result: string, maxResultTokens: number, truncationMessage: string): NativeCompactedResult;
+}
+
+/** A tokenizer.json model loaded by the core; each object has its own piece cache. */
+export interface NativeHfTokenizer {
+  count(text: string, allowSpecial?: boolean): number;
+  countMany(texts: string[], allowSpecial?: boolean): Uint32Array;
+  encode(text: string, allowSpecial?: boolean): Uint32Array;
+  summary(): string;
+  memoryBytes(): number;
+  clearCache(): void;
 }
 
 export interface NativeCompactedResult {

@@ -6,7 +6,7 @@
 // by any worker, gives the same view.
 import type { InsertedRole } from "../history/strategies.js";
 import type { MessageLike } from "../tokens/token-counter.js";
-import type { SessionEntry } from "./store.js";
+import { corruptError, type SessionEntry } from "./store.js";
 
 /**
  * Where the omission marker stands: right after the message with id `after` (null: first). Named
@@ -69,8 +69,61 @@ export interface ContextView {
   metadata: Record<string, unknown> | undefined;
 }
 
-/** Replays entries in log order. Entries of types it does not know (another tool's) are skipped. */
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+const isIdList = (v: unknown): v is string[] => Array.isArray(v) && v.every((id) => typeof id === "string");
+const isMarker = (v: unknown): boolean =>
+  v === null ||
+  (isObject(v) &&
+    (v.after === null || typeof v.after === "string") &&
+    typeof v.omitted === "number" &&
+    Number.isSafeInteger(v.omitted) &&
+    v.omitted >= 0 &&
+    (v.role === "system" || v.role === "user" || v.role === "assistant"));
+
+/** What is wrong with an entry of a type the manager writes, or undefined (other types pass: they are skipped). */
+function problemOf(entry: unknown): string | undefined {
+  if (!isObject(entry) || typeof entry.type !== "string") return "is not an entry (an object with a string type)";
+  switch (entry.type) {
+    case "message":
+      if (typeof entry.id !== "string") return "has no string id";
+      if (!isObject(entry.message) || typeof entry.message.role !== "string") return "has no message object with a role";
+      return undefined;
+    case "system":
+      return entry.prompt === null || typeof entry.prompt === "string" ? undefined : "has a prompt that is neither a string nor null";
+    case "metadata":
+      return isObject(entry.metadata) ? undefined : "has metadata that is not an object";
+    case "boundary": {
+      const b = entry.boundary;
+      if (!isObject(b) || typeof b.kind !== "string") return "has no boundary object with a kind";
+      if (b.kind === "trim") return isIdList(b.removed) && isMarker(b.marker) ? undefined : "is a trim without a list of ids and a marker";
+      if (b.kind === "replace") {
+        const ok = Array.isArray(b.messages) && b.messages.every((m) => isObject(m) && typeof m.id === "string" && isObject(m.message) && typeof m.message.role === "string");
+        return ok ? undefined : "is a replace without a list of { id, message }";
+      }
+      if (b.kind === "summary") return isIdList(b.removed) && typeof b.id === "string" && isObject(b.message) && typeof b.message.role === "string" ? undefined : "is a summary without removed ids, an id and a message";
+      if (b.kind === "marker") return isMarker(b.marker) ? undefined : "is a marker boundary with a malformed marker";
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Replays entries in log order. Entries of types it does not know (another tool's) are skipped; an
+ * entry of a type the manager writes whose shape is wrong (a corrupt or foreign log) throws
+ * ERR_CTXWIN_SESSION_CORRUPT, naming its position, before anything is derived from it.
+ */
 export function replay(entries: Iterable<SessionEntry>): ContextView {
+  const list = Array.from(entries);
+  list.forEach((entry, i) => {
+    const problem = problemOf(entry);
+    if (problem !== undefined) throw corruptError(`session log entry ${i} ${problem}`);
+  });
+  return replayChecked(list);
+}
+
+function replayChecked(entries: readonly SessionEntry[]): ContextView {
   let view: ViewEntry[] = [];
   let marker: LoggedMarker | null = null;
   let systemPrompt: string | null | undefined;

@@ -94,9 +94,45 @@ function exportError(path: string, problem: string): ExportError {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/** How deep an export may nest: far beyond any message, well within what JSON.stringify can copy. */
+export const MAX_EXPORT_DEPTH = 512;
+
+/**
+ * What JSON cannot carry, found without recursion (so that no input can overflow the stack): nesting
+ * deeper than MAX_EXPORT_DEPTH, a cycle, a bigint. Shared objects are walked once.
+ */
+function shapeProblem(root: unknown): ExportError | undefined {
+  const done = new Set<object>();
+  const open = new Set<object>();
+  const stack: Array<{ value: unknown; path: string; depth: number; leaving?: true }> = [{ value: root, path: "", depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth, leaving } = stack.pop() as (typeof stack)[number];
+    if (typeof value === "bigint") return exportError(path, "is a bigint, which JSON cannot carry");
+    if (value === null || typeof value !== "object") continue;
+    if (leaving) {
+      open.delete(value);
+      done.add(value);
+      continue;
+    }
+    if (done.has(value)) continue;
+    if (open.has(value)) return exportError(path, "is circular: it contains itself");
+    if (depth > MAX_EXPORT_DEPTH) return exportError(path, `nests deeper than ${MAX_EXPORT_DEPTH} levels`);
+    open.add(value);
+    stack.push({ value, path, depth, leaving: true });
+    const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [`[${i}]`, v]) : Object.entries(value).map(([k, v]) => [path === "" ? k : `.${k}`, v]);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i] as [string, unknown];
+      stack.push({ value: child, path: `${path}${key}`, depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
+
 function check(value: unknown): ExportError | undefined {
   const fail = (path: string, expected: string, got: unknown) => exportError(path, `must be ${expected}, got ${describe(got)}`);
   if (!isObject(value)) return fail("", "an object with metadata and turns", value);
+  const shape = shapeProblem(value);
+  if (shape) return shape;
   if (value.format !== undefined && value.format !== EXPORT_FORMAT) return fail("format", JSON.stringify(EXPORT_FORMAT), value.format);
   if (value.version !== undefined && value.version !== EXPORT_VERSION) return fail("version", String(EXPORT_VERSION), value.version);
   const meta = value.metadata;

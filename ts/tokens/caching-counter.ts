@@ -2,6 +2,7 @@
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import type { TiktokenCounter } from "./tiktoken-counter.js";
+import { TokenizerJsonCounter } from "./tokenizer-json-counter.js";
 import type { CountMessagesOptions, MessageLike, TokenCounter } from "./token-counter.js";
 
 /** A counter that frames messages its own way (ClaudeCounter) and lets a wrapper count the strings. */
@@ -62,10 +63,12 @@ export class CachingCounter implements TokenCounter {
   }
 
   /**
-   * Counts the request's strings through the cache, framed as the inner counter frames messages: its
-   * own framing where it has one (ClaudeCounter), else the OpenAI chat overheads of its encoding.
+   * Counts the request's strings through the cache, framed as the inner counter frames messages: a
+   * TokenizerJsonCounter counts its own chat template; a counter with its own framing (ClaudeCounter)
+   * frames them itself; else the OpenAI chat overheads of its encoding.
    */
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
+    if (this.inner instanceof TokenizerJsonCounter) return this.inner.countMessages(messages, options);
     const framed = this.framing();
     if (framed) return framed.countMessagesWith((texts) => this.countMany(texts), messages, options).total;
     const encoding = (this.inner as Partial<TiktokenCounter>).encoding ?? "cl100k_base";
@@ -74,6 +77,13 @@ export class CachingCounter implements TokenCounter {
 
   /** Each message's tokens through the cache (structure overhead included, reply priming not). */
   countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array {
+    if (this.inner instanceof TokenizerJsonCounter) {
+      // A template frames the whole conversation: each message costs what it adds alone.
+      const inner = this.inner;
+      if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+      const empty = inner.countMessages([], options);
+      return Uint32Array.from(messages, (message) => Math.max(0, inner.countMessages([message], options) - empty));
+    }
     const framed = this.framing();
     if (framed) return framed.countMessagesWith((texts) => this.countMany(texts), messages, options).perMessage;
     const encoding = (this.inner as Partial<TiktokenCounter>).encoding ?? "cl100k_base";

@@ -8,6 +8,15 @@ export { ClaudeCounter, type ClaudeCounterOptions } from "./claude-counter.js";
 export { claudeFamilyForModel, CLAUDE_FAMILIES, type ClaudeFamily } from "./claude-family.js";
 export { CLAUDE_REQUEST_MARGINS, claudeImageTokensFor, type ClaudeRequestCount } from "./claude-messages.js";
 export { getCounter } from "./get-counter.js";
+export {
+  TokenizerJsonCounter,
+  type TokenizerJsonCounterOptions,
+  type TokenizerSource,
+  type TokenizerJson,
+  type TemplateMessage,
+} from "./tokenizer-json-counter.js";
+export { renderHarmony } from "./harmony.js";
+export { registerTokenizer, clearRegisteredTokenizers, openModelFamily, OPEN_MODEL_FAMILIES, type OpenModelFamily } from "./open-models.js";
 export { encodingForModel, ENCODING_NAMES, type EncodingName, type ClaudeEncodingName, type ModelEncoding } from "./encodings.js";
 export { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 export { mapToolResults, hasReasoning, removeReasoning } from "./message-shape.js";

@@ -25,6 +25,9 @@ enum class ErrorCode {
   InvalidThread,    // ERR_CTXWIN_INVALID_THREAD
   UnknownEncoding,  // ERR_CTXWIN_UNKNOWN_ENCODING
   RankDataUnavailable,  // ERR_CTXWIN_RANK_DATA_UNAVAILABLE
+  InvalidTokenizer,     // ERR_CTXWIN_INVALID_TOKENIZER: a tokenizer.json that does not parse or is inconsistent
+  UnsupportedTokenizer, // ERR_CTXWIN_UNSUPPORTED_TOKENIZER: a tokenizer.json component the core does not implement
+  TokenizerUnavailable, // ERR_CTXWIN_TOKENIZER_UNAVAILABLE: a tokenizer.json file that cannot be read
 };
 
 class Error : public std::runtime_error {

@@ -1,12 +1,13 @@
 // `ctxwin chat` against a model: an OpenAI-compatible server (what OpenAI, Ollama, vLLM and LM
 // Studio speak) run by the test on localhost, reached through OPENAI_BASE_URL and the AI SDK
 // provider. Standard input is a pipe here: no prompt colours, lines read to the end.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getCounter } from "ctxwin";
 import { offlineEnv, runCtxwin } from "../support/cli.js";
 
 interface ChatRequest {
@@ -17,6 +18,9 @@ interface ChatRequest {
 
 const requests: ChatRequest[] = [];
 let fail = false;
+/** What the server reports as prompt_tokens for a request of n messages. */
+const usual = (n: number) => 40 + n;
+let report = usual;
 const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   let body = "";
   req.on("data", (d: Buffer) => (body += d.toString("utf8")));
@@ -37,7 +41,7 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const n = request.messages.length;
     res.write(chunk({ role: "assistant", content: "I got " }, null));
     res.write(chunk({ content: `${n} messages.` }, null));
-    res.write(chunk({}, "stop", { prompt_tokens: 40 + n, completion_tokens: 4, total_tokens: 44 + n }));
+    res.write(chunk({}, "stop", { prompt_tokens: report(n), completion_tokens: 4, total_tokens: report(n) + 4 }));
     res.end("data: [DONE]\n\n");
   });
 });
@@ -49,6 +53,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+const counter = getCounter("gpt-4o-mini");
 const textOf = (m: ChatRequest["messages"][number]) => (typeof m.content === "string" ? m.content : m.content.map((p) => p.text).join(""));
 
 describe("ctxwin chat with an OpenAI-compatible endpoint", () => {
@@ -72,6 +77,61 @@ describe("ctxwin chat with an OpenAI-compatible endpoint", () => {
       ["assistant", "I got 2 messages."],
       ["user", "Second question"],
     ]);
+  });
+
+  it("anchors the context total on the provider's reported usage: /stats and the warnings use it", async () => {
+    requests.length = 0;
+    fail = false;
+    report = usual;
+    const env = offlineEnv({ OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "test-key", NO_COLOR: "" });
+    const result = await runCtxwin(["chat", "--model", "gpt-4o-mini", "--system", "Be brief."], { env, input: "Hello there\nSecond question\n/stats\n" });
+    expect(result.code).toBe(0);
+    const reported = 44; // 40 + the 4 messages of the second request
+    const counted = Number(/ctxwin counted ([\d,]+); the context total is the provider's figure plus what was added since/.exec(result.stdout)?.[1]?.replace(/,/g, ""));
+    const sent = (requests[1]?.messages ?? []).map((m) => ({ role: m.role, content: textOf(m) }));
+    expect(counted).toBe(counter.countMessages(sent));
+    // What was added since the request: the reply, scaled by the reported-to-counted ratio (never down).
+    const added = counter.countMessages([...sent, { role: "assistant", content: "I got 4 messages." }]) - counted;
+    const scale = Math.max(1, reported / counted);
+    const expected = reported + (scale === 1 ? added : Math.ceil(added * scale));
+    expect(result.stdout).toContain(`Context ${expected} of `);
+    expect(expected).not.toBe(counter.countMessages([...sent, { role: "assistant", content: "I got 4 messages." }]));
+
+    // A provider that counts 25% more than ctxwin: its figure, not the local count (66%), raises the 80% warning.
+    const long = Array.from({ length: 350 }, (_, i) => `w${i % 10}`).join(" ");
+    const local = counter.countMessages([{ role: "user", content: long }]);
+    expect(local).toBeGreaterThan(650);
+    expect(local).toBeLessThan(780);
+    report = () => 900;
+    try {
+      const warned = await runCtxwin(["chat", "--model", "gpt-4o-mini", "--window", "1100"], { env, input: `${long}\n/stats\n` });
+      expect(warned.code).toBe(0);
+      expect(warned.stdout).toContain("Context at 80% capacity.");
+      expect(warned.stdout).not.toContain("Context at 90% capacity.");
+      expect(warned.stdout).toMatch(/Context 9\d\d of 1,100 tokens/);
+    } finally {
+      report = usual;
+    }
+  });
+
+  it("keeps the chat's start time through /save and --resume (in the session's metadata)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ctxwin-chat-start-"));
+    const since = (out: string) => [...out.matchAll(/\(ctxwin chat, since ([^,]+), /g)].map((m) => m[1]);
+    // Time passes between the start and /save, so the saved log begins later than the chat did.
+    const first = await runCtxwin(["chat", "--offline", "--store", "sessions"], { input: ["Hello\n/export a.json\n", "/save\n/stats\n/export b.json\n"], pauseMs: 30, cwd: dir });
+    expect(first.code).toBe(0);
+    const a = JSON.parse(readFileSync(join(dir, "a.json"), "utf8")) as { metadata: Record<string, string> };
+    const b = JSON.parse(readFileSync(join(dir, "b.json"), "utf8")) as { metadata: Record<string, string> };
+    const started = a.metadata.created_at as string;
+    expect(a.metadata.started_at).toBe(started);
+    expect(Date.parse(b.metadata.created_at as string)).toBeGreaterThanOrEqual(Date.parse(started) + 30); // the log's start: the save
+    expect(b.metadata.started_at).toBe(started);
+    expect(since(first.stdout)).toEqual([started]);
+    const id = a.metadata.session_id as string;
+    const resumed = await runCtxwin(["chat", "--offline", "--store", "sessions", "--resume", id], { input: "/stats\n/export c.json\n", cwd: dir });
+    expect(resumed.code).toBe(0);
+    expect(since(resumed.stdout)).toEqual([started]);
+    expect((JSON.parse(readFileSync(join(dir, "c.json"), "utf8")) as { metadata: Record<string, string> }).metadata.started_at).toBe(started);
   });
 
   it("reports a model error and leaves the context as it was", async () => {

@@ -26,7 +26,8 @@ export function offlineEnv(extra: Record<string, string> = {}): NodeJS.ProcessEn
   return { ...env, ...extra };
 }
 
-export function runCtxwin(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<RunResult> {
+/** `input` as an array is written chunk by chunk, `pauseMs` (default 50) apart: time passes between them. */
+export function runCtxwin(args: string[], options: { input?: string | string[]; pauseMs?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(ctxwinBin, args, { env: options.env ?? offlineEnv(), cwd: options.cwd ?? packageRoot, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -35,6 +36,14 @@ export function runCtxwin(args: string[], options: { input?: string; env?: NodeJ
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
+    const input = options.input ?? "";
+    if (typeof input === "string") return void child.stdin.end(input);
+    void (async () => {
+      for (const [i, chunk] of input.entries()) {
+        if (i > 0) await new Promise((r) => setTimeout(r, options.pauseMs ?? 50));
+        child.stdin.write(chunk);
+      }
+      child.stdin.end();
+    })();
   });
 }

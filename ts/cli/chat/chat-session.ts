@@ -94,7 +94,10 @@ export class ChatSession {
     this.storeDir = options.storeDir ?? "the session store";
     this.saved = context !== undefined;
     this.context = this.attach(context ?? new MessageContextManager<ChatMessage>(this.managerOptions(options.model)));
-    this.context.metadata = { ...this.context.metadata, agent: AGENT };
+    // The chat's start, kept in the session's metadata: a saved session's log (and so its
+    // created_at) begins at /save, but the conversation began here.
+    const startedAt = typeof this.context.metadata.started_at === "string" ? this.context.metadata.started_at : this.context.export().metadata.created_at;
+    this.context.metadata = { ...this.context.metadata, agent: AGENT, started_at: startedAt };
     if (options.system) this.context.setSystemPrompt(options.system);
   }
 
@@ -187,9 +190,21 @@ export class ChatSession {
     }
     this.write("\n");
     this.context.addMessage(user);
+    if (usage.inputTokens !== undefined) {
+      this.lastUsage = { ...usage, counted: this.context.counter.countMessages(request) };
+      // The provider's figure is for what was sent: the context with this user message, which is
+      // the manager's request now (the user message goes in only after a reply, so that a failed
+      // turn changes nothing). Anchored on it, /stats and the warnings use the provider's total.
+      this.context.getContextForRequest();
+      try {
+        this.context.observeUsage({ inputTokens: usage.inputTokens });
+      } catch (error) {
+        // A figure no provider should send (negative, fractional): the local count stands.
+        this.write(`${this.colors.red(`Ignored the provider's usage: ${(error as Error).message}`)}\n`);
+      }
+    }
     this.context.addMessage({ role: "assistant", content: reply });
     this.turns++;
-    if (usage.inputTokens !== undefined) this.lastUsage = { ...usage, counted: this.context.counter.countMessages(request) };
     this.afterTurn();
   }
 
@@ -330,14 +345,15 @@ export class ChatSession {
     const c = this.colors;
     const meta = this.context.export().metadata;
     const lines = [
-      `${c.bold("Session")} ${this.sessionId} (${String(meta.agent ?? AGENT)}, since ${meta.created_at}${this.saved ? `, saved in ${this.storeDir}` : ", not saved"})`,
+      `${c.bold("Session")} ${this.sessionId} (${String(meta.agent ?? AGENT)}, since ${typeof meta.started_at === "string" ? meta.started_at : meta.created_at}${this.saved ? `, saved in ${this.storeDir}` : ", not saved"})`,
       `${c.bold("Model")}   ${this.model}: ${this.assistant.offline ? "offline assistant" : this.assistant.description}`,
       `${c.bold("Context")} ${num(s.tokenUsage)} of ${num(this.context.limits.effectiveLimit)} tokens (${s.usagePercentage.toFixed(1)}%), ${num(s.availableTokens)} free`,
       `${c.bold("Messages")} ${s.messageCount}: ${s.byRole.user} user, ${s.byRole.assistant} assistant${s.byRole.system ? `, ${s.byRole.system} system (prompt or summary)` : ""}; ${plural(this.turns, "turn")} this session`,
       `${c.bold("Trims")}   ${this.trims}${this.trims > 0 ? ` (${plural(this.trimmedMessages, "message")} removed)` : ""}; ${this.trimAfterNextTurn ? c.orange("the automatic trim follows the next turn") : "warnings at 80% and 90%, then a trim after one more turn"}`,
     ];
     if (this.lastUsage) {
-      lines.push(`${c.bold("Last request")} the provider reported ${num(this.lastUsage.inputTokens ?? 0)} input tokens; ctxwin counted ${num(this.lastUsage.counted)}`);
+      const anchor = s.anchored ? "; the context total is the provider's figure plus what was added since" : "";
+      lines.push(`${c.bold("Last request")} the provider reported ${num(this.lastUsage.inputTokens ?? 0)} input tokens; ctxwin counted ${num(this.lastUsage.counted)}${anchor}`);
     }
     return lines.join("\n");
   }

@@ -83,8 +83,8 @@ std::size_t whitespace(std::string_view text, std::size_t i, bool with_newline_r
   return end;  // \s+ : a single whitespace code point before a non-space
 }
 
-inline std::size_t numbers_up_to_3(std::string_view text, std::size_t i) noexcept {
-  for (int k = 0; k < 3 && i < text.size(); ++k) {
+inline std::size_t numbers_up_to_3(std::string_view text, std::size_t i, int max_digits = 3) noexcept {
+  for (int k = 0; k < max_digits && i < text.size(); ++k) {
     const CodePoint c = at(text, i);
     if (!(c.flags & kNumber)) break;
     i += c.length;
@@ -132,7 +132,10 @@ bool Pretokenizer::next(std::string_view& piece) noexcept {
       end = match_r50k(position_);
       break;
     case Pattern::Cl100k:
-      end = match_cl100k(position_);
+      end = match_cl100k(position_, 3);
+      break;
+    case Pattern::Cl100kSingleDigit:
+      end = match_cl100k(position_, 1);
       break;
     case Pattern::O200k:
       end = match_o200k(position_);
@@ -157,7 +160,7 @@ std::size_t Pretokenizer::match_r50k(std::size_t i) const noexcept {
   return whitespace(text_, i, false);
 }
 
-std::size_t Pretokenizer::match_cl100k(std::size_t i) const noexcept {
+std::size_t Pretokenizer::match_cl100k(std::size_t i, int max_digits) const noexcept {
   if (const std::size_t n = contraction(text_, i, true)) return i + n;
   const CodePoint c0 = at(text_, i);
   // [^\r\n\p{L}\p{N}]?\p{L}+
@@ -166,8 +169,8 @@ std::size_t Pretokenizer::match_cl100k(std::size_t i) const noexcept {
     const std::size_t j = i + c0.length;
     if (j < text_.size() && (at(text_, j).flags & kLetter)) return run_end(text_, j, kIsLetter);
   }
-  // \p{N}{1,3}
-  if (c0.flags & kNumber) return numbers_up_to_3(text_, i);
+  // \p{N}{1,3} (or \p{N})
+  if (c0.flags & kNumber) return numbers_up_to_3(text_, i, max_digits);
   // ' ?[^\s\p{L}\p{N}]+[\r\n]*'
   const std::size_t j = c0.cp == ' ' ? i + 1 : i;
   if (j < text_.size() && kNotSpaceLetterNumber(at(text_, j).flags)) {

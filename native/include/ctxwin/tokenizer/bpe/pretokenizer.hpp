@@ -23,7 +23,8 @@
 
 namespace ctxwin {
 
-enum class Pattern { R50k, Cl100k, O200k };
+// Cl100kSingleDigit is cl100k with \p{N} for \p{N}{1,3}: Qwen 2.5 / 3's tokenizer.json pattern.
+enum class Pattern { R50k, Cl100k, O200k, Cl100kSingleDigit };
 
 class Pretokenizer {
  public:
@@ -35,7 +36,7 @@ class Pretokenizer {
 
  private:
   std::size_t match_r50k(std::size_t at) const noexcept;
-  std::size_t match_cl100k(std::size_t at) const noexcept;
+  std::size_t match_cl100k(std::size_t at, int max_digits) const noexcept;
   std::size_t match_o200k(std::size_t at) const noexcept;
 
   Pattern pattern_;

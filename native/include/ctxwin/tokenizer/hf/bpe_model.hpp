@@ -1,0 +1,104 @@
+// The BPE model of a Hugging Face tokenizer.json ("model": {"type": "BPE"}), with the Rust
+// `tokenizers` crate's merge order: the pair with the lowest merge rank (its index in "merges")
+// first, the leftmost on ties, over symbols that start as the piece's units.
+//
+// Units are bytes for byte-level models (Llama 3, Qwen, gpt-oss, DeepSeek V3, whose vocabularies
+// spell bytes as GPT-2's printable characters: the model stores them as the raw bytes, so pieces
+// are the text's own bytes) and code points otherwise (SentencePiece-style BPE: Gemma, Llama 2,
+// Mistral v1-v3). A unit missing from the vocabulary becomes its bytes' <0xXX> tokens
+// (byte_fallback), else the unknown token (fused when fuse_unk), else nothing, as in the crate.
+//
+// Long pieces (SentencePiece-style models pretokenize nothing: a whole text is one piece) are cut
+// where no merge can ever join across, between two units that are both in the vocabulary and that
+// no merge has at its seam; the parts then merge independently, and with a PieceCache, parts seen
+// before cost one lookup.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ctxwin/tokenizer/bpe/piece_cache.hpp"
+
+namespace ctxwin {
+
+class HfBpeModel {
+ public:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+  struct Options {
+    bool byte_level = false;     // units are bytes, vocabulary in GPT-2's byte-to-character spelling
+    bool byte_fallback = false;
+    bool fuse_unk = false;
+    bool ignore_merges = false;  // a whole piece that is a token is that token, unmerged
+    std::optional<std::string> unk_token;
+  };
+
+  // `vocab`: token strings as tokenizer.json spells them, with their ids. `merges`: pairs of token
+  // strings, in rank order. Throws ctxwin::Error (ERR_CTXWIN_INVALID_TOKENIZER) when a merge names
+  // a token that is not in the vocabulary, as the crate does.
+  HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
+             std::vector<std::pair<std::string, std::string>> merges, Options options);
+
+  // Tokens of one piece (valid UTF-8, or any bytes for byte-level models).
+  std::size_t count(std::string_view piece, PieceCache* cache) const;
+  void encode(std::string_view piece, std::vector<std::uint32_t>& out) const;
+
+  // The id of a token spelled as the model sees text (raw bytes for byte-level models), or kNone.
+  std::uint32_t token_id(std::string_view bytes) const noexcept;
+  std::size_t vocab_size() const noexcept { return vocab_count_; }
+  std::size_t merge_count() const noexcept { return merges_.size(); }
+  bool byte_level() const noexcept { return options_.byte_level; }
+  // Bytes of the tables this model keeps.
+  std::size_t memory_bytes() const noexcept;
+
+ private:
+  struct Merge {
+    std::uint32_t right;
+    std::uint32_t rank;
+    std::uint32_t result;
+  };
+  struct Slot {
+    std::uint32_t hash = 0;
+    std::uint32_t offset = 0;
+    std::uint32_t length = 0;
+    std::uint32_t id = kNone;
+  };
+
+  void insert(std::string_view bytes, std::uint32_t id);
+  // The merge of `left` then `right`, or nullptr.
+  const Merge* find_merge(std::uint32_t left, std::uint32_t right) const noexcept;
+  // Appends the initial symbols of `piece` (one unit after another); false when a unit is missing
+  // from the vocabulary or merges into neighbours in ways only merge_symbols can tell.
+  void initial_symbols(std::string_view piece, std::vector<std::uint32_t>& symbols) const;
+  // Merges `symbols` in place (rank order, leftmost first); returns how many remain.
+  std::size_t merge_symbols(std::vector<std::uint32_t>& symbols) const;
+  std::size_t count_part(std::string_view part, PieceCache* cache) const;
+  template <typename Part>
+  void for_each_part(std::string_view piece, Part&& part) const;
+  std::uint32_t unit_id(std::string_view unit) const noexcept;
+  bool seam_possible(char32_t left, char32_t right) const noexcept;
+
+  Options options_;
+  std::string arena_;
+  std::vector<Slot> slots_;
+  std::uint64_t mask_ = 0;
+  std::size_t vocab_count_ = 0;
+  std::uint32_t unk_id_ = kNone;
+  std::uint32_t byte_fallback_ids_[256];
+  std::uint32_t byte_ids_[256];  // the token of each single byte (byte-level) or ASCII code point
+  // Merges grouped by left token (CSR), each run sorted by right token.
+  std::vector<std::uint32_t> merges_by_left_;
+  std::vector<Merge> merges_;
+  // Hashed (left unit, right unit) pairs at the seam of some merge: a long piece is cut only
+  // between units whose pair is absent.
+  static constexpr unsigned kSeamBits = 22;
+  std::vector<std::uint64_t> seams_;
+  // Unit ids of the Basic Multilingual Plane for code-point models (kNone when missing).
+  std::vector<std::uint32_t> bmp_ids_;
+};
+
+}  // namespace ctxwin

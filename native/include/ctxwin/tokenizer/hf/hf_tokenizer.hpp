@@ -1,0 +1,66 @@
+// A Hugging Face tokenizer.json, loaded and run natively: added tokens, normalizer, pre-tokenizer
+// and BPE model, giving the Rust `tokenizers` crate's tokens (without the post-processor's
+// template: counts are of the text itself, like `encode(text, add_special_tokens=False)`).
+//
+// Supported, as the files of Llama 2/3, Qwen 2.5/3, DeepSeek V3, gpt-oss, Gemma 2/3 and Mistral
+// use them: model BPE (byte-level or with byte fallback); normalizers NFC, NFD, NFKC, NFKD,
+// Replace, Prepend, Sequence; pre-tokenizers Split (regex or string, every behavior), ByteLevel,
+// Metaspace, Digits, Sequence. Anything else is an error naming it (ERR_CTXWIN_UNSUPPORTED_TOKENIZER),
+// never a silently different count. Split regexes that are tiktoken's cl100k / o200k / GPT-2
+// patterns (or Qwen's cl100k with single digits) run on the hand-written pretokenizer; any other
+// pattern runs on PCRE2.
+//
+// Added tokens are matched as the crate matches them (leftmost-longest, before normalization
+// unless `normalized`; lstrip / rstrip / single_word honoured). Tokens marked `special` are
+// ordinary text unless `allow_special` (the crate's encode_special_tokens, inverted).
+//
+//   auto tok = HfTokenizer::from_json(json_text);        // throws ctxwin::Error
+//   std::size_t n = tok->count("Hello world");
+//   std::vector<std::uint32_t> ids = tok->encode("<|im_start|>user", /*allow_special=*/true);
+//
+// An HfTokenizer is immutable once built and may be shared by threads (each with its own
+// PieceCache, if any).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxwin/tokenizer/bpe/piece_cache.hpp"
+
+namespace ctxwin {
+
+class HfTokenizer {
+ public:
+  // Parses tokenizer.json text. Throws ctxwin::Error: ERR_CTXWIN_INVALID_TOKENIZER for text that
+  // is not a tokenizer.json, ERR_CTXWIN_UNSUPPORTED_TOKENIZER naming a component it does not run.
+  static std::unique_ptr<const HfTokenizer> from_json(std::string_view json);
+  // from_json of a file's contents; ERR_CTXWIN_TOKENIZER_UNAVAILABLE when it cannot be read.
+  static std::unique_ptr<const HfTokenizer> from_file(const std::string& path);
+
+  ~HfTokenizer();
+  HfTokenizer(const HfTokenizer&) = delete;
+  HfTokenizer& operator=(const HfTokenizer&) = delete;
+
+  // Token count of UTF-8 `text` (invalid UTF-8 is repaired first, each bad byte U+FFFD).
+  std::size_t count(std::string_view text, bool allow_special = false, PieceCache* cache = nullptr) const;
+  std::vector<std::uint32_t> encode(std::string_view text, bool allow_special = false) const;
+
+  // The id of an added token's content, else of a vocabulary token (as tokenizer.json spells it);
+  // -1 when neither.
+  std::int64_t token_to_id(std::string_view token) const;
+  // "BPE (byte-level), 128000 tokens, 280147 merges, 256 added tokens"
+  std::string summary() const;
+  // Bytes of the tables kept resident.
+  std::size_t memory_bytes() const noexcept;
+
+  struct Impl;
+
+ private:
+  explicit HfTokenizer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ctxwin

@@ -1,0 +1,492 @@
+#include "ctxwin/tokenizer/hf/bpe_model.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <queue>
+
+#include "ctxwin/error.hpp"
+#include "ctxwin/tokenizer/bpe/rank_table.hpp"
+#include "ctxwin/tokenizer/utf8.hpp"
+
+namespace ctxwin {
+
+namespace {
+
+// GPT-2's bytes_to_unicode: printable bytes stand for themselves, the other 68 bytes for the
+// code points from U+0100 on, in byte order.
+std::array<char32_t, 256> make_byte_chars() {
+  std::array<char32_t, 256> chars{};
+  char32_t next = 256;
+  for (unsigned b = 0; b < 256; ++b) {
+    const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174);
+    chars[b] = printable ? static_cast<char32_t>(b) : next++;
+  }
+  return chars;
+}
+
+// Code point -> byte of GPT-2's alphabet (-1: not in it); the alphabet ends below U+0144.
+std::array<std::int16_t, 324> make_char_bytes() {
+  std::array<std::int16_t, 324> bytes{};
+  bytes.fill(-1);
+  const std::array<char32_t, 256> chars = make_byte_chars();
+  for (unsigned b = 0; b < 256; ++b) bytes[chars[b]] = static_cast<std::int16_t>(b);
+  return bytes;
+}
+
+// Writes the raw bytes a byte-level token spells to `out`; false when the token uses a character
+// outside GPT-2's byte alphabet (such a token cannot come out of text; it keeps its own spelling).
+bool decode_byte_level(std::string_view token, std::string& out) {
+  static const std::array<std::int16_t, 324> char_bytes = make_char_bytes();
+  out.clear();
+  if (!is_valid_utf8(token)) return false;
+  for (std::size_t i = 0; i < token.size();) {
+    std::size_t length = 0;
+    const char32_t cp = decode_utf8(token, i, length);
+    i += length;
+    if (cp >= char_bytes.size() || char_bytes[cp] < 0) return false;
+    out.push_back(static_cast<char>(char_bytes[cp]));
+  }
+  return true;
+}
+
+// `token` in the model's spelling: its raw bytes for byte-level models (when it has them).
+std::string_view model_spelling(std::string_view token, bool byte_level, std::string& buffer) {
+  if (byte_level && decode_byte_level(token, buffer)) return buffer;
+  return token;
+}
+
+inline std::uint32_t hash32(std::string_view bytes) noexcept {
+  return static_cast<std::uint32_t>(hash_bytes(bytes) >> 32);
+}
+
+inline std::uint64_t seam_hash(char32_t left, char32_t right) noexcept {
+  std::uint64_t h = (std::uint64_t{left} << 32) | right;
+  h *= 0x9E3779B97F4A7C15ull;
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  return h;
+}
+
+// Length of the UTF-8 sequence starting with byte b (1 for stray continuation bytes).
+inline std::size_t utf8_length(unsigned char b) noexcept {
+  return b < 0x80 ? 1 : b < 0xE0 ? (b < 0xC0 ? 1 : 2) : b < 0xF0 ? 3 : 4;
+}
+
+constexpr std::size_t kShortSymbols = 128;  // positions are 7 bits of a merge key
+constexpr std::int32_t kNoMerge = INT32_MAX;
+constexpr std::uint32_t kMaxShortRank = (1u << 24) - 1;
+
+}  // namespace
+
+HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
+                       std::vector<std::pair<std::string, std::string>> merges, Options options)
+    : options_(std::move(options)) {
+  std::fill(std::begin(byte_fallback_ids_), std::end(byte_fallback_ids_), kNone);
+  std::fill(std::begin(byte_ids_), std::end(byte_ids_), kNone);
+  std::size_t slots = 16;
+  while (slots < vocab.size() * 2) slots <<= 1;
+  slots_.assign(slots, Slot{});
+  mask_ = slots - 1;
+  std::uint32_t max_id = 0;
+  // Token strings in the model's own spelling, by id, for the merges below.
+  std::string buffer;
+  // Ids index tables: a file claiming ids far beyond its vocabulary is not a tokenizer's.
+  const std::uint64_t id_limit = std::max<std::uint64_t>(std::uint64_t{vocab.size()} * 4, 1u << 20);
+  for (auto& [token, id] : vocab) {
+    if (id >= id_limit) {
+      throw Error(ErrorKind::Other, ErrorCode::InvalidTokenizer,
+                  "tokenizer.json: model.vocab[\"" + token + "\"] = " + std::to_string(id) + " is far beyond the vocabulary's size");
+    }
+    max_id = std::max(max_id, id);
+    if (options_.byte_level && decode_byte_level(token, buffer)) token.swap(buffer);
+    insert(token, id);
+  }
+  vocab_count_ = vocab.size();
+  if (options_.unk_token) {
+    unk_id_ = token_id(*options_.unk_token);
+    if (unk_id_ == kNone && !options_.byte_level) {
+      throw Error(ErrorKind::Other, ErrorCode::InvalidTokenizer,
+                  "tokenizer.json: model.unk_token \"" + *options_.unk_token + "\" is not in model.vocab");
+    }
+  }
+  for (unsigned b = 0; b < 256; ++b) {
+    char name[8];
+    std::snprintf(name, sizeof name, "<0x%02X>", b);
+    byte_fallback_ids_[b] = token_id(name);
+    const char byte = static_cast<char>(b);
+    if (options_.byte_level || b < 0x80) byte_ids_[b] = token_id(std::string_view(&byte, 1));
+  }
+  if (!options_.byte_level) {
+    bmp_ids_.assign(0x10000, kNone);
+    for (const auto& [token, id] : vocab) {
+      if (token.empty() || token.size() > 3) continue;
+      std::size_t length = 0;
+      if (utf8_length(static_cast<unsigned char>(token[0])) != token.size() || !is_valid_utf8(token)) continue;
+      const char32_t cp = decode_utf8(token, 0, length);
+      if (cp < 0x10000) bmp_ids_[cp] = token_id(token);
+    }
+  }
+
+  // Merges: ids, rank = position (a later duplicate wins, as in the crate's map), grouped by left
+  // token with a counting sort: a comparison sort of half a million merges is most of a load.
+  struct Flat {
+    std::uint32_t left;
+    Merge merge;
+  };
+  std::vector<Flat> flat;
+  flat.reserve(merges.size());
+  seams_.assign((std::size_t{1} << kSeamBits) / 64, 0);
+  std::string left_buffer;
+  std::string right_buffer;
+  std::string joined;
+  // Three lookups per merge, each a cache miss in a table of megabytes: start loading the slots of
+  // a merge some way ahead while this one is resolved.
+  constexpr std::size_t kAhead = 16;
+  std::string ahead_left;
+  std::string ahead_right;
+  std::string ahead_joined;
+  const auto prefetch = [&](std::string_view bytes) { __builtin_prefetch(&slots_[hash32(bytes) & mask_]); };
+  for (std::size_t rank = 0; rank < merges.size(); ++rank) {
+    if (rank + kAhead < merges.size()) {
+      const auto& [l, r] = merges[rank + kAhead];
+      const std::string_view sl = model_spelling(l, options_.byte_level, ahead_left);
+      const std::string_view sr = model_spelling(r, options_.byte_level, ahead_right);
+      ahead_joined.assign(sl);
+      ahead_joined.append(sr);
+      prefetch(sl);
+      prefetch(sr);
+      prefetch(ahead_joined);
+    }
+    const auto& [left_text, right_text] = merges[rank];
+    const std::string_view left = model_spelling(left_text, options_.byte_level, left_buffer);
+    const std::string_view right = model_spelling(right_text, options_.byte_level, right_buffer);
+    const std::uint32_t a = token_id(left);
+    const std::uint32_t b = token_id(right);
+    joined.assign(left);
+    joined.append(right);
+    const std::uint32_t result = token_id(joined);
+    if (a == kNone || b == kNone || result == kNone || left.empty() || right.empty()) {
+      const std::string missing = a == kNone ? left_text : b == kNone ? right_text : left_text + right_text;
+      throw Error(ErrorKind::Other, ErrorCode::InvalidTokenizer,
+                  "tokenizer.json: merges[" + std::to_string(rank) + "] needs the token \"" + missing +
+                      "\", which is not in model.vocab");
+    }
+    flat.push_back({a, Merge{b, static_cast<std::uint32_t>(rank), result}});
+    // The seam of this merge: the last unit of the left token against the first of the right.
+    char32_t last = 0;
+    char32_t first = 0;
+    if (options_.byte_level) {
+      last = static_cast<unsigned char>(left.back());
+      first = static_cast<unsigned char>(right.front());
+    } else {
+      std::size_t at = left.size() - 1;
+      while (at > 0 && (static_cast<unsigned char>(left[at]) & 0xC0) == 0x80) --at;
+      std::size_t length = 0;
+      last = is_valid_utf8(left.substr(at)) ? decode_utf8(left, at, length) : 0xFFFFFFFF;
+      first = is_valid_utf8(right.substr(0, std::min(right.size(), utf8_length(static_cast<unsigned char>(right[0])))))
+                  ? decode_utf8(right, 0, length)
+                  : 0xFFFFFFFF;
+    }
+    const std::uint64_t bit = seam_hash(last, first) >> (64 - kSeamBits);
+    seams_[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+  }
+  std::vector<std::uint32_t> offsets(static_cast<std::size_t>(max_id) + 2, 0);
+  for (const Flat& f : flat) ++offsets[f.left + 1];
+  for (std::size_t i = 1; i < offsets.size(); ++i) offsets[i] += offsets[i - 1];
+  std::vector<Merge> grouped(flat.size());
+  {
+    std::vector<std::uint32_t> next(offsets.begin(), offsets.end() - 1);
+    for (const Flat& f : flat) grouped[next[f.left]++] = f.merge;  // in rank order within a group
+  }
+  merges_by_left_.assign(offsets.size(), 0);
+  merges_.reserve(grouped.size());
+  for (std::size_t left = 0; left + 1 < offsets.size(); ++left) {
+    const auto first = grouped.begin() + offsets[left];
+    const auto last = grouped.begin() + offsets[left + 1];
+    std::stable_sort(first, last, [](const Merge& x, const Merge& y) { return x.right < y.right; });
+    for (auto it = first; it != last; ++it) {
+      if (it + 1 != last && (it + 1)->right == it->right) continue;  // a later duplicate follows
+      merges_.push_back(*it);
+    }
+    merges_by_left_[left + 1] = static_cast<std::uint32_t>(merges_.size());
+  }
+}
+
+void HfBpeModel::insert(std::string_view bytes, std::uint32_t id) {
+  const std::uint32_t h = hash32(bytes);
+  for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+    Slot& slot = slots_[i];
+    if (slot.id == kNone) {
+      slot = Slot{h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(bytes.size()), id};
+      arena_.append(bytes);
+      return;
+    }
+    if (slot.hash == h && slot.length == bytes.size() && std::memcmp(arena_.data() + slot.offset, bytes.data(), bytes.size()) == 0) {
+      slot.id = id;  // a repeated key: the last one wins, as in a JSON object
+      return;
+    }
+  }
+}
+
+std::uint32_t HfBpeModel::token_id(std::string_view bytes) const noexcept {
+  const std::uint32_t h = hash32(bytes);
+  for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+    const Slot& slot = slots_[i];
+    if (slot.id == kNone) return kNone;
+    if (slot.hash == h && slot.length == bytes.size() && std::memcmp(arena_.data() + slot.offset, bytes.data(), bytes.size()) == 0) {
+      return slot.id;
+    }
+  }
+}
+
+std::size_t HfBpeModel::memory_bytes() const noexcept {
+  return arena_.capacity() + slots_.capacity() * sizeof(Slot) + merges_.capacity() * sizeof(Merge) +
+         merges_by_left_.capacity() * sizeof(std::uint32_t) + seams_.capacity() * sizeof(std::uint64_t) +
+         bmp_ids_.capacity() * sizeof(std::uint32_t);
+}
+
+const HfBpeModel::Merge* HfBpeModel::find_merge(std::uint32_t left, std::uint32_t right) const noexcept {
+  if (static_cast<std::size_t>(left) + 1 >= merges_by_left_.size()) return nullptr;
+  const Merge* first = merges_.data() + merges_by_left_[left];
+  const Merge* last = merges_.data() + merges_by_left_[left + 1];
+  while (last - first > 8) {
+    const Merge* mid = first + (last - first) / 2;
+    if (mid->right < right) {
+      first = mid + 1;
+    } else {
+      last = mid + 1;
+    }
+  }
+  for (; first < last; ++first) {
+    if (first->right == right) return first;
+  }
+  return nullptr;
+}
+
+std::uint32_t HfBpeModel::unit_id(std::string_view unit) const noexcept {
+  if (unit.size() == 1) {
+    const auto b = static_cast<unsigned char>(unit[0]);
+    if (options_.byte_level || b < 0x80) return byte_ids_[b];
+  }
+  if (!options_.byte_level && unit.size() <= 3) {
+    std::size_t length = 0;
+    return bmp_ids_[decode_utf8(unit, 0, length)];
+  }
+  return token_id(unit);
+}
+
+bool HfBpeModel::seam_possible(char32_t left, char32_t right) const noexcept {
+  const std::uint64_t bit = seam_hash(left, right) >> (64 - kSeamBits);
+  return (seams_[bit >> 6] >> (bit & 63)) & 1;
+}
+
+void HfBpeModel::initial_symbols(std::string_view piece, std::vector<std::uint32_t>& symbols) const {
+  symbols.clear();
+  bool pending_unk = false;
+  for (std::size_t i = 0; i < piece.size();) {
+    const std::size_t length = options_.byte_level ? 1 : std::min(utf8_length(static_cast<unsigned char>(piece[i])), piece.size() - i);
+    const std::string_view unit = piece.substr(i, length);
+    i += length;
+    const std::uint32_t id = unit_id(unit);
+    if (id != kNone) {
+      if (pending_unk) symbols.push_back(unk_id_);
+      pending_unk = false;
+      symbols.push_back(id);
+      continue;
+    }
+    if (options_.byte_fallback) {
+      bool all = true;
+      for (char c : unit) all = all && byte_fallback_ids_[static_cast<unsigned char>(c)] != kNone;
+      if (all) {
+        for (char c : unit) symbols.push_back(byte_fallback_ids_[static_cast<unsigned char>(c)]);
+        continue;
+      }
+    }
+    if (unk_id_ != kNone) {
+      if (pending_unk && !options_.fuse_unk) symbols.push_back(unk_id_);
+      pending_unk = true;
+    }
+  }
+  if (pending_unk) symbols.push_back(unk_id_);
+}
+
+std::size_t HfBpeModel::merge_symbols(std::vector<std::uint32_t>& symbols) const {
+  const std::size_t n = symbols.size();
+  if (n <= 1) return n;
+  if (n <= kShortSymbols && merges_.size() <= kMaxShortRank) {
+    // Each live symbol's pending merge with its right neighbour is one key, rank << 7 | position:
+    // the step's merge is the plain minimum (lowest rank, then leftmost), a vectorizable scan.
+    alignas(16) std::array<std::int32_t, kShortSymbols> key;
+    std::array<std::uint32_t, kShortSymbols> result;
+    std::array<std::uint8_t, kShortSymbols> next;
+    std::array<std::uint8_t, kShortSymbols> prev;
+    const std::size_t padded = (n + 7) & ~std::size_t{7};
+    const auto set_key = [&](std::size_t k, std::size_t right) {
+      const Merge* m = find_merge(symbols[k], symbols[right]);
+      key[k] = m == nullptr ? kNoMerge : static_cast<std::int32_t>((m->rank << 7) | k);
+      if (m != nullptr) result[k] = m->result;
+    };
+    for (std::size_t k = 0; k < n; ++k) {
+      next[k] = static_cast<std::uint8_t>(k + 1);
+      prev[k] = static_cast<std::uint8_t>(k - 1);
+    }
+    for (std::size_t k = 0; k + 1 < n; ++k) set_key(k, k + 1);
+    for (std::size_t k = n - 1; k < padded; ++k) key[k] = kNoMerge;
+    std::size_t count = n;
+    while (count > 1) {
+      std::int32_t best = kNoMerge;
+      for (std::size_t k = 0; k < padded; ++k) best = key[k] < best ? key[k] : best;
+      if (best == kNoMerge) break;
+      const std::size_t at = static_cast<std::size_t>(best) & 0x7F;
+      const std::size_t right = next[at];
+      const std::size_t after = next[right];
+      symbols[at] = result[at];
+      key[right] = kNoMerge;
+      next[at] = static_cast<std::uint8_t>(after);
+      --count;
+      if (after < n) {
+        prev[after] = static_cast<std::uint8_t>(at);
+        set_key(at, after);
+      } else {
+        key[at] = kNoMerge;
+      }
+      if (at > 0) set_key(prev[at], at);
+    }
+    std::size_t out = 0;
+    for (std::size_t k = 0; k < n; k = next[k]) symbols[out++] = symbols[k];
+    symbols.resize(out);
+    return out;
+  }
+  // Long: a heap of candidate merges over a linked list, stale entries skipped by version.
+  struct Part {
+    std::uint32_t id;
+    std::int32_t prev;
+    std::int32_t next;
+    std::uint32_t version;
+  };
+  struct Candidate {
+    std::uint32_t rank;
+    std::uint32_t position;
+    std::uint32_t version;
+    std::uint32_t result;
+    bool operator>(const Candidate& other) const noexcept {
+      return rank != other.rank ? rank > other.rank : position > other.position;
+    }
+  };
+  const auto count = static_cast<std::int32_t>(n);
+  std::vector<Part> parts(n);
+  for (std::int32_t k = 0; k < count; ++k) parts[k] = Part{symbols[k], k - 1, k + 1 < count ? k + 1 : -1, 0};
+  std::vector<Candidate> storage;
+  storage.reserve(n);
+  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> heap(std::greater<>{}, std::move(storage));
+  const auto push = [&](std::int32_t k) {
+    if (parts[k].next < 0) return;
+    if (const Merge* m = find_merge(parts[k].id, parts[parts[k].next].id)) {
+      heap.push(Candidate{m->rank, static_cast<std::uint32_t>(k), parts[k].version, m->result});
+    }
+  };
+  for (std::int32_t k = 0; k + 1 < count; ++k) push(k);
+  std::vector<bool> alive(n, true);
+  while (!heap.empty()) {
+    const Candidate c = heap.top();
+    heap.pop();
+    const auto k = static_cast<std::int32_t>(c.position);
+    Part& left = parts[k];
+    if (!alive[k] || left.version != c.version || left.next < 0) continue;
+    Part& right = parts[left.next];
+    alive[left.next] = false;
+    left.id = c.result;
+    left.next = right.next;
+    if (left.next >= 0) parts[left.next].prev = k;
+    ++left.version;
+    push(k);
+    if (left.prev >= 0) {
+      ++parts[left.prev].version;
+      push(left.prev);
+    }
+  }
+  std::size_t out = 0;
+  for (std::int32_t k = 0; k >= 0; k = parts[k].next) symbols[out++] = parts[k].id;
+  symbols.resize(out);
+  return out;
+}
+
+template <typename Part>
+void HfBpeModel::for_each_part(std::string_view piece, Part&& part) const {
+  // Short pieces are merged whole: cutting them saves nothing.
+  if (piece.size() <= 32) {
+    part(piece);
+    return;
+  }
+  std::size_t start = 0;
+  char32_t previous = 0;
+  bool previous_known = false;
+  for (std::size_t i = 0; i < piece.size();) {
+    const std::size_t length = options_.byte_level ? 1 : std::min(utf8_length(static_cast<unsigned char>(piece[i])), piece.size() - i);
+    const std::string_view unit = piece.substr(i, length);
+    const bool known = unit_id(unit) != kNone;
+    char32_t cp = static_cast<unsigned char>(unit[0]);
+    if (!options_.byte_level && length > 1) {
+      std::size_t ignored = 0;
+      cp = decode_utf8(unit, 0, ignored);
+    }
+    if (i > start && known && previous_known && !seam_possible(previous, cp)) {
+      part(piece.substr(start, i - start));
+      start = i;
+    }
+    previous = cp;
+    previous_known = known;
+    i += length;
+  }
+  part(piece.substr(start));
+}
+
+std::size_t HfBpeModel::count_part(std::string_view part, PieceCache* cache) const {
+  const bool short_piece = part.size() <= PieceCache::kShortPiece;
+  if (cache != nullptr) {
+    const std::uint32_t known = short_piece ? cache->find_short(part) : cache->find(part);
+    if (known != PieceCache::kMissing) return known;
+  }
+  std::vector<std::uint32_t> symbols;
+  symbols.reserve(part.size());
+  initial_symbols(part, symbols);
+  const std::size_t n = merge_symbols(symbols);
+  if (cache != nullptr) {
+    if (short_piece) {
+      cache->insert_short(part, static_cast<std::uint32_t>(n));
+    } else {
+      cache->insert(part, static_cast<std::uint32_t>(n));
+    }
+  }
+  return n;
+}
+
+std::size_t HfBpeModel::count(std::string_view piece, PieceCache* cache) const {
+  if (piece.empty()) return 0;
+  if (options_.ignore_merges && token_id(piece) != kNone) return 1;
+  std::size_t total = 0;
+  for_each_part(piece, [&](std::string_view part) { total += count_part(part, cache); });
+  return total;
+}
+
+void HfBpeModel::encode(std::string_view piece, std::vector<std::uint32_t>& out) const {
+  if (piece.empty()) return;
+  if (options_.ignore_merges) {
+    if (const std::uint32_t id = token_id(piece); id != kNone) {
+      out.push_back(id);
+      return;
+    }
+  }
+  std::vector<std::uint32_t> symbols;
+  for_each_part(piece, [&](std::string_view part) {
+    initial_symbols(part, symbols);
+    merge_symbols(symbols);
+    out.insert(out.end(), symbols.begin(), symbols.end());
+  });
+}
+
+}  // namespace ctxwin

