@@ -59,6 +59,7 @@ class Reader {
     at_ += n;
     return out;
   }
+  std::size_t remaining() const noexcept { return data_.size() - at_; }
   std::string_view view(std::size_t n) {
     need(n);
     std::string_view out(data_.data() + at_, n);
@@ -81,6 +82,10 @@ std::unique_ptr<const Vocabulary> Vocabulary::load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) unreadable(path, "the file cannot be opened");
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse(std::move(data), path);
+}
+
+std::unique_ptr<const Vocabulary> Vocabulary::parse(std::string data, const std::string& path) {
   Reader r(path, std::move(data));
   if (r.view(8) != "ctxwcl01") unreadable(path, "not a ctxwin Claude vocabulary (bad magic)");
 
@@ -89,6 +94,9 @@ std::unique_ptr<const Vocabulary> Vocabulary::load(const std::string& path) {
   v->fold_quotes_ = r.u32() != 0;
   v->allcaps_min_ = r.u32();
   const std::uint32_t n_pieces = r.u32();
+  // A piece takes at least three bytes of the file (a u16 length and one byte): a count the file
+  // cannot hold is refused before anything is reserved for it, not after gigabytes were.
+  if (n_pieces > r.remaining() / 3) unreadable(path, "the file is truncated (" + std::to_string(n_pieces) + " pieces announced)");
   std::vector<std::string> pieces;
   pieces.reserve(n_pieces);
   for (std::uint32_t i = 0; i < n_pieces; ++i) {
@@ -97,6 +105,7 @@ std::unique_ptr<const Vocabulary> Vocabulary::load(const std::string& path) {
     pieces.push_back(r.bytes(len));
   }
   const std::uint32_t n_prefixes = r.u32();
+  if (n_prefixes > r.remaining() / 2) unreadable(path, "the file is truncated (" + std::to_string(n_prefixes) + " prefixes announced)");
   for (std::uint32_t i = 0; i < n_prefixes; ++i) {
     const std::uint32_t len = r.u8();
     if (len == 0 || len > 4) unreadable(path, "a byte-fallback prefix longer than a character");

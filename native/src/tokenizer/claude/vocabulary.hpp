@@ -30,6 +30,9 @@ class Vocabulary {
   // Reads and indexes `path`. Throws ctxwin::Error (ERR_CTXWIN_RANK_DATA_UNAVAILABLE) when the file
   // cannot be read or is not a vocabulary.
   static std::unique_ptr<const Vocabulary> load(const std::string& path);
+  // Indexes the contents of a vocabulary file; `name` names it in errors. Throws as load() does on
+  // bytes that are not a vocabulary (what the fuzzer feeds it: test/fuzz/claude_vocab_fuzz.cc).
+  static std::unique_ptr<const Vocabulary> parse(std::string data, const std::string& name);
 
   std::uint32_t message_overhead() const noexcept { return message_overhead_; }
   bool fold_quotes() const noexcept { return fold_quotes_; }
