@@ -194,6 +194,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private readonly compaction: ProgressiveCompaction;
   private compacting: Promise<CompactionReport<M>> | undefined;
   private startingCompaction = false;
+  /** Set when restoreState replaced the history during a compaction (see startCompaction). */
+  private restoredWhileCompacting = false;
   private systemPrompt: string | undefined;
   private systemTokens = 0;
   private readonly requestOverhead: number;
@@ -330,11 +332,14 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /**
    * Resolves when every change so far is in the session's store (durable); at once without a
    * session. A compaction that addMessage started in the background is one of those changes: it is
-   * waited for first (its failure is the compaction's to report, not flush's).
+   * waited for first (its failure is the compaction's to report, not flush's), and so is one that
+   * the flush itself starts (a conflict makes the manager re-read the log, which may start one).
    */
   async flush(): Promise<void> {
-    while (this.compacting !== undefined) await this.compacting.catch(() => undefined);
-    await this.session?.flush();
+    do {
+      while (this.compacting !== undefined) await this.compacting.catch(() => undefined);
+      await this.session?.flush();
+    } while (this.compacting !== undefined);
   }
 
   /** Seed 000's /export: the metadata and the turns, summaries and the omission marker marked. */
@@ -424,6 +429,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     if (state.createdAt !== undefined) this.createdAt = state.createdAt;
     this.updatedAt = state.updatedAt ?? (fromLog ? this.updatedAt : Date.now());
     if (!fromLog) this.session?.restored(state);
+    if (this.compacting !== undefined) this.restoredWhileCompacting = true;
     this.rearmWarnings();
     this.afterChange();
   }
@@ -468,6 +474,19 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       })
       .finally(() => {
         this.compacting = undefined;
+      })
+      .then((report) => {
+        // While this ran, the history may have grown past trimAt again (its own summary beside the
+        // user's kept words, messages added meanwhile) or been replaced (a session conflict brought
+        // another worker's messages): afterChange, which found a compaction running, looks again.
+        // Only after a run that changed something or a replaced history, so that a history
+        // nothing can shrink does not start run after run.
+        const changed = report.levels.some((level) => level.messagesChanged > 0);
+        if (changed || this.restoredWhileCompacting) {
+          this.restoredWhileCompacting = false;
+          this.afterChange();
+        }
+        return report;
       });
     } finally {
       this.startingCompaction = false;
