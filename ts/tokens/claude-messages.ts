@@ -12,7 +12,7 @@ import { Buffer } from "node:buffer";
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { ClaudeFamily } from "./claude-family.js";
 import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
-import { systemBlocksText } from "./message-count.js";
+import { Tally, countTallies, systemBlocksText } from "./message-count.js";
 import type { CountMessagesOptions, MessageLike, ToolDefinition } from "./token-counter.js";
 
 /** The unmeasured charges of a Claude request, each meant to be at least what Anthropic counts. */
@@ -146,24 +146,15 @@ export function claudeToolPromptTokens(model: string | undefined, family: Claude
   return choice === "auto" || choice === "none" ? auto : any;
 }
 
-/** A request reduced to strings to count and fixed tokens. */
-class Tally {
-  readonly texts: string[] = [];
-  fixed = 0;
+/** A Tally that also charges Anthropic's margin for every content block after a message's first. */
+class ClaudeTally extends Tally {
   private blocks = 0;
   block(): void {
     if (this.blocks++ > 0) this.fixed += CLAUDE_REQUEST_MARGINS.extraBlock;
   }
-  text(value: unknown): void {
-    if (typeof value === "string") {
-      if (value.length > 0) this.texts.push(value);
-    } else if (value !== undefined && value !== null) {
-      this.texts.push(JSON.stringify(value) ?? "");
-    }
-  }
 }
 
-function claudeVisitor(tally: Tally, family: ClaudeFamily, imageTokens: number | undefined): MessageVisitor {
+function claudeVisitor(tally: ClaudeTally, family: ClaudeFamily, imageTokens: number | undefined): MessageVisitor {
   const visitor: MessageVisitor = {
     text: (value) => {
       tally.block();
@@ -250,12 +241,12 @@ export function countClaudeRequest(
     if (typeof message.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(message.role)}`);
     // The measured frame of one message; a message after the first is charged a whole frame too,
     // which is more than the turn markers it adds.
-    const tally = new Tally();
+    const tally = new ClaudeTally();
     tally.fixed += frame.messageOverhead;
     visitMessage(message as Record<string, unknown>, claudeVisitor(tally, frame.family, imageTokens));
     return tally;
   });
-  const rest = new Tally();
+  const rest = new ClaudeTally();
   if (options.system !== undefined) {
     const text = typeof options.system === "string" ? options.system : systemBlocksText(options.system);
     if (text.length > 0) {
@@ -271,22 +262,9 @@ export function countClaudeRequest(
       rest.text(JSON.stringify(anthropicTool(tool, index)));
     });
   }
-  const texts: string[] = [];
-  for (const tally of tallies) for (const text of tally.texts) texts.push(text);
-  for (const text of rest.texts) texts.push(text);
-  const counts = countMany(texts);
-  let cursor = 0;
-  const take = (tally: Tally) => {
-    let total = tally.fixed;
-    for (let k = 0; k < tally.texts.length; k++) total += counts[cursor++] as number;
-    return total;
-  };
-  const perMessage = new Uint32Array(tallies.length);
+  const counted = countTallies(countMany, tallies, rest);
+  const perMessage = Uint32Array.from(counted.each);
   let total = 0;
-  tallies.forEach((tally, i) => {
-    perMessage[i] = take(tally);
-    total += perMessage[i] as number;
-  });
-  const restTokens = take(rest);
-  return { perMessage, rest: restTokens, total: total + restTokens };
+  for (const tokens of perMessage) total += tokens;
+  return { perMessage, rest: counted.rest, total: total + counted.rest };
 }

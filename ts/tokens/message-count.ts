@@ -45,8 +45,8 @@ const TOOL_CALL_OVERHEAD = 3;
 /** OpenAI vision pricing: 85 base + 170 per 512 px tile; a 1024x1024 image at high detail is 4 tiles. */
 export const DEFAULT_IMAGE_TOKENS = 765;
 
-/** A request reduced to the strings to count and a number of fixed tokens. */
-class Tally {
+/** A request (or one message of it) reduced to the strings to count and a number of fixed tokens. */
+export class Tally {
   readonly texts: string[] = [];
   fixed = 0;
   text(value: unknown): void {
@@ -186,9 +186,19 @@ export function countEachMessageWith(
     if (!Array.isArray(options.tools)) throw typeError(`options.tools must be an array, got ${describe(options.tools)}`);
     readTools(options.tools, toolTally, overheads);
   }
+  const { each, rest } = countTallies(countMany, tallies, toolTally);
+  const perMessage = Uint32Array.from(each, (tokens) => Math.max(0, tokens));
+  return { perMessage, tools: rest };
+}
+
+/**
+ * The tokens of each tally and of `rest` (what belongs to no message: tools, ...), with every
+ * string of them counted in one `countMany` call.
+ */
+export function countTallies(countMany: (texts: string[]) => ArrayLike<number>, tallies: readonly Tally[], rest: Tally): { each: number[]; rest: number } {
   const texts: string[] = [];
   for (const tally of tallies) for (const text of tally.texts) texts.push(text);
-  for (const text of toolTally.texts) texts.push(text);
+  for (const text of rest.texts) texts.push(text);
   const counts = countMany(texts);
   let cursor = 0;
   const take = (tally: Tally) => {
@@ -196,7 +206,6 @@ export function countEachMessageWith(
     for (let k = 0; k < tally.texts.length; k++) total += counts[cursor++] as number;
     return total;
   };
-  const perMessage = new Uint32Array(tallies.length);
-  tallies.forEach((tally, i) => (perMessage[i] = Math.max(0, take(tally))));
-  return { perMessage, tools: take(toolTally) };
+  const each = tallies.map(take);
+  return { each, rest: take(rest) };
 }
