@@ -127,6 +127,14 @@ describe("ctxwin count", () => {
       const counter = new TiktokenCounter({ model });
       expect((JSON.parse(result.stdout) as { total: number }).total).toBe(counter.count(text));
     }
+    // The first newline after 1 MiB (where a chunk may end) starts "}\n\n//": in o200k_base one
+    // piece, as its punctuation run takes the newlines and slashes after it.
+    const filler = "lorem ipsum ".repeat(100_000).slice(0, 1 << 20);
+    const brace = `${filler}}\n\n// a comment after a closing brace\n${filler}`;
+    const braceFile = join(dir, "brace.txt");
+    writeFileSync(braceFile, brace);
+    const result = await runCtxwin(["count", braceFile, "--json", "--model", "gpt-4o"]);
+    expect((JSON.parse(result.stdout) as { total: number }).total).toBe(o200k.count(brace));
   });
 
   it("draws no progress bar when stderr is not a terminal", async () => {
