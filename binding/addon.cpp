@@ -15,7 +15,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   ctxwin::binding::register_tokenizer(env, exports);
   ctxwin::binding::register_claude_tokenizer(env, exports);
   ctxwin::binding::register_hf_tokenizer(env, exports);
-  ctxwin::binding::register_model_limits(env, exports);
+  ctxwin::binding::register_model_catalog(env, exports);
   ctxwin::binding::register_truncation(env, exports);
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
   return exports;

@@ -11,7 +11,7 @@ void register_extractive_summary(Napi::Env env, Napi::Object exports);
 void register_tokenizer(Napi::Env env, Napi::Object exports);
 void register_claude_tokenizer(Napi::Env env, Napi::Object exports);
 void register_hf_tokenizer(Napi::Env env, Napi::Object exports);
-void register_model_limits(Napi::Env env, Napi::Object exports);
+void register_model_catalog(Napi::Env env, Napi::Object exports);
 void register_truncation(Napi::Env env, Napi::Object exports);
 
 }  // namespace ctxwin::binding

@@ -30,11 +30,14 @@ built-in extractive summarizer (no model, no network), and prints its report.
                      selective (default: smart, then token-budget)
   -o, --output OUT   write the compacted messages there as a JSON array ("-": stdout)
       --json         the report as one JSON object`,
-  models: `Usage: ctxwin models [FILTER] [--json]
+  models: `Usage: ctxwin models [ID] [--provider P] [--search TEXT] [--json]
 
-The built-in table of context windows and output limits (and the prompt budget ctxwin derives),
-optionally only the models whose id contains FILTER.
-      --json   one JSON array`,
+The model catalog (models.dev's, through the npm package ctxwin derives it from): each model's
+context window, output limit and prices in USD per 1M tokens. With ID: how that id resolves, from
+which entry, and the prompt budget and tokenizer ctxwin uses for it.
+  -p, --provider P      only provider P's models (a models.dev provider id: openai, amazon-bedrock, ...)
+  -s, --search TEXT     only the models whose provider, id or name contains TEXT
+      --json            the same as JSON`,
   chat: `Usage: ctxwin chat [--model M] [--offline] [--window N] [--system TEXT] [--provider P] [--resume ID]
 
 An interactive chat whose context is kept by MessageContextManager: warnings at 80% and 90%,
@@ -58,9 +61,10 @@ Commands:
   count [FILE... | -]   exact token counts per file and in total
   inspect FILE          where a conversation's tokens go, and what the next trim removes
   compact FILE          compact a conversation offline to a target
-  models [FILTER]       the models' context limits
+  models [ID]           the model catalog: windows, output limits, prices; how an id resolves
   chat                  an interactive chat that keeps its context inside the window
 
+Every command takes --models FILE (repeatable): models to add, in models.dev's JSON format.
 Run "ctxwin <command> --help" for a command's options. Docs: docs/cli.md`;
 
 /** A bad command line: the message and the command's usage go to stderr, exit code 2. */

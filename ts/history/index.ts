@@ -3,15 +3,11 @@
 // keeps a chat history inside its window as messages are added.
 export {
   ContextLimits,
-  ModelRegistry,
-  defaultModelRegistry,
   DEFAULT_CONTEXT_WINDOW,
   DEFAULT_RESERVED_TOKENS,
   DEFAULT_RESPONSE_SHARE,
   type ContextLimitsInit,
   type LimitOverrides,
-  type ModelConfig,
-  type ModelEntry,
 } from "./context-limits.js";
 export { ContextBudget, type BudgetAllocations } from "./context-budget.js";
 export { ContextTracker, type ContextTrackerInit } from "./context-tracker.js";

@@ -1,9 +1,9 @@
-// `ctxwin count`, `inspect`, `compact` and `models` run as a user runs them: the package's bin in a
+// `ctxwin count`, `inspect` and `compact` run as a user runs them (`models`: models.test.ts): the package's bin in a
 // child process, judged by its output and exit code (0 done, 1 failed, 2 bad command line).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ContextLimits, FileSessionStore, MessageContextManager, TiktokenCounter, defaultModelRegistry, type MessageLike, type ToolDefinition } from "ctxwin";
+import { FileSessionStore, MessageContextManager, TiktokenCounter, type MessageLike, type ToolDefinition } from "ctxwin";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packageRoot, runCtxwin } from "../support/cli.js";
 
@@ -38,39 +38,6 @@ describe("ctxwin (no command, unknown command, help)", () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`Usage: ctxwin ${command}`);
     }
-  });
-});
-
-describe("ctxwin models", () => {
-  it("lists the core's table with the prompt budget ContextLimits derives", async () => {
-    const result = await runCtxwin(["models"]);
-    expect(result.code).toBe(0);
-    const rows = result.stdout.trim().split("\n");
-    expect(rows[0]).toMatch(/^model\s+window\s+max output\s+prompt budget\s+counted with$/);
-    expect(rows).toHaveLength(defaultModelRegistry.list().length + 2); // header and footer
-    expect(result.stdout).toMatch(/^gpt-4o\s+128,000\s+16,384\s+110,616\s+o200k_base, exact$/m);
-    expect(result.stdout).toMatch(/^llama-3\.1-70b\s+131,072\s+\(20%: 26,214\)\s+103,858\s+o200k_base, approximate$/m);
-  });
-
-  it("filters, and gives JSON that matches ContextLimits.forModel for every row", async () => {
-    const result = await runCtxwin(["models", "claude", "--json"]);
-    expect(result.code).toBe(0);
-    const rows = JSON.parse(result.stdout) as Array<{ model: string; contextWindow: number; effectiveLimit: number }>;
-    expect(rows.length).toBeGreaterThan(5);
-    for (const row of rows) {
-      expect(row.model).toContain("claude");
-      const limits = ContextLimits.forModel(row.model);
-      expect(row.contextWindow).toBe(limits.maxTokens);
-      expect(row.effectiveLimit).toBe(limits.effectiveLimit);
-    }
-  });
-
-  it("exits 1 when nothing matches and 2 on bad arguments", async () => {
-    const none = await runCtxwin(["models", "no-such-model"]);
-    expect(none.code).toBe(1);
-    expect(none.stderr).toContain('no model matches "no-such-model"');
-    expectUsage(await runCtxwin(["models", "a", "b"]), "models", /at most one FILTER/);
-    expectUsage(await runCtxwin(["models", "--wide"]), "models", /Unknown option '--wide'/);
   });
 });
 
@@ -112,7 +79,7 @@ describe("ctxwin count", () => {
     // chunks are cut in all kinds of places; the sum must equal the whole text's count.
     const pieces = [
       readFileSync(join(packageRoot, "README.md"), "utf8"),
-      readFileSync(join(packageRoot, "native", "src", "history", "model_limits.cpp"), "utf8"),
+      readFileSync(join(packageRoot, "native", "src", "catalog", "model_resolver.cpp"), "utf8"),
       "日本語のテキストです。\n句読点、そして改行。\n\n",
       "emoji 👩‍💻 and ZWJ\r\n  indented\n\t\ttabs\n\u0085NEL line\n\u00a0nbsp\n",
       "1234567890\n\n\n   \n's contractions'\n",
@@ -286,9 +253,9 @@ describe('"ctxwin/cli" for programs', () => {
     let out = "";
     const stdout = new PassThrough().on("data", (d: Buffer) => (out += d.toString("utf8")));
     const stderr = new PassThrough();
-    const code = await runCli(["models", "gpt-5", "--json"], { stdout, stderr, stdin: new PassThrough(), env: {} });
+    const code = await runCli(["models", "openai/gpt-5-2025-08-07", "--json"], { stdout, stderr, stdin: new PassThrough(), env: {} });
     expect(code).toBe(0);
-    expect((JSON.parse(out) as Array<{ model: string }>).map((r) => r.model)).toEqual(["gpt-5", "gpt-5-mini", "gpt-5-nano"]);
+    expect(JSON.parse(out)).toMatchObject({ provider: "openai", id: "gpt-5", contextWindow: 400000, maxOutput: 128000 });
     const view = analyzeContext(parseConversation(readFileSync(agentRequest, "utf8"), "agent-request.json"), { model: "gpt-4o" });
     expect(view.total).toBe(o200k.countMessages(request.messages, { tools: request.tools }));
   });
