@@ -136,12 +136,7 @@ std::vector<std::string> model_names(std::string_view id) {
       if (!kept.empty()) s += "-" + kept;
     }
   }
-  for (std::string_view region : kBedrockRegions) {
-    if (s.starts_with(region) && s.size() > region.size()) {
-      s.erase(0, region.size());
-      break;
-    }
-  }
+  s = std::string(without_bedrock_region(s));
   std::vector<std::string> forms{s};
   // Bedrock's model version ("-v1" of "-v1:0") goes too, unless the model's name would be left a
   // bare word: in "anthropic.claude-v2:1" (Claude 2.1) it is the model's own version.
@@ -159,17 +154,27 @@ std::vector<std::string> model_names(std::string_view id) {
     if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
   };
   for (const std::string& form : forms) {
-    // A vendor before a '.' ("anthropic.claude-...", "meta.llama3-..."): not "gpt-4.1", "qwen2.5".
-    std::size_t dot = 0;
-    while (dot < form.size() && (is_lower(form[dot]) || (dot > 0 && is_digit(form[dot])))) ++dot;
-    if (dot > 0 && dot + 1 < form.size() && form[dot] == '.' && is_lower(form[dot + 1])) {
-      add(std::string_view(form).substr(dot + 1));
+    if (const std::size_t vendor = vendor_prefix_length(form); vendor > 0) {
+      add(std::string_view(form).substr(vendor));
       add(form);  // vendor and model joined: "deepseek.r1" -> "deepseek-r1"
     } else {
       add(form);
     }
   }
   return names;
+}
+
+std::size_t vendor_prefix_length(std::string_view folded) {
+  std::size_t dot = 0;
+  while (dot < folded.size() && (is_lower(folded[dot]) || (dot > 0 && is_digit(folded[dot])))) ++dot;
+  return dot > 0 && dot + 1 < folded.size() && folded[dot] == '.' && is_lower(folded[dot + 1]) ? dot + 1 : 0;
+}
+
+std::string_view without_bedrock_region(std::string_view folded) {
+  for (std::string_view region : kBedrockRegions) {
+    if (folded.starts_with(region) && folded.size() > region.size()) return folded.substr(region.size());
+  }
+  return folded;
 }
 
 bool is_router_tier(std::string_view id) {

@@ -21,9 +21,9 @@ struct Candidate {
 bool better(const Candidate& a, const Candidate& b) {
   const CatalogModel& x = *a.model;
   const CatalogModel& y = *b.model;
-  return std::forward_as_tuple(x.group, a.match, x.provider_rank) < std::forward_as_tuple(y.group, b.match, y.provider_rank) ||
-         (std::forward_as_tuple(x.group, a.match, x.provider_rank) == std::forward_as_tuple(y.group, b.match, y.provider_rank) &&
-          (x.release_date > y.release_date || (x.release_date == y.release_date && x.id.size() < y.id.size())));
+  // Newer sorts first: compare the release dates the other way round.
+  return std::forward_as_tuple(x.group, a.match, x.provider_rank, y.release_date, x.id.size()) <
+         std::forward_as_tuple(y.group, b.match, y.provider_rank, x.release_date, y.id.size());
 }
 
 void consider(std::optional<Candidate>& best, const ModelIndex& index, std::span<const std::uint32_t> entries, MatchKind match,
@@ -36,7 +36,7 @@ void consider(std::optional<Candidate>& best, const ModelIndex& index, std::span
   }
 }
 
-// Rule 4 but exact ids: the same name, family or open-weight base (at `providers` only, if given).
+// Rule 4 after exact ids: the same name, family or open-weight base (at `providers` only, if given).
 std::optional<Candidate> by_names(const ModelIndex& index, const std::vector<std::string>& names, const std::vector<std::string>* providers) {
   std::optional<Candidate> best;
   for (const std::string& name : names) {
@@ -50,17 +50,7 @@ std::optional<Candidate> by_names(const ModelIndex& index, const std::vector<std
 
 // A provider's own spelling: a path, a ':' tag, a Vertex '@' or a Bedrock vendor ("anthropic.").
 bool has_provider_syntax(std::string_view folded) {
-  if (folded.find_first_of("/:@") != std::string_view::npos) return true;
-  std::size_t i = 0;
-  while (i < folded.size() && ((folded[i] >= 'a' && folded[i] <= 'z') || (i > 0 && folded[i] >= '0' && folded[i] <= '9'))) ++i;
-  return i > 0 && i + 1 < folded.size() && folded[i] == '.' && folded[i + 1] >= 'a' && folded[i + 1] <= 'z';
-}
-
-std::string_view without_region(std::string_view folded) {
-  for (std::string_view region : {"us.", "eu.", "apac.", "ap.", "global.", "us-gov.", "jp.", "au.", "ca."}) {
-    if (folded.starts_with(region)) return folded.substr(region.size());
-  }
-  return folded;
+  return folded.find_first_of("/:@") != std::string_view::npos || vendor_prefix_length(folded) > 0;
 }
 
 // The id's names with the catalog's spelling rewrites applied ("gpt-35-turbo" -> "gpt-3-5-turbo").
@@ -183,7 +173,7 @@ std::optional<ModelResolution> ModelResolver::resolve(std::string_view id, bool 
       const std::string rest = folded.substr(slash + 1);
       std::optional<Candidate> found;
       consider(found, builtin.index, builtin.index.by_id(rest), MatchKind::Exact, &providers);
-      consider(found, builtin.index, builtin.index.by_id(without_region(rest)), MatchKind::Exact, &providers);
+      consider(found, builtin.index, builtin.index.by_id(without_bedrock_region(rest)), MatchKind::Exact, &providers);
       if (!found) found = by_names(builtin.index, names_of(rest, builtin), &providers);
       if (found) return resolution_of(*found);
     }
@@ -201,7 +191,7 @@ std::optional<ModelResolution> ModelResolver::resolve(std::string_view id, bool 
   if (has_provider_syntax(folded)) {
     std::optional<Candidate> found;
     consider(found, builtin.index, builtin.index.by_id(folded), MatchKind::Exact, nullptr);
-    consider(found, builtin.index, builtin.index.by_id(without_region(folded)), MatchKind::Exact, nullptr);
+    consider(found, builtin.index, builtin.index.by_id(without_bedrock_region(folded)), MatchKind::Exact, nullptr);
     if (found) return resolution_of(*found);
   }
   if (const auto found = by_names(builtin.index, names, nullptr)) return resolution_of(*found);

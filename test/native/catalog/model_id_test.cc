@@ -52,6 +52,18 @@ TEST(ModelId, BedrockIds) {
   EXPECT_TRUE(model_names("openai/").empty());
 }
 
+TEST(ModelId, VendorsAndRegions) {
+  EXPECT_EQ(vendor_prefix_length("anthropic.claude-3"), 10u);
+  EXPECT_EQ(vendor_prefix_length("ai21.jamba-1-5"), 5u);
+  EXPECT_EQ(vendor_prefix_length("gpt-4.1"), 0u);
+  EXPECT_EQ(vendor_prefix_length("qwen2.5-72b"), 0u);
+  EXPECT_EQ(vendor_prefix_length("anthropic."), 0u);
+  EXPECT_EQ(without_bedrock_region("us.anthropic.x"), "anthropic.x");
+  EXPECT_EQ(without_bedrock_region("global.meta.x"), "meta.x");
+  EXPECT_EQ(without_bedrock_region("us."), "us.");
+  EXPECT_EQ(without_bedrock_region("usa.x"), "usa.x");
+}
+
 TEST(ModelId, FamiliesDropDatesNeverVersions) {
   EXPECT_EQ(model_family("gpt-4o-2024-08-06"), "gpt-4o");
   EXPECT_EQ(model_family("gpt-4-0613"), "gpt-4");

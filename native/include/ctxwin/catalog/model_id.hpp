@@ -36,6 +36,14 @@ std::string canonical_model_name(std::string_view text);
 // with no name left.
 std::vector<std::string> model_names(std::string_view id);
 
+// The length of a Bedrock-style vendor prefix of `folded` with its '.' ("anthropic.", "meta.",
+// "ai21."), or 0: a word of letters (and digits after the first) then '.' then a letter, so that
+// "gpt-4.1" and "qwen2.5" have none.
+std::size_t vendor_prefix_length(std::string_view folded);
+
+// `folded` without a Bedrock cross-region prefix ("us.", "eu.", "apac.", "global.", ...).
+std::string_view without_bedrock_region(std::string_view folded);
+
 // Whether `id` is a router's tier or mode of a model it also lists on its own ("...:free",
 // "...:thinking"): such entries often have other limits, so they answer only to their exact id.
 bool is_router_tier(std::string_view id);
