@@ -51,27 +51,31 @@ const char* match_name(MatchKind match) {
   return "name";
 }
 
-void set_prices(Napi::Object out, const ModelPrices& prices) {
-  const Napi::Env env = out.Env();
-  out.Set("inputPrice", Napi::Number::New(env, prices.input));
-  out.Set("outputPrice", Napi::Number::New(env, prices.output));
-  out.Set("cacheReadPrice", Napi::Number::New(env, prices.cache_read));
-  out.Set("cacheWritePrice", Napi::Number::New(env, prices.cache_write));
-}
-
-Napi::Object model_object(Napi::Env env, const CatalogModel& model) {
+// One object, its properties defined in one call (a resolution's cost is mostly this crossing).
+Napi::Object model_object(Napi::Env env, const CatalogModel& model, const ModelPrices& prices, const char* match = nullptr,
+                          const std::string* prices_from = nullptr) {
+  constexpr auto attributes = static_cast<napi_property_attributes>(napi_writable | napi_enumerable | napi_configurable);
+  auto value = [&](const char* name, Napi::Value v) { return Napi::PropertyDescriptor::Value(name, v, attributes); };
+  std::vector<Napi::PropertyDescriptor> properties{
+      value("provider", Napi::String::New(env, model.provider)),
+      value("providerName", Napi::String::New(env, model.provider_name)),
+      value("id", Napi::String::New(env, model.id)),
+      value("name", Napi::String::New(env, model.name)),
+      value("contextWindow", Napi::Number::New(env, model.context_window)),
+      value("maxInput", Napi::Number::New(env, model.max_input)),
+      value("maxOutput", Napi::Number::New(env, model.max_output)),
+      value("inputPrice", Napi::Number::New(env, prices.input)),
+      value("outputPrice", Napi::Number::New(env, prices.output)),
+      value("cacheReadPrice", Napi::Number::New(env, prices.cache_read)),
+      value("cacheWritePrice", Napi::Number::New(env, prices.cache_write)),
+      value("releaseDate", Napi::String::New(env, model.release_date)),
+      value("openWeights", Napi::Boolean::New(env, model.open_weights)),
+      value("source", Napi::String::New(env, source_name(model.source))),
+  };
+  if (match != nullptr) properties.push_back(value("match", Napi::String::New(env, match)));
+  if (prices_from != nullptr) properties.push_back(value("pricesFrom", Napi::String::New(env, *prices_from)));
   Napi::Object out = Napi::Object::New(env);
-  out.Set("provider", Napi::String::New(env, model.provider));
-  out.Set("providerName", Napi::String::New(env, model.provider_name));
-  out.Set("id", Napi::String::New(env, model.id));
-  out.Set("name", Napi::String::New(env, model.name));
-  out.Set("contextWindow", Napi::Number::New(env, model.context_window));
-  out.Set("maxInput", Napi::Number::New(env, model.max_input));
-  out.Set("maxOutput", Napi::Number::New(env, model.max_output));
-  set_prices(out, model.prices);
-  out.Set("releaseDate", Napi::String::New(env, model.release_date));
-  out.Set("openWeights", Napi::Boolean::New(env, model.open_weights));
-  out.Set("source", Napi::String::New(env, source_name(model.source)));
+  out.DefineProperties(properties);
   return out;
 }
 
@@ -93,13 +97,12 @@ class ModelResolverObject : public Napi::ObjectWrap<ModelResolverObject> {
     return guarded(info, [&]() -> Napi::Value {
       const auto found = resolver_.resolve(string_arg(info, 0, "model"));
       if (!found) return info.Env().Null();
-      Napi::Object out = model_object(info.Env(), *found->model);
-      out.Set("match", Napi::String::New(info.Env(), match_name(found->match)));
-      set_prices(out, found->priced != nullptr ? found->priced->prices : ModelPrices{});
+      const ModelPrices prices = found->priced != nullptr ? found->priced->prices : ModelPrices{};
       if (found->priced != nullptr && found->priced != found->model) {
-        out.Set("pricesFrom", Napi::String::New(info.Env(), found->priced->provider + "/" + found->priced->id));
+        const std::string from = found->priced->provider + "/" + found->priced->id;
+        return model_object(info.Env(), *found->model, prices, match_name(found->match), &from);
       }
-      return out;
+      return model_object(info.Env(), *found->model, prices, match_name(found->match));
     });
   }
 
@@ -117,7 +120,7 @@ class ModelResolverObject : public Napi::ObjectWrap<ModelResolverObject> {
     return guarded(info, [&]() -> Napi::Value {
       const std::vector<const CatalogModel*> models = resolver_.list();
       Napi::Array out = Napi::Array::New(info.Env(), models.size());
-      for (std::size_t i = 0; i < models.size(); ++i) out.Set(static_cast<std::uint32_t>(i), model_object(info.Env(), *models[i]));
+      for (std::size_t i = 0; i < models.size(); ++i) out.Set(static_cast<std::uint32_t>(i), model_object(info.Env(), *models[i], models[i]->prices));
       return out;
     });
   }
