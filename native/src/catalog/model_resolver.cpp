@@ -166,17 +166,19 @@ std::optional<ModelResolution> ModelResolver::resolve(std::string_view id, bool 
   if (pattern != nullptr) return resolution_of(Candidate{pattern, MatchKind::Pattern});
   if (registered) return resolution_of(*registered);
 
-  // 2. "provider/model": that provider's entry, if it has one.
-  if (const auto slash = folded.find('/'); slash != std::string::npos) {
-    const std::vector<std::string> providers = providers_named(std::string_view(folded).substr(0, slash), builtin, registered_.get());
-    if (!providers.empty()) {
-      const std::string rest = folded.substr(slash + 1);
-      std::optional<Candidate> found;
-      consider(found, builtin.index, builtin.index.by_id(rest), MatchKind::Exact, &providers);
-      consider(found, builtin.index, builtin.index.by_id(without_bedrock_region(rest)), MatchKind::Exact, &providers);
-      if (!found) found = by_names(builtin.index, names_of(rest, builtin), &providers);
-      if (found) return resolution_of(*found);
-    }
+  // 2. "provider/model" (or the AI SDK registry's "provider:model"): that provider's entry, if it
+  // has one. Else the id goes on as it is: "mistral:7b" is Ollama's Mistral 7B, not a model "7b".
+  for (const char separator : {'/', ':'}) {
+    const auto split = folded.find(separator);
+    if (split == std::string::npos || (separator == ':' && folded.find('/') < split)) continue;
+    const std::vector<std::string> providers = providers_named(std::string_view(folded).substr(0, split), builtin, registered_.get());
+    if (providers.empty()) continue;
+    const std::string rest = folded.substr(split + 1);
+    std::optional<Candidate> found;
+    consider(found, builtin.index, builtin.index.by_id(rest), MatchKind::Exact, &providers);
+    consider(found, builtin.index, builtin.index.by_id(without_bedrock_region(rest)), MatchKind::Exact, &providers);
+    if (!found) found = by_names(builtin.index, names_of(rest, builtin), &providers);
+    if (found) return resolution_of(*found);
   }
 
   // 3. The specification's rows, for their own names.

@@ -55,6 +55,10 @@ TEST(ModelResolver, ProviderPrefixes) {
   EXPECT_EQ(entry_of(builtin(), "meta-llama/Llama-3.3-70B-Instruct"), "llama/llama-3.3-70b-instruct");
   // A provider that lacks the model: the id is looked up everywhere.
   EXPECT_EQ(entry_of(builtin(), "groq/gpt-4o"), "openai/gpt-4o");
+  // The AI SDK registry's "provider:model"; a name:tag whose name is a provider stays a tag.
+  EXPECT_EQ(entry_of(builtin(), "openai:gpt-4.1-mini"), "openai/gpt-4.1-mini");
+  EXPECT_EQ(entry_of(builtin(), "azure:gpt-4o"), "azure/gpt-4o");
+  EXPECT_EQ(entry_of(builtin(), "mistral:7b"), "mistral/open-mistral-7b");
 }
 
 TEST(ModelResolver, TheMakersEntryFirst) {

@@ -52,6 +52,8 @@ const IDS: Array<[string, string]> = [
   ["openai/gpt-5", "openai/gpt-5"],
   ["OpenAI/GPT-4o-Mini", "openai/gpt-4o-mini"],
   ["ft:gpt-4o-mini-2024-07-18:acme::abc123", "openai/gpt-4o-mini"],
+  ["openai:gpt-4o", "openai/gpt-4o"], // the AI SDK's provider registry
+  ["anthropic:claude-3-5-haiku-latest", "anthropic/claude-3-5-haiku-20241022"],
   // Anthropic
   ["claude-3-5-sonnet-20241022", "anthropic/claude-3-5-sonnet-20241022"],
   ["claude-3-5-sonnet-20240620", "anthropic/claude-3-5-sonnet-20240620"],

@@ -8,8 +8,9 @@
 //
 // The rules, in order (the first that finds anything decides):
 //  1. registered models: a prefix pattern ("acme-*"), then the rules of 4 over them;
-//  2. "provider/model" with a known provider (or a vendor such as "meta-llama"): that provider's
-//     entries, by 4's rules ("azure/gpt-4o", "openrouter/anthropic/claude-3.5-sonnet");
+//  2. "provider/model" (or "provider:model") with a known provider (or a vendor such as
+//     "meta-llama"): that provider's entries, by 4's rules ("azure/gpt-4o", "openai:gpt-4o",
+//     "openrouter/anthropic/claude-3.5-sonnet");
 //  3. the specification's compatibility rows, for exactly their names ("gpt-4", "claude-3-opus");
 //  4. a provider's own id with its packaging ("us.anthropic.claude-...-v1:0", "claude-...@2025...",
 //     "...:free"), exactly; then the same model name, the same family (dates and "latest" aside:
