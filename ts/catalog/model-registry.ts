@@ -25,6 +25,8 @@ export type ModelsDevCatalog = Record<string, { name?: string; models: Record<st
 // Resolutions are cached by the id as given: ids are few and asked for over and over (every
 // manager, counter and adapter asks for its model). Bounded, in case ids are generated.
 const MAX_CACHED = 4096;
+// No model id is longer (the core resolves none): a caller's huge strings are not kept alive.
+const MAX_CACHED_LENGTH = 512;
 
 const PRICE_KEYS = [["input", "input"], ["output", "output"], ["cacheRead", "cache_read"], ["cacheWrite", "cache_write"]] as const;
 
@@ -46,8 +48,10 @@ export class ModelRegistry {
     requireString(model, "model");
     const found = this.core.resolve(model);
     const resolved = found ? resolvedModelOf(model, found) : null;
-    if (this.cache.size >= MAX_CACHED) this.cache.clear();
-    this.cache.set(model, resolved);
+    if (model.length <= MAX_CACHED_LENGTH) {
+      if (this.cache.size >= MAX_CACHED) this.cache.clear();
+      this.cache.set(model, resolved);
+    }
     return resolved ?? undefined;
   }
 

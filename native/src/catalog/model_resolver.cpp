@@ -145,7 +145,8 @@ std::optional<ModelResolution> ModelResolver::resolve(std::string_view id) const
 std::optional<ModelResolution> ModelResolver::resolve(std::string_view id, bool with_aliases) const {
   const BuiltinCatalog& builtin = builtin_catalog();
   const std::string folded = fold_model_id(id);
-  if (folded.empty()) return std::nullopt;
+  // The prefix rule looks up every '-'-prefix of a name: bounded ids keep that work bounded.
+  if (folded.empty() || folded.size() > kMaxModelIdLength) return std::nullopt;
   const std::vector<std::string> names = names_of(folded, builtin);
 
   // 1. Registered models: the id or the model's name, else the longest prefix pattern (the latest
@@ -270,9 +271,11 @@ std::vector<const CatalogModel*> ModelResolver::list() const {
 }
 
 std::vector<std::string> ModelResolver::closest(std::string_view id, std::size_t count) const {
+  if (count == 0) return {};
   const BuiltinCatalog& builtin = builtin_catalog();
-  const std::vector<std::string> names = names_of(id, builtin);
-  const std::string target = names.empty() ? fold_model_id(id) : names.front();
+  const std::vector<std::string> names = names_of(id.substr(0, kMaxModelIdLength), builtin);
+  // Edit distances against every family: a long input is compared by its start only.
+  const std::string target = (names.empty() ? fold_model_id(id.substr(0, kMaxModelIdLength)) : names.front()).substr(0, 64);
   struct Scored {
     std::size_t distance;
     Candidate candidate;

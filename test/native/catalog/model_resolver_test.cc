@@ -100,6 +100,10 @@ TEST(ModelResolver, SpellingsAndVariants) {
   EXPECT_EQ(entry_of(builtin(), "ft:gpt-4o-mini-2024-07-18:acme::abc"), "openai/gpt-4o-mini");
   EXPECT_EQ(entry_of(builtin(), ""), "(unknown)");
   EXPECT_EQ(entry_of(builtin(), "   "), "(unknown)");
+  // Bounded work: an id longer than any model's resolves to nothing, at once.
+  EXPECT_EQ(entry_of(builtin(), "gpt-4o" + std::string(kMaxModelIdLength, '-')), "(unknown)");
+  EXPECT_EQ(entry_of(builtin(), std::string(kMaxModelIdLength - 6, ' ') + "gpt-4o"), "openai/gpt-4o");
+  EXPECT_EQ(builtin().closest(std::string(100000, '-') + "x", 2).size(), 2u);
 }
 
 TEST(ModelResolver, RegisteredModelsComeFirstAndReplaceEachOther) {

@@ -35,6 +35,10 @@
 
 namespace ctxwin {
 
+// Longer ids resolve to nothing: models.dev's longest is under 100 characters, and the prefix
+// rule's work grows with the square of an id's length.
+inline constexpr std::size_t kMaxModelIdLength = 512;
+
 struct ModelResolution {
   const CatalogModel* model = nullptr;   // whose window and limits apply
   const CatalogModel* priced = nullptr;  // whose prices apply: `model`, the catalog entry a
