@@ -25,7 +25,8 @@ export type ModelsDevCatalog = Record<string, { name?: string; models: Record<st
 // Resolutions are cached by the id as given: ids are few and asked for over and over (every
 // manager, counter and adapter asks for its model). Bounded, in case ids are generated.
 const MAX_CACHED = 4096;
-// No model id is longer (the core resolves none): a caller's huge strings are not kept alive.
+// No model id is longer (the core resolves and registers none): a caller's huge strings are not
+// kept alive.
 const MAX_CACHED_LENGTH = 512;
 
 const PRICE_KEYS = [["input", "input"], ["output", "output"], ["cacheRead", "cache_read"], ["cacheWrite", "cache_write"]] as const;
@@ -75,6 +76,7 @@ export class ModelRegistry {
   register(model: string, config: ModelRegistration): void {
     requireString(model, "model");
     if (model.trim() === "" || model.trim() === "*") throw rangeError(`model must name a model (a pattern needs a prefix before its "*"), got ${describe(model)}`);
+    if (model.trim().length > MAX_CACHED_LENGTH) throw rangeError(`model must be at most ${MAX_CACHED_LENGTH} characters long, got ${model.trim().length}`);
     if (config === null || typeof config !== "object" || Array.isArray(config)) throw typeError(`config must be an object, got ${describe(config)}`);
     const c = config as Record<string, unknown>;
     const window = declaredCount(c, [...WINDOW_KEYS, "maxTokens"], "config", 1);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ctxwin/catalog/model_id.hpp"
+#include "ctxwin/catalog/model_resolver.hpp"
 #include "ctxwin/error.hpp"
 
 namespace ctxwin {
@@ -114,6 +115,9 @@ std::vector<CatalogModel> parse_models_dev_catalog(std::string_view text) {
       }
       const std::string folded = fold_model_id(entry.id);
       if (folded.empty() || folded == "*") throw Error::range(ErrorCode::OutOfRange, path + ": a model id must not be blank (a prefix pattern needs a prefix before its '*')");
+      if (folded.size() > kMaxModelIdLength) {
+        throw Error::range(ErrorCode::OutOfRange, path + ": a model id must be at most " + std::to_string(kMaxModelIdLength) + " characters long");
+      }
       if (entry.context_window > 0) out.push_back(std::move(entry));
     }
   }

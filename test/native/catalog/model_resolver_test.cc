@@ -167,6 +167,9 @@ TEST(ModelsDevJson, NamesTheFirstBadValue) {
   EXPECT_EQ(error_of(R"({"p": {"models": {"m": {"limit": {"context": 10}, "cost": {"input": -2}}}}})"),
             "ERR_CTXWIN_OUT_OF_RANGE catalog[\"p\"].models[\"m\"].cost.input must be a price >= 0, got -2");
   EXPECT_EQ(error_of(R"({"p": {"models": {"*": {"limit": {"context": 10}}}}})").substr(0, 23), "ERR_CTXWIN_OUT_OF_RANGE");
+  // Ids no resolver would find are refused (found by models_dev_json_fuzz).
+  const std::string long_id(kMaxModelIdLength + 1, 'm');
+  EXPECT_EQ(error_of(R"({"p": {"models": {")" + long_id + R"(": {"limit": {"context": 10}}}}})").substr(0, 23), "ERR_CTXWIN_OUT_OF_RANGE");
 }
 
 }  // namespace

@@ -60,6 +60,7 @@ describe("registering one model", () => {
     expect(() => registry.register(42 as never, { contextLength: 1000 })).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT", /model must be a string/));
     expect(() => registry.register("  ", { contextLength: 1000 })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE"));
     expect(() => registry.register("*", { contextLength: 1000 })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /prefix/));
+    expect(() => registry.register("m".repeat(513), { contextLength: 1000 })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /at most 512 characters/));
     expect(() => registry.register("m", null as never)).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"));
     expect(() => registry.register("m", {})).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT", /contextLength or maxTokens/));
     expect(() => registry.register("m", { contextLength: 1000, maxTokens: 2000 })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /disagree/));
