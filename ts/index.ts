@@ -3,7 +3,8 @@
 // The package's entry point: one folder per capability, each with its own index.
 //   spec08/      SPEC-08's ContextManager for threads of agent events (the drop-in)
 //   tokens/      token counters and the counting of whole chat requests
-//   history/     limits, budgets, strategies and MessageContextManager for chat histories
+//   history/     limits, budgets, the tracker and the truncation strategies
+//   context/     MessageContextManager: a chat history kept inside its window
 //   compaction/  tool-result compaction, summaries of old turns, the progressive levels
 //   models/      the summary-model adapters and the offline extractive summarizer
 //   session/     export/import, the append-only session stores (memory, JSONL files, Redis)
@@ -11,6 +12,7 @@
 export * from "./spec08/index.js";
 export * from "./tokens/index.js";
 export * from "./history/index.js";
+export * from "./context/index.js";
 export * from "./compaction/index.js";
 export * from "./models/index.js";
 export * from "./session/index.js";

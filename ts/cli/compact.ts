@@ -3,7 +3,7 @@
 // extractive summarizer, then a trim, each level only while the conversation is over the target.
 import { writeFile } from "node:fs/promises";
 import { ContextLimits } from "../history/context-limits.js";
-import { MessageContextManager, TruncationMode } from "../history/message-context-manager.js";
+import { MessageContextManager, TruncationMode } from "../context/message-context-manager.js";
 import { extractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { CompactionReport } from "../compaction/progressive-compaction.js";
 import { getCounter } from "../tokens/get-counter.js";

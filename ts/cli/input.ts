@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 import { omissionMarker } from "../history/strategies.js";
 import { replay, type ContextEntry } from "../session/context-log.js";
 import { EXPORT_FORMAT, safeParseExport } from "../session/export.js";
-import { isRecord } from "../tokens/message-shape.js";
+import { isRecord } from "../messages/message-shape.js";
 import type { MessageLike, ToolDefinition } from "../tokens/token-counter.js";
 import type { Io } from "./terminal.js";
 

@@ -15,7 +15,7 @@ import { describe, requireCount, requireString, typeError } from "../runtime/err
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { MetadataReader, messageTokens } from "../history/message-metadata.js";
 import { native } from "../runtime/native.js";
-import { checkMessage, toolOutputText, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
+import { checkMessage, toolOutputText, visitMessage, type MessageVisitor } from "../messages/message-shape.js";
 import { resolveSummaryModel, type ResolvedModel, type SummaryModel } from "../models/summary-model.js";
 import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
 import { checkRole, type InsertedRole } from "../history/strategies.js";

@@ -17,7 +17,7 @@
 import { describe, requireCount, typeError } from "../runtime/errors.js";
 import type { Logger } from "../runtime/logger.js";
 import type { InsertedRole } from "../history/strategies.js";
-import { mapToolResults, removeReasoning, hasReasoning } from "../tokens/message-shape.js";
+import { mapToolResults, removeReasoning, hasReasoning } from "../messages/message-shape.js";
 import { messageTokens } from "../history/message-metadata.js";
 import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
 import type { SummaryModel } from "../models/summary-model.js";

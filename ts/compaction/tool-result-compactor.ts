@@ -2,7 +2,7 @@
 // keeping their head and tail, error lines and stack heads; JSON stays valid JSON.
 import { CachingCounter } from "../tokens/caching-counter.js";
 import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
-import { checkJsonValue, checkMessage, mapToolResults } from "../tokens/message-shape.js";
+import { checkJsonValue, checkMessage, mapToolResults } from "../messages/message-shape.js";
 import type { NativeCompactedResult } from "../runtime/native.js";
 import { TiktokenCounter } from "../tokens/tiktoken-counter.js";
 import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";

@@ -1,6 +1,5 @@
-// Message histories: per-model limits and budgets, the running tracker, the truncation
-// strategies (planned in the core over per-message metadata), and MessageContextManager, which
-// keeps a chat history inside its window as messages are added.
+// Message histories: per-model limits and budgets, the running tracker, and the truncation
+// strategies (planned in the core over per-message metadata).
 export {
   ContextLimits,
   ModelRegistry,
@@ -30,14 +29,3 @@ export {
   type InsertedRole,
 } from "./strategies.js";
 export { UsageCalibration, reportedInputTokens, type ReportedUsage, type ModelCalibration } from "./usage-calibration.js";
-export {
-  MessageContextManager,
-  TruncationMode,
-  WARNING_80,
-  WARNING_90,
-  type MessageContextManagerOptions,
-  type ContextStats,
-  type CacheStats,
-  type ContextWarning,
-  type TrimEvent,
-} from "./message-context-manager.js";

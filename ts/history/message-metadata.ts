@@ -2,7 +2,7 @@
 // Read from the caller's messages (any of the three shapes, through message-shape.ts) in one pass;
 // the messages themselves never leave JavaScript.
 import { describe, plainError, rangeError, typeError } from "../runtime/errors.js";
-import { checkMessage, isRecord, responsesItemRole, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
+import { checkMessage, isRecord, responsesItemRole, visitMessage, type MessageVisitor } from "../messages/message-shape.js";
 import type { BatchTokenCounter, MessageLike, TokenCounter } from "../tokens/token-counter.js";
 
 export const ROLE_CODES = { system: 0, developer: 0, user: 1, assistant: 2, tool: 3, function: 3 } as const;

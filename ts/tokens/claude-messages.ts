@@ -11,7 +11,7 @@
 import { Buffer } from "node:buffer";
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { ClaudeFamily } from "./claude-family.js";
-import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
+import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import { Tally, countTallies, systemBlocksText } from "./message-count.js";
 import type { CountMessagesOptions, MessageLike, ToolDefinition } from "./token-counter.js";
 

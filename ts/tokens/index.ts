@@ -19,5 +19,5 @@ export { renderHarmony } from "./harmony.js";
 export { registerTokenizer, clearRegisteredTokenizers, openModelFamily, OPEN_MODEL_FAMILIES, type OpenModelFamily } from "./open-models.js";
 export { encodingForModel, ENCODING_NAMES, type EncodingName, type ClaudeEncodingName, type ModelEncoding } from "./encodings.js";
 export { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
-export { mapToolResults, hasReasoning, removeReasoning } from "./message-shape.js";
+export { mapToolResults, hasReasoning, removeReasoning } from "../messages/message-shape.js";
 export type { TokenCounter, BatchTokenCounter, MessageLike, ToolDefinition, FunctionDefinition, CountMessagesOptions, SystemTextBlock } from "./token-counter.js";

@@ -2,7 +2,7 @@
 // request is counted in one batch.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { EncodingName } from "./encodings.js";
-import { checkJsonValue, checkMessage, isRecord, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
+import { checkJsonValue, checkMessage, isRecord, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import type { CountMessagesOptions, FunctionDefinition, MessageLike, ToolDefinition } from "./token-counter.js";
 
 /** Per-request overheads of OpenAI chat models. */

@@ -9,7 +9,7 @@ import { describe, plainError, rangeError, requireString, typeError } from "../r
 import { native, type NativeHfTokenizer } from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
-import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
+import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import type { CountMessagesOptions, MessageLike, TokenCounter } from "./token-counter.js";
 
 /** A parsed tokenizer.json (only `model` is required to be present). */

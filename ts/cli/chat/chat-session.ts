@@ -11,7 +11,7 @@
 // One exception keeps the model's window safe: a message that would not fit (over 100% of the
 // prompt budget) trims first, before the request is sent, and says so.
 import { readFile, writeFile } from "node:fs/promises";
-import { MessageContextManager, type ContextWarning, type MessageContextManagerOptions, type TrimEvent } from "../../history/message-context-manager.js";
+import { MessageContextManager, type ContextWarning, type MessageContextManagerOptions, type TrimEvent } from "../../context/message-context-manager.js";
 import type { SessionStore } from "../../session/store.js";
 import { extractiveSummarizer } from "../../models/extractive-summarizer.js";
 import { encodingForModel } from "../../tokens/encodings.js";

@@ -18,12 +18,12 @@ import {
   type CompactableHistory,
   type CompactionReport,
 } from "../compaction/progressive-compaction.js";
-import { ContextLimits, type LimitOverrides } from "./context-limits.js";
+import { ContextLimits, type LimitOverrides } from "../history/context-limits.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../runtime/errors.js";
-import { visitMessage } from "../tokens/message-shape.js";
+import { visitMessage } from "../messages/message-shape.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
-import { FLAG_MARKED, MetadataReader, ROLE_CODES, messageTokens, type MessageFacts } from "./message-metadata.js";
+import { FLAG_MARKED, MetadataReader, ROLE_CODES, messageTokens, type MessageFacts } from "../history/message-metadata.js";
 import { native } from "../runtime/native.js";
 import {
   CompositeStrategy,
@@ -36,9 +36,9 @@ import {
   type InsertedRole,
   type OmissionMarker,
   type TruncationStrategy,
-} from "./strategies.js";
+} from "../history/strategies.js";
 import type { SummaryModel } from "../models/summary-model.js";
-import { reportedInputTokens, UsageCalibration, type ModelCalibration, type ReportedUsage } from "./usage-calibration.js";
+import { reportedInputTokens, UsageCalibration, type ModelCalibration, type ReportedUsage } from "../history/usage-calibration.js";
 import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
 import { randomUUID } from "node:crypto";
 import { SessionLink, type SessionOptions } from "../session/session-link.js";
