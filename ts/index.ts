@@ -1,6 +1,7 @@
 // ctxwin: keep an LLM agent's conversation inside its model's context window.
 //
 // The package's entry point: one folder per capability, each with its own index.
+//   messages/    the message vocabulary: shapes, roles, the omission marker
 //   spec08/      SPEC-08's ContextManager for threads of agent events (the drop-in)
 //   tokens/      token counters and the counting of whole chat requests
 //   history/     limits, budgets, the tracker and the truncation strategies
@@ -9,6 +10,7 @@
 //   models/      the summary-model adapters and the offline extractive summarizer
 //   session/     export/import, the append-only session stores (memory, JSONL files, Redis)
 //   runtime/     the plumbing: native core loader, errors, logger, concurrency
+export * from "./messages/index.js";
 export * from "./spec08/index.js";
 export * from "./tokens/index.js";
 export * from "./history/index.js";

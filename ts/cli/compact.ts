@@ -7,7 +7,7 @@ import { MessageContextManager, TruncationMode } from "../context/message-contex
 import { extractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { CompactionReport } from "../compaction/progressive-compaction.js";
 import { getCounter } from "../tokens/get-counter.js";
-import type { MessageLike } from "../tokens/token-counter.js";
+import type { MessageLike } from "../messages/types.js";
 import { InputError } from "./input.js";
 import { loadConversation, strategyNamed } from "./inspect.js";
 import { num, paletteFor, preview, type Io } from "./terminal.js";

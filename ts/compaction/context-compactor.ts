@@ -13,13 +13,15 @@
 import { EventEmitter } from "node:events";
 import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
-import { MetadataReader, messageTokens } from "../history/message-metadata.js";
+import { messageTokens } from "../tokens/message-tokens.js";
 import { native } from "../runtime/native.js";
 import { checkMessage, toolOutputText, visitMessage, type MessageVisitor } from "../messages/message-shape.js";
 import { resolveSummaryModel, type ResolvedModel, type SummaryModel } from "../models/summary-model.js";
-import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
-import { checkRole, type InsertedRole } from "../history/strategies.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import { checkRole, type InsertedRole } from "../messages/roles.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
+import type { MessageLike } from "../messages/types.js";
+import { MetadataReader } from "../messages/metadata-reader.js";
 
 export const DEFAULT_SUMMARY_PROMPT =
   "You are compacting the earlier part of an agent's conversation: the agent will continue its task " +

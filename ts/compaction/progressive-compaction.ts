@@ -16,21 +16,18 @@
 // run) until `breakerResetMs` have passed, when one trial call may close it again.
 import { describe, requireCount, typeError } from "../runtime/errors.js";
 import type { Logger } from "../runtime/logger.js";
-import type { InsertedRole } from "../history/strategies.js";
+import { ROLE_CODES, type InsertedRole } from "../messages/roles.js";
+import { FLAG_MARKED } from "../messages/metadata-reader.js";
 import { mapToolResults, removeReasoning, hasReasoning } from "../messages/message-shape.js";
-import { messageTokens } from "../history/message-metadata.js";
-import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
+import { messageTokens } from "../tokens/message-tokens.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import { ContextCompactor, type SummaryMessage } from "./context-compactor.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
+import type { MessageLike } from "../messages/types.js";
 
 /** The text that replaces an old tool result at compaction level 2. */
 export const CLEARED_TOOL_RESULT = "[Old tool result content cleared]";
-
-/** Role codes in the per-message metadata (history/message-metadata). */
-const SYSTEM_ROLE = 0;
-const USER_ROLE = 1;
-const TOOL_ROLE = 3;
 
 export type CompactionLevelName = "clear_old_reasoning" | "compact_tool_results" | "clear_old_tool_results" | "summarize" | "truncate";
 
@@ -223,10 +220,10 @@ export class ProgressiveCompaction {
     let cut = roles.length;
     while (cut > 0 && kept < this.preserveLast) {
       cut--;
-      if (roles[cut] !== SYSTEM_ROLE) kept++;
+      if (roles[cut] !== ROLE_CODES.system) kept++;
     }
     let total = 0;
-    for (let i = 0; i < cut; i++) if (roles[i] !== SYSTEM_ROLE && ((flags[i] ?? 0) & 1) === 0) total += tokens[i] ?? 0;
+    for (let i = 0; i < cut; i++) if (roles[i] !== ROLE_CODES.system && ((flags[i] ?? 0) & FLAG_MARKED) === 0) total += tokens[i] ?? 0;
     return total;
   }
 
@@ -305,7 +302,7 @@ export class ProgressiveCompaction {
       const roles = history.roles();
       const withReasoning: number[] = [];
       messages.forEach((m, i) => {
-        if (roles[i] !== USER_ROLE && roles[i] !== SYSTEM_ROLE && hasReasoning(m)) withReasoning.push(i);
+        if (roles[i] !== ROLE_CODES.user && roles[i] !== ROLE_CODES.system && hasReasoning(m)) withReasoning.push(i);
       });
       const old = withReasoning.slice(0, Math.max(0, withReasoning.length - this.keepReasoningTurns));
       const candidates = old.map((i) => messages[i] as M);
@@ -319,7 +316,7 @@ export class ProgressiveCompaction {
       const messages = history.messages();
       const large: number[] = [];
       messages.forEach((_, i) => {
-        if (roles[i] === TOOL_ROLE && (tokens[i] ?? 0) > this.toolResultCompactor.maxResultTokens) large.push(i);
+        if (roles[i] === ROLE_CODES.tool && (tokens[i] ?? 0) > this.toolResultCompactor.maxResultTokens) large.push(i);
       });
       const candidates = large.map((i) => messages[i] as M);
       if (repeated("compact_tool_results", candidates)) return { changed: 0, skipped: repeatNotice };
@@ -332,13 +329,13 @@ export class ProgressiveCompaction {
       const units = history.units();
       const tokens = history.tokens();
       // The last keepToolResults units that hold tool results (a reasoning item's unit may hold none).
-      const resultUnits = units.filter((u, i) => u >= 0 && roles[i] === TOOL_ROLE);
+      const resultUnits = units.filter((u, i) => u >= 0 && roles[i] === ROLE_CODES.tool);
       const recent = new Set([...new Set(resultUnits)].slice(-this.keepToolResults));
       const messages = history.messages();
       const edits: Array<[number, M]> = [];
       messages.forEach((m, i) => {
         const unit = units[i] ?? -1;
-        if (roles[i] === TOOL_ROLE && unit >= 0 && !recent.has(unit)) {
+        if (roles[i] === ROLE_CODES.tool && unit >= 0 && !recent.has(unit)) {
           const cleared = mapToolResults(m, () => CLEARED_TOOL_RESULT);
           if (cleared !== m && !isCleared(m)) edits.push([i, cleared]);
         }
@@ -366,7 +363,7 @@ export class ProgressiveCompaction {
       const now = Date.now();
       if (!this.canSummarize(now)) return { changed: 0, skipped: "circuit breaker open" };
       const snapshot = history.messages().slice();
-      const summarizable = snapshot.filter((_, i) => history.roles()[i] !== SYSTEM_ROLE);
+      const summarizable = snapshot.filter((_, i) => history.roles()[i] !== ROLE_CODES.system);
       if (repeated("summarize", summarizable)) return { changed: 0, skipped: repeatNotice };
       if (this.breakerState.state === "open") this.transition("trial", { ...this.breakerState, state: "half-open" });
       const goal = early ? 0 : target;

@@ -5,7 +5,8 @@ import { describe, requireCount, requireString, typeError } from "../runtime/err
 import { checkJsonValue, checkMessage, mapToolResults } from "../messages/message-shape.js";
 import type { NativeCompactedResult } from "../runtime/native.js";
 import { TiktokenCounter } from "../tokens/tiktoken-counter.js";
-import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import type { MessageLike } from "../messages/types.js";
 
 export interface ToolResultCompactorOptions {
   /** Most tokens a result keeps (default 1000). */

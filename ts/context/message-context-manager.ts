@@ -23,7 +23,7 @@ import { describe, rangeError, requireCount, requireString, typeError } from "..
 import { visitMessage } from "../messages/message-shape.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
-import { FLAG_MARKED, MetadataReader, ROLE_CODES, messageTokens, type MessageFacts } from "../history/message-metadata.js";
+import { messageTokens } from "../tokens/message-tokens.js";
 import { native } from "../runtime/native.js";
 import {
   CompositeStrategy,
@@ -32,17 +32,18 @@ import {
   TokenBudgetStrategy,
   coreChain,
   markerRoleOf,
-  omissionMarker,
-  type InsertedRole,
-  type OmissionMarker,
   type TruncationStrategy,
 } from "../history/strategies.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import { reportedInputTokens, UsageCalibration, type ModelCalibration, type ReportedUsage } from "../history/usage-calibration.js";
-import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import { randomUUID } from "node:crypto";
 import { SessionLink, type SessionOptions } from "../session/session-link.js";
 import { buildExport, stateOfExport, type ContextExport, type ContextState } from "../session/export.js";
+import type { MessageLike } from "../messages/types.js";
+import { ROLE_CODES, type InsertedRole } from "../messages/roles.js";
+import { FLAG_MARKED, MetadataReader, type MessageFacts } from "../messages/metadata-reader.js";
+import { omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
 
 export const TruncationMode = {
   SLIDING_WINDOW: "sliding_window",

@@ -6,7 +6,8 @@ import { describe, requireString, typeError } from "../runtime/errors.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { reportedInputTokens, UsageCalibration, type ReportedUsage } from "./usage-calibration.js";
-import type { MessageLike, TokenCounter, ToolDefinition } from "../tokens/token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import type { MessageLike, ToolDefinition } from "../messages/types.js";
 
 export interface ContextTrackerInit {
   limits: ContextLimits;

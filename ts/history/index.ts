@@ -21,11 +21,8 @@ export {
   SelectiveTruncationStrategy,
   CompositeStrategy,
   CoreStrategy,
-  omissionMarker,
   type TruncationStrategy,
   type TruncationPlan,
   type TruncationOptions,
-  type OmissionMarker,
-  type InsertedRole,
 } from "./strategies.js";
 export { UsageCalibration, reportedInputTokens, type ReportedUsage, type ModelCalibration } from "./usage-calibration.js";

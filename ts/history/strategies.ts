@@ -1,9 +1,13 @@
 // Truncation strategies (seed 003's TruncationStrategy): plan in the core over message metadata,
 // hand back the caller's own message objects, untouched and in order.
 import { describe, rangeError, requireCount, typeError } from "../runtime/errors.js";
-import { describeMessages, ROLE_CODES, ROLE_NAMES, type KnownRole } from "./message-metadata.js";
+import { describeMessages } from "./message-metadata.js";
 import { native, type NativeStrategySpec } from "../runtime/native.js";
-import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import type { MessageLike } from "../messages/types.js";
+import { checkRole, type InsertedRole } from "../messages/roles.js";
+import { omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
+import { ROLE_CODES, ROLE_NAMES, type KnownRole } from "../messages/roles.js";
 
 /** Options every strategy takes. */
 export interface TruncationOptions {
@@ -17,15 +21,6 @@ export interface TruncationOptions {
   orphanToolResults?: "error" | "drop";
   /** Messages pinned through the API: kept like system messages. */
   pinned?: ReadonlySet<object>;
-}
-
-/** The role of the messages ctxwin writes itself (omission markers, summaries). */
-export type InsertedRole = "system" | "user" | "assistant";
-
-/** The marker a smart truncation puts where messages were omitted. */
-export interface OmissionMarker {
-  role: InsertedRole;
-  content: string;
 }
 
 export interface TruncationPlan<M> {
@@ -50,10 +45,6 @@ export interface TruncationStrategy {
   truncate<M extends MessageLike>(messages: readonly M[], targetTokens: number, counter: TokenCounter): Array<M | OmissionMarker>;
 }
 
-export function omissionMarker(omitted: number, role: InsertedRole = "system"): OmissionMarker {
-  return { role, content: `[${omitted} messages omitted]` };
-}
-
 /** The marker role of the first smart strategy in a chain ("system" when there is none). */
 export function markerRoleOf(strategies: readonly TruncationStrategy[]): InsertedRole {
   for (const s of strategies) {
@@ -73,11 +64,6 @@ export function coreChain(strategy: TruncationStrategy): CoreStrategy[] | undefi
     return strategy.strategies as CoreStrategy[];
   }
   return undefined;
-}
-
-export function checkRole(value: unknown, name: string): InsertedRole {
-  if (value !== "system" && value !== "user" && value !== "assistant") throw rangeError(`${name} must be "system", "user" or "assistant", got ${describe(value)}`);
-  return value;
 }
 
 function checkTarget(target: unknown): number {

@@ -10,10 +10,9 @@
 // A turn is the caller's message as it was (any of the shapes ctxwin reads), so other tools can
 // read the file; what ctxwin wrote itself (summaries, the omission marker) carries a `ctxwin`
 // key. Import validates the whole file before anything changes (zod's parse / safeParse).
-import type { InsertedRole } from "../history/strategies.js";
-import { ROLE_NAMES } from "../history/message-metadata.js";
+import { ROLE_NAMES, type InsertedRole } from "../messages/roles.js";
 import { describe, type WithCode } from "../runtime/errors.js";
-import type { MessageLike } from "../tokens/token-counter.js";
+import type { MessageLike } from "../messages/types.js";
 
 export const EXPORT_FORMAT = "ctxwin-context";
 export const EXPORT_VERSION = 1;

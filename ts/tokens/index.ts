@@ -13,11 +13,9 @@ export {
   type TokenizerJsonCounterOptions,
   type TokenizerSource,
   type TokenizerJson,
-  type TemplateMessage,
 } from "./tokenizer-json-counter.js";
 export { renderHarmony } from "./harmony.js";
 export { registerTokenizer, clearRegisteredTokenizers, openModelFamily, OPEN_MODEL_FAMILIES, type OpenModelFamily } from "./open-models.js";
 export { encodingForModel, ENCODING_NAMES, type EncodingName, type ClaudeEncodingName, type ModelEncoding } from "./encodings.js";
 export { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
-export { mapToolResults, hasReasoning, removeReasoning } from "../messages/message-shape.js";
-export type { TokenCounter, BatchTokenCounter, MessageLike, ToolDefinition, FunctionDefinition, CountMessagesOptions, SystemTextBlock } from "./token-counter.js";
+export type { TokenCounter, BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";

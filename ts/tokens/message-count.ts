@@ -3,7 +3,8 @@
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { EncodingName } from "./encodings.js";
 import { checkJsonValue, checkMessage, isRecord, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
-import type { CountMessagesOptions, FunctionDefinition, MessageLike, ToolDefinition } from "./token-counter.js";
+import type { CountMessagesOptions } from "./token-counter.js";
+import type { FunctionDefinition, MessageLike, ToolDefinition } from "../messages/types.js";
 
 /** Per-request overheads of OpenAI chat models. */
 export interface ChatOverheads {

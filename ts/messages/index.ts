@@ -1,0 +1,6 @@
+// The message vocabulary every other folder speaks: the shapes of messages and tool definitions,
+// the roles ctxwin writes itself, and the omission marker.
+export type { MessageLike, ToolDefinition, FunctionDefinition, SystemTextBlock, TemplateMessage } from "./types.js";
+export type { InsertedRole } from "./roles.js";
+export { omissionMarker, type OmissionMarker } from "./omission-marker.js";
+export { mapToolResults, hasReasoning, removeReasoning } from "./message-shape.js";
