@@ -1,12 +1,5 @@
 // MessageContextManager: a chat history kept inside its model's window as messages are added.
-export {
-  MessageContextManager,
-  TruncationMode,
-  WARNING_80,
-  WARNING_90,
-  type MessageContextManagerOptions,
-  type ContextStats,
-  type CacheStats,
-  type ContextWarning,
-  type TrimEvent,
-} from "./message-context-manager.js";
+export { MessageContextManager } from "./message-context-manager.js";
+export { TruncationMode, type MessageContextManagerOptions, type ContextStats, type TrimEvent } from "./options.js";
+export { WARNING_80, WARNING_90, type ContextWarning } from "./usage-warnings.js";
+export type { CacheStats } from "./prompt-cache.js";

@@ -45,6 +45,44 @@ export interface TruncationStrategy {
   truncate<M extends MessageLike>(messages: readonly M[], targetTokens: number, counter: TokenCounter): Array<M | OmissionMarker>;
 }
 
+/** A history whose per-message metadata is already read: the messages and, beside each, its role, tokens, flags and tool unit. */
+export interface MessageColumns<M extends MessageLike = MessageLike> {
+  readonly messages: readonly M[];
+  readonly roles: readonly number[];
+  readonly tokens: readonly number[];
+  readonly flags: readonly number[];
+  readonly units: readonly number[];
+}
+
+/** What a trim keeps: the indices, in order, and where the omission marker goes (-1: none). */
+export interface KeptPlan {
+  indices: number[];
+  markerIndex: number;
+}
+
+/**
+ * The messages `strategy` keeps of `history` within `target` conversation tokens (undefined for an
+ * empty history). Built-in strategies plan in one call into the core over the metadata already
+ * there, without a walk over the messages; a custom one plans over the messages.
+ */
+export function planKept<M extends MessageLike>(strategy: TruncationStrategy, history: MessageColumns<M>, target: number, counter: TokenCounter): KeptPlan | undefined {
+  if (history.messages.length === 0) return undefined;
+  const chain = coreChain(strategy);
+  if (chain) {
+    const plan = native.planTruncation(
+      new Uint8Array(history.roles),
+      new Uint32Array(history.tokens),
+      new Uint8Array(history.flags),
+      new Int32Array(history.units),
+      target,
+      chain.map((s) => s.spec(history.messages, counter)),
+    );
+    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition };
+  }
+  const plan = strategy.plan(history.messages, target, counter);
+  return { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 };
+}
+
 /** The marker role of the first smart strategy in a chain ("system" when there is none). */
 export function markerRoleOf(strategies: readonly TruncationStrategy[]): InsertedRole {
   for (const s of strategies) {

@@ -21,7 +21,7 @@ import type { CompactionReport } from "../../compaction/progressive-compaction.j
 import type { SummaryMessage } from "../../compaction/context-compactor.js";
 import { ToolResultCompactor } from "../../compaction/tool-result-compactor.js";
 import { ContextLimits, type LimitOverrides } from "../../history/context-limits.js";
-import { MessageContextManager, TruncationMode } from "../../context/message-context-manager.js";
+import { MessageContextManager } from "../../context/message-context-manager.js";
 import {
   SlidingWindowStrategy,
   SmartTruncationStrategy,
@@ -37,6 +37,7 @@ import { mapToolResults } from "../../messages/message-shape.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 import { checkRole, type InsertedRole } from "../../messages/roles.js";
+import { TruncationMode } from "../../context/options.js";
 
 /** The options every adapter takes. */
 export interface ContextOptions {

@@ -11,13 +11,15 @@
 // One exception keeps the model's window safe: a message that would not fit (over 100% of the
 // prompt budget) trims first, before the request is sent, and says so.
 import { readFile, writeFile } from "node:fs/promises";
-import { MessageContextManager, type ContextWarning, type MessageContextManagerOptions, type TrimEvent } from "../../context/message-context-manager.js";
+import { MessageContextManager } from "../../context/message-context-manager.js";
 import type { SessionStore } from "../../session/store.js";
 import { extractiveSummarizer } from "../../models/extractive-summarizer.js";
 import { encodingForModel } from "../../tokens/encodings.js";
 import { analyzeContext, limitsFor, renderContextView } from "../inspect.js";
 import { num, type Palette } from "../terminal.js";
 import type { Assistant, ChatMessage, Usage } from "./assistant.js";
+import type { MessageContextManagerOptions, TrimEvent } from "../../context/options.js";
+import type { ContextWarning } from "../../context/usage-warnings.js";
 
 export const HELP = `Commands:
   /stats          tokens used (the running total), the window, messages, trims
