@@ -10,11 +10,7 @@ export {
   type CompactionResult,
   type SummaryMessage,
 } from "./context-compactor.js";
-export {
-  CLEARED_TOOL_RESULT,
-  type CompactionReport,
-  type CompactionLevelReport,
-  type CompactionLevelName,
-  type BreakerState,
-  type BreakerEvent,
-} from "./progressive-compaction.js";
+export type { CompactionReport, CompactionLevelReport } from "./progressive-compaction.js";
+export type { CompactionLevelName } from "./compaction-level.js";
+export type { BreakerState, BreakerEvent } from "./circuit-breaker.js";
+export { CLEARED_TOOL_RESULT } from "./levels/clear-old-tool-results.js";

@@ -14,9 +14,10 @@
 import { EventEmitter } from "node:events";
 import { randomUUID } from "node:crypto";
 import type { ContextCompactor, SummaryMessage } from "../compaction/context-compactor.js";
-import { ProgressiveCompaction, type CompactableHistory, type CompactionReport } from "../compaction/progressive-compaction.js";
+import type { AppliedEdit, HistoryEdit, HistoryView } from "../compaction/history-edit.js";
+import { ProgressiveCompaction, type CompactionReport, type CompactionRun } from "../compaction/progressive-compaction.js";
 import { ContextLimits } from "../history/context-limits.js";
-import { markerRoleOf, planKept, type TruncationStrategy } from "../history/strategies.js";
+import { markerRoleOf, planKept, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
 import { UsageAnchor } from "../history/usage-anchor.js";
 import { UsageCalibration, type ReportedUsage } from "../history/usage-calibration.js";
 import { MetadataReader, type MessageFacts } from "../messages/metadata-reader.js";
@@ -75,10 +76,12 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** The session log this manager's changes go to. */
   private readonly session: SessionLink<M> | undefined;
   private readonly compaction: ProgressiveCompaction;
+  /** The compaction running now, if any. */
   private compacting: Promise<CompactionReport<M>> | undefined;
-  private startingCompaction = false;
-  /** Set when restoreState replaced the history during a compaction (see startCompaction). */
-  private restoredWhileCompacting = false;
+  /** Bumped whenever the whole history is replaced (load, import, a session's log). */
+  private replacements = 0;
+  /** What the compaction levels read: the history as it is, never a copy. */
+  private readonly view: HistoryView<M>;
   private createdAt = Date.now();
   private updatedAt = this.createdAt;
 
@@ -131,8 +134,10 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       maxSummaryFailures: options.maxSummaryFailures,
       breakerResetMs: options.breakerResetMs,
       onBreaker: (event) => this.emit("breaker", event),
+      strategy: this.strategy,
       logger: options.logger,
     });
+    this.view = this.historyView();
     this.compactor = this.compaction.compactor;
     if (options.calibration !== undefined && !(options.calibration instanceof UsageCalibration)) {
       throw typeError(`options.calibration must be a UsageCalibration, got ${describe(options.calibration)}`);
@@ -242,6 +247,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     }
     // Nothing above changed the manager; from here on nothing throws.
     this.anchor.rewritten();
+    this.replacements++;
     this.history.load(state.messages, facts, tokens, state.summaries, marker);
     this.systemPrompt = prompt;
     this.systemTokens = systemTokens;
@@ -253,7 +259,6 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     if (state.createdAt !== undefined) this.createdAt = state.createdAt;
     this.updatedAt = state.updatedAt ?? (fromLog ? this.updatedAt : Date.now());
     if (!fromLog) this.session?.restored(state);
-    if (this.compacting !== undefined) this.restoredWhileCompacting = true;
     this.warnings.rearm(this.usagePercentage);
     this.afterChange();
   }
@@ -275,67 +280,105 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     return this.startCompaction(threshold);
   }
 
-  /** Whether level 3 must run before the messages to summarize outgrow the summarizer's input. */
-  private summarizerFull(): boolean {
-    if (!this.compaction.canSummarize()) return false;
-    const capacity = this.compaction.summarizerCapacity(this.counter);
-    // O(1) on the common path (addMessage stays O(1)): the part to summarize is never more than the conversation.
-    if (this.history.conversationTokens < capacity) return false;
-    return this.compaction.summarizableTokens(this.compactable()) >= capacity;
-  }
-
   private startCompaction(threshold: number): Promise<CompactionReport<M>> {
     if (this.compacting !== undefined) return this.compacting;
-    // The levels' first edits happen before run() returns its promise: they must not start another.
-    this.startingCompaction = true;
-    try {
-      this.compacting = this.compaction
-        .run(this.compactable(), { threshold, targetShare: this.trimTo, effectiveLimit: this.limits.effectiveLimit, summarizeEarly: () => this.summarizerFull() })
-        .then((report) => {
-          this.emit("compacted", report);
-          return report;
-        })
-        .finally(() => {
-          this.compacting = undefined;
-        })
-        .then((report) => {
-          // While this ran, the history may have grown past trimAt again (its own summary beside the
-          // user's kept words, messages added meanwhile) or been replaced (a session conflict brought
-          // another worker's messages): afterChange, which found a compaction running, looks again.
-          // Only after a run that changed something or a replaced history, so that a history
-          // nothing can shrink does not start run after run.
-          const changed = report.levels.some((level) => level.messagesChanged > 0);
-          if (changed || this.restoredWhileCompacting) {
-            this.restoredWhileCompacting = false;
-            this.afterChange();
-          }
-          return report;
-        });
-    } finally {
-      this.startingCompaction = false;
-    }
+    const replacements = this.replacements;
+    // `compacting` is set before the first level's edit is applied, so that the policy run after
+    // that edit finds it and starts no other.
+    let start!: (report: Promise<CompactionReport<M>>) => void;
+    this.compacting = new Promise<CompactionReport<M>>((resolve) => (start = resolve))
+      .then((report) => {
+        this.emit("compacted", report);
+        return report;
+      })
+      .finally(() => {
+        this.compacting = undefined;
+      })
+      .then((report) => {
+        // While this ran, the history may have grown past trimAt again (its own summary beside the
+        // user's kept words, messages added meanwhile) or been replaced (a session conflict brought
+        // another worker's messages): the policy, which found a compaction running, looks again.
+        // Only after a run that changed something or a replaced history, so that a history
+        // nothing can shrink does not start run after run.
+        const changed = report.levels.some((level) => level.messagesChanged > 0);
+        if (changed || this.replacements !== replacements) this.afterChange();
+        return report;
+      });
+    start(this.drive(this.compaction.run(this.view, { threshold, targetShare: this.trimTo, effectiveLimit: this.limits.effectiveLimit })));
     return this.compacting;
   }
 
-  /** The view and the edits the compaction levels work with; the bookkeeping stays here. */
-  private compactable(): CompactableHistory<M> {
+  /** Runs a compaction: applies each edit it plans, and waits for what it waits for (its model). */
+  private async drive(run: CompactionRun<M>): Promise<CompactionReport<M>> {
+    let step = run.next();
+    while (!step.done) {
+      const request = step.value;
+      let input: unknown;
+      try {
+        input = request.kind === "apply" ? this.apply(request.edit) : await request.promise;
+      } catch (error) {
+        step = run.throw(error);
+        continue;
+      }
+      step = run.next(input);
+    }
+    return step.value;
+  }
+
+  /** The history as the compaction levels read it: live, never copied. */
+  private historyView(): HistoryView<M> {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
+    const history = this.history;
     return {
       counter: this.counter,
-      tokenUsage: () => this.tokenUsage,
-      fixedTokens: () => this.systemTokens + this.requestOverhead,
-      messages: () => this.history.messages,
-      roles: () => this.history.roles,
-      tokens: () => this.history.tokens,
-      units: () => this.history.units,
-      flags: () => this.history.flags,
-      replace: (edits) => this.replace(edits),
-      spliceSummary: (positions, summary) => this.spliceSummary(positions, summary),
-      truncate: (target) => this.truncate(target)?.removed ?? [],
+      get messages() {
+        return history.messages;
+      },
+      get roles() {
+        return history.roles;
+      },
+      get tokens() {
+        return history.tokens;
+      },
+      get flags() {
+        return history.flags;
+      },
+      get units() {
+        return history.units;
+      },
+      get conversationTokens() {
+        return history.conversationTokens;
+      },
+      get tokenUsage() {
+        return self.tokenUsage;
+      },
+      get fixedTokens() {
+        return self.systemTokens + self.requestOverhead;
+      },
+      conversationBudget: (requestTokens) => this.conversationBudget(requestTokens),
     };
   }
 
+  /**
+   * Applies an edit a compaction planned: the columns, the session's log and the cache accounting
+   * change together, and the policy runs once afterwards.
+   */
+  private apply(edit: HistoryEdit<M>): AppliedEdit<M> {
+    switch (edit.kind) {
+      case "replace":
+        return { changed: this.replace(edit.replacements), removed: [] };
+      case "summarize":
+        return this.spliceSummary(edit.removed, edit.summary);
+      case "trim": {
+        const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex }, this.tokenUsage);
+        return { changed: event.removed.length, removed: event.removed };
+      }
+    }
+  }
+
   /** Puts compacted copies in place of messages; returns how many changed. */
-  private replace(edits: Array<[number, M]>): number {
+  private replace(edits: ReadonlyArray<readonly [number, M]>): number {
     if (edits.length === 0) return 0;
     const counts = messageTokens(this.counter, edits.map(([, m]) => m));
     this.anchor.rewritten();
@@ -347,8 +390,15 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     return edits.length;
   }
 
-  /** Removes the messages at `positions` and puts the summary where the first of them was. */
-  private spliceSummary(positions: number[], summary: SummaryMessage): void {
+  /**
+   * Removes `removed` (found in the history as it is now: messages added since stay) and puts the
+   * summary where the first of them was. Changes nothing when one of them is gone.
+   */
+  private spliceSummary(removed: readonly M[], summary: SummaryMessage): AppliedEdit<M> {
+    const position = new Map<object, number>();
+    this.history.messages.forEach((m, i) => position.set(m as object, i));
+    const positions = removed.map((m) => position.get(m as object) ?? -1);
+    if (positions.some((p) => p < 0)) return { changed: 0, removed: [] };
     const remove = new Set(positions);
     const at = Math.min(...positions);
     const [summaryTokens] = messageTokens(this.counter, [summary as unknown as M]);
@@ -362,6 +412,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.session?.summarized(positions, summary, at);
     this.touch();
     this.afterChange();
+    return { changed: removed.length, removed: removed.slice() };
   }
 
   setSystemPrompt(prompt: string): number {
@@ -408,6 +459,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const facts = all.filter((_, i) => keep[i]);
     const tokens = messageTokens(this.counter, messages);
     this.anchor.rewritten();
+    this.replacements++;
     this.history.load(messages, facts, tokens);
     this.cache.restart();
     this.exchanges.restart(reader, messages, facts as MessageFacts[]);
@@ -494,11 +546,19 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** Trims now to `targetTokens` (default: trimTo of the effective limit). Returns what happened. */
   truncate(targetTokens?: number): TrimEvent<M> | undefined {
     const target = targetTokens === undefined ? Math.floor(this.limits.effectiveLimit * this.trimTo) : requireCount(targetTokens, "targetTokens");
-    // Planned on local counts: a target in reported units shrinks by the model's ratio.
-    const conversationTarget = Math.max(0, this.anchor.unscale(target) - this.systemTokens - this.requestOverhead);
     const before = this.tokenUsage;
-    const kept = planKept(this.strategy, this.history, conversationTarget, this.counter);
+    const kept = planKept(this.strategy, this.history, this.conversationBudget(target), this.counter);
     if (kept === undefined || kept.indices.length === this.history.length) return undefined;
+    return this.trim(kept, before);
+  }
+
+  /** The conversation tokens, in local counts, a request of `requestTokens` leaves: a target in reported units shrinks by the model's ratio. */
+  private conversationBudget(requestTokens: number): number {
+    return Math.max(0, this.anchor.unscale(requestTokens) - this.systemTokens - this.requestOverhead);
+  }
+
+  /** Keeps the messages `kept` names, with the omission marker where it says; `before` is the usage before. */
+  private trim(kept: KeptPlan, before: number): TrimEvent<M> {
     const keep = new Uint8Array(this.history.length);
     for (const i of kept.indices) keep[i] = 1;
     const removed = this.history.messages.filter((_, i) => keep[i] === 0);
@@ -570,7 +630,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     if (this.mode === TruncationMode.SUMMARIZE && this.compaction.compactor !== undefined) {
       // Summaries need the model, which addMessage never waits for: compaction starts in the
       // background (compactIfNeeded() joins it) and trims only what a request could not carry.
-      if (this.compacting === undefined && !this.startingCompaction && (this.tokenUsage > limit * this.trimAt || this.summarizerFull())) {
+      if (this.compacting === undefined && (this.tokenUsage > limit * this.trimAt || this.compaction.summarizerFull(this.view))) {
         this.startCompaction(this.trimAt).catch((error: unknown) => (this.logger ?? consoleLogger).warn(`ctxwin: compaction failed: ${String(error)}`));
       }
       if (this.tokenUsage > limit) this.truncate();

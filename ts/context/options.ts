@@ -1,5 +1,6 @@
 // What a MessageContextManager is made with, what it reports, and the modes it trims in.
-import type { BreakerEvent, BreakerState, CompactionReport } from "../compaction/progressive-compaction.js";
+import type { BreakerEvent, BreakerState } from "../compaction/circuit-breaker.js";
+import type { CompactionReport } from "../compaction/progressive-compaction.js";
 import type { ContextLimits, LimitOverrides } from "../history/context-limits.js";
 import {
   CompositeStrategy,
