@@ -7,22 +7,23 @@
 // Trims run with hysteresis: crossing `trimAt` cuts down to `trimTo`, so that between trims each
 // request only grows at the end and providers' prompt caches keep hitting.
 //
-// The manager keeps the public API and the policy (when to warn, trim and compact); each concern
-// it holds has one owner: HistoryColumns (the messages and their metadata, kept in step),
-// ToolExchanges (open tool calls and what a trim cut), PromptCacheAccounting, UsageAnchor (reported
-// usage), UsageWarnings, and the SessionLink to a session's log.
+// The manager keeps the public API and the policy (when to warn, trim and compact). What it holds
+// has one owner each: HistoryEditor, the one place the history changes, over HistoryColumns (the
+// messages and their metadata, kept in step), ToolExchanges (open tool calls and what a trim cut)
+// and PromptCacheAccounting; UsageAnchor (reported usage, shared with ContextTracker);
+// UsageWarnings; the SessionLink to a session's log; and ProgressiveCompaction, whose edits the
+// manager applies through the editor.
 import { EventEmitter } from "node:events";
 import { randomUUID } from "node:crypto";
-import type { ContextCompactor, SummaryMessage } from "../compaction/context-compactor.js";
+import type { ContextCompactor } from "../compaction/context-compactor.js";
 import type { AppliedEdit, HistoryEdit, HistoryView } from "../compaction/history-edit.js";
 import { ProgressiveCompaction, type CompactionReport, type CompactionRun } from "../compaction/progressive-compaction.js";
 import { ContextLimits } from "../history/context-limits.js";
-import { markerRoleOf, planKept, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
+import { planKept, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
 import { UsageAnchor } from "../history/usage-anchor.js";
 import { UsageCalibration, type ReportedUsage } from "../history/usage-calibration.js";
-import { MetadataReader, type MessageFacts } from "../messages/metadata-reader.js";
-import { omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
-import { ROLE_CODES } from "../messages/roles.js";
+import { MetadataReader } from "../messages/metadata-reader.js";
+import type { OmissionMarker } from "../messages/omission-marker.js";
 import type { MessageLike } from "../messages/types.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../runtime/errors.js";
@@ -32,10 +33,8 @@ import { SessionLink } from "../session/session-link.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { HistoryColumns, type Marker } from "./history-columns.js";
+import { HistoryEditor } from "./history-editor.js";
 import { strategyFor, TruncationMode, type ContextEvents, type ContextStats, type MessageContextManagerOptions, type TrimEvent } from "./options.js";
-import { PromptCacheAccounting } from "./prompt-cache.js";
-import { ToolExchanges } from "./tool-exchanges.js";
 import { UsageWarnings } from "./usage-warnings.js";
 
 const ROLE_KEYS = ["system", "user", "assistant", "tool"] as const;
@@ -62,15 +61,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   readonly ready: Promise<void>;
 
   private readonly onTrim: ((event: TrimEvent<M>) => void) | undefined;
-  private readonly orphanToolResults: "error" | "drop";
   private readonly logger: Logger | undefined;
-  /** What an empty request costs with this counter (reply priming), counted once. */
-  private readonly requestOverhead: number;
-  private systemPrompt: string | undefined;
-  private systemTokens = 0;
-  private readonly history = new HistoryColumns<M>();
-  private readonly exchanges: ToolExchanges;
-  private readonly cache = new PromptCacheAccounting();
+  private readonly editor: HistoryEditor<M>;
   private readonly anchor: UsageAnchor;
   private readonly warnings = new UsageWarnings();
   /** The session log this manager's changes go to. */
@@ -78,12 +70,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private readonly compaction: ProgressiveCompaction;
   /** The compaction running now, if any. */
   private compacting: Promise<CompactionReport<M>> | undefined;
-  /** Bumped whenever the whole history is replaced (load, import, a session's log). */
-  private replacements = 0;
   /** What the compaction levels read: the history as it is, never a copy. */
   private readonly view: HistoryView<M>;
   private createdAt = Date.now();
-  private updatedAt = this.createdAt;
 
   constructor(options: MessageContextManagerOptions<M>) {
     super();
@@ -111,13 +100,12 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.trimTo = trimTo;
     this.strategy = options.strategy ?? strategyFor(mode);
     this.onTrim = options.onTrim;
-    this.orphanToolResults = options.orphanToolResults ?? "error";
+    const orphanToolResults = options.orphanToolResults ?? "error";
     this.logger = options.logger;
-    if (this.orphanToolResults !== "error" && this.orphanToolResults !== "drop") {
+    if (orphanToolResults !== "error" && orphanToolResults !== "drop") {
       throw rangeError(`options.orphanToolResults must be "error" or "drop", got ${describe(options.orphanToolResults)}`);
     }
-    this.exchanges = new ToolExchanges(this.orphanToolResults, this.logger);
-    this.requestOverhead = this.counter.countMessages([]);
+    const requestOverhead = this.counter.countMessages([]);
     const maxSummaryTokens = requireCount(options.maxSummaryTokens ?? 500, "options.maxSummaryTokens", 1);
     this.compaction = new ProgressiveCompaction({
       maxToolResultTokens: options.maxToolResultTokens,
@@ -137,7 +125,6 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       strategy: this.strategy,
       logger: options.logger,
     });
-    this.view = this.historyView();
     this.compactor = this.compaction.compactor;
     if (options.calibration !== undefined && !(options.calibration instanceof UsageCalibration)) {
       throw typeError(`options.calibration must be a UsageCalibration, got ${describe(options.calibration)}`);
@@ -145,6 +132,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.calibration = options.calibration ?? new UsageCalibration();
     this.anchor = new UsageAnchor(
       this.model,
+      this.limits,
       this.calibration,
       {
         noRequest: "no request was made (call getContextForRequest() for the request the usage belongs to)",
@@ -165,6 +153,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     } else {
       this.ready = Promise.resolve();
     }
+    this.editor = new HistoryEditor<M>(this.counter, requestOverhead, this.strategy, this.anchor, this.session, orphanToolResults, this.logger);
+    this.view = this.editor.view();
   }
 
   /** A manager whose session is open: the log read, the context continued where it was. */
@@ -191,11 +181,11 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   export(): ContextExport {
     return buildExport(
       {
-        ...this.state(),
+        ...this.editor.state(),
         sessionId: this.sessionId,
         // A session's times are its log's (the store's clock), so every worker exports the same.
         createdAt: this.session?.createdAt ?? this.createdAt,
-        updatedAt: Math.max(this.updatedAt, this.session?.updatedAt ?? 0),
+        updatedAt: Math.max(this.editor.updatedAt, this.session?.updatedAt ?? 0),
         metadata: this.metadata,
       },
       { model: this.model, mode: this.mode, tokenUsage: this.tokenUsage },
@@ -226,39 +216,15 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     return manager;
   }
 
-  /** The manager's state as an export sees it. */
-  private state(): ContextState<M> {
-    const m = this.history.marker;
-    const marker = m ? { index: m.index, omitted: m.omitted, role: m.role } : undefined;
-    return { messages: this.history.messages.slice(), summaries: this.history.summaryIndices(), marker, systemPrompt: this.systemPrompt ?? null };
-  }
-
   /** Replaces the whole view (import, a session's log); everything is checked and counted first. */
   private restoreState(state: ContextState<M>, fromLog: boolean): void {
-    const reader = new MetadataReader({ orphanToolResults: "error" });
-    const facts = state.messages.map((m, i) => reader.read(m, i));
-    const tokens = messageTokens(this.counter, state.messages);
-    const prompt = state.systemPrompt === undefined ? this.systemPrompt : (state.systemPrompt ?? undefined);
-    const systemTokens = prompt === undefined ? 0 : this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
-    let marker: Marker | undefined;
-    if (state.marker) {
-      const { omitted, role } = state.marker;
-      marker = { index: Math.min(state.marker.index, state.messages.length), omitted, tokens: this.markerTokens(omitted, role), role };
-    }
+    const read = this.editor.read(state);
     // Nothing above changed the manager; from here on nothing throws.
-    this.anchor.rewritten();
-    this.replacements++;
-    this.history.load(state.messages, facts, tokens, state.summaries, marker);
-    this.systemPrompt = prompt;
-    this.systemTokens = systemTokens;
-    // A restored view shares no prefix with the last request, and its open tool calls are its own.
-    this.cache.restart();
-    this.exchanges.restart(reader, state.messages, facts);
+    this.editor.load(read, fromLog ? undefined : state);
     if (state.metadata !== undefined) this.metadata = state.metadata;
     if (state.sessionId !== undefined && this.session === undefined) this.sessionId = state.sessionId;
     if (state.createdAt !== undefined) this.createdAt = state.createdAt;
-    this.updatedAt = state.updatedAt ?? (fromLog ? this.updatedAt : Date.now());
-    if (!fromLog) this.session?.restored(state);
+    this.editor.updatedAt = state.updatedAt ?? (fromLog ? this.editor.updatedAt : Date.now());
     this.warnings.rearm(this.usagePercentage);
     this.afterChange();
   }
@@ -282,7 +248,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   private startCompaction(threshold: number): Promise<CompactionReport<M>> {
     if (this.compacting !== undefined) return this.compacting;
-    const replacements = this.replacements;
+    const replacements = this.editor.replacements;
     // `compacting` is set before the first level's edit is applied, so that the policy run after
     // that edit finds it and starts no other.
     let start!: (report: Promise<CompactionReport<M>>) => void;
@@ -301,7 +267,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
         // Only after a run that changed something or a replaced history, so that a history
         // nothing can shrink does not start run after run.
         const changed = report.levels.some((level) => level.messagesChanged > 0);
-        if (changed || this.replacements !== replacements) this.afterChange();
+        if (changed || this.editor.replacements !== replacements) this.afterChange();
         return report;
       });
     start(this.drive(this.compaction.run(this.view, { threshold, targetShare: this.trimTo, effectiveLimit: this.limits.effectiveLimit })));
@@ -325,161 +291,64 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     return step.value;
   }
 
-  /** The history as the compaction levels read it: live, never copied. */
-  private historyView(): HistoryView<M> {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const self = this;
-    const history = this.history;
-    return {
-      counter: this.counter,
-      get messages() {
-        return history.messages;
-      },
-      get roles() {
-        return history.roles;
-      },
-      get tokens() {
-        return history.tokens;
-      },
-      get flags() {
-        return history.flags;
-      },
-      get units() {
-        return history.units;
-      },
-      get conversationTokens() {
-        return history.conversationTokens;
-      },
-      get tokenUsage() {
-        return self.tokenUsage;
-      },
-      get fixedTokens() {
-        return self.systemTokens + self.requestOverhead;
-      },
-      conversationBudget: (requestTokens) => this.conversationBudget(requestTokens),
-    };
-  }
-
-  /**
-   * Applies an edit a compaction planned: the columns, the session's log and the cache accounting
-   * change together, and the policy runs once afterwards.
-   */
+  /** Applies an edit a compaction planned, then runs the policy once (a trim re-arms the warnings instead, as truncate() does). */
   private apply(edit: HistoryEdit<M>): AppliedEdit<M> {
     switch (edit.kind) {
-      case "replace":
-        return { changed: this.replace(edit.replacements), removed: [] };
-      case "summarize":
-        return this.spliceSummary(edit.removed, edit.summary);
+      case "replace": {
+        const changed = this.editor.replace(edit.replacements);
+        if (changed > 0) this.afterChange();
+        return { changed, removed: [] };
+      }
+      case "summarize": {
+        const applied = this.editor.summarize(edit.removed, edit.summary);
+        if (applied.changed > 0) this.afterChange();
+        return applied;
+      }
       case "trim": {
-        const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex }, this.tokenUsage);
+        const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex });
         return { changed: event.removed.length, removed: event.removed };
       }
     }
   }
 
-  /** Puts compacted copies in place of messages; returns how many changed. */
-  private replace(edits: ReadonlyArray<readonly [number, M]>): number {
-    if (edits.length === 0) return 0;
-    const counts = messageTokens(this.counter, edits.map(([, m]) => m));
-    this.anchor.rewritten();
-    this.cache.touched(this.history, Math.min(...edits.map(([i]) => i)));
-    this.history.replace(edits, counts);
-    this.session?.replaced(edits);
-    this.touch();
-    this.afterChange();
-    return edits.length;
-  }
-
-  /**
-   * Removes `removed` (found in the history as it is now: messages added since stay) and puts the
-   * summary where the first of them was. Changes nothing when one of them is gone.
-   */
-  private spliceSummary(removed: readonly M[], summary: SummaryMessage): AppliedEdit<M> {
-    const position = new Map<object, number>();
-    this.history.messages.forEach((m, i) => position.set(m as object, i));
-    const positions = removed.map((m) => position.get(m as object) ?? -1);
-    if (positions.some((p) => p < 0)) return { changed: 0, removed: [] };
-    const remove = new Set(positions);
-    const at = Math.min(...positions);
-    const [summaryTokens] = messageTokens(this.counter, [summary as unknown as M]);
-    const marker = this.history.marker;
-    this.cache.touched(this.history, marker !== undefined ? Math.min(at, marker.index) : at, false);
-    this.anchor.rewritten();
-    this.history.select(this.history.messages.map((_, i) => i).filter((i) => !remove.has(i)));
-    // Every message before `at` is kept, so `at` is still the summary's place; it is never trimmed.
-    this.history.insertSummary(at, summary as unknown as M, ROLE_CODES[summary.role], summaryTokens ?? 0);
-    this.history.setMarker(undefined);
-    this.session?.summarized(positions, summary, at);
-    this.touch();
-    this.afterChange();
-    return { changed: removed.length, removed: removed.slice() };
-  }
-
   setSystemPrompt(prompt: string): number {
     requireString(prompt, "prompt");
-    if (prompt !== this.systemPrompt) this.anchor.rewritten(); // a usage from before describes another prompt
-    this.systemTokens = this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
-    // A worker that sets its prompt at every start does not grow the log with copies.
-    if (prompt !== this.systemPrompt) this.session?.systemPromptSet(prompt);
-    this.systemPrompt = prompt;
-    this.touch();
+    const tokens = this.editor.setSystemPrompt(prompt);
     this.afterChange();
-    return this.systemTokens;
+    return tokens;
   }
 
   /** Adds a message, counting only it; trims first when the total crosses `trimAt` (autoTruncate). */
   addMessage(message: M): void {
-    // Checked, read and counted before anything changes: a failure leaves the manager as it was.
-    const pending = this.exchanges.admit(message, this.history.length);
-    if (pending === undefined) return;
-    const [tokens] = messageTokens(this.counter, [message]);
-    const facts = this.exchanges.accept(message, pending);
-    this.history.append(message, facts, tokens ?? 0);
-    this.session?.added(message);
-    this.touch();
-    this.afterChange();
+    if (this.editor.add(message)) this.afterChange();
   }
 
   /** Whether `message` fits without trimming. */
   canAdd(message: M): boolean {
-    new MetadataReader({ orphanToolResults: "drop" }).read(message, this.history.length);
+    new MetadataReader({ orphanToolResults: "drop" }).read(message, this.editor.history.length);
     const [tokens] = messageTokens(this.counter, [message]);
-    const added = this.anchor.scale((tokens ?? 0) + (this.tokenUsage === 0 ? this.requestOverhead : 0));
+    const added = this.anchor.scale((tokens ?? 0) + (this.tokenUsage === 0 ? this.editor.requestOverhead : 0));
     return this.tokenUsage + added <= this.limits.effectiveLimit;
   }
 
   /** Starts from an existing history (a session's), counted exactly in one batch. */
   load(messages: readonly M[]): void {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
-    const reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
-    const all = messages.map((m, i) => reader.read(m, i)); // validate everything first
-    const keep = all.map((f) => !f.orphan);
-    if (keep.includes(false)) (this.logger ?? consoleLogger).warn(`ctxwin: dropped ${keep.filter((k) => !k).length} tool results whose calls are not in the history`);
-    messages = messages.filter((_, i) => keep[i]);
-    const facts = all.filter((_, i) => keep[i]);
-    const tokens = messageTokens(this.counter, messages);
-    this.anchor.rewritten();
-    this.replacements++;
-    this.history.load(messages, facts, tokens);
-    this.cache.restart();
-    this.exchanges.restart(reader, messages, facts as MessageFacts[]);
-    this.session?.restored({ messages: this.history.messages.slice(), summaries: [], marker: undefined });
-    this.touch();
+    const read = this.editor.readMessages(messages);
+    this.editor.load(read, { messages: read.messages.slice(), summaries: [], marker: undefined });
+    this.editor.touch();
     this.afterChange();
   }
 
   getMessages(): M[] {
-    return this.history.messages.slice();
+    return this.editor.history.messages.slice();
   }
 
   /** The request: the system prompt first, then the conversation (with the omission marker, if any). */
   getContextForRequest(): Array<M | OmissionMarker | { role: "system"; content: string }> {
-    this.cache.request(this.tokenUsage, this.systemPrompt, this.systemTokens, this.history.conversationTokens + this.history.markerTokens);
-    const conversation: Array<M | OmissionMarker> = this.history.messages.slice();
-    const marker = this.history.marker;
-    if (marker) conversation.splice(marker.index, 0, omissionMarker(marker.omitted, marker.role));
-    this.anchor.requestMade(this.countedTokens);
-    return this.systemPrompt === undefined ? conversation : [{ role: "system", content: this.systemPrompt }, ...conversation];
+    const request = this.editor.request(this.tokenUsage);
+    this.anchor.requestMade(this.editor.countedTokens);
+    return request;
   }
 
   /**
@@ -498,22 +367,15 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** The request's tokens: anchored on the last reported usage when there is one, scaled by the model's ratio. */
   get tokenUsage(): number {
-    return this.anchor.total(this.countedTokens);
-  }
-
-  /** The local count of the request, before any reported usage. */
-  private get countedTokens(): number {
-    const content = this.systemTokens + this.history.conversationTokens + this.history.markerTokens;
-    return content > 0 ? content + this.requestOverhead : 0;
+    return this.editor.tokenUsage;
   }
 
   get availableTokens(): number {
-    return Math.max(0, this.limits.effectiveLimit - this.tokenUsage);
+    return this.anchor.available(this.editor.countedTokens);
   }
 
   get usagePercentage(): number {
-    const limit = this.limits.effectiveLimit;
-    return limit === 0 ? 100 : (this.tokenUsage / limit) * 100;
+    return this.anchor.percentage(this.editor.countedTokens);
   }
 
   /** At or above 80% of the effective limit. */
@@ -522,23 +384,23 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   }
 
   getStats(): ContextStats {
-    const byRole = { system: this.systemPrompt === undefined ? 0 : 1, user: 0, assistant: 0, tool: 0 };
-    for (const role of this.history.roles) {
+    const byRole = { system: this.editor.systemPrompt === undefined ? 0 : 1, user: 0, assistant: 0, tool: 0 };
+    for (const role of this.editor.history.roles) {
       const key = ROLE_KEYS[role];
       if (key) byRole[key]++;
     }
     return {
       model: this.model,
       mode: this.mode,
-      messageCount: this.history.length,
+      messageCount: this.editor.history.length,
       byRole,
       tokenUsage: this.tokenUsage,
       availableTokens: this.availableTokens,
       usagePercentage: this.usagePercentage,
-      countedTokens: this.countedTokens,
+      countedTokens: this.editor.countedTokens,
       anchored: this.anchor.anchored,
       calibration: this.calibration.toJSON(),
-      cache: this.cache.stats,
+      cache: this.editor.cache.stats,
       breaker: this.compaction.breaker,
     };
   }
@@ -546,45 +408,16 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** Trims now to `targetTokens` (default: trimTo of the effective limit). Returns what happened. */
   truncate(targetTokens?: number): TrimEvent<M> | undefined {
     const target = targetTokens === undefined ? Math.floor(this.limits.effectiveLimit * this.trimTo) : requireCount(targetTokens, "targetTokens");
+    const kept = planKept(this.strategy, this.editor.history, this.editor.conversationBudget(target), this.counter);
+    if (kept === undefined || kept.indices.length === this.editor.history.length) return undefined;
+    return this.trim(kept);
+  }
+
+  /** Keeps what `kept` names, and tells the caller (the 'trimmed' event, onTrim). */
+  private trim(kept: KeptPlan): TrimEvent<M> {
     const before = this.tokenUsage;
-    const kept = planKept(this.strategy, this.history, this.conversationBudget(target), this.counter);
-    if (kept === undefined || kept.indices.length === this.history.length) return undefined;
-    return this.trim(kept, before);
-  }
-
-  /** The conversation tokens, in local counts, a request of `requestTokens` leaves: a target in reported units shrinks by the model's ratio. */
-  private conversationBudget(requestTokens: number): number {
-    return Math.max(0, this.anchor.unscale(requestTokens) - this.systemTokens - this.requestOverhead);
-  }
-
-  /** Keeps the messages `kept` names, with the omission marker where it says; `before` is the usage before. */
-  private trim(kept: KeptPlan, before: number): TrimEvent<M> {
-    const keep = new Uint8Array(this.history.length);
-    for (const i of kept.indices) keep[i] = 1;
-    const removed = this.history.messages.filter((_, i) => keep[i] === 0);
-    this.exchanges.trimmed(removed, this.history.units.filter((_, i) => keep[i] === 0));
-    // The first message removed ends the shared prefix; so does the marker, whose count changes.
-    let firstRemoved = 0;
-    while (firstRemoved < kept.indices.length && kept.indices[firstRemoved] === firstRemoved) firstRemoved++;
-    const marker = this.history.marker;
-    this.cache.touched(this.history, marker !== undefined ? Math.min(firstRemoved, marker.index) : firstRemoved, false);
-    this.anchor.rewritten();
-    this.history.select(kept.indices);
-    if (kept.markerIndex >= 0) {
-      const omitted = (marker?.omitted ?? 0) + removed.length;
-      const role = markerRoleOf([this.strategy]);
-      this.history.setMarker({ index: kept.markerIndex, omitted, tokens: this.markerTokens(omitted, role), role });
-    } else if (marker) {
-      // The marker stays before the first message that followed it, if that message is still here.
-      const survivors = kept.indices.filter((i) => i < marker.index).length;
-      this.history.setMarker({ ...marker, index: survivors, omitted: marker.omitted + removed.length });
-    }
-    const first = kept.markerIndex >= 0 ? kept.markerIndex : 0;
-    const length = this.history.length;
-    const message = kept.markerIndex >= 0 ? `Context trimmed. Kept first ${first} and last ${length - first} turns.` : `Context trimmed. Kept last ${length} turns.`;
-    this.session?.trimmed(kept.indices, this.history.marker);
-    this.touch();
-    const event: TrimEvent<M> = { removed, kept: length, message, tokensBefore: before, tokensAfter: this.tokenUsage };
+    const { removed, message } = this.editor.trim(kept);
+    const event: TrimEvent<M> = { removed, kept: this.editor.history.length, message, tokensBefore: before, tokensAfter: this.tokenUsage };
     this.warnings.rearm(this.usagePercentage);
     this.onTrim?.(event);
     this.emit("trimmed", event);
@@ -593,32 +426,15 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** Drops the conversation; keeps the system prompt and session metadata (a chat's /clear). */
   clear(): void {
-    this.anchor.rewritten();
-    this.history.select([]);
-    this.cache.restart();
-    this.exchanges.clear();
-    this.history.setMarker(undefined);
-    this.session?.cleared();
-    this.touch();
+    this.editor.clear();
     this.warnings.rearm(this.usagePercentage);
   }
 
   /** Everything back to new: conversation, system prompt and metadata. */
   reset(): void {
     this.clear();
-    if (this.systemPrompt !== undefined) this.session?.systemPromptSet(null);
-    this.systemPrompt = undefined;
-    this.systemTokens = 0;
+    this.editor.dropSystemPrompt();
     this.metadata = {};
-  }
-
-  private touch(): void {
-    this.updatedAt = Date.now();
-  }
-
-  /** The omission marker's own tokens. */
-  private markerTokens(omitted: number, role: Marker["role"]): number {
-    return Math.max(0, this.counter.countMessages([omissionMarker(omitted, role)]) - this.requestOverhead);
   }
 
   /** The policy, after every change: warn at 80% and 90%, then compact or trim when usage calls for it. */
@@ -636,6 +452,6 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       if (this.tokenUsage > limit) this.truncate();
       return;
     }
-    if (this.tokenUsage > (this.exchanges.midExchange ? limit : limit * this.trimAt)) this.truncate();
+    if (this.tokenUsage > (this.editor.exchanges.midExchange ? limit : limit * this.trimAt)) this.truncate();
   }
 }

@@ -26,6 +26,8 @@ export class UsageAnchor {
   constructor(
     /** The model whose reported-to-counted ratio scales the counts. */
     private readonly model: string,
+    /** The window (its effective limit) that available() and percentage() measure against. */
+    private readonly window: { readonly effectiveLimit: number },
     readonly calibration: UsageCalibration,
     private readonly unmatched: UnmatchedUsage,
     private readonly logger: Logger | undefined,
@@ -66,6 +68,17 @@ export class UsageAnchor {
   total(counted: number): number {
     if (this.anchor) return this.anchor.reported + this.calibration.scale(this.model, Math.max(0, counted - this.anchor.counted));
     return this.calibration.scale(this.model, counted);
+  }
+
+  /** What is left of the window when the request has `counted` local tokens. */
+  available(counted: number): number {
+    return Math.max(0, this.window.effectiveLimit - this.total(counted));
+  }
+
+  /** The request's share of the window, as a percentage (75000 of 100000 gives 75). */
+  percentage(counted: number): number {
+    const limit = this.window.effectiveLimit;
+    return limit === 0 ? 100 : (this.total(counted) / limit) * 100;
   }
 
   /** Whether the total builds on a reported usage. */
