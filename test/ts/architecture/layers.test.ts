@@ -1,7 +1,7 @@
 // The layers of ts/. Every folder has a rank, and a file imports only from its own folder or from
 // a folder of a lower rank: the API reads from the bottom up, and a change in a low folder never
-// has to look at a higher one. No file reaches itself again through its imports (a circle).
-// LAYERS is the one place the order is written down;
+// has to look at a higher one. No file reaches itself again through its imports (a circle), and
+// no file is over 500 lines. LAYERS is the one place the order is written down;
 // docs/architecture.md says what each layer holds.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -24,6 +24,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ["adapters", "cli"], // the framework adapters; the command line
   ["index.ts"], // the package's root
 ];
+const MAX_LINES = 500;
 
 const RANK = new Map(LAYERS.flatMap((row, rank) => row.map((folder) => [folder, rank] as const)));
 
@@ -153,4 +154,9 @@ describe("the layers of ts/", () => {
     expect(circles(edges).map((c) => c.length)).toEqual([3]);
   });
 
+  it(`has no file over ${MAX_LINES} lines`, () => {
+    const lineCount = (text: string) => (text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0));
+    const long = files.map((file) => [name(file), lineCount(readFileSync(file, "utf8"))] as const).filter(([, lines]) => lines > MAX_LINES);
+    expect(long).toEqual([]);
+  });
 });
