@@ -9,7 +9,7 @@ import type { Logger } from "../runtime/logger.js";
 import { consoleLogger } from "../runtime/logger.js";
 import { MetadataReader, type MessageFacts, type PendingFacts } from "../messages/metadata-reader.js";
 import type { MessageLike } from "../messages/types.js";
-import { visitMessage } from "../messages/message-shape.js";
+import { visitMessage } from "../messages/visit-message.js";
 
 export class ToolExchanges {
   /** Reads each added message, remembering tool-call ids so that results join their call's unit. */

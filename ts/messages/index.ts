@@ -3,4 +3,5 @@
 export type { MessageLike, ToolDefinition, FunctionDefinition, SystemTextBlock, TemplateMessage } from "./types.js";
 export type { InsertedRole } from "./roles.js";
 export { omissionMarker, type OmissionMarker } from "./omission-marker.js";
-export { mapToolResults, hasReasoning, removeReasoning } from "./message-shape.js";
+export { hasReasoning, removeReasoning } from "./reasoning.js";
+export { mapToolResults } from "./tool-results.js";

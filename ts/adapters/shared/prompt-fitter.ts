@@ -33,7 +33,7 @@ import type { SummaryModel } from "../../models/summary-model.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../../runtime/errors.js";
 import { consoleLogger, type Logger } from "../../runtime/logger.js";
 import { getCounter } from "../../tokens/get-counter.js";
-import { mapToolResults } from "../../messages/message-shape.js";
+import { mapToolResults } from "../../messages/tool-results.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 import { checkRole, type InsertedRole } from "../../messages/roles.js";

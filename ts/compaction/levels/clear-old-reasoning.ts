@@ -1,6 +1,6 @@
 // Level 0: the reasoning of older assistant turns goes (as Anthropic's clear_thinking does); the
 // last `keepTurns` turns with reasoning keep theirs. The turns themselves and their tool calls stay.
-import { removeReasoning, hasReasoning } from "../../messages/message-shape.js";
+import { removeReasoning, hasReasoning } from "../../messages/reasoning.js";
 import { ROLE_CODES } from "../../messages/roles.js";
 import type { MessageLike } from "../../messages/types.js";
 import { REPEAT_NOTICE, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";

@@ -6,7 +6,7 @@
 // time would break it every few requests. MessageContextManager passes the room a trim makes,
 // (trimAt - trimTo) of the effective limit, so that clearings come no more often than trims;
 // without it, the gap between the run's threshold and its target.
-import { mapToolResults } from "../../messages/message-shape.js";
+import { mapToolResults } from "../../messages/tool-results.js";
 import { ROLE_CODES } from "../../messages/roles.js";
 import type { MessageLike } from "../../messages/types.js";
 import { messageTokens } from "../../tokens/message-tokens.js";

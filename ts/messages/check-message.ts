@@ -1,0 +1,140 @@
+// Checking a message before anything reads it: each shape's fields of the right types, tool
+// arguments and outputs that JSON can carry. Bad input is rejected with a coded TypeError /
+// RangeError naming the field, never guessed at.
+import { describe, rangeError, typeError } from "../runtime/errors.js";
+import { isRecord, responsesItemRole } from "./visit-message.js";
+
+/** How deep a tool call's arguments or a tool's output may nest (JSON.stringify overflows the stack near 5,000). */
+export const MAX_JSON_DEPTH = 512;
+
+/**
+ * Checks that `value` is what JSON.stringify turns into text: no cycle, no BigInt, no function or
+ * symbol in its place, at most MAX_JSON_DEPTH levels deep. Throws a coded error naming `path`, so
+ * that counting never meets "Maximum call stack size exceeded" or a silently dropped value.
+ */
+export function checkJsonValue(value: unknown, path: string): void {
+  const ancestors: object[] = [];
+  const walk = (v: unknown, at: string, depth: number): void => {
+    switch (typeof v) {
+      case "string":
+      case "number":
+      case "boolean":
+        return;
+      case "bigint":
+        throw typeError(`${at} must be a JSON value, got ${describe(v)}`);
+      case "undefined":
+      case "function":
+      case "symbol":
+        if (depth === 0) throw typeError(`${path} must be a JSON value, got ${describe(v)}`);
+        return; // JSON.stringify leaves these out of objects (and writes null in arrays)
+      default:
+        if (v === null) return;
+    }
+    const object = v as object;
+    if (typeof (object as { toJSON?: unknown }).toJSON === "function") return; // Dates and the like: toJSON decides
+    if (depth >= MAX_JSON_DEPTH) throw rangeError(`${path} is nested more than ${MAX_JSON_DEPTH} levels deep`);
+    if (ancestors.includes(object)) throw typeError(`${at} refers back to itself (a cycle): it has no JSON form`);
+    ancestors.push(object);
+    if (Array.isArray(object)) {
+      for (let i = 0; i < object.length; i++) walk(object[i], `${at}[${i}]`, depth + 1);
+    } else {
+      for (const key of Object.keys(object)) walk((object as Record<string, unknown>)[key], `${at}.${key}`, depth + 1);
+    }
+    ancestors.pop();
+  };
+  walk(value, path, 0);
+}
+
+/** The roles of the three shapes (OpenAI's developer and function included). */
+export const KNOWN_ROLES: readonly string[] = ["system", "developer", "user", "assistant", "tool", "function"];
+
+const TEXT_PART_TYPES = new Set(["text", "reasoning"]);
+
+function checkPart(part: unknown, at: string): void {
+  if (typeof part === "string") return;
+  if (!isRecord(part) || Array.isArray(part)) throw typeError(`${at} must be a content part object, got ${describe(part)}`);
+  if (typeof part.type !== "string") throw typeError(`${at}.type must be a string, got ${describe(part.type)}`);
+  if (TEXT_PART_TYPES.has(part.type) && typeof part.text !== "string") throw typeError(`${at}.text must be a string, got ${describe(part.text)}`);
+  switch (part.type) {
+    case "tool-call":
+      if (typeof part.toolName !== "string") throw typeError(`${at}.toolName must be a string, got ${describe(part.toolName)}`);
+      if (part.toolCallId !== undefined && typeof part.toolCallId !== "string") throw typeError(`${at}.toolCallId must be a string, got ${describe(part.toolCallId)}`);
+      return checkJsonValue(part.input ?? part.args ?? null, `${at}.input`);
+    case "tool_use":
+      if (typeof part.name !== "string") throw typeError(`${at}.name must be a string, got ${describe(part.name)}`);
+      if (part.id !== undefined && typeof part.id !== "string") throw typeError(`${at}.id must be a string, got ${describe(part.id)}`);
+      return checkJsonValue(part.input ?? null, `${at}.input`);
+    case "tool-result":
+      if (part.toolCallId !== undefined && typeof part.toolCallId !== "string") throw typeError(`${at}.toolCallId must be a string, got ${describe(part.toolCallId)}`);
+      return checkJsonValue(part.output ?? part.result ?? null, `${at}.output`);
+    case "tool_result":
+      if (part.tool_use_id !== undefined && typeof part.tool_use_id !== "string") throw typeError(`${at}.tool_use_id must be a string, got ${describe(part.tool_use_id)}`);
+      if (Array.isArray(part.content)) part.content.forEach((block, i) => checkPart(block, `${at}.content[${i}]`));
+      else if (part.content !== undefined && typeof part.content !== "string") throw typeError(`${at}.content must be a string or an array of blocks, got ${describe(part.content)}`);
+      return;
+    default:
+      if (part.text !== undefined && typeof part.text !== "string") throw typeError(`${at}.text must be a string, got ${describe(part.text)}`);
+  }
+}
+
+/** An OpenAI Responses input item (reasoning, function_call, function_call_output), checked as checkMessage checks messages. */
+function checkResponsesItem(item: Record<string, unknown>, at: string): void {
+  if (item.call_id !== undefined && typeof item.call_id !== "string") throw typeError(`${at}.call_id must be a string, got ${describe(item.call_id)}`);
+  switch (item.type) {
+    case "function_call":
+      if (typeof item.name !== "string") throw typeError(`${at}.name must be a string, got ${describe(item.name)}`);
+      if (typeof item.arguments !== "string") checkJsonValue(item.arguments ?? null, `${at}.arguments`);
+      return;
+    case "function_call_output":
+      if (typeof item.output !== "string") checkJsonValue(item.output ?? null, `${at}.output`);
+      return;
+    default: // reasoning
+      for (const key of ["summary", "content"] as const) {
+        const list = item[key];
+        if (list === undefined || list === null) continue;
+        if (!Array.isArray(list)) throw typeError(`${at}.${key} must be an array of parts, got ${describe(list)}`);
+        list.forEach((part: unknown, i) => {
+          if (!isRecord(part) || (part.text !== undefined && typeof part.text !== "string")) throw typeError(`${at}.${key}[${i}] must be a part with string text, got ${describe(part)}`);
+        });
+      }
+      if (item.encrypted_content !== undefined && item.encrypted_content !== null && typeof item.encrypted_content !== "string") {
+        throw typeError(`${at}.encrypted_content must be a string, got ${describe(item.encrypted_content)}`);
+      }
+  }
+}
+
+/**
+ * Checks a message of any of the three shapes before anything reads it: content a string, null or
+ * an array of parts; every part an object with a string `type` (text parts with string text, tool
+ * calls with a string name and JSON arguments, tool results with JSON output); OpenAI `tool_calls`
+ * an array of calls with a string name and string or JSON arguments; `tool_call_id` and `name`
+ * strings. Bad input is rejected with a coded TypeError / RangeError naming the field, never
+ * guessed at (a number where text belongs used to be counted as its JSON).
+ */
+export function checkMessage(message: unknown, at: string): asserts message is Record<string, unknown> {
+  if (!isRecord(message) || Array.isArray(message)) throw typeError(`${at} must be a message object, got ${describe(message)}`);
+  if (responsesItemRole(message) !== undefined) return checkResponsesItem(message, at);
+  if (typeof message.role !== "string" || !KNOWN_ROLES.includes(message.role)) {
+    throw typeError(`${at}.role must be one of ${KNOWN_ROLES.join(", ")}, got ${describe(message.role)}`);
+  }
+  const content = message.content;
+  if (Array.isArray(content)) content.forEach((part, i) => checkPart(part, `${at}.content[${i}]`));
+  else if (content !== undefined && content !== null && typeof content !== "string") {
+    throw typeError(`${at}.content must be a string, an array of parts or null, got ${describe(content)}`);
+  }
+  for (const key of ["tool_call_id", "name"] as const) {
+    if (message[key] !== undefined && typeof message[key] !== "string") throw typeError(`${at}.${key} must be a string, got ${describe(message[key])}`);
+  }
+  const calls = message.tool_calls;
+  if (calls === undefined || calls === null) return;
+  if (!Array.isArray(calls)) throw typeError(`${at}.tool_calls must be an array, got ${describe(calls)}`);
+  calls.forEach((call: unknown, i) => {
+    const where = `${at}.tool_calls[${i}]`;
+    if (!isRecord(call) || Array.isArray(call)) throw typeError(`${where} must be a tool call object, got ${describe(call)}`);
+    if (call.id !== undefined && typeof call.id !== "string") throw typeError(`${where}.id must be a string, got ${describe(call.id)}`);
+    const fn = isRecord(call.function) ? call.function : call;
+    const fnAt = fn === call ? where : `${where}.function`;
+    if (typeof fn.name !== "string") throw typeError(`${fnAt}.name must be a string, got ${describe(fn.name)}`);
+    if (typeof fn.arguments !== "string") checkJsonValue(fn.arguments ?? null, `${fnAt}.arguments`);
+  });
+}
