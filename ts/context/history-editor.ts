@@ -129,7 +129,7 @@ export class HistoryEditor<M extends MessageLike> {
   add(message: M): boolean {
     const pending = this.exchanges.admit(message, this.history.length);
     if (pending === undefined) return false;
-    const [tokens] = messageTokens(this.counter, [message]);
+    const [tokens] = messageTokens(this.counter, [message], { checked: true });
     const facts = this.exchanges.accept(message, pending);
     this.history.append(message, facts, tokens ?? 0);
     this.session?.added(message);
@@ -242,7 +242,7 @@ export class HistoryEditor<M extends MessageLike> {
     if (keep.includes(false)) (this.logger ?? consoleLogger).warn(`ctxwin: dropped ${keep.filter((k) => !k).length} tool results whose calls are not in the history`);
     const kept = messages.filter((_, i) => keep[i]);
     const facts = all.filter((_, i) => keep[i]);
-    return { messages: kept, reader, facts, tokens: messageTokens(this.counter, kept) };
+    return { messages: kept, reader, facts, tokens: messageTokens(this.counter, kept, { checked: true }) };
   }
 
   /**
@@ -252,7 +252,7 @@ export class HistoryEditor<M extends MessageLike> {
   read(state: ContextState<M>): ReadHistory<M> {
     const reader = new MetadataReader({ orphanToolResults: "error" });
     const facts = state.messages.map((m, i) => reader.read(m, i));
-    const tokens = messageTokens(this.counter, state.messages);
+    const tokens = messageTokens(this.counter, state.messages, { checked: true });
     const prompt = state.systemPrompt === undefined ? this.prompt : (state.systemPrompt ?? undefined);
     const promptTokens = prompt === undefined ? 0 : this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
     let marker: Marker | undefined;

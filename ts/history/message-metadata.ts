@@ -31,7 +31,7 @@ export function describeMessages(messages: readonly MessageLike[], counter: Toke
     units[i] = facts.unit;
     if (facts.orphan) orphans.push(i);
   });
-  const tokens = messageTokens(counter, messages);
+  const tokens = messageTokens(counter, messages, { checked: true });
   if (tokens.length !== n) throw plainError("the counter returned a token count per message of the wrong length", "ERR_CTXWIN_INVALID_ARGUMENT");
   return { roles, tokens, flags, units, orphans };
 }

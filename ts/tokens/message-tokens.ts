@@ -1,11 +1,20 @@
 // Each message's own tokens (its frame included, the request's reply priming not): what a history
 // keeps per message.
 import { describe, rangeError } from "../runtime/errors.js";
+import { countingChecked } from "../messages/check-message.js";
 import type { MessageLike } from "../messages/types.js";
 import type { BatchTokenCounter, TokenCounter } from "./token-counter.js";
 
-/** Each message's tokens: in one batch when the counter can, else message by message. */
-export function messageTokens(counter: TokenCounter, messages: readonly MessageLike[]): Uint32Array {
+/**
+ * Each message's tokens: in one batch when the counter can, else message by message.
+ * `checked`: the caller has just checked every message (a metadata reader read them), so the
+ * counter does not check them again.
+ */
+export function messageTokens(counter: TokenCounter, messages: readonly MessageLike[], options: { checked?: boolean } = {}): Uint32Array {
+  return options.checked === true ? countingChecked(messages, () => countEach(counter, messages)) : countEach(counter, messages);
+}
+
+function countEach(counter: TokenCounter, messages: readonly MessageLike[]): Uint32Array {
   const batch = counter as Partial<BatchTokenCounter>;
   if (typeof batch.countEachMessage === "function") return checkedCounts(batch.countEachMessage(messages), messages.length);
   const empty = checkedCount(counter.countMessages([]));
