@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 import { omissionMarker } from "../messages/omission-marker.js";
 import { replay, type ContextEntry } from "../session/context-log.js";
 import { EXPORT_FORMAT, safeParseExport } from "../session/export.js";
-import { isRecord } from "../messages/visit-message.js";
+import { isRecord } from "../messages/message-shape.js";
 import type { MessageLike, ToolDefinition } from "../messages/types.js";
 import type { Io } from "./terminal.js";
 

@@ -16,7 +16,7 @@ import {
 import { encodingForModel } from "../tokens/encodings.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { DEFAULT_IMAGE_TOKENS } from "../tokens/message-count.js";
-import { visitMessage, visitToolOutput, type MessageVisitor } from "../messages/visit-message.js";
+import { visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import type { BatchTokenCounter, TokenCounter } from "../tokens/token-counter.js";
 import { parseConversation, readText, type Conversation } from "./input.js";
 import { bar, num, paletteFor, pct, preview, type Io, type Palette } from "./terminal.js";

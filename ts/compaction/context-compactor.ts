@@ -15,14 +15,13 @@ import { describe, requireCount, requireString, typeError } from "../runtime/err
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import { native } from "../runtime/native.js";
-import { checkMessage } from "../messages/check-message.js";
 import { resolveSummaryModel, type ResolvedModel, type SummaryModel } from "../models/summary-model.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { checkRole, type InsertedRole } from "../messages/roles.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
 import type { MessageLike } from "../messages/types.js";
 import { MetadataReader } from "../messages/metadata-reader.js";
-import { toolOutputText, visitMessage, type MessageVisitor } from "../messages/visit-message.js";
+import { checkMessage, toolOutputText, visitMessage, type MessageVisitor } from "../messages/message-shape.js";
 
 export const DEFAULT_SUMMARY_PROMPT =
   "You are compacting the earlier part of an agent's conversation: the agent will continue its task " +

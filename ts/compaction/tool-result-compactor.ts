@@ -7,7 +7,7 @@ import type { NativeCompactedResult } from "../runtime/native.js";
 import { TiktokenCounter } from "../tokens/tiktoken-counter.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { MessageLike } from "../messages/types.js";
-import { checkJsonValue, checkMessage } from "../messages/check-message.js";
+import { checkJsonValue, checkMessage } from "../messages/message-shape.js";
 
 export interface ToolResultCompactorOptions {
   /** Most tokens a result keeps (default 1000). */

@@ -126,7 +126,7 @@ export class HistoryEditor<M extends MessageLike> {
    * Adds `message` at the end, counting only it; returns false when its tool exchange leaves it
    * out (warned). Checked, read and counted before anything changes: a failure changes nothing.
    */
-  add(message: M): boolean {
+  appendMessage(message: M): boolean {
     const pending = this.exchanges.admit(message, this.history.length);
     if (pending === undefined) return false;
     const [tokens] = messageTokens(this.counter, [message], { checked: true });

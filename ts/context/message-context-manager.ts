@@ -320,7 +320,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** Adds a message, counting only it; trims first when the total crosses `trimAt` (autoTruncate). */
   addMessage(message: M): void {
-    if (this.editor.add(message)) this.afterChange();
+    if (this.editor.appendMessage(message)) this.afterChange();
   }
 
   /** Whether `message` fits without trimming. */

@@ -9,7 +9,7 @@ import type { Logger } from "../runtime/logger.js";
 import { consoleLogger } from "../runtime/logger.js";
 import { MetadataReader, type MessageFacts, type PendingFacts } from "../messages/metadata-reader.js";
 import type { MessageLike } from "../messages/types.js";
-import { visitMessage } from "../messages/visit-message.js";
+import { visitMessage } from "../messages/message-shape.js";
 
 export class ToolExchanges {
   /** Reads each added message, remembering tool-call ids so that results join their call's unit. */
@@ -47,36 +47,37 @@ export class ToolExchanges {
    */
   admit(message: MessageLike, index: number): PendingFacts | undefined {
     const pending = this.reader.inspect(message, index);
-    if (pending.orphan) {
-      // orphanToolResults: "drop": a result without its call never enters the history.
-      this.reader.commit(pending);
-      this.warn("dropped a tool result whose call is not in the history");
-      return undefined;
-    }
+    const leftOut = this.leftOut(pending);
+    if (leftOut === undefined) return pending;
+    // Remembered all the same: what it opens (a call its results would join) is left out too.
+    this.reader.commit(pending);
+    (this.logger ?? consoleLogger).warn(`ctxwin: ${leftOut}`);
+    return undefined;
+  }
+
+  /** Why the message read as `pending` is left out of the history, or undefined when it goes in. */
+  private leftOut(pending: PendingFacts): string | undefined {
+    // orphanToolResults: "drop": a result without its call never enters the history.
+    if (pending.orphan) return "dropped a tool result whose call is not in the history";
     if (pending.unit >= 0 && this.trimmedUnits.has(pending.unit)) {
       // The rest of an exchange a trim past the window cut into: alone it would be invalid.
-      this.reader.commit(pending);
       for (const id of pending.callIds ?? []) this.trimmedCalls.add(id);
       for (const id of pending.resultIds ?? []) this.trimmedCalls.delete(id);
-      this.warn("left out an item whose tool exchange a trim removed");
-      return undefined;
+      return "left out an item whose tool exchange a trim removed";
     }
     if (pending.unit < 0) this.trimmedUnits.clear();
     if (pending.resultIds !== undefined && pending.resultIds.length > 0 && pending.resultIds.every((id) => this.trimmedCalls.has(id))) {
       // Its call was trimmed away (the window could not hold the exchange): a result alone is invalid.
-      this.reader.commit(pending);
       for (const id of pending.resultIds) this.trimmedCalls.delete(id);
-      this.warn("dropped a tool result whose call a trim removed");
-      return undefined;
+      return "dropped a tool result whose call a trim removed";
     }
-    return pending;
+    return undefined;
   }
 
   /** Remembers a message admit() read, now in the history; returns its facts for the columns. */
   accept(message: MessageLike, pending: PendingFacts): MessageFacts {
-    const facts = this.reader.commit(pending);
-    this.track(message, facts);
-    return facts;
+    this.track(message, pending);
+    return this.reader.commit(pending);
   }
 
   /** A trim removed `removed` (whose tool units are `units`): their pending calls will not be answered. */
@@ -121,9 +122,5 @@ export class ToolExchanges {
     for (const id of facts.callIds ?? []) this.pendingCalls.add(id);
     const record = message as { role?: unknown; type?: unknown };
     this.pendingReasoning = record.role === undefined && record.type === "reasoning";
-  }
-
-  private warn(what: string): void {
-    (this.logger ?? consoleLogger).warn(`ctxwin: ${what}`);
   }
 }

@@ -2,9 +2,8 @@
 // the caller's messages one at a time: any of the shapes visit-message.ts knows, tool calls joined
 // with their results and with the reasoning before them into units.
 import { describe, typeError } from "../runtime/errors.js";
-import { checkMessage } from "./check-message.js";
 import { ROLE_CODES, ROLE_NAMES, type KnownRole } from "./roles.js";
-import { isRecord, responsesItemRole, visitMessage, type MessageVisitor } from "./visit-message.js";
+import { checkMessage, isRecord, responsesItemRole, visitMessage, type MessageVisitor } from "./message-shape.js";
 
 /** MessageMeta::kMarked in the core. */
 export const FLAG_MARKED = 1;

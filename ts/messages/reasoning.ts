@@ -1,6 +1,6 @@
 // Reasoning in messages: AI SDK `reasoning` parts, Anthropic `thinking` / `redacted_thinking`
 // blocks, OpenAI `reasoning` items. Old turns' reasoning can be cleared (compaction level 0).
-import { isRecord } from "./visit-message.js";
+import { isRecord } from "./message-shape.js";
 
 const REASONING_PARTS = new Set(["reasoning", "thinking", "redacted_thinking"]);
 

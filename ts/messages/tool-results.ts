@@ -1,7 +1,7 @@
 // Rewriting the tool results of a message of any shape (compaction replaces or cuts them), every
 // other field kept.
 import { describe, typeError } from "../runtime/errors.js";
-import { isRecord, isTypedOutput } from "./visit-message.js";
+import { isRecord, isTypedOutput } from "./message-shape.js";
 
 /**
  * A copy of `message` with each tool result replaced by `replace(result, kind)`, where kind is

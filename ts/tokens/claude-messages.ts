@@ -11,7 +11,7 @@
 import { Buffer } from "node:buffer";
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { ClaudeFamily } from "./claude-family.js";
-import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/visit-message.js";
+import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import { Tally, countTallies, systemBlocksText } from "./message-count.js";
 import type { CountMessagesOptions } from "./token-counter.js";
 import type { MessageLike, ToolDefinition } from "../messages/types.js";

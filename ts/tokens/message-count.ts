@@ -2,16 +2,9 @@
 // request is counted in one batch.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { EncodingName } from "./encodings.js";
-import { checkJsonValue, checkMessage } from "../messages/check-message.js";
 import type { CountMessagesOptions } from "./token-counter.js";
 import type { FunctionDefinition, MessageLike, ToolDefinition } from "../messages/types.js";
-import {
-  isRecord,
-  responsesItemRole,
-  visitMessage,
-  visitToolOutput,
-  type MessageVisitor,
-} from "../messages/visit-message.js";
+import { checkJsonValue, checkMessage, isRecord, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 
 /** Per-request overheads of OpenAI chat models. */
 export interface ChatOverheads {

@@ -1,7 +1,7 @@
 // Each message's own tokens (its frame included, the request's reply priming not): what a history
 // keeps per message.
 import { describe, rangeError } from "../runtime/errors.js";
-import { countingChecked } from "../messages/check-message.js";
+import { countingChecked } from "../messages/message-shape.js";
 import type { MessageLike } from "../messages/types.js";
 import type { BatchTokenCounter, TokenCounter } from "./token-counter.js";
 

@@ -9,7 +9,7 @@ import { describe, plainError, rangeError, requireString, typeError } from "../r
 import { native, type NativeHfTokenizer } from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
-import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/visit-message.js";
+import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import type { CountMessagesOptions, TokenCounter } from "./token-counter.js";
 import type { MessageLike, TemplateMessage } from "../messages/types.js";
 

@@ -1,7 +1,7 @@
 // A message added to a history is checked once: the metadata reader checks it, and the count that
 // follows (countingChecked) does not check it again. Outside that call, every check runs.
 import { describe, expect, it } from "vitest";
-import { checkMessage, countingChecked } from "../../../ts/messages/check-message.js";
+import { checkMessage, countingChecked } from "../../../ts/messages/message-shape.js";
 import { MetadataReader } from "../../../ts/messages/metadata-reader.js";
 import { messageTokens } from "../../../ts/tokens/message-tokens.js";
 import { TiktokenCounter } from "../../../ts/tokens/tiktoken-counter.js";
