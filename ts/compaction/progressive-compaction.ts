@@ -177,9 +177,14 @@ export class ProgressiveCompaction {
    * `targetShare` of it (the hysteresis). Level 3 runs even below the threshold when the messages
    * to summarize are about to outgrow the summarizer's input budget. The first level plans at once;
    * each later one after a wait, so that the caller that starts a run (addMessage) never waits for
-   * more than the first level.
+   * more than the first level. `levels`: the levels to run, cheapest first (this compaction's own
+   * unless given).
    */
-  *run<M extends MessageLike>(view: HistoryView<M>, options: { threshold: number; targetShare: number; effectiveLimit: number }): CompactionRun<M> {
+  *run<M extends MessageLike>(
+    view: HistoryView<M>,
+    options: { threshold: number; targetShare: number; effectiveLimit: number },
+    levels: readonly CompactionLevel[] = this.levels,
+  ): CompactionRun<M> {
     const { threshold, targetShare, effectiveLimit } = options;
     const trigger = Math.floor(effectiveLimit * threshold);
     const target = Math.floor(effectiveLimit * Math.min(targetShare, threshold));
@@ -195,7 +200,7 @@ export class ProgressiveCompaction {
       breaker: this.breaker,
     };
     const over = () => triggered && view.tokenUsage > target;
-    for (const level of this.levels) {
+    for (const level of levels) {
       // A level may have to run although the history is at its target (level 3: before the
       // messages to summarize outgrow the summarizer's input budget).
       const early = !over() && level.neededEarly?.(view) === true;
