@@ -2,7 +2,7 @@
 //
 // The package's entry point: one folder per capability, each with its own index.
 //   messages/    the message vocabulary: shapes, roles, the omission marker
-//   spec08/      SPEC-08's ContextManager for threads of agent events (the drop-in)
+//   spec08/      ContextManager for threads of agent events, a drop-in for the reference API agent loops call
 //   tokens/      token counters and the counting of whole chat requests
 //   history/     limits, budgets, the tracker and the truncation strategies
 //   context/     MessageContextManager: a chat history kept inside its window

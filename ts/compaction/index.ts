@@ -4,7 +4,6 @@
 export { ToolResultCompactor, type ToolResultCompactorOptions, type CompactedToolResult } from "./tool-result-compactor.js";
 export {
   ContextCompactor,
-  DEFAULT_SUMMARY_PROMPT,
   type ContextCompactorOptions,
   type CompactOptions,
   type CompactionResult,
@@ -13,4 +12,3 @@ export {
 export type { CompactionReport, CompactionLevelReport } from "./progressive-compaction.js";
 export type { CompactionLevelName } from "./compaction-level.js";
 export type { BreakerState, BreakerEvent } from "./circuit-breaker.js";
-export { CLEARED_TOOL_RESULT } from "./levels/clear-old-tool-results.js";

@@ -4,9 +4,6 @@ export {
   ContextLimits,
   ModelRegistry,
   defaultModelRegistry,
-  DEFAULT_CONTEXT_WINDOW,
-  DEFAULT_RESERVED_TOKENS,
-  DEFAULT_RESPONSE_SHARE,
   type ContextLimitsInit,
   type LimitOverrides,
   type ModelConfig,
@@ -20,9 +17,8 @@ export {
   SmartTruncationStrategy,
   SelectiveTruncationStrategy,
   CompositeStrategy,
-  CoreStrategy,
   type TruncationStrategy,
   type TruncationPlan,
   type TruncationOptions,
 } from "./strategies.js";
-export { UsageCalibration, reportedInputTokens, type ReportedUsage, type ModelCalibration } from "./usage-calibration.js";
+export { UsageCalibration, type ReportedUsage, type ModelCalibration } from "./usage-calibration.js";

@@ -5,8 +5,8 @@ export { TiktokenCounter, type TiktokenCounterOptions } from "./tiktoken-counter
 export { ApproximateCounter, type ApproximateCounterOptions } from "./approximate-counter.js";
 export { CachingCounter, type CachingCounterOptions } from "./caching-counter.js";
 export { ClaudeCounter, type ClaudeCounterOptions } from "./claude-counter.js";
-export { claudeFamilyForModel, CLAUDE_FAMILIES, type ClaudeFamily } from "./claude-family.js";
-export { CLAUDE_REQUEST_MARGINS, claudeImageTokensFor, type ClaudeRequestCount } from "./claude-messages.js";
+export { claudeFamilyForModel, type ClaudeFamily } from "./claude-family.js";
+export type { ClaudeRequestCount } from "./claude-messages.js";
 export { getCounter } from "./get-counter.js";
 export {
   TokenizerJsonCounter,
@@ -14,8 +14,6 @@ export {
   type TokenizerSource,
   type TokenizerJson,
 } from "./tokenizer-json-counter.js";
-export { renderHarmony } from "./harmony.js";
-export { registerTokenizer, clearRegisteredTokenizers, openModelFamily, OPEN_MODEL_FAMILIES, type OpenModelFamily } from "./open-models.js";
+export { registerTokenizer, clearRegisteredTokenizers } from "./open-models.js";
 export { encodingForModel, ENCODING_NAMES, type EncodingName, type ClaudeEncodingName, type ModelEncoding } from "./encodings.js";
-export { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 export type { TokenCounter, BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
