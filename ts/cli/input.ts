@@ -60,7 +60,7 @@ function checkMessages(messages: unknown[], path: string, where: string): Messag
   return messages as MessageLike[];
 }
 
-/** A ctxwin export (seed 000's /export): the turns as the model saw them, the system prompt apart. */
+/** A ctxwin export (a chat's /export): the turns as the model saw them, the system prompt apart. */
 function fromExport(data: unknown, path: string): Conversation {
   const parsed = safeParseExport(data);
   if (!parsed.success) throw new InputError(`${path}: ${parsed.error.message}`);

@@ -1,4 +1,4 @@
-// Seed 001 / 003's ContextCompactor: old messages become one summary, written by the caller's model
+// ContextCompactor: old messages become one summary, written by the caller's model
 // (or the built-in extractive summarizer), the recent ones stay as they are.
 //
 // A summary must carry the task: agents whose summaries drop the goal repeat their work. The
@@ -100,7 +100,7 @@ function render(message: MessageLike, clip: (text: string) => string): string {
 
 /**
  * A message as the core's extractive summarizer reads it: one JSON line per text, tool call and
- * tool result (the SPEC-02 event shapes), so tool names, results and errors are recognised.
+ * tool result (the agent loop's event shapes), so tool names, results and errors are recognised.
  */
 function eventLines(message: MessageLike, clip: (text: string) => string): string[] {
   const lines: string[] = [];
@@ -156,7 +156,7 @@ export class ContextCompactor extends EventEmitter<Events> {
     this.summaryRole = checkRole(options.summaryRole ?? "system", "options.summaryRole");
   }
 
-  /** Seed 003's compact(): the messages with the old ones replaced by one summary message. */
+  /** The messages with the old ones replaced by one summary message. */
   async compact<M extends MessageLike>(messages: readonly M[], targetTokens: number, counter: TokenCounter, options: CompactOptions = {}): Promise<Array<M | SummaryMessage>> {
     return (await this.compactWithDetails(messages, targetTokens, counter, options)).messages;
   }
@@ -250,7 +250,7 @@ export class ContextCompactor extends EventEmitter<Events> {
     return kept;
   }
 
-  /** Seed 003's summarize_messages(): the summary text of `messages`. */
+  /** The summary text of `messages`. */
   async summarizeMessages(messages: readonly MessageLike[], counter?: TokenCounter): Promise<string> {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
     messages.forEach((m, i) => checkMessage(m, `messages[${i}]`));

@@ -39,14 +39,14 @@ export interface TrimEvent<M> {
 export interface MessageContextManagerOptions<M extends MessageLike> {
   model: string;
   mode?: TruncationMode;
-  /** The summarizing model for SUMMARIZE mode (the shapes SPEC-08's summarize takes). */
+  /** The summarizing model for SUMMARIZE mode (any SummaryModel: the shapes the thread manager's summarize takes). */
   llm?: SummaryModel;
   counter?: TokenCounter;
   /** Limits, or overrides for the model's (maxTokens, contextLength, ...). */
   limits?: ContextLimits | LimitOverrides;
   /** Trim automatically when usage crosses `trimAt` (default true). */
   autoTruncate?: boolean;
-  /** The share of the effective limit at which trimming starts (default 0.8, seed 000). */
+  /** The share of the effective limit at which trimming starts (default 0.8, when the 80% warning is given). */
   trimAt?: number;
   /**
    * The share of the effective limit a trim (or a compaction) cuts down to (default 0.6, at most
@@ -139,8 +139,8 @@ export function strategyFor(mode: TruncationMode): TruncationStrategy {
     case TruncationMode.SMART:
       return new SmartTruncationStrategy();
     case TruncationMode.SUMMARIZE:
-      // Seed 001: SUMMARIZE uses a CompositeStrategy; summarizing old turns with `llm` is the
-      // compaction issue's, and runs before this trimming does.
+      // Summaries of old turns come first, from compaction's level 3; what a request still cannot
+      // carry is trimmed with the smart strategy, and the oldest go first when that is not enough.
       return new CompositeStrategy([new SmartTruncationStrategy(), new TokenBudgetStrategy()]);
   }
 }

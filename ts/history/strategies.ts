@@ -1,5 +1,5 @@
-// Truncation strategies (seed 003's TruncationStrategy): plan in the core over message metadata,
-// hand back the caller's own message objects, untouched and in order.
+// Truncation strategies: plan in the core over message metadata, hand back the caller's own
+// message objects, untouched and in order.
 import { describe, rangeError, requireCount, typeError } from "../runtime/errors.js";
 import { describeMessages } from "./message-metadata.js";
 import { native, type NativeStrategySpec } from "../runtime/native.js";
@@ -15,7 +15,7 @@ export interface TruncationOptions {
   preserveSystem?: boolean;
   /** `"user"`: the kept conversation opens on a user message, as most providers require. */
   startOn?: "user" | "any";
-  /** Never drop the most recent user message (default true, seed 004). */
+  /** Never drop the most recent user message (default true): it is the request being answered. */
   keepLastUser?: boolean;
   /** A tool result without its call: report it (`"error"`, default) or drop it (`"drop"`). */
   orphanToolResults?: "error" | "drop";
@@ -210,7 +210,7 @@ function mergeSorted(a: number[], b: number[]): number[] {
   return out;
 }
 
-/** Keeps the most recent `windowSize` non-system messages (seed 001 / 003), then fits the target. */
+/** Keeps the most recent `windowSize` non-system messages, then fits the target. */
 export class SlidingWindowStrategy extends CoreStrategy {
   readonly name = "sliding_window";
   readonly windowSize: number;
@@ -223,7 +223,7 @@ export class SlidingWindowStrategy extends CoreStrategy {
   }
 }
 
-/** Removes the oldest messages first until the rest fits (seed 003). */
+/** Removes the oldest messages first until the rest fits. */
 export class TokenBudgetStrategy extends CoreStrategy {
   readonly name = "token_budget";
   constructor(options: TruncationOptions = {}) {
@@ -255,7 +255,7 @@ export class SmartTruncationStrategy extends CoreStrategy {
   }
 }
 
-/** Keeps messages of the preserved roles and marked messages; drops tool results first (seed 003). */
+/** Keeps messages of the preserved roles and marked messages; drops tool results first. */
 export class SelectiveTruncationStrategy extends CoreStrategy {
   readonly name = "selective";
   readonly preserveRoles: readonly KnownRole[];

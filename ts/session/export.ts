@@ -1,4 +1,5 @@
-// Seed 000's /export and /import: a context as one JSON object, its metadata and its turns.
+// A context's export and import (a chat's /export and /import): one JSON object, its metadata
+// and its turns.
 //
 //   { "format": "ctxwin-context", "version": 1,
 //     "metadata": { "session_id", "agent", "model", "mode", "created_at", "updated_at",

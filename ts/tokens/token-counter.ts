@@ -1,4 +1,4 @@
-// The counter interface every counter implements (seeds 001/003: count / countMessages).
+// The counter interface every counter implements: count(text) and countMessages(messages).
 import type { MessageLike, SystemTextBlock, ToolDefinition } from "../messages/types.js";
 
 export interface CountMessagesOptions {
