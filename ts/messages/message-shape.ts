@@ -252,7 +252,6 @@ function checkResponsesItem(item: Record<string, unknown>, at: string): void {
  * guessed at (a number where text belongs used to be counted as its JSON).
  */
 export function checkMessage(message: unknown, at: string): asserts message is Record<string, unknown> {
-  if (checkedNow !== undefined && (Array.isArray(checkedNow) ? checkedNow.includes(message) : (checkedNow as ReadonlySet<unknown>).has(message))) return;
   if (!isRecord(message) || Array.isArray(message)) throw typeError(`${at} must be a message object, got ${describe(message)}`);
   if (responsesItemRole(message) !== undefined) return checkResponsesItem(message, at);
   if (typeof message.role !== "string" || !KNOWN_ROLES.includes(message.role)) {
@@ -281,24 +280,16 @@ export function checkMessage(message: unknown, at: string): asserts message is R
 }
 
 /**
- * The messages a reader has just checked, while the count that follows runs (see
- * countingChecked); undefined the rest of the time.
+ * Marks a batch of messages each of which checkMessage has just passed (a metadata reader read
+ * them): counting the batch does not check them again, so a message added to a history is
+ * checked once. The mark is on a batch made for the count, never on a caller's own array.
  */
-let checkedNow: readonly unknown[] | ReadonlySet<unknown> | undefined;
+export const CHECKED: unique symbol = Symbol("ctxwin.checked");
 
-/**
- * Runs `count`, a count of `messages` that the caller has just checked with checkMessage, without
- * checking them again: a message added to a history is checked once, by the metadata reader, and
- * not once more by its counter. Only for the duration of the call, which is synchronous: a message
- * changed afterwards is checked again.
- */
-export function countingChecked<T>(messages: readonly unknown[], count: () => T): T {
-  const outer = checkedNow;
-  // A short list is searched; a long one (a whole history) is looked up.
-  checkedNow = messages.length <= 8 ? messages : new Set(messages);
-  try {
-    return count();
-  } finally {
-    checkedNow = outer;
-  }
+/** A batch of messages checked already (see CHECKED). */
+export type CheckedBatch<M> = readonly M[] & { readonly [CHECKED]: true };
+
+/** Whether `messages` is a batch marked CHECKED. */
+export function isCheckedBatch(messages: readonly unknown[]): boolean {
+  return (messages as Partial<CheckedBatch<unknown>>)[CHECKED] === true;
 }

@@ -1,7 +1,7 @@
 // Each message's own tokens (its frame included, the request's reply priming not): what a history
 // keeps per message.
 import { describe, rangeError } from "../runtime/errors.js";
-import { countingChecked } from "../messages/message-shape.js";
+import { CHECKED } from "../messages/message-shape.js";
 import type { MessageLike } from "../messages/types.js";
 import type { BatchTokenCounter, TokenCounter } from "./token-counter.js";
 
@@ -11,7 +11,11 @@ import type { BatchTokenCounter, TokenCounter } from "./token-counter.js";
  * counter does not check them again.
  */
 export function messageTokens(counter: TokenCounter, messages: readonly MessageLike[], options: { checked?: boolean } = {}): Uint32Array {
-  return options.checked === true ? countingChecked(messages, () => countEach(counter, messages)) : countEach(counter, messages);
+  if (options.checked !== true) return countEach(counter, messages);
+  // A batch of its own carries the mark: the caller's array says nothing of later changes.
+  const batch: MessageLike[] & { [CHECKED]?: true } = messages.slice();
+  batch[CHECKED] = true;
+  return countEach(counter, batch);
 }
 
 function countEach(counter: TokenCounter, messages: readonly MessageLike[]): Uint32Array {

@@ -1,42 +1,33 @@
 // A message added to a history is checked once: the metadata reader checks it, and the count that
-// follows (countingChecked) does not check it again. Outside that call, every check runs.
+// follows, of a batch marked CHECKED, does not check it again. Any other batch is checked.
 import { describe, expect, it } from "vitest";
-import { checkMessage, countingChecked } from "../../../ts/messages/message-shape.js";
+import { CHECKED, isCheckedBatch } from "../../../ts/messages/message-shape.js";
 import { MetadataReader } from "../../../ts/messages/metadata-reader.js";
+import type { MessageLike } from "../../../ts/messages/types.js";
 import { messageTokens } from "../../../ts/tokens/message-tokens.js";
 import { TiktokenCounter } from "../../../ts/tokens/tiktoken-counter.js";
-import type { MessageLike } from "../../../ts/messages/types.js";
 
-describe("countingChecked", () => {
-  it("passes the messages it names while the call runs, and only those, and only then", () => {
-    const bad = { role: "user", content: 42 };
-    const other = { role: "user", content: 43 };
-    expect(() => checkMessage(bad, "m")).toThrow(/m\.content must be a string/);
-    countingChecked([bad], () => {
-      expect(() => checkMessage(bad, "m")).not.toThrow();
-      expect(() => checkMessage(other, "m")).toThrow(/m\.content must be a string/);
-      // Nested: the inner list only, then the outer again.
-      countingChecked([other], () => expect(() => checkMessage(bad, "m")).toThrow());
-      expect(() => checkMessage(bad, "m")).not.toThrow();
-    });
-    expect(() => checkMessage(bad, "m")).toThrow(/m\.content must be a string/);
+const counter = new TiktokenCounter({ model: "gpt-4o" });
+
+describe("a batch checked once", () => {
+  it("is counted without a second check when marked, and checked when not", () => {
+    const bad = { role: "user", content: 42 } as unknown as MessageLike;
+    expect(() => counter.countEachMessage([bad])).toThrow(/messages\[0\]\.content must be a string/);
+    const marked = Object.assign([bad], { [CHECKED]: true as const });
+    expect(isCheckedBatch(marked)).toBe(true);
+    expect(() => counter.countEachMessage(marked)).not.toThrow();
   });
 
-  it("looks a long list up as well as a short one, and ends the scope when the count throws", () => {
-    const many = Array.from({ length: 50 }, (_, i) => ({ role: "user", content: i }));
-    countingChecked(many, () => {
-      for (const m of many) expect(() => checkMessage(m, "m")).not.toThrow();
-    });
-    expect(() =>
-      countingChecked(many, () => {
-        throw new Error("count failed");
-      }),
-    ).toThrow("count failed");
-    expect(() => checkMessage(many[0], "m")).toThrow(/m\.content must be a string/);
+  it("is a batch messageTokens makes for the count, never the caller's array", () => {
+    const messages: MessageLike[] = [{ role: "user", content: "hello" }];
+    messageTokens(counter, messages, { checked: true });
+    expect(isCheckedBatch(messages)).toBe(false);
+    // So the caller's array, changed afterwards, is checked again when counted.
+    (messages[0] as { content: unknown }).content = 42;
+    expect(() => messageTokens(counter, messages)).toThrow(/messages\[0\]\.content must be a string/);
   });
 
-  it("counts checked messages exactly as unchecked ones", () => {
-    const counter = new TiktokenCounter({ model: "gpt-4o" });
+  it("counts as an unchecked batch does", () => {
     const messages: MessageLike[] = [
       { role: "system", content: "Be brief." },
       { role: "user", content: "List the files." },
