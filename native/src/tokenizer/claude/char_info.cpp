@@ -4,7 +4,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
+
+#include "ctxwin/tokenizer/normal_forms.hpp"
 
 namespace ctxwin::claude {
 
@@ -89,26 +90,6 @@ bool is_hard_cp(char32_t o) {
          o == 0x303C || (o >= 0x06DD && o <= 0x06E0) || (o >= 0x06E9 && o <= 0x06EC);
 }
 
-bool needs_nfc(char32_t c, const utf8proc_property_t* p) {
-  if (c < 0x300) return false;
-  const auto cat = p->category;
-  if (p->combining_class != 0 || cat == UTF8PROC_CATEGORY_MN || cat == UTF8PROC_CATEGORY_MC || cat == UTF8PROC_CATEGORY_ME) {
-    return true;
-  }
-  if ((c >= 0x1100 && c <= 0x11FF) || (c >= 0xA960 && c <= 0xA97F) || (c >= 0xD7B0 && c <= 0xD7FF)) return true;
-  if (p->decomp_seqindex != UINT16_MAX && p->decomp_type == 0) {
-    // Canonical decomposition: NFC keeps precomposed letters, changes singletons and exclusions.
-    std::array<utf8proc_uint8_t, 4> in{};
-    const auto n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(c), in.data());
-    utf8proc_uint8_t* out = nullptr;
-    const auto len = utf8proc_map(in.data(), n, &out, static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
-    const bool same = len == n && out != nullptr && std::equal(in.begin(), in.begin() + n, out);
-    std::free(out);
-    return !same;
-  }
-  return false;
-}
-
 }  // namespace
 
 CharInfo compute_info(char32_t c) {
@@ -168,7 +149,9 @@ CharInfo compute_info(char32_t c) {
   if (upper) flags |= kUpper;
   if (lower) flags |= kLower;
   if ((is_new_cased(c) || letter_or_mark) && !lower && (!upper || lower_of(c) == c)) flags |= kUnlowerable;
-  if (needs_nfc(c, p)) flags |= kNeedsNfc;
+  // Text that NFC may change takes normalization's NFC path, and so does Thai SARA AM (U+0E4D),
+  // which that path composes with a following U+0E32 into U+0E33.
+  if (c == 0x0E4D || may_change(NormalForm::Nfc, c)) flags |= kNeedsNfc;
   return CharInfo{cls, static_cast<std::uint8_t>(is_new_cased(c) ? UTF8PROC_CATEGORY_LL : cat), flags};
 }
 

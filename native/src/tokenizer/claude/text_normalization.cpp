@@ -1,10 +1,6 @@
 #include "tokenizer/claude/text_normalization.hpp"
 
-#include <utf8proc.h>
-
-#include <cstdlib>
-#include <memory>
-
+#include "ctxwin/tokenizer/normal_forms.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
 
 namespace ctxwin::claude {
@@ -39,15 +35,7 @@ char32_t fold(char32_t c, bool fold_quotes) {
 // The normalization in its written order, for text that NFC may change.
 std::u32string normalize_with_nfc(std::string_view text, bool fold_quotes) {
   std::u32string cps;
-  utf8proc_uint8_t* out = nullptr;
-  const auto len = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()), static_cast<utf8proc_ssize_t>(text.size()), &out,
-                                static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
-  std::unique_ptr<utf8proc_uint8_t, decltype(&std::free)> owned(out, &std::free);
-  if (len >= 0) {
-    decode_all(std::string_view(reinterpret_cast<const char*>(out), static_cast<std::size_t>(len)), cps);
-  } else {
-    decode_all(text, cps);
-  }
+  decode_all(normalized(NormalForm::Nfc, text), cps);
   std::size_t w = 0;
   for (const char32_t c : cps) {
     if (is_stripped_control(c)) continue;
@@ -86,7 +74,7 @@ std::u32string normalize(std::string_view text, bool fold_quotes, const Infos& i
       cps.push_back(c == 0 ? U' ' : c);
       continue;
     }
-    // Thai SARA AM (U+0E4D) is a mark, so text holding it takes the NFC path, which composes it.
+    // Thai SARA AM (U+0E4D) is flagged too: the NFC path composes it with a following U+0E32.
     if (c >= 0x300 && (info(c).flags & kNeedsNfc)) return normalize_with_nfc(text, fold_quotes);
     if (is_stripped_control(c) || (c >= 0xE000 && c <= 0xF8FF)) continue;
     cps.push_back(fold(c, fold_quotes));
