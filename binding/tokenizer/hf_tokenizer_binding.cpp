@@ -60,8 +60,8 @@ class HfTokenizerObject : public Napi::ObjectWrap<HfTokenizerObject> {
   Napi::Value count(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
       read(info[0], "text");
-      const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
-      const std::size_t n = tokenizer_->count(utf8_, allow_special, &cache_);
+      const auto special = info.Length() > 1 && info[1].ToBoolean().Value() ? SpecialTokens::AsTokens : SpecialTokens::AsText;
+      const std::size_t n = tokenizer_->count(utf8_, &cache_, special);
       trim();
       return Napi::Number::New(info.Env(), static_cast<double>(n));
     });
@@ -72,7 +72,7 @@ class HfTokenizerObject : public Napi::ObjectWrap<HfTokenizerObject> {
       if (!info[0].IsArray()) throw Error::type(ErrorCode::InvalidArgument, "texts must be an array of strings");
       auto texts = info[0].As<Napi::Array>();
       const uint32_t n = texts.Length();
-      const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
+      const auto special = info.Length() > 1 && info[1].ToBoolean().Value() ? SpecialTokens::AsTokens : SpecialTokens::AsText;
       auto counts = Napi::Uint32Array::New(info.Env(), n);
       for (uint32_t i = 0; i < n; ++i) {
         const Napi::Value text = texts.Get(i);
@@ -80,7 +80,7 @@ class HfTokenizerObject : public Napi::ObjectWrap<HfTokenizerObject> {
           throw Error::type(ErrorCode::InvalidArgument, "texts[" + std::to_string(i) + "] must be a string");
         }
         read(text, "texts");
-        counts[i] = static_cast<uint32_t>(tokenizer_->count(utf8_, allow_special, &cache_));
+        counts[i] = static_cast<uint32_t>(tokenizer_->count(utf8_, &cache_, special));
       }
       trim();
       publish(counts);
@@ -91,8 +91,8 @@ class HfTokenizerObject : public Napi::ObjectWrap<HfTokenizerObject> {
   Napi::Value encode(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
       read(info[0], "text");
-      const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
-      const std::vector<std::uint32_t> ids = tokenizer_->encode(utf8_, allow_special);
+      const auto special = info.Length() > 1 && info[1].ToBoolean().Value() ? SpecialTokens::AsTokens : SpecialTokens::AsText;
+      const std::vector<std::uint32_t> ids = tokenizer_->encode(utf8_, special);
       trim();
       return typed_array_of<std::uint32_t>(info.Env(), ids);
     });

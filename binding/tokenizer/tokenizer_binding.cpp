@@ -86,8 +86,8 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
   Napi::Value count(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
       read_utf8(info[0], "text", thread_->utf16(), thread_->utf8());
-      const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
-      const std::size_t n = encoding_->count_valid(thread_->utf8(), allow_special, &cache());
+      const auto special = info.Length() > 1 && info[1].ToBoolean().Value() ? SpecialTokens::AsTokens : SpecialTokens::AsText;
+      const std::size_t n = encoding_->count_valid(thread_->utf8(), &cache(), special);
       thread_->trim_buffers();
       return Napi::Number::New(info.Env(), static_cast<double>(n));
     });
@@ -110,7 +110,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
           throw Error::type(ErrorCode::InvalidArgument, "texts[" + std::to_string(i) + "] must be a string");
         }
         read_utf8(text, "texts", thread.utf16(), thread.utf8());
-        counts[i] = static_cast<uint32_t>(encoding_->count_valid(thread.utf8(), false, &cache));
+        counts[i] = static_cast<uint32_t>(encoding_->count_valid(thread.utf8(), &cache));
       }
       thread.trim_buffers();
       publish(counts);
@@ -121,8 +121,8 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
   Napi::Value encode(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
       const std::string text = utf8_of(info[0], "text");
-      const bool allow_special = info.Length() > 1 && info[1].ToBoolean().Value();
-      const std::vector<std::uint32_t> tokens = encoding_->encode(text, allow_special);
+      const auto special = info.Length() > 1 && info[1].ToBoolean().Value() ? SpecialTokens::AsTokens : SpecialTokens::AsText;
+      const std::vector<std::uint32_t> tokens = encoding_->encode(text, special);
       return typed_array_of<uint32_t>(info.Env(), tokens);
     });
   }
@@ -163,7 +163,7 @@ class Tokenizer : public Napi::ObjectWrap<Tokenizer> {
     void Execute() override {
       try {
         for (const std::size_t i : indices_) {
-          batch_->counts[i] = static_cast<uint32_t>(encoding_.count_valid(batch_->texts[i], false, cache_.get()));
+          batch_->counts[i] = static_cast<uint32_t>(encoding_.count_valid(batch_->texts[i], cache_.get()));
         }
       } catch (const std::exception& error) {
         fail(error.what());

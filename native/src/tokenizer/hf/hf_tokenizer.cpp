@@ -63,7 +63,7 @@ struct HfTokenizer::Impl {
   }
 };
 
-HfTokenizer::HfTokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HfTokenizer::HfTokenizer(std::unique_ptr<Impl> impl) : TokenCounter(CountCache::Kind::Pieces), impl_(std::move(impl)) {}
 HfTokenizer::~HfTokenizer() = default;
 
 std::unique_ptr<const HfTokenizer> HfTokenizer::from_json(std::string_view text) {
@@ -147,18 +147,20 @@ std::unique_ptr<const HfTokenizer> HfTokenizer::from_file(const std::string& pat
   return from_json(text);
 }
 
-std::size_t HfTokenizer::count(std::string_view text, bool allow_special, PieceCache* cache) const {
-  if (!is_valid_utf8(text)) return count(repair_utf8(text), allow_special, cache);
+std::unique_ptr<CountCache> HfTokenizer::new_cache() const { return std::make_unique<PieceCache>(); }
+
+std::size_t HfTokenizer::count_utf8(std::string_view text, CountCache* any_cache, SpecialTokens special) const {
+  PieceCache* const cache = static_cast<PieceCache*>(any_cache);  // checked by TokenCounter
   std::size_t total = 0;
-  impl_->run(text, allow_special, [&](std::uint32_t) { ++total; },
+  impl_->run(text, special == SpecialTokens::AsTokens, [&](std::uint32_t) { ++total; },
              [&](std::string_view piece) { total += impl_->model->count(piece, cache); });
   return total;
 }
 
-std::vector<std::uint32_t> HfTokenizer::encode(std::string_view text, bool allow_special) const {
-  if (!is_valid_utf8(text)) return encode(repair_utf8(text), allow_special);
+std::vector<std::uint32_t> HfTokenizer::encode(std::string_view text, SpecialTokens special) const {
+  if (!is_valid_utf8(text)) return encode(repair_utf8(text), special);
   std::vector<std::uint32_t> ids;
-  impl_->run(text, allow_special, [&](std::uint32_t id) { ids.push_back(id); },
+  impl_->run(text, special == SpecialTokens::AsTokens, [&](std::uint32_t id) { ids.push_back(id); },
              [&](std::string_view piece) { impl_->model->encode(piece, ids); });
   return ids;
 }
