@@ -43,6 +43,16 @@ export class ApproximateCounter implements BatchTokenCounter {
     return estimates;
   }
 
+  /** count(), as a promise: the estimate is cheap enough to make on the event loop. */
+  async countAsync(text: string): Promise<number> {
+    return this.count(text);
+  }
+
+  /** countMany(), as a promise. */
+  async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
+    return this.countMany(texts);
+  }
+
   /** Same structure as OpenAI's chat format (cl100k_base overheads), with approximate text counts. */
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
     return countMessagesWith((texts) => this.countMany(texts), chatOverheads("cl100k_base"), messages, options);

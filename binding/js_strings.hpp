@@ -1,0 +1,26 @@
+// Reading JavaScript strings as the UTF-8 the core counts: the one reader every binding that hands
+// text to a tokenizer uses.
+//
+// Strings cross as UTF-16 (the cheapest copy out of V8) and become UTF-8 in the core's
+// append_utf16_as_utf8, each lone surrogate turning into U+FFFD exactly as TextEncoder (and so
+// tiktoken's JavaScript build) writes it. A value that is not a string is a TypeError naming it.
+#pragma once
+
+#include <napi.h>
+
+#include <string>
+#include <vector>
+
+namespace ctxwin::binding {
+
+// `value` as UTF-8 into `out`, converting through `utf16`; both keep their memory, so that a
+// thread's buffers make counting allocate nothing per call.
+void read_utf8(const Napi::Value& value, const std::string& name, std::u16string& utf16, std::string& out);
+
+// The same into a new string.
+std::string utf8_of(const Napi::Value& value, const std::string& name);
+
+// An array of strings, each as UTF-8 ("texts[3] must be a string" names a bad one).
+std::vector<std::string> utf8_array_of(const Napi::Value& value, const std::string& name);
+
+}  // namespace ctxwin::binding
