@@ -1,4 +1,4 @@
-// Seed 001 / 003's ToolResultCompactor: large tool outputs cut down to a token bound in the core,
+// ToolResultCompactor: large tool outputs cut down to a token bound in the core,
 // keeping their head and tail, error lines and stack heads; JSON stays valid JSON.
 import { CachingCounter } from "../tokens/caching-counter.js";
 import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";

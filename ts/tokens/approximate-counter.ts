@@ -1,5 +1,6 @@
-// Token counts without a tokenizer: words x tokensPerWord (seed 001: 1.3) or characters / charsPerToken
-// (seeds 000/004: 4; SPEC-08: 3.5). Computed by the core.
+// Token counts without a tokenizer: words x tokensPerWord (1.3 by default) or characters /
+// charsPerToken (4 is the usual rule of thumb; the thread manager's estimate uses 3.5). Computed by
+// the core.
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { native } from "../runtime/native.js";

@@ -65,7 +65,7 @@ export class TiktokenCounter implements BatchTokenCounter {
       this.exact = true;
     } catch (error) {
       if (error instanceof TypeError) throw error;
-      // Seed 001: without rank data, fall back to the approximation, and say so once.
+      // Without rank data, count approximately rather than not at all, and say so once.
       logger.warn(`ctxwin: cannot load ${this.encoding} rank data (${error instanceof Error ? error.message : String(error)}); counting approximately (words x 1.3)`);
       this.fallback = new ApproximateCounter();
       this.exact = false;

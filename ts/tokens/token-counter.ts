@@ -1,4 +1,4 @@
-// The counter interface every counter implements (seeds 001/003: count / countMessages).
+// The counter interface every counter implements: count a text, count a whole chat request.
 
 /** A chat message in any of the shapes ctxwin reads: OpenAI chat, AI SDK ModelMessage, Anthropic Messages. */
 export interface MessageLike {
