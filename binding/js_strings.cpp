@@ -5,8 +5,9 @@
 
 namespace ctxwin::binding {
 
-void read_utf8(const Napi::Value& value, const std::string& name, std::u16string& utf16, std::string& out) {
-  if (!value.IsString()) throw Error::type(ErrorCode::InvalidArgument, name + " must be a string");
+namespace {
+
+void convert(const Napi::Value& value, std::u16string& utf16, std::string& out) {
   napi_env env = value.Env();
   std::size_t length = 0;
   NAPI_THROW_IF_FAILED_VOID(env, napi_get_value_string_utf16(env, value, nullptr, 0, &length));
@@ -16,19 +17,33 @@ void read_utf8(const Napi::Value& value, const std::string& name, std::u16string
   append_utf16_as_utf8(std::u16string_view(utf16.data(), length), out);
 }
 
-std::string utf8_of(const Napi::Value& value, const std::string& name) {
+}  // namespace
+
+void read_utf8(const Napi::Value& value, const char* name, std::u16string& utf16, std::string& out) {
+  if (!value.IsString()) throw Error::type(ErrorCode::InvalidArgument, std::string(name) + " must be a string");
+  convert(value, utf16, out);
+}
+
+void read_utf8(const Napi::Value& value, const char* array_name, std::uint32_t index, std::u16string& utf16, std::string& out) {
+  if (!value.IsString()) {
+    throw Error::type(ErrorCode::InvalidArgument, std::string(array_name) + "[" + std::to_string(index) + "] must be a string");
+  }
+  convert(value, utf16, out);
+}
+
+std::string utf8_of(const Napi::Value& value, const char* name) {
   std::u16string utf16;
   std::string utf8;
   read_utf8(value, name, utf16, utf8);
   return utf8;
 }
 
-std::vector<std::string> utf8_array_of(const Napi::Value& value, const std::string& name) {
-  if (!value.IsArray()) throw Error::type(ErrorCode::InvalidArgument, name + " must be an array of strings");
+std::vector<std::string> utf8_array_of(const Napi::Value& value, const char* name) {
+  if (!value.IsArray()) throw Error::type(ErrorCode::InvalidArgument, std::string(name) + " must be an array of strings");
   const auto array = value.As<Napi::Array>();
   std::vector<std::string> texts(array.Length());
   std::u16string utf16;
-  for (std::uint32_t i = 0; i < array.Length(); ++i) read_utf8(array.Get(i), name + "[" + std::to_string(i) + "]", utf16, texts[i]);
+  for (std::uint32_t i = 0; i < array.Length(); ++i) read_utf8(array.Get(i), name, i, utf16, texts[i]);
   return texts;
 }
 

@@ -8,6 +8,7 @@
 
 #include <napi.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,12 +16,14 @@ namespace ctxwin::binding {
 
 // `value` as UTF-8 into `out`, converting through `utf16`; both keep their memory, so that a
 // thread's buffers make counting allocate nothing per call.
-void read_utf8(const Napi::Value& value, const std::string& name, std::u16string& utf16, std::string& out);
+void read_utf8(const Napi::Value& value, const char* name, std::u16string& utf16, std::string& out);
+// The same for element `index` of the array `array_name`, named "texts[3]" only in an error.
+void read_utf8(const Napi::Value& value, const char* array_name, std::uint32_t index, std::u16string& utf16, std::string& out);
 
-// The same into a new string.
-std::string utf8_of(const Napi::Value& value, const std::string& name);
+// read_utf8 into a new string.
+std::string utf8_of(const Napi::Value& value, const char* name);
 
-// An array of strings, each as UTF-8 ("texts[3] must be a string" names a bad one).
-std::vector<std::string> utf8_array_of(const Napi::Value& value, const std::string& name);
+// An array of strings, each as UTF-8.
+std::vector<std::string> utf8_array_of(const Napi::Value& value, const char* name);
 
 }  // namespace ctxwin::binding

@@ -107,7 +107,7 @@ class Counter : public Napi::ObjectWrap<Counter> {
       CountCache& cache = this->cache();
       // One string at a time through the thread's buffers: no copy of the whole batch.
       for (std::uint32_t i = 0; i < n; ++i) {
-        read_utf8(texts.Get(i), "texts[" + std::to_string(i) + "]", thread_->utf16(), thread_->utf8());
+        read_utf8(texts.Get(i), "texts", i, thread_->utf16(), thread_->utf8());
         counts[i] = static_cast<std::uint32_t>(counter_->count_valid(thread_->utf8(), &cache, special));
       }
       thread_->trim_buffers();

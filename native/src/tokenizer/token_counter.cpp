@@ -21,11 +21,8 @@ void TokenCounter::count_many(std::span<const std::string> texts, std::span<std:
   }
 }
 
-CountCache* TokenCounter::checked(CountCache* cache) const {
-  if (cache != nullptr && cache->kind() != cache_kind_) {
-    throw Error(ErrorKind::Other, ErrorCode::InvalidArgument, "the cache belongs to another tokenizer family");
-  }
-  return cache;
+void TokenCounter::refuse_foreign_cache() {
+  throw Error(ErrorKind::Other, ErrorCode::InvalidArgument, "the cache belongs to another tokenizer family");
 }
 
 }  // namespace ctxwin

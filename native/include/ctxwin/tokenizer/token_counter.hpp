@@ -81,9 +81,14 @@ class TokenCounter {
   virtual std::size_t count_utf8(std::string_view text, CountCache* cache, SpecialTokens special) const = 0;
 
   // `cache`, checked to be of this family's kind (a cast to the family's cache type is then safe).
-  CountCache* checked(CountCache* cache) const;
+  CountCache* checked(CountCache* cache) const {
+    if (cache != nullptr && cache->kind() != cache_kind_) refuse_foreign_cache();
+    return cache;
+  }
 
  private:
+  [[noreturn]] static void refuse_foreign_cache();
+
   CountCache::Kind cache_kind_;
 };
 
