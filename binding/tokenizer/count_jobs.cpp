@@ -1,7 +1,6 @@
 #include "tokenizer/count_jobs.hpp"
 
 #include <algorithm>
-#include <span>
 #include <thread>
 
 #include "async_job.hpp"
@@ -17,30 +16,27 @@ struct CountBatch {
       : deferred(Napi::Promise::Deferred::New(env)), texts(std::move(texts_in)), counts(texts.size()), many(many_in) {}
   Napi::Promise::Deferred deferred;
   std::vector<std::string> texts;
-  std::vector<std::uint32_t> counts;  // each job writes only its own range
+  std::vector<std::uint32_t> counts;  // each job writes only the entries of its own texts
   bool many;
   std::size_t pending = 0;  // jobs not finished; touched on the JavaScript thread only
   bool settled = false;     // the promise is resolved or rejected
 };
 
-// One job: the texts [begin, end) of a batch.
+// One job: the texts of a batch at `indices`.
 class CountJob : public AsyncJob {
  public:
-  CountJob(Napi::Env env, std::shared_ptr<const TokenCounter> counter, std::shared_ptr<CountBatch> batch, std::size_t begin, std::size_t end)
+  CountJob(Napi::Env env, std::shared_ptr<const TokenCounter> counter, std::shared_ptr<CountBatch> batch, std::vector<std::size_t> indices)
       : AsyncJob(env),
         counter_(std::move(counter)),
         batch_(std::move(batch)),
-        begin_(begin),
-        end_(end),
+        indices_(std::move(indices)),
         cache_(JsThreadState::of(env).lend(counter_)),
         generation_(JsThreadState::of(env).generation()) {}
 
  protected:
   void Execute() override {
     try {
-      const std::span<const std::string> texts(batch_->texts);
-      const std::span<std::uint32_t> counts(batch_->counts);
-      counter_->count_many(texts.subspan(begin_, end_ - begin_), counts.subspan(begin_, end_ - begin_), cache_.get());
+      for (const std::size_t i : indices_) batch_->counts[i] = static_cast<std::uint32_t>(counter_->count_valid(batch_->texts[i], cache_.get()));
     } catch (const std::exception& error) {
       fail(error.what());
     }
@@ -81,23 +77,23 @@ class CountJob : public AsyncJob {
 
   std::shared_ptr<const TokenCounter> counter_;
   std::shared_ptr<CountBatch> batch_;
-  std::size_t begin_;
-  std::size_t end_;
+  std::vector<std::size_t> indices_;
   std::unique_ptr<CountCache> cache_;
   unsigned generation_;
 };
 
-// Where the jobs' ranges start: `jobs` runs of consecutive texts with about as many bytes each.
-std::vector<std::size_t> split_points(const std::vector<std::string>& texts, std::size_t jobs) {
-  std::size_t total = 0;
-  for (const auto& text : texts) total += text.size();
-  std::vector<std::size_t> starts = {0};
-  std::size_t bytes = 0;
-  for (std::size_t i = 0; i < texts.size() && starts.size() < jobs; ++i) {
-    bytes += texts[i].size();
-    if (bytes * jobs >= total * starts.size() && i + 1 < texts.size()) starts.push_back(i + 1);
+// The texts of each of `jobs` jobs: each text to the job with the fewest bytes so far. Texts of
+// one kind (prose, code, CJK) count at different speeds and often come in runs: dealing them out
+// one by one mixes them, where consecutive runs would leave one job with all the slow ones.
+std::vector<std::vector<std::size_t>> deal(const std::vector<std::string>& texts, std::size_t jobs) {
+  std::vector<std::vector<std::size_t>> indices(jobs);
+  std::vector<std::size_t> bytes(jobs, 0);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const auto lightest = static_cast<std::size_t>(std::min_element(bytes.begin(), bytes.end()) - bytes.begin());
+    indices[lightest].push_back(i);
+    bytes[lightest] += texts[i].size();
   }
-  return starts;
+  return indices;
 }
 
 }  // namespace
@@ -108,13 +104,12 @@ Napi::Promise count_on_pool(Napi::Env env, std::shared_ptr<const TokenCounter> c
   for (const auto& text : texts) total += text.size();
   const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t jobs = total < kSplitBytes ? 1 : std::min({cores, std::size_t{4}, std::max<std::size_t>(texts.size(), 1)});
-  const std::vector<std::size_t> starts = split_points(texts, jobs);
+  std::vector<std::vector<std::size_t>> indices = deal(texts, jobs);
   auto batch = std::make_shared<CountBatch>(env, std::move(texts), many);
   Napi::Promise promise = batch->deferred.Promise();
-  batch->pending = starts.size();
-  for (std::size_t j = 0; j < starts.size(); ++j) {
-    const std::size_t end = j + 1 < starts.size() ? starts[j + 1] : batch->texts.size();
-    auto job = std::make_unique<CountJob>(env, counter, batch, starts[j], end);
+  batch->pending = indices.size();
+  for (auto& part : indices) {
+    auto job = std::make_unique<CountJob>(env, counter, batch, std::move(part));
     job->Queue();
     job.release();  // queued: it deletes itself when it completes
   }

@@ -1,9 +1,9 @@
 // Counting on libuv's worker pool, for every tokenizer family: the event loop keeps running while
 // large texts are counted. The one batch / async engine of the addon.
 //
-// A batch of a megabyte or more is split into up to four jobs (no more than the machine's cores,
-// and libuv's pool has four threads by default) of consecutive texts with about as many bytes
-// each; one promise resolves when the last job is done. Each job borrows a cache of its own from
+// A batch of a megabyte or more is split over up to four jobs (no more than the machine's cores,
+// and libuv's pool has four threads by default), balanced by bytes; one promise resolves when the
+// last job is done. Each job borrows a cache of its own from
 // the thread's state (the synchronous calls' cache is not synchronized) and gives it back when it
 // completes, and holds the counter, so that a tokenizer.json model outlives the jobs counting with
 // it. Jobs are AsyncJobs (async_job.hpp): nothing escapes their completion while an environment
