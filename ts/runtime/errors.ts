@@ -1,28 +1,38 @@
 // The errors the public API throws. Every one names the argument at fault and carries a stable
 // `code`, the same codes the native core uses (ERR_CTXWIN_*).
 
-export type CtxwinErrorCode =
-  | "ERR_CTXWIN_INVALID_ARGUMENT"
-  | "ERR_CTXWIN_OUT_OF_RANGE"
-  | "ERR_CTXWIN_INVALID_THREAD"
-  | "ERR_CTXWIN_INVALID_MODEL"
-  | "ERR_CTXWIN_AI_SDK_MISSING"
-  | "ERR_CTXWIN_LANGCHAIN_MISSING"
-  | "ERR_CTXWIN_OPENAI_AGENTS_MISSING"
-  | "ERR_CTXWIN_ADDON_MISSING"
-  | "ERR_CTXWIN_OUT_OF_MEMORY"
-  | "ERR_CTXWIN_INTERNAL"
-  | "ERR_CTXWIN_UNKNOWN_ENCODING"
-  | "ERR_CTXWIN_RANK_DATA_UNAVAILABLE"
-  | "ERR_CTXWIN_INVALID_TOKENIZER"
-  | "ERR_CTXWIN_UNSUPPORTED_TOKENIZER"
-  | "ERR_CTXWIN_TOKENIZER_UNAVAILABLE"
-  | "ERR_CTXWIN_ORPHAN_TOOL_RESULT"
-  | "ERR_CTXWIN_INVALID_EXPORT"
-  | "ERR_CTXWIN_SESSION_CONFLICT"
-  | "ERR_CTXWIN_SESSION_CORRUPT"
-  | "ERR_CTXWIN_SESSION_NOT_READY"
-  | "ERR_CTXWIN_REDIS_MISSING";
+/**
+ * Every code a ctxwin error may carry, wherever it was raised: the list
+ * native/include/ctxwin/error_codes.inc holds for the C++ side and this one are kept equal by
+ * test/ts/runtime/error-codes.test.ts.
+ */
+export const ERROR_CODES = [
+  // Raised by the C++ side (the core or the binding) as well as here.
+  "ERR_CTXWIN_INVALID_ARGUMENT",
+  "ERR_CTXWIN_OUT_OF_RANGE",
+  "ERR_CTXWIN_INVALID_THREAD",
+  "ERR_CTXWIN_UNKNOWN_ENCODING",
+  "ERR_CTXWIN_RANK_DATA_UNAVAILABLE",
+  "ERR_CTXWIN_INVALID_TOKENIZER",
+  "ERR_CTXWIN_UNSUPPORTED_TOKENIZER",
+  "ERR_CTXWIN_TOKENIZER_UNAVAILABLE",
+  "ERR_CTXWIN_OUT_OF_MEMORY",
+  "ERR_CTXWIN_INTERNAL",
+  "ERR_CTXWIN_UNKNOWN",
+  // Raised by the TypeScript API only.
+  "ERR_CTXWIN_INVALID_MODEL",
+  "ERR_CTXWIN_AI_SDK_MISSING",
+  "ERR_CTXWIN_LANGCHAIN_MISSING",
+  "ERR_CTXWIN_OPENAI_AGENTS_MISSING",
+  "ERR_CTXWIN_REDIS_MISSING",
+  "ERR_CTXWIN_ADDON_MISSING",
+  "ERR_CTXWIN_ORPHAN_TOOL_RESULT",
+  "ERR_CTXWIN_INVALID_EXPORT",
+  "ERR_CTXWIN_SESSION_CONFLICT",
+  "ERR_CTXWIN_SESSION_CORRUPT",
+] as const;
+
+export type CtxwinErrorCode = (typeof ERROR_CODES)[number];
 
 export type WithCode<E extends Error> = E & { code: CtxwinErrorCode };
 

@@ -4,8 +4,8 @@
 // model sees (a trim, a compaction, /clear, an import) is a boundary that names messages by id:
 // nothing before it is rewritten, so the log keeps every original message and a replay of it,
 // by any worker, gives the same view.
-import type { InsertedRole } from "../history/strategies.js";
-import type { MessageLike } from "../tokens/token-counter.js";
+import type { InsertedRole } from "../messages/roles.js";
+import type { MessageLike } from "../messages/types.js";
 import { corruptError, type SessionEntry } from "./store.js";
 
 /**

@@ -1,24 +1,20 @@
 // Sessions that persist and are shared: an append-only log per session (SessionStore) kept in
-// memory, in JSONL files (the default) or in Redis, and the export/import format of seed 000.
-export {
-  conflictError,
-  isConflict,
-  type SessionStore,
-  type SessionEntry,
-  type SessionRecord,
-  type SessionInfo,
-  type AppendOptions,
-  type AppendResult,
-  type SessionConflictError,
+// memory, in JSONL files (the default) or in Redis, and the export/import format of a context.
+export type {
+  SessionStore,
+  SessionEntry,
+  SessionRecord,
+  SessionInfo,
+  AppendOptions,
+  AppendResult,
+  SessionConflictError,
 } from "./store.js";
 export { MemorySessionStore } from "./memory-store.js";
-export { FileSessionStore, newSessionId, type FileSessionStoreOptions } from "./file-store.js";
+export { FileSessionStore, type FileSessionStoreOptions } from "./file-store.js";
 export { RedisSessionStore, type RedisSessionStoreOptions, type RedisCommandClient } from "./redis-store.js";
 export {
   parseExport,
   safeParseExport,
-  EXPORT_FORMAT,
-  EXPORT_VERSION,
   type ContextExport,
   type ExportMetadata,
   type ExportTurn,
@@ -26,5 +22,5 @@ export {
   type ExportError,
   type SafeParseResult,
 } from "./export.js";
-export { replay, type ContextEntry, type Boundary, type ContextView, type LoggedMarker } from "./context-log.js";
+export type { ContextEntry, Boundary, LoggedMarker } from "./context-log.js";
 export type { SessionOptions } from "./session-link.js";

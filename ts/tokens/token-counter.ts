@@ -1,40 +1,5 @@
-// The counter interface every counter implements (seeds 001/003: count / countMessages).
-
-/** A chat message in any of the shapes ctxwin reads: OpenAI chat, AI SDK ModelMessage, Anthropic Messages. */
-export interface MessageLike {
-  role: string;
-  content?: unknown;
-  name?: string;
-  tool_calls?: unknown;
-  tool_call_id?: string;
-}
-
-/** An OpenAI tool definition (`{ type: "function", function }`) or a bare function definition. */
-export interface ToolDefinition {
-  type?: string;
-  function?: FunctionDefinition;
-  name?: string;
-  description?: string;
-  parameters?: FunctionDefinition["parameters"];
-  /** Anthropic's spelling of `parameters`. */
-  input_schema?: unknown;
-}
-
-export interface FunctionDefinition {
-  name: string;
-  description?: string;
-  parameters?: {
-    type?: string;
-    properties?: Record<string, { type?: string | string[]; description?: string; enum?: unknown[] }>;
-    required?: string[];
-  };
-}
-
-/** A text block of an Anthropic system prompt. */
-export interface SystemTextBlock {
-  type?: string;
-  text: string;
-}
+// The counter interface every counter implements: count(text) and countMessages(messages).
+import type { MessageLike, SystemTextBlock, ToolDefinition } from "../messages/types.js";
 
 export interface CountMessagesOptions {
   /**
@@ -60,9 +25,13 @@ export interface TokenCounter {
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number;
 }
 
-/** A counter that can count many strings at once (one crossing into the core). */
+/** A counter that can count many strings at once (one crossing into the core), and off the event loop. */
 export interface BatchTokenCounter extends TokenCounter {
   countMany(texts: readonly string[]): Uint32Array;
   /** Each message's tokens (structure overhead included, reply priming not). */
   countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array;
+  /** count() on a worker thread of libuv's pool (the exact counters): the event loop keeps running. */
+  countAsync(text: string): Promise<number>;
+  /** countMany() on libuv's pool; a batch of a megabyte or more is split over up to four threads. */
+  countManyAsync(texts: readonly string[]): Promise<Uint32Array>;
 }

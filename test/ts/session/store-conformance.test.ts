@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FileSessionStore, MemorySessionStore, RedisSessionStore, isConflict, type SessionStore } from "ctxwin";
+import { FileSessionStore, MemorySessionStore, RedisSessionStore, type SessionStore } from "ctxwin";
+import { isConflict } from "../../../ts/session/store.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 
 let redis: RedisServer;
