@@ -11,6 +11,7 @@ export {
   catalogSource,
   type ModelRegistration,
   type ModelsDevCatalog,
+  type UnknownModelPolicy,
 } from "./model-registry.js";
 export type { ModelEntry, ResolvedModel, ModelPrices, ModelSource, ModelMatch } from "./model-entry.js";
 export type { ModelConfig } from "./model-config.js";

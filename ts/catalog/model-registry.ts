@@ -131,6 +131,27 @@ export class ModelRegistry {
   }
 }
 
+/** What to do with a model id nothing resolves: fail (`"error"`) or go on with default limits and a warning (`"warn"`). */
+export type UnknownModelPolicy = "error" | "warn";
+
+export function checkUnknownModelPolicy(value: unknown, name: string): UnknownModelPolicy {
+  if (value !== "error" && value !== "warn") throw rangeError(`${name} must be "error" or "warn", got ${describe(value)}`);
+  return value;
+}
+
+/**
+ * The error for a model id nothing resolves where a window is managed: a RangeError with code
+ * ERR_CTXWIN_UNKNOWN_MODEL that names the closest known ids and the ways out.
+ */
+export function unknownModelError(model: string, registry: ModelRegistry, where: string): RangeError {
+  const closest = registry.closest(model, 3);
+  return rangeError(
+    `${where}: unknown model ${JSON.stringify(model)}${closest.length > 0 ? ` (closest known: ${closest.join(", ")})` : ""}; ` +
+      `register it (registerModel, registerCatalog), give its window (contextLength), or pass unknownModel: "warn" for the default limits`,
+    "ERR_CTXWIN_UNKNOWN_MODEL",
+  );
+}
+
 /** The registry ContextLimits, MessageContextManager, the adapters and the CLI use unless given another. */
 export const defaultModelRegistry = new ModelRegistry();
 

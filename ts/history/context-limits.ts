@@ -2,7 +2,7 @@
 // the share ctxwin reserves for the response, and the prompt budget that leaves.
 import { declaredCount, OUTPUT_KEYS, WINDOW_KEYS, type ModelConfig } from "../catalog/model-config.js";
 import type { ResolvedModel } from "../catalog/model-entry.js";
-import { defaultModelRegistry, type ModelRegistry } from "../catalog/model-registry.js";
+import { checkUnknownModelPolicy, defaultModelRegistry, unknownModelError, type ModelRegistry, type UnknownModelPolicy } from "../catalog/model-registry.js";
 import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 
@@ -64,23 +64,45 @@ export class ContextLimits {
   }
 
   /**
+   * Says so when the response gets less than the model may write (`modelMaxOutput` above
+   * `maxOutputTokens`): a response longer than the reserve can then run into the window.
+   */
+  get responseReserveNote(): string | undefined {
+    if (this.modelMaxOutput <= this.maxOutputTokens) return undefined;
+    const n = (value: number) => value.toLocaleString("en-US");
+    return (
+      `${n(this.maxOutputTokens)} tokens are reserved for the response, less than the ${n(this.modelMaxOutput)} ${this.model} may write ` +
+      `(its output limit is above half of the ${n(this.maxTokens)}-token window, so 20% of the window is reserved); pass maxOutputTokens to reserve more`
+    );
+  }
+
+  /**
    * The limits of `model`, resolved through the model catalog (`registry`, default
-   * defaultModelRegistry: registered models, then models.dev's catalog; any spelling of an id), or
-   * defaults with one warning naming the closest known ids. `overrides` may describe the model
-   * (`contextLength`, `max_completion_tokens`, ...) or cap it (`maxTokens`, clamped to the window).
+   * defaultModelRegistry: registered models, then models.dev's catalog; any spelling of an id).
+   * An id nothing resolves gets default limits and one warning naming the closest known ids, or,
+   * with `unknownModel: "error"` (what the managers and adapters pass), a RangeError with code
+   * ERR_CTXWIN_UNKNOWN_MODEL; unless `overrides` gives the window (`contextLength`, ...) or a cap
+   * (`maxTokens`). `overrides` may describe the model (`contextLength`,
+   * `max_completion_tokens`, ...) or cap it (`maxTokens`, clamped to the window).
    * The response gets the model's published output limit, unless there is none or it would take
    * more than half of the window (gpt-4o's 16384 in a window capped at 3000): then 20% of the
    * window, and `modelMaxOutput` keeps the published limit.
    */
-  static forModel(model: string, overrides: LimitOverrides = {}, options: { registry?: ModelRegistry; logger?: Logger } = {}): ContextLimits {
+  static forModel(
+    model: string,
+    overrides: LimitOverrides = {},
+    options: { registry?: ModelRegistry; logger?: Logger; unknownModel?: UnknownModelPolicy; where?: string } = {},
+  ): ContextLimits {
     requireString(model, "model");
     if (overrides === null || typeof overrides !== "object") throw typeError(`overrides must be an object, got ${describe(overrides)}`);
     const o = overrides as Record<string, unknown>;
     const registry = options.registry ?? defaultModelRegistry;
+    const policy = options.unknownModel === undefined ? "warn" : checkUnknownModelPolicy(options.unknownModel, "options.unknownModel");
     const found = registry.resolve(model);
     const declaredWindow = declaredCount(o, WINDOW_KEYS, "overrides", 1);
     const declaredOutput = declaredCount(o, OUTPUT_KEYS, "overrides", 0);
     const known = found !== undefined || declaredWindow !== undefined;
+    if (!known && o.maxTokens === undefined && policy === "error") throw unknownModelError(model, registry, options.where ?? "model");
     if (!known) {
       const closest = registry.closest(model, 3);
       (options.logger ?? consoleLogger).warn(
