@@ -9,7 +9,7 @@
 // punctuation, which takes the newlines and slashes after it ("}\n\n//" is one piece): hence no
 // cut before "/". Counters of other tokenizers count each file whole.
 import { stat } from "node:fs/promises";
-import { encodingForModel } from "../tokens/encodings.js";
+import { encodingForModel } from "../tokens/tokenizer-choice.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { TiktokenCounter } from "../tokens/tiktoken-counter.js";
 import type { TokenCounter } from "../tokens/token-counter.js";

@@ -13,7 +13,7 @@ import {
   TokenBudgetStrategy,
   type TruncationStrategy,
 } from "../history/strategies.js";
-import { encodingForModel } from "../tokens/encodings.js";
+import { encodingForModel } from "../tokens/tokenizer-choice.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { DEFAULT_IMAGE_TOKENS } from "../tokens/message-count.js";
 import { visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";

