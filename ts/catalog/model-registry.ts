@@ -139,15 +139,17 @@ export function checkUnknownModelPolicy(value: unknown, name: string): UnknownMo
   return value;
 }
 
+const API_REMEDY = 'register it (registerModel, registerCatalog), give its window (contextLength), or pass unknownModel: "warn" for the default limits';
+
 /**
  * The error for a model id nothing resolves where a window is managed: a RangeError with code
- * ERR_CTXWIN_UNKNOWN_MODEL that names the closest known ids and the ways out.
+ * ERR_CTXWIN_UNKNOWN_MODEL that names the closest known ids and the ways out (`remedy`: the API's
+ * by default; the command line names its options).
  */
-export function unknownModelError(model: string, registry: ModelRegistry, where: string): RangeError {
+export function unknownModelError(model: string, registry: ModelRegistry, where: string, remedy = API_REMEDY): RangeError {
   const closest = registry.closest(model, 3);
   return rangeError(
-    `${where}: unknown model ${JSON.stringify(model)}${closest.length > 0 ? ` (closest known: ${closest.join(", ")})` : ""}; ` +
-      `register it (registerModel, registerCatalog), give its window (contextLength), or pass unknownModel: "warn" for the default limits`,
+    `${where}: unknown model ${JSON.stringify(model)}${closest.length > 0 ? ` (closest known: ${closest.join(", ")})` : ""}; ${remedy}`,
     "ERR_CTXWIN_UNKNOWN_MODEL",
   );
 }

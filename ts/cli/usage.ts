@@ -6,7 +6,8 @@ export const COMMANDS = {
   count: `Usage: ctxwin count [FILE... | -] [--model M] [--json]
 
 Exact token counts of each file's text (or of standard input, "-"), and the total.
-  -m, --model M   the model whose tokenizer counts (default gpt-4o)
+  -m, --model M   the model whose tokenizer counts (default gpt-4o); an id the catalog does not
+                  know is counted with o200k_base, approximately, with a warning
       --json      one JSON object: model, encoding, exact, files[], total
 A progress bar shows on stderr for inputs over 4 MB when stderr is a terminal.`,
   inspect: `Usage: ctxwin inspect FILE [--model M] [--window N] [--strategy S] [--json]
@@ -16,7 +17,8 @@ assistant, tool calls, tool results by tool name) with their share of the window
 messages, and what the next trim would remove.
 FILE: a ctxwin export, a session file (JSONL), a JSON array of messages, or a request body
 ({ messages, tools, system }); "-" reads standard input.
-  -m, --model M      the model (default gpt-4o): tokenizer and window
+  -m, --model M      the model (default gpt-4o): tokenizer and window; an id the catalog
+                     does not know is an error unless --window or --models gives its window
       --window N     take the window to be N tokens, all of them for the prompt
       --strategy S   the trim strategy: smart (default), sliding-window, token-budget, selective
       --json         the same as one JSON object`,
@@ -42,7 +44,8 @@ which entry, and the prompt budget and tokenizer ctxwin uses for it.
 
 An interactive chat whose context is kept by MessageContextManager: warnings at 80% and 90%,
 an automatic trim after them, and the commands /help lists.
-  -m, --model M      the model (default gpt-4o-mini; claude-sonnet-4-5 with Anthropic)
+  -m, --model M      the model (default gpt-4o-mini; claude-sonnet-4-5 with Anthropic); an id the
+                     catalog does not know is an error unless --window or --models gives its window
       --offline      use the built-in offline assistant even when an API key is set
       --provider P   openai (any OpenAI-compatible endpoint) or anthropic (default: from the keys)
       --window N     take the window to be N tokens, all of them for the prompt (trims show soon)

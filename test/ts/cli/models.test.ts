@@ -122,3 +122,41 @@ describe("--models FILE", () => {
     expect(noFile.stderr).toMatch(/--models needs a FILE/);
   });
 });
+
+describe("an unknown --model", () => {
+  it("stops the commands that plan with a window, naming the closest known ids, unless the window is given", async () => {
+    for (const args of [
+      ["inspect", agentRequest, "--model", "gpt-5.9-ultra"],
+      ["chat", "--offline", "--model", "gpt-5.9-ultra"],
+    ]) {
+      const stopped = await runCtxwin(args, { input: "hello\n/exit\n" });
+      expect(stopped.code).toBe(1);
+      expect(stopped.stdout).toBe("");
+      expect(stopped.stderr).toMatch(/^ctxwin: --model: unknown model "gpt-5\.9-ultra" \(closest known: gpt-5[^)]*\); add it with --models FILE .* or give its window with --window N .*\(ERR_CTXWIN_UNKNOWN_MODEL\)\n$/);
+    }
+    const windowed = await runCtxwin(["inspect", agentRequest, "--model", "gpt-5.9-ultra", "--window", "20000", "--json"]);
+    expect(windowed.code).toBe(0);
+    expect(JSON.parse(windowed.stdout)).toMatchObject({ model: "gpt-5.9-ultra", window: 20000, encoding: "o200k_base", exact: true });
+    const chat = await runCtxwin(["chat", "--offline", "--model", "gpt-5.9-ultra", "--window", "4000"], { input: "/stats\n/exit\n" });
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toContain("window 4,000 tokens");
+  });
+
+  it("is counted with o200k_base and one warning where no window is planned", async () => {
+    const counted = await runCtxwin(["count", "-", "--model", "acme-llm-9b", "--json"], { input: "hello there" });
+    expect(counted.code).toBe(0);
+    expect(JSON.parse(counted.stdout)).toMatchObject({ model: "acme-llm-9b", encoding: "o200k_base", exact: false, total: 2 });
+    expect(counted.stderr.match(/unknown model "acme-llm-9b"/g)).toHaveLength(1);
+    expect(counted.stderr).toMatch(/counting with o200k_base, an approximation/);
+    const compacted = await runCtxwin(["compact", agentRequest, "--model", "acme-llm-9b", "--target", "3000", "--json"]);
+    expect(compacted.code).toBe(0);
+    expect(JSON.parse(compacted.stdout)).toMatchObject({ model: "acme-llm-9b", target: 3000 });
+  });
+
+  it("leaves the chat on its model when /model names an unknown id", async () => {
+    const chat = await runCtxwin(["chat", "--offline", "--model", "gpt-4o-mini"], { input: "/model gpt-5.9-ultra\n/model\n/exit\n" });
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toMatch(/Model not switched: --model: unknown model "gpt-5\.9-ultra"/);
+    expect(chat.stdout).toMatch(/\ngpt-4o-mini: /);
+  });
+});
