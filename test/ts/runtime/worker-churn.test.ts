@@ -63,6 +63,7 @@ describe("worker_threads terminated mid-call", () => {
       const [first, , third] = rounds;
       expect(Math.abs(third!.rss - first!.rss) / first!.rss).toBeLessThan(0.1);
     },
-    ROUNDS * ROUND_MS + 60_000,
+    // A round waits up to four more round lengths for a busy worker on a loaded machine.
+    ROUNDS * ROUND_MS * 5 + 60_000,
   );
 });

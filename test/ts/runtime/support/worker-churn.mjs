@@ -52,6 +52,11 @@ for (let r = 0; r < rounds; r++) {
   });
   await Promise.all(victims);
   await sleep(Math.max(0, roundMs - (Date.now() - started)));
+  // On a loaded machine (the wasm backend compiles its module in every worker) a round can end
+  // before any worker reached a long native call, and then it tested nothing: wait for one,
+  // bounded by four more round lengths.
+  const deadline = Date.now() + 4 * roundMs;
+  while (handles.every((handle) => handle.busy === 0) && Date.now() < deadline) await sleep(100);
   await Promise.all(handles.map((handle) => handle.worker.terminate()));
   const errors = handles.flatMap((handle) => handle.errors);
   const notReady = handles.filter((handle) => !handle.ready).length;
