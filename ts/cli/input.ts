@@ -5,6 +5,8 @@ import { readFile } from "node:fs/promises";
 import { omissionMarker } from "../history/strategies.js";
 import { replay, type ContextEntry } from "../session/context-log.js";
 import { EXPORT_FORMAT, safeParseExport } from "../session/export.js";
+import { isSessionLogText, recordsOfText } from "../session/file-log.js";
+import type { SessionEntry } from "../session/store.js";
 import { isRecord } from "../tokens/message-shape.js";
 import type { MessageLike, ToolDefinition } from "../tokens/token-counter.js";
 import type { Io } from "./terminal.js";
@@ -71,7 +73,7 @@ function fromExport(data: unknown, path: string): Conversation {
 }
 
 /** A session file of FileSessionStore (JSONL records): the view its log replays to. */
-function fromSessionLog(records: Array<Record<string, unknown>>): Conversation {
+function fromSessionLog(records: Array<{ entry: SessionEntry }>): Conversation {
   const view = replay(records.map((r) => r.entry as ContextEntry));
   const messages = view.entries.map((e) => e.message);
   if (view.marker) messages.splice(view.marker.index, 0, omissionMarker(view.marker.omitted, view.marker.role));
@@ -83,6 +85,15 @@ function fromSessionLog(records: Array<Record<string, unknown>>): Conversation {
     format: `session log, ${records.length} records`,
     ...(view.metadata ? { metadata: view.metadata } : {}),
   };
+}
+
+/** A FileSessionStore file, read by the store's own rule (fenced and torn lines left out). */
+function sessionLog(text: string, path: string): Conversation {
+  try {
+    return fromSessionLog(recordsOfText(text, path));
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
 }
 
 /** Parses the lines of a JSON Lines file; a torn last line (a write under way, a crash) is left out. */
@@ -109,10 +120,8 @@ export function parseConversation(text: string, path: string): Conversation {
   } catch (error) {
     // Not one JSON value: JSON Lines, either a session's log or one message per line.
     if (!trimmed.includes("\n")) throw new InputError(`${path}: not JSON (${(error as Error).message})`);
+    if (isSessionLogText(text)) return sessionLog(text, path);
     const values = jsonLines(text, path);
-    if (values.length > 0 && values.every((v) => isRecord(v) && typeof v.seq === "number" && isRecord(v.entry))) {
-      return fromSessionLog(values as Array<Record<string, unknown>>);
-    }
     return { messages: checkMessages(values, path, "line"), tools: [], format: "JSON lines of messages" };
   }
   if (Array.isArray(data)) return { messages: checkMessages(data, path, "messages"), tools: [], format: "messages" };
@@ -128,6 +137,6 @@ export function parseConversation(text: string, path: string): Conversation {
       ...(isRecord(data.metadata) ? { metadata: data.metadata } : {}),
     };
   }
-  if (isRecord(data) && typeof data.seq === "number" && isRecord(data.entry)) return fromSessionLog([data]);
+  if (isRecord(data) && typeof data.seq === "number" && isSessionLogText(trimmed)) return sessionLog(text, path);
   throw new InputError(`${path}: not a conversation: expected a JSON array of messages, an object with "messages", a ctxwin export or a session file`);
 }

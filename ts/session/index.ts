@@ -3,6 +3,15 @@
 export {
   conflictError,
   isConflict,
+  lostError,
+  isLost,
+  MAX_SESSION_ID_BYTES,
+  MAX_APPEND_ID_BYTES,
+  MAX_APPEND_BYTES,
+  MAX_READ_BYTES,
+  DEFAULT_MAX_LOG_BYTES,
+  IDEMPOTENCY_WINDOW,
+  SNAPSHOT_TYPE,
   type SessionStore,
   type SessionEntry,
   type SessionRecord,
@@ -10,10 +19,11 @@ export {
   type AppendOptions,
   type AppendResult,
   type SessionConflictError,
+  type SessionLostError,
 } from "./store.js";
-export { MemorySessionStore } from "./memory-store.js";
+export { MemorySessionStore, type MemorySessionStoreOptions } from "./memory-store.js";
 export { FileSessionStore, newSessionId, type FileSessionStoreOptions } from "./file-store.js";
-export { RedisSessionStore, type RedisSessionStoreOptions, type RedisCommandClient } from "./redis-store.js";
+export { RedisSessionStore, type RedisSessionStoreOptions, type RedisCommandClient, type RedisDurability } from "./redis-store.js";
 export {
   parseExport,
   safeParseExport,
