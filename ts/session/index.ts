@@ -36,5 +36,5 @@ export {
   type ExportError,
   type SafeParseResult,
 } from "./export.js";
-export { replay, type ContextEntry, type Boundary, type ContextView, type LoggedMarker } from "./context-log.js";
+export { replay, ContextReplay, type ContextEntry, type SnapshotEntry, type Boundary, type ContextView, type LoggedMarker } from "./context-log.js";
 export type { SessionOptions } from "./session-link.js";

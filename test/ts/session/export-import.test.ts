@@ -170,6 +170,10 @@ describe("validation", () => {
     ["bad tool calls", { metadata: { session_id: "s" }, turns: [{ role: "assistant", tool_calls: [{ function: {} }] }] }, "turns[0].tool_calls[0].id"],
     ["a bad annotation", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "note" } }] }, "turns[0].ctxwin.kind"],
     ["a bad omitted count", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 0 } }] }, "turns[0].ctxwin.omitted"],
+    // Integers to JavaScript, not counts: a hostile file must not carry them into the marker and the stats.
+    ["an omitted count of 1e300", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 1e300 } }] }, "turns[0].ctxwin.omitted"],
+    ["an omitted count past 2^53", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 2 ** 53 } }] }, "turns[0].ctxwin.omitted"],
+    ["an infinite omitted count", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: Infinity } }] }, "turns[0].ctxwin.omitted"],
     [
       "two omission markers",
       { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 2 } }, { role: "system", content: "y", ctxwin: { kind: "omission", omitted: 3 } }] },
