@@ -130,6 +130,13 @@ export interface AcceptOptions {
   includeUnterminated: boolean;
   /** Number lines in errors (the scan started at byte 0). */
   lineNumbers: boolean;
+  /** A line parsed already (by the backward search for the checkpoint): not parsed again. */
+  known?: KnownLine | undefined;
+}
+
+export interface KnownLine {
+  start: number;
+  batch: Batch;
 }
 
 function lineError(options: AcceptOptions, line: Line, number: number | undefined, problem: string): Error {
@@ -160,7 +167,8 @@ export class LogRule {
       if (torn) throw lineError(this.options, torn.line, torn.number, NOT_A_RECORD);
       return undefined;
     }
-    const batch = parseLine(line.bytes);
+    const known = this.options.known;
+    const batch = known?.start === line.start && line.terminated ? known.batch : parseLine(line.bytes);
     if (!batch) {
       this.pending.push({ line, number: this.number });
       return undefined;

@@ -13,13 +13,13 @@
 // Files are opened with O_NOFOLLOW and must be regular files: a session file that is a symbolic
 // link is refused (ERR_CTXWIN_SESSION_UNSAFE_PATH) rather than followed out of the directory.
 import { createHash, randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { lstat, mkdir, open, readdir, rm, type FileHandle } from "node:fs/promises";
 import { basename, join } from "node:path";
 import lockfile from "proper-lockfile";
 import { describe, plainError, requireString, typeError, type WithCode } from "../runtime/errors.js";
 import { Acceptance, acceptedBatches, encodeWrite, parseLine } from "./file-log.js";
-import { backwardLines } from "./file-lines.js";
+import { backwardLines, forwardLines } from "./file-lines.js";
 import { findApplied, findCheckpoint, firstAccepted, legacyLogId, metadataAt, pointersOf, readTail } from "./file-tail.js";
 import { MAX_LINE_BYTES } from "./file-log.js";
 import {
@@ -83,7 +83,7 @@ function errno(error: unknown): string | undefined {
 }
 
 /** Opens a session file, never through a symbolic link; undefined when it does not exist and `create` is false. */
-async function openLog(path: string, mode: "read" | "append", create: boolean): Promise<{ handle: FileHandle; created: boolean } | undefined> {
+async function openLog(path: string, mode: "read" | "append", create: boolean): Promise<{ handle: FileHandle; created: boolean; stats: Stats } | undefined> {
   const flags = (mode === "read" ? O_RDONLY : O_RDWR | O_APPEND) | O_NOFOLLOW | O_NONBLOCK;
   for (;;) {
     let handle: FileHandle | undefined;
@@ -107,7 +107,7 @@ async function openLog(path: string, mode: "read" | "append", create: boolean): 
       await handle.close();
       throw unsafePath(path, stats.isFile() ? "is a symbolic link" : "is not a regular file");
     }
-    return { handle, created };
+    return { handle, created, stats };
   }
 }
 
@@ -163,9 +163,9 @@ export class FileSessionStore implements SessionStore {
       if (refusal) throw refusal;
       return { first: 0, version: 0, time: Date.now(), logId: undefined, alreadyApplied: false };
     }
-    const { handle, created } = opened;
+    const { handle, created, stats } = opened;
     try {
-      const size = (await handle.stat()).size;
+      const size = stats.size;
       const tail = await readTail(handle, size, path, true);
       const last = tail.last;
       const hashed = basename(path).startsWith(HASHED);
@@ -181,11 +181,12 @@ export class FileSessionStore implements SessionStore {
       if (lines.length === 0) return { first: tail.next, version: tail.next, time, logId, alreadyApplied: false };
       const pointers = await pointersOf(handle, tail, size, path);
       const here = { offset: tail.offset, version: tail.next };
+      const log = logId ?? newLogId();
       const text = encodeWrite(
         {
           seq: tail.next,
           after: tail.offset,
-          log: logId ?? newLogId(),
+          log,
           append: appendId,
           time,
           metadata: shape.hasMetadata ? here : pointers.metadata,
@@ -203,28 +204,31 @@ export class FileSessionStore implements SessionStore {
       if (bytesWritten !== buffer.length) throw Object.assign(new Error(`${path}: the disk took ${bytesWritten} of ${buffer.length} bytes`), { code: "ENOSPC" });
       if (this.fsync) await handle.datasync();
       if (created && this.fsync) await syncDirectory(this.directory);
-      return await this.verify(id, path, handle, here, appendId, expected);
+      const mine: AppendResult = { first: tail.next, version: tail.next + lines.length, time, logId: log, alreadyApplied: false };
+      return await this.verify(id, path, handle, stats, here, buffer, mine, appendId, expected);
     } finally {
       await handle.close();
     }
   }
 
   /** Whether the line just written won its version (the first line for it after the checkpoint). */
-  private async verify(id: string, path: string, handle: FileHandle, here: { offset: number; version: number }, appendId: string, expected: number | undefined): Promise<Outcome> {
-    const size = (await handle.stat()).size;
-    const winner = await firstAccepted(handle, here, size, path);
-    if (winner === undefined) throw lostError(id, { expectedVersion: expected, actualVersion: here.version, actualLog: undefined });
-    if (winner.append !== appendId) {
-      if (expected === undefined) return "lost-race";
-      const now = await readTail(handle, size, path, false);
-      throw conflictError(id, expected, now.next);
+  private async verify(id: string, path: string, handle: FileHandle, stats: Stats, here: { offset: number; version: number }, written: Buffer, mine: AppendResult, appendId: string, expected: number | undefined): Promise<Outcome> {
+    let won = mine;
+    if (!(await firstLineIsOurs(handle, here, written, path))) {
+      const size = (await handle.stat()).size;
+      const winner = await firstAccepted(handle, here, size, path);
+      if (winner === undefined) throw lostError(id, { expectedVersion: expected, actualVersion: here.version, actualLog: undefined });
+      if (winner.append !== appendId) {
+        if (expected === undefined) return "lost-race";
+        const now = await readTail(handle, size, path, false);
+        throw conflictError(id, expected, now.next);
+      }
+      won = { first: winner.seq, version: winner.version, time: winner.time, logId: winner.log, alreadyApplied: false };
     }
     // The line counts only if the file is still the session's (not deleted or replaced meanwhile).
-    const [onDisk, mine] = await Promise.all([lstat(path).catch(() => undefined), handle.stat()]);
-    if (!onDisk || onDisk.ino !== mine.ino || onDisk.dev !== mine.dev) {
-      throw lostError(id, { expectedVersion: expected, actualVersion: winner.version, actualLog: undefined });
-    }
-    return { first: winner.seq, version: winner.version, time: winner.time, logId: winner.log, alreadyApplied: false };
+    const onDisk = await lstat(path).catch(() => undefined);
+    if (!onDisk || onDisk.ino !== stats.ino || onDisk.dev !== stats.dev) throw lostError(id, { expectedVersion: expected, actualVersion: won.first, actualLog: undefined });
+    return won;
   }
 
   async read(id: string, from?: number): Promise<SessionRecord[]> {
@@ -245,9 +249,9 @@ export class FileSessionStore implements SessionStore {
     if (!opened) return;
     const { handle } = opened;
     try {
-      const size = (await handle.stat()).size;
+      const size = opened.stats.size;
       const start = from === 0 ? { offset: 0, version: 0 } : await findCheckpoint(handle, size, from, path);
-      for await (const batch of acceptedBatches(handle, new Acceptance(start), size, { where: path, includeUnterminated: false, lineNumbers: start.offset === 0 })) {
+      for await (const batch of acceptedBatches(handle, new Acceptance(start), size, { where: path, includeUnterminated: false, lineNumbers: start.offset === 0, known: start.known })) {
         let bytes = batch.bytes;
         for (let k = 0; k < batch.entries.length; k++) {
           if (batch.seq + k < from) continue;
@@ -283,7 +287,7 @@ export class FileSessionStore implements SessionStore {
     const opened = await openLog(path, "read", false);
     if (!opened) return undefined;
     try {
-      const size = (await opened.handle.stat()).size;
+      const size = opened.stats.size;
       if (size === 0) return undefined;
       let id: string | undefined;
       if (name.startsWith(HASHED)) {
@@ -323,7 +327,7 @@ export class FileSessionStore implements SessionStore {
     if (!opened) return undefined;
     const { handle } = opened;
     try {
-      const size = (await handle.stat()).size;
+      const size = opened.stats.size;
       const tail = await readTail(handle, size, path, false);
       const last = tail.last;
       if (!last) return undefined;
@@ -374,6 +378,20 @@ export class FileSessionStore implements SessionStore {
       await release().catch(() => undefined);
     }
   }
+}
+
+/**
+ * The usual case, without parsing: the first line after the checkpoint is the one just written
+ * (byte for byte), so no line came between and it won its version.
+ */
+async function firstLineIsOurs(handle: FileHandle, here: { offset: number }, written: Buffer, path: string): Promise<boolean> {
+  const line = written.subarray(1, written.length - 1);
+  // Up to its end, wherever the file ends now (the read stops there).
+  for await (const candidate of forwardLines(handle, here.offset, here.offset + written.length + 1, MAX_LINE_BYTES, path)) {
+    if (candidate.bytes.length === 0 && candidate.terminated) continue;
+    return candidate.terminated && candidate.bytes.equals(line);
+  }
+  return false;
 }
 
 async function syncDirectory(directory: string): Promise<void> {

@@ -5,24 +5,26 @@
 // few lines, not of the file.
 import type { FileHandle } from "node:fs/promises";
 import { backwardLines } from "./file-lines.js";
-import { Acceptance, MAX_LINE_BYTES, acceptedBatches, parseLine, type Checkpoint, type PlacedBatch } from "./file-log.js";
+import { Acceptance, MAX_LINE_BYTES, acceptedBatches, parseLine, type Checkpoint, type KnownLine, type PlacedBatch } from "./file-log.js";
 import { IDEMPOTENCY_WINDOW, SNAPSHOT_TYPE, corruptError, metadataOf } from "./store.js";
 
 /**
  * The checkpoint of the last line whose append extends a version <= `at` (Infinity: the last
- * line's), read backward from `size`; the file's start when there is none.
+ * line's), read backward from `size`; the file's start when there is none. The line it came from
+ * is parsed already: `known` hands it to the forward pass, which would parse it again.
  */
-export async function findCheckpoint(handle: FileHandle, size: number, at: number, where: string): Promise<Checkpoint> {
+export async function findCheckpoint(handle: FileHandle, size: number, at: number, where: string): Promise<Checkpoint & { known?: KnownLine }> {
   for await (const line of backwardLines(handle, size, MAX_LINE_BYTES, where)) {
     if (line.bytes.length === 0) continue;
     const batch = parseLine(line.bytes);
     if (!batch || batch.seq > at) continue;
+    const known = { start: line.start, batch };
     if (batch.after === undefined) {
       if (!line.terminated) continue; // a first-format line still being written
-      return { offset: line.start, version: batch.seq };
+      return { offset: line.start, version: batch.seq, known };
     }
     if (batch.after > line.start) throw corruptError(`${where} (byte ${line.start}): the append at seq ${batch.seq} extends a point after itself`);
-    return { offset: batch.after, version: batch.seq };
+    return { offset: batch.after, version: batch.seq, known };
   }
   return { offset: 0, version: 0 };
 }
@@ -31,7 +33,7 @@ export async function findCheckpoint(handle: FileHandle, size: number, at: numbe
 export async function readTail(handle: FileHandle, size: number, where: string, includeUnterminated: boolean): Promise<Acceptance> {
   const from = await findCheckpoint(handle, size, Infinity, where);
   const state = new Acceptance(from);
-  for await (const _ of acceptedBatches(handle, state, size, { where, includeUnterminated, lineNumbers: from.offset === 0 })) {
+  for await (const _ of acceptedBatches(handle, state, size, { where, includeUnterminated, lineNumbers: from.offset === 0, known: from.known })) {
     // the state follows
   }
   return state;
@@ -61,7 +63,7 @@ export async function findApplied(handle: FileHandle, size: number, tail: Accept
   if (expected !== undefined) {
     if (expected >= tail.next) return undefined;
     const from = await findCheckpoint(handle, size, expected, where);
-    for await (const batch of acceptedBatches(handle, new Acceptance(from), size, { where, includeUnterminated: true, lineNumbers: from.offset === 0 })) {
+    for await (const batch of acceptedBatches(handle, new Acceptance(from), size, { where, includeUnterminated: true, lineNumbers: from.offset === 0, known: from.known })) {
       if (batch.seq >= expected) return batch.seq === expected && batch.append === appendId ? batch : undefined;
     }
     return undefined;

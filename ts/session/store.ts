@@ -173,20 +173,9 @@ export function tooLargeError(message: string): WithCode<RangeError> {
   return rangeError(message, "ERR_CTXWIN_SESSION_TOO_LARGE");
 }
 
-/** Bytes of a string in UTF-8 (every runtime: no Buffer). */
-export function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) bytes += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 2; // a pair: 4 bytes for 2 units
-      i++;
-    } else bytes += 2;
-  }
-  return bytes;
-}
+/** Bytes of a string in UTF-8 (Node's Buffer where there is one; a lone surrogate counts as U+FFFD). */
+export const utf8Length: (text: string) => number =
+  typeof Buffer === "function" ? (text) => Buffer.byteLength(text, "utf8") : (text) => new TextEncoder().encode(text).length;
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;

@@ -1,0 +1,67 @@
+// A session log larger than a JavaScript string can hold (about 512 MB): it must open and stream
+// with memory bounded by a line, not by the file (reading it whole used to fail with an uncoded
+// "RangeError: Invalid string length" while appends went on), and every bound on sizes is coded.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FileSessionStore, MAX_APPEND_BYTES, MAX_READ_BYTES, MemorySessionStore } from "ctxwin";
+
+const SCAN = fileURLToPath(new URL("./fixtures/scan-log.mjs", import.meta.url));
+const APPENDS = 40;
+const TEXT = 16 * 1024 * 1024;
+
+let directory: string;
+beforeAll(async () => {
+  directory = mkdtempSync(join(tmpdir(), "ctxwin-large-"));
+  const store = new FileSessionStore({ directory, fsync: false });
+  const text = "t".repeat(TEXT);
+  for (let i = 0; i < APPENDS; i++) await store.append("big", [{ type: "message", i, text }]);
+}, 120_000);
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+describe("a 600 MB session file", () => {
+  it("streams whole through scan() in a 96 MB heap, and knows its version from its end", () => {
+    const store = new FileSessionStore({ directory });
+    expect(statSync(store.pathOf("big")).size).toBeGreaterThan(600 * 1024 * 1024);
+    const out = execFileSync(process.execPath, ["--max-old-space-size=96", SCAN, directory, "big"], { encoding: "utf8", maxBuffer: 1 << 20 });
+    const seen = JSON.parse(out) as { records: number; bytes: number; ordered: boolean; version: number; peakRss: number };
+    expect(seen).toMatchObject({ records: APPENDS, bytes: APPENDS * TEXT, ordered: true, version: APPENDS });
+  }, 120_000);
+
+  it("read() refuses more than MAX_READ_BYTES at once with ERR_CTXWIN_SESSION_TOO_LARGE naming scan(); from near the end it reads", async () => {
+    const store = new FileSessionStore({ directory });
+    await expect(store.read("big")).rejects.toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_SESSION_TOO_LARGE", message: expect.stringContaining("store.scan(id, from)") });
+    const tail = await store.read("big", APPENDS - 3);
+    expect(tail.map((r) => r.entry.i)).toEqual([APPENDS - 3, APPENDS - 2, APPENDS - 1]);
+    expect(MAX_READ_BYTES).toBe(128 * 1024 * 1024);
+  }, 60_000);
+
+  it("appends go on, and info() answers from the end of the file", async () => {
+    const store = new FileSessionStore({ directory, fsync: false });
+    expect(await store.append("big", [{ type: "message", i: APPENDS }], { expectedVersion: APPENDS })).toMatchObject({ first: APPENDS });
+    expect(await store.info("big")).toMatchObject({ version: APPENDS + 1 });
+  }, 60_000);
+});
+
+describe("size bounds, each with its code", () => {
+  it("an append larger than MAX_APPEND_BYTES is refused before anything is written", async () => {
+    for (const store of [new MemorySessionStore(), new FileSessionStore({ directory, fsync: false })]) {
+      const huge = { type: "message", text: "h".repeat(MAX_APPEND_BYTES) };
+      await expect(store.append("huge", [huge])).rejects.toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_SESSION_TOO_LARGE" });
+      const halves = [{ type: "message", text: "h".repeat(MAX_APPEND_BYTES / 2) }, { type: "message", text: "h".repeat(MAX_APPEND_BYTES / 2) }];
+      await expect(store.append("huge", halves)).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_TOO_LARGE", message: expect.stringContaining("entries[1]") });
+      expect(await store.read("huge")).toEqual([]);
+    }
+  }, 60_000);
+
+  it("a line longer than any the store writes is ERR_CTXWIN_SESSION_TOO_LARGE, not a string the engine cannot make", async () => {
+    const store = new FileSessionStore({ directory });
+    writeFileSync(store.pathOf("long-line"), `\n{"seq":0,"version":1,"after":0,"log":"L","append":"a","time":1,"entries":[{"type":"x","t":"${"l".repeat(MAX_APPEND_BYTES + 128 * 1024)}"}]}\n`);
+    await expect(store.read("long-line")).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_TOO_LARGE" });
+    await expect(store.info("long-line")).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_TOO_LARGE" });
+    await expect(store.append("long-line", [{ type: "x" }])).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_TOO_LARGE" });
+  }, 60_000);
+});
