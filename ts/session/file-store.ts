@@ -18,10 +18,9 @@ import { lstat, mkdir, open, readdir, rm, type FileHandle } from "node:fs/promis
 import { basename, join } from "node:path";
 import lockfile from "proper-lockfile";
 import { describe, plainError, requireString, typeError, type WithCode } from "../runtime/errors.js";
-import { Acceptance, acceptedBatches, encodeWrite, parseLine } from "./file-log.js";
 import { backwardLines, forwardLines } from "./file-lines.js";
+import { Acceptance, MAX_LINE_BYTES, acceptedBatches, encodeWrite, parseLine } from "./file-log.js";
 import { findApplied, findCheckpoint, firstAccepted, legacyLogId, metadataAt, pointersOf, readTail } from "./file-tail.js";
-import { MAX_LINE_BYTES } from "./file-log.js";
 import {
   SNAPSHOT_TYPE,
   checkAgainstLog,
@@ -35,9 +34,9 @@ import {
   metadataOf,
   newLogId,
   readAll,
-  withoutSizes,
   serializeEntries,
   tooLargeError,
+  withoutSizes,
   type AppendOptions,
   type AppendResult,
   type CheckedAppendOptions,
