@@ -249,7 +249,7 @@ export class FileSessionStore implements SessionStore {
     const { handle } = opened;
     try {
       const size = opened.stats.size;
-      const start = from === 0 ? { offset: 0, version: 0 } : await findCheckpoint(handle, size, from, path);
+      const start = from === 0 ? { offset: 0, version: 0 } : await findCheckpoint(handle, size, from, path, false);
       for await (const batch of acceptedBatches(handle, new Acceptance(start), size, { where: path, includeUnterminated: false, lineNumbers: start.offset === 0, known: start.known })) {
         let bytes = batch.bytes;
         for (let k = 0; k < batch.entries.length; k++) {

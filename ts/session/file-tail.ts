@@ -13,9 +13,10 @@ import { IDEMPOTENCY_WINDOW, SNAPSHOT_TYPE, corruptError, metadataOf } from "./s
  * line's), read backward from `size`; the file's start when there is none. The line it came from
  * is parsed already: `known` hands it to the forward pass, which would parse it again.
  */
-export async function findCheckpoint(handle: FileHandle, size: number, at: number, where: string): Promise<Checkpoint & { known?: KnownLine }> {
+export async function findCheckpoint(handle: FileHandle, size: number, at: number, where: string, includeUnterminated: boolean): Promise<Checkpoint & { known?: KnownLine }> {
   for await (const line of backwardLines(handle, size, MAX_LINE_BYTES, where)) {
-    if (line.bytes.length === 0) continue;
+    // A reader leaves out a last line without its newline: its checkpoint may be past every line it takes.
+    if (line.bytes.length === 0 || (!line.terminated && !includeUnterminated)) continue;
     const batch = parseLine(line.bytes);
     if (!batch || batch.seq > at) continue;
     const known = { start: line.start, batch };
@@ -31,7 +32,7 @@ export async function findCheckpoint(handle: FileHandle, size: number, at: numbe
 
 /** The state at the end of the file: version, checkpoint and last accepted append. */
 export async function readTail(handle: FileHandle, size: number, where: string, includeUnterminated: boolean): Promise<Acceptance> {
-  const from = await findCheckpoint(handle, size, Infinity, where);
+  const from = await findCheckpoint(handle, size, Infinity, where, includeUnterminated);
   const state = new Acceptance(from);
   for await (const _ of acceptedBatches(handle, state, size, { where, includeUnterminated, lineNumbers: from.offset === 0, known: from.known })) {
     // the state follows
@@ -62,7 +63,7 @@ export async function legacyLogId(handle: FileHandle, size: number, where: strin
 export async function findApplied(handle: FileHandle, size: number, tail: Acceptance, expected: number | undefined, appendId: string, where: string): Promise<PlacedBatch | undefined> {
   if (expected !== undefined) {
     if (expected >= tail.next) return undefined;
-    const from = await findCheckpoint(handle, size, expected, where);
+    const from = await findCheckpoint(handle, size, expected, where, true);
     for await (const batch of acceptedBatches(handle, new Acceptance(from), size, { where, includeUnterminated: true, lineNumbers: from.offset === 0, known: from.known })) {
       if (batch.seq >= expected) return batch.seq === expected && batch.append === appendId ? batch : undefined;
     }
