@@ -41,7 +41,7 @@ Napi::Value guarded(const Napi::CallbackInfo& info, Body&& body) {
     throw to_js_error(info.Env(), error);
   } catch (const std::bad_alloc&) {
     Napi::Error js_error = Napi::Error::New(info.Env(), "ctxwin: out of memory");
-    js_error.Set("code", Napi::String::New(info.Env(), "ERR_CTXWIN_OUT_OF_MEMORY"));
+    js_error.Set("code", Napi::String::New(info.Env(), std::string(error_code_name(ErrorCode::OutOfMemory))));
     throw js_error;
   } catch (const Napi::Error&) {
     throw;  // already a JavaScript error (a caller's getter threw, or the environment is going away)
@@ -49,7 +49,7 @@ Napi::Value guarded(const Napi::CallbackInfo& info, Body&& body) {
     // Anything else from the standard library (length_error, a JSON library exception): still an
     // Error with a code, never a bare one node-addon-api would make of it.
     Napi::Error js_error = Napi::Error::New(info.Env(), std::string("ctxwin: internal error: ") + error.what());
-    js_error.Set("code", Napi::String::New(info.Env(), "ERR_CTXWIN_INTERNAL"));
+    js_error.Set("code", Napi::String::New(info.Env(), std::string(error_code_name(ErrorCode::Internal))));
     throw js_error;
   }
 }

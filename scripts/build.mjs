@@ -6,7 +6,7 @@
 //
 // Plain Node with no dependencies besides what package.json installs. No network.
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -76,6 +76,8 @@ export function buildTypescript({ force = false } = {}) {
     throw new Error("ctxwin: dist/ is missing and TypeScript is not installed; run `npm install` in the package first");
   }
   console.log("ctxwin: compiling the TypeScript API (tsc)");
+  // From scratch: a file moved or deleted in ts/ must not live on in dist/ (npm pack would ship it).
+  rmSync(join(root, "dist"), { recursive: true, force: true });
   run(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")]);
   // tsc keeps the shebang but not an executable mode; npm sets it on install, a checkout needs it too.
   if (existsSync(cliEntry)) chmodSync(cliEntry, 0o755);

@@ -1,17 +1,22 @@
 // ctxwin: keep an LLM agent's conversation inside its model's context window.
 //
-// The package's entry point: one folder per capability, each with its own index.
-//   spec08/      SPEC-08's ContextManager for threads of agent events (the drop-in)
-//   tokens/      token counters and the counting of whole chat requests
-//   history/     limits, budgets, strategies and MessageContextManager for chat histories
-//   compaction/  tool-result compaction, summaries of old turns, the progressive levels
-//   models/      the summary-model adapters and the offline extractive summarizer
-//   session/     export/import, the append-only session stores (memory, JSONL files, Redis)
+// The package's entry point: one folder per capability, each with its own index, in the order of
+// their layers (lowest first; docs/architecture.md). docs/api.md lists what each exports.
 //   runtime/     the plumbing: native core loader, errors, logger, concurrency
-export * from "./spec08/index.js";
+//   messages/    the message vocabulary: shapes, roles, the omission marker
+//   tokens/      token counters and the counting of whole chat requests
+//   models/      the summary-model adapters and the offline extractive summarizer
+//   spec08/      ContextManager for threads of agent events: the reference API's drop-in
+//   history/     limits, budgets, the tracker and the truncation strategies
+//   compaction/  tool-result compaction, summaries of old turns, the progressive levels
+//   session/     export/import, the append-only session stores (memory, JSONL files, Redis)
+//   context/     MessageContextManager: a chat history kept inside its window
+export * from "./runtime/index.js";
+export * from "./messages/index.js";
 export * from "./tokens/index.js";
+export * from "./models/index.js";
+export * from "./spec08/index.js";
 export * from "./history/index.js";
 export * from "./compaction/index.js";
-export * from "./models/index.js";
 export * from "./session/index.js";
-export * from "./runtime/index.js";
+export * from "./context/index.js";

@@ -7,27 +7,17 @@
 
 namespace ctxwin {
 
-std::string_view Error::js_code() const noexcept {
-  switch (code_) {
-    case ErrorCode::InvalidArgument:
-      return "ERR_CTXWIN_INVALID_ARGUMENT";
-    case ErrorCode::OutOfRange:
-      return "ERR_CTXWIN_OUT_OF_RANGE";
-    case ErrorCode::InvalidThread:
-      return "ERR_CTXWIN_INVALID_THREAD";
-    case ErrorCode::UnknownEncoding:
-      return "ERR_CTXWIN_UNKNOWN_ENCODING";
-    case ErrorCode::RankDataUnavailable:
-      return "ERR_CTXWIN_RANK_DATA_UNAVAILABLE";
-    case ErrorCode::InvalidTokenizer:
-      return "ERR_CTXWIN_INVALID_TOKENIZER";
-    case ErrorCode::UnsupportedTokenizer:
-      return "ERR_CTXWIN_UNSUPPORTED_TOKENIZER";
-    case ErrorCode::TokenizerUnavailable:
-      return "ERR_CTXWIN_TOKENIZER_UNAVAILABLE";
+std::string_view error_code_name(ErrorCode code) noexcept {
+  switch (code) {
+#define CTXWIN_ERROR_CODE(name, text) \
+  case ErrorCode::name:               \
+    return text;
+#include "ctxwin/error_codes.inc"
   }
-  return "ERR_CTXWIN_UNKNOWN";
+  return error_code_name(ErrorCode::Unknown);  // a value outside the enumeration
 }
+
+std::string_view Error::js_code() const noexcept { return error_code_name(code_); }
 
 std::string describe_number(double value) {
   if (std::isnan(value)) return "NaN";

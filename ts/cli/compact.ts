@@ -3,15 +3,16 @@
 // extractive summarizer, then a trim, each level only while the conversation is over the target.
 import { writeFile } from "node:fs/promises";
 import { ContextLimits } from "../history/context-limits.js";
-import { MessageContextManager, TruncationMode } from "../history/message-context-manager.js";
+import { MessageContextManager } from "../context/message-context-manager.js";
 import { extractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { CompactionReport } from "../compaction/progressive-compaction.js";
 import { getCounter } from "../tokens/get-counter.js";
-import type { MessageLike } from "../tokens/token-counter.js";
+import type { MessageLike } from "../messages/types.js";
 import { InputError } from "./input.js";
 import { loadConversation, strategyNamed } from "./inspect.js";
 import { num, paletteFor, preview, type Io } from "./terminal.js";
 import { COMMANDS, UsageError, intOption, parse } from "./usage.js";
+import { TruncationMode } from "../context/options.js";
 
 const LEVEL_NAMES: Record<string, string> = {
   compact_tool_results: "compact large tool results",

@@ -2,13 +2,13 @@
 // agent developers have at hand (a JSON array of messages, a request body, a ctxwin export or
 // session file).
 import { readFile } from "node:fs/promises";
-import { omissionMarker } from "../history/strategies.js";
+import { omissionMarker } from "../messages/omission-marker.js";
 import { replay, type ContextEntry } from "../session/context-log.js";
 import { EXPORT_FORMAT, safeParseExport } from "../session/export.js";
 import { isSessionLogText, recordsOfText } from "../session/file-log.js";
 import type { SessionEntry } from "../session/store.js";
-import { isRecord } from "../tokens/message-shape.js";
-import type { MessageLike, ToolDefinition } from "../tokens/token-counter.js";
+import { isRecord } from "../messages/message-shape.js";
+import type { MessageLike, ToolDefinition } from "../messages/types.js";
 import type { Io } from "./terminal.js";
 
 /** A file the command could not use: exit code 1 with this message. */
@@ -62,7 +62,7 @@ function checkMessages(messages: unknown[], path: string, where: string): Messag
   return messages as MessageLike[];
 }
 
-/** A ctxwin export (seed 000's /export): the turns as the model saw them, the system prompt apart. */
+/** A ctxwin export (a chat's /export): the turns as the model saw them, the system prompt apart. */
 function fromExport(data: unknown, path: string): Conversation {
   const parsed = safeParseExport(data);
   if (!parsed.success) throw new InputError(`${path}: ${parsed.error.message}`);

@@ -5,7 +5,7 @@
 // message (its tool calls, its tool results) counts the same strings the request count does, so
 // the components add up to the total. The trim is the strategy's own plan().
 import { ContextLimits } from "../history/context-limits.js";
-import { messageTokens } from "../history/message-metadata.js";
+import { messageTokens } from "../tokens/message-tokens.js";
 import {
   SelectiveTruncationStrategy,
   SlidingWindowStrategy,
@@ -16,11 +16,12 @@ import {
 import { encodingForModel } from "../tokens/encodings.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { DEFAULT_IMAGE_TOKENS } from "../tokens/message-count.js";
-import { visitMessage, visitToolOutput, type MessageVisitor } from "../tokens/message-shape.js";
-import type { BatchTokenCounter, MessageLike, TokenCounter } from "../tokens/token-counter.js";
+import { visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
+import type { BatchTokenCounter, TokenCounter } from "../tokens/token-counter.js";
 import { parseConversation, readText, type Conversation } from "./input.js";
 import { bar, num, paletteFor, pct, preview, type Io, type Palette } from "./terminal.js";
 import { COMMANDS, UsageError, intOption, parse, type CommandName } from "./usage.js";
+import type { MessageLike } from "../messages/types.js";
 
 export const STRATEGIES = ["smart", "sliding-window", "token-budget", "selective"] as const;
 

@@ -16,7 +16,7 @@ export interface Io {
 }
 
 export interface Palette extends Colors {
-  /** Seed 000's orange for the 90% warning: 256-colour 208 where available, else yellow. */
+  /** The orange of the 90% warning: 256-colour 208 where available, else yellow. */
   orange(text: string): string;
   readonly enabled: boolean;
 }

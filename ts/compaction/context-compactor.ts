@@ -1,4 +1,4 @@
-// Seed 001 / 003's ContextCompactor: old messages become one summary, written by the caller's model
+// ContextCompactor: old messages become one summary, written by the caller's model
 // (or the built-in extractive summarizer), the recent ones stay as they are.
 //
 // A summary must carry the task: agents whose summaries drop the goal repeat their work. The
@@ -13,13 +13,15 @@
 import { EventEmitter } from "node:events";
 import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
-import { MetadataReader, messageTokens } from "../history/message-metadata.js";
+import { messageTokens } from "../tokens/message-tokens.js";
 import { native } from "../runtime/native.js";
-import { checkMessage, toolOutputText, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
 import { resolveSummaryModel, type ResolvedModel, type SummaryModel } from "../models/summary-model.js";
-import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
-import { checkRole, type InsertedRole } from "../history/strategies.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import { checkRole, type InsertedRole } from "../messages/roles.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
+import type { MessageLike } from "../messages/types.js";
+import { MetadataReader } from "../messages/metadata-reader.js";
+import { checkMessage, toolOutputText, visitMessage, type MessageVisitor } from "../messages/message-shape.js";
 
 export const DEFAULT_SUMMARY_PROMPT =
   "You are compacting the earlier part of an agent's conversation: the agent will continue its task " +
@@ -98,7 +100,7 @@ function render(message: MessageLike, clip: (text: string) => string): string {
 
 /**
  * A message as the core's extractive summarizer reads it: one JSON line per text, tool call and
- * tool result (the SPEC-02 event shapes), so tool names, results and errors are recognised.
+ * tool result (the agent loop's event shapes), so tool names, results and errors are recognised.
  */
 function eventLines(message: MessageLike, clip: (text: string) => string): string[] {
   const lines: string[] = [];
@@ -154,7 +156,7 @@ export class ContextCompactor extends EventEmitter<Events> {
     this.summaryRole = checkRole(options.summaryRole ?? "system", "options.summaryRole");
   }
 
-  /** Seed 003's compact(): the messages with the old ones replaced by one summary message. */
+  /** The messages with the old ones replaced by one summary message. */
   async compact<M extends MessageLike>(messages: readonly M[], targetTokens: number, counter: TokenCounter, options: CompactOptions = {}): Promise<Array<M | SummaryMessage>> {
     return (await this.compactWithDetails(messages, targetTokens, counter, options)).messages;
   }
@@ -248,7 +250,7 @@ export class ContextCompactor extends EventEmitter<Events> {
     return kept;
   }
 
-  /** Seed 003's summarize_messages(): the summary text of `messages`. */
+  /** The summary text of `messages`. */
   async summarizeMessages(messages: readonly MessageLike[], counter?: TokenCounter): Promise<string> {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
     messages.forEach((m, i) => checkMessage(m, `messages[${i}]`));

@@ -4,17 +4,11 @@
 export { ToolResultCompactor, type ToolResultCompactorOptions, type CompactedToolResult } from "./tool-result-compactor.js";
 export {
   ContextCompactor,
-  DEFAULT_SUMMARY_PROMPT,
   type ContextCompactorOptions,
   type CompactOptions,
   type CompactionResult,
   type SummaryMessage,
 } from "./context-compactor.js";
-export {
-  CLEARED_TOOL_RESULT,
-  type CompactionReport,
-  type CompactionLevelReport,
-  type CompactionLevelName,
-  type BreakerState,
-  type BreakerEvent,
-} from "./progressive-compaction.js";
+export type { CompactionReport, CompactionLevelReport } from "./progressive-compaction.js";
+export type { CompactionLevelName } from "./compaction-level.js";
+export type { BreakerState, BreakerEvent } from "./circuit-breaker.js";

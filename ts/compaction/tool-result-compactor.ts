@@ -2,10 +2,12 @@
 // keeping their head and tail, error lines and stack heads; JSON stays valid JSON.
 import { CachingCounter } from "../tokens/caching-counter.js";
 import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
-import { checkJsonValue, checkMessage, mapToolResults } from "../tokens/message-shape.js";
+import { mapToolResults } from "../messages/tool-results.js";
 import type { NativeCompactedResult } from "../runtime/native.js";
 import { TiktokenCounter } from "../tokens/tiktoken-counter.js";
-import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import type { MessageLike } from "../messages/types.js";
+import { checkJsonValue, checkMessage } from "../messages/message-shape.js";
 
 export interface ToolResultCompactorOptions {
   /** Most tokens a result keeps (default 1000). */

@@ -1,4 +1,4 @@
-// How a window's tokens are allotted (seed 001/003 ContextBudget).
+// How a window's tokens are allotted: system prompt, tools, conversation and the reserved response.
 import { describe, requireCount, typeError } from "../runtime/errors.js";
 
 export interface BudgetAllocations {
@@ -36,7 +36,7 @@ export class ContextBudget {
     return Math.max(0, this.total - this.systemPrompt - this.tools - this.responseReserve);
   }
 
-  /** Seed 001's conversation_budget: the same as `available`. */
+  /** What the conversation may use: the same as `available` (the name the budget API has always had). */
   get conversationBudget(): number {
     return this.available;
   }

@@ -1,12 +1,15 @@
-// Tracks how much of a model's window a conversation uses (seed 001/003 ContextTracker), anchored
-// on the provider's reported usage when the caller passes it (observeUsage).
+// Tracks how much of a model's window a conversation uses, recounting it when the caller passes
+// it (update) and anchored on the provider's reported usage when the caller passes that
+// (observeUsage, through the same UsageAnchor MessageContextManager uses).
 import { ContextBudget } from "./context-budget.js";
 import { ContextLimits, type LimitOverrides } from "./context-limits.js";
 import { describe, requireString, typeError } from "../runtime/errors.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
-import { reportedInputTokens, UsageCalibration, type ReportedUsage } from "./usage-calibration.js";
-import type { MessageLike, TokenCounter, ToolDefinition } from "../tokens/token-counter.js";
+import { UsageAnchor } from "./usage-anchor.js";
+import { UsageCalibration, type ReportedUsage } from "./usage-calibration.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import type { MessageLike, ToolDefinition } from "../messages/types.js";
 
 export interface ContextTrackerInit {
   limits: ContextLimits;
@@ -25,12 +28,8 @@ export class ContextTracker {
   readonly requestOverhead: number;
   private conversationTokens = 0;
   readonly calibration: UsageCalibration;
-  private readonly logger: Logger;
-  /** Bumped by every change that is not an added message. */
-  private rewrites = 0;
-  /** The request: the state update(messages) last recorded. */
-  private lastRequest: { rewrites: number; counted: number } | undefined;
-  private anchor: { reported: number; counted: number } | undefined;
+  /** The reported usage the total builds on; the request update(messages) last recorded. */
+  private readonly anchor: UsageAnchor;
 
   constructor(init: ContextTrackerInit) {
     if (init === null || typeof init !== "object") throw typeError(`init must be an object, got ${describe(init)}`);
@@ -46,7 +45,16 @@ export class ContextTracker {
       throw typeError(`init.calibration must be a UsageCalibration, got ${describe(init.calibration)}`);
     }
     this.calibration = init.calibration ?? new UsageCalibration();
-    this.logger = init.logger ?? consoleLogger;
+    this.anchor = new UsageAnchor(
+      init.limits.model,
+      init.limits,
+      this.calibration,
+      {
+        noRequest: "no request was recorded (call update(messages) with the messages sent)",
+        rewritten: "the system prompt, tools or conversation were replaced since the request it belongs to",
+      },
+      init.logger ?? consoleLogger,
+    );
   }
 
   /** A tracker with the model's limits and counter (getCounter(model)). */
@@ -61,7 +69,7 @@ export class ContextTracker {
     requireString(prompt, "prompt");
     const tokens = this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
     this.budget.update({ systemPrompt: tokens });
-    this.rewritten();
+    this.anchor.rewritten();
     return tokens;
   }
 
@@ -69,19 +77,19 @@ export class ContextTracker {
   setTools(tools: readonly ToolDefinition[]): number {
     const tokens = this.counter.countMessages([], { tools }) - this.requestOverhead;
     this.budget.update({ tools: tokens });
-    this.rewritten();
+    this.anchor.rewritten();
     return tokens;
   }
 
   /**
-   * Recounts the whole conversation (seed 001: update(messages)). These messages, with the system
-   * prompt and tools, are the request a later observeUsage(usage) is matched to.
+   * Recounts the whole conversation. These messages, with the system prompt and tools, are the
+   * request a later observeUsage(usage) is matched to.
    */
   update(messages: readonly MessageLike[]): number {
     this.conversationTokens = Math.max(0, this.counter.countMessages(messages) - this.requestOverhead);
     this.budget.update({ conversation: this.conversationTokens });
-    this.rewritten();
-    this.lastRequest = { rewrites: this.rewrites, counted: this.countedTokens() };
+    this.anchor.rewritten();
+    this.anchor.requestMade(this.countedTokens());
     return this.conversationTokens;
   }
 
@@ -93,18 +101,7 @@ export class ContextTracker {
    * ignored with a warning. Returns whether it was applied.
    */
   observeUsage(usage: ReportedUsage): boolean {
-    const reported = reportedInputTokens(usage);
-    const warn = (why: string) => {
-      this.logger.warn(`ctxwin: ignored a reported usage: ${why}`);
-      return false;
-    };
-    if (reported === undefined) return warn("it reports no input tokens");
-    const request = this.lastRequest;
-    if (request === undefined) return warn("no request was recorded (call update(messages) with the messages sent)");
-    if (request.rewrites !== this.rewrites) return warn("the system prompt, tools or conversation were replaced since the request it belongs to");
-    this.calibration.observe(this.limits.model, reported, request.counted);
-    this.anchor = { reported, counted: request.counted };
-    return true;
+    return this.anchor.observe(usage);
   }
 
   /** Counts one more message and adds it to the running total; returns its tokens. */
@@ -117,21 +114,13 @@ export class ContextTracker {
 
   /** Tokens a request would use now: system prompt, tools, conversation and reply priming (anchored and scaled by reported usage). */
   currentTokens(): number {
-    const counted = this.countedTokens();
-    const model = this.limits.model;
-    if (this.anchor) return this.anchor.reported + this.calibration.scale(model, Math.max(0, counted - this.anchor.counted));
-    return this.calibration.scale(model, counted);
+    return this.anchor.total(this.countedTokens());
   }
 
   /** The local count, before any reported usage. */
   countedTokens(): number {
     const content = this.budget.systemPrompt + this.budget.tools + this.conversationTokens;
     return content > 0 ? content + this.requestOverhead : 0;
-  }
-
-  private rewritten(): void {
-    this.rewrites++;
-    this.anchor = undefined;
   }
 
   exceedsLimit(): boolean {
@@ -143,17 +132,16 @@ export class ContextTracker {
   }
 
   availableTokens(): number {
-    return Math.max(0, this.limits.effectiveLimit - this.currentTokens());
+    return this.anchor.available(this.countedTokens());
   }
 
   /** currentTokens as a percentage of the effective limit (75000 of 100000 gives 75). */
   usagePercentage(): number {
-    const limit = this.limits.effectiveLimit;
-    return limit === 0 ? 100 : (this.currentTokens() / limit) * 100;
+    return this.anchor.percentage(this.countedTokens());
   }
 
   reset(): void {
-    this.rewritten();
+    this.anchor.rewritten();
     this.conversationTokens = 0;
     this.budget.update({ conversation: 0 });
   }

@@ -1,16 +1,11 @@
-// What the truncation planner needs to know of each message: role, tokens, flags and tool unit.
-// Read from the caller's messages (any of the three shapes, through message-shape.ts) in one pass;
-// the messages themselves never leave JavaScript.
-import { describe, plainError, rangeError, typeError } from "../runtime/errors.js";
-import { checkMessage, isRecord, responsesItemRole, visitMessage, type MessageVisitor } from "../tokens/message-shape.js";
-import type { BatchTokenCounter, MessageLike, TokenCounter } from "../tokens/token-counter.js";
-
-export const ROLE_CODES = { system: 0, developer: 0, user: 1, assistant: 2, tool: 3, function: 3 } as const;
-export type KnownRole = keyof typeof ROLE_CODES;
-export const ROLE_NAMES = Object.keys(ROLE_CODES) as KnownRole[];
-const TOOL = 3;
-/** MessageMeta::kMarked in the core. */
-export const FLAG_MARKED = 1;
+// The truncation planner's input for a whole array of messages: each message's role, tokens,
+// flags and tool unit, in typed arrays for one call into the core. The messages themselves never
+// leave JavaScript.
+import { describe, plainError, typeError } from "../runtime/errors.js";
+import { MetadataReader, type MetadataOptions } from "../messages/metadata-reader.js";
+import type { MessageLike } from "../messages/types.js";
+import { messageTokens } from "../tokens/message-tokens.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 
 export interface MessageMetadata {
   roles: Uint8Array;
@@ -19,164 +14,6 @@ export interface MessageMetadata {
   units: Int32Array;
   /** Tool results whose call is not in the messages (when repairing, they are always removed). */
   orphans: number[];
-}
-
-export interface MetadataOptions {
-  /** A tool result without its call: report it (`"error"`, the default) or drop it (`"drop"`). */
-  orphanToolResults?: "error" | "drop";
-  /** Messages pinned through the API (kept like system messages). */
-  pinned?: ReadonlySet<object>;
-}
-
-/** Each message's tokens: in one batch when the counter can, else message by message. */
-export function messageTokens(counter: TokenCounter, messages: readonly MessageLike[]): Uint32Array {
-  const batch = counter as Partial<BatchTokenCounter>;
-  if (typeof batch.countEachMessage === "function") return checkedCounts(batch.countEachMessage(messages), messages.length);
-  const empty = checkedCount(counter.countMessages([]));
-  return Uint32Array.from(messages, (message) => Math.max(0, checkedCount(counter.countMessages([message])) - empty));
-}
-
-// A caller's own TokenCounter is input too: a count that is not a whole number >= 0 is rejected,
-// not stored as 0 (what a Uint32Array makes of NaN).
-function checkedCount(value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw rangeError(`the counter's countMessages must return an integer >= 0, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function checkedCounts(counts: unknown, n: number): Uint32Array {
-  if (!(counts instanceof Uint32Array) || counts.length !== n) {
-    throw rangeError(`the counter's countEachMessage must return a Uint32Array of ${n} counts, got ${describe(counts)}`);
-  }
-  return counts;
-}
-
-/** One message's metadata. */
-export interface MessageFacts {
-  role: number;
-  flags: number;
-  /** Its tool unit, or -1. */
-  unit: number;
-  /** True for a tool result whose call was not seen. */
-  orphan: boolean;
-  /** Ids of the tool calls it makes and of the calls whose results it holds (when it has any). */
-  callIds?: string[];
-  resultIds?: string[];
-}
-
-/**
- * Reads messages one at a time, remembering tool-call ids so that results join their call's unit.
- * Used for whole arrays (describeMessages) and incrementally (MessageContextManager.addMessage).
- */
-export class MetadataReader {
-  private readonly unitOfCall = new Map<string, number>();
-  private nextUnit = 0;
-  /**
-   * The unit of an OpenAI reasoning item, which the items after it (up to the next user, system
-   * or tool-result item) join: OpenAI rejects a reasoning item without the item it precedes, and a
-   * function_call without its reasoning.
-   */
-  private reasoningUnit = -1;
-
-  constructor(private readonly options: MetadataOptions = {}) {}
-
-  /** Checks and reads `message`, and remembers what it opens; throws before remembering anything when it is invalid. */
-  read(message: unknown, index: number): MessageFacts {
-    return this.commit(this.inspect(message, index));
-  }
-
-  /**
-   * Checks and reads `message` without remembering anything: a caller that may still fail after
-   * reading (counting the message, say) commits only once nothing can fail any more.
-   */
-  inspect(message: unknown, index: number): PendingFacts {
-    if (!isRecord(message) || Array.isArray(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
-    const itemRole = responsesItemRole(message);
-    const role = itemRole ?? message.role;
-    if (typeof role !== "string" || !Object.hasOwn(ROLE_CODES, role)) {
-      throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
-    }
-    checkMessage(message, `messages[${index}]`);
-    const content = message.content;
-    const marked = (message as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(message) === true;
-    const flags = marked ? FLAG_MARKED : 0;
-    // Only an assistant's item may join a reasoning item before it.
-    const pending = itemRole === undefined && role !== "assistant" ? -1 : this.reasoningUnit;
-    if (message.type === "reasoning" && itemRole !== undefined) {
-      // A unit of its own, which the items that follow join.
-      return { role: ROLE_CODES.assistant, flags, unit: -1, orphan: false, calls: [], fresh: true, after: "unit" };
-    }
-    // Most messages are plain text: no parts to look through for tool calls or results.
-    if (itemRole === undefined && typeof content !== "object" && message.tool_calls === undefined && message.tool_call_id === undefined) {
-      return { role: ROLE_CODES[role as KnownRole], flags, unit: role === "assistant" ? pending : -1, orphan: false, calls: [], fresh: false, after: -1 };
-    }
-    const calls: string[] = [];
-    const results: string[] = [];
-    let hasResult = false;
-    const visitor: MessageVisitor = {
-      text: () => {},
-      image: () => {},
-      toolCall: (id) => {
-        if (id !== undefined) calls.push(id);
-      },
-      toolResult: (id) => {
-        hasResult = true;
-        if (id !== undefined) results.push(id);
-      },
-    };
-    visitMessage(message, visitor);
-    let unit = -1;
-    let orphan = false;
-    if (results.length > 0) {
-      const found = results.map((id) => this.unitOfCall.get(id)).find((u) => u !== undefined);
-      if (found === undefined) {
-        if ((this.options.orphanToolResults ?? "error") === "error") {
-          throw Object.assign(
-            typeError(
-              `messages[${index}] is a result of tool call "${results[0] ?? ""}", whose call is not in the messages; ` +
-                `pass orphanToolResults: "drop" to remove such results`,
-            ),
-            { code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT" },
-          );
-        }
-        orphan = true;
-      } else {
-        unit = found;
-      }
-    }
-    let fresh = false;
-    let after = -1;
-    if (calls.length > 0) {
-      if (unit < 0 && pending >= 0) unit = pending;
-      fresh = unit < 0;
-      // Parallel function_call items of one response stay with the reasoning before them.
-      after = message.type === "function_call" && pending >= 0 ? pending : -1;
-    } else if (!hasResult && role === "assistant" && pending >= 0) {
-      unit = pending; // the assistant message a reasoning item precedes
-    }
-    const facts = { role: hasResult ? TOOL : ROLE_CODES[role as KnownRole], flags, unit, orphan, callIds: calls, resultIds: results };
-    return { ...facts, calls, fresh, after };
-  }
-
-  /** Remembers what inspect() found: a new unit, the calls results will join, the reasoning item pending. */
-  commit(pending: PendingFacts): MessageFacts {
-    const { calls, fresh, after, ...facts } = pending;
-    if (fresh) facts.unit = this.nextUnit++;
-    for (const id of calls) this.unitOfCall.set(id, facts.unit);
-    this.reasoningUnit = after === "unit" ? facts.unit : after;
-    return facts;
-  }
-}
-
-/** What inspect() read of a message, with what commit() will remember. */
-export interface PendingFacts extends MessageFacts {
-  /** Tool-call ids that results will join the unit of. */
-  calls: string[];
-  /** The unit is a new one, numbered at commit. */
-  fresh: boolean;
-  /** The pending reasoning unit afterwards: a unit, -1 for none, "unit" for the message's own. */
-  after: number | "unit";
 }
 
 export function describeMessages(messages: readonly MessageLike[], counter: TokenCounter, options: MetadataOptions = {}): MessageMetadata {
@@ -194,7 +31,7 @@ export function describeMessages(messages: readonly MessageLike[], counter: Toke
     units[i] = facts.unit;
     if (facts.orphan) orphans.push(i);
   });
-  const tokens = messageTokens(counter, messages);
+  const tokens = messageTokens(counter, messages, { checked: true });
   if (tokens.length !== n) throw plainError("the counter returned a token count per message of the wrong length", "ERR_CTXWIN_INVALID_ARGUMENT");
   return { roles, tokens, flags, units, orphans };
 }

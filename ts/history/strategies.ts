@@ -1,9 +1,13 @@
-// Truncation strategies (seed 003's TruncationStrategy): plan in the core over message metadata,
-// hand back the caller's own message objects, untouched and in order.
+// Truncation strategies: plan in the core over message metadata, hand back the caller's own
+// message objects, untouched and in order.
 import { describe, rangeError, requireCount, typeError } from "../runtime/errors.js";
-import { describeMessages, ROLE_CODES, ROLE_NAMES, type KnownRole } from "./message-metadata.js";
+import { describeMessages } from "./message-metadata.js";
 import { native, type NativeStrategySpec } from "../runtime/native.js";
-import type { MessageLike, TokenCounter } from "../tokens/token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import type { MessageLike } from "../messages/types.js";
+import { checkRole, type InsertedRole } from "../messages/roles.js";
+import { omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
+import { ROLE_CODES, ROLE_NAMES, type KnownRole } from "../messages/roles.js";
 
 /** Options every strategy takes. */
 export interface TruncationOptions {
@@ -11,21 +15,12 @@ export interface TruncationOptions {
   preserveSystem?: boolean;
   /** `"user"`: the kept conversation opens on a user message, as most providers require. */
   startOn?: "user" | "any";
-  /** Never drop the most recent user message (default true, seed 004). */
+  /** Never drop the most recent user message (default true): it is the request being answered. */
   keepLastUser?: boolean;
   /** A tool result without its call: report it (`"error"`, default) or drop it (`"drop"`). */
   orphanToolResults?: "error" | "drop";
   /** Messages pinned through the API: kept like system messages. */
   pinned?: ReadonlySet<object>;
-}
-
-/** The role of the messages ctxwin writes itself (omission markers, summaries). */
-export type InsertedRole = "system" | "user" | "assistant";
-
-/** The marker a smart truncation puts where messages were omitted. */
-export interface OmissionMarker {
-  role: InsertedRole;
-  content: string;
 }
 
 export interface TruncationPlan<M> {
@@ -50,8 +45,42 @@ export interface TruncationStrategy {
   truncate<M extends MessageLike>(messages: readonly M[], targetTokens: number, counter: TokenCounter): Array<M | OmissionMarker>;
 }
 
-export function omissionMarker(omitted: number, role: InsertedRole = "system"): OmissionMarker {
-  return { role, content: `[${omitted} messages omitted]` };
+/** A history whose per-message metadata is already read: the messages and, beside each, its role, tokens, flags and tool unit. */
+export interface MessageColumns<M extends MessageLike = MessageLike> {
+  readonly messages: readonly M[];
+  readonly roles: readonly number[];
+  readonly tokens: readonly number[];
+  readonly flags: readonly number[];
+  readonly units: readonly number[];
+}
+
+/** What a trim keeps: the indices, in order, and where the omission marker goes (-1: none). */
+export interface KeptPlan {
+  indices: number[];
+  markerIndex: number;
+}
+
+/**
+ * The messages `strategy` keeps of `history` within `target` conversation tokens (undefined for an
+ * empty history). Built-in strategies plan in one call into the core over the metadata already
+ * there, without a walk over the messages; a custom one plans over the messages.
+ */
+export function planKept<M extends MessageLike>(strategy: TruncationStrategy, history: MessageColumns<M>, target: number, counter: TokenCounter): KeptPlan | undefined {
+  if (history.messages.length === 0) return undefined;
+  const chain = coreChain(strategy);
+  if (chain) {
+    const plan = native.planTruncation(
+      new Uint8Array(history.roles),
+      new Uint32Array(history.tokens),
+      new Uint8Array(history.flags),
+      new Int32Array(history.units),
+      target,
+      chain.map((s) => s.spec(history.messages, counter)),
+    );
+    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition };
+  }
+  const plan = strategy.plan(history.messages, target, counter);
+  return { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 };
 }
 
 /** The marker role of the first smart strategy in a chain ("system" when there is none). */
@@ -73,11 +102,6 @@ export function coreChain(strategy: TruncationStrategy): CoreStrategy[] | undefi
     return strategy.strategies as CoreStrategy[];
   }
   return undefined;
-}
-
-export function checkRole(value: unknown, name: string): InsertedRole {
-  if (value !== "system" && value !== "user" && value !== "assistant") throw rangeError(`${name} must be "system", "user" or "assistant", got ${describe(value)}`);
-  return value;
 }
 
 function checkTarget(target: unknown): number {
@@ -186,7 +210,7 @@ function mergeSorted(a: number[], b: number[]): number[] {
   return out;
 }
 
-/** Keeps the most recent `windowSize` non-system messages (seed 001 / 003), then fits the target. */
+/** Keeps the most recent `windowSize` non-system messages, then fits the target. */
 export class SlidingWindowStrategy extends CoreStrategy {
   readonly name = "sliding_window";
   readonly windowSize: number;
@@ -199,7 +223,7 @@ export class SlidingWindowStrategy extends CoreStrategy {
   }
 }
 
-/** Removes the oldest messages first until the rest fits (seed 003). */
+/** Removes the oldest messages first until the rest fits. */
 export class TokenBudgetStrategy extends CoreStrategy {
   readonly name = "token_budget";
   constructor(options: TruncationOptions = {}) {
@@ -231,7 +255,7 @@ export class SmartTruncationStrategy extends CoreStrategy {
   }
 }
 
-/** Keeps messages of the preserved roles and marked messages; drops tool results first (seed 003). */
+/** Keeps messages of the preserved roles and marked messages; drops tool results first. */
 export class SelectiveTruncationStrategy extends CoreStrategy {
   readonly name = "selective";
   readonly preserveRoles: readonly KnownRole[];

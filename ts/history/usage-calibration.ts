@@ -5,7 +5,7 @@
 // Claude, Gemini, Llama, ...). The first response tells how much: its reported input tokens over
 // what ctxwin counted for the same request. From then on counts are multiplied by that ratio, so
 // budgets stop undercounting after one response. The ratio never scales a count down: a counter
-// that overcounts stays an upper bound (DESIGN.md invariant 8).
+// that overcounts stays an upper bound: a count is never lower than the provider's.
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
 
 /**

@@ -20,7 +20,7 @@ interface CallOptions {
 }
 
 const usageOf = (input: string, output: string) => ({
-  // The extractive summarizer has no tokenizer of its own; SPEC-08's estimate is reported.
+  // The extractive summarizer has no tokenizer of its own; the thread manager's estimate is reported.
   inputTokens: { total: native.estimateTokens(input.length), noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: native.estimateTokens(output.length), text: undefined, reasoning: undefined },
 });

@@ -1,4 +1,4 @@
-// The models SPEC-08 summarization can call, and one way to call each of them.
+// The models summaries can be written with, and one way to call each of them.
 //
 // Accepted shapes:
 //  - an AI SDK LanguageModel (a model object with doGenerate, or a model id string), called

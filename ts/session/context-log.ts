@@ -6,9 +6,9 @@
 // by any worker, gives the same view. A snapshot entry holds the whole view at its point, so a
 // replay can start at the last one; the replay is a fold, entry by entry, so what it holds is the
 // view, never the log it reads.
-import type { InsertedRole } from "../history/strategies.js";
-import { checkMessage } from "../tokens/message-shape.js";
-import type { MessageLike } from "../tokens/token-counter.js";
+import { checkMessage } from "../messages/message-shape.js";
+import type { InsertedRole } from "../messages/roles.js";
+import type { MessageLike } from "../messages/types.js";
 import { SNAPSHOT_TYPE, corruptError, type SessionEntry } from "./store.js";
 
 /**

@@ -1,4 +1,5 @@
-// Seed 000's /export and /import: a context as one JSON object, its metadata and its turns.
+// A context's export and import (a chat's /export and /import): one JSON object, its metadata
+// and its turns.
 //
 //   { "format": "ctxwin-context", "version": 1,
 //     "metadata": { "session_id", "agent", "model", "mode", "created_at", "updated_at",
@@ -10,10 +11,9 @@
 // A turn is the caller's message as it was (any of the shapes ctxwin reads), so other tools can
 // read the file; what ctxwin wrote itself (summaries, the omission marker) carries a `ctxwin`
 // key. Import validates the whole file before anything changes (zod's parse / safeParse).
-import type { InsertedRole } from "../history/strategies.js";
-import { ROLE_NAMES } from "../history/message-metadata.js";
+import { ROLE_NAMES, type InsertedRole } from "../messages/roles.js";
 import { describe, type WithCode } from "../runtime/errors.js";
-import type { MessageLike } from "../tokens/token-counter.js";
+import type { MessageLike } from "../messages/types.js";
 
 export const EXPORT_FORMAT = "ctxwin-context";
 export const EXPORT_VERSION = 1;

@@ -9,7 +9,7 @@ import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
 import { randomBytes } from "node:crypto";
 import { describe, typeError } from "../runtime/errors.js";
-import type { MessageLike } from "../tokens/token-counter.js";
+import type { MessageLike } from "../messages/types.js";
 import { replay, type ContextEntry, type MessageEntry } from "./context-log.js";
 import { checkSessionId, type SessionStore } from "./store.js";
 

@@ -7,9 +7,9 @@
 // the version it expects: when another worker appended first, the link reads the log again,
 // derives the view from it plus what is still queued, gives that to the manager, and retries.
 import { randomBytes } from "node:crypto";
-import type { InsertedRole } from "../history/strategies.js";
+import type { InsertedRole } from "../messages/roles.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
-import type { MessageLike } from "../tokens/token-counter.js";
+import type { MessageLike } from "../messages/types.js";
 import { replay, type Boundary, type ContextEntry, type ContextView, type LoggedMarker } from "./context-log.js";
 import type { ContextState } from "./export.js";
 import { checkSessionId, isConflict, type SessionEntry, type SessionStore } from "./store.js";

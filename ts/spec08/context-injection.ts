@@ -2,8 +2,8 @@ import { threadEvents } from "./thread-validation.js";
 import type { AgentThread, SummaryEvent } from "./types.js";
 
 /**
- * The summaries of a thread as a block for the system prompt, byte-identical to the SPEC-08
- * reference: "" without summaries, else a "## Previous Iteration Summaries" heading and one
+ * The summaries of a thread as a block for the system prompt, byte-identical to the reference
+ * implementation's: "" without summaries, else a "## Previous Iteration Summaries" heading and one
  * "### Iteration(s) 1, 2" section per summary event, in thread order.
  *
  * This stays in TypeScript on purpose: it formats caller objects with JavaScript's own rules

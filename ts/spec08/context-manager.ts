@@ -1,4 +1,5 @@
-// SPEC-08 ContextManager: a drop-in for the TypeScript reference that agent loops already call.
+// ContextManager: a drop-in for the TypeScript reference API that agent loops already call
+// (docs/spec08.md says where ctxwin is stricter).
 //
 // The core decides (estimates, which iterations are old, the extractive fallback); this class
 // keeps what only JavaScript can do: JSON.stringify of the caller's events, calling the caller's
@@ -21,7 +22,7 @@ export const DEFAULT_MAX_CONTEXT_TOKENS = 150000;
 export const DEFAULT_KEEP_RECENT_ITERATIONS = 3;
 export const DEFAULT_SUMMARY_CONCURRENCY = 4;
 
-/** SPEC-08's config plus ctxwin's own options. */
+/** The reference's configuration plus ctxwin's own options. */
 export interface ContextManagerOptions extends ContextManagementConfig {
   /** How many model calls `summarize` runs at once (default 4). */
   summaryConcurrency?: number;

@@ -2,7 +2,7 @@ import { requireString } from "../runtime/errors.js";
 import { native } from "../runtime/native.js";
 
 /**
- * SPEC-08's token estimate: `Math.ceil(text.length / 3.5)`, where `length` counts UTF-16 code units
+ * The reference's token estimate: `Math.ceil(text.length / 3.5)`, where `length` counts UTF-16 code units
  * (an astral character counts 2). Computed by the core; only the length crosses into it.
  */
 export function estimateTokens(text: string): number {

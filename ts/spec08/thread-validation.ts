@@ -1,4 +1,4 @@
-// Shape checks for the AgentThread arguments of the SPEC-08 API.
+// Shape checks for the AgentThread arguments of the thread manager's API.
 import { describe, typeError } from "../runtime/errors.js";
 import type { AgentEvent, AgentThread } from "./types.js";
 

@@ -1,4 +1,5 @@
-// SPEC-02 core types, exactly as the agent loops that call SPEC-08 declare them.
+// The agent loop's core types (threads of events), exactly as the agent loops that call the thread
+// manager declare them.
 
 export type AgentEventType =
   | "tool_call"

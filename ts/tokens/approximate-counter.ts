@@ -3,7 +3,8 @@
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { native } from "../runtime/native.js";
-import type { BatchTokenCounter, CountMessagesOptions, MessageLike } from "./token-counter.js";
+import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
+import type { MessageLike } from "../messages/types.js";
 
 export type ApproximateCounterOptions = { tokensPerWord?: number; charsPerToken?: never } | { charsPerToken: number; tokensPerWord?: never };
 

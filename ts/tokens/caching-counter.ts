@@ -3,7 +3,8 @@ import { describe, rangeError, requireString, typeError } from "../runtime/error
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import type { TiktokenCounter } from "./tiktoken-counter.js";
 import { TokenizerJsonCounter } from "./tokenizer-json-counter.js";
-import type { CountMessagesOptions, MessageLike, TokenCounter } from "./token-counter.js";
+import type { CountMessagesOptions, TokenCounter } from "./token-counter.js";
+import type { MessageLike } from "../messages/types.js";
 
 /** A counter that frames messages its own way (ClaudeCounter) and lets a wrapper count the strings. */
 interface FramingCounter {

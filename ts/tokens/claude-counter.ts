@@ -4,7 +4,8 @@ import { describe, rangeError, requireString, typeError } from "../runtime/error
 import { native, type NativeClaudeTokenizer } from "../runtime/native.js";
 import { CLAUDE_FAMILIES, claudeDataDir, claudeFamilyForModel, type ClaudeFamily } from "./claude-family.js";
 import { countClaudeRequest, type ClaudeRequestCount } from "./claude-messages.js";
-import type { BatchTokenCounter, CountMessagesOptions, MessageLike } from "./token-counter.js";
+import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
+import type { MessageLike } from "../messages/types.js";
 
 export interface ClaudeCounterOptions {
   /** A Claude model id in any spelling (`claude-opus-4-5`, `anthropic/claude-opus-4.7`, Bedrock, Vertex). */

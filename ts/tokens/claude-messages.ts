@@ -11,9 +11,10 @@
 import { Buffer } from "node:buffer";
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { ClaudeFamily } from "./claude-family.js";
-import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
+import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import { Tally, countTallies, systemBlocksText } from "./message-count.js";
-import type { CountMessagesOptions, MessageLike, ToolDefinition } from "./token-counter.js";
+import type { CountMessagesOptions } from "./token-counter.js";
+import type { MessageLike, ToolDefinition } from "../messages/types.js";
 
 /** The unmeasured charges of a Claude request, each meant to be at least what Anthropic counts. */
 export const CLAUDE_REQUEST_MARGINS = {

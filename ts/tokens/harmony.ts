@@ -8,8 +8,7 @@
 //   <|start|>assistant<|channel|>commentary to=functions.x <|constrain|>json<|message|>{...}<|call|>
 //   <|start|>functions.x to=assistant<|channel|>commentary<|message|>...<|end|>
 //   <|start|>assistant                                               the generation prompt
-import type { ToolDefinition } from "./token-counter.js";
-import type { TemplateMessage } from "./tokenizer-json-counter.js";
+import type { ToolDefinition, TemplateMessage } from "../messages/types.js";
 
 function typeOf(schema: unknown): string {
   if (schema === null || typeof schema !== "object") return "any";

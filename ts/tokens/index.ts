@@ -5,19 +5,15 @@ export { TiktokenCounter, type TiktokenCounterOptions } from "./tiktoken-counter
 export { ApproximateCounter, type ApproximateCounterOptions } from "./approximate-counter.js";
 export { CachingCounter, type CachingCounterOptions } from "./caching-counter.js";
 export { ClaudeCounter, type ClaudeCounterOptions } from "./claude-counter.js";
-export { claudeFamilyForModel, CLAUDE_FAMILIES, type ClaudeFamily } from "./claude-family.js";
-export { CLAUDE_REQUEST_MARGINS, claudeImageTokensFor, type ClaudeRequestCount } from "./claude-messages.js";
+export { claudeFamilyForModel, type ClaudeFamily } from "./claude-family.js";
+export type { ClaudeRequestCount } from "./claude-messages.js";
 export { getCounter } from "./get-counter.js";
 export {
   TokenizerJsonCounter,
   type TokenizerJsonCounterOptions,
   type TokenizerSource,
   type TokenizerJson,
-  type TemplateMessage,
 } from "./tokenizer-json-counter.js";
-export { renderHarmony } from "./harmony.js";
-export { registerTokenizer, clearRegisteredTokenizers, openModelFamily, OPEN_MODEL_FAMILIES, type OpenModelFamily } from "./open-models.js";
+export { registerTokenizer, clearRegisteredTokenizers } from "./open-models.js";
 export { encodingForModel, ENCODING_NAMES, type EncodingName, type ClaudeEncodingName, type ModelEncoding } from "./encodings.js";
-export { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
-export { mapToolResults, hasReasoning, removeReasoning } from "./message-shape.js";
-export type { TokenCounter, BatchTokenCounter, MessageLike, ToolDefinition, FunctionDefinition, CountMessagesOptions, SystemTextBlock } from "./token-counter.js";
+export type { TokenCounter, BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";

@@ -2,8 +2,9 @@
 // request is counted in one batch.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { EncodingName } from "./encodings.js";
-import { checkJsonValue, checkMessage, isRecord, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
-import type { CountMessagesOptions, FunctionDefinition, MessageLike, ToolDefinition } from "./token-counter.js";
+import type { CountMessagesOptions } from "./token-counter.js";
+import type { FunctionDefinition, MessageLike, ToolDefinition } from "../messages/types.js";
+import { checkJsonValue, checkMessage, isCheckedBatch, isRecord, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 
 /** Per-request overheads of OpenAI chat models. */
 export interface ChatOverheads {
@@ -72,15 +73,17 @@ function tallyVisitor(tally: Tally, imageTokens: number): MessageVisitor {
   return visitor;
 }
 
-function readMessage(message: unknown, index: number, tally: Tally, overheads: ChatOverheads, imageTokens: number): void {
-  checkMessage(message, `messages[${index}]`);
-  const item = responsesItemRole(message);
+/** Reads one message into `tally`; `checked`: it was checked already (a CHECKED batch), and is not again. */
+function readMessage(message: unknown, index: number, tally: Tally, overheads: ChatOverheads, imageTokens: number, checked: boolean): void {
+  if (!checked) checkMessage(message, `messages[${index}]`);
+  const record = message as Record<string, unknown>;
+  const item = responsesItemRole(record);
   tally.fixed += overheads.perMessage;
-  tally.text(item === undefined ? message.role : message.type);
-  visitMessage(message, tallyVisitor(tally, imageTokens));
-  if (typeof message.name === "string") {
+  tally.text(item === undefined ? record.role : record.type);
+  visitMessage(record, tallyVisitor(tally, imageTokens));
+  if (typeof record.name === "string") {
     tally.fixed += overheads.perName;
-    tally.text(message.name);
+    tally.text(record.name);
   }
 }
 
@@ -171,16 +174,17 @@ export function countEachMessageWith(
   const imageTokens = options.imageTokens ?? DEFAULT_IMAGE_TOKENS;
   if (!Number.isInteger(imageTokens) || imageTokens < 0) throw rangeError(`options.imageTokens must be an integer >= 0, got ${describe(imageTokens)}`);
   // One tally per message and one for the tools, flattened for a single countMany call.
+  const checked = isCheckedBatch(messages);
   const tallies = messages.map((message, index) => {
     const tally = new Tally();
-    readMessage(message, index, tally, overheads, imageTokens);
+    readMessage(message, index, tally, overheads, imageTokens, checked);
     return tally;
   });
   const toolTally = new Tally();
   if (options.system !== undefined) {
     // A system prompt passed beside the messages counts as a system message.
     const content = typeof options.system === "string" ? options.system : systemBlocksText(options.system);
-    readMessage({ role: "system", content }, -1, toolTally, overheads, imageTokens);
+    readMessage({ role: "system", content }, -1, toolTally, overheads, imageTokens, false);
   }
   if (options.tools !== undefined) {
     if (!Array.isArray(options.tools)) throw typeError(`options.tools must be an array, got ${describe(options.tools)}`);

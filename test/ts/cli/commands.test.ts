@@ -79,7 +79,7 @@ describe("ctxwin count", () => {
   const code = join(dir, "code.ts");
   beforeAll(() => {
     writeFileSync(prose, readFileSync(join(packageRoot, "README.md"), "utf8"));
-    writeFileSync(code, readFileSync(join(packageRoot, "ts", "history", "message-context-manager.ts"), "utf8"));
+    writeFileSync(code, readFileSync(join(packageRoot, "ts", "context", "message-context-manager.ts"), "utf8"));
   });
 
   it("counts each file exactly, and the total", async () => {

@@ -1,8 +1,7 @@
-// Seeds 001 / 003 / 004: context compaction, tool results, progressive levels, concurrency.
+// Context compaction: tool results, progressive levels, concurrency.
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it, vi } from "vitest";
 import {
-  CLEARED_TOOL_RESULT,
   ContextCompactor,
   ContextLimits,
   MessageContextManager,
@@ -11,6 +10,7 @@ import {
   extractiveSummarizer,
   type MessageLike,
 } from "ctxwin";
+import { CLEARED_TOOL_RESULT } from "../../../ts/compaction/levels/clear-old-tool-results.js";
 import { loadSession } from "../../../examples/replay.js";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });

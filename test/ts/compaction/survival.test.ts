@@ -4,7 +4,6 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
-  CLEARED_TOOL_RESULT,
   ContextCompactor,
   ContextLimits,
   MessageContextManager,
@@ -14,6 +13,7 @@ import {
   type MessageLike,
   type TokenCounter,
 } from "ctxwin";
+import { CLEARED_TOOL_RESULT } from "../../../ts/compaction/levels/clear-old-tool-results.js";
 
 type Msg = MessageLike & { tokens?: number; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
 /** Every message costs its `tokens` (default 10); an empty request costs nothing. */

@@ -1,4 +1,4 @@
-// Seed 001 / 003 tool result compaction, through the public API.
+// Tool result compaction, through the public API.
 import { describe, expect, it } from "vitest";
 import { ApproximateCounter, TiktokenCounter, ToolResultCompactor, getCounter } from "ctxwin";
 

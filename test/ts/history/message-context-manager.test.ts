@@ -1,4 +1,4 @@
-// Seeds 000 / 001 / 003 / 004: the message-history manager through its public API.
+// The message-history manager through its public API.
 import { describe, expect, it, vi } from "vitest";
 import {
   CachingCounter,
@@ -9,13 +9,12 @@ import {
   SmartTruncationStrategy,
   TokenBudgetStrategy,
   TruncationMode,
-  WARNING_80,
-  WARNING_90,
   extractiveSummarizer,
   type MessageLike,
   type TokenCounter,
   type TrimEvent,
 } from "ctxwin";
+import { WARNING_80, WARNING_90 } from "../../../ts/context/usage-warnings.js";
 
 type Msg = MessageLike & { tokens?: number };
 /** Every message costs its `tokens` (default 10); an empty request costs nothing. */
@@ -82,7 +81,7 @@ describe("MessageContextManager", () => {
     expect(request[2]).toEqual({ role: "system", content: `[${21 - 12} messages omitted]` });
   });
 
-  it("warns once per crossing at 80% and 90%, with seed 000's words, without blocking", () => {
+  it("warns once per crossing at 80% and 90%, with the chat's words, without blocking", () => {
     const warnings: string[] = [];
     const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), trimAt: 0.95 });
     cm.on("warning", (w) => warnings.push(w.message));

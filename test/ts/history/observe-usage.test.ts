@@ -8,10 +8,10 @@ import {
   MessageContextManager,
   UsageCalibration,
   getCounter,
-  reportedInputTokens,
   type MessageLike,
   type TokenCounter,
 } from "ctxwin";
+import { reportedInputTokens } from "../../../ts/history/usage-calibration.js";
 
 type Msg = MessageLike & { tokens?: number };
 /** Every message costs its `tokens` (default 10); an empty request costs nothing. */

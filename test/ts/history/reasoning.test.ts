@@ -14,10 +14,10 @@ import {
   TiktokenCounter,
   TokenBudgetStrategy,
   TruncationMode,
-  hasReasoning,
   type MessageLike,
   type TruncationStrategy,
 } from "ctxwin";
+import { hasReasoning } from "../../../ts/messages/reasoning.js";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
 type Shape = "ai-sdk" | "anthropic" | "responses";

@@ -1,4 +1,5 @@
-// Seeds 001 / 003 / 004 truncation scenarios, and DESIGN.md's invariants as properties.
+// Truncation scenarios, and the strategies' guarantees (system messages and pins kept, tool
+// units whole, order kept, the target met when it can be) as properties.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {

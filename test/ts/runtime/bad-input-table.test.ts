@@ -312,7 +312,7 @@ add({ name: "TokenBudgetStrategy.plan with a malformed message", call: () => new
   add({ name: "ContextCompactor summaryRole 'tool'", call: () => new ContextCompactor({ model: extractiveSummarizer(), summaryRole: bad("tool") }), error: R, code: RANGE });
 }
 
-// SPEC-08.
+// The thread manager (ContextManager, estimateTokens, buildContextInjection).
 {
   const cm = new ContextManager({ keepRecentIterations: 2 });
   for (const value of [5, null, ["a"], undefined]) {
@@ -328,7 +328,7 @@ add({ name: "TokenBudgetStrategy.plan with a malformed message", call: () => new
   add({ name: "ContextManager keepRecentIterations 1e309", call: () => new ContextManager({ keepRecentIterations: 1e309 }), error: R, code: RANGE });
 }
 
-// Corrupt files: context exports (seed 000's /import) and session logs read back from disk.
+// Corrupt files: context exports (a chat's /import) and session logs read back from disk.
 {
   const { manager, subject } = managerSubject();
   const good = JSON.stringify(manager.export());

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FileSessionStore, MAX_APPEND_BYTES, MAX_READ_BYTES, MemorySessionStore } from "ctxwin";
+import { FileSessionStore, MemorySessionStore } from "ctxwin";
+import { MAX_APPEND_BYTES, MAX_READ_BYTES } from "../../../ts/session/store.js";
 
 const SCAN = fileURLToPath(new URL("./fixtures/scan-log.mjs", import.meta.url));
 const APPENDS = 40;

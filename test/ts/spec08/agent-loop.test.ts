@@ -3,7 +3,8 @@
 import { jsonSchema, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { ContextManager, SUMMARY_PROMPT, type SummaryEvent } from "ctxwin";
+import { ContextManager, type SummaryEvent } from "ctxwin";
+import { SUMMARY_PROMPT } from "../../../ts/spec08/context-manager.js";
 import { runAgentLoop, threadToMessages, type IterationReport } from "../../../examples/agent-loop.js";
 import { ReplayModel, loadSession, replayTools } from "../../../examples/replay.js";
 
@@ -46,7 +47,7 @@ function systemOf(options: CallOptions): string {
   return options.prompt.filter((m) => m.role === "system").map((m) => m.content as string).join("\n");
 }
 
-describe("agent loop with SPEC-08 context management", () => {
+describe("agent loop with the thread manager's context management", () => {
   it("summarizes between iterations when needsSummarization says so", async () => {
     const agent = scriptedAgent(12);
     const summaryPrompts: string[] = [];

@@ -11,7 +11,7 @@ const anyUtf16 = fc.oneof(
 );
 
 describe("estimateTokens", () => {
-  it("returns a reasonable estimate for hello (SPEC-08)", () => {
+  it("returns a reasonable estimate for hello", () => {
     expect(estimateTokens("hello")).toBe(2);
     expect(estimateTokens("")).toBe(0);
     expect(estimateTokens("a")).toBe(1);

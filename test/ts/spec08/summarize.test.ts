@@ -2,7 +2,8 @@ import { generateText } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ContextManager, SUMMARY_PROMPT, extractiveSummarizer, type AgentEvent, type AgentThread, type SummaryEvent } from "ctxwin";
+import { ContextManager, extractiveSummarizer, type AgentEvent, type AgentThread, type SummaryEvent } from "ctxwin";
+import { SUMMARY_PROMPT } from "../../../ts/spec08/context-manager.js";
 import { agentSession, makeThread } from "../support/fixtures.js";
 
 /** A mock AI SDK model whose answer is derived from the prompt, and that records its prompts. */
@@ -24,7 +25,7 @@ function echoModel(answer = (prompt: string) => `Summary of ${prompt.split("\n")
   return { model, prompts };
 }
 
-// The SPEC-08 reference summarize, written out from the spec: the oracle for the differential test.
+// The reference implementation's summarize, written out: the oracle for the differential test.
 async function referenceSummarize(thread: AgentThread, model: unknown, keepRecent: number): Promise<AgentThread> {
   const byIteration = new Map<number, AgentEvent[]>();
   for (const event of thread.events) {
@@ -205,7 +206,7 @@ describe("summarize", () => {
   });
 });
 
-// SPEC-08 drop-in (issue 17): the reference hands the model to generateText only for an old
+// A drop-in for the reference: it hands the model to generateText only for an old
 // iteration, so its own test "summarize preserves recent iterations unchanged" passes `{}` as the
 // model on a thread where nothing is old enough; ctxwin must return that thread too.
 describe("summarize checks the model only when a summary is to be written", () => {

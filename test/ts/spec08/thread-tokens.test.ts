@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ContextManager, type AgentEvent, type ToolCallEvent } from "ctxwin";
 import { agentSession, makeThread } from "../support/fixtures.js";
 
-// The SPEC-08 reference, written out: the oracle for every count below.
+// The reference implementation, written out: the oracle for every count below.
 const referenceThreadTokens = (events: unknown[]) =>
   events.reduce<number>((sum, event) => sum + Math.ceil(JSON.stringify(event).length / 3.5), 0);
 
@@ -113,7 +113,7 @@ describe("needsSummarization", () => {
 });
 
 describe("ContextManager defaults", () => {
-  it("uses SPEC-08's defaults", () => {
+  it("uses the reference's defaults", () => {
     const cm = new ContextManager();
     expect(cm.maxContextTokens).toBe(150000);
     expect(cm.keepRecentIterations).toBe(3);

@@ -1,7 +1,15 @@
 // ClaudeCounter through the public API: model routing, counting, whole Anthropic requests (their
 // unmeasured parts are upper bounds), CachingCounter keeping its framing, bad input.
 import { describe, expect, it } from "vitest";
-import { CachingCounter, ClaudeCounter, CLAUDE_REQUEST_MARGINS, claudeFamilyForModel, claudeImageTokensFor, encodingForModel, getCounter, TiktokenCounter } from "ctxwin";
+import {
+  CachingCounter,
+  ClaudeCounter,
+  claudeFamilyForModel,
+  encodingForModel,
+  getCounter,
+  TiktokenCounter,
+} from "ctxwin";
+import { CLAUDE_REQUEST_MARGINS, claudeImageTokensFor } from "../../../ts/tokens/claude-messages.js";
 
 describe("Claude model ids", () => {
   it("route every spelling to its family", () => {

@@ -12,7 +12,7 @@ import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent }
 import { requirePeer } from "../shared/require-peer.js";
 import { reportedInputTokens } from "../../history/usage-calibration.js";
 import { describe, requireString, typeError } from "../../runtime/errors.js";
-import type { MessageLike, ToolDefinition } from "../../tokens/token-counter.js";
+import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 
 const ai = await requirePeer(() => import("ai"), "ai-sdk", "the `ai` package (version 6)", "ERR_CTXWIN_AI_SDK_MISSING");
 

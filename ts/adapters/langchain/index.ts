@@ -13,7 +13,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
 import { requirePeer } from "../shared/require-peer.js";
 import { reportedInputTokens } from "../../history/usage-calibration.js";
-import type { ToolDefinition } from "../../tokens/token-counter.js";
+import type { ToolDefinition } from "../../messages/types.js";
 import { CONTENT, ORIGINAL, toMessageLike, toMessageLikes, type LinkedMessage } from "./messages.js";
 
 const [lc, core, functionCalling] = await requirePeer(

@@ -3,7 +3,7 @@
 // object, and a compacted tool result as a new ToolMessage with every other field of the old one.
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, typeError } from "../../runtime/errors.js";
-import type { MessageLike } from "../../tokens/token-counter.js";
+import type { MessageLike } from "../../messages/types.js";
 
 /** The LangChain message a ctxwin-shaped copy stands for (kept through the levels' `{ ...message }` copies). */
 export const ORIGINAL: unique symbol = Symbol("ctxwin.langchain.original");

@@ -15,7 +15,7 @@ import type { AgentInputItem, Runner, RunContext, Session } from "@openai/agents
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
 import { reportedInputTokens } from "../../history/usage-calibration.js";
 import { describe, requireCount, requireString, typeError } from "../../runtime/errors.js";
-import type { MessageLike, ToolDefinition } from "../../tokens/token-counter.js";
+import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 import { toItems, toMessageLikes, type LinkedItemMessage } from "./items.js";
 import { StoreItems } from "./store-items.js";
 import type { SessionStore } from "../../session/store.js";

@@ -7,7 +7,7 @@
 // rejects), and each result a tool message. Every copy links back to the items it stands for.
 import type { AgentInputItem } from "@openai/agents";
 import { describe, typeError } from "../../runtime/errors.js";
-import type { MessageLike } from "../../tokens/token-counter.js";
+import type { MessageLike } from "../../messages/types.js";
 
 export const ITEMS: unique symbol = Symbol("ctxwin.openai-agents.items");
 export const CONTENT: unique symbol = Symbol("ctxwin.openai-agents.content");

@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { replay, type ContextEntry } from "../../session/context-log.js";
 import { checkSessionId, isConflict, type SessionEntry, type SessionStore } from "../../session/store.js";
 import { describe, typeError } from "../../runtime/errors.js";
-import type { MessageLike } from "../../tokens/token-counter.js";
+import type { MessageLike } from "../../messages/types.js";
 import { toItems, toMessageLikes } from "./items.js";
 
 /** A store looks like one when it has the operations this class calls. */

@@ -21,15 +21,23 @@ import type { CompactionReport } from "../../compaction/progressive-compaction.j
 import type { SummaryMessage } from "../../compaction/context-compactor.js";
 import { ToolResultCompactor } from "../../compaction/tool-result-compactor.js";
 import { ContextLimits, type LimitOverrides } from "../../history/context-limits.js";
-import { MessageContextManager, TruncationMode } from "../../history/message-context-manager.js";
-import { SlidingWindowStrategy, SmartTruncationStrategy, TokenBudgetStrategy, checkRole, type InsertedRole, type TruncationStrategy } from "../../history/strategies.js";
+import { MessageContextManager } from "../../context/message-context-manager.js";
+import {
+  SlidingWindowStrategy,
+  SmartTruncationStrategy,
+  TokenBudgetStrategy,
+  type TruncationStrategy,
+} from "../../history/strategies.js";
 import { reportedInputTokens, UsageCalibration, type ReportedUsage } from "../../history/usage-calibration.js";
 import type { SummaryModel } from "../../models/summary-model.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../../runtime/errors.js";
 import { consoleLogger, type Logger } from "../../runtime/logger.js";
 import { getCounter } from "../../tokens/get-counter.js";
-import { mapToolResults } from "../../tokens/message-shape.js";
-import type { MessageLike, TokenCounter, ToolDefinition } from "../../tokens/token-counter.js";
+import { mapToolResults } from "../../messages/tool-results.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
+import type { MessageLike, ToolDefinition } from "../../messages/types.js";
+import { checkRole, type InsertedRole } from "../../messages/roles.js";
+import { TruncationMode } from "../../context/options.js";
 
 /** The options every adapter takes. */
 export interface ContextOptions {

@@ -6,7 +6,7 @@
 // The providers are called through the LanguageModel (v3) interface itself (doStream), which
 // they implement; the `ai` package is not needed for a text-only chat.
 import { extractiveSummarizer } from "../../models/extractive-summarizer.js";
-import type { MessageLike } from "../../tokens/token-counter.js";
+import type { MessageLike } from "../../messages/types.js";
 
 /** A message of the request, as MessageContextManager.getContextForRequest gives it. */
 export type ChatMessage = MessageLike;

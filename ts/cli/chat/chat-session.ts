@@ -1,7 +1,7 @@
-// The chat of `ctxwin chat` without the terminal: seed 000's turns, commands, warnings and trims
-// on a MessageContextManager. The command feeds it lines and shows what it writes.
+// The chat of `ctxwin chat` without the terminal: its turns, commands, warnings and trims on a
+// MessageContextManager. The command feeds it lines and shows what it writes.
 //
-// When the automatic trim runs. Seed 000 trims "at 80%" and also promises, at 90%, "one more turn
+// When the automatic trim runs. The chat trims "at 80%" and also promises, at 90%, "one more turn
 // before auto-trim". Both hold, in this order, in a growing session:
 //   - crossing 80% shows the yellow warning after that response ("Consider /clear or /save."),
 //   - crossing 90% shows the orange warning after that response ("Auto-trimming soon."),
@@ -11,13 +11,15 @@
 // One exception keeps the model's window safe: a message that would not fit (over 100% of the
 // prompt budget) trims first, before the request is sent, and says so.
 import { readFile, writeFile } from "node:fs/promises";
-import { MessageContextManager, type ContextWarning, type MessageContextManagerOptions, type TrimEvent } from "../../history/message-context-manager.js";
+import { MessageContextManager } from "../../context/message-context-manager.js";
 import type { SessionStore } from "../../session/store.js";
 import { extractiveSummarizer } from "../../models/extractive-summarizer.js";
 import { encodingForModel } from "../../tokens/encodings.js";
 import { analyzeContext, limitsFor, renderContextView } from "../inspect.js";
 import { num, type Palette } from "../terminal.js";
 import type { Assistant, ChatMessage, Usage } from "./assistant.js";
+import type { MessageContextManagerOptions, TrimEvent } from "../../context/options.js";
+import type { ContextWarning } from "../../context/usage-warnings.js";
 
 export const HELP = `Commands:
   /stats          tokens used (the running total), the window, messages, trims
@@ -224,7 +226,7 @@ export class ChatSession {
     if (event) this.notice = event.message;
   }
 
-  /** Seed 000's warnings, yellow at 80% and orange at 90%; true when the 90% one was shown. */
+  /** The warnings, yellow at 80% and orange at 90%; true when the 90% one was shown. */
   private showWarnings(): boolean {
     let shown90 = false;
     for (const w of this.warnings) {
@@ -281,7 +283,7 @@ export class ChatSession {
     return "continue";
   }
 
-  /** Seed 000's /export: the turns and the metadata (session_id, agent, timestamps) as JSON. */
+  /** /export: the turns and the metadata (session_id, agent, timestamps) as JSON. */
   private async exportTo(file: string): Promise<void> {
     if (file === "") return void this.write(`${this.colors.red("/export needs a FILE")}\n`);
     const data = this.context.export();
@@ -293,7 +295,7 @@ export class ChatSession {
     this.write(`Exported ${data.turns.length} turns of session ${data.metadata.session_id} to ${file}.\n`);
   }
 
-  /** Seed 000's /import: validated first; a bad file changes nothing. */
+  /** /import: validated first; a bad file changes nothing. */
   private async importFrom(file: string): Promise<void> {
     if (file === "") return void this.write(`${this.colors.red("/import needs a FILE")}\n`);
     let text: string;
@@ -313,7 +315,7 @@ export class ChatSession {
     this.afterTurn();
   }
 
-  /** Seed 000's /save: the session goes to the store, and every later change with it. */
+  /** /save: the session goes to the store, and every later change with it. */
   private async save(): Promise<void> {
     if (!this.store) return void this.write(`${this.colors.red("No session store.")}\n`);
     try {

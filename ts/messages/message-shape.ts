@@ -1,9 +1,12 @@
-// The one place that knows the message shapes ctxwin reads: OpenAI chat, OpenAI Responses input
-// items (reasoning, function_call, function_call_output), AI SDK ModelMessage and Anthropic Messages.
-// Reasoning (AI SDK `reasoning` parts, Anthropic `thinking` / `redacted_thinking` blocks, OpenAI
-// `reasoning` items) is counted as text and can be cleared from old turns (removeReasoning). Counting (message-count.ts) and truncation (message-metadata.ts) both walk
-// messages through visitMessage, and compaction rewrites tool results through mapToolResults, so
-// a shape learned here is learned everywhere.
+// The message shapes ctxwin reads, in one place: OpenAI chat, OpenAI Responses input items
+// (reasoning, function_call, function_call_output), AI SDK ModelMessage and Anthropic Messages.
+// checkMessage checks a message before anything reads it (each field of the right type, tool
+// arguments and outputs that JSON can carry; bad input rejected with a coded TypeError /
+// RangeError naming the field, never guessed at); visitMessage walks one, handing its text,
+// images, documents, tool calls and tool results to a visitor. Counting, the metadata reader,
+// compaction and the command line all read messages through here, so a shape learned here is
+// learned everywhere. Reasoning (AI SDK `reasoning` parts, Anthropic `thinking` /
+// `redacted_thinking` blocks, OpenAI `reasoning` items) is visited as text.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 
 export interface MessageVisitor {
@@ -27,6 +30,119 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 const idOf = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+/** Visits one content part or block of any of the three shapes. */
+export function visitPart(part: unknown, visitor: MessageVisitor): void {
+  if (typeof part === "string") return visitor.text(part);
+  if (!isRecord(part)) return;
+  switch (part.type) {
+    case "text": // OpenAI, AI SDK, Anthropic
+    case "reasoning": // AI SDK
+      return visitor.text(part.text);
+    case "thinking": // Anthropic: the thinking and its signature are sent back, and counted
+      visitor.text(part.thinking);
+      return visitor.text(part.signature);
+    case "redacted_thinking": // Anthropic: encrypted thinking
+      return visitor.text(part.data);
+    case "image": // AI SDK, Anthropic
+    case "image_url": // OpenAI
+    case "input_image":
+      return visitor.image(part);
+    case "document": // Anthropic
+      if (visitor.document) return visitor.document(part);
+      if (isRecord(part.source) && part.source.type === "text") visitor.text(part.source.data);
+      return;
+    case "file": // AI SDK: images cost an image; text files count as text
+      if (typeof part.mediaType === "string" && part.mediaType.startsWith("image/")) return visitor.image(part);
+      if (part.mediaType === "application/pdf" && visitor.document) return visitor.document(part);
+      if (typeof part.data === "string") visitor.text(part.data);
+      return;
+    case "tool-call": // AI SDK
+      return visitor.toolCall(idOf(part.toolCallId), part.toolName, part.input ?? part.args);
+    case "tool_use": // Anthropic
+      return visitor.toolCall(idOf(part.id), part.name, part.input);
+    case "tool-result": // AI SDK: output { type, value } (v5+) or result (v4)
+      return visitor.toolResult(idOf(part.toolCallId), part.output ?? part.result);
+    case "tool_result": // Anthropic
+      return visitor.toolResult(idOf(part.tool_use_id), part.content);
+    default:
+      if (typeof part.text === "string") visitor.text(part.text);
+  }
+}
+
+/**
+ * Visits a message: its content (string or parts), OpenAI's `tool_calls`, and, for an OpenAI tool
+ * message, its `tool_call_id` (counted as text) and its content as the result.
+ */
+export function visitMessage(message: Record<string, unknown>, visitor: MessageVisitor): void {
+  if (message.role === undefined && typeof message.type === "string" && visitResponsesItem(message, visitor)) return;
+  const content = message.content;
+  if (typeof message.tool_call_id === "string") {
+    visitor.text(message.tool_call_id);
+    visitor.toolResult(message.tool_call_id, content);
+  } else if (Array.isArray(content)) {
+    for (const part of content) visitPart(part, visitor);
+  } else {
+    visitor.text(content);
+  }
+  if (Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls) {
+      if (!isRecord(call)) continue;
+      const fn = isRecord(call.function) ? call.function : call;
+      visitor.toolCall(idOf(call.id), fn.name, fn.arguments);
+    }
+  }
+}
+
+/** The role a Responses item stands for in a conversation, or undefined when it is not one of them. */
+export function responsesItemRole(message: Record<string, unknown>): "assistant" | "tool" | undefined {
+  if (message.role !== undefined) return undefined;
+  if (message.type === "reasoning" || message.type === "function_call") return "assistant";
+  if (message.type === "function_call_output") return "tool";
+  return undefined;
+}
+
+function visitResponsesItem(item: Record<string, unknown>, visitor: MessageVisitor): boolean {
+  switch (item.type) {
+    case "reasoning":
+      for (const list of [item.summary, item.content]) if (Array.isArray(list)) for (const part of list) if (isRecord(part)) visitor.text(part.text);
+      visitor.text(item.encrypted_content);
+      return true;
+    case "function_call":
+      visitor.toolCall(idOf(item.call_id), item.name, item.arguments);
+      return true;
+    case "function_call_output":
+      visitor.toolResult(idOf(item.call_id), item.output);
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** AI SDK's tool output `{ type: "text" | "json" | ..., value }` (v5+). */
+export function isTypedOutput(output: unknown): output is { type: string; value: unknown } {
+  return isRecord(output) && typeof output.type === "string" && "value" in output;
+}
+
+/** Visits a tool result's output: a string, parts, or AI SDK's { type, value }. */
+export function visitToolOutput(output: unknown, visitor: MessageVisitor): void {
+  if (Array.isArray(output)) {
+    for (const item of output) visitPart(item, visitor);
+  } else if (isTypedOutput(output)) {
+    if (Array.isArray(output.value)) for (const item of output.value) visitPart(item, visitor);
+    else visitor.text(output.value);
+  } else {
+    visitor.text(output);
+  }
+}
+
+/** A tool result's output as text: its text parts joined by newlines, other values as JSON. */
+export function toolOutputText(output: unknown): string {
+  const texts: string[] = [];
+  const push = (v: unknown) => texts.push(typeof v === "string" ? v : (JSON.stringify(v) ?? ""));
+  visitToolOutput(output, { text: push, image: () => {}, toolCall: () => {}, toolResult: (_id, inner) => push(inner) });
+  return texts.join("\n");
+}
 
 /** How deep a tool call's arguments or a tool's output may nest (JSON.stringify overflows the stack near 5,000). */
 export const MAX_JSON_DEPTH = 512;
@@ -163,177 +279,17 @@ export function checkMessage(message: unknown, at: string): asserts message is R
   });
 }
 
-/** Visits one content part or block of any of the three shapes. */
-export function visitPart(part: unknown, visitor: MessageVisitor): void {
-  if (typeof part === "string") return visitor.text(part);
-  if (!isRecord(part)) return;
-  switch (part.type) {
-    case "text": // OpenAI, AI SDK, Anthropic
-    case "reasoning": // AI SDK
-      return visitor.text(part.text);
-    case "thinking": // Anthropic: the thinking and its signature are sent back, and counted
-      visitor.text(part.thinking);
-      return visitor.text(part.signature);
-    case "redacted_thinking": // Anthropic: encrypted thinking
-      return visitor.text(part.data);
-    case "image": // AI SDK, Anthropic
-    case "image_url": // OpenAI
-    case "input_image":
-      return visitor.image(part);
-    case "document": // Anthropic
-      if (visitor.document) return visitor.document(part);
-      if (isRecord(part.source) && part.source.type === "text") visitor.text(part.source.data);
-      return;
-    case "file": // AI SDK: images cost an image; text files count as text
-      if (typeof part.mediaType === "string" && part.mediaType.startsWith("image/")) return visitor.image(part);
-      if (part.mediaType === "application/pdf" && visitor.document) return visitor.document(part);
-      if (typeof part.data === "string") visitor.text(part.data);
-      return;
-    case "tool-call": // AI SDK
-      return visitor.toolCall(idOf(part.toolCallId), part.toolName, part.input ?? part.args);
-    case "tool_use": // Anthropic
-      return visitor.toolCall(idOf(part.id), part.name, part.input);
-    case "tool-result": // AI SDK: output { type, value } (v5+) or result (v4)
-      return visitor.toolResult(idOf(part.toolCallId), part.output ?? part.result);
-    case "tool_result": // Anthropic
-      return visitor.toolResult(idOf(part.tool_use_id), part.content);
-    default:
-      if (typeof part.text === "string") visitor.text(part.text);
-  }
-}
-
 /**
- * Visits a message: its content (string or parts), OpenAI's `tool_calls`, and, for an OpenAI tool
- * message, its `tool_call_id` (counted as text) and its content as the result.
+ * Marks a batch of messages each of which checkMessage has just passed (a metadata reader read
+ * them): counting the batch does not check them again, so a message added to a history is
+ * checked once. The mark is on a batch made for the count, never on a caller's own array.
  */
-export function visitMessage(message: Record<string, unknown>, visitor: MessageVisitor): void {
-  if (message.role === undefined && typeof message.type === "string" && visitResponsesItem(message, visitor)) return;
-  const content = message.content;
-  if (typeof message.tool_call_id === "string") {
-    visitor.text(message.tool_call_id);
-    visitor.toolResult(message.tool_call_id, content);
-  } else if (Array.isArray(content)) {
-    for (const part of content) visitPart(part, visitor);
-  } else {
-    visitor.text(content);
-  }
-  if (Array.isArray(message.tool_calls)) {
-    for (const call of message.tool_calls) {
-      if (!isRecord(call)) continue;
-      const fn = isRecord(call.function) ? call.function : call;
-      visitor.toolCall(idOf(call.id), fn.name, fn.arguments);
-    }
-  }
-}
+export const CHECKED: unique symbol = Symbol("ctxwin.checked");
 
-/** The role a Responses item stands for in a conversation, or undefined when it is not one of them. */
-export function responsesItemRole(message: Record<string, unknown>): "assistant" | "tool" | undefined {
-  if (message.role !== undefined) return undefined;
-  if (message.type === "reasoning" || message.type === "function_call") return "assistant";
-  if (message.type === "function_call_output") return "tool";
-  return undefined;
-}
+/** A batch of messages checked already (see CHECKED). */
+export type CheckedBatch<M> = readonly M[] & { readonly [CHECKED]: true };
 
-function visitResponsesItem(item: Record<string, unknown>, visitor: MessageVisitor): boolean {
-  switch (item.type) {
-    case "reasoning":
-      for (const list of [item.summary, item.content]) if (Array.isArray(list)) for (const part of list) if (isRecord(part)) visitor.text(part.text);
-      visitor.text(item.encrypted_content);
-      return true;
-    case "function_call":
-      visitor.toolCall(idOf(item.call_id), item.name, item.arguments);
-      return true;
-    case "function_call_output":
-      visitor.toolResult(idOf(item.call_id), item.output);
-      return true;
-    default:
-      return false;
-  }
-}
-
-const REASONING_PARTS = new Set(["reasoning", "thinking", "redacted_thinking"]);
-
-/** Whether a message carries reasoning: AI SDK reasoning parts, Anthropic thinking blocks, an OpenAI reasoning item. */
-export function hasReasoning(message: unknown): boolean {
-  if (!isRecord(message)) return false;
-  if (message.role === undefined && message.type === "reasoning") {
-    const some = (v: unknown) => Array.isArray(v) && v.length > 0;
-    return some(message.summary) || some(message.content) || typeof message.encrypted_content === "string";
-  }
-  return Array.isArray(message.content) && message.content.some((p: unknown) => isRecord(p) && typeof p.type === "string" && REASONING_PARTS.has(p.type));
-}
-
-/**
- * A copy of `message` without its reasoning (what Anthropic's clear_thinking does to old turns):
- * reasoning parts and thinking blocks removed, an OpenAI reasoning item emptied (its id stays, so
- * the items after it still refer to it). A message without reasoning comes back as it is.
- */
-export function removeReasoning<M>(message: M): M {
-  if (!hasReasoning(message)) return message;
-  const record = message as Record<string, unknown>;
-  if (record.role === undefined && record.type === "reasoning") {
-    const copy: Record<string, unknown> = { ...record, summary: [] };
-    delete copy.encrypted_content;
-    delete copy.content;
-    return copy as M;
-  }
-  return { ...record, content: (record.content as unknown[]).filter((p) => !(isRecord(p) && typeof p.type === "string" && REASONING_PARTS.has(p.type))) } as M;
-}
-
-/** AI SDK's tool output `{ type: "text" | "json" | ..., value }` (v5+). */
-function isTypedOutput(output: unknown): output is { type: string; value: unknown } {
-  return isRecord(output) && typeof output.type === "string" && "value" in output;
-}
-
-/** Visits a tool result's output: a string, parts, or AI SDK's { type, value }. */
-export function visitToolOutput(output: unknown, visitor: MessageVisitor): void {
-  if (Array.isArray(output)) {
-    for (const item of output) visitPart(item, visitor);
-  } else if (isTypedOutput(output)) {
-    if (Array.isArray(output.value)) for (const item of output.value) visitPart(item, visitor);
-    else visitor.text(output.value);
-  } else {
-    visitor.text(output);
-  }
-}
-
-/** A tool result's output as text: its text parts joined by newlines, other values as JSON. */
-export function toolOutputText(output: unknown): string {
-  const texts: string[] = [];
-  const push = (v: unknown) => texts.push(typeof v === "string" ? v : (JSON.stringify(v) ?? ""));
-  visitToolOutput(output, { text: push, image: () => {}, toolCall: () => {}, toolResult: (_id, inner) => push(inner) });
-  return texts.join("\n");
-}
-
-/**
- * A copy of `message` with each tool result replaced by `replace(result, kind)`, where kind is
- * "json" for an AI SDK json output and "text" otherwise; every other field is kept. A message
- * without tool results comes back as it is.
- */
-export function mapToolResults<M extends object>(message: M, replace: (result: unknown, kind: "text" | "json") => unknown): M {
-  if (!isRecord(message)) throw typeError(`message must be a message object, got ${describe(message)}`);
-  const record = message as Record<string, unknown>;
-  const content = record.content;
-  if (typeof record.tool_call_id === "string") return { ...message, content: replace(content, "text") };
-  if (record.role === undefined && record.type === "function_call_output") return { ...message, output: replace(record.output, "text") };
-  if (!Array.isArray(content)) return message;
-  let changed = false;
-  const parts = content.map((part: unknown) => {
-    if (!isRecord(part)) return part;
-    if (part.type === "tool-result") {
-      const output = part.output;
-      changed = true;
-      if (isTypedOutput(output)) return { ...part, output: { ...output, value: replace(output.value, output.type === "json" ? "json" : "text") } };
-      if ("result" in part) return { ...part, result: replace(part.result, "text") };
-    }
-    if (part.type === "tool_result") {
-      changed = true;
-      if (typeof part.content === "string") return { ...part, content: replace(part.content, "text") };
-      if (Array.isArray(part.content)) {
-        return { ...part, content: part.content.map((block: unknown) => (isRecord(block) && block.type === "text" ? { ...block, text: replace(block.text, "text") } : block)) };
-      }
-    }
-    return part;
-  });
-  return changed ? { ...message, content: parts } : message;
+/** Whether `messages` is a batch marked CHECKED. */
+export function isCheckedBatch(messages: readonly unknown[]): boolean {
+  return (messages as Partial<CheckedBatch<unknown>>)[CHECKED] === true;
 }

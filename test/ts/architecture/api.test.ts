@@ -1,0 +1,71 @@
+// The package's public API is the reviewed list in docs/api.md: each entry point (the root and
+// every subpath of package.json's exports) exports exactly the names that page lists for it,
+// values and types alike, as TypeScript sees them. A name exported by accident, or one that
+// disappears, fails here until the page says so.
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+
+/** The names docs/api.md lists under each entry point's heading (`## \`ctxwin/...\``). */
+export function documentedExports(page: string): Map<string, string[]> {
+  const entries = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of page.split("\n")) {
+    const heading = /^## `([^`]+)`/.exec(line);
+    if (heading) {
+      current = [];
+      entries.set(heading[1] as string, current);
+      continue;
+    }
+    if (line.startsWith("## ")) current = undefined;
+    // "- `Name` (kind): ..." or "- `A`, `B`, `C`: ..."
+    const item = /^- ((?:`[\w$]+`(?:, )?)+)(?: \(|:)/.exec(line);
+    if (item && current) for (const name of (item[1] as string).matchAll(/`([\w$]+)`/g)) current.push(name[1] as string);
+  }
+  return entries;
+}
+
+/** Each entry point of package.json's exports, as its TypeScript source. */
+function entryPoints(): Map<string, string> {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; exports: Record<string, string | { import?: string }> };
+  const out = new Map<string, string>();
+  for (const [subpath, target] of Object.entries(pkg.exports)) {
+    const file = typeof target === "string" ? target : target.import;
+    if (file === undefined || !file.startsWith("./dist/")) continue;
+    out.set(subpath === "." ? pkg.name : `${pkg.name}/${subpath.slice(2)}`, join(ROOT, file.replace(/^\.\/dist\//, "ts/").replace(/\.js$/, ".ts")));
+  }
+  return out;
+}
+
+describe("the public API", () => {
+  it("reads the documented lists", () => {
+    const page = ["## `pkg`", "- `A` (class): an a.", "- `B`, `C`: as above.", "not a line", "## Left the root", "- `D` (class): gone."].join("\n");
+    expect(documentedExports(page)).toEqual(new Map([["pkg", ["A", "B", "C"]]]));
+  });
+
+  it("exports from each entry point exactly what docs/api.md lists for it", { timeout: 120_000 }, () => {
+    const entries = entryPoints();
+    const documented = documentedExports(readFileSync(join(ROOT, "docs", "api.md"), "utf8"));
+    expect([...documented.keys()].sort()).toEqual([...entries.keys()].sort());
+    const program = ts.createProgram([...entries.values()], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+    });
+    const checker = program.getTypeChecker();
+    for (const [entry, file] of entries) {
+      const source = program.getSourceFile(file);
+      const symbol = source && checker.getSymbolAtLocation(source);
+      expect(symbol, `${entry}: ${file}`).toBeDefined();
+      const exported = checker.getExportsOfModule(symbol as ts.Symbol).map((s) => s.name);
+      expect({ entry, names: exported.sort() }).toEqual({ entry, names: [...(documented.get(entry) ?? [])].sort() });
+    }
+  });
+});

@@ -1,0 +1,172 @@
+// A managed history as columns: the caller's messages and, beside them, what the truncation
+// planner reads of each (role, tokens, flags, tool unit), plus the omission marker and which
+// messages are summaries a compaction wrote.
+//
+// The columns are kept in step here and nowhere else: every change goes through one of the
+// operations below, each of which leaves all five arrays the same length and the conversation's
+// total equal to the sum of its tokens (checkInvariant() says whether they do).
+import { FLAG_MARKED, type MessageFacts } from "../messages/metadata-reader.js";
+import type { InsertedRole } from "../messages/roles.js";
+import type { MessageLike } from "../messages/types.js";
+import type { MessageColumns } from "../history/strategies.js";
+
+/** Where earlier turns were omitted: "[N messages omitted]" goes before messages[index]. */
+export interface Marker {
+  index: number;
+  omitted: number;
+  /** The marker's own tokens. */
+  tokens: number;
+  role: InsertedRole;
+}
+
+/** What a message holds beside itself in the columns. */
+export type ColumnFacts = Pick<MessageFacts, "role" | "flags" | "unit">;
+
+export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> {
+  private messageColumn: M[] = [];
+  private roleColumn: number[] = [];
+  private tokenColumn: number[] = [];
+  private flagColumn: number[] = [];
+  private unitColumn: number[] = [];
+  private total = 0;
+  private omission: Marker | undefined;
+  /** The summaries a compaction put in (an export marks them). */
+  private summaryMessages = new WeakSet<object>();
+
+  get messages(): readonly M[] {
+    return this.messageColumn;
+  }
+  get roles(): readonly number[] {
+    return this.roleColumn;
+  }
+  get tokens(): readonly number[] {
+    return this.tokenColumn;
+  }
+  get flags(): readonly number[] {
+    return this.flagColumn;
+  }
+  get units(): readonly number[] {
+    return this.unitColumn;
+  }
+  get length(): number {
+    return this.messageColumn.length;
+  }
+  /** The conversation's tokens: the sum of the messages' tokens (the marker not included). */
+  get conversationTokens(): number {
+    return this.total;
+  }
+  get marker(): Marker | undefined {
+    return this.omission;
+  }
+  /** The marker's tokens, 0 without one. */
+  get markerTokens(): number {
+    return this.omission?.tokens ?? 0;
+  }
+
+  setMarker(marker: Marker | undefined): void {
+    this.omission = marker;
+  }
+
+  isSummary(message: M): boolean {
+    return this.summaryMessages.has(message as object);
+  }
+
+  /** Puts `message` at the end with its metadata and tokens. */
+  append(message: M, facts: ColumnFacts, tokens: number): void {
+    this.insert(this.messageColumn.length, message, facts, tokens);
+  }
+
+  /** Puts `message` at `at` with its metadata and tokens. */
+  insert(at: number, message: M, facts: ColumnFacts, tokens: number): void {
+    this.messageColumn.splice(at, 0, message);
+    this.roleColumn.splice(at, 0, facts.role);
+    this.tokenColumn.splice(at, 0, tokens);
+    this.flagColumn.splice(at, 0, facts.flags);
+    this.unitColumn.splice(at, 0, facts.unit);
+    this.total += tokens;
+  }
+
+  /** Keeps only the messages at `indices`, in that order, with their metadata. */
+  select(indices: readonly number[]): void {
+    const pick = <T>(array: readonly T[]) => indices.map((i) => array[i] as T);
+    this.messageColumn = pick(this.messageColumn);
+    this.roleColumn = pick(this.roleColumn);
+    this.tokenColumn = pick(this.tokenColumn);
+    this.flagColumn = pick(this.flagColumn);
+    this.unitColumn = pick(this.unitColumn);
+    this.total = this.tokenColumn.reduce((a, b) => a + b, 0);
+  }
+
+  /** Puts `after` in place of the message at each index, with its new tokens (`counts[k]` for `edits[k]`). */
+  replace(edits: ReadonlyArray<readonly [number, M]>, counts: ArrayLike<number>): void {
+    edits.forEach(([i, after], k) => {
+      this.total += (counts[k] ?? 0) - (this.tokenColumn[i] ?? 0);
+      this.messageColumn[i] = after;
+      this.tokenColumn[i] = counts[k] ?? 0;
+    });
+  }
+
+  /**
+   * Puts a summary a compaction wrote at `at`: pinned (kept like a system message) and in no tool
+   * unit, and marked as a summary in exports.
+   */
+  insertSummary(at: number, summary: M, role: number, tokens: number): void {
+    this.insert(at, summary, { role, flags: FLAG_MARKED, unit: -1 }, tokens);
+    this.summaryMessages.add(summary as object);
+  }
+
+  /**
+   * Replaces everything: the messages with their facts and tokens, and the marker. `summaries`
+   * (indices) says which messages are summaries a compaction wrote (pinned and in no tool unit,
+   * as insertSummary puts them); without it, the summaries this history knew stay known as such.
+   */
+  load(messages: readonly M[], facts: readonly ColumnFacts[], tokens: ArrayLike<number>, summaries?: readonly number[], marker?: Marker): void {
+    const summary = new Set(summaries);
+    this.messageColumn = messages.slice();
+    this.roleColumn = facts.map((f) => f.role);
+    this.flagColumn = facts.map((f, i) => (summary.has(i) ? f.flags | FLAG_MARKED : f.flags));
+    this.unitColumn = facts.map((f, i) => (summary.has(i) ? -1 : f.unit));
+    this.tokenColumn = Array.from(tokens);
+    this.total = this.tokenColumn.reduce((a, b) => a + b, 0);
+    if (summaries !== undefined) this.summaryMessages = new WeakSet(messages.filter((_, i) => summary.has(i)) as object[]);
+    this.omission = marker;
+  }
+
+  /** Indices of the summaries a compaction wrote, in order. */
+  summaryIndices(): number[] {
+    const out: number[] = [];
+    this.messageColumn.forEach((m, i) => {
+      if (this.summaryMessages.has(m as object)) out.push(i);
+    });
+    return out;
+  }
+
+  /**
+   * Tokens before `position` (in today's order), the marker included when it stands at or before
+   * it (before it only, when `markerKept` is false: the change replaces the marker). Sums the
+   * shorter side of the cut, so edits at either end of a long history cost O(changed).
+   */
+  tokensBefore(position: number, markerKept: boolean): number {
+    const n = this.tokenColumn.length;
+    const p = Math.max(0, Math.min(position, n));
+    let before = 0;
+    if (p <= n - p) {
+      for (let i = 0; i < p; i++) before += this.tokenColumn[i] ?? 0;
+    } else {
+      before = this.total;
+      for (let i = p; i < n; i++) before -= this.tokenColumn[i] ?? 0;
+    }
+    const marker = this.omission;
+    if (marker !== undefined && marker.index <= p && (markerKept || marker.index < p)) before += marker.tokens;
+    return before;
+  }
+
+  /** Whether the columns are in step: one entry per message in each, the total their sum, the marker within. */
+  checkInvariant(): boolean {
+    const n = this.messageColumn.length;
+    const sameLength = [this.roleColumn, this.tokenColumn, this.flagColumn, this.unitColumn].every((column) => column.length === n);
+    const sum = this.tokenColumn.reduce((a, b) => a + b, 0);
+    const marker = this.omission;
+    return sameLength && sum === this.total && (marker === undefined || (marker.index >= 0 && marker.index <= n));
+  }
+}

@@ -1,0 +1,310 @@
+// The one place a managed history changes. Every change (a message added, a system prompt set, a
+// compaction's edit, a trim, a load or an import, a clear) goes through here and reaches every
+// part that follows the history in the same step: its columns, its tool exchanges, the
+// prompt-cache accounting, the usage anchor (any change other than an append makes an earlier
+// reported usage describe another request) and the session's log. The manager decides when to
+// change what (its policy) and runs that policy after each change; it never edits a part itself.
+import type { SummaryMessage } from "../compaction/context-compactor.js";
+import type { AppliedEdit, HistoryView } from "../compaction/history-edit.js";
+import { markerRoleOf, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
+import type { UsageAnchor } from "../history/usage-anchor.js";
+import { MetadataReader, type MessageFacts } from "../messages/metadata-reader.js";
+import { omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
+import { ROLE_CODES, type InsertedRole } from "../messages/roles.js";
+import type { MessageLike } from "../messages/types.js";
+import { consoleLogger, type Logger } from "../runtime/logger.js";
+import type { ContextState } from "../session/export.js";
+import type { SessionLink } from "../session/session-link.js";
+import { messageTokens } from "../tokens/message-tokens.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import { HistoryColumns, type Marker } from "./history-columns.js";
+import { PromptCacheAccounting } from "./prompt-cache.js";
+import { ToolExchanges } from "./tool-exchanges.js";
+
+/** A history read and counted, ready to replace the current one (nothing can fail any more). */
+export interface ReadHistory<M> {
+  messages: readonly M[];
+  reader: MetadataReader;
+  facts: MessageFacts[];
+  tokens: ArrayLike<number>;
+  /** Indices of the summaries among them; undefined: the ones the history knew stay known. */
+  summaries?: readonly number[];
+  marker?: Marker;
+  /** The system prompt, with its tokens, when it changes too. */
+  systemPrompt?: { prompt: string | undefined; tokens: number };
+}
+
+export class HistoryEditor<M extends MessageLike> {
+  readonly history = new HistoryColumns<M>();
+  readonly exchanges: ToolExchanges;
+  readonly cache = new PromptCacheAccounting();
+  /** When the history last changed (ms since the epoch). */
+  updatedAt = Date.now();
+  /** How many times the whole history was replaced (load, import, a session's log). */
+  private loads = 0;
+  private prompt: string | undefined;
+  private promptTokens = 0;
+
+  constructor(
+    private readonly counter: TokenCounter,
+    /** What an empty request costs with this counter (reply priming), counted once. */
+    readonly requestOverhead: number,
+    private readonly strategy: TruncationStrategy,
+    private readonly anchor: UsageAnchor,
+    private readonly session: SessionLink<M> | undefined,
+    private readonly orphanToolResults: "error" | "drop",
+    private readonly logger: Logger | undefined,
+  ) {
+    this.exchanges = new ToolExchanges(orphanToolResults, logger);
+  }
+
+  /** How many times the whole history was replaced: a compaction that ran meanwhile looks again. */
+  get replacements(): number {
+    return this.loads;
+  }
+
+  get systemPrompt(): string | undefined {
+    return this.prompt;
+  }
+
+  get systemTokens(): number {
+    return this.promptTokens;
+  }
+
+  /** The local count of the request (system prompt, conversation, marker, frame), before any reported usage. */
+  get countedTokens(): number {
+    const content = this.promptTokens + this.history.conversationTokens + this.history.markerTokens;
+    return content > 0 ? content + this.requestOverhead : 0;
+  }
+
+  /** The request's tokens: anchored on the last reported usage when there is one, scaled by the model's ratio. */
+  get tokenUsage(): number {
+    return this.anchor.total(this.countedTokens);
+  }
+
+  /** The conversation tokens, in local counts, a request of `requestTokens` leaves: a target in reported units shrinks by the model's ratio. */
+  conversationBudget(requestTokens: number): number {
+    return Math.max(0, this.anchor.unscale(requestTokens) - this.promptTokens - this.requestOverhead);
+  }
+
+  /** The history as the compaction levels read it: live, never copied. */
+  view(): HistoryView<M> {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const editor = this;
+    const history = this.history;
+    return {
+      counter: this.counter,
+      get messages() {
+        return history.messages;
+      },
+      get roles() {
+        return history.roles;
+      },
+      get tokens() {
+        return history.tokens;
+      },
+      get flags() {
+        return history.flags;
+      },
+      get units() {
+        return history.units;
+      },
+      get conversationTokens() {
+        return history.conversationTokens;
+      },
+      get tokenUsage() {
+        return editor.tokenUsage;
+      },
+      get fixedTokens() {
+        return editor.promptTokens + editor.requestOverhead;
+      },
+      conversationBudget: (requestTokens) => this.conversationBudget(requestTokens),
+    };
+  }
+
+  /**
+   * Adds `message` at the end, counting only it; returns false when its tool exchange leaves it
+   * out (warned). Checked, read and counted before anything changes: a failure changes nothing.
+   */
+  appendMessage(message: M): boolean {
+    const pending = this.exchanges.admit(message, this.history.length);
+    if (pending === undefined) return false;
+    const [tokens] = messageTokens(this.counter, [message], { checked: true });
+    const facts = this.exchanges.accept(message, pending);
+    this.history.append(message, facts, tokens ?? 0);
+    this.session?.added(message);
+    this.touch();
+    return true;
+  }
+
+  /** Sets the system prompt; returns its tokens. */
+  setSystemPrompt(prompt: string): number {
+    const changed = prompt !== this.prompt;
+    if (changed) this.anchor.rewritten(); // a usage from before describes another prompt
+    this.promptTokens = this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
+    // A worker that sets its prompt at every start does not grow the log with copies.
+    if (changed) this.session?.systemPromptSet(prompt);
+    this.prompt = prompt;
+    this.touch();
+    return this.promptTokens;
+  }
+
+  /** Drops the system prompt. */
+  dropSystemPrompt(): void {
+    if (this.prompt !== undefined) this.session?.systemPromptSet(null);
+    this.prompt = undefined;
+    this.promptTokens = 0;
+  }
+
+  /** The request: the system prompt first, then the conversation with the omission marker; counted as a request for the cache accounting. */
+  request(total: number): Array<M | OmissionMarker | { role: "system"; content: string }> {
+    this.cache.request(total, this.prompt, this.promptTokens, this.history.conversationTokens + this.history.markerTokens);
+    const conversation: Array<M | OmissionMarker> = this.history.messages.slice();
+    const marker = this.history.marker;
+    if (marker) conversation.splice(marker.index, 0, omissionMarker(marker.omitted, marker.role));
+    return this.prompt === undefined ? conversation : [{ role: "system", content: this.prompt }, ...conversation];
+  }
+
+  /** Puts compacted copies in place of messages; returns how many changed. */
+  replace(edits: ReadonlyArray<readonly [number, M]>): number {
+    if (edits.length === 0) return 0;
+    const counts = messageTokens(this.counter, edits.map(([, m]) => m));
+    this.anchor.rewritten();
+    this.cache.touched(this.history, Math.min(...edits.map(([i]) => i)));
+    this.history.replace(edits, counts);
+    this.session?.replaced(edits);
+    this.touch();
+    return edits.length;
+  }
+
+  /**
+   * Removes `removed` (found in the history as it is now: messages added since stay) and puts the
+   * summary, pinned, where the first of them was. Changes nothing when one of them is gone.
+   */
+  summarize(removed: readonly M[], summary: SummaryMessage): AppliedEdit<M> {
+    const position = new Map<object, number>();
+    this.history.messages.forEach((m, i) => position.set(m as object, i));
+    const positions = removed.map((m) => position.get(m as object) ?? -1);
+    if (positions.some((p) => p < 0)) return { changed: 0, removed: [] };
+    const remove = new Set(positions);
+    const at = Math.min(...positions);
+    const [summaryTokens] = messageTokens(this.counter, [summary as unknown as M]);
+    const marker = this.history.marker;
+    this.cache.touched(this.history, marker !== undefined ? Math.min(at, marker.index) : at, false);
+    this.anchor.rewritten();
+    this.history.select(this.history.messages.map((_, i) => i).filter((i) => !remove.has(i)));
+    // Every message before `at` is kept, so `at` is still the summary's place; it is never trimmed.
+    this.history.insertSummary(at, summary as unknown as M, ROLE_CODES[summary.role], summaryTokens ?? 0);
+    this.history.setMarker(undefined);
+    this.session?.summarized(positions, summary, at);
+    this.touch();
+    return { changed: removed.length, removed: removed.slice() };
+  }
+
+  /** Keeps the messages `kept` names, with the omission marker where it says. Returns what went and the trim's message. */
+  trim(kept: KeptPlan): { removed: M[]; message: string } {
+    const keep = new Uint8Array(this.history.length);
+    for (const i of kept.indices) keep[i] = 1;
+    const removed = this.history.messages.filter((_, i) => keep[i] === 0);
+    this.exchanges.trimmed(removed, this.history.units.filter((_, i) => keep[i] === 0));
+    // The first message removed ends the shared prefix; so does the marker, whose count changes.
+    let firstRemoved = 0;
+    while (firstRemoved < kept.indices.length && kept.indices[firstRemoved] === firstRemoved) firstRemoved++;
+    const marker = this.history.marker;
+    this.cache.touched(this.history, marker !== undefined ? Math.min(firstRemoved, marker.index) : firstRemoved, false);
+    this.anchor.rewritten();
+    this.history.select(kept.indices);
+    if (kept.markerIndex >= 0) {
+      const omitted = (marker?.omitted ?? 0) + removed.length;
+      const role = markerRoleOf([this.strategy]);
+      this.history.setMarker({ index: kept.markerIndex, omitted, tokens: this.markerTokens(omitted, role), role });
+    } else if (marker) {
+      // The marker stays before the first message that followed it, if that message is still here.
+      const survivors = kept.indices.filter((i) => i < marker.index).length;
+      this.history.setMarker({ ...marker, index: survivors, omitted: marker.omitted + removed.length });
+    }
+    const first = kept.markerIndex >= 0 ? kept.markerIndex : 0;
+    const length = this.history.length;
+    const message = kept.markerIndex >= 0 ? `Context trimmed. Kept first ${first} and last ${length - first} turns.` : `Context trimmed. Kept last ${length} turns.`;
+    this.session?.trimmed(kept.indices, this.history.marker);
+    this.touch();
+    return { removed, message };
+  }
+
+  /**
+   * Reads and counts a history to start from (load): every message checked first, results whose
+   * call is not among them dropped with a warning when orphanToolResults is "drop".
+   */
+  readMessages(messages: readonly M[]): ReadHistory<M> {
+    const reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
+    const all = messages.map((m, i) => reader.read(m, i)); // validate everything first
+    const keep = all.map((f) => !f.orphan);
+    if (keep.includes(false)) (this.logger ?? consoleLogger).warn(`ctxwin: dropped ${keep.filter((k) => !k).length} tool results whose calls are not in the history`);
+    const kept = messages.filter((_, i) => keep[i]);
+    const facts = all.filter((_, i) => keep[i]);
+    return { messages: kept, reader, facts, tokens: messageTokens(this.counter, kept, { checked: true }) };
+  }
+
+  /**
+   * Reads and counts a state to restore (an import, a session's log); throws before anything
+   * changes when a message is invalid. `systemPrompt` undefined keeps the current one.
+   */
+  read(state: ContextState<M>): ReadHistory<M> {
+    const reader = new MetadataReader({ orphanToolResults: "error" });
+    const facts = state.messages.map((m, i) => reader.read(m, i));
+    const tokens = messageTokens(this.counter, state.messages, { checked: true });
+    const prompt = state.systemPrompt === undefined ? this.prompt : (state.systemPrompt ?? undefined);
+    const promptTokens = prompt === undefined ? 0 : this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
+    let marker: Marker | undefined;
+    if (state.marker) {
+      const { omitted, role } = state.marker;
+      marker = { index: Math.min(state.marker.index, state.messages.length), omitted, tokens: this.markerTokens(omitted, role), role };
+    }
+    return { messages: state.messages, reader, facts, tokens, summaries: state.summaries, marker, systemPrompt: { prompt, tokens: promptTokens } };
+  }
+
+  /**
+   * Replaces the whole history with one read already (nothing throws from here on). It shares no
+   * prefix with the last request, and its open tool calls are its own. `log`: what the session's
+   * log is told (undefined when the history was read from the log).
+   */
+  load(read: ReadHistory<M>, log: ContextState<M> | undefined): void {
+    this.loads++;
+    this.anchor.rewritten();
+    this.history.load(read.messages, read.facts, read.tokens, read.summaries, read.marker);
+    if (read.systemPrompt) {
+      this.prompt = read.systemPrompt.prompt;
+      this.promptTokens = read.systemPrompt.tokens;
+    }
+    this.cache.restart();
+    this.exchanges.restart(read.reader, read.messages, read.facts);
+    if (log !== undefined) this.session?.restored(log);
+  }
+
+  /** Drops the conversation (the system prompt stays). */
+  clear(): void {
+    this.anchor.rewritten();
+    this.history.select([]);
+    this.cache.restart();
+    this.exchanges.clear();
+    this.history.setMarker(undefined);
+    this.session?.cleared();
+    this.touch();
+  }
+
+  /** The history as an export and the session's log see it. */
+  state(): ContextState<M> {
+    const m = this.history.marker;
+    const marker = m ? { index: m.index, omitted: m.omitted, role: m.role } : undefined;
+    return { messages: this.history.messages.slice(), summaries: this.history.summaryIndices(), marker, systemPrompt: this.prompt ?? null };
+  }
+
+  touch(): void {
+    this.updatedAt = Date.now();
+  }
+
+  /** The omission marker's own tokens. */
+  private markerTokens(omitted: number, role: InsertedRole): number {
+    return Math.max(0, this.counter.countMessages([omissionMarker(omitted, role)]) - this.requestOverhead);
+  }
+}

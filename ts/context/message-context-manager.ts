@@ -1,0 +1,457 @@
+// MessageContextManager: a chat history kept inside its model's window.
+//
+// Counts each message once as it is added (a running total, O(1) per message), warns at 80% and
+// 90%, and trims with its mode's strategy, planned in the core over per-message metadata kept
+// alongside the caller's messages.
+//
+// Trims run with hysteresis: crossing `trimAt` cuts down to `trimTo`, so that between trims each
+// request only grows at the end and providers' prompt caches keep hitting.
+//
+// The manager keeps the public API and the policy (when to warn, trim and compact). What it holds
+// has one owner each: HistoryEditor, the one place the history changes, over HistoryColumns (the
+// messages and their metadata, kept in step), ToolExchanges (open tool calls and what a trim cut)
+// and PromptCacheAccounting; UsageAnchor (reported usage, shared with ContextTracker);
+// UsageWarnings; the SessionLink to a session's log; and ProgressiveCompaction, whose edits the
+// manager applies through the editor.
+import { EventEmitter } from "node:events";
+import { randomUUID } from "node:crypto";
+import type { ContextCompactor } from "../compaction/context-compactor.js";
+import type { AppliedEdit, HistoryEdit, HistoryView } from "../compaction/history-edit.js";
+import { ProgressiveCompaction, type CompactionReport, type CompactionRun } from "../compaction/progressive-compaction.js";
+import { ContextLimits } from "../history/context-limits.js";
+import { planKept, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
+import { UsageAnchor } from "../history/usage-anchor.js";
+import { UsageCalibration, type ReportedUsage } from "../history/usage-calibration.js";
+import { MetadataReader } from "../messages/metadata-reader.js";
+import type { OmissionMarker } from "../messages/omission-marker.js";
+import type { MessageLike } from "../messages/types.js";
+import type { SummaryModel } from "../models/summary-model.js";
+import { describe, rangeError, requireCount, requireString, typeError } from "../runtime/errors.js";
+import { consoleLogger, type Logger } from "../runtime/logger.js";
+import { buildExport, stateOfExport, type ContextExport, type ContextState } from "../session/export.js";
+import { SessionLink } from "../session/session-link.js";
+import { getCounter } from "../tokens/get-counter.js";
+import { messageTokens } from "../tokens/message-tokens.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import { HistoryEditor } from "./history-editor.js";
+import { strategyFor, TruncationMode, type ContextEvents, type ContextStats, type MessageContextManagerOptions, type TrimEvent } from "./options.js";
+import { UsageWarnings } from "./usage-warnings.js";
+
+const ROLE_KEYS = ["system", "user", "assistant", "tool"] as const;
+
+export class MessageContextManager<M extends MessageLike = MessageLike> extends EventEmitter<ContextEvents<M>> {
+  readonly model: string;
+  readonly mode: TruncationMode;
+  readonly limits: ContextLimits;
+  readonly counter: TokenCounter;
+  readonly strategy: TruncationStrategy;
+  readonly llm: SummaryModel | undefined;
+  readonly autoTruncate: boolean;
+  readonly trimAt: number;
+  readonly trimTo: number;
+  /** Session metadata: kept by clear(), dropped by reset(). */
+  metadata: Record<string, unknown> = {};
+  /** Reported-to-counted ratios per model (observeUsage). */
+  readonly calibration: UsageCalibration;
+  /** Set when `llm` is given: compaction level 3. */
+  readonly compactor: ContextCompactor | undefined;
+  /** The session's id in exports (the store's id when the manager has a session). */
+  sessionId: string;
+  /** Resolves once the session's log has been read into the manager (at once without a session). */
+  readonly ready: Promise<void>;
+
+  private readonly onTrim: ((event: TrimEvent<M>) => void) | undefined;
+  private readonly logger: Logger | undefined;
+  private readonly editor: HistoryEditor<M>;
+  private readonly anchor: UsageAnchor;
+  private readonly warnings = new UsageWarnings();
+  /** The session log this manager's changes go to. */
+  private readonly session: SessionLink<M> | undefined;
+  private readonly compaction: ProgressiveCompaction;
+  /** The compaction running now, if any. */
+  private compacting: Promise<CompactionReport<M>> | undefined;
+  /** What the compaction levels read: the history as it is, never a copy. */
+  private readonly view: HistoryView<M>;
+  private createdAt = Date.now();
+
+  constructor(options: MessageContextManagerOptions<M>) {
+    super();
+    if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
+    this.model = requireString(options.model, "options.model");
+    const mode = options.mode ?? TruncationMode.SMART;
+    if (!Object.values(TruncationMode).includes(mode)) {
+      throw rangeError(`options.mode must be one of ${Object.values(TruncationMode).join(", ")}, got ${describe(mode)}`);
+    }
+    if (mode === TruncationMode.SUMMARIZE && options.llm === undefined) {
+      throw typeError("options.llm is required for TruncationMode.SUMMARIZE: the model that writes the summaries");
+    }
+    this.mode = mode;
+    this.llm = options.llm;
+    this.limits = options.limits instanceof ContextLimits ? options.limits : ContextLimits.forModel(this.model, options.limits ?? {}, { logger: options.logger });
+    this.counter = options.counter ?? getCounter(this.model, { logger: options.logger });
+    this.autoTruncate = options.autoTruncate ?? true;
+    const trimAt = options.trimAt ?? 0.8;
+    if (typeof trimAt !== "number" || !(trimAt > 0 && trimAt <= 1)) throw rangeError(`options.trimAt must be a number in (0, 1], got ${describe(trimAt)}`);
+    this.trimAt = trimAt;
+    const trimTo = options.trimTo ?? Math.min(0.6, trimAt);
+    if (typeof trimTo !== "number" || !(trimTo > 0 && trimTo <= trimAt)) {
+      throw rangeError(`options.trimTo must be a number in (0, trimAt = ${trimAt}], got ${describe(trimTo)}`);
+    }
+    this.trimTo = trimTo;
+    this.strategy = options.strategy ?? strategyFor(mode);
+    this.onTrim = options.onTrim;
+    const orphanToolResults = options.orphanToolResults ?? "error";
+    this.logger = options.logger;
+    if (orphanToolResults !== "error" && orphanToolResults !== "drop") {
+      throw rangeError(`options.orphanToolResults must be "error" or "drop", got ${describe(options.orphanToolResults)}`);
+    }
+    const requestOverhead = this.counter.countMessages([]);
+    const maxSummaryTokens = requireCount(options.maxSummaryTokens ?? 500, "options.maxSummaryTokens", 1);
+    this.compaction = new ProgressiveCompaction({
+      maxToolResultTokens: options.maxToolResultTokens,
+      keepToolResults: options.keepToolResults,
+      // The room a trim makes: clearings then break the prompt cache no more often than trims.
+      clearAtLeast: options.clearAtLeast ?? Math.floor((this.trimAt - this.trimTo) * this.limits.effectiveLimit),
+      keepReasoningTurns: options.keepReasoningTurns,
+      preserveLast: options.preserveLast,
+      llm: options.llm,
+      summaryRole: options.summaryRole,
+      maxSummaryTokens,
+      summaryInputTokens: options.summaryInputTokens ?? Math.max(64, this.limits.effectiveLimit - maxSummaryTokens),
+      keepUserTokens: options.keepUserTokens,
+      maxSummaryFailures: options.maxSummaryFailures,
+      breakerResetMs: options.breakerResetMs,
+      onBreaker: (event) => this.emit("breaker", event),
+      strategy: this.strategy,
+      logger: options.logger,
+    });
+    this.compactor = this.compaction.compactor;
+    if (options.calibration !== undefined && !(options.calibration instanceof UsageCalibration)) {
+      throw typeError(`options.calibration must be a UsageCalibration, got ${describe(options.calibration)}`);
+    }
+    this.calibration = options.calibration ?? new UsageCalibration();
+    this.anchor = new UsageAnchor(
+      this.model,
+      this.limits,
+      this.calibration,
+      {
+        noRequest: "no request was made (call getContextForRequest() for the request the usage belongs to)",
+        rewritten: "the history was trimmed, compacted or replaced since the request it belongs to",
+      },
+      this.logger,
+    );
+    this.sessionId = options.session?.id ?? randomUUID();
+    if (options.session !== undefined) {
+      if (options.session === null || typeof options.session !== "object" || typeof options.session.store?.append !== "function") {
+        throw typeError(`options.session must be { store, id } with a SessionStore, got ${describe(options.session)}`);
+      }
+      // eslint-disable-next-line @typescript-eslint/no-this-alias
+      const self = this;
+      // `metadata` through a getter: callers may replace the object.
+      this.session = new SessionLink<M>(options.session, { get metadata() { return self.metadata; }, restoreFromLog: (state) => self.restoreState(state, true) }, options.logger);
+      this.ready = this.session.ready;
+    } else {
+      this.ready = Promise.resolve();
+    }
+    this.editor = new HistoryEditor<M>(this.counter, requestOverhead, this.strategy, this.anchor, this.session, orphanToolResults, this.logger);
+    this.view = this.editor.view();
+  }
+
+  /** A manager whose session is open: the log read, the context continued where it was. */
+  static async open<M extends MessageLike = MessageLike>(options: MessageContextManagerOptions<M>): Promise<MessageContextManager<M>> {
+    const manager = new MessageContextManager<M>(options);
+    await manager.ready;
+    return manager;
+  }
+
+  /**
+   * Resolves when every change so far is in the session's store (durable); at once without a
+   * session. A compaction that addMessage started in the background is one of those changes: it is
+   * waited for first (its failure is the compaction's to report, not flush's), and so is one that
+   * the flush itself starts (a conflict makes the manager re-read the log, which may start one).
+   */
+  async flush(): Promise<void> {
+    do {
+      while (this.compacting !== undefined) await this.compacting.catch(() => undefined);
+      await this.session?.flush();
+    } while (this.compacting !== undefined);
+  }
+
+  /** The metadata and the turns, summaries and the omission marker marked (a chat's /export). */
+  export(): ContextExport {
+    return buildExport(
+      {
+        ...this.editor.state(),
+        sessionId: this.sessionId,
+        // A session's times are its log's (the store's clock), so every worker exports the same.
+        createdAt: this.session?.createdAt ?? this.createdAt,
+        updatedAt: Math.max(this.editor.updatedAt, this.session?.updatedAt ?? 0),
+        metadata: this.metadata,
+      },
+      { model: this.model, mode: this.mode, tokenUsage: this.tokenUsage },
+    );
+  }
+
+  /**
+   * A chat's /import: validates `json` (an export, or its text) first, then replaces the
+   * conversation and the system prompt with the export's and merges its metadata into this
+   * manager's. A bad file throws ERR_CTXWIN_INVALID_EXPORT naming the first bad path and changes nothing.
+   */
+  import(json: unknown): void {
+    const { sessionId: _id, createdAt: _created, updatedAt: _updated, model: _model, mode: _mode, ...state } = stateOfExport<M>(json);
+    this.restoreState({ ...state, metadata: { ...this.metadata, ...state.metadata } }, false);
+  }
+
+  /** A manager restored from an export (model and mode from the file unless `options` names them). */
+  static fromExport<M extends MessageLike = MessageLike>(json: unknown, options: Partial<MessageContextManagerOptions<M>> = {}): MessageContextManager<M> {
+    const { model, mode, ...state } = stateOfExport<M>(json);
+    const chosenModel = options.model ?? model;
+    if (chosenModel === undefined) throw typeError("options.model is required: the export names no model (metadata.model)");
+    const manager = new MessageContextManager<M>({
+      ...options,
+      model: chosenModel,
+      mode: options.mode ?? (Object.values(TruncationMode).includes(mode as TruncationMode) ? (mode as TruncationMode) : undefined),
+    });
+    manager.restoreState(options.session ? { ...state, sessionId: undefined } : state, false);
+    return manager;
+  }
+
+  /** Replaces the whole view (import, a session's log); everything is checked and counted first. */
+  private restoreState(state: ContextState<M>, fromLog: boolean): void {
+    const read = this.editor.read(state);
+    // Nothing above changed the manager; from here on nothing throws.
+    this.editor.load(read, fromLog ? undefined : state);
+    if (state.metadata !== undefined) this.metadata = state.metadata;
+    if (state.sessionId !== undefined && this.session === undefined) this.sessionId = state.sessionId;
+    if (state.createdAt !== undefined) this.createdAt = state.createdAt;
+    this.editor.updatedAt = state.updatedAt ?? (fromLog ? this.editor.updatedAt : Date.now());
+    this.warnings.rearm(this.usagePercentage);
+    this.afterChange();
+  }
+
+  /**
+   * Progressive compaction. When usage is above `threshold` of the effective limit, the levels
+   * run, cheapest first, until usage is at `trimTo` (at most the threshold): (0) clear old
+   * reasoning, (1) compact large tool results, (2) replace old tool results by "[Old tool result
+   * content cleared]" (the calls stay), at least `clearAtLeast` tokens at once, (3) summarize old
+   * turns with `llm`, (4) truncate with the mode's strategy. Level 3 also runs alone, earlier, when
+   * the messages to summarize would outgrow the summarizer's input budget. Never blocks
+   * addMessage; a call while one runs gets the same promise; messages added meanwhile are kept.
+   */
+  compactIfNeeded(options: { threshold?: number } = {}): Promise<CompactionReport<M>> {
+    const threshold = options.threshold ?? 0.9;
+    if (typeof threshold !== "number" || !(threshold > 0 && threshold <= 1)) {
+      return Promise.reject(rangeError(`options.threshold must be a number in (0, 1], got ${describe(threshold)}`));
+    }
+    return this.startCompaction(threshold);
+  }
+
+  private startCompaction(threshold: number): Promise<CompactionReport<M>> {
+    if (this.compacting !== undefined) return this.compacting;
+    const replacements = this.editor.replacements;
+    // `compacting` is set before the first level's edit is applied, so that the policy run after
+    // that edit finds it and starts no other.
+    let start!: (report: Promise<CompactionReport<M>>) => void;
+    this.compacting = new Promise<CompactionReport<M>>((resolve) => (start = resolve))
+      .then((report) => {
+        this.emit("compacted", report);
+        return report;
+      })
+      .finally(() => {
+        this.compacting = undefined;
+      })
+      .then((report) => {
+        // While this ran, the history may have grown past trimAt again (its own summary beside the
+        // user's kept words, messages added meanwhile) or been replaced (a session conflict brought
+        // another worker's messages): the policy, which found a compaction running, looks again.
+        // Only after a run that changed something or a replaced history, so that a history
+        // nothing can shrink does not start run after run.
+        const changed = report.levels.some((level) => level.messagesChanged > 0);
+        if (changed || this.editor.replacements !== replacements) this.afterChange();
+        return report;
+      });
+    start(this.drive(this.compaction.run(this.view, { threshold, targetShare: this.trimTo, effectiveLimit: this.limits.effectiveLimit })));
+    return this.compacting;
+  }
+
+  /** Runs a compaction: applies each edit it plans, and waits for what it waits for (its model). */
+  private async drive(run: CompactionRun<M>): Promise<CompactionReport<M>> {
+    let step = run.next();
+    while (!step.done) {
+      const request = step.value;
+      let input: unknown;
+      try {
+        input = request.kind === "apply" ? this.apply(request.edit) : await request.promise;
+      } catch (error) {
+        step = run.throw(error);
+        continue;
+      }
+      step = run.next(input);
+    }
+    return step.value;
+  }
+
+  /** Applies an edit a compaction planned, then runs the policy once (a trim re-arms the warnings instead, as truncate() does). */
+  private apply(edit: HistoryEdit<M>): AppliedEdit<M> {
+    switch (edit.kind) {
+      case "replace": {
+        const changed = this.editor.replace(edit.replacements);
+        if (changed > 0) this.afterChange();
+        return { changed, removed: [] };
+      }
+      case "summarize": {
+        const applied = this.editor.summarize(edit.removed, edit.summary);
+        if (applied.changed > 0) this.afterChange();
+        return applied;
+      }
+      case "trim": {
+        const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex });
+        return { changed: event.removed.length, removed: event.removed };
+      }
+    }
+  }
+
+  setSystemPrompt(prompt: string): number {
+    requireString(prompt, "prompt");
+    const tokens = this.editor.setSystemPrompt(prompt);
+    this.afterChange();
+    return tokens;
+  }
+
+  /** Adds a message, counting only it; trims first when the total crosses `trimAt` (autoTruncate). */
+  addMessage(message: M): void {
+    if (this.editor.appendMessage(message)) this.afterChange();
+  }
+
+  /** Whether `message` fits without trimming. */
+  canAdd(message: M): boolean {
+    new MetadataReader({ orphanToolResults: "drop" }).read(message, this.editor.history.length);
+    const [tokens] = messageTokens(this.counter, [message], { checked: true });
+    const added = this.anchor.scale((tokens ?? 0) + (this.tokenUsage === 0 ? this.editor.requestOverhead : 0));
+    return this.tokenUsage + added <= this.limits.effectiveLimit;
+  }
+
+  /** Starts from an existing history (a session's), counted exactly in one batch. */
+  load(messages: readonly M[]): void {
+    if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+    const read = this.editor.readMessages(messages);
+    this.editor.load(read, { messages: read.messages.slice(), summaries: [], marker: undefined });
+    this.editor.touch();
+    this.afterChange();
+  }
+
+  getMessages(): M[] {
+    return this.editor.history.messages.slice();
+  }
+
+  /** The request: the system prompt first, then the conversation (with the omission marker, if any). */
+  getContextForRequest(): Array<M | OmissionMarker | { role: "system"; content: string }> {
+    const request = this.editor.request(this.tokenUsage);
+    this.anchor.requestMade(this.editor.countedTokens);
+    return request;
+  }
+
+  /**
+   * Anchors the running total on the provider's figure for the request getContextForRequest()
+   * last returned (AI SDK, OpenAI, Anthropic, LangChain and OpenAI Agents usage shapes). From then
+   * on tokenUsage is the reported figure plus the (scaled) counts of what was added since, and the
+   * model's reported-to-counted ratio scales later counts up. A usage that cannot be matched to
+   * that request (no request yet, or the history was trimmed, compacted, loaded, cleared or given
+   * a new system prompt since) is ignored with a warning. Returns whether it was applied.
+   */
+  observeUsage(usage: ReportedUsage): boolean {
+    if (!this.anchor.observe(usage)) return false;
+    this.afterChange();
+    return true;
+  }
+
+  /** The request's tokens: anchored on the last reported usage when there is one, scaled by the model's ratio. */
+  get tokenUsage(): number {
+    return this.editor.tokenUsage;
+  }
+
+  get availableTokens(): number {
+    return this.anchor.available(this.editor.countedTokens);
+  }
+
+  get usagePercentage(): number {
+    return this.anchor.percentage(this.editor.countedTokens);
+  }
+
+  /** At or above 80% of the effective limit. */
+  get isNearLimit(): boolean {
+    return this.usagePercentage >= 80;
+  }
+
+  getStats(): ContextStats {
+    const byRole = { system: this.editor.systemPrompt === undefined ? 0 : 1, user: 0, assistant: 0, tool: 0 };
+    for (const role of this.editor.history.roles) {
+      const key = ROLE_KEYS[role];
+      if (key) byRole[key]++;
+    }
+    return {
+      model: this.model,
+      mode: this.mode,
+      messageCount: this.editor.history.length,
+      byRole,
+      tokenUsage: this.tokenUsage,
+      availableTokens: this.availableTokens,
+      usagePercentage: this.usagePercentage,
+      countedTokens: this.editor.countedTokens,
+      anchored: this.anchor.anchored,
+      calibration: this.calibration.toJSON(),
+      cache: this.editor.cache.stats,
+      breaker: this.compaction.breaker,
+    };
+  }
+
+  /** Trims now to `targetTokens` (default: trimTo of the effective limit). Returns what happened. */
+  truncate(targetTokens?: number): TrimEvent<M> | undefined {
+    const target = targetTokens === undefined ? Math.floor(this.limits.effectiveLimit * this.trimTo) : requireCount(targetTokens, "targetTokens");
+    const kept = planKept(this.strategy, this.editor.history, this.editor.conversationBudget(target), this.counter);
+    if (kept === undefined || kept.indices.length === this.editor.history.length) return undefined;
+    return this.trim(kept);
+  }
+
+  /** Keeps what `kept` names, and tells the caller (the 'trimmed' event, onTrim). */
+  private trim(kept: KeptPlan): TrimEvent<M> {
+    const before = this.tokenUsage;
+    const { removed, message } = this.editor.trim(kept);
+    const event: TrimEvent<M> = { removed, kept: this.editor.history.length, message, tokensBefore: before, tokensAfter: this.tokenUsage };
+    this.warnings.rearm(this.usagePercentage);
+    this.onTrim?.(event);
+    this.emit("trimmed", event);
+    return event;
+  }
+
+  /** Drops the conversation; keeps the system prompt and session metadata (a chat's /clear). */
+  clear(): void {
+    this.editor.clear();
+    this.warnings.rearm(this.usagePercentage);
+  }
+
+  /** Everything back to new: conversation, system prompt and metadata. */
+  reset(): void {
+    this.clear();
+    this.editor.dropSystemPrompt();
+    this.metadata = {};
+  }
+
+  /** The policy, after every change: warn at 80% and 90%, then compact or trim when usage calls for it. */
+  private afterChange(): void {
+    const usage = this.usagePercentage;
+    for (const warning of this.warnings.crossed(usage)) this.emit("warning", warning);
+    if (!this.autoTruncate) return;
+    const limit = this.limits.effectiveLimit;
+    if (this.mode === TruncationMode.SUMMARIZE && this.compaction.compactor !== undefined) {
+      // Summaries need the model, which addMessage never waits for: compaction starts in the
+      // background (compactIfNeeded() joins it) and trims only what a request could not carry.
+      if (this.compacting === undefined && (this.tokenUsage > limit * this.trimAt || this.compaction.summarizerFull(this.view))) {
+        this.startCompaction(this.trimAt).catch((error: unknown) => (this.logger ?? consoleLogger).warn(`ctxwin: compaction failed: ${String(error)}`));
+      }
+      if (this.tokenUsage > limit) this.truncate();
+      return;
+    }
+    if (this.tokenUsage > (this.editor.exchanges.midExchange ? limit : limit * this.trimAt)) this.truncate();
+  }
+}

@@ -1,0 +1,146 @@
+// What a MessageContextManager is made with, what it reports, and the modes it trims in.
+import type { BreakerEvent, BreakerState } from "../compaction/circuit-breaker.js";
+import type { CompactionReport } from "../compaction/progressive-compaction.js";
+import type { ContextLimits, LimitOverrides } from "../history/context-limits.js";
+import {
+  CompositeStrategy,
+  SlidingWindowStrategy,
+  SmartTruncationStrategy,
+  TokenBudgetStrategy,
+  type TruncationStrategy,
+} from "../history/strategies.js";
+import type { ModelCalibration, UsageCalibration } from "../history/usage-calibration.js";
+import type { InsertedRole } from "../messages/roles.js";
+import type { MessageLike } from "../messages/types.js";
+import type { SummaryModel } from "../models/summary-model.js";
+import type { Logger } from "../runtime/logger.js";
+import type { SessionOptions } from "../session/session-link.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import type { CacheStats } from "./prompt-cache.js";
+import type { ContextWarning } from "./usage-warnings.js";
+
+export const TruncationMode = {
+  SLIDING_WINDOW: "sliding_window",
+  TOKEN_BUDGET: "token_budget",
+  SMART: "smart",
+  SUMMARIZE: "summarize",
+} as const;
+export type TruncationMode = (typeof TruncationMode)[keyof typeof TruncationMode];
+
+export interface TrimEvent<M> {
+  removed: M[];
+  kept: number;
+  /** "Context trimmed. Kept first 2 and last 10 turns." with the real numbers. */
+  message: string;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+export interface MessageContextManagerOptions<M extends MessageLike> {
+  model: string;
+  mode?: TruncationMode;
+  /** The summarizing model for SUMMARIZE mode (any SummaryModel: the shapes the thread manager's summarize takes). */
+  llm?: SummaryModel;
+  counter?: TokenCounter;
+  /** Limits, or overrides for the model's (maxTokens, contextLength, ...). */
+  limits?: ContextLimits | LimitOverrides;
+  /** Trim automatically when usage crosses `trimAt` (default true). */
+  autoTruncate?: boolean;
+  /** The share of the effective limit at which trimming starts (default 0.8, when the 80% warning is given). */
+  trimAt?: number;
+  /**
+   * The share of the effective limit a trim (or a compaction) cuts down to (default 0.6, at most
+   * trimAt). The gap is what keeps prompt caches hitting: between trims requests only grow.
+   */
+  trimTo?: number;
+  /** Replaces the mode's strategy. */
+  strategy?: TruncationStrategy;
+  logger?: Logger;
+  /** Told about every trim, e.g. to keep a session store consistent (also the 'trimmed' event). */
+  onTrim?: (event: TrimEvent<M>) => void;
+  /** Compaction level 1: tool results above this many tokens are compacted (default 1000). */
+  maxToolResultTokens?: number;
+  /** Compaction level 2: tool results of the last this many tool units stay whole (default 3). */
+  keepToolResults?: number;
+  /**
+   * Compaction level 2: clear at least this many tokens of old tool results at once, or none
+   * (unless less reaches the target). Default (trimAt - trimTo) x the effective limit: the room a
+   * trim makes, so that clearings break the prompt cache no more often than trims do.
+   */
+  clearAtLeast?: number;
+  /** Compaction level 0: the reasoning of the last this many assistant turns with reasoning stays (default 1). */
+  keepReasoningTurns?: number;
+  /** Compaction level 3: the summary's bound in tokens (default 500). */
+  maxSummaryTokens?: number;
+  /**
+   * Compaction level 3: the summarizer's input budget (default: the effective limit less
+   * maxSummaryTokens, for a summarizer with this model's window). Compaction starts before the
+   * messages to summarize outgrow it, so that a summary never has to leave some out.
+   */
+  summaryInputTokens?: number;
+  /** Compaction level 3: the user's own messages kept verbatim beside the summary, in tokens (default 2,000). */
+  keepUserTokens?: number;
+  /** Failed summaries in a row that open the circuit breaker (default 3); while open, levels 0, 1, 2 and 4 run. */
+  maxSummaryFailures?: number;
+  /** How long the breaker stays open before one trial summary (default 300,000 ms). */
+  breakerResetMs?: number;
+  /** Compaction level 3: recent messages kept out of the summary (default 10). */
+  preserveLast?: number;
+  /** Compaction level 3: the summary message's role (default "system"). */
+  summaryRole?: InsertedRole;
+  /** A tool result whose call is not in the history: reject it (`"error"`, default) or leave it out of the history with a warning (`"drop"`). */
+  orphanToolResults?: "error" | "drop";
+  /** Reported-to-counted ratios per model, shared with other managers when given (observeUsage). */
+  calibration?: UsageCalibration;
+  /**
+   * Keep the context in a session's append-only log (docs/sessions.md): the manager opens it (use
+   * `await MessageContextManager.open(options)`, or `await manager.ready`), appends each message
+   * and each trim or compaction as it happens, and `await manager.flush()` makes them durable.
+   */
+  session?: SessionOptions;
+}
+
+export interface ContextStats {
+  model: string;
+  mode: TruncationMode;
+  messageCount: number;
+  byRole: { system: number; user: number; assistant: number; tool: number };
+  tokenUsage: number;
+  availableTokens: number;
+  usagePercentage: number;
+  /** The local count, before reported usage anchors or scales it. */
+  countedTokens: number;
+  /** Whether tokenUsage is anchored on a reported usage (observeUsage). */
+  anchored: boolean;
+  /** Reported-to-counted ratio per model (observeUsage). */
+  calibration: Record<string, ModelCalibration>;
+  /** Prompt caching over the requests so far (each getContextForRequest() call is one). */
+  cache: CacheStats;
+  /** The summarizer's circuit breaker (closed when there is no llm). */
+  breaker: BreakerState;
+}
+
+/** The events a MessageContextManager emits. */
+export interface ContextEvents<M> {
+  warning: [ContextWarning];
+  trimmed: [TrimEvent<M>];
+  compacted: [CompactionReport<M>];
+  /** The summarizer's circuit breaker opened, let a trial call through, or closed. */
+  breaker: [BreakerEvent];
+}
+
+/** The strategy each mode trims with, when the options name none. */
+export function strategyFor(mode: TruncationMode): TruncationStrategy {
+  switch (mode) {
+    case TruncationMode.SLIDING_WINDOW:
+      return new SlidingWindowStrategy();
+    case TruncationMode.TOKEN_BUDGET:
+      return new TokenBudgetStrategy();
+    case TruncationMode.SMART:
+      return new SmartTruncationStrategy();
+    case TruncationMode.SUMMARIZE:
+      // Summaries of old turns come first, from compaction's level 3; what a request still cannot
+      // carry is trimmed with the smart strategy, and the oldest go first when that is not enough.
+      return new CompositeStrategy([new SmartTruncationStrategy(), new TokenBudgetStrategy()]);
+  }
+}

@@ -1,0 +1,59 @@
+// How much of each request a provider's prompt cache could serve: the tokens of its prefix that
+// the previous request had too. Each getContextForRequest() is a request; the shared prefix is the
+// system prompt (unless it changed) and the conversation up to the first position an edit touched
+// since, tracked from the edits (O(changed)), never by re-reading the messages.
+import type { HistoryColumns } from "./history-columns.js";
+import type { MessageLike } from "../messages/types.js";
+
+export interface CacheStats {
+  requests: number;
+  /** Prompt tokens of all requests. */
+  promptTokens: number;
+  /** Tokens of each request's prefix that the previous request had too, summed. */
+  sharedPrefixTokens: number;
+  /** sharedPrefixTokens / promptTokens (0 before the first request). */
+  cacheableShare: number;
+}
+
+export class PromptCacheAccounting {
+  private requests = 0;
+  private promptTokens = 0;
+  private sharedPrefixTokens = 0;
+  /** Conversation tokens (marker included) of the last request still the prefix of the history now. */
+  private stablePrefix = 0;
+  /** The system prompt the last request carried (compared, not tracked: a prompt changed and changed back is the same prefix). */
+  private lastSystemPrompt: string | undefined;
+
+  /**
+   * A request of `total` tokens is sent: its prefix shared with the previous one is the system
+   * prompt (unless it changed) and the conversation up to the first position an edit touched since.
+   */
+  request(total: number, systemPrompt: string | undefined, systemTokens: number, conversationTokens: number): void {
+    const shared = this.requests > 0 && systemPrompt === this.lastSystemPrompt ? systemTokens + this.stablePrefix : 0;
+    this.requests++;
+    this.promptTokens += total;
+    this.sharedPrefixTokens += Math.min(shared, total);
+    this.stablePrefix = conversationTokens;
+    this.lastSystemPrompt = systemPrompt;
+  }
+
+  /**
+   * The history changes at `position` (in its order before the change): the prefix the next
+   * request shares ends there. `markerKept`: the omission marker before `position`, if any, is
+   * unchanged.
+   */
+  touched<M extends MessageLike>(history: HistoryColumns<M>, position: number, markerKept = true): void {
+    if (this.requests === 0) return;
+    this.stablePrefix = Math.min(this.stablePrefix, history.tokensBefore(position, markerKept));
+  }
+
+  /** The history was replaced or cleared: the next request shares no conversation with the last. */
+  restart(): void {
+    this.stablePrefix = 0;
+  }
+
+  get stats(): CacheStats {
+    const { requests, promptTokens, sharedPrefixTokens } = this;
+    return { requests, promptTokens, sharedPrefixTokens, cacheableShare: promptTokens === 0 ? 0 : sharedPrefixTokens / promptTokens };
+  }
+}

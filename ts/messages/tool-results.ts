@@ -1,0 +1,37 @@
+// Rewriting the tool results of a message of any shape (compaction replaces or cuts them), every
+// other field kept.
+import { describe, typeError } from "../runtime/errors.js";
+import { isRecord, isTypedOutput } from "./message-shape.js";
+
+/**
+ * A copy of `message` with each tool result replaced by `replace(result, kind)`, where kind is
+ * "json" for an AI SDK json output and "text" otherwise; every other field is kept. A message
+ * without tool results comes back as it is.
+ */
+export function mapToolResults<M extends object>(message: M, replace: (result: unknown, kind: "text" | "json") => unknown): M {
+  if (!isRecord(message)) throw typeError(`message must be a message object, got ${describe(message)}`);
+  const record = message as Record<string, unknown>;
+  const content = record.content;
+  if (typeof record.tool_call_id === "string") return { ...message, content: replace(content, "text") };
+  if (record.role === undefined && record.type === "function_call_output") return { ...message, output: replace(record.output, "text") };
+  if (!Array.isArray(content)) return message;
+  let changed = false;
+  const parts = content.map((part: unknown) => {
+    if (!isRecord(part)) return part;
+    if (part.type === "tool-result") {
+      const output = part.output;
+      changed = true;
+      if (isTypedOutput(output)) return { ...part, output: { ...output, value: replace(output.value, output.type === "json" ? "json" : "text") } };
+      if ("result" in part) return { ...part, result: replace(part.result, "text") };
+    }
+    if (part.type === "tool_result") {
+      changed = true;
+      if (typeof part.content === "string") return { ...part, content: replace(part.content, "text") };
+      if (Array.isArray(part.content)) {
+        return { ...part, content: part.content.map((block: unknown) => (isRecord(block) && block.type === "text" ? { ...block, text: replace(block.text, "text") } : block)) };
+      }
+    }
+    return part;
+  });
+  return changed ? { ...message, content: parts } : message;
+}

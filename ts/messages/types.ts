@@ -1,0 +1,47 @@
+// The shapes of what callers hand ctxwin: chat messages in any of the shapes it reads, tool
+// definitions, system prompt blocks, and a message as chat templates read it.
+
+/** A chat message in any of the shapes ctxwin reads: OpenAI chat, AI SDK ModelMessage, Anthropic Messages. */
+export interface MessageLike {
+  role: string;
+  content?: unknown;
+  name?: string;
+  tool_calls?: unknown;
+  tool_call_id?: string;
+}
+
+/** An OpenAI tool definition (`{ type: "function", function }`) or a bare function definition. */
+export interface ToolDefinition {
+  type?: string;
+  function?: FunctionDefinition;
+  name?: string;
+  description?: string;
+  parameters?: FunctionDefinition["parameters"];
+  /** Anthropic's spelling of `parameters`. */
+  input_schema?: unknown;
+}
+
+export interface FunctionDefinition {
+  name: string;
+  description?: string;
+  parameters?: {
+    type?: string;
+    properties?: Record<string, { type?: string | string[]; description?: string; enum?: unknown[] }>;
+    required?: string[];
+  };
+}
+
+/** A text block of an Anthropic system prompt. */
+export interface SystemTextBlock {
+  type?: string;
+  text: string;
+}
+
+/** A message as chat templates read it (Hugging Face's chat format). */
+export interface TemplateMessage {
+  role: string;
+  content: string;
+  name?: string;
+  tool_call_id?: string;
+  tool_calls?: Array<{ id?: string; type: "function"; function: { name: string; arguments: unknown } }>;
+}
