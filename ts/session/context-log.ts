@@ -226,6 +226,16 @@ export class ContextReplay {
     }
   }
 
+  /** A replay that goes on from this one's state (this one stays as it is). */
+  clone(): ContextReplay {
+    const copy = new ContextReplay();
+    copy.view = this.view.slice();
+    copy.marker = this.marker;
+    copy.systemPrompt = this.systemPrompt;
+    copy.metadata = this.metadata;
+    return copy;
+  }
+
   /** The view so far. */
   result(): ContextView {
     let placed: ContextView["marker"];

@@ -11,6 +11,7 @@ import { FileSessionStore, MemorySessionStore } from "ctxwin";
 import { MAX_APPEND_BYTES, MAX_READ_BYTES } from "../../../ts/session/store.js";
 
 const SCAN = fileURLToPath(new URL("./fixtures/scan-log.mjs", import.meta.url));
+const OPEN = fileURLToPath(new URL("./fixtures/open-log.mjs", import.meta.url));
 const APPENDS = 40;
 const TEXT = 16 * 1024 * 1024;
 
@@ -19,31 +20,42 @@ beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), "ctxwin-large-"));
   const store = new FileSessionStore({ directory, fsync: false });
   const text = "t".repeat(TEXT);
-  for (let i = 0; i < APPENDS; i++) await store.append("big", [{ type: "message", i, text }]);
+  // What a manager that trims as it goes writes: each message, then a trim that drops the one before.
+  for (let i = 0; i < APPENDS; i++) {
+    const message = { type: "message", id: `m${i}`, i, message: { role: "user", content: `${i}:${text}` } };
+    await store.append("big", i === 0 ? [message] : [message, { type: "boundary", boundary: { kind: "trim", removed: [`m${i - 1}`], marker: null } }]);
+  }
 }, 120_000);
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 describe("a 600 MB session file", () => {
+  it("a manager opens it in a 96 MB heap: memory bounded by the messages it keeps, not by the file", () => {
+    const out = execFileSync(process.execPath, ["--max-old-space-size=96", OPEN, directory, "big"], { encoding: "utf8", maxBuffer: 1 << 20 });
+    expect(JSON.parse(out)).toEqual({ messages: 1, last: String(APPENDS - 1), length: `${APPENDS - 1}:`.length + TEXT });
+  }, 120_000);
+
   it("streams whole through scan() in a 96 MB heap, and knows its version from its end", () => {
     const store = new FileSessionStore({ directory });
     expect(statSync(store.pathOf("big")).size).toBeGreaterThan(600 * 1024 * 1024);
     const out = execFileSync(process.execPath, ["--max-old-space-size=96", SCAN, directory, "big"], { encoding: "utf8", maxBuffer: 1 << 20 });
     const seen = JSON.parse(out) as { records: number; bytes: number; ordered: boolean; version: number; peakRss: number };
-    expect(seen).toMatchObject({ records: APPENDS, bytes: APPENDS * TEXT, ordered: true, version: APPENDS });
+    expect(seen).toMatchObject({ records: 2 * APPENDS - 1, ordered: true, version: 2 * APPENDS - 1 });
+    expect(seen.bytes).toBeGreaterThan(APPENDS * TEXT);
   }, 120_000);
 
   it("read() refuses more than MAX_READ_BYTES at once with ERR_CTXWIN_SESSION_TOO_LARGE naming scan(); from near the end it reads", async () => {
     const store = new FileSessionStore({ directory });
     await expect(store.read("big")).rejects.toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_SESSION_TOO_LARGE", message: expect.stringContaining("store.scan(id, from)") });
-    const tail = await store.read("big", APPENDS - 3);
-    expect(tail.map((r) => r.entry.i)).toEqual([APPENDS - 3, APPENDS - 2, APPENDS - 1]);
+    const tail = await store.read("big", 2 * APPENDS - 5);
+    expect(tail.map((r) => r.entry.i)).toEqual([APPENDS - 2, undefined, APPENDS - 1, undefined]);
     expect(MAX_READ_BYTES).toBe(128 * 1024 * 1024);
   }, 60_000);
 
   it("appends go on, and info() answers from the end of the file", async () => {
     const store = new FileSessionStore({ directory, fsync: false });
-    expect(await store.append("big", [{ type: "message", i: APPENDS }], { expectedVersion: APPENDS })).toMatchObject({ first: APPENDS });
-    expect(await store.info("big")).toMatchObject({ version: APPENDS + 1 });
+    const version = 2 * APPENDS - 1;
+    expect(await store.append("big", [{ type: "note", i: APPENDS }], { expectedVersion: version })).toMatchObject({ first: version });
+    expect(await store.info("big")).toMatchObject({ version: version + 1 });
   }, 60_000);
 });
 
