@@ -94,3 +94,5 @@ export function benchOpenModels(): void {
     );
   }
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) benchOpenModels();

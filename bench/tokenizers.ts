@@ -185,3 +185,5 @@ export async function benchTokenizers(): Promise<void> {
     console.log(`\ncountMany (1 thread): ${(bytes / 1e6 / syncSeconds).toFixed(1)} MB/s; countManyAsync, the same batch on ${Math.min(cpus().length, 4)} worker threads: ${(bytes / 1e6 / asyncSeconds).toFixed(1)} MB/s`);
   }
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchTokenizers();

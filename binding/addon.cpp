@@ -1,5 +1,5 @@
-// The ctxwin.node module. Its only state is per environment (JsThreadState: piece caches and
-// conversion buffers), so it loads in any number of worker_threads and contexts at once.
+// The ctxwin.node module. Its only state is per environment (JsThreadState: the counters' caches
+// and conversion buffers), so it loads in any number of worker_threads and contexts at once.
 #include <napi.h>
 
 #include "exports.hpp"
@@ -12,9 +12,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   ctxwin::binding::register_estimate(env, exports);
   ctxwin::binding::register_thread_plan(env, exports);
   ctxwin::binding::register_extractive_summary(env, exports);
-  ctxwin::binding::register_tokenizer(env, exports);
-  ctxwin::binding::register_claude_tokenizer(env, exports);
-  ctxwin::binding::register_hf_tokenizer(env, exports);
+  ctxwin::binding::register_counter(env, exports);
   ctxwin::binding::register_model_limits(env, exports);
   ctxwin::binding::register_truncation(env, exports);
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));

@@ -8,9 +8,7 @@ namespace ctxwin::binding {
 void register_estimate(Napi::Env env, Napi::Object exports);
 void register_thread_plan(Napi::Env env, Napi::Object exports);
 void register_extractive_summary(Napi::Env env, Napi::Object exports);
-void register_tokenizer(Napi::Env env, Napi::Object exports);
-void register_claude_tokenizer(Napi::Env env, Napi::Object exports);
-void register_hf_tokenizer(Napi::Env env, Napi::Object exports);
+void register_counter(Napi::Env env, Napi::Object exports);
 void register_model_limits(Napi::Env env, Napi::Object exports);
 void register_truncation(Napi::Env env, Napi::Object exports);
 

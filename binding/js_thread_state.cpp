@@ -15,36 +15,62 @@ JsThreadState* JsThreadState::find(napi_env env) noexcept {
   return static_cast<JsThreadState*>(data);
 }
 
-PieceCache& JsThreadState::cache_for(const Encoding& encoding) {
-  std::unique_ptr<PieceCache>& cache = caches_[&encoding];
-  if (!cache) cache = std::make_unique<PieceCache>();
-  return *cache;
+bool JsThreadState::Caches::belongs_to(const std::shared_ptr<const TokenCounter>& counter) const noexcept {
+  // A counter that owns nothing (use_count 0) lives as long as the process; any other is the one
+  // whose control block this entry watches, not a later one at the same address.
+  if (process_lifetime) return counter.use_count() == 0;
+  return !owner.expired() && !owner.owner_before(counter) && !counter.owner_before(owner);
 }
 
-std::unique_ptr<PieceCache> JsThreadState::lend(const Encoding& encoding) {
-  std::vector<std::unique_ptr<PieceCache>>& spares = spares_[&encoding];
-  if (spares.empty()) return std::make_unique<PieceCache>();
-  std::unique_ptr<PieceCache> cache = std::move(spares.back());
-  spares.pop_back();
+JsThreadState::Caches& JsThreadState::caches_of(const std::shared_ptr<const TokenCounter>& counter) {
+  const auto found = caches_.find(counter.get());
+  if (found != caches_.end() && found->second.belongs_to(counter)) return found->second;
+  // A new counter: first forget the caches of models that are gone.
+  for (auto it = caches_.begin(); it != caches_.end();) {
+    if (!it->second.process_lifetime && it->second.owner.expired()) {
+      it = caches_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  Caches& entry = caches_[counter.get()];
+  entry = Caches{};
+  entry.process_lifetime = counter.use_count() == 0;
+  if (!entry.process_lifetime) entry.owner = counter;
+  return entry;
+}
+
+CountCache& JsThreadState::cache_for(const std::shared_ptr<const TokenCounter>& counter) {
+  Caches& entry = caches_of(counter);
+  if (!entry.cache) entry.cache = counter->new_cache();
+  return *entry.cache;
+}
+
+std::unique_ptr<CountCache> JsThreadState::lend(const std::shared_ptr<const TokenCounter>& counter) {
+  Caches& entry = caches_of(counter);
+  if (entry.spares.empty()) return counter->new_cache();
+  std::unique_ptr<CountCache> cache = std::move(entry.spares.back());
+  entry.spares.pop_back();
   return cache;
 }
 
-void JsThreadState::give_back(const Encoding& encoding, std::unique_ptr<PieceCache> cache, unsigned generation) {
+void JsThreadState::give_back(const TokenCounter& counter, std::unique_ptr<CountCache> cache, unsigned generation) {
   if (!cache || generation != generation_) return;  // lent before clear_caches(): let it go
-  std::vector<std::unique_ptr<PieceCache>>& spares = spares_[&encoding];
-  if (spares.size() < kSpareCaches) spares.push_back(std::move(cache));
+  // The job still holds `counter`, so an entry at its address is its own.
+  const auto found = caches_.find(&counter);
+  if (found == caches_.end()) return;
+  if (found->second.spares.size() < kSpareCaches) found->second.spares.push_back(std::move(cache));
 }
 
-claude::SegmentCache& JsThreadState::claude_cache_for(const claude::ClaudeTokenizer& family) {
-  auto& slot = claude_caches_[&family];
-  if (!slot) slot = std::make_unique<claude::SegmentCache>(kClaudeCacheBytes);
-  return *slot;
+void JsThreadState::clear_caches_of(const TokenCounter& counter) {
+  const auto found = caches_.find(&counter);
+  if (found == caches_.end()) return;
+  if (found->second.cache) found->second.cache->clear();  // in place: Counter objects keep pointing at it
+  found->second.spares.clear();
 }
 
 void JsThreadState::clear_caches() {
-  claude_caches_.clear();
   caches_.clear();  // recreated empty on next use; no call is counting now (this is that thread)
-  spares_.clear();
   ++generation_;
   release_buffers();
 }

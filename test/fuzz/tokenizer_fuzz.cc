@@ -18,20 +18,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const char* const kNames[] = {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"};
   const std::size_t which = data[0] % 4;
   const ctxwin::Encoding& encoding = ctxwin::Encoding::get(kNames[which], ctxwin::fuzz::rank_data_dir());
-  const bool allow_special = (data[0] & 0x80) != 0;
+  const auto special = (data[0] & 0x80) != 0 ? ctxwin::SpecialTokens::AsTokens : ctxwin::SpecialTokens::AsText;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
 
-  const std::size_t count = encoding.count(text, allow_special);
-  const auto tokens = encoding.encode(text, allow_special);
+  const std::size_t count = encoding.count(text, nullptr, special);
+  const auto tokens = encoding.encode(text, special);
   FUZZ_CHECK(count == tokens.size());
   // One cache per encoding, kept across inputs, as a thread's caches are (a cache remembers
   // pieces, not encodings: sharing one between encodings would be a misuse).
   static ctxwin::PieceCache caches[4];
   ctxwin::PieceCache& cache = caches[which];
-  FUZZ_CHECK(encoding.count(text, allow_special, &cache) == count);
-  FUZZ_CHECK(encoding.count(text, allow_special, &cache) == count);
+  FUZZ_CHECK(encoding.count(text, &cache, special) == count);
+  FUZZ_CHECK(encoding.count(text, &cache, special) == count);
   const std::string repaired = ctxwin::repair_utf8(text);
-  FUZZ_CHECK(encoding.count_valid(repaired, allow_special) == count);
+  FUZZ_CHECK(encoding.count_valid(repaired, nullptr, special) == count);
   FUZZ_CHECK(encoding.decode(tokens) == repaired);
   return 0;
 }

@@ -1,9 +1,10 @@
-// Seed 001 / 003's ToolResultCompactor: large tool outputs cut down to a token bound in the core,
+// ToolResultCompactor: large tool outputs cut down to a token bound in the core,
 // keeping their head and tail, error lines and stack heads; JSON stays valid JSON.
 import { CachingCounter } from "../tokens/caching-counter.js";
 import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { mapToolResults } from "../messages/tool-results.js";
-import type { NativeCompactedResult } from "../runtime/native.js";
+import type { NativeCompactedResult, NativeCounter } from "../runtime/native.js";
+import { nativeCounterOf } from "../tokens/native-counter.js";
 import { TiktokenCounter } from "../tokens/tiktoken-counter.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { MessageLike } from "../messages/types.js";
@@ -27,12 +28,18 @@ export interface CompactedToolResult {
 
 let fallbackCounter: TiktokenCounter | undefined;
 
-/** The exact tokenizer to cut with: the counter's own when it has one, else cl100k_base. */
-function tiktokenOf(counter: TokenCounter | undefined): TiktokenCounter {
-  if (counter instanceof TiktokenCounter && counter.nativeTokenizer) return counter;
-  if (counter instanceof CachingCounter) return tiktokenOf(counter.inner);
+/** The core counter of an exact counter (TiktokenCounter, ClaudeCounter, TokenizerJsonCounter), also behind a CachingCounter. */
+function coreOf(counter: TokenCounter | undefined): NativeCounter | undefined {
+  if (counter instanceof CachingCounter) return coreOf(counter.inner);
+  return nativeCounterOf(counter);
+}
+
+/** The core counter that cuts with cl100k_base, for counters without one of their own (approximations). */
+function fallbackCore(): NativeCounter {
   fallbackCounter ??= new TiktokenCounter({ encoding: "cl100k_base" });
-  return fallbackCounter;
+  const core = nativeCounterOf(fallbackCounter);
+  if (!core) throw typeError("a TiktokenCounter with its rank data is needed to compact tool results");
+  return core;
 }
 
 function checkCounter(counter: unknown): void {
@@ -70,13 +77,15 @@ export class ToolResultCompactor {
     checkCounter(counter);
     const text = typeof result === "string" ? result : JSON.stringify(result);
     if (typeof text !== "string") throw typeError(`result must be a string or a JSON value, got ${describe(result)}`);
-    const tokenizer = tiktokenOf(counter).nativeTokenizer;
-    if (!tokenizer) throw typeError("a TiktokenCounter with its rank data is needed to compact tool results");
-    // The core cuts with an exact tokenizer; a different counter (an approximation) checks the
-    // result and the bound tightens until it agrees.
+    // The core cuts with the counter's own tokenizer when it is an exact one (any family), so the
+    // bound holds by that counter's count. Any other counter (an approximation) is cut with
+    // cl100k_base and checks the result, the bound tightening until it agrees.
+    const own = coreOf(counter);
+    if (own) return own.compactToolResult(text, this.maxResultTokens, this.truncationMessage);
+    const tokenizer = fallbackCore();
     let bound = this.maxResultTokens;
     let out: NativeCompactedResult = tokenizer.compactToolResult(text, bound, this.truncationMessage);
-    for (let attempt = 0; counter && !(counter instanceof TiktokenCounter) && attempt < 8; attempt++) {
+    for (let attempt = 0; counter && attempt < 8; attempt++) {
       const measured = counter.count(out.text);
       if (measured <= this.maxResultTokens) return { ...out, changed: out.text !== text, tokens: measured, originalTokens: counter.count(text) };
       bound = Math.max(1, Math.floor((bound * this.maxResultTokens) / measured) - 1);

@@ -21,10 +21,9 @@ export interface NativeCore {
   summarizeTask(texts: string[], complete?: boolean): string;
   estimateTokensByWords(text: string, tokensPerWord: number): number;
   estimateTokensByWordsMany(texts: string[], tokensPerWord: number): Uint32Array;
-  Tokenizer: new (encoding: string, dataDir: string) => NativeTokenizer;
-  ClaudeTokenizer: new (family: string, dataDir: string) => NativeClaudeTokenizer;
-  /** A tokenizer.json model: `source` is a file path (`isPath`) or the file's text. */
-  HfTokenizer: new (source: string, isPath: boolean) => NativeHfTokenizer;
+  /** One class for every tokenizer family of the core; what each kind adds is in its interface. */
+  Counter: NativeCounterConstructor;
+  /** Forgets what this thread's counter caches remember, for every counter and family. */
   clearPieceCaches(): void;
   findModelLimits(model: string): { key: string; contextWindow: number; maxOutput: number } | null;
   listModelLimits(): Array<{ key: string; contextWindow: number; maxOutput: number }>;
@@ -63,40 +62,47 @@ export interface NativeTruncationPlan {
   warning: string;
 }
 
-/** One Claude tokenizer family of the core (v3, v4.7, v5); loaded once per process and shared. */
-export interface NativeClaudeTokenizer {
-  /** The content's tokens as a message's content (the frame's edge rules included, its fixed part not). */
-  count(text: string): number;
-  countMany(texts: string[]): Uint32Array;
-  /** count_tokens of one user message holding `text`. */
-  countMessage(text: string): number;
+export interface NativeCounterConstructor {
+  /** An OpenAI encoding (loaded once per process and shared). */
+  new (kind: "bpe", encoding: string, rankDataDir: string): NativeBpeCounter;
+  /** A Claude tokenizer family, v3, v4.7 or v5 (loaded once per process and shared). */
+  new (kind: "claude", family: string, claudeDataDir: string): NativeClaudeCounter;
+  /** A tokenizer.json model, from a file path or from the file's text. */
+  new (kind: "tokenizer.json" | "tokenizer.json-text", source: string): NativeTokenizerJsonCounter;
+}
+
+/**
+ * What every counter of the core does. Counts go through a cache per counter and thread (bounded,
+ * shared by the thread's objects of that counter); the async methods count on libuv's pool.
+ */
+export interface NativeCounter {
+  /** Tokens of `text`; `allowSpecial`: special-token text is that token (else ordinary text). */
+  count(text: string, allowSpecial?: boolean): number;
+  countMany(texts: string[], allowSpecial?: boolean): Uint32Array;
   countAsync(text: string): Promise<number>;
   countManyAsync(texts: string[]): Promise<Uint32Array>;
+  compactToolResult(result: string, maxResultTokens: number, truncationMessage: string): NativeCompactedResult;
+  /** Forgets what this thread remembers for this counter (counts stay exact). */
+  clearCache(): void;
+}
+
+export interface NativeBpeCounter extends NativeCounter {
+  encode(text: string, allowSpecial?: boolean): Uint32Array;
+  decode(tokens: Uint32Array): string;
+}
+
+export interface NativeClaudeCounter extends NativeCounter {
+  /** count_tokens of one user message holding `text` (count() is the content's share). */
+  countMessage(text: string): number;
   markedStream(text: string): string;
   messageOverhead(): number;
   memoryBytes(): number;
-  clearCache(): void;
 }
 
-/** One encoding of the core; encodings are loaded once per process and shared. */
-export interface NativeTokenizer {
-  count(text: string, allowSpecial?: boolean): number;
-  countMany(texts: string[]): Uint32Array;
-  countAsync(text: string): Promise<number>;
-  countManyAsync(texts: string[]): Promise<Uint32Array>;
-  encode(text: string, allowSpecial?: boolean): Uint32Array;
-  decode(tokens: Uint32Array): string;
-  compactToolResult(result: string, maxResultTokens: number, truncationMessage: string): NativeCompactedResult;
-}
-
-/** A tokenizer.json model loaded by the core; each object has its own piece cache. */
-export interface NativeHfTokenizer {
-  count(text: string, allowSpecial?: boolean): number;
-  countMany(texts: string[], allowSpecial?: boolean): Uint32Array;
+export interface NativeTokenizerJsonCounter extends NativeCounter {
   encode(text: string, allowSpecial?: boolean): Uint32Array;
   summary(): string;
   memoryBytes(): number;
-  clearCache(): void;
 }
 
 export interface NativeCompactedResult {

@@ -1,5 +1,6 @@
-// Token counts without a tokenizer: words x tokensPerWord (seed 001: 1.3) or characters / charsPerToken
-// (seeds 000/004: 4; SPEC-08: 3.5). Computed by the core.
+// Token counts without a tokenizer: words x tokensPerWord (1.3 by default) or characters /
+// charsPerToken (4 is the usual rule of thumb; the thread manager's estimate uses 3.5). Computed by
+// the core.
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { native } from "../runtime/native.js";
@@ -42,6 +43,16 @@ export class ApproximateCounter implements BatchTokenCounter {
     const estimates = Uint32Array.from(texts, (text) => text.length); // only the lengths cross
     native.estimateTokensInPlace(estimates, this.charsPerToken);
     return estimates;
+  }
+
+  /** count(), as a promise: the estimate is cheap enough to make on the event loop. */
+  async countAsync(text: string): Promise<number> {
+    return this.count(text);
+  }
+
+  /** countMany(), as a promise. */
+  async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
+    return this.countMany(texts);
   }
 
   /** Same structure as OpenAI's chat format (cl100k_base overheads), with approximate text counts. */

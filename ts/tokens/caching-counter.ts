@@ -3,7 +3,7 @@ import { describe, rangeError, requireString, typeError } from "../runtime/error
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import type { TiktokenCounter } from "./tiktoken-counter.js";
 import { TokenizerJsonCounter } from "./tokenizer-json-counter.js";
-import type { CountMessagesOptions, TokenCounter } from "./token-counter.js";
+import type { BatchTokenCounter, CountMessagesOptions, TokenCounter } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 
 /** A counter that frames messages its own way (ClaudeCounter) and lets a wrapper count the strings. */
@@ -13,6 +13,11 @@ interface FramingCounter {
     messages: readonly MessageLike[],
     options?: CountMessagesOptions,
   ): { perMessage: Uint32Array; total: number };
+}
+
+function checkTexts(texts: readonly string[]): void {
+  if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
+  texts.forEach((text, i) => requireString(text, `texts[${i}]`));
 }
 
 export interface CachingCounterOptions {
@@ -52,15 +57,51 @@ export class CachingCounter implements TokenCounter {
     }
     this.misses++;
     const value = this.inner.count(text);
-    this.cache.set(text, value);
-    if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
+    this.remember(text, value);
     return value;
   }
 
+  /** Caches `value` for `text` as the most recently used, evicting the least recently used past maxEntries. */
+  private remember(text: string, value: number): void {
+    this.cache.delete(text);
+    this.cache.set(text, value);
+    if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
+  }
+
   countMany(texts: readonly string[]): Uint32Array {
-    if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
-    texts.forEach((text, i) => requireString(text, `texts[${i}]`)); // all checked before any is cached
+    checkTexts(texts); // all checked before any is cached
     return Uint32Array.from(texts, (text) => this.count(text));
+  }
+
+  /** count() with the texts not yet cached counted by the inner counter's countAsync, when it has one. */
+  async countAsync(text: string): Promise<number> {
+    requireString(text, "text");
+    if (this.cache.has(text)) return this.count(text);
+    const inner = this.inner as Partial<BatchTokenCounter>;
+    const value = typeof inner.countAsync === "function" ? await inner.countAsync(text) : this.inner.count(text);
+    this.misses++;
+    this.remember(text, value);
+    return value;
+  }
+
+  /** countMany() with the texts not yet cached counted in one batch by the inner counter's countManyAsync, when it has one. */
+  async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
+    checkTexts(texts);
+    const unseen = [...new Set(texts.filter((text) => !this.cache.has(text)))];
+    const inner = this.inner as Partial<BatchTokenCounter>;
+    const counted = new Map<string, number>();
+    if (unseen.length > 0) {
+      const counts = typeof inner.countManyAsync === "function" ? await inner.countManyAsync(unseen) : Uint32Array.from(unseen, (text) => this.inner.count(text));
+      unseen.forEach((text, i) => counted.set(text, counts[i] as number));
+    }
+    return Uint32Array.from(texts, (text) => {
+      const value = counted.get(text);
+      if (value === undefined) return this.count(text);
+      counted.delete(text); // a repeat within the batch is a hit, as in countMany
+      this.misses++;
+      this.remember(text, value);
+      return value;
+    });
   }
 
   /**

@@ -1,9 +1,10 @@
 // Exact Claude token counts from the core: count_tokens' figures, offline, for Claude 3 and later.
 // The vocabularies are ctok's measurements (MIT, github sanderland/ctok), shipped in data/claude.
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
-import { native, type NativeClaudeTokenizer } from "../runtime/native.js";
+import { native, type NativeClaudeCounter } from "../runtime/native.js";
 import { CLAUDE_FAMILIES, claudeDataDir, claudeFamilyForModel, type ClaudeFamily } from "./claude-family.js";
 import { countClaudeRequest, type ClaudeRequestCount } from "./claude-messages.js";
+import { attachNativeCounter } from "./native-counter.js";
 import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 
@@ -35,7 +36,7 @@ export class ClaudeCounter implements BatchTokenCounter {
   readonly exact = true;
   /** Tokens of a one-message request beyond its content: 7 (v3), 11 (v4.7), 6 (v5). */
   readonly messageOverhead: number;
-  private readonly tokenizer: NativeClaudeTokenizer;
+  private readonly tokenizer: NativeClaudeCounter;
 
   constructor(options: ClaudeCounterOptions = {}) {
     if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
@@ -53,7 +54,8 @@ export class ClaudeCounter implements BatchTokenCounter {
     } else {
       throw typeError("ClaudeCounter needs options.model or options.family");
     }
-    this.tokenizer = new native.ClaudeTokenizer(this.family, claudeDataDir());
+    this.tokenizer = new native.Counter("claude", this.family, claudeDataDir());
+    attachNativeCounter(this, this.tokenizer);
     this.messageOverhead = this.tokenizer.messageOverhead();
   }
 

@@ -4,7 +4,8 @@ import { checkEncodingName, defaultRankDataDir, tiktokenEncodingForModel, type E
 import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
-import { native, type NativeTokenizer } from "../runtime/native.js";
+import { native, type NativeBpeCounter } from "../runtime/native.js";
+import { attachNativeCounter } from "./native-counter.js";
 import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 
@@ -44,7 +45,7 @@ export class TiktokenCounter implements BatchTokenCounter {
   readonly model: string | undefined;
   /** False when the rank data could not be loaded and counts come from an ApproximateCounter. */
   readonly exact: boolean;
-  private readonly tokenizer: NativeTokenizer | undefined;
+  private readonly tokenizer: NativeBpeCounter | undefined;
   private readonly fallback: ApproximateCounter | undefined;
 
   constructor(options: TiktokenCounterOptions = {}) {
@@ -60,11 +61,12 @@ export class TiktokenCounter implements BatchTokenCounter {
     const logger = options.logger ?? consoleLogger;
     try {
       const dir = options.rankDataDir !== undefined ? requireString(options.rankDataDir, "options.rankDataDir") : defaultRankDataDir();
-      this.tokenizer = new native.Tokenizer(this.encoding, dir);
+      this.tokenizer = new native.Counter("bpe", this.encoding, dir);
+      attachNativeCounter(this, this.tokenizer);
       this.exact = true;
     } catch (error) {
       if (error instanceof TypeError) throw error;
-      // Seed 001: without rank data, fall back to the approximation, and say so once.
+      // Without rank data, count approximately rather than not at all, and say so once.
       logger.warn(`ctxwin: cannot load ${this.encoding} rank data (${error instanceof Error ? error.message : String(error)}); counting approximately (words x 1.3)`);
       this.fallback = new ApproximateCounter();
       this.exact = false;
@@ -126,13 +128,7 @@ export class TiktokenCounter implements BatchTokenCounter {
     return countEachMessageWith((texts) => this.countMany(texts), chatOverheads(this.encoding), messages, options).perMessage;
   }
 
-
-  /** The core tokenizer behind this counter (undefined after a fallback); for ctxwin's own use. */
-  get nativeTokenizer(): NativeTokenizer | undefined {
-    return this.tokenizer;
-  }
-
-  private requireTokenizer(operation: string): NativeTokenizer {
+  private requireTokenizer(operation: string): NativeBpeCounter {
     if (!this.tokenizer) {
       throw plainError(`ctxwin: ${operation} needs the ${this.encoding} rank data, which could not be loaded`, "ERR_CTXWIN_RANK_DATA_UNAVAILABLE");
     }

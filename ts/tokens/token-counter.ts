@@ -25,9 +25,13 @@ export interface TokenCounter {
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number;
 }
 
-/** A counter that can count many strings at once (one crossing into the core). */
+/** A counter that can count many strings at once (one crossing into the core), and off the event loop. */
 export interface BatchTokenCounter extends TokenCounter {
   countMany(texts: readonly string[]): Uint32Array;
   /** Each message's tokens (structure overhead included, reply priming not). */
   countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array;
+  /** count() on a worker thread of libuv's pool (the exact counters): the event loop keeps running. */
+  countAsync(text: string): Promise<number>;
+  /** countMany() on libuv's pool; a batch of a megabyte or more is split over up to four threads. */
+  countManyAsync(texts: readonly string[]): Promise<Uint32Array>;
 }

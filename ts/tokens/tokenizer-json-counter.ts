@@ -6,10 +6,11 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import type { Template } from "@huggingface/jinja";
 import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
-import { native, type NativeHfTokenizer } from "../runtime/native.js";
+import { native, type NativeTokenizerJsonCounter } from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
+import { attachNativeCounter } from "./native-counter.js";
 import type { CountMessagesOptions, TokenCounter } from "./token-counter.js";
 import type { MessageLike, TemplateMessage } from "../messages/types.js";
 
@@ -42,7 +43,7 @@ export interface TokenizerJsonCounterOptions {
 }
 
 interface Loaded {
-  tokenizer: NativeHfTokenizer;
+  tokenizer: NativeTokenizerJsonCounter;
   /** The folder of the tokenizer.json file, where tokenizer_config.json may sit. */
   folder: string | undefined;
   description: string;
@@ -79,6 +80,12 @@ function isFile(path: string): boolean {
   }
 }
 
+function checkTexts(texts: readonly string[]): string[] {
+  if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
+  texts.forEach((text, i) => requireString(text, `texts[${i}]`));
+  return texts as string[];
+}
+
 function tokenizerUnavailable(message: string): Error {
   return plainError(message, "ERR_CTXWIN_TOKENIZER_UNAVAILABLE");
 }
@@ -93,7 +100,7 @@ function load(source: TokenizerSource, name: string): Loaded {
     }
     let loaded = loadedFiles.get(path);
     if (!loaded) {
-      loaded = { tokenizer: new native.HfTokenizer(path, true), folder: dirname(path), description: path };
+      loaded = { tokenizer: new native.Counter("tokenizer.json", path), folder: dirname(path), description: path };
       loadedFiles.set(path, loaded);
     }
     return loaded;
@@ -101,7 +108,7 @@ function load(source: TokenizerSource, name: string): Loaded {
   if (!isRecord(source) || Array.isArray(source)) {
     throw typeError(`${name} must be a path, a package name or a parsed tokenizer.json, got ${describe(source)}`);
   }
-  return { tokenizer: new native.HfTokenizer(JSON.stringify(source), false), folder: undefined, description: "a parsed tokenizer.json" };
+  return { tokenizer: new native.Counter("tokenizer.json-text", JSON.stringify(source)), folder: undefined, description: "a parsed tokenizer.json" };
 }
 
 function readConfig(config: string | Record<string, unknown> | undefined, folder: string | undefined): Record<string, unknown> | undefined {
@@ -184,8 +191,9 @@ function toTemplateMessage(message: unknown, index: number): { message: Template
  */
 export class TokenizerJsonCounter implements TokenCounter {
   /**
-   * Forgets the pieces counted so far by this thread's tokenizer.json models loaded from files or packages (bounded caches of a
-   * few MB). Counts stay exact; text seen before is only counted more slowly. For benchmarks.
+   * Forgets the pieces this thread has counted with tokenizer.json models loaded from files or
+   * packages (bounded caches of a few MB per model). Counts stay exact; text seen before is only
+   * counted more slowly. For benchmarks.
    */
   static clearPieceCaches(): void {
     for (const loaded of loadedFiles.values()) loaded.tokenizer.clearCache();
@@ -198,7 +206,7 @@ export class TokenizerJsonCounter implements TokenCounter {
   readonly chatTemplate: string | undefined;
   /** Where the tokenizer came from (a file path or "a parsed tokenizer.json"). */
   readonly source: string;
-  private readonly tokenizer: NativeHfTokenizer;
+  private readonly tokenizer: NativeTokenizerJsonCounter;
   private readonly template: Template | undefined;
   private readonly specialTokens: Record<string, string> = {};
   /** True when conversations are rendered in gpt-oss's harmony format. */
@@ -210,6 +218,7 @@ export class TokenizerJsonCounter implements TokenCounter {
     if (options.tokenizer === undefined) throw typeError("options.tokenizer is required: a tokenizer.json path, a package name or the parsed file");
     const loaded = load(options.tokenizer, "options.tokenizer");
     this.tokenizer = loaded.tokenizer;
+    attachNativeCounter(this, this.tokenizer);
     this.source = loaded.description;
     this.model = options.model;
     const config = readConfig(options.tokenizerConfig, loaded.folder);
@@ -255,9 +264,18 @@ export class TokenizerJsonCounter implements TokenCounter {
   }
 
   countMany(texts: readonly string[]): Uint32Array {
-    if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
-    texts.forEach((text, i) => requireString(text, `texts[${i}]`));
-    return this.tokenizer.countMany(texts as string[]);
+    return this.tokenizer.countMany(checkTexts(texts));
+  }
+
+  /** Counts on a worker thread of the libuv pool: the event loop keeps running meanwhile. */
+  async countAsync(text: string): Promise<number> {
+    requireString(text, "text");
+    return this.tokenizer.countAsync(text);
+  }
+
+  /** countMany on libuv worker threads (a batch of a megabyte or more is split over up to four jobs). */
+  async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
+    return this.tokenizer.countManyAsync(checkTexts(texts));
   }
 
   /** Token ids. Special-token text is ordinary text unless `allowedSpecial: "all"`. */

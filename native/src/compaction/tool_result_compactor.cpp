@@ -46,8 +46,8 @@ std::vector<std::string_view> split_lines(std::string_view text) {
 // ---------------------------------------------------------------- text
 class TextCompactor {
  public:
-  TextCompactor(std::string_view text, const Encoding& enc, const ToolResultLimits& limits, PieceCache* cache)
-      : text_(text), enc_(enc), limits_(limits), cache_(cache), lines_(split_lines(text)) {}
+  TextCompactor(std::string_view text, const TokenCounter& counter, const ToolResultLimits& limits, CountCache* cache)
+      : text_(text), counter_(counter), limits_(limits), cache_(cache), lines_(split_lines(text)) {}
 
   std::string run() {
     // Errors and the first frames of the stack traces after them survive (at most a quarter of
@@ -76,7 +76,7 @@ class TextCompactor {
   }
 
  private:
-  std::size_t count(std::string_view s) const { return enc_.count(s, false, cache_); }
+  std::size_t count(std::string_view s) const { return counter_.count(s, cache_); }
 
   // Up to `budget` tokens of whole lines from one end; a single line longer than that is cut.
   std::string take(std::size_t budget, bool from_start, std::size_t& lines_taken, std::size_t stop) const {
@@ -150,9 +150,9 @@ class TextCompactor {
   }
 
   std::string_view text_;
-  const Encoding& enc_;
+  const TokenCounter& counter_;
   const ToolResultLimits& limits_;
-  PieceCache* cache_;
+  CountCache* cache_;
   std::vector<std::string_view> lines_;
 };
 
@@ -199,16 +199,16 @@ std::string dump(const json& value) { return value.dump(-1, ' ', false, json::er
 
 }  // namespace
 
-CompactedResult compact_tool_result(std::string_view text, const Encoding& encoding, const ToolResultLimits& limits,
-                                    PieceCache* cache) {
+CompactedResult compact_tool_result(std::string_view text, const TokenCounter& counter, const ToolResultLimits& limits,
+                                    CountCache* cache) {
   CompactedResult result;
-  result.original_tokens = encoding.count(text, false, cache);
+  result.original_tokens = counter.count(text, cache);
   if (result.original_tokens <= limits.max_tokens) {
     result.text = std::string(text);
     result.tokens = result.original_tokens;
     return result;
   }
-  if (encoding.count(limits.truncation_message, false, cache) > limits.max_tokens) {
+  if (counter.count(limits.truncation_message, cache) > limits.max_tokens) {
     throw Error::range(ErrorCode::OutOfRange, "maxResultTokens (" + std::to_string(limits.max_tokens) +
                                                   ") cannot hold the truncation message");
   }
@@ -219,7 +219,7 @@ CompactedResult compact_tool_result(std::string_view text, const Encoding& encod
     if (!parsed.is_discarded() && (parsed.is_array() || parsed.is_object())) {
       // Takes `candidate` as the result when it fits the bound.
       auto accept = [&](std::string candidate) {
-        const std::size_t tokens = encoding.count(candidate, false, cache);
+        const std::size_t tokens = counter.count(candidate, cache);
         if (tokens > limits.max_tokens) return false;
         result.text = std::move(candidate);
         result.tokens = tokens;
@@ -237,7 +237,7 @@ CompactedResult compact_tool_result(std::string_view text, const Encoding& encod
       ToolResultLimits inner = limits;
       for (std::size_t budget = limits.max_tokens; budget > 0; budget = budget * 9 / 10) {
         inner.max_tokens = budget;
-        if (accept(dump(json(TextCompactor(text, encoding, inner, cache).run())))) return result;
+        if (accept(dump(json(TextCompactor(text, counter, inner, cache).run())))) return result;
       }
       // The message alone, as a JSON string. Its quotes cost a token the check above did not
       // count: a bound that holds the message but not its JSON form is refused the same way,
@@ -249,8 +249,8 @@ CompactedResult compact_tool_result(std::string_view text, const Encoding& encod
       return result;
     }
   }
-  result.text = TextCompactor(text, encoding, limits, cache).run();
-  result.tokens = encoding.count(result.text, false, cache);
+  result.text = TextCompactor(text, counter, limits, cache).run();
+  result.tokens = counter.count(result.text, cache);
   return result;
 }
 

@@ -6,31 +6,6 @@ namespace ctxwin {
 
 namespace {
 
-// Writes the UTF-8 form of `cp` (not a surrogate) at `w`; returns the end.
-char* write_code_point(char32_t cp, char* w) noexcept {
-  if (cp < 0x80) {
-    *w++ = static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    *w++ = static_cast<char>(0xC0 | (cp >> 6));
-    *w++ = static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    *w++ = static_cast<char>(0xE0 | (cp >> 12));
-    *w++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    *w++ = static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    *w++ = static_cast<char>(0xF0 | (cp >> 18));
-    *w++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    *w++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    *w++ = static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return w;
-}
-
-void append_code_point(char32_t cp, std::string& out) {
-  char bytes[4];
-  out.append(bytes, static_cast<std::size_t>(write_code_point(cp, bytes) - bytes));
-}
-
 constexpr char32_t kReplacement = 0xFFFD;
 
 // Length of the valid sequence at text[at], or 0 when it is invalid.
@@ -91,7 +66,7 @@ void append_utf16_as_utf8(std::u16string_view text, std::string& out) {
         cp = kReplacement;  // a lone surrogate, as TextEncoder writes it
       }
     }
-    w = write_code_point(cp, w);
+    w = write_utf8(cp, w);
   }
   out.resize(start + static_cast<std::size_t>(w - begin));
 }
@@ -115,7 +90,7 @@ std::string repair_utf8(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t n = valid_sequence_length(text, i);
     if (n == 0) {
-      append_code_point(kReplacement, out);
+      append_utf8(out, kReplacement);
       ++i;
     } else {
       out.append(text.substr(i, n));

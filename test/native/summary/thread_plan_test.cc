@@ -16,7 +16,7 @@ ThreadPolicy keep(std::uint64_t recent) {
   return policy;
 }
 
-TEST(ThreadPolicy, DefaultsAreSpec08s) {
+TEST(ThreadPolicy, DefaultsAreContextManagers) {
   ThreadPolicy policy;
   EXPECT_EQ(policy.max_context_tokens, 150000u);
   EXPECT_EQ(policy.keep_recent_iterations, 3u);

@@ -11,7 +11,11 @@ type Ctxwin = typeof ctxwin;
 interface CounterEntry {
   name: string;
   /** Builds the counter from the package's exports. Self-contained: it is also run in a worker. */
-  make: (m: Ctxwin) => TokenCounter & { countMany(texts: readonly string[]): Uint32Array };
+  make: (m: Ctxwin) => TokenCounter & {
+    countMany(texts: readonly string[]): Uint32Array;
+    countAsync(text: string): Promise<number>;
+    countManyAsync(texts: readonly string[]): Promise<Uint32Array>;
+  };
   /** The documented cost of a request holding one user message whose content is `text`. */
   oneUserMessage: (counter: TokenCounter, text: string) => number;
 }
@@ -144,6 +148,42 @@ describe.each(counters)("TokenCounter contract: $name", (entry) => {
     expect(() => counter.countMany("abc" as unknown as string[])).toThrow(TypeError);
     expect(() => counter.countMessages([{ role: 5 } as unknown as MessageLike])).toThrow(TypeError);
     expect(counter.count(samples[0] as string)).toBeGreaterThan(0);
+  });
+
+  it("countAsync and countManyAsync give count's results, in order, off the event loop", async () => {
+    const texts = ["", ...samples, samples[0] as string];
+    expect(Array.from(await counter.countManyAsync(texts))).toEqual(texts.map((t) => counter.count(t)));
+    for (const text of samples) expect(await counter.countAsync(text)).toBe(counter.count(text));
+    expect(await counter.countManyAsync([])).toEqual(new Uint32Array(0));
+    // A batch of a megabyte or more is split over several pool jobs: the counts still come back in order.
+    const big = Array.from({ length: 260 }, (_, i) => `${i}: ${samples[i % samples.length] as string} `.repeat(8 + (i % 5)));
+    expect(big.reduce((n, t) => n + t.length, 0)).toBeGreaterThan(1 << 20);
+    expect(Array.from(await counter.countManyAsync(big))).toEqual(Array.from(counter.countMany(big)));
+  });
+
+  it("rejects what is not a string from the async methods with a coded TypeError", async () => {
+    await expect(counter.countAsync(42 as unknown as string)).rejects.toMatchObject({ name: "TypeError", code: expect.stringMatching(/^ERR_CTXWIN_/) });
+    await expect(counter.countManyAsync(["a", null as unknown as string])).rejects.toBeInstanceOf(TypeError);
+    await expect(counter.countManyAsync("abc" as unknown as string[])).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it("is a ToolResultCompactor's measure: results cut to the bound by this counter's count, errors and JSON kept", () => {
+    const failure = "FAILED test/dates.test.ts > keeps the day: expected '2024-03-31' to be '2024-04-01'";
+    const log = Array.from({ length: 2000 }, (_, i) => (i === 1100 ? failure : `ok ${i} test/case_${i}.test.ts (${i % 17}ms)`)).join("\n");
+    for (const bound of [300, 1000]) {
+      const out = new ctxwin.ToolResultCompactor({ maxResultTokens: bound }).compact(log, counter);
+      expect(out.changed).toBe(true);
+      expect(counter.count(out.text)).toBeLessThanOrEqual(bound);
+      expect(out.tokens).toBe(counter.count(out.text));
+      expect(out.originalTokens).toBe(counter.count(log));
+      expect(out.text).toContain(failure);
+    }
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ id: i, path: `src/file_${i}.ts` }));
+    const json = new ctxwin.ToolResultCompactor({ maxResultTokens: 300 }).compact({ files: rows, total: 3000 }, counter);
+    expect(json.json).toBe(true);
+    expect((JSON.parse(json.text) as { total: number }).total).toBe(3000);
+    expect(counter.count(json.text)).toBeLessThanOrEqual(300);
+    expect(new ctxwin.ToolResultCompactor({ maxResultTokens: 1000 }).compactResult("short output", counter)).toBe("short output");
   });
 
   it("gives the same counts in a worker thread", async () => {

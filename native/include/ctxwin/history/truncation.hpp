@@ -1,8 +1,8 @@
 // Truncation planning: which messages of a history to keep so that it fits a token target.
 //
 // The history stays in the caller's hands; the planner sees one MessageMeta per message (role,
-// tokens, flags, tool unit) and answers with the indices to keep. Every strategy keeps the
-// invariants of DESIGN.md:
+// tokens, flags, tool unit) and answers with the indices to keep. Every strategy keeps these
+// invariants, which agents rely on to stay coherent after a trim:
 //   1. system messages are kept (unless preserve_system is off);
 //   2. an assistant message that calls tools and the results that answer it (one `unit`) are kept
 //      or dropped together;
@@ -10,7 +10,7 @@
 //   4. the result fits the target whenever the pinned messages allow it; when even they do not,
 //      the result is the pinned messages alone and `warning` says why;
 //   5. marked messages (kMarked) are kept like system messages;
-//   and, from seed 004, the most recent user message is never dropped.
+//   and the most recent user message is never dropped (the request the model must answer).
 // A plan is a pure function of its input.
 //
 //   std::vector<MessageMeta> meta = ...;                  // one per message

@@ -1,11 +1,11 @@
 // A deterministic, offline summarizer that extracts instead of generating.
 //
-// Given the events of an agent iteration as JSON lines (SPEC-02 AgentEvent objects, as
-// JSON.stringify writes them) and/or plain text, it writes two or three sentences that keep the
+// Given the events of an agent iteration as JSON lines (the thread manager's AgentEvent objects,
+// as JSON.stringify writes them) and/or plain text, it writes two or three sentences that keep the
 // facts a later iteration is most likely to need: the tools that were called, the file paths
 // and numbers that appear in arguments, results and messages, error messages, and the outcome.
 // It never calls a model, so it also serves as the fallback when a caller's model fails
-// (failure_digest), which is how SPEC-08 summarization never loses an iteration.
+// (failure_digest), which is how the thread manager's summarization never loses an iteration.
 //
 //   std::vector<std::string_view> lines = {R"({"type":"tool_call","toolName":"read_file",...})"};
 //   std::string summary = ctxwin::summarize_extractive(lines);
@@ -46,8 +46,8 @@ std::string summarize_extractive(std::span<const std::string_view> texts,
                                  const ExtractiveOptions& options = {});
 
 // Summarizes a whole prompt. When any of its lines is a JSON object, only those lines are read
-// (the rest is taken to be instructions around them, like SPEC-08's "Summarize the following
-// ..." header); otherwise the whole prompt is read as plain text.
+// (the rest is taken to be instructions around them, like the thread manager's "Summarize the
+// following ..." header); otherwise the whole prompt is read as plain text.
 std::string summarize_prompt(std::string_view prompt, const ExtractiveOptions& options = {});
 
 // What a SummaryEvent says when the caller's model failed: the extractive summary followed by

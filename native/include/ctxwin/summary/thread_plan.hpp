@@ -1,4 +1,5 @@
-// SPEC-08 summarization planning: which events of an agent thread to replace by summaries.
+// Summarization planning for the thread manager (ContextManager): which events of an agent thread
+// to replace by summaries.
 //
 // The thread's events stay in JavaScript; the planner sees one (iteration, is-summary) pair per
 // event and answers with indices. Events are grouped by their `iteration` value. With
@@ -17,9 +18,9 @@
 namespace ctxwin {
 
 struct ThreadPolicy {
-  // Summarize once the estimate exceeds this many tokens (SPEC-08 default 150000).
+  // Summarize once the estimate exceeds this many tokens (ContextManager's default, 150000).
   std::uint64_t max_context_tokens = 150000;
-  // How many of the most recent iterations stay in full detail (SPEC-08 default 3).
+  // How many of the most recent iterations stay in full detail (ContextManager's default, 3).
   std::uint64_t keep_recent_iterations = 3;
 
   // Validates values that arrived as JavaScript numbers; throws ctxwin::Error naming

@@ -1,4 +1,5 @@
-// UTF-8 conversions at the boundary of the tokenizer.
+// UTF-8 for every tokenizer family: the one encoder of code points, the one UTF-16 reader, the
+// one validity check and repair, and decoding of valid text.
 //
 // JavaScript strings are UTF-16 and may hold lone surrogates; OpenAI's tokenizers see the UTF-8
 // that TextEncoder produces, where each lone surrogate becomes U+FFFD. Text from C++ callers may
@@ -11,6 +12,38 @@
 #include <string_view>
 
 namespace ctxwin {
+
+// Writes the UTF-8 form of `cp` (at most U+10FFFF) at `out`, 1 to 4 bytes; returns their end.
+// Surrogate code points are written as their 3-byte form: callers that must not produce one
+// replace it first (append_utf16_as_utf8 does).
+inline char* write_utf8(char32_t cp, char* out) noexcept {
+  if (cp < 0x80) {
+    *out++ = static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *out++ = static_cast<char>(0xC0 | (cp >> 6));
+    *out++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *out++ = static_cast<char>(0xE0 | (cp >> 12));
+    *out++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *out++ = static_cast<char>(0xF0 | (cp >> 18));
+    *out++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    *out++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out++ = static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return out;
+}
+
+// Appends the UTF-8 form of `cp` to `out`.
+inline void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+    return;
+  }
+  char bytes[4];
+  out.append(bytes, static_cast<std::size_t>(write_utf8(cp, bytes) - bytes));
+}
 
 // UTF-16 to UTF-8, lone surrogates replaced by U+FFFD. Appends to `out`.
 void append_utf16_as_utf8(std::u16string_view text, std::string& out);

@@ -91,16 +91,17 @@ const Encoding& Encoding::get(std::string_view name, const std::string& data_dir
 }
 
 Encoding::Encoding(std::string_view name, Pattern pattern, RankTable ranks, std::vector<SpecialToken> specials)
-    : name_(name), pattern_(pattern), ranks_(std::move(ranks)), specials_(std::move(specials)) {
+    : TokenCounter(CountCache::Kind::Pieces),
+      name_(name), pattern_(pattern), ranks_(std::move(ranks)), specials_(std::move(specials)) {
   bool known = false;
   for (const Definition& d : kDefinitions) known = known || (d.name == name && d.known_data_hash == ranks_.content_hash());
   splits_long_pieces_ = known || every_token_merges_to_itself(ranks_);
 }
 
 template <typename OnOrdinary, typename OnSpecial>
-void Encoding::split_specials(std::string_view text, bool allow_special, OnOrdinary&& ordinary,
+void Encoding::split_specials(std::string_view text, SpecialTokens special_tokens, OnOrdinary&& ordinary,
                               OnSpecial&& special) const {
-  if (!allow_special) {
+  if (special_tokens == SpecialTokens::AsText) {
     ordinary(text);
     return;
   }
@@ -123,12 +124,10 @@ void Encoding::split_specials(std::string_view text, bool allow_special, OnOrdin
   if (start < text.size()) ordinary(text.substr(start));
 }
 
-std::size_t Encoding::count(std::string_view text, bool allow_special, PieceCache* cache) const {
-  if (!is_valid_utf8(text)) return count_valid(repair_utf8(text), allow_special, cache);
-  return count_valid(text, allow_special, cache);
-}
+std::unique_ptr<CountCache> Encoding::new_cache() const { return std::make_unique<PieceCache>(); }
 
-std::size_t Encoding::count_valid(std::string_view text, bool allow_special, PieceCache* cache) const {
+std::size_t Encoding::count_utf8(std::string_view text, CountCache* any_cache, SpecialTokens special) const {
+  PieceCache* const cache = static_cast<PieceCache*>(any_cache);  // checked by TokenCounter
   // One piece, or one independent part of a long piece: most are whole tokens (one lookup, no
   // merge), and pieces of up to 15 bytes, nearly all of them, go through the caller's small table.
   const auto count_piece = [&](std::string_view piece) -> std::size_t {
@@ -147,7 +146,7 @@ std::size_t Encoding::count_valid(std::string_view text, bool allow_special, Pie
   };
   std::size_t total = 0;
   split_specials(
-      text, allow_special,
+      text, special,
       [&](std::string_view part) {
         Pretokenizer pieces(pattern_, part);
         for (std::string_view piece; pieces.next(piece);) {
@@ -176,12 +175,12 @@ std::size_t Encoding::count_valid(std::string_view text, bool allow_special, Pie
   return total;
 }
 
-std::vector<std::uint32_t> Encoding::encode(std::string_view text, bool allow_special) const {
-  if (!is_valid_utf8(text)) return encode(repair_utf8(text), allow_special);
+std::vector<std::uint32_t> Encoding::encode(std::string_view text, SpecialTokens special) const {
+  if (!is_valid_utf8(text)) return encode(repair_utf8(text), special);
   std::vector<std::uint32_t> tokens;
   tokens.reserve(text.size() / 3 + 1);
   split_specials(
-      text, allow_special,
+      text, special,
       [&](std::string_view part) {
         Pretokenizer pieces(pattern_, part);
         for (std::string_view piece; pieces.next(piece);) {

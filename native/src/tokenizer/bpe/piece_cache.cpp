@@ -8,7 +8,7 @@
 namespace ctxwin {
 
 PieceCache::PieceCache(std::size_t max_entries, std::size_t max_bytes)
-    : short_(std::size_t{1} << kShortBits), max_entries_(max_entries), max_bytes_(max_bytes) {}
+    : CountCache(Kind::Pieces), short_(std::size_t{1} << kShortBits), max_entries_(max_entries), max_bytes_(max_bytes) {}
 // The long-piece table is allocated on its first insert: most callers never need it.
 
 std::uint32_t PieceCache::find(std::string_view piece) const noexcept {

@@ -86,7 +86,7 @@ const ClaudeTokenizer& ClaudeTokenizer::get(std::string_view name, const std::st
 
 ClaudeTokenizer::ClaudeTokenizer(std::string_view name, const Vocabulary& vocabulary, std::uint32_t message_overhead,
                                  bool frame_bow, bool free_tail)
-    : name_(name), vocabulary_(vocabulary), message_overhead_(message_overhead), frame_bow_(frame_bow), free_tail_(free_tail) {}
+    : TokenCounter(CountCache::Kind::Segments), name_(name), vocabulary_(vocabulary), message_overhead_(message_overhead), frame_bow_(frame_bow), free_tail_(free_tail) {}
 
 std::size_t ClaudeTokenizer::content_tokens(std::string_view text, SegmentCache* cache) const {
   const StreamOptions options{vocabulary_.fold_quotes(), vocabulary_.allcaps_min(), frame_bow_, free_tail_};
@@ -94,17 +94,14 @@ std::size_t ClaudeTokenizer::content_tokens(std::string_view text, SegmentCache*
   return vocabulary_.tile_segments(stream.bytes, cache) + vocabulary_.newline_tail(stream.tail_newlines);
 }
 
-std::size_t ClaudeTokenizer::count(std::string_view text, SegmentCache* cache) const {
-  if (text.empty()) return 0;
-  if (!is_valid_utf8(text)) return content_tokens(repair_utf8(text), cache);
-  return content_tokens(text, cache);
+std::unique_ptr<CountCache> ClaudeTokenizer::new_cache() const { return std::make_unique<SegmentCache>(std::size_t{16} << 20); }
+
+std::size_t ClaudeTokenizer::count_utf8(std::string_view text, CountCache* cache, SpecialTokens) const {
+  return text.empty() ? 0 : content_tokens(text, static_cast<SegmentCache*>(cache));  // checked by TokenCounter
 }
 
-std::size_t ClaudeTokenizer::count_valid(std::string_view text, SegmentCache* cache) const {
-  return text.empty() ? 0 : content_tokens(text, cache);
-}
-
-std::size_t ClaudeTokenizer::count_message(std::string_view text, SegmentCache* cache) const {
+std::size_t ClaudeTokenizer::count_message(std::string_view text, CountCache* any_cache) const {
+  SegmentCache* const cache = static_cast<SegmentCache*>(checked(any_cache));
   if (!is_valid_utf8(text)) return message_overhead_ + content_tokens(repair_utf8(text), cache);
   return message_overhead_ + content_tokens(text, cache);
 }

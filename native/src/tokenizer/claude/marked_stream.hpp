@@ -2,7 +2,8 @@
 //
 // Every rule here is either Claude's text normalization or a measured fact about how its
 // tokenizer splits text (ctok's measurements, each pinned by a count_tokens probe); the reasons
-// are given where the rules are written down, in marked_stream.cpp.
+// are given where the rules are written down: char_info.cpp (what each character is),
+// text_normalization.cpp (what the text becomes first) and marked_stream.cpp (the stream's rules).
 #pragma once
 
 #include <cstddef>

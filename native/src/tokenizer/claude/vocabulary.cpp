@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ctxwin/error.hpp"
+#include "ctxwin/tokenizer/utf8.hpp"
 
 namespace ctxwin::claude {
 
@@ -134,20 +135,7 @@ std::unique_ptr<const Vocabulary> Vocabulary::parse(std::string data, const std:
   v->bmp_cost_.resize(0x10000);
   std::array<char, 4> buf{};
   for (std::uint32_t cp = 0; cp < 0x10000; ++cp) {
-    std::size_t n;
-    if (cp < 0x80) {
-      buf[0] = static_cast<char>(cp);
-      n = 1;
-    } else if (cp < 0x800) {
-      buf[0] = static_cast<char>(0xC0 | (cp >> 6));
-      buf[1] = static_cast<char>(0x80 | (cp & 0x3F));
-      n = 2;
-    } else {
-      buf[0] = static_cast<char>(0xE0 | (cp >> 12));
-      buf[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      buf[2] = static_cast<char>(0x80 | (cp & 0x3F));
-      n = 3;
-    }
+    const auto n = static_cast<std::size_t>(write_utf8(cp, buf.data()) - buf.data());
     v->bmp_cost_[cp] = static_cast<std::uint8_t>(v->byte_floor(std::string_view(buf.data(), n)));
   }
   return v;

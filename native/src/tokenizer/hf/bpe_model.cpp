@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <climits>
 #include <cstdio>
 #include <cstring>
-#include <queue>
 
 #include "ctxwin/error.hpp"
 #include "ctxwin/tokenizer/bpe/rank_table.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
+#include "tokenizer/bpe/merge_loop.hpp"
 
 namespace ctxwin {
 
@@ -76,9 +75,6 @@ inline std::size_t utf8_length(unsigned char b) noexcept {
   return b < 0x80 ? 1 : b < 0xE0 ? (b < 0xC0 ? 1 : 2) : b < 0xF0 ? 3 : 4;
 }
 
-constexpr std::size_t kShortSymbols = 128;  // positions are 7 bits of a merge key
-constexpr std::int32_t kNoMerge = INT32_MAX;
-constexpr std::uint32_t kMaxShortRank = (1u << 24) - 1;
 
 }  // namespace
 
@@ -315,104 +311,21 @@ void HfBpeModel::initial_symbols(std::string_view piece, std::vector<std::uint32
 }
 
 std::size_t HfBpeModel::merge_symbols(std::vector<std::uint32_t>& symbols) const {
-  const std::size_t n = symbols.size();
-  if (n <= 1) return n;
-  if (n <= kShortSymbols && merges_.size() <= kMaxShortRank) {
-    // Each live symbol's pending merge with its right neighbour is one key, rank << 7 | position:
-    // the step's merge is the plain minimum (lowest rank, then leftmost), a vectorizable scan.
-    alignas(16) std::array<std::int32_t, kShortSymbols> key;
-    std::array<std::uint32_t, kShortSymbols> result;
-    std::array<std::uint8_t, kShortSymbols> next;
-    std::array<std::uint8_t, kShortSymbols> prev;
-    const std::size_t padded = (n + 7) & ~std::size_t{7};
-    const auto set_key = [&](std::size_t k, std::size_t right) {
-      const Merge* m = find_merge(symbols[k], symbols[right]);
-      key[k] = m == nullptr ? kNoMerge : static_cast<std::int32_t>((m->rank << 7) | k);
-      if (m != nullptr) result[k] = m->result;
-    };
-    for (std::size_t k = 0; k < n; ++k) {
-      next[k] = static_cast<std::uint8_t>(k + 1);
-      prev[k] = static_cast<std::uint8_t>(k - 1);
+  // The model's "merges" as the merge loop's parameter: a merge makes the token of the two
+  // symbols' joined spelling, and its rank is its place in the list.
+  struct ModelMerges {
+    const HfBpeModel& model;
+    static constexpr bool token_is_rank() { return false; }
+    std::uint32_t rank_limit() const noexcept { return static_cast<std::uint32_t>(model.merges_.size()); }
+    bpe::PairMerge merge(std::uint32_t left, std::uint32_t right) const noexcept {
+      const Merge* m = model.find_merge(left, right);
+      return m == nullptr ? bpe::PairMerge{} : bpe::PairMerge{m->rank, m->result};
     }
-    for (std::size_t k = 0; k + 1 < n; ++k) set_key(k, k + 1);
-    for (std::size_t k = n - 1; k < padded; ++k) key[k] = kNoMerge;
-    std::size_t count = n;
-    while (count > 1) {
-      std::int32_t best = kNoMerge;
-      for (std::size_t k = 0; k < padded; ++k) best = key[k] < best ? key[k] : best;
-      if (best == kNoMerge) break;
-      const std::size_t at = static_cast<std::size_t>(best) & 0x7F;
-      const std::size_t right = next[at];
-      const std::size_t after = next[right];
-      symbols[at] = result[at];
-      key[right] = kNoMerge;
-      next[at] = static_cast<std::uint8_t>(after);
-      --count;
-      if (after < n) {
-        prev[after] = static_cast<std::uint8_t>(at);
-        set_key(at, after);
-      } else {
-        key[at] = kNoMerge;
-      }
-      if (at > 0) set_key(prev[at], at);
-    }
-    std::size_t out = 0;
-    for (std::size_t k = 0; k < n; k = next[k]) symbols[out++] = symbols[k];
-    symbols.resize(out);
-    return out;
-  }
-  // Long: a heap of candidate merges over a linked list, stale entries skipped by version.
-  struct Part {
-    std::uint32_t id;
-    std::int32_t prev;
-    std::int32_t next;
-    std::uint32_t version;
+    bpe::PairMerge first(std::size_t, std::uint32_t left, std::uint32_t right) const noexcept { return merge(left, right); }
   };
-  struct Candidate {
-    std::uint32_t rank;
-    std::uint32_t position;
-    std::uint32_t version;
-    std::uint32_t result;
-    bool operator>(const Candidate& other) const noexcept {
-      return rank != other.rank ? rank > other.rank : position > other.position;
-    }
-  };
-  const auto count = static_cast<std::int32_t>(n);
-  std::vector<Part> parts(n);
-  for (std::int32_t k = 0; k < count; ++k) parts[k] = Part{symbols[k], k - 1, k + 1 < count ? k + 1 : -1, 0};
-  std::vector<Candidate> storage;
-  storage.reserve(n);
-  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> heap(std::greater<>{}, std::move(storage));
-  const auto push = [&](std::int32_t k) {
-    if (parts[k].next < 0) return;
-    if (const Merge* m = find_merge(parts[k].id, parts[parts[k].next].id)) {
-      heap.push(Candidate{m->rank, static_cast<std::uint32_t>(k), parts[k].version, m->result});
-    }
-  };
-  for (std::int32_t k = 0; k + 1 < count; ++k) push(k);
-  std::vector<bool> alive(n, true);
-  while (!heap.empty()) {
-    const Candidate c = heap.top();
-    heap.pop();
-    const auto k = static_cast<std::int32_t>(c.position);
-    Part& left = parts[k];
-    if (!alive[k] || left.version != c.version || left.next < 0) continue;
-    Part& right = parts[left.next];
-    alive[left.next] = false;
-    left.id = c.result;
-    left.next = right.next;
-    if (left.next >= 0) parts[left.next].prev = k;
-    ++left.version;
-    push(k);
-    if (left.prev >= 0) {
-      ++parts[left.prev].version;
-      push(left.prev);
-    }
-  }
-  std::size_t out = 0;
-  for (std::int32_t k = 0; k >= 0; k = parts[k].next) symbols[out++] = parts[k].id;
-  symbols.resize(out);
-  return out;
+  const std::size_t n = bpe::merge_symbols(symbols.data(), symbols.size(), ModelMerges{*this});
+  symbols.resize(n);
+  return n;
 }
 
 template <typename Part>

@@ -1,16 +1,12 @@
 #include "tokenizer/hf/json_loader.hpp"
 
-#include "ctxwin/error.hpp"
+#include "tokenizer/hf/json_fields.hpp"
 
 namespace ctxwin::hf {
 
 namespace {
 
 using json = nlohmann::json;
-
-[[noreturn]] void invalid(const std::string& what) {
-  throw Error(ErrorKind::Other, ErrorCode::InvalidTokenizer, "tokenizer.json: " + what);
-}
 
 class Handler : public nlohmann::json_sax<json> {
  public:

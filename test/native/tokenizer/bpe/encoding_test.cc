@@ -42,8 +42,8 @@ TEST(Encoding, RoundTrips) {
 
 TEST(Encoding, SpecialTokensAreTextUnlessAllowed) {
   EXPECT_GT(cl100k().count("<|endoftext|>"), 1u);
-  EXPECT_EQ(cl100k().encode("<|endoftext|>", true), (std::vector<std::uint32_t>{100257}));
-  EXPECT_EQ(o200k().encode("a<|endoftext|>b", true).size(), 3u);
+  EXPECT_EQ(cl100k().encode("<|endoftext|>", SpecialTokens::AsTokens), (std::vector<std::uint32_t>{100257}));
+  EXPECT_EQ(o200k().encode("a<|endoftext|>b", SpecialTokens::AsTokens).size(), 3u);
   EXPECT_EQ(o200k().decode(std::vector<std::uint32_t>{199999}), "<|endoftext|>");
 }
 

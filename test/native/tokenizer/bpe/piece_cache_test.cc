@@ -32,8 +32,8 @@ TEST(PieceCache, CountsAreTheSameWithAndWithoutIt) {
     text += std::to_string(i * 7919);
     text += " 日本語のテキスト ";
   }
-  EXPECT_EQ(enc.count(text, false, &cache), enc.count(text));
-  EXPECT_EQ(enc.count(text, false, &cache), enc.count(text));
+  EXPECT_EQ(enc.count(text, &cache), enc.count(text));
+  EXPECT_EQ(enc.count(text, &cache), enc.count(text));
 }
 
 TEST(RankTable, PairTableAgreesWithByteLookups) {

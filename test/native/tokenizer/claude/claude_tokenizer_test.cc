@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "ctxwin/error.hpp"
+#include "ctxwin/tokenizer/normal_forms.hpp"
+#include "ctxwin/tokenizer/utf8.hpp"
 
 namespace ctxwin::claude {
 namespace {
@@ -138,6 +141,31 @@ TEST(ClaudeTokenizer, SegmentCacheNeverChangesACount) {
       for (const auto& text : texts) EXPECT_EQ(t->count(text, &cache), t->count(text)) << t->name() << ": " << text;
     }
     EXPECT_GT(cache.size(), 0u);
+  }
+}
+
+TEST(ClaudeTokenizer, TextCountsAsItsNfcFormDoes) {
+  // Claude normalizes to NFC first; text the quick check passes skips utf8proc. Whichever path a
+  // text takes, it must count as its NFC form does: marks in every order, Hangul jamo, singletons,
+  // excluded compositions, composing vowel signs, Thai SARA AM in both spellings, controls.
+  const std::vector<char32_t> pool = {U'a', U'E', U' ', U'\n', 0x01, 0x00E9, 0x0301, 0x0308, 0x0323, 0x0345, 0x093C, 0x094D,
+                                      0x0928, 0x0E01, 0x0E33, 0x0E4D, 0x0E32, 0x0E48, 0x1100, 0x1161, 0x11A8, 0xAC00, 0x2126,
+                                      0x212B, 0xF900, 0x0958, 0x0B47, 0x0B3E, 0x1F71, 0x0385, 0xFB01, 0xFFFD, 0x1F600, 0x2019};
+  std::mt19937 random(7);
+  std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
+  std::uniform_int_distribution<int> length(1, 8);
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    for (int k = length(random); k > 0; --k) append_utf8(text, pool[pick(random)]);
+    const std::string nfc = normalized(NormalForm::Nfc, text);
+    for (const ClaudeTokenizer* t : {&v3(), &v47(), &v5()}) {
+      ASSERT_EQ(t->count(text), t->count(nfc)) << t->name() << ": " << text;
+      ASSERT_EQ(t->marked_stream(text), t->marked_stream(nfc)) << t->name() << ": " << text;
+    }
+  }
+  // Thai SARA AM spelled as its two parts is composed (NFC leaves it; Claude does not).
+  for (const ClaudeTokenizer* t : {&v3(), &v47(), &v5()}) {
+    EXPECT_EQ(t->marked_stream("\u0E01\u0E4D\u0E32"), t->marked_stream("\u0E01\u0E33")) << t->name();
   }
 }
 

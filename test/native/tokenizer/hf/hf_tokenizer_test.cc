@@ -140,7 +140,7 @@ TEST(HfTokenizer, AddedTokens) {
   const auto tok = load(j);
   EXPECT_EQ(tok->encode("a<a><a><a>"), (Ids{1, 11, 10}));  // leftmost, then longest
   EXPECT_EQ(tok->count("<s>"), 3u);                         // special: ordinary text unless allowed
-  EXPECT_EQ(tok->encode("<s>", true), (Ids{12}));
+  EXPECT_EQ(tok->encode("<s>", SpecialTokens::AsTokens), (Ids{12}));
   EXPECT_EQ(tok->encode("a  <r>  a"), (Ids{1, 13, 1}));    // strips the spaces around it
   EXPECT_EQ(tok->token_to_id("<a>"), 10);
   EXPECT_EQ(tok->token_to_id("nope"), -1);
@@ -206,13 +206,13 @@ const HfTokenizer& real(const std::string& name) {
 // Expected ids from @huggingface/tokenizers 0.2.0 (encode(text, { add_special_tokens: false })).
 TEST(HfTokenizerFiles, KnownTokens) {
   EXPECT_EQ(real("llama3").encode("Hello world"), (Ids{9906, 1917}));
-  EXPECT_EQ(real("llama3").encode("<|begin_of_text|>Hi", true), (Ids{128000, 13347}));
+  EXPECT_EQ(real("llama3").encode("<|begin_of_text|>Hi", SpecialTokens::AsTokens), (Ids{128000, 13347}));
   EXPECT_GT(real("llama3").count("<|begin_of_text|>Hi"), 2u);
   EXPECT_EQ(real("qwen3").encode("1234 Caf\xC3\xA9\xCC\x81"), (Ids{16, 17, 18, 19, 65671, 53839}));
-  EXPECT_EQ(real("qwen3").encode("<|im_start|>user", true), (Ids{151644, 872}));
+  EXPECT_EQ(real("qwen3").encode("<|im_start|>user", SpecialTokens::AsTokens), (Ids{151644, 872}));
   EXPECT_EQ(real("gptoss").encode("HTTPServer's 12345"), (Ids{17893, 6444, 885, 220, 7633, 2548}));
   EXPECT_EQ(real("gemma3").encode("Hello  world\n\n<table> x"), (Ids{9259, 138, 12392, 108, 168, 1123}));
-  EXPECT_EQ(real("gemma3").encode("<start_of_turn>user", true), (Ids{105, 2364}));
+  EXPECT_EQ(real("gemma3").encode("<start_of_turn>user", SpecialTokens::AsTokens), (Ids{105, 2364}));
   EXPECT_EQ(real("llama2").encode("Hello world \xF0\x9D\x94\x98"), (Ids{22557, 1526, 28705, 243, 160, 151, 155}));
   EXPECT_EQ(real("llama2").encode(" two  spaces"), (Ids{28705, 989, 28705, 10599}));
 }
@@ -223,11 +223,11 @@ TEST(HfTokenizerFiles, CountEqualsEncodeLength) {
   for (const char* name : {"llama3", "qwen3", "gptoss", "gemma3", "llama2", "deepseek_v3"}) {
     PieceCache cache;
     for (const std::string& text : texts) {
-      for (const bool special : {false, true}) {
+      for (const SpecialTokens special : {SpecialTokens::AsText, SpecialTokens::AsTokens}) {
         const std::size_t n = real(name).encode(text, special).size();
-        EXPECT_EQ(real(name).count(text, special), n) << name;
-        EXPECT_EQ(real(name).count(text, special, &cache), n) << name;  // cold, then warm
-        EXPECT_EQ(real(name).count(text, special, &cache), n) << name;
+        EXPECT_EQ(real(name).count(text, nullptr, special), n) << name;
+        EXPECT_EQ(real(name).count(text, &cache, special), n) << name;  // cold, then warm
+        EXPECT_EQ(real(name).count(text, &cache, special), n) << name;
       }
     }
   }

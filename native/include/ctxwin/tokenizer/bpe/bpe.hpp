@@ -1,9 +1,9 @@
 // Byte-pair merging of one pretokenized piece, with tiktoken's exact merge order: repeatedly merge
 // the adjacent pair whose merged bytes have the lowest rank, the leftmost on ties.
 //
-// Short pieces use tiktoken's quadratic scan over a small array (fastest for the usual 2-20 bytes);
-// long pieces (a megabyte of one character is one piece) use a heap over a linked list, O(n log n),
-// which makes the same choices in the same order.
+// The merging itself is the loop tokenizer.json's BPE model shares (native/src/tokenizer/bpe/
+// merge_loop.hpp): a quadratic scan over a small array for the usual short pieces, a heap over a
+// linked list, O(n log n), for long ones (a megabyte of one character is one piece).
 #pragma once
 
 #include <cstdint>

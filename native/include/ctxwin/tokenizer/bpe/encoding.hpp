@@ -4,6 +4,9 @@
 // Encodings are immutable and shared: `Encoding::get` loads each one once per process (lazily, on
 // first use, thread-safe) and hands out the same instance to every caller and thread.
 //
+// An Encoding is a TokenCounter (token_counter.hpp): counts go through that interface, with a
+// PieceCache from new_cache().
+//
 //   const Encoding& enc = Encoding::get("cl100k_base", "node_modules/gpt-tokenizer/data");
 //   std::size_t n = enc.count("hello world");          // 2, without building a token array
 //   std::vector<std::uint32_t> ids = enc.encode("hello world");
@@ -20,10 +23,11 @@
 #include "ctxwin/tokenizer/bpe/piece_cache.hpp"
 #include "ctxwin/tokenizer/bpe/pretokenizer.hpp"
 #include "ctxwin/tokenizer/bpe/rank_table.hpp"
+#include "ctxwin/tokenizer/token_counter.hpp"
 
 namespace ctxwin {
 
-class Encoding {
+class Encoding final : public TokenCounter {
  public:
   struct SpecialToken {
     std::string_view text;
@@ -39,18 +43,14 @@ class Encoding {
   static std::string valid_names();
 
   Encoding(std::string_view name, Pattern pattern, RankTable ranks, std::vector<SpecialToken> specials);
-  Encoding(const Encoding&) = delete;  // shared by reference; copying 10 MB of tables is a bug
-  Encoding& operator=(const Encoding&) = delete;
+  // Shared by reference (TokenCounter is not copyable): copying 10 MB of tables would be a bug.
 
   std::string_view name() const noexcept { return name_; }
 
-  // Token count of UTF-8 `text`. Special-token text counts as ordinary text unless
-  // `allow_special`, in which case each occurrence is one token. Invalid UTF-8 is repaired first.
-  // With a cache, pieces that need merging are looked up there first and remembered.
-  std::size_t count(std::string_view text, bool allow_special = false, PieceCache* cache = nullptr) const;
-  // count() for text already known to be valid UTF-8 (such as append_utf16_as_utf8's output).
-  std::size_t count_valid(std::string_view text, bool allow_special = false, PieceCache* cache = nullptr) const;
-  std::vector<std::uint32_t> encode(std::string_view text, bool allow_special = false) const;
+  // A PieceCache: pieces counted once are looked up there first.
+  std::unique_ptr<CountCache> new_cache() const override;
+  // The token ids of `text` (repaired first when invalid UTF-8).
+  std::vector<std::uint32_t> encode(std::string_view text, SpecialTokens special = SpecialTokens::AsText) const;
   // The bytes of `tokens` (which may be a partial UTF-8 sequence). Throws ctxwin::Error naming the
   // first unknown token.
   std::string decode(std::span<const std::uint32_t> tokens) const;
@@ -62,9 +62,14 @@ class Encoding {
   bool splits_long_pieces() const noexcept { return splits_long_pieces_; }
   std::span<const SpecialToken> special_tokens() const noexcept { return specials_; }
 
+ protected:
+  // Special-token text counts as ordinary text unless special is AsTokens, when each occurrence
+  // is one token.
+  std::size_t count_utf8(std::string_view text, CountCache* cache, SpecialTokens special) const override;
+
  private:
   template <typename OnOrdinary, typename OnSpecial>
-  void split_specials(std::string_view text, bool allow_special, OnOrdinary&& ordinary, OnSpecial&& special) const;
+  void split_specials(std::string_view text, SpecialTokens special_tokens, OnOrdinary&& ordinary, OnSpecial&& special) const;
 
   std::string name_;
   Pattern pattern_;

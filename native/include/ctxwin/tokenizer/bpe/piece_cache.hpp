@@ -8,9 +8,9 @@
 // longer pieces that needed merging go to a hash table over an arena.
 //
 // A cache belongs to one caller at a time (it is not synchronized): the addon keeps one per
-// encoding for each JavaScript thread, shared by that thread's Tokenizers, and lends each
-// worker-thread job one of its own.
-// Memory is bounded: when full, it starts over empty.
+// counter for each JavaScript thread, shared by that thread's counter objects, and lends each
+// worker-pool job one of its own. Memory is bounded: when full, it starts over empty. Byte-pair
+// families make theirs with TokenCounter::new_cache (Encoding, HfTokenizer).
 #pragma once
 
 #include <cstdint>
@@ -19,10 +19,11 @@
 #include <vector>
 
 #include "ctxwin/tokenizer/bpe/short_bytes.hpp"
+#include "ctxwin/tokenizer/token_counter.hpp"
 
 namespace ctxwin {
 
-class PieceCache {
+class PieceCache final : public CountCache {
  public:
   static constexpr std::uint32_t kMissing = 0xFFFFFFFFu;
 
@@ -42,7 +43,7 @@ class PieceCache {
     const ShortKey key = short_key(piece);
     short_[short_index(key)] = ShortEntry{key, count};
   }
-  void clear() noexcept;
+  void clear() noexcept override;
   void clear_long() noexcept;
   std::size_t size() const noexcept { return entries_; }
 

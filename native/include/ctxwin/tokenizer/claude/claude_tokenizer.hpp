@@ -9,7 +9,8 @@
 //      with UTF-8 byte fallback for characters no piece covers
 //   -> the family's message frame (fixed overhead, leading-space and trailing-whitespace rules).
 //
-// Families load once per process (lazily, thread-safe) and are immutable and shared:
+// Families load once per process (lazily, thread-safe) and are immutable and shared. A family is a
+// TokenCounter (token_counter.hpp), whose caches are SegmentCaches:
 //
 //   const ClaudeTokenizer& t = ClaudeTokenizer::get("v3", "<package>/data/claude");
 //   t.count_message("hello")   // 8: what count_tokens returns for one user message "hello"
@@ -23,12 +24,13 @@
 #include <string_view>
 
 #include "ctxwin/tokenizer/claude/segment_cache.hpp"
+#include "ctxwin/tokenizer/token_counter.hpp"
 
 namespace ctxwin::claude {
 
 class Vocabulary;
 
-class ClaudeTokenizer {
+class ClaudeTokenizer final : public TokenCounter {
  public:
   // The family named `name` ("v3", "v4.7" or "v5"), loading its vocabulary from `data_dir` the
   // first time. Throws ctxwin::Error: RangeError (ERR_CTXWIN_UNKNOWN_ENCODING) naming the valid
@@ -40,27 +42,29 @@ class ClaudeTokenizer {
 
   ClaudeTokenizer(std::string_view name, const Vocabulary& vocabulary, std::uint32_t message_overhead, bool frame_bow,
                   bool free_tail);
-  ClaudeTokenizer(const ClaudeTokenizer&) = delete;
-  ClaudeTokenizer& operator=(const ClaudeTokenizer&) = delete;
 
   std::string_view name() const noexcept { return name_; }
   // Tokens of a request holding one user message whose content is `text`, beyond the content.
   std::uint32_t message_overhead() const noexcept { return message_overhead_; }
 
-  // The content's tokens when `text` is a message's content: count_message(text) minus the
-  // frame. The empty string counts 0 (a request with empty content is rejected by the API).
-  // Invalid UTF-8 is repaired first (each invalid sequence becomes U+FFFD). With a cache, word
-  // segments already tiled are looked up there and new ones remembered (the count is the same).
-  std::size_t count(std::string_view text, SegmentCache* cache = nullptr) const;
-  // count() for text already known to be valid UTF-8 (such as append_utf16_as_utf8's output).
-  std::size_t count_valid(std::string_view text, SegmentCache* cache = nullptr) const;
-  // count_tokens of a request holding one user message whose content is `text`.
-  std::size_t count_message(std::string_view text, SegmentCache* cache = nullptr) const;
+  // count() (TokenCounter) is the content's tokens when `text` is a message's content:
+  // count_message(text) minus the frame. The empty string counts 0 (a request with empty content
+  // is rejected by the API). With a cache, word segments already tiled are looked up there and new
+  // ones remembered (the count is the same).
+
+  // A SegmentCache of up to 16 MB.
+  std::unique_ptr<CountCache> new_cache() const override;
+  // count_tokens of a request holding one user message whose content is `text` (repaired first
+  // when invalid UTF-8). `cache`: null, or one of this family's.
+  std::size_t count_message(std::string_view text, CountCache* cache = nullptr) const;
   // The marked stream of `text`, markers spelled ⟨bow⟩ ⟨eow⟩ ⟨shift⟩ ⟨caps⟩ as in ctok's files:
   // for tests and for explaining a count.
   std::string marked_stream(std::string_view text) const;
   // Bytes held by this family's vocabulary index (shared with a family of the same vocabulary).
   std::size_t memory_bytes() const noexcept;
+
+ protected:
+  std::size_t count_utf8(std::string_view text, CountCache* cache, SpecialTokens special) const override;
 
  private:
   std::size_t content_tokens(std::string_view valid_utf8, SegmentCache* cache) const;

@@ -4,7 +4,9 @@
 // its case marker start it), so the stream splits into independent segments, mostly words, whose
 // costs add up. Natural text repeats its words, so a cache of segment costs saves most of the
 // tiling. An open-addressing table over one byte arena: a lookup is a hash, one probe or two and a
-// compare. Not synchronized: one cache per thread (the binding keeps one per counter object).
+// compare. Not synchronized: one cache per thread (the binding keeps one per family for each
+// JavaScript thread, and lends each worker-pool job one of its own). Made by
+// ClaudeTokenizer::new_cache.
 #pragma once
 
 #include <cstddef>
@@ -14,12 +16,14 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxwin/tokenizer/token_counter.hpp"
+
 namespace ctxwin::claude {
 
-class SegmentCache {
+class SegmentCache final : public CountCache {
  public:
   // `max_bytes` bounds the arena and the table together; past it the cache starts over.
-  explicit SegmentCache(std::size_t max_bytes = std::size_t{8} << 20) : max_bytes_(max_bytes) {}
+  explicit SegmentCache(std::size_t max_bytes = std::size_t{8} << 20) : CountCache(Kind::Segments), max_bytes_(max_bytes) {}
 
   // The cost remembered for `segment`, or -1.
   std::int64_t find(std::string_view segment) const {
@@ -50,7 +54,7 @@ class SegmentCache {
     ++count_;
   }
 
-  void clear() {
+  void clear() override {
     slots_.assign(slots_.empty() ? 0 : kInitialSlots, Slot{});
     arena_.clear();
     count_ = 0;

@@ -12,14 +12,14 @@
 //
 // Added tokens are matched as the crate matches them (leftmost-longest, before normalization
 // unless `normalized`; lstrip / rstrip / single_word honoured). Tokens marked `special` are
-// ordinary text unless `allow_special` (the crate's encode_special_tokens, inverted).
+// ordinary text unless SpecialTokens::AsTokens (the crate's encode_special_tokens, inverted).
 //
 //   auto tok = HfTokenizer::from_json(json_text);        // throws ctxwin::Error
 //   std::size_t n = tok->count("Hello world");
-//   std::vector<std::uint32_t> ids = tok->encode("<|im_start|>user", /*allow_special=*/true);
+//   std::vector<std::uint32_t> ids = tok->encode("<|im_start|>user", SpecialTokens::AsTokens);
 //
-// An HfTokenizer is immutable once built and may be shared by threads (each with its own
-// PieceCache, if any).
+// An HfTokenizer is a TokenCounter (token_counter.hpp), immutable once built, and may be shared by
+// threads (each with its own PieceCache from new_cache(), if any).
 #pragma once
 
 #include <cstdint>
@@ -29,10 +29,11 @@
 #include <vector>
 
 #include "ctxwin/tokenizer/bpe/piece_cache.hpp"
+#include "ctxwin/tokenizer/token_counter.hpp"
 
 namespace ctxwin {
 
-class HfTokenizer {
+class HfTokenizer final : public TokenCounter {
  public:
   // Parses tokenizer.json text. Throws ctxwin::Error: ERR_CTXWIN_INVALID_TOKENIZER for text that
   // is not a tokenizer.json, ERR_CTXWIN_UNSUPPORTED_TOKENIZER naming a component it does not run.
@@ -40,13 +41,12 @@ class HfTokenizer {
   // from_json of a file's contents; ERR_CTXWIN_TOKENIZER_UNAVAILABLE when it cannot be read.
   static std::unique_ptr<const HfTokenizer> from_file(const std::string& path);
 
-  ~HfTokenizer();
-  HfTokenizer(const HfTokenizer&) = delete;
-  HfTokenizer& operator=(const HfTokenizer&) = delete;
+  ~HfTokenizer() override;
 
-  // Token count of UTF-8 `text` (invalid UTF-8 is repaired first, each bad byte U+FFFD).
-  std::size_t count(std::string_view text, bool allow_special = false, PieceCache* cache = nullptr) const;
-  std::vector<std::uint32_t> encode(std::string_view text, bool allow_special = false) const;
+  // A PieceCache: the model's pieces counted once are looked up there first.
+  std::unique_ptr<CountCache> new_cache() const override;
+  // The token ids of `text` (repaired first when invalid UTF-8).
+  std::vector<std::uint32_t> encode(std::string_view text, SpecialTokens special = SpecialTokens::AsText) const;
 
   // The id of an added token's content, else of a vocabulary token (as tokenizer.json spells it);
   // -1 when neither.
@@ -57,6 +57,9 @@ class HfTokenizer {
   std::size_t memory_bytes() const noexcept;
 
   struct Impl;
+
+ protected:
+  std::size_t count_utf8(std::string_view text, CountCache* cache, SpecialTokens special) const override;
 
  private:
   explicit HfTokenizer(std::unique_ptr<Impl> impl);

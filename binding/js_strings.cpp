@@ -1,0 +1,50 @@
+#include "js_strings.hpp"
+
+#include "ctxwin/error.hpp"
+#include "ctxwin/tokenizer/utf8.hpp"
+
+namespace ctxwin::binding {
+
+namespace {
+
+void convert(const Napi::Value& value, std::u16string& utf16, std::string& out) {
+  napi_env env = value.Env();
+  std::size_t length = 0;
+  NAPI_THROW_IF_FAILED_VOID(env, napi_get_value_string_utf16(env, value, nullptr, 0, &length));
+  utf16.resize(length + 1);  // room for the terminator napi writes
+  NAPI_THROW_IF_FAILED_VOID(env, napi_get_value_string_utf16(env, value, utf16.data(), utf16.size(), &length));
+  out.clear();
+  append_utf16_as_utf8(std::u16string_view(utf16.data(), length), out);
+}
+
+}  // namespace
+
+void read_utf8(const Napi::Value& value, const char* name, std::u16string& utf16, std::string& out) {
+  if (!value.IsString()) throw Error::type(ErrorCode::InvalidArgument, std::string(name) + " must be a string");
+  convert(value, utf16, out);
+}
+
+void read_utf8(const Napi::Value& value, const char* array_name, std::uint32_t index, std::u16string& utf16, std::string& out) {
+  if (!value.IsString()) {
+    throw Error::type(ErrorCode::InvalidArgument, std::string(array_name) + "[" + std::to_string(index) + "] must be a string");
+  }
+  convert(value, utf16, out);
+}
+
+std::string utf8_of(const Napi::Value& value, const char* name) {
+  std::u16string utf16;
+  std::string utf8;
+  read_utf8(value, name, utf16, utf8);
+  return utf8;
+}
+
+std::vector<std::string> utf8_array_of(const Napi::Value& value, const char* name) {
+  if (!value.IsArray()) throw Error::type(ErrorCode::InvalidArgument, std::string(name) + " must be an array of strings");
+  const auto array = value.As<Napi::Array>();
+  std::vector<std::string> texts(array.Length());
+  std::u16string utf16;
+  for (std::uint32_t i = 0; i < array.Length(); ++i) read_utf8(array.Get(i), name, i, utf16, texts[i]);
+  return texts;
+}
+
+}  // namespace ctxwin::binding

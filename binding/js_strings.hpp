@@ -1,0 +1,29 @@
+// Reading JavaScript strings as the UTF-8 the core counts: the one reader every binding that hands
+// text to a tokenizer uses.
+//
+// Strings cross as UTF-16 (the cheapest copy out of V8) and become UTF-8 in the core's
+// append_utf16_as_utf8, each lone surrogate turning into U+FFFD exactly as TextEncoder (and so
+// tiktoken's JavaScript build) writes it. A value that is not a string is a TypeError naming it.
+#pragma once
+
+#include <napi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ctxwin::binding {
+
+// `value` as UTF-8 into `out`, converting through `utf16`; both keep their memory, so that a
+// thread's buffers make counting allocate nothing per call.
+void read_utf8(const Napi::Value& value, const char* name, std::u16string& utf16, std::string& out);
+// The same for element `index` of the array `array_name`, named "texts[3]" only in an error.
+void read_utf8(const Napi::Value& value, const char* array_name, std::uint32_t index, std::u16string& utf16, std::string& out);
+
+// read_utf8 into a new string.
+std::string utf8_of(const Napi::Value& value, const char* name);
+
+// An array of strings, each as UTF-8.
+std::vector<std::string> utf8_array_of(const Napi::Value& value, const char* name);
+
+}  // namespace ctxwin::binding

@@ -1,0 +1,255 @@
+// class Counter: the one JavaScript class for every tokenizer family (native/include/ctxwin/
+// tokenizer/token_counter.hpp), so that reading strings, batching, pool jobs, caches and
+// tool-result compaction are written once for all of them.
+//
+//   new Counter("bpe", encodingName, rankDataDir)           an OpenAI encoding
+//   new Counter("claude", family, claudeDataDir)            a Claude family (v3, v4.7, v5)
+//   new Counter("tokenizer.json", path)                     a tokenizer.json file
+//   new Counter("tokenizer.json-text", json)                a tokenizer.json's text
+//
+// Every family: count(text, allowSpecial?), countMany(texts, allowSpecial?), countAsync(text),
+// countManyAsync(texts), compactToolResult(text, maxTokens, truncationMessage), clearCache().
+// What some families have: encode(text, allowSpecial?) (bpe, tokenizer.json), decode(tokens)
+// (bpe), countMessage(text), markedStream(text), messageOverhead() (claude), memoryBytes()
+// (claude, tokenizer.json), summary() (tokenizer.json); on another family they throw a TypeError.
+// Module function clearPieceCaches(): forget what this thread's caches remember, every family.
+//
+// Counts go through the thread's cache of the counter (js_thread_state.hpp) and the thread's
+// conversion buffers (js_strings.hpp); pool jobs through count_jobs.hpp.
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ctxwin/compaction/tool_result_compactor.hpp"
+#include "ctxwin/summary/estimate.hpp"
+#include "ctxwin/tokenizer/bpe/encoding.hpp"
+#include "ctxwin/tokenizer/claude/claude_tokenizer.hpp"
+#include "ctxwin/tokenizer/hf/hf_tokenizer.hpp"
+#include "errors.hpp"
+#include "exports.hpp"
+#include "js_strings.hpp"
+#include "js_thread_state.hpp"
+#include "tokenizer/count_jobs.hpp"
+#include "typed_arrays.hpp"
+
+namespace ctxwin::binding {
+
+namespace {
+
+// A counter that lives as long as the process (encodings and Claude families are loaded once and
+// never unloaded): a shared_ptr that owns nothing.
+std::shared_ptr<const TokenCounter> process_lifetime(const TokenCounter& counter) {
+  return std::shared_ptr<const TokenCounter>(std::shared_ptr<const TokenCounter>(), &counter);
+}
+
+SpecialTokens special_arg(const Napi::CallbackInfo& info, std::size_t index) {
+  return info.Length() > index && info[index].ToBoolean().Value() ? SpecialTokens::AsTokens : SpecialTokens::AsText;
+}
+
+class Counter : public Napi::ObjectWrap<Counter> {
+ public:
+  static Napi::Function define(Napi::Env env) {
+    return DefineClass(env, "Counter",
+                       {InstanceMethod<&Counter::count>("count"), InstanceMethod<&Counter::count_many>("countMany"),
+                        InstanceMethod<&Counter::count_async>("countAsync"),
+                        InstanceMethod<&Counter::count_many_async>("countManyAsync"),
+                        InstanceMethod<&Counter::compact_tool_result_js>("compactToolResult"),
+                        InstanceMethod<&Counter::clear_cache>("clearCache"), InstanceMethod<&Counter::encode>("encode"),
+                        InstanceMethod<&Counter::decode>("decode"), InstanceMethod<&Counter::count_message>("countMessage"),
+                        InstanceMethod<&Counter::marked_stream>("markedStream"),
+                        InstanceMethod<&Counter::message_overhead>("messageOverhead"),
+                        InstanceMethod<&Counter::memory_bytes>("memoryBytes"), InstanceMethod<&Counter::summary>("summary")});
+  }
+
+  explicit Counter(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Counter>(info) {
+    guarded(info, [&]() -> Napi::Value {
+      const std::string kind = string_arg(info, 0, "kind");
+      const std::string source = string_arg(info, 1, "source");
+      if (kind == "bpe") {
+        encoding_ = &Encoding::get(source, string_arg(info, 2, "dataDir"));
+        counter_ = process_lifetime(*encoding_);
+      } else if (kind == "claude") {
+        claude_ = &claude::ClaudeTokenizer::get(source, string_arg(info, 2, "dataDir"));
+        counter_ = process_lifetime(*claude_);
+      } else if (kind == "tokenizer.json" || kind == "tokenizer.json-text") {
+        std::shared_ptr<const HfTokenizer> model = kind == "tokenizer.json" ? HfTokenizer::from_file(source) : HfTokenizer::from_json(source);
+        model_ = model.get();
+        counter_ = std::move(model);
+      } else {
+        throw Error::range(ErrorCode::InvalidArgument,
+                           "kind must be \"bpe\", \"claude\", \"tokenizer.json\" or \"tokenizer.json-text\", got \"" + kind + "\"");
+      }
+      thread_ = &JsThreadState::of(info.Env());
+      return info.Env().Undefined();
+    });
+  }
+
+ private:
+  // ---------------------------------------------------------------- every family
+
+  Napi::Value count(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      read_utf8(info[0], "text", thread_->utf16(), thread_->utf8());
+      const std::size_t n = counter_->count_valid(thread_->utf8(), &cache(), special_arg(info, 1));
+      thread_->trim_buffers();
+      return Napi::Number::New(info.Env(), static_cast<double>(n));
+    });
+  }
+
+  Napi::Value count_many(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      if (!info[0].IsArray()) throw Error::type(ErrorCode::InvalidArgument, "texts must be an array of strings");
+      const auto texts = info[0].As<Napi::Array>();
+      const std::uint32_t n = texts.Length();
+      const SpecialTokens special = special_arg(info, 1);
+      auto counts = Napi::Uint32Array::New(info.Env(), n);
+      CountCache& cache = this->cache();
+      // One string at a time through the thread's buffers: no copy of the whole batch.
+      for (std::uint32_t i = 0; i < n; ++i) {
+        read_utf8(texts.Get(i), "texts", i, thread_->utf16(), thread_->utf8());
+        counts[i] = static_cast<std::uint32_t>(counter_->count_valid(thread_->utf8(), &cache, special));
+      }
+      thread_->trim_buffers();
+      publish(counts);
+      return counts;
+    });
+  }
+
+  Napi::Value count_async(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      std::vector<std::string> texts;
+      texts.push_back(utf8_of(info[0], "text"));
+      return count_on_pool(info.Env(), counter_, std::move(texts), false);
+    });
+  }
+
+  Napi::Value count_many_async(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value { return count_on_pool(info.Env(), counter_, utf8_array_of(info[0], "texts"), true); });
+  }
+
+  // compactToolResult(text, maxTokens, truncationMessage) -> { text, changed, json, originalTokens, tokens }
+  Napi::Value compact_tool_result_js(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      const std::string text = utf8_of(info[0], "result");
+      const double max = number_arg(info, 1, "maxResultTokens");
+      ToolResultLimits limits;
+      limits.max_tokens = static_cast<std::size_t>(checked_length(max, "maxResultTokens"));
+      limits.truncation_message = string_arg(info, 2, "truncationMessage");
+      const CompactedResult out = compact_tool_result(text, *counter_, limits, &cache());
+      Napi::Env env = info.Env();
+      Napi::Object result = Napi::Object::New(env);
+      result.Set("text", Napi::String::New(env, out.text));
+      result.Set("changed", Napi::Boolean::New(env, out.changed));
+      result.Set("json", Napi::Boolean::New(env, out.json));
+      result.Set("originalTokens", Napi::Number::New(env, static_cast<double>(out.original_tokens)));
+      result.Set("tokens", Napi::Number::New(env, static_cast<double>(out.tokens)));
+      return result;
+    });
+  }
+
+  // Forgets what this thread remembers for this counter's family (benchmarks of unseen text).
+  Napi::Value clear_cache(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      thread_->clear_caches_of(*counter_);
+      return info.Env().Undefined();
+    });
+  }
+
+  // ---------------------------------------------------------------- what some families have
+
+  Napi::Value encode(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      if (encoding_ == nullptr && model_ == nullptr) unavailable("encode");
+      const std::string text = utf8_of(info[0], "text");
+      const SpecialTokens special = special_arg(info, 1);
+      const std::vector<std::uint32_t> ids = encoding_ != nullptr ? encoding_->encode(text, special) : model_->encode(text, special);
+      return typed_array_of<std::uint32_t>(info.Env(), ids);
+    });
+  }
+
+  Napi::Value decode(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      if (encoding_ == nullptr) unavailable("decode");
+      auto tokens = typed_array_arg<std::uint32_t>(info, 0, "tokens", napi_uint32_array, "Uint32Array");
+      const std::string bytes = encoding_->decode(std::span<const std::uint32_t>(tokens.Data(), tokens.ElementLength()));
+      return Napi::String::New(info.Env(), bytes);
+    });
+  }
+
+  Napi::Value count_message(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      if (claude_ == nullptr) unavailable("countMessage");
+      read_utf8(info[0], "text", thread_->utf16(), thread_->utf8());
+      const std::size_t n = claude_->count_message(thread_->utf8(), &cache());
+      thread_->trim_buffers();
+      return Napi::Number::New(info.Env(), static_cast<double>(n));
+    });
+  }
+
+  Napi::Value marked_stream(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      if (claude_ == nullptr) unavailable("markedStream");
+      return Napi::String::New(info.Env(), claude_->marked_stream(utf8_of(info[0], "text")));
+    });
+  }
+
+  Napi::Value message_overhead(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      if (claude_ == nullptr) unavailable("messageOverhead");
+      return Napi::Number::New(info.Env(), claude_->message_overhead());
+    });
+  }
+
+  Napi::Value memory_bytes(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      if (claude_ == nullptr && model_ == nullptr) unavailable("memoryBytes");
+      const std::size_t bytes = claude_ != nullptr ? claude_->memory_bytes() : model_->memory_bytes();
+      return Napi::Number::New(info.Env(), static_cast<double>(bytes));
+    });
+  }
+
+  Napi::Value summary(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      if (model_ == nullptr) unavailable("summary");
+      return Napi::String::New(info.Env(), model_->summary());
+    });
+  }
+
+  [[noreturn]] static void unavailable(const char* method) {
+    throw Error::type(ErrorCode::InvalidArgument, std::string(method) + " is not available for this tokenizer family");
+  }
+
+  // The thread's cache for this counter, looked up again only after clearPieceCaches().
+  CountCache& cache() {
+    if (cache_ == nullptr || cache_generation_ != thread_->generation()) {
+      cache_ = &thread_->cache_for(counter_);
+      cache_generation_ = thread_->generation();
+    }
+    return *cache_;
+  }
+
+  std::shared_ptr<const TokenCounter> counter_;
+  // The same counter as its family's class, for what only that family has (one is set).
+  const Encoding* encoding_ = nullptr;
+  const claude::ClaudeTokenizer* claude_ = nullptr;
+  const HfTokenizer* model_ = nullptr;
+  // This object's thread's state: it outlives every object of the thread (Node-API deletes it
+  // when the environment ends, when no method can run any more).
+  JsThreadState* thread_ = nullptr;
+  CountCache* cache_ = nullptr;
+  unsigned cache_generation_ = 0;
+};
+
+}  // namespace
+
+void register_counter(Napi::Env env, Napi::Object exports) {
+  exports.Set("Counter", Counter::define(env));
+  // clearPieceCaches(): forget what this thread's caches remember, for every counter and family.
+  exports.Set("clearPieceCaches", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                JsThreadState::of(info.Env()).clear_caches();
+                return info.Env().Undefined();
+              }));
+}
+
+}  // namespace ctxwin::binding
