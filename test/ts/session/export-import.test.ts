@@ -1,4 +1,4 @@
-// Seed 000's /export and /import through the public API: the format, lossless round trips
+// The context export and import (the CLI's /export and /import) through the public API: the format, lossless round trips
 // (also as a property over random histories and trims), and validation that names the first bad
 // path and changes nothing.
 import fc from "fast-check";
@@ -49,7 +49,7 @@ async function worked(): Promise<MessageContextManager> {
 }
 
 describe("export", () => {
-  it("writes seed 000's format: metadata, then the turns in order with summaries and the omission marker marked", async () => {
+  it("writes the export format: metadata, then the turns in order with summaries and the omission marker marked", async () => {
     const cm = await worked();
     const out = cm.export();
     expect(out.format).toBe("ctxwin-context");

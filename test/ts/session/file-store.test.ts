@@ -141,12 +141,11 @@ describe("FileSessionStore", () => {
   it("ids whose file name would pass 255 bytes are named by their hash and listed by the id the file keeps", async () => {
     const store = new FileSessionStore({ directory });
     const ids = ["x".repeat(256), "é".repeat(128), "/".repeat(82), "/".repeat(81), "a".repeat(245), "a".repeat(244)];
-    const started = Date.now();
+    // Each append lands (the lock's name and the file's fit): no ENAMETOOLONG after the lock's retries.
     for (const id of ids) {
       expect(await store.append(id, [entry(0)])).toMatchObject({ first: 0 });
       expect(await store.append(id, [entry(1)])).toMatchObject({ first: 1 });
     }
-    expect(Date.now() - started).toBeLessThan(10_000); // no ENAMETOOLONG after retries
     const names = readdirSync(directory).filter((n) => n.endsWith(".jsonl"));
     for (const name of names) expect(Buffer.byteLength(name) + ".lock".length).toBeLessThanOrEqual(255);
     expect(names.filter((n) => n.startsWith("#"))).toHaveLength(4);
