@@ -1,9 +1,9 @@
 // The chaos test of the session stores (npm run chaos; .ci/run runs it): writer processes append
 // to one session on each store (through the store, blind or naming their version, and through a
-// MessageContextManager) while the test kills them (SIGKILL), stops them for longer than the
-// file lock's stale time (SIGSTOP, and writers that stop themselves inside an append, after the
-// store counted the file and before it writes), drops Redis replies after the command ran (a TCP
-// proxy cuts the connection) and kills and restarts redis-server. Then it reads the log and counts
+// MessageContextManager) while the test, once a writer is appending, kills it (SIGKILL) or stops
+// it for longer than the file lock's stale time (SIGSTOP, and writers that stop themselves inside
+// an append, after the store counted the file and before it writes), drops Redis replies after
+// the command ran (a TCP proxy cuts the connection) and kills and restarts redis-server. Then it reads the log and counts
 // the acknowledged messages lost, the messages duplicated and the writers' orders broken, and
 // prints `lost 0 / duplicated 0 / reordered 0` per store or exits 1. A last case restarts a server
 // without persistence under writers: each must get ERR_CTXWIN_SESSION_LOST, none may write on.
@@ -78,6 +78,8 @@ class Writer {
   attempt: { i: number; expected: number | undefined } | undefined;
   next = 0;
   stopped = false;
+  /** Its process has started appending (loaded, connected, opened): killing it before tests only start-up. */
+  appending = false;
   exited: Promise<void> = Promise.resolve();
   lostLog: string | undefined;
 
@@ -98,10 +100,14 @@ class Writer {
     const child = fork(WRITER, [JSON.stringify({ ...this.config, writer: this.id, from, retry })], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
     this.process = child;
     this.stopped = false;
+    this.appending = false;
     started.add(child);
     child.once("exit", () => started.delete(child));
     child.on("message", (m: WriterMessage) => {
-      if (m.attempt !== undefined) this.attempt = { i: m.attempt, expected: m.expected };
+      if (m.attempt !== undefined) {
+        this.attempt = { i: m.attempt, expected: m.expected };
+        this.appending = true;
+      }
       if (m.acked !== undefined) {
         this.acked.add(m.acked);
         this.next = m.acked + 1;
@@ -195,6 +201,7 @@ async function monkey(writers: Writer[], tally: Tally, until: number, extra?: ()
     await sleep(between(150, 600));
     const w = writers[Math.floor(Math.random() * writers.length)] as Writer;
     const roll = Math.random();
+    if (roll < 0.55 && !w.appending) continue;
     if (roll < 0.35) {
       if (w.stopped) continue;
       await w.kill();
