@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileSessionStore, MemorySessionStore } from "ctxwin";
 import { MAX_APPEND_BYTES, MAX_READ_BYTES } from "../../../ts/session/store.js";
+import { ctxwinBin } from "../support/cli.js";
 
 const SCAN = fileURLToPath(new URL("./fixtures/scan-log.mjs", import.meta.url));
 const OPEN = fileURLToPath(new URL("./fixtures/open-log.mjs", import.meta.url));
@@ -77,4 +78,22 @@ describe("size bounds, each with its code", () => {
     await expect(store.info("long-line")).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_TOO_LARGE" });
     await expect(store.append("long-line", [{ type: "x" }])).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_TOO_LARGE" });
   }, 60_000);
+});
+
+describe("the CLI on a session file larger than its heap", () => {
+  it("`ctxwin inspect` replays it as it streams, in a 40 MB heap (reading it whole ran out of memory)", async () => {
+    const store = new FileSessionStore({ directory, fsync: false });
+    const words = Array.from({ length: 1 << 17 }, (_, k) => `w${k % 997}`).join(" ");
+    // 110 messages of 0.75 MB, each trimming the one before: a 70 MB log whose view is one message.
+    for (let i = 0; i < 110; i++) {
+      const message = { type: "message", id: `m${i}`, message: { role: i % 2 ? "assistant" : "user", content: `${i}: ${words}` } };
+      await store.append("cli", i === 0 ? [message] : [message, { type: "boundary", boundary: { kind: "trim", removed: [`m${i - 1}`], marker: null } }]);
+    }
+    const path = store.pathOf("cli");
+    expect(statSync(path).size).toBeGreaterThan(64 * 1024 * 1024);
+    const out = execFileSync(process.execPath, ["--max-old-space-size=40", ctxwinBin, "inspect", path, "--json"], { encoding: "utf8", maxBuffer: 1 << 24 });
+    expect(JSON.parse(out)).toMatchObject({ model: "gpt-4o", messages: 1 });
+    const text = execFileSync(process.execPath, ["--max-old-space-size=40", ctxwinBin, "inspect", path], { encoding: "utf8", maxBuffer: 1 << 24 });
+    expect(text).toContain(`${path}: 1 messages (session log, 219 records)`);
+  }, 120_000);
 });
