@@ -1,10 +1,13 @@
 // Reading what the commands are given: files or standard input, and conversations in the shapes
 // agent developers have at hand (a JSON array of messages, a request body, a ctxwin export or
 // session file).
-import { readFile } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
 import { omissionMarker } from "../messages/omission-marker.js";
-import { replay, type ContextEntry } from "../session/context-log.js";
+import { ContextReplay, replay, type ContextEntry, type ContextView } from "../session/context-log.js";
 import { EXPORT_FORMAT, safeParseExport } from "../session/export.js";
+import { Acceptance, acceptedBatches, isSessionLogText, MAX_LINE_BYTES, parseLine, recordsOfText } from "../session/file-log.js";
+import { forwardLines } from "../session/file-lines.js";
+import type { SessionEntry } from "../session/store.js";
 import { isRecord } from "../messages/message-shape.js";
 import type { MessageLike, ToolDefinition } from "../messages/types.js";
 import type { Io } from "./terminal.js";
@@ -71,8 +74,11 @@ function fromExport(data: unknown, path: string): Conversation {
 }
 
 /** A session file of FileSessionStore (JSONL records): the view its log replays to. */
-function fromSessionLog(records: Array<Record<string, unknown>>): Conversation {
-  const view = replay(records.map((r) => r.entry as ContextEntry));
+function fromSessionLog(records: Array<{ entry: SessionEntry }>): Conversation {
+  return conversationOf(replay(records.map((r) => r.entry as ContextEntry)), records.length);
+}
+
+function conversationOf(view: ContextView, records: number): Conversation {
   const messages = view.entries.map((e) => e.message);
   if (view.marker) messages.splice(view.marker.index, 0, omissionMarker(view.marker.omitted, view.marker.role));
   const system = view.systemPrompt ?? undefined;
@@ -80,9 +86,70 @@ function fromSessionLog(records: Array<Record<string, unknown>>): Conversation {
     messages,
     tools: [],
     ...(system === undefined ? {} : { system }),
-    format: `session log, ${records.length} records`,
+    format: `session log, ${records} records`,
     ...(view.metadata ? { metadata: view.metadata } : {}),
   };
+}
+
+/**
+ * Files larger than this that are session logs are read as a stream, by the store's reader: a
+ * string holds at most about 512 MB, and a log's view is usually far smaller than its history.
+ */
+const STREAMED_LOG_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads a conversation from a file or standard input ("-"). A session log larger than
+ * STREAMED_LOG_BYTES is replayed as it streams (memory: the messages its view keeps, not the file);
+ * anything else is read whole and parsed by parseConversation.
+ */
+export async function readConversation(path: string, io: Io): Promise<Conversation> {
+  if (path !== "-") {
+    const streamed = await streamedSessionLog(path);
+    if (streamed) return streamed;
+  }
+  return parseConversation(await readText(path, io), path === "-" ? "(stdin)" : path);
+}
+
+/** The conversation of a large session file, or undefined for anything else (read whole instead). */
+async function streamedSessionLog(path: string): Promise<Conversation | undefined> {
+  let handle;
+  try {
+    handle = await open(path, "r");
+  } catch {
+    return undefined; // readText says why
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size <= STREAMED_LOG_BYTES) return undefined;
+    let first: Buffer | undefined;
+    for await (const line of forwardLines(handle, 0, size, MAX_LINE_BYTES, path)) {
+      if (line.bytes.length === 0) continue;
+      first = line.bytes;
+      break;
+    }
+    if (!first || parseLine(first) === undefined) return undefined;
+    const view = new ContextReplay();
+    let records = 0;
+    for await (const batch of acceptedBatches(handle, new Acceptance({ offset: 0, version: 0 }), size, { where: path, includeUnterminated: false, lineNumbers: true })) {
+      batch.entries.forEach((entry, k) => view.apply(entry, batch.seq + k));
+      records += batch.entries.length;
+    }
+    return conversationOf(view.result(), records);
+  } catch (error) {
+    // A corrupt log or a line over the bound: the reader's coded message, as for a file read whole.
+    throw new InputError((error as Error).message);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A FileSessionStore file, read by the store's own rule (fenced and torn lines left out). */
+function sessionLog(text: string, path: string): Conversation {
+  try {
+    return fromSessionLog(recordsOfText(text, path));
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
 }
 
 /** Parses the lines of a JSON Lines file; a torn last line (a write under way, a crash) is left out. */
@@ -109,10 +176,8 @@ export function parseConversation(text: string, path: string): Conversation {
   } catch (error) {
     // Not one JSON value: JSON Lines, either a session's log or one message per line.
     if (!trimmed.includes("\n")) throw new InputError(`${path}: not JSON (${(error as Error).message})`);
+    if (isSessionLogText(text)) return sessionLog(text, path);
     const values = jsonLines(text, path);
-    if (values.length > 0 && values.every((v) => isRecord(v) && typeof v.seq === "number" && isRecord(v.entry))) {
-      return fromSessionLog(values as Array<Record<string, unknown>>);
-    }
     return { messages: checkMessages(values, path, "line"), tools: [], format: "JSON lines of messages" };
   }
   if (Array.isArray(data)) return { messages: checkMessages(data, path, "messages"), tools: [], format: "messages" };
@@ -128,6 +193,6 @@ export function parseConversation(text: string, path: string): Conversation {
       ...(isRecord(data.metadata) ? { metadata: data.metadata } : {}),
     };
   }
-  if (isRecord(data) && typeof data.seq === "number" && isRecord(data.entry)) return fromSessionLog([data]);
+  if (isRecord(data) && typeof data.seq === "number" && isSessionLogText(trimmed)) return sessionLog(text, path);
   throw new InputError(`${path}: not a conversation: expected a JSON array of messages, an object with "messages", a ctxwin export or a session file`);
 }

@@ -19,7 +19,7 @@ import { getCounter } from "../tokens/get-counter.js";
 import { DEFAULT_IMAGE_TOKENS } from "../tokens/message-count.js";
 import { visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import type { BatchTokenCounter, TokenCounter } from "../tokens/token-counter.js";
-import { parseConversation, readText, type Conversation } from "./input.js";
+import { readConversation, type Conversation } from "./input.js";
 import { bar, num, paletteFor, pct, preview, type Io, type Palette } from "./terminal.js";
 import { COMMANDS, UsageError, intOption, parse, type CommandName } from "./usage.js";
 import type { MessageLike } from "../messages/types.js";
@@ -362,5 +362,5 @@ export async function inspectCommand(args: string[], io: Io): Promise<number> {
 }
 
 export async function loadConversation(file: string, io: Io): Promise<Conversation> {
-  return parseConversation(await readText(file, io), file === "-" ? "(stdin)" : file);
+  return readConversation(file, io);
 }

@@ -151,7 +151,17 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       // eslint-disable-next-line @typescript-eslint/no-this-alias
       const self = this;
       // `metadata` through a getter: callers may replace the object.
-      this.session = new SessionLink<M>(options.session, { get metadata() { return self.metadata; }, restoreFromLog: (state) => self.restoreState(state, true) }, options.logger);
+      this.session = new SessionLink<M>(
+        options.session,
+        {
+          get metadata() {
+            return self.metadata;
+          },
+          restoreFromLog: (state) => self.restoreState(state, true),
+          sessionLost: (error) => self.emit("sessionLost", { sessionId: self.sessionId, error }),
+        },
+        options.logger,
+      );
       this.ready = this.session.ready;
     } else {
       this.ready = Promise.resolve();

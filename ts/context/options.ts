@@ -16,6 +16,7 @@ import type { MessageLike } from "../messages/types.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import type { Logger } from "../runtime/logger.js";
 import type { SessionOptions } from "../session/session-link.js";
+import type { SessionLostError } from "../session/store.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CacheStats } from "./prompt-cache.js";
 import type { ContextWarning } from "./usage-warnings.js";
@@ -146,12 +147,23 @@ export interface ContextStats {
 }
 
 /** The events a MessageContextManager emits. */
+/**
+ * The session's log vanished or changed under the manager (expired, deleted, replaced, lost by a
+ * store restarted without persistence): the manager keeps its view and its queued changes, and
+ * flush() rejects with `error` (ERR_CTXWIN_SESSION_LOST) until the context goes on elsewhere.
+ */
+export interface SessionLostEvent {
+  sessionId: string;
+  error: SessionLostError;
+}
+
 export interface ContextEvents<M> {
   warning: [ContextWarning];
   trimmed: [TrimEvent<M>];
   compacted: [CompactionReport<M>];
   /** The summarizer's circuit breaker opened, let a trial call through, or closed. */
   breaker: [BreakerEvent];
+  sessionLost: [SessionLostEvent];
 }
 
 /** The strategy each mode trims with, when the options name none. */

@@ -3,10 +3,13 @@
 // Messages are appended once, under an id the writer gives them. Everything that changes what the
 // model sees (a trim, a compaction, /clear, an import) is a boundary that names messages by id:
 // nothing before it is rewritten, so the log keeps every original message and a replay of it,
-// by any worker, gives the same view.
+// by any worker, gives the same view. A snapshot entry holds the whole view at its point, so a
+// replay can start at the last one; the replay is a fold, entry by entry, so what it holds is the
+// view, never the log it reads.
+import { checkMessage } from "../messages/message-shape.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
-import { corruptError, type SessionEntry } from "./store.js";
+import { SNAPSHOT_TYPE, corruptError, type SessionEntry } from "./store.js";
 
 /**
  * Where the omission marker stands: right after the message with id `after` (null: first). Named
@@ -53,7 +56,21 @@ export interface MetadataEntry extends SessionEntry {
   metadata: Record<string, unknown>;
 }
 
-export type ContextEntry = MessageEntry | BoundaryEntry | SystemPromptEntry | MetadataEntry;
+/**
+ * The whole view at one point of the log: a reader may start here instead of at the beginning
+ * (the store tells where the last one is). The messages keep their ids, so later boundaries that
+ * name them mean the same thing.
+ */
+export interface SnapshotEntry extends SessionEntry {
+  type: typeof SNAPSHOT_TYPE;
+  messages: Array<{ id: string; message: MessageLike; summary?: true }>;
+  marker: LoggedMarker | null;
+  /** The system prompt (null: none; absent: never set). */
+  prompt?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+export type ContextEntry = MessageEntry | BoundaryEntry | SystemPromptEntry | MetadataEntry | SnapshotEntry;
 
 export interface ViewEntry {
   id: string;
@@ -80,27 +97,56 @@ const isMarker = (v: unknown): boolean =>
     v.omitted >= 0 &&
     (v.role === "system" || v.role === "user" || v.role === "assistant"));
 
+/** What is wrong with a logged message, or undefined: the manager's own check, worded for a log. */
+function messageProblem(message: unknown, what: string): string | undefined {
+  if (!isObject(message) || typeof message.role !== "string") return `has no ${what} object with a role`;
+  try {
+    checkMessage(message, what);
+    return undefined;
+  } catch (error) {
+    return `has a malformed ${what}: ${(error as Error).message}`;
+  }
+}
+
 /** What is wrong with an entry of a type the manager writes, or undefined (other types pass: they are skipped). */
 function problemOf(entry: unknown): string | undefined {
   if (!isObject(entry) || typeof entry.type !== "string") return "is not an entry (an object with a string type)";
   switch (entry.type) {
     case "message":
       if (typeof entry.id !== "string") return "has no string id";
-      if (!isObject(entry.message) || typeof entry.message.role !== "string") return "has no message object with a role";
-      return undefined;
+      return messageProblem(entry.message, "message");
     case "system":
       return entry.prompt === null || typeof entry.prompt === "string" ? undefined : "has a prompt that is neither a string nor null";
     case "metadata":
       return isObject(entry.metadata) ? undefined : "has metadata that is not an object";
+    case SNAPSHOT_TYPE: {
+      if (!Array.isArray(entry.messages)) return "is a snapshot without a list of messages";
+      for (const [i, m] of entry.messages.entries()) {
+        if (!isObject(m) || typeof m.id !== "string") return `is a snapshot whose messages[${i}] has no string id`;
+        const problem = messageProblem(m.message, `messages[${i}].message`);
+        if (problem) return `is a snapshot that ${problem}`;
+      }
+      if (!isMarker(entry.marker)) return "is a snapshot with a malformed marker";
+      if (entry.prompt !== undefined && entry.prompt !== null && typeof entry.prompt !== "string") return "is a snapshot with a prompt that is neither a string nor null";
+      if (entry.metadata !== undefined && !isObject(entry.metadata)) return "is a snapshot with metadata that is not an object";
+      return undefined;
+    }
     case "boundary": {
       const b = entry.boundary;
       if (!isObject(b) || typeof b.kind !== "string") return "has no boundary object with a kind";
       if (b.kind === "trim") return isIdList(b.removed) && isMarker(b.marker) ? undefined : "is a trim without a list of ids and a marker";
       if (b.kind === "replace") {
-        const ok = Array.isArray(b.messages) && b.messages.every((m) => isObject(m) && typeof m.id === "string" && isObject(m.message) && typeof m.message.role === "string");
-        return ok ? undefined : "is a replace without a list of { id, message }";
+        if (!Array.isArray(b.messages) || !b.messages.every((m) => isObject(m) && typeof m.id === "string")) return "is a replace without a list of { id, message }";
+        for (const [i, m] of b.messages.entries()) {
+          const problem = messageProblem((m as Record<string, unknown>).message, `boundary.messages[${i}].message`);
+          if (problem) return `is a replace that ${problem}`;
+        }
+        return undefined;
       }
-      if (b.kind === "summary") return isIdList(b.removed) && typeof b.id === "string" && isObject(b.message) && typeof b.message.role === "string" ? undefined : "is a summary without removed ids, an id and a message";
+      if (b.kind === "summary") {
+        if (!isIdList(b.removed) || typeof b.id !== "string") return "is a summary without removed ids, an id and a message";
+        return messageProblem(b.message, "boundary.message");
+      }
       if (b.kind === "marker") return isMarker(b.marker) ? undefined : "is a marker boundary with a malformed marker";
       return undefined;
     }
@@ -110,72 +156,115 @@ function problemOf(entry: unknown): string | undefined {
 }
 
 /**
- * Replays entries in log order. Entries of types it does not know (another tool's) are skipped; an
- * entry of a type the manager writes whose shape is wrong (a corrupt or foreign log) throws
- * ERR_CTXWIN_SESSION_CORRUPT, naming its position, before anything is derived from it.
+ * Derives the view entry by entry, in log order (a fold: it holds the view, not the entries).
+ * Entries of types it does not know (another tool's) are skipped; an entry of a type the manager
+ * writes whose shape is wrong (a corrupt or foreign log) throws ERR_CTXWIN_SESSION_CORRUPT,
+ * naming its position, and leaves the replay as it was.
  */
-export function replay(entries: Iterable<SessionEntry>): ContextView {
-  const list = Array.from(entries);
-  list.forEach((entry, i) => {
-    const problem = problemOf(entry);
-    if (problem !== undefined) throw corruptError(`session log entry ${i} ${problem}`);
-  });
-  return replayChecked(list);
-}
+export class ContextReplay {
+  private view: ViewEntry[] = [];
+  private marker: LoggedMarker | null = null;
+  private systemPrompt: string | null | undefined;
+  private metadata: Record<string, unknown> | undefined;
 
-function replayChecked(entries: readonly SessionEntry[]): ContextView {
-  let view: ViewEntry[] = [];
-  let marker: LoggedMarker | null = null;
-  let systemPrompt: string | null | undefined;
-  let metadata: Record<string, unknown> | undefined;
-  const drop = (ids: readonly string[]) => {
+  /** Applies the entry at log position `seq`. */
+  apply(entry: SessionEntry, seq: number): void {
+    const problem = problemOf(entry);
+    if (problem !== undefined) throw corruptError(`session log entry ${seq} ${problem}`);
+    this.applyChecked(entry);
+  }
+
+  private drop(ids: readonly string[]): void {
     const gone = new Set(ids);
-    view = view.filter((e) => !gone.has(e.id));
-  };
-  for (const entry of entries) {
+    this.view = this.view.filter((e) => !gone.has(e.id));
+  }
+
+  private applyChecked(entry: SessionEntry): void {
     switch (entry.type) {
       case "message": {
         const e = entry as MessageEntry;
-        view.push({ id: e.id, message: e.message, summary: e.summary === true });
+        this.view.push({ id: e.id, message: e.message, summary: e.summary === true });
         break;
       }
       case "system":
-        systemPrompt = (entry as SystemPromptEntry).prompt;
+        this.systemPrompt = (entry as SystemPromptEntry).prompt;
         break;
       case "metadata":
-        metadata = (entry as MetadataEntry).metadata;
+        this.metadata = (entry as MetadataEntry).metadata;
         break;
+      case SNAPSHOT_TYPE: {
+        const s = entry as SnapshotEntry;
+        this.view = s.messages.map((m) => ({ id: m.id, message: m.message, summary: m.summary === true }));
+        this.marker = s.marker;
+        if (s.prompt !== undefined) this.systemPrompt = s.prompt;
+        if (s.metadata !== undefined) this.metadata = s.metadata;
+        break;
+      }
       case "boundary": {
         const b = (entry as BoundaryEntry).boundary;
         if (b.kind === "trim") {
-          drop(b.removed);
-          marker = b.marker;
+          this.drop(b.removed);
+          this.marker = b.marker;
         } else if (b.kind === "replace") {
           const next = new Map(b.messages.map((m) => [m.id, m.message]));
-          view = view.map((e) => (next.has(e.id) ? { ...e, message: next.get(e.id) as MessageLike } : e));
+          this.view = this.view.map((e) => (next.has(e.id) ? { ...e, message: next.get(e.id) as MessageLike } : e));
         } else if (b.kind === "summary") {
           const gone = new Set(b.removed);
-          let at = view.findIndex((e) => gone.has(e.id));
-          drop(b.removed);
-          if (at < 0) at = view.length;
-          view.splice(Math.min(at, view.length), 0, { id: b.id, message: b.message, summary: true });
-          marker = null;
+          let at = this.view.findIndex((e) => gone.has(e.id));
+          this.drop(b.removed);
+          if (at < 0) at = this.view.length;
+          this.view.splice(Math.min(at, this.view.length), 0, { id: b.id, message: b.message, summary: true });
+          this.marker = null;
         } else if (b.kind === "clear") {
-          view = [];
-          marker = null;
+          this.view = [];
+          this.marker = null;
         } else if (b.kind === "marker") {
-          marker = b.marker;
+          this.marker = b.marker;
         }
         break;
       }
     }
   }
-  let placed: ContextView["marker"];
-  if (marker) {
-    const after = marker.after;
-    const index = after === null ? 0 : view.findIndex((e) => e.id === after) + 1;
-    // A marker whose message left the view (another writer's trim) stands first.
-    placed = { index, omitted: marker.omitted, role: marker.role };
+
+  /** A replay that goes on from this one's state (this one stays as it is). */
+  clone(): ContextReplay {
+    const copy = new ContextReplay();
+    copy.view = this.view.slice();
+    copy.marker = this.marker;
+    copy.systemPrompt = this.systemPrompt;
+    copy.metadata = this.metadata;
+    return copy;
   }
-  return { entries: view, marker: placed, systemPrompt, metadata };
+
+  /** The view so far. */
+  result(): ContextView {
+    let placed: ContextView["marker"];
+    if (this.marker) {
+      const after = this.marker.after;
+      const index = after === null ? 0 : this.view.findIndex((e) => e.id === after) + 1;
+      // A marker whose message left the view (another writer's trim) stands first.
+      placed = { index, omitted: this.marker.omitted, role: this.marker.role };
+    }
+    return { entries: this.view.slice(), marker: placed, systemPrompt: this.systemPrompt, metadata: this.metadata };
+  }
+
+  /** The view as a snapshot entry: what a reader that starts here needs. */
+  snapshot(): SnapshotEntry {
+    const entry: SnapshotEntry = {
+      type: SNAPSHOT_TYPE,
+      messages: this.view.map((e) => (e.summary ? { id: e.id, message: e.message, summary: true as const } : { id: e.id, message: e.message })),
+      marker: this.marker,
+    };
+    if (this.systemPrompt !== undefined) entry.prompt = this.systemPrompt;
+    if (this.metadata !== undefined) entry.metadata = this.metadata;
+    return entry;
+  }
+}
+
+/** Replays entries in log order (from position `first`, 0 by default): see ContextReplay. */
+export function replay(entries: Iterable<SessionEntry>, first = 0): ContextView {
+  const replayer = new ContextReplay();
+  let seq = first;
+  for (const entry of entries) replayer.apply(entry, seq++);
+  return replayer.result();
 }

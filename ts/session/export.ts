@@ -182,7 +182,8 @@ function check(value: unknown): ExportError | undefined {
     if (note !== undefined) {
       if (!isObject(note)) return fail(`${at}.ctxwin`, "an object", note);
       if (note.kind === "omission") {
-        if (typeof note.omitted !== "number" || !Number.isInteger(note.omitted) || note.omitted < 1) return fail(`${at}.ctxwin.omitted`, "an integer >= 1", note.omitted);
+        // A count of messages: a safe integer (1e300 is an integer to JavaScript, not a count).
+        if (typeof note.omitted !== "number" || !Number.isSafeInteger(note.omitted) || note.omitted < 1) return fail(`${at}.ctxwin.omitted`, "an integer from 1 to 2^53 - 1", note.omitted);
         if (turn.role !== "system" && turn.role !== "user" && turn.role !== "assistant") return fail(`${at}.role`, "system, user or assistant for an omission marker", turn.role);
         if (++omissions > 1) return exportError(`${at}.ctxwin.kind`, "is a second omission marker: a context has at most one");
       } else if (note.kind !== "summary") {

@@ -1,26 +1,45 @@
 // FileSessionStore, the default store: one JSONL file per session in a directory.
 //
-// One line per record, `{"seq":N,"time":T,"entry":{...}}`. An append takes the session's lock
-// (proper-lockfile: an atomic mkdir beside the file, kept fresh while held and taken over when a
-// crashed holder leaves it stale), checks the version, cuts off a torn last line left by a writer
-// that died mid-write, writes all its lines with one O_APPEND write, and fsyncs before it
-// resolves. Two processes therefore never interleave a line, and a reader, which takes no lock,
-// ignores a last line without its newline (a write still under way, or a crash).
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, readdir, rm, stat, type FileHandle } from "node:fs/promises";
-import { join } from "node:path";
+// Each append is one line written with one O_APPEND write (the format and the rule that readers
+// and writers apply are in file-log.ts). An append takes the session's lock (proper-lockfile: an
+// atomic mkdir beside the file, kept fresh while held, taken over once stale), reads the state at
+// the end of the file, writes its line, fsyncs, and then checks by the same rule that its line was
+// accepted before it resolves. The lock keeps writers from racing in the usual case; the rule
+// keeps the log whole when it fails: a writer that stalled past the lock's stale time while
+// another went on (a SIGSTOP, a long GC pause) can still write, but its late line extends a
+// version that another line already extended, so no reader accepts it and the stalled writer,
+// checking, does not acknowledge it (the append is tried again, or is a conflict).
+//
+// Files are opened with O_NOFOLLOW and must be regular files: a session file that is a symbolic
+// link is refused (ERR_CTXWIN_SESSION_UNSAFE_PATH) rather than followed out of the directory.
+import { createHash, randomBytes } from "node:crypto";
+import { constants, type Stats } from "node:fs";
+import { lstat, mkdir, open, readdir, rm, type FileHandle } from "node:fs/promises";
+import { basename, join } from "node:path";
 import lockfile from "proper-lockfile";
-import { describe, requireString, typeError } from "../runtime/errors.js";
+import { describe, plainError, requireString, typeError, type WithCode } from "../runtime/errors.js";
+import { backwardLines, forwardLines } from "./file-lines.js";
+import { Acceptance, MAX_LINE_BYTES, acceptedBatches, encodeWrite, parseLine } from "./file-log.js";
+import { findApplied, findCheckpoint, firstAccepted, legacyLogId, metadataAt, pointersOf, readTail } from "./file-tail.js";
 import {
+  SNAPSHOT_TYPE,
+  checkAgainstLog,
   checkAppendOptions,
   checkFrom,
+  checkMaxLogBytes,
   checkSessionId,
   conflictError,
   corruptError,
+  lostError,
   metadataOf,
+  newLogId,
+  readAll,
   serializeEntries,
+  tooLargeError,
+  withoutSizes,
   type AppendOptions,
   type AppendResult,
+  type CheckedAppendOptions,
   type SessionEntry,
   type SessionInfo,
   type SessionRecord,
@@ -36,19 +55,67 @@ export interface FileSessionStoreOptions {
   lockTimeoutMs?: number;
   /** fsync each append before it resolves (default true). Turn off only for throwaway data. */
   fsync?: boolean;
+  /** Appends that would take a file past this many bytes are refused (default 1 GiB). */
+  maxLogBytes?: number;
 }
 
 const SUFFIX = ".jsonl";
-const NEWLINE = 0x0a;
+const LOCK_SUFFIX = ".lock";
+/** Longer ids are named by their hash (the id is then kept in each line): a name has 255 bytes at most. */
+const NAME_MAX = 255;
+const HASHED = "#";
+const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_EXCL } = constants;
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+// A FIFO named like a session file would block open() for reading: never wait for one.
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+/** How many times a blind append is written again after losing its version to a late writer. */
+const ATTEMPTS = 8;
 
-const CHUNK = 64 * 1024;
-const SEQ_PREFIX = /^\{"seq":(\d+),/;
+type Outcome = AppendResult | "lost-race";
+
+function unsafePath(path: string, what: string): WithCode<Error> {
+  return plainError(`${path} ${what}: session files must be regular files in the store's directory`, "ERR_CTXWIN_SESSION_UNSAFE_PATH");
+}
+
+function errno(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** Opens a session file, never through a symbolic link; undefined when it does not exist and `create` is false. */
+async function openLog(path: string, mode: "read" | "append", create: boolean): Promise<{ handle: FileHandle; created: boolean; stats: Stats } | undefined> {
+  const flags = (mode === "read" ? O_RDONLY : O_RDWR | O_APPEND) | O_NOFOLLOW | O_NONBLOCK;
+  for (;;) {
+    let handle: FileHandle | undefined;
+    let created = false;
+    try {
+      handle = await open(path, flags);
+    } catch (error) {
+      if (errno(error) === "ELOOP") throw unsafePath(path, "is a symbolic link");
+      if (errno(error) !== "ENOENT") throw error;
+      if (!create) return undefined;
+      try {
+        handle = await open(path, flags | O_CREAT | O_EXCL, 0o644);
+        created = true;
+      } catch (again) {
+        if (errno(again) === "EEXIST") continue; // another writer created it, or a dangling link: look again
+        throw again;
+      }
+    }
+    const stats = await handle.stat();
+    if (!stats.isFile() || (O_NOFOLLOW === 0 && (await lstat(path)).isSymbolicLink())) {
+      await handle.close();
+      throw unsafePath(path, stats.isFile() ? "is a symbolic link" : "is not a regular file");
+    }
+    return { handle, created, stats };
+  }
+}
 
 export class FileSessionStore implements SessionStore {
   readonly directory: string;
   private readonly staleLockMs: number;
   private readonly lockTimeoutMs: number;
   private readonly fsync: boolean;
+  private readonly maxLogBytes: number;
   private directoryReady: Promise<void> | undefined;
 
   constructor(options: FileSessionStoreOptions) {
@@ -57,86 +124,184 @@ export class FileSessionStore implements SessionStore {
     this.staleLockMs = Math.max(2000, options.staleLockMs ?? 5000);
     this.lockTimeoutMs = options.lockTimeoutMs ?? 30000;
     this.fsync = options.fsync ?? true;
+    this.maxLogBytes = checkMaxLogBytes(options.maxLogBytes);
   }
 
-  /** The file of session `id` (ids are percent-encoded into file names). */
+  /**
+   * The file of session `id`: its percent-encoded id, or, when that name would pass 255 bytes with
+   * the lock's suffix, `#` and the id's SHA-256 (base64url), the id then written in every line.
+   */
   pathOf(id: string): string {
-    return join(this.directory, encodeURIComponent(checkSessionId(id)) + SUFFIX);
+    checkSessionId(id);
+    const encoded = encodeURIComponent(id);
+    if (encoded.length + SUFFIX.length + LOCK_SUFFIX.length <= NAME_MAX) return join(this.directory, encoded + SUFFIX);
+    return join(this.directory, HASHED + createHash("sha256").update(id).digest("base64url") + SUFFIX);
   }
 
   async append(id: string, entries: readonly SessionEntry[], options?: AppendOptions): Promise<AppendResult> {
     const path = this.pathOf(id);
     const lines = serializeEntries(entries);
-    const expected = checkAppendOptions(options);
+    const checked = checkAppendOptions(options);
+    const appendId = checked.appendId ?? randomBytes(12).toString("base64url");
+    const snapshotAt = entries.findLastIndex((e) => e.type === SNAPSHOT_TYPE);
+    const hasMetadata = entries.some((e) => metadataOf(e) !== undefined);
     await this.ensureDirectory();
-    return this.locked(path, async () => {
-      let handle: FileHandle;
-      let created = false;
-      try {
-        handle = await open(path, "r+");
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        if (lines.length === 0 || (expected !== undefined && expected !== 0)) {
-          if (expected !== undefined && expected !== 0) throw conflictError(id, expected, 0);
-          return { first: 0, version: 0, time: Date.now() };
-        }
-        handle = await open(path, "a+");
-        created = true;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.locked(path, () => this.appendOnce(id, path, lines, checked, appendId, { snapshotAt, hasMetadata }));
+      if (outcome !== "lost-race") return outcome;
+      if (attempt === ATTEMPTS) throw plainError(`${path}: the append lost its version to another writer ${ATTEMPTS} times; nothing was acknowledged`, "ERR_CTXWIN_SESSION_BUSY");
+    }
+  }
+
+  private async appendOnce(id: string, path: string, lines: string[], checked: CheckedAppendOptions, appendId: string, shape: { snapshotAt: number; hasMetadata: boolean }): Promise<Outcome> {
+    const { expected } = checked;
+    const mayCreate = lines.length > 0 && checked.logId === undefined && (expected === undefined || expected === 0);
+    const opened = await openLog(path, "append", mayCreate);
+    if (!opened) {
+      const refusal = checkAgainstLog(id, { version: 0, logId: undefined }, expected, checked.logId);
+      if (refusal) throw refusal;
+      return { first: 0, version: 0, time: Date.now(), logId: undefined, alreadyApplied: false };
+    }
+    const { handle, created, stats } = opened;
+    try {
+      const size = stats.size;
+      const tail = await readTail(handle, size, path, true);
+      const last = tail.last;
+      const hashed = basename(path).startsWith(HASHED);
+      if (hashed && last?.session !== undefined && last.session !== id) throw corruptError(`${path} holds session ${JSON.stringify(last.session)}, not ${JSON.stringify(id)}`);
+      const logId = last === undefined ? undefined : (last.log ?? (await legacyLogId(handle, size, path)));
+      if (checked.appendId !== undefined) {
+        const done = await findApplied(handle, size, tail, expected, checked.appendId, path);
+        if (done) return { first: done.seq, version: done.version, time: done.time, logId, alreadyApplied: true };
       }
-      try {
-        const count = await countWhole(handle, path);
-        if (expected !== undefined && expected !== count) throw conflictError(id, expected, count);
-        const time = Date.now();
-        if (lines.length === 0) return { first: count, version: count, time };
-        const text = lines.map((json, i) => `{"seq":${count + i},"time":${time},"entry":${json}}\n`).join("");
-        const buffer = Buffer.from(text, "utf8");
-        const size = (await handle.stat()).size;
-        // One write at the end of the file (position = size, and the lock keeps it the end):
-        // a loop only in case the kernel writes less than asked.
-        for (let done = 0; done < buffer.length; ) {
-          const { bytesWritten } = await handle.write(buffer, done, buffer.length - done, size + done);
-          done += bytesWritten;
-        }
-        if (this.fsync) await handle.datasync();
-        if (created && this.fsync) await syncDirectory(this.directory);
-        return { first: count, version: count + lines.length, time };
-      } finally {
-        await handle.close();
+      const refusal = checkAgainstLog(id, { version: tail.next, logId }, expected, checked.logId);
+      if (refusal) throw refusal;
+      const time = Date.now();
+      if (lines.length === 0) return { first: tail.next, version: tail.next, time, logId, alreadyApplied: false };
+      const pointers = await pointersOf(handle, tail, size, path);
+      const here = { offset: tail.offset, version: tail.next };
+      const log = logId ?? newLogId();
+      const text = encodeWrite(
+        {
+          seq: tail.next,
+          after: tail.offset,
+          log,
+          append: appendId,
+          time,
+          metadata: shape.hasMetadata ? here : pointers.metadata,
+          snapshot: shape.snapshotAt >= 0 ? { ...here, seq: tail.next + shape.snapshotAt } : pointers.snapshot,
+          session: hashed ? id : undefined,
+        },
+        lines,
+      );
+      const buffer = Buffer.from(text, "utf8");
+      if (size + buffer.length > this.maxLogBytes) {
+        throw tooLargeError(`${path}: the log would pass maxLogBytes (${this.maxLogBytes} bytes); start a new session (e.g. from an export)`);
       }
-    });
+      // One write; O_APPEND puts it at the end of the file, whoever else writes.
+      const { bytesWritten } = await handle.write(buffer, 0, buffer.length, null);
+      if (bytesWritten !== buffer.length) throw Object.assign(new Error(`${path}: the disk took ${bytesWritten} of ${buffer.length} bytes`), { code: "ENOSPC" });
+      if (this.fsync) await handle.datasync();
+      if (created && this.fsync) await syncDirectory(this.directory);
+      const mine: AppendResult = { first: tail.next, version: tail.next + lines.length, time, logId: log, alreadyApplied: false };
+      return await this.verify(id, path, handle, stats, here, buffer, mine, appendId, expected);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Whether the line just written won its version (the first line for it after the checkpoint). */
+  private async verify(id: string, path: string, handle: FileHandle, stats: Stats, here: { offset: number; version: number }, written: Buffer, mine: AppendResult, appendId: string, expected: number | undefined): Promise<Outcome> {
+    let won = mine;
+    if (!(await firstLineIsOurs(handle, here, written, path))) {
+      const size = (await handle.stat()).size;
+      const winner = await firstAccepted(handle, here, size, path);
+      if (winner === undefined) throw lostError(id, { expectedVersion: expected, actualVersion: here.version, actualLog: undefined });
+      if (winner.append !== appendId) {
+        if (expected === undefined) return "lost-race";
+        const now = await readTail(handle, size, path, false);
+        throw conflictError(id, expected, now.next);
+      }
+      won = { first: winner.seq, version: winner.version, time: winner.time, logId: winner.log, alreadyApplied: false };
+    }
+    // The line counts only if the file is still the session's (not deleted or replaced meanwhile).
+    const onDisk = await lstat(path).catch(() => undefined);
+    if (!onDisk || onDisk.ino !== stats.ino || onDisk.dev !== stats.dev) throw lostError(id, { expectedVersion: expected, actualVersion: won.first, actualLog: undefined });
+    return won;
   }
 
   async read(id: string, from?: number): Promise<SessionRecord[]> {
     const path = this.pathOf(id);
     const start = checkFrom(from);
-    let text: string;
+    return readAll(id, this.records(path, start), start);
+  }
+
+  scan(id: string, from?: number): AsyncIterable<SessionRecord> {
+    const path = this.pathOf(id);
+    const start = checkFrom(from);
+    return withoutSizes(this.records(path, start));
+  }
+
+  /** The accepted records from seq `from`, as of the file's size when the scan starts. */
+  private async *records(path: string, from: number): AsyncGenerator<SessionRecord & { bytes: number }> {
+    const opened = await openLog(path, "read", false);
+    if (!opened) return;
+    const { handle } = opened;
     try {
-      text = await readFile(path, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-      throw error;
+      const size = opened.stats.size;
+      const start = from === 0 ? { offset: 0, version: 0 } : await findCheckpoint(handle, size, from, path, false);
+      for await (const batch of acceptedBatches(handle, new Acceptance(start), size, { where: path, includeUnterminated: false, lineNumbers: start.offset === 0, known: start.known })) {
+        let bytes = batch.bytes;
+        for (let k = 0; k < batch.entries.length; k++) {
+          if (batch.seq + k < from) continue;
+          yield { seq: batch.seq + k, time: batch.time, entry: batch.entries[k] as SessionEntry, bytes };
+          bytes = 0;
+        }
+      }
+    } finally {
+      await handle.close();
     }
-    return parseLines(text, start, path);
   }
 
   async list(): Promise<string[]> {
-    let names: string[];
+    let names;
     try {
-      names = await readdir(this.directory);
+      names = await readdir(this.directory, { withFileTypes: true });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      if (errno(error) === "ENOENT") return [];
       throw error;
     }
     const ids: string[] = [];
-    for (const name of names) {
-      if (!name.endsWith(SUFFIX)) continue;
-      try {
-        if ((await stat(join(this.directory, name))).size > 0) ids.push(decodeURIComponent(name.slice(0, -SUFFIX.length)));
-      } catch {
-        // deleted meanwhile
-      }
+    for (const dirent of names) {
+      if (!dirent.isFile() || !dirent.name.endsWith(SUFFIX)) continue;
+      const id = await this.idOfFile(dirent.name).catch(() => undefined);
+      if (id !== undefined) ids.push(id);
     }
     return ids;
+  }
+
+  /** The session a file in the directory holds, if it is one's file and not empty. */
+  private async idOfFile(name: string): Promise<string | undefined> {
+    const path = join(this.directory, name);
+    const opened = await openLog(path, "read", false);
+    if (!opened) return undefined;
+    try {
+      const size = opened.stats.size;
+      if (size === 0) return undefined;
+      let id: string | undefined;
+      if (name.startsWith(HASHED)) {
+        for await (const line of backwardLines(opened.handle, size, MAX_LINE_BYTES, path)) {
+          id = parseLine(line.bytes)?.session;
+          if (id !== undefined) break;
+        }
+      } else {
+        id = decodeURIComponent(name.slice(0, -SUFFIX.length));
+      }
+      // Only the file the id names (another spelling of the same id is not its file).
+      return id !== undefined && this.pathOf(id) === path ? id : undefined;
+    } finally {
+      await opened.handle.close();
+    }
   }
 
   async delete(id: string): Promise<boolean> {
@@ -144,28 +309,41 @@ export class FileSessionStore implements SessionStore {
     await this.ensureDirectory();
     return this.locked(path, async () => {
       try {
-        await rm(path);
+        if (!(await lstat(path)).isFile()) throw unsafePath(path, "is not a regular file");
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+        if (errno(error) === "ENOENT") return false;
         throw error;
       }
+      await rm(path);
       if (this.fsync) await syncDirectory(this.directory);
       return true;
     });
   }
 
   async info(id: string): Promise<SessionInfo | undefined> {
-    const records = await this.read(id);
-    if (records.length === 0) return undefined;
-    let metadata: Record<string, unknown> = {};
-    for (const r of records) metadata = metadataOf(r.entry) ?? metadata;
-    return {
-      id,
-      version: records.length,
-      createdAt: (records[0] as SessionRecord).time,
-      updatedAt: (records[records.length - 1] as SessionRecord).time,
-      metadata,
-    };
+    const path = this.pathOf(id);
+    const opened = await openLog(path, "read", false);
+    if (!opened) return undefined;
+    const { handle } = opened;
+    try {
+      const size = opened.stats.size;
+      const tail = await readTail(handle, size, path, false);
+      const last = tail.last;
+      if (!last) return undefined;
+      const first = await firstAccepted(handle, { offset: 0, version: 0 }, size, path);
+      const pointers = await pointersOf(handle, tail, size, path);
+      return {
+        id,
+        version: tail.next,
+        createdAt: first?.time ?? last.time,
+        updatedAt: last.time,
+        metadata: await metadataAt(handle, pointers.metadata, size, path),
+        logId: last.log ?? `legacy-${first?.time ?? 0}`,
+        snapshot: pointers.snapshot?.seq,
+      };
+    } finally {
+      await handle.close();
+    }
   }
 
   async close(): Promise<void> {}
@@ -175,20 +353,26 @@ export class FileSessionStore implements SessionStore {
     return this.directoryReady;
   }
 
+  /**
+   * Runs `body` holding the session's lock. A lock lost while held (ECOMPROMISED: this process
+   * stalled past the stale time and another writer took the lock) is not an error by itself:
+   * the append checks whether its line was accepted, which is what decides.
+   */
   private async locked<T>(path: string, body: () => Promise<T>): Promise<T> {
-    let compromised: Error | undefined;
-    const release = await lockfile.lock(path, {
-      realpath: false,
-      stale: this.staleLockMs,
-      retries: { retries: Math.ceil(this.lockTimeoutMs / 25), factor: 1.3, minTimeout: 1, maxTimeout: 25, randomize: true },
-      onCompromised: (error) => {
-        compromised = error;
-      },
-    });
+    let release: () => Promise<void>;
     try {
-      const result = await body();
-      if (compromised) throw compromised;
-      return result;
+      release = await lockfile.lock(path, {
+        realpath: false,
+        stale: this.staleLockMs,
+        retries: { retries: Math.ceil(this.lockTimeoutMs / 25), factor: 1.3, minTimeout: 1, maxTimeout: 25, randomize: true },
+        onCompromised: () => {},
+      });
+    } catch (error) {
+      if (errno(error) !== "ELOCKED") throw error;
+      throw Object.assign(plainError(`${path}: another writer held the session's lock for lockTimeoutMs (${this.lockTimeoutMs} ms)`, "ERR_CTXWIN_SESSION_BUSY"), { cause: error });
+    }
+    try {
+      return await body();
     } finally {
       await release().catch(() => undefined);
     }
@@ -196,56 +380,17 @@ export class FileSessionStore implements SessionStore {
 }
 
 /**
- * The number of records in the file, read from the seq of its last whole line (under the lock;
- * the cost is the length of that line, not of the file). A torn last line (a writer died in the
- * middle of its write) is cut off here, so the next record starts on a line of its own.
+ * The usual case, without parsing: the first line after the checkpoint is the one just written
+ * (byte for byte), so no line came between and it won its version.
  */
-async function countWhole(handle: FileHandle, path: string): Promise<number> {
-  const size = (await handle.stat()).size;
-  // The last two newlines, scanning back from the end in chunks.
-  const newlines: number[] = [];
-  const buffer = Buffer.allocUnsafe(CHUNK);
-  for (let end = size; end > 0 && newlines.length < 2; ) {
-    const start = Math.max(0, end - CHUNK);
-    const { bytesRead } = await handle.read(buffer, 0, end - start, start);
-    for (let i = bytesRead - 1; i >= 0 && newlines.length < 2; i--) if (buffer[i] === NEWLINE) newlines.push(start + i);
-    end = start;
+async function firstLineIsOurs(handle: FileHandle, here: { offset: number }, written: Buffer, path: string): Promise<boolean> {
+  const line = written.subarray(1, written.length - 1);
+  // Up to its end, wherever the file ends now (the read stops there).
+  for await (const candidate of forwardLines(handle, here.offset, here.offset + written.length + 1, MAX_LINE_BYTES, path)) {
+    if (candidate.bytes.length === 0 && candidate.terminated) continue;
+    return candidate.terminated && candidate.bytes.equals(line);
   }
-  const last = newlines[0];
-  if (last === undefined) {
-    if (size > 0) await handle.truncate(0); // only a torn line
-    return 0;
-  }
-  if (last !== size - 1) await handle.truncate(last + 1);
-  const lineStart = (newlines[1] ?? -1) + 1;
-  const { bytesRead } = await handle.read(buffer, 0, Math.min(32, last - lineStart), lineStart);
-  const match = SEQ_PREFIX.exec(buffer.toString("latin1", 0, bytesRead));
-  if (!match) throw corruptError(`${path}: the last record does not start with its seq`);
-  return Number(match[1]) + 1;
-}
-
-/** Parses a log's text; a last line without its newline is not a record yet. */
-export function parseLines(text: string, from: number, where: string): SessionRecord[] {
-  const records: SessionRecord[] = [];
-  let line = 0;
-  let at = 0;
-  for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", at)) {
-    if (line >= from) {
-      let record: SessionRecord;
-      try {
-        record = JSON.parse(text.slice(at, end)) as SessionRecord;
-      } catch (error) {
-        throw corruptError(`${where}:${line + 1}: not a JSON record (${(error as Error).message})`);
-      }
-      if (record === null || typeof record !== "object" || record.seq !== line || typeof record.time !== "number" || typeof record.entry?.type !== "string") {
-        throw corruptError(`${where}:${line + 1}: not the session record with seq ${line}`);
-      }
-      records.push(record);
-    }
-    line++;
-    at = end + 1;
-  }
-  return records;
+  return false;
 }
 
 async function syncDirectory(directory: string): Promise<void> {

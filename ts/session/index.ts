@@ -8,10 +8,11 @@ export type {
   AppendOptions,
   AppendResult,
   SessionConflictError,
+  SessionLostError,
 } from "./store.js";
-export { MemorySessionStore } from "./memory-store.js";
+export { MemorySessionStore, type MemorySessionStoreOptions } from "./memory-store.js";
 export { FileSessionStore, type FileSessionStoreOptions } from "./file-store.js";
-export { RedisSessionStore, type RedisSessionStoreOptions, type RedisCommandClient } from "./redis-store.js";
+export { RedisSessionStore, type RedisSessionStoreOptions, type RedisCommandClient, type RedisDurability } from "./redis-store.js";
 export {
   parseExport,
   safeParseExport,

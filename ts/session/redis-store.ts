@@ -1,24 +1,36 @@
 // RedisSessionStore: the SessionStore contract on Redis >= 7, for agents that run as many workers.
 //
-// Per session: a list of record JSON (`<prefix>{<id>}:log`, position = seq) and a hash with the
-// version, the times and the metadata (`<prefix>{<id>}:meta`); one sorted set indexes the
-// sessions (`<prefix>index`, scored by expiry). Every write is one Lua script, so it is atomic:
-// the version check, the records, the hash, the index and the expiry land together or not at all
-// (LangChain's Redis history sets its expiry in a second command). Durability is the server's:
-// with `appendonly yes` and `appendfsync always` an acknowledged append is on disk.
+// Per session: a list of record JSON (`<prefix>{<id>}:log`, position = seq), a hash with the
+// version, the times, the log's identity, its size, its last metadata and snapshot
+// (`<prefix>{<id>}:meta`), and a hash of the append ids it applied (`<prefix>{<id>}:applied`),
+// all with the session's expiry; one sorted set indexes the sessions (`<prefix>index`, scored by
+// expiry). Every write is one Lua script (redis-scripts.ts) that checks everything before it
+// writes, so it lands whole or not at all, and a retry whose first attempt landed (the reply was
+// lost: a dropped connection, a restarted server) finds its append id and changes nothing.
 //
-// `redis` (node-redis) is an optional peer dependency: pass a connected client, or client options
-// (`{ socket: { path: "/run/redis/redis.sock" } }`, `{ url }`) and the store connects itself.
-import { createHash } from "node:crypto";
+// Durability is the server's. When the store first connects it asks the server how it persists
+// and says so through the logger when it cannot keep what it acknowledges across a restart
+// (`requireDurable: true` refuses to append instead). A store that opened its own client
+// connects again on next use after the connection dropped, whatever the client's reconnect
+// strategy. `redis` (node-redis) is an optional peer dependency.
 import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
+import { consoleLogger, type Logger } from "../runtime/logger.js";
+import { MAX_TTL_MS, SCRIPTS, type Script } from "./redis-scripts.js";
 import {
+  SNAPSHOT_TYPE,
   checkAppendOptions,
   checkFrom,
+  checkMaxLogBytes,
   checkSessionId,
   conflictError,
   corruptError,
+  lostError,
   metadataOf,
+  newLogId,
+  readAll,
   serializeEntries,
+  tooLargeError,
+  withoutSizes,
   type AppendOptions,
   type AppendResult,
   type SessionEntry,
@@ -37,6 +49,7 @@ interface ClosableClient extends RedisCommandClient {
   close?(): Promise<unknown>;
   quit?(): Promise<unknown>;
   on?(event: "error", listener: (error: Error) => void): unknown;
+  readonly isOpen?: boolean;
 }
 
 export interface RedisSessionStoreOptions {
@@ -46,60 +59,41 @@ export interface RedisSessionStoreOptions {
   clientOptions?: Record<string, unknown>;
   /** Key prefix (default "ctxwin:session:"). */
   prefix?: string;
-  /** Sessions expire this many seconds after their last append (set in the same script). */
+  /** Sessions expire this many seconds after their last append (0.001 to 1e9; set in the same script). */
   ttlSeconds?: number;
+  /** Appends that would take a log past this many bytes are refused (default 1 GiB). */
+  maxLogBytes?: number;
+  /** Refuse to append (ERR_CTXWIN_SESSION_NOT_DURABLE) to a server that keeps nothing across a restart. */
+  requireDurable?: boolean;
+  /** Where the store says what a caller should know (a server without persistence). */
+  logger?: Logger;
 }
 
-const APPEND = `
-local version = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
-if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= version then return {0, version, version} end
-local n = #ARGV - 4
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-if n == 0 then return {1, version, version, now} end
-local batch = {}
-for i = 1, n do
-  batch[#batch + 1] = '{"seq":' .. string.format('%d', version + i - 1) .. ',"time":' .. string.format('%d', now) .. ',"entry":' .. ARGV[i + 4] .. '}'
-  if #batch == 500 then redis.call('RPUSH', KEYS[1], unpack(batch)); batch = {} end
-end
-if #batch > 0 then redis.call('RPUSH', KEYS[1], unpack(batch)) end
-redis.call('HSET', KEYS[2], 'version', string.format('%d', version + n), 'updated', string.format('%d', now))
-redis.call('HSETNX', KEYS[2], 'created', string.format('%d', now))
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'metadata', ARGV[4]) end
-local ttl = tonumber(ARGV[2])
-if ttl > 0 then
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  redis.call('PEXPIRE', KEYS[2], ttl)
-  redis.call('ZADD', KEYS[3], string.format('%d', now + ttl), ARGV[3])
-else
-  redis.call('ZADD', KEYS[3], '+inf', ARGV[3])
-end
-return {1, version + n, version, now}
-`;
+/** What the server promises about acknowledged appends, as its configuration says. */
+export interface RedisDurability {
+  /** Appends survive a restart of the server (the append-only file is on). */
+  durable: boolean;
+  /** Why not, or what to know ("unknown" when the server does not tell its configuration). */
+  reason: string;
+  appendonly: string | undefined;
+  appendfsync: string | undefined;
+  save: string | undefined;
+}
 
-const DELETE = `
-local existed = redis.call('DEL', KEYS[1], KEYS[2])
-redis.call('ZREM', KEYS[3], ARGV[1])
-return existed
-`;
-
-// Expired sessions leave the index here, lazily: their keys are already gone.
-const LIST = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. string.format('%d', now))
-return redis.call('ZRANGE', KEYS[1], 0, -1)
-`;
-
-const sha1 = (text: string) => createHash("sha1").update(text).digest("hex");
-const SCRIPTS = { APPEND: { text: APPEND, sha: sha1(APPEND) }, DELETE: { text: DELETE, sha: sha1(DELETE) }, LIST: { text: LIST, sha: sha1(LIST) } };
+/** Records per LRANGE while scanning. */
+const PAGE = 1000;
 
 export class RedisSessionStore implements SessionStore {
   readonly prefix: string;
   readonly ttlSeconds: number | undefined;
   private client: Promise<RedisCommandClient> | undefined;
+  private current: ClosableClient | undefined;
   private readonly owned: boolean;
   private readonly clientOptions: Record<string, unknown> | undefined;
+  private readonly maxLogBytes: number;
+  private readonly requireDurable: boolean;
+  private readonly logger: Logger;
+  private durabilityChecked: Promise<RedisDurability> | undefined;
 
   constructor(options: RedisSessionStoreOptions) {
     if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
@@ -114,43 +108,85 @@ export class RedisSessionStore implements SessionStore {
     this.owned = options.client === undefined;
     this.clientOptions = options.clientOptions;
     this.prefix = options.prefix === undefined ? "ctxwin:session:" : requireString(options.prefix, "options.prefix");
-    if (options.ttlSeconds !== undefined && (typeof options.ttlSeconds !== "number" || !(options.ttlSeconds > 0) || !Number.isFinite(options.ttlSeconds))) {
-      throw rangeError(`options.ttlSeconds must be a number > 0, got ${describe(options.ttlSeconds)}`);
+    const ttl = options.ttlSeconds;
+    if (ttl !== undefined) {
+      if (typeof ttl !== "number") throw typeError(`options.ttlSeconds must be a number, got ${describe(ttl)}`);
+      if (!(ttl >= 0.001 && ttl <= MAX_TTL_MS / 1000)) throw rangeError(`options.ttlSeconds must be between 0.001 and ${MAX_TTL_MS / 1000} seconds, got ${ttl}`);
     }
-    this.ttlSeconds = options.ttlSeconds;
+    this.ttlSeconds = ttl;
+    this.maxLogBytes = checkMaxLogBytes(options.maxLogBytes);
+    this.requireDurable = options.requireDurable === true;
+    this.logger = options.logger ?? consoleLogger;
   }
 
   async append(id: string, entries: readonly SessionEntry[], options?: AppendOptions): Promise<AppendResult> {
     checkSessionId(id);
     const lines = serializeEntries(entries);
-    const expected = checkAppendOptions(options);
+    const { expected, appendId, logId } = checkAppendOptions(options);
     let metadata = "";
     for (const entry of entries) {
       const m = metadataOf(entry);
       if (m) metadata = JSON.stringify(m);
     }
+    const snapshotAt = entries.findLastIndex((e) => e.type === SNAPSHOT_TYPE);
+    const durability = await this.checkDurability();
+    if (this.requireDurable && !durability.durable) {
+      throw plainError(`RedisSessionStore: the server cannot keep acknowledged appends across a restart (${durability.reason}); nothing was appended`, "ERR_CTXWIN_SESSION_NOT_DURABLE");
+    }
     const ttl = this.ttlSeconds === undefined ? "0" : String(Math.ceil(this.ttlSeconds * 1000));
-    const reply = await this.script(SCRIPTS.APPEND, [this.key(id, "log"), this.key(id, "meta"), this.indexKey()], [expected === undefined ? "" : String(expected), ttl, id, metadata, ...lines]);
-    const [ok, version, first, time] = (reply as unknown[]).map(Number) as [number, number, number, number];
-    if (ok !== 1) throw conflictError(id, expected ?? 0, version);
-    return { first, version, time };
+    const args = [expected === undefined ? "" : String(expected), ttl, id, metadata, appendId ?? "", logId ?? "", newLogId(), String(this.maxLogBytes), String(snapshotAt), ...lines];
+    const reply = (await this.script(SCRIPTS.APPEND, this.keys(id), args)) as unknown[];
+    const log = (value: unknown) => (value === "" || value === undefined ? undefined : String(value));
+    switch (Number(reply[0])) {
+      case 1:
+        return { first: Number(reply[2]), version: Number(reply[1]), time: Number(reply[3]), logId: log(reply[4]), alreadyApplied: false };
+      case 2: {
+        const [first, version, time] = String(reply[1]).split(" ").map(Number) as [number, number, number];
+        return { first, version, time, logId: log(reply[2]), alreadyApplied: true };
+      }
+      case 0:
+        throw conflictError(id, expected ?? 0, Number(reply[1]));
+      case 3:
+        throw lostError(id, { expectedVersion: expected, actualVersion: Number(reply[1]), expectedLog: logId, actualLog: log(reply[2]) });
+      default:
+        throw tooLargeError(`session ${JSON.stringify(id)}: the log would pass maxLogBytes (${this.maxLogBytes} bytes); start a new session (e.g. from an export)`);
+    }
   }
 
   async read(id: string, from?: number): Promise<SessionRecord[]> {
     checkSessionId(id);
     const start = checkFrom(from);
+    return readAll(id, this.records(id, start), start);
+  }
+
+  scan(id: string, from?: number): AsyncIterable<SessionRecord> {
+    checkSessionId(id);
+    const start = checkFrom(from);
+    return withoutSizes(this.records(id, start));
+  }
+
+  /** The records from `from` up to the version of the moment the scan starts, a page at a time. */
+  private async *records(id: string, from: number): AsyncGenerator<SessionRecord & { bytes: number }> {
     const client = await this.connected();
-    const lines = (await client.sendCommand(["LRANGE", this.key(id, "log"), String(start), "-1"])) as string[];
-    return lines.map((line, i) => {
-      let record: SessionRecord;
-      try {
-        record = JSON.parse(String(line)) as SessionRecord;
-      } catch (error) {
-        throw corruptError(`${this.key(id, "log")}[${start + i}]: not a JSON record (${(error as Error).message})`);
+    const key = this.key(id, "log");
+    const version = Number((await client.sendCommand(["HGET", this.key(id, "meta"), "version"])) ?? 0);
+    for (let start = from; start < version; start += PAGE) {
+      const lines = (await client.sendCommand(["LRANGE", key, String(start), String(Math.min(start + PAGE, version) - 1)])) as unknown[];
+      if (lines.length === 0) return; // expired or deleted meanwhile
+      for (let i = 0; i < lines.length; i++) {
+        const text = String(lines[i]);
+        let record: SessionRecord;
+        try {
+          record = JSON.parse(text) as SessionRecord;
+        } catch (error) {
+          throw corruptError(`${key}[${start + i}]: not a JSON record (${(error as Error).message})`);
+        }
+        if (record === null || typeof record !== "object" || record.seq !== start + i || typeof record.time !== "number" || typeof record.entry?.type !== "string") {
+          throw corruptError(`${key}[${start + i}]: not the session record with seq ${start + i}`);
+        }
+        yield { seq: record.seq, time: record.time, entry: record.entry, bytes: text.length };
       }
-      if (record?.seq !== start + i) throw corruptError(`${this.key(id, "log")}[${start + i}]: not the session record with seq ${start + i}`);
-      return record;
-    });
+    }
   }
 
   async list(): Promise<string[]> {
@@ -160,22 +196,61 @@ export class RedisSessionStore implements SessionStore {
 
   async delete(id: string): Promise<boolean> {
     checkSessionId(id);
-    const removed = await this.script(SCRIPTS.DELETE, [this.key(id, "log"), this.key(id, "meta"), this.indexKey()], [id]);
+    const removed = await this.script(SCRIPTS.DELETE, this.keys(id), [id]);
     return Number(removed) > 0;
   }
 
   async info(id: string): Promise<SessionInfo | undefined> {
     checkSessionId(id);
     const client = await this.connected();
-    const [version, created, updated, metadata] = (await client.sendCommand(["HMGET", this.key(id, "meta"), "version", "created", "updated", "metadata"])) as Array<string | null>;
+    const [version, created, updated, metadata, log, snapshot] = (await client.sendCommand(["HMGET", this.key(id, "meta"), "version", "created", "updated", "metadata", "log", "snapshot"])) as Array<string | null>;
     if (version === null || version === undefined) return undefined;
+    let parsed: Record<string, unknown> = {};
+    if (metadata) {
+      try {
+        parsed = JSON.parse(metadata) as Record<string, unknown>;
+      } catch (error) {
+        throw corruptError(`${this.key(id, "meta")}: metadata is not JSON (${(error as Error).message})`);
+      }
+    }
     return {
       id,
       version: Number(version),
       createdAt: Number(created),
       updatedAt: Number(updated),
-      metadata: metadata ? (JSON.parse(metadata) as Record<string, unknown>) : {},
+      metadata: parsed,
+      logId: log ?? `legacy-${created ?? 0}`,
+      snapshot: snapshot === null || snapshot === undefined ? undefined : Number(snapshot),
     };
+  }
+
+  /**
+   * How the server persists what it acknowledges (CONFIG GET appendonly, appendfsync, save). The
+   * store asks once when it first connects and warns through its logger when the answer is not
+   * durable; call it again to ask anew.
+   */
+  async durability(): Promise<RedisDurability> {
+    const client = await this.connected();
+    const config = async (name: string): Promise<string | undefined> => {
+      const reply = (await client.sendCommand(["CONFIG", "GET", name])) as unknown;
+      if (Array.isArray(reply)) return reply.length >= 2 ? String(reply[1]) : undefined;
+      if (reply && typeof reply === "object") return String((reply as Record<string, unknown>)[name] ?? "");
+      return undefined;
+    };
+    let appendonly: string | undefined;
+    let appendfsync: string | undefined;
+    let save: string | undefined;
+    try {
+      [appendonly, appendfsync, save] = [await config("appendonly"), await config("appendfsync"), await config("save")];
+    } catch (error) {
+      return { durable: false, reason: `unknown: the server does not tell its configuration (${(error as Error).message})`, appendonly, appendfsync, save };
+    }
+    if (appendonly === "yes") {
+      const reason = appendfsync === "always" ? "appendonly yes, appendfsync always" : `appendonly yes, appendfsync ${appendfsync}: a crash of the machine (not of the server) can lose the last second`;
+      return { durable: true, reason, appendonly, appendfsync, save };
+    }
+    const reason = save ? `appendonly no: only RDB snapshots (save ${save}); appends since the last one are lost when the server stops` : "appendonly no and no RDB save points: the server keeps nothing across a restart";
+    return { durable: false, reason, appendonly, appendfsync, save };
   }
 
   /** Closes the connection if the store opened it; a client passed in is left to its owner. */
@@ -183,11 +258,30 @@ export class RedisSessionStore implements SessionStore {
     if (!this.owned || this.client === undefined) return;
     const client = (await this.client.catch(() => undefined)) as ClosableClient | undefined;
     this.client = undefined;
-    if (client) await (client.close?.() ?? client.quit?.());
+    this.current = undefined;
+    if (client?.isOpen !== false) await (client?.close?.() ?? client?.quit?.());
   }
 
-  private key(id: string, part: "log" | "meta"): string {
-    // The hash tag keeps a session's two keys in one slot.
+  private checkDurability(): Promise<RedisDurability> {
+    this.durabilityChecked ??= this.durability().then(
+      (report) => {
+        if (!report.durable) this.logger.warn(`ctxwin: RedisSessionStore cannot promise durability: ${report.reason}. Turn on appendonly (appendfsync always) to keep every acknowledged append; writers that lose their log get ERR_CTXWIN_SESSION_LOST.`);
+        return report;
+      },
+      (error: unknown) => {
+        this.durabilityChecked = undefined; // not connected: ask again next time
+        throw error;
+      },
+    );
+    return this.durabilityChecked;
+  }
+
+  private keys(id: string): string[] {
+    return [this.key(id, "log"), this.key(id, "meta"), this.indexKey(), this.key(id, "applied")];
+  }
+
+  private key(id: string, part: "log" | "meta" | "applied"): string {
+    // The hash tag keeps a session's keys in one slot.
     return `${this.prefix}{${id}}:${part}`;
   }
 
@@ -196,6 +290,12 @@ export class RedisSessionStore implements SessionStore {
   }
 
   private connected(): Promise<RedisCommandClient> {
+    // A client of ours whose connection dropped for good (reconnectStrategy: false, a restarted
+    // server): connect again now rather than failing every call from here on.
+    if (this.owned && this.current?.isOpen === false) {
+      this.client = undefined;
+      this.current = undefined;
+    }
     this.client ??= this.connect();
     return this.client;
   }
@@ -217,11 +317,12 @@ export class RedisSessionStore implements SessionStore {
       this.client = undefined;
       throw error;
     }
+    this.current = client;
     return client;
   }
 
   /** EVALSHA, loading the script with EVAL the first time a server does not know it. */
-  private async script(script: { text: string; sha: string }, keys: string[], args: string[]): Promise<unknown> {
+  private async script(script: Script, keys: string[], args: string[]): Promise<unknown> {
     const client = await this.connected();
     try {
       return await client.sendCommand(["EVALSHA", script.sha, String(keys.length), ...keys, ...args]);

@@ -3,16 +3,22 @@
 // The manager stays synchronous: each change it makes calls a hook here, which gives new messages
 // an id, turns the change into log entries (a message, or a boundary naming messages by id) and
 // queues them. The queue is written in order by one append at a time, at the end of the current
-// tick (so a burst of addMessage calls is one append); `flush()` waits for it. Each append names
-// the version it expects: when another worker appended first, the link reads the log again,
-// derives the view from it plus what is still queued, gives that to the manager, and retries.
+// tick (so a burst of addMessage calls is one append); `flush()` waits for it. The log side
+// (session-log.ts) names the version and log each append extends and gives it an appendId: when
+// another worker appended first, the link reads what it appended, derives the view from the log
+// plus what is still queued, gives that to the manager, and appends again; an append that got no
+// answer is tried again as it was, so it lands once. A log that vanished or changed under the
+// manager (expired, deleted, replaced, lost by a server restarted without persistence) is told to
+// the manager (its 'sessionLost' event) and makes flush() reject with ERR_CTXWIN_SESSION_LOST; the
+// manager keeps its view and its queued changes rather than starting over on an empty log.
 import { randomBytes } from "node:crypto";
 import type { InsertedRole } from "../messages/roles.js";
-import { consoleLogger, type Logger } from "../runtime/logger.js";
 import type { MessageLike } from "../messages/types.js";
-import { replay, type Boundary, type ContextEntry, type ContextView, type LoggedMarker } from "./context-log.js";
+import { consoleLogger, type Logger } from "../runtime/logger.js";
+import type { Boundary, ContextEntry, ContextView, LoggedMarker } from "./context-log.js";
 import type { ContextState } from "./export.js";
-import { checkSessionId, isConflict, type SessionEntry, type SessionStore } from "./store.js";
+import { SessionLog } from "./session-log.js";
+import { checkSessionId, corruptError, isLost, type SessionLostError, type SessionStore } from "./store.js";
 
 export interface SessionOptions {
   store: SessionStore;
@@ -23,7 +29,12 @@ export interface SessionOptions {
 export interface LinkedManager<M extends MessageLike> {
   metadata: Record<string, unknown>;
   restoreFromLog(state: ContextState<M>): void;
+  /** The log is gone or changed under the manager: told once per error, before flush() rejects with it. */
+  sessionLost(error: SessionLostError): void;
 }
+
+/** Codes of the manager's own checks that, for a view read from a log, mean the log is not a history. */
+const NOT_A_HISTORY = new Set(["ERR_CTXWIN_INVALID_ARGUMENT", "ERR_CTXWIN_OUT_OF_RANGE", "ERR_CTXWIN_ORPHAN_TOOL_RESULT"]);
 
 type Marker = { index: number; omitted: number; role: InsertedRole } | undefined;
 
@@ -33,7 +44,7 @@ export class SessionLink<M extends MessageLike> {
   /** The log's id of each message in the manager's view, in order. */
   private ids: string[] = [];
   private pending: ContextEntry[] = [];
-  private version = 0;
+  private readonly log: SessionLog;
   private opened = false;
   private draining: Promise<void> | undefined;
   private scheduled = false;
@@ -41,9 +52,9 @@ export class SessionLink<M extends MessageLike> {
   private persistedMetadata = "{}";
   private readonly writer = randomBytes(6).toString("base64url");
   private counter = 0;
+  /** The manager was told its log is lost (once: every flush after that rejects with it). */
+  private lostReported = false;
   readonly ready: Promise<void>;
-  createdAt: number | undefined;
-  updatedAt: number | undefined;
 
   constructor(
     options: SessionOptions,
@@ -52,12 +63,22 @@ export class SessionLink<M extends MessageLike> {
   ) {
     this.store = options.store;
     this.id = checkSessionId(options.id, "options.session.id");
-    this.ready = this.sync().then(() => {
+    this.log = new SessionLog(this.store, this.id);
+    this.ready = this.open().then(() => {
       this.opened = true;
       if (this.pending.length > 0) this.schedule();
     });
     // A failed open is reported through `ready` (and flush); it must not also be unhandled.
     this.ready.catch(() => undefined);
+  }
+
+  /** Times of the log's first and last records (the store's clock). */
+  get createdAt(): number | undefined {
+    return this.log.createdAt;
+  }
+
+  get updatedAt(): number | undefined {
+    return this.log.updatedAt;
   }
 
   /** Resolves when everything the manager did so far is in the store (durable). */
@@ -160,37 +181,36 @@ export class SessionLink<M extends MessageLike> {
   private async drain(): Promise<void> {
     for (;;) {
       const metadata = JSON.stringify(this.manager.metadata);
-      const queued = this.pending.length;
-      const batch: SessionEntry[] = this.pending.slice();
-      if (metadata !== this.persistedMetadata) batch.push({ type: "metadata", metadata: JSON.parse(metadata) as Record<string, unknown> });
-      if (batch.length === 0) return;
+      const changed = metadata === this.persistedMetadata ? undefined : metadata;
+      if (!this.log.pending && this.pending.length === 0 && changed === undefined) return;
+      let outcome;
       try {
-        const result = await this.store.append(this.id, batch, { expectedVersion: this.version });
-        this.version = result.version;
-        this.pending.splice(0, queued);
-        this.persistedMetadata = metadata;
-        this.createdAt ??= result.time;
-        this.updatedAt = result.time;
-        this.lastError = undefined;
-        if (this.pending.length === 0) return;
+        outcome = await this.log.append(this.pending, changed);
       } catch (error) {
-        if (!isConflict(error)) throw error;
-        await this.sync(); // another writer went first: take its entries in, then ours again
+        if (isLost(error) && !this.lostReported) {
+          this.lostReported = true;
+          this.manager.sessionLost(error);
+        }
+        throw error;
       }
+      if (outcome.kind === "conflict") {
+        // Another writer went first: take its entries in, then ours again.
+        await this.log.catchUp();
+        this.persistedMetadata = this.log.loggedMetadata ?? this.persistedMetadata;
+        this.apply(this.log.view(this.pending));
+        continue;
+      }
+      this.pending.splice(0, outcome.queued);
+      if (outcome.metadata !== undefined) this.persistedMetadata = outcome.metadata;
+      this.lastError = undefined;
     }
   }
 
-  /** Reads the whole log and gives the manager the view it and the queued entries describe. */
-  private async sync(): Promise<void> {
-    const records = await this.store.read(this.id);
-    const entries = records.map((r) => r.entry);
-    const view = replay([...entries, ...this.pending]);
-    this.version = records.length;
-    this.createdAt = records[0]?.time;
-    this.updatedAt = records[records.length - 1]?.time;
-    const logged = replay(entries).metadata;
-    if (logged) this.persistedMetadata = JSON.stringify(logged);
-    this.apply(view);
+  /** Reads the log (from its last snapshot) and gives the manager the view it and the queued entries describe. */
+  private async open(): Promise<void> {
+    await this.log.open();
+    this.persistedMetadata = this.log.loggedMetadata ?? this.persistedMetadata;
+    this.apply(this.log.view(this.pending));
   }
 
   private apply(view: ContextView): void {
@@ -199,15 +219,21 @@ export class SessionLink<M extends MessageLike> {
     view.entries.forEach((e, i) => {
       if (e.summary) summaries.push(i);
     });
-    this.manager.restoreFromLog({
-      messages: view.entries.map((e) => e.message as M),
-      summaries,
-      marker: view.marker,
-      systemPrompt: view.systemPrompt,
-      metadata: view.metadata,
-      createdAt: this.createdAt,
-      updatedAt: this.updatedAt,
-    });
+    try {
+      this.manager.restoreFromLog({
+        messages: view.entries.map((e) => e.message as M),
+        summaries,
+        marker: view.marker,
+        systemPrompt: view.systemPrompt,
+        metadata: view.metadata,
+        createdAt: this.createdAt,
+        updatedAt: this.updatedAt,
+      });
+    } catch (error) {
+      // The manager's checks of the messages it is given: for a log's view, the log is corrupt.
+      if (!NOT_A_HISTORY.has((error as { code?: string }).code ?? "")) throw error;
+      throw Object.assign(corruptError(`session ${JSON.stringify(this.id)}: the log's view is not a valid history: ${(error as Error).message}`), { cause: error });
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-// Seed 000's /export and /import through the public API: the format, lossless round trips
+// The context export and import (the CLI's /export and /import) through the public API: the format, lossless round trips
 // (also as a property over random histories and trims), and validation that names the first bad
 // path and changes nothing.
 import fc from "fast-check";
@@ -49,7 +49,7 @@ async function worked(): Promise<MessageContextManager> {
 }
 
 describe("export", () => {
-  it("writes seed 000's format: metadata, then the turns in order with summaries and the omission marker marked", async () => {
+  it("writes the export format: metadata, then the turns in order with summaries and the omission marker marked", async () => {
     const cm = await worked();
     const out = cm.export();
     expect(out.format).toBe("ctxwin-context");
@@ -170,6 +170,10 @@ describe("validation", () => {
     ["bad tool calls", { metadata: { session_id: "s" }, turns: [{ role: "assistant", tool_calls: [{ function: {} }] }] }, "turns[0].tool_calls[0].id"],
     ["a bad annotation", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "note" } }] }, "turns[0].ctxwin.kind"],
     ["a bad omitted count", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 0 } }] }, "turns[0].ctxwin.omitted"],
+    // Integers to JavaScript, not counts: a hostile file must not carry them into the marker and the stats.
+    ["an omitted count of 1e300", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 1e300 } }] }, "turns[0].ctxwin.omitted"],
+    ["an omitted count past 2^53", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 2 ** 53 } }] }, "turns[0].ctxwin.omitted"],
+    ["an infinite omitted count", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: Infinity } }] }, "turns[0].ctxwin.omitted"],
     [
       "two omission markers",
       { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 2 } }, { role: "system", content: "y", ctxwin: { kind: "omission", omitted: 3 } }] },

@@ -1,6 +1,8 @@
-// FileSessionStore's crash handling, made deterministic: a torn last line (a writer died in the
-// middle of its write) and a lock left behind by a dead writer.
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync } from "node:fs";
+// FileSessionStore's file, made deterministic: the line format, torn writes, late lines of a writer
+// that lost its lock (written here by hand where the multi-process tests make a real one), the
+// first format, corruption, symbolic links, long ids, locks.
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -13,60 +15,146 @@ beforeEach(() => {
 afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
 const entry = (i: number) => ({ type: "message", i });
+const linesOf = (path: string) => readFileSync(path, "utf8").split("\n");
+const seqs = async (store: FileSessionStore, id: string) => (await store.read(id)).map((r) => r.seq);
+const entries = async (store: FileSessionStore, id: string) => (await store.read(id)).map((r) => r.entry);
+
+/** A line as a writer that counted `seq` at checkpoint `after` would write it. */
+const lineFor = (seq: number, after: number, items: object[], extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ seq, version: seq + items.length, after, log: "L", append: `hand-${seq}-${after}`, time: 1, ...extra, entries: items });
 
 describe("FileSessionStore", () => {
-  it("writes one JSON line per record into <directory>/<id>.jsonl", async () => {
+  it("writes one line per append into <directory>/<id>.jsonl, each write starting with a newline", async () => {
     const store = new FileSessionStore({ directory });
-    await store.append("a b", [entry(0), entry(1)]);
-    const lines = readFileSync(store.pathOf("a b"), "utf8").split("\n");
-    expect(store.pathOf("a b")).toBe(join(directory, "a%20b.jsonl"));
-    expect(lines).toHaveLength(3);
-    expect(lines[2]).toBe("");
-    expect(JSON.parse(lines[1]!)).toMatchObject({ seq: 1, entry: entry(1) });
+    const first = await store.append("a b", [entry(0), entry(1)]);
+    await store.append("a b", [entry(2)], { appendId: "mine" });
+    const path = store.pathOf("a b");
+    expect(path).toBe(join(directory, "a%20b.jsonl"));
+    const lines = linesOf(path);
+    expect(lines.map((l) => l === "")).toEqual([true, false, true, false, true]);
+    expect(JSON.parse(lines[1]!)).toMatchObject({ seq: 0, version: 2, after: 0, log: first.logId, entries: [entry(0), entry(1)] });
+    // `after` is where the log it extends ended: the byte after the first line's newline.
+    expect(JSON.parse(lines[3]!)).toMatchObject({ seq: 2, version: 3, after: lines[1]!.length + 2, append: "mine", entries: [entry(2)] });
   });
 
-  it("ignores a torn last line on read, and the next append cuts it off", async () => {
+  it("ignores a torn last line on read; the next append's newline ends it and the log reads on", async () => {
     const store = new FileSessionStore({ directory });
     await store.append("s", [entry(0), entry(1)]);
-    appendFileSync(store.pathOf("s"), '{"seq":2,"time":17000,"entry":{"type":"mess');
-    expect((await store.read("s")).map((r) => r.entry)).toEqual([entry(0), entry(1)]);
+    appendFileSync(store.pathOf("s"), '\n{"seq":2,"version":3,"after":99,"log":"L","append":"x","time":1,"entries":[{"type":"mess');
+    expect(await entries(store, "s")).toEqual([entry(0), entry(1)]);
     expect(await store.info("s")).toMatchObject({ version: 2 });
-    // A second store (another process) appends: the torn bytes go, the record lands on its own line.
+    // Another store (another process) appends: the torn bytes stay, a line of their own, skipped.
     const other = new FileSessionStore({ directory });
     expect(await other.append("s", [entry(2)], { expectedVersion: 2 })).toMatchObject({ first: 2, version: 3 });
-    expect((await store.read("s")).map((r) => r.entry)).toEqual([entry(0), entry(1), entry(2)]);
-    // The first store's view of the file is stale now; its next append still counts right.
     expect(await store.append("s", [entry(3)])).toMatchObject({ first: 3, version: 4 });
-    expect(readFileSync(store.pathOf("s"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).seq)).toEqual([0, 1, 2, 3]);
+    expect(await entries(store, "s")).toEqual([0, 1, 2, 3].map(entry));
+    expect(linesOf(store.pathOf("s")).filter((l) => l.includes('"mess') && !l.endsWith("}"))).toHaveLength(1);
   });
 
-  it("counts from the last line, however long, and whatever another process did to the file", async () => {
+  it("a whole append left without its newline (the writer died right before it) counts once a later write ends it", async () => {
     const store = new FileSessionStore({ directory });
-    const big = (i: number) => ({ type: "message", i, text: "y".repeat(200_000) });
-    await store.append("s", [big(0), big(1)]);
-    appendFileSync(store.pathOf("s"), '{"seq":2,"time":1,"entry":{"type":"message","text":"' + "z".repeat(100_000));
+    await store.append("s", [entry(0)]);
+    const after = readFileSync(store.pathOf("s")).length;
+    appendFileSync(store.pathOf("s"), `\n${lineFor(1, after, [entry(1)])}`);
+    expect(await seqs(store, "s")).toEqual([0]); // a reader cannot tell it from a write under way
     expect(await store.append("s", [entry(2)])).toMatchObject({ first: 2, version: 3 });
-    expect(await store.append("s", [big(3)])).toMatchObject({ first: 3, version: 4 });
-    expect((await store.read("s")).map((r) => r.seq)).toEqual([0, 1, 2, 3]);
-    // Deleted and written again by another store: this one starts counting from the new file.
-    const other = new FileSessionStore({ directory });
-    await other.delete("s");
-    await other.append("s", [entry(0)]);
-    expect(await store.append("s", [entry(1)], { expectedVersion: 1 })).toMatchObject({ first: 1, version: 2 });
+    expect(await entries(store, "s")).toEqual([0, 1, 2].map(entry));
   });
 
-  it("a file that is only a torn line reads as empty", async () => {
+  it("fencing: a late line for a version another line already took is skipped by every reader and writer", async () => {
     const store = new FileSessionStore({ directory });
-    appendFileSync(store.pathOf("s"), '{"seq":0,"ti');
-    expect(await store.read("s")).toEqual([]);
-    expect(await store.append("s", [entry(0)], { expectedVersion: 0 })).toMatchObject({ first: 0, version: 1 });
+    await store.append("s", [entry(0)]);
+    const checkpoint = readFileSync(store.pathOf("s")).length; // where a stalled writer counted (version 1)
+    await store.append("s", [entry(1)]); // the writer that took the lock over: version 1 is its
+    await store.append("s", [entry(2), entry(3)]);
+    // The stalled writer resumes and writes what it prepared: three records from version 1.
+    appendFileSync(store.pathOf("s"), `\n${lineFor(1, checkpoint, [{ type: "late", i: 1 }, { type: "late", i: 2 }, { type: "late", i: 3 }])}\n`);
+    expect(await entries(store, "s")).toEqual([0, 1, 2, 3].map(entry));
+    expect(await store.info("s")).toMatchObject({ version: 4 });
+    // The next writer counts 4 (not the 4 the late line claims after a gap), and so do readers from anywhere.
+    expect(await store.append("s", [entry(4)])).toMatchObject({ first: 4, version: 5 });
+    expect((await store.read("s", 2)).map((r) => r.entry)).toEqual([2, 3, 4].map(entry));
+    expect((await store.read("s", 4)).map((r) => r.entry)).toEqual([entry(4)]);
   });
 
-  it("reports a corrupt line in the middle of a log with its line number", async () => {
+  it("reads and goes on with a file of the first format (one record per line, no leading newline)", async () => {
+    const store = new FileSessionStore({ directory });
+    const old = [0, 1, 2].map((i) => JSON.stringify({ seq: i, time: 1000 + i, entry: i === 1 ? { type: "metadata", metadata: { v: 1 } } : entry(i) })).join("\n") + "\n";
+    writeFileSync(store.pathOf("s"), old);
+    expect(await seqs(store, "s")).toEqual([0, 1, 2]);
+    expect(await store.info("s")).toMatchObject({ version: 3, createdAt: 1000, updatedAt: 1002, metadata: { v: 1 }, logId: "legacy-1000" });
+    expect(await store.append("s", [entry(3)], { expectedVersion: 3, logId: "legacy-1000" })).toMatchObject({ first: 3, version: 4, logId: "legacy-1000" });
+    expect(await store.append("s", [entry(4)])).toMatchObject({ first: 4 });
+    expect((await store.read("s")).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(await store.info("s")).toMatchObject({ version: 5, metadata: { v: 1 }, logId: "legacy-1000" });
+  });
+
+  it("reports a corrupt line with its line number, and refuses appends to a log whose end is corrupt", async () => {
     const store = new FileSessionStore({ directory });
     await store.append("s", [entry(0)]);
     appendFileSync(store.pathOf("s"), "not json\n");
-    await expect(store.read("s")).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CORRUPT", message: expect.stringContaining("s.jsonl:2") });
+    const corrupt = { code: "ERR_CTXWIN_SESSION_CORRUPT", message: expect.stringContaining("s.jsonl:3") };
+    await expect(store.read("s")).rejects.toMatchObject(corrupt);
+    await expect(store.append("s", [entry(1)])).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CORRUPT" });
+    await expect(store.info("s")).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CORRUPT" });
+    // In the middle, after appends that went on elsewhere (a copy put back, an edit):
+    writeFileSync(store.pathOf("m"), "");
+    await store.append("m", [entry(0)]);
+    await store.append("m", [entry(1)]);
+    const text = readFileSync(store.pathOf("m"), "utf8").split("\n");
+    text[1] = text[1]!.replace('"entries":[', '"entries":[oops');
+    writeFileSync(store.pathOf("m"), text.join("\n"));
+    await expect(store.read("m")).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CORRUPT", message: expect.stringContaining("m.jsonl:2") });
+    // A record that leaves a gap (one went missing) is corruption too.
+    writeFileSync(store.pathOf("g"), `\n${lineFor(0, 0, [entry(0)])}\n\n${lineFor(2, 1, [entry(2)])}\n`);
+    await expect(store.read("g")).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CORRUPT", message: expect.stringContaining("gap") });
+  });
+
+  it("refuses a session file that is a symbolic link, or not a regular file, and writes nothing through it", async () => {
+    const store = new FileSessionStore({ directory });
+    const outside = mkdtempSync(join(tmpdir(), "ctxwin-outside-"));
+    try {
+      const target = join(outside, "victim.txt");
+      writeFileSync(target, "keep me\n");
+      mkdirSync(directory, { recursive: true });
+      symlinkSync(target, store.pathOf("linked"));
+      symlinkSync(join(outside, "missing.txt"), store.pathOf("dangling"));
+      const unsafe = { code: "ERR_CTXWIN_SESSION_UNSAFE_PATH" };
+      for (const id of ["linked", "dangling"]) {
+        await expect(store.append(id, [entry(0)])).rejects.toMatchObject(unsafe);
+        await expect(store.read(id)).rejects.toMatchObject(unsafe);
+        await expect(store.info(id)).rejects.toMatchObject(unsafe);
+        await expect(store.delete(id)).rejects.toMatchObject(unsafe);
+      }
+      expect(readFileSync(target, "utf8")).toBe("keep me\n");
+      expect(existsSync(join(outside, "missing.txt"))).toBe(false);
+      expect(await store.list()).toEqual([]);
+      // A FIFO named like a session: refused at once, not waited on.
+      execFileSync("mkfifo", [store.pathOf("fifo")]);
+      await expect(store.read("fifo")).rejects.toMatchObject(unsafe);
+      await expect(store.append("fifo", [entry(0)])).rejects.toMatchObject(unsafe);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("ids whose file name would pass 255 bytes are named by their hash and listed by the id the file keeps", async () => {
+    const store = new FileSessionStore({ directory });
+    const ids = ["x".repeat(256), "é".repeat(128), "/".repeat(82), "/".repeat(81), "a".repeat(245), "a".repeat(244)];
+    // Each append lands (the lock's name and the file's fit): no ENAMETOOLONG after the lock's retries.
+    for (const id of ids) {
+      expect(await store.append(id, [entry(0)])).toMatchObject({ first: 0 });
+      expect(await store.append(id, [entry(1)])).toMatchObject({ first: 1 });
+    }
+    const names = readdirSync(directory).filter((n) => n.endsWith(".jsonl"));
+    for (const name of names) expect(Buffer.byteLength(name) + ".lock".length).toBeLessThanOrEqual(255);
+    expect(names.filter((n) => n.startsWith("#"))).toHaveLength(4);
+    expect(names).toContain(`${"%2F".repeat(81)}.jsonl`);
+    expect(names).toContain(`${"a".repeat(244)}.jsonl`);
+    expect((await store.list()).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(await entries(store, id)).toEqual([entry(0), entry(1)]);
+    expect(await store.delete("x".repeat(256))).toBe(true);
+    expect(await store.list()).toHaveLength(5);
   });
 
   it("takes over the lock of a writer that died holding it, once the lock is stale", async () => {
@@ -79,9 +167,18 @@ describe("FileSessionStore", () => {
     expect(await store.append("s", [entry(1)])).toMatchObject({ first: 1, version: 2 });
   });
 
-  it("waits for a live lock and gives up after lockTimeoutMs", async () => {
+  it("waits for a live lock and gives up after lockTimeoutMs with ERR_CTXWIN_SESSION_BUSY", async () => {
     const store = new FileSessionStore({ directory, staleLockMs: 60_000, lockTimeoutMs: 200 });
     mkdirSync(`${store.pathOf("s")}.lock`);
-    await expect(store.append("s", [entry(0)])).rejects.toMatchObject({ code: "ELOCKED" });
+    await expect(store.append("s", [entry(0)])).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_BUSY", cause: { code: "ELOCKED" } });
+  });
+
+  it("a file that is only a torn line reads as empty, and the first append starts the log", async () => {
+    const store = new FileSessionStore({ directory });
+    appendFileSync(store.pathOf("s"), '\n{"seq":0,"ti');
+    expect(await store.read("s")).toEqual([]);
+    expect(await store.info("s")).toBeUndefined();
+    expect(await store.append("s", [entry(0)], { expectedVersion: 0 })).toMatchObject({ first: 0, version: 1 });
+    expect(await entries(store, "s")).toEqual([entry(0)]);
   });
 });

@@ -244,27 +244,33 @@ describe("fuzzing FileSessionStore reading a corrupted log", () => {
     const corrupted: fc.Arbitrary<string> = fc.oneof(
       fc.nat({ max: text.length }).map((n) => text.slice(0, n)),
       fc.tuple(fc.nat({ max: text.length - 1 }), fc.string({ unit: "binary", minLength: 1, maxLength: 8 })).map(([at, s]) => text.slice(0, at) + s + text.slice(at + 1)),
-      fc.tuple(fc.nat({ max: lines.length - 1 }), fc.jsonValue()).map(([i, v]) => lines.map((l, j) => (j === i ? JSON.stringify(v) : l)).join("\n") + "\n"),
-      fc.tuple(fc.nat({ max: lines.length - 1 }), fc.nat(), nasty).map(([i, k, v]) =>
-        lines
-          .map((l, j) => {
-            if (j !== i) return l;
-            const record = JSON.parse(l) as { entry: Record<string, unknown> };
-            const keys = Object.keys(record.entry);
-            record.entry[keys[k % keys.length] as string] = v;
-            try {
-              return JSON.stringify(record);
-            } catch {
-              return l;
-            }
-          })
-          .join("\n") + "\n",
-      ),
+      fc.tuple(fc.nat({ max: lines.length - 1 }), fc.jsonValue()).map(([i, v]) => "\n" + lines.map((l, j) => (j === i ? JSON.stringify(v) : l)).join("\n\n") + "\n"),
+      fc.tuple(fc.nat({ max: lines.length - 1 }), fc.nat(), nasty).map(([i, k, v]) => {
+        // A log as a writer would have framed it (offsets included), one entry holding a nasty value.
+        let out = "";
+        lines.forEach((l, j) => {
+          const record = JSON.parse(l) as { entries: Array<Record<string, unknown>> };
+          if (j === i) {
+            const entry = record.entries[k % record.entries.length] as Record<string, unknown>;
+            const keys = Object.keys(entry);
+            entry[keys[k % keys.length] as string] = v;
+          }
+          let line: string;
+          try {
+            line = JSON.stringify({ ...record, after: Buffer.byteLength(out) });
+          } catch {
+            line = l;
+          }
+          out += `\n${line}\n`;
+        });
+        return out;
+      }),
       fc.shuffledSubarray(lines).map((ls) => ls.join("\n") + "\n"),
       // Built as text: JSON.stringify itself cannot write 20,000 levels.
       fc.tuple(fc.nat({ max: 20_000 }), fc.boolean()).map(([depth, asArray]) => {
         const deep = asArray ? `${"[".repeat(depth)}"x"${"]".repeat(depth)}` : `${'{"a":'.repeat(depth)}"x"${"}".repeat(depth)}`;
-        return `${text}{"seq":${lines.length},"time":1,"entry":{"type":"message","id":"deep","message":{"role":"user","content":${deep}}}}\n`;
+        const version = (JSON.parse(lines[lines.length - 1] as string) as { version: number }).version;
+        return `${text}\n{"seq":${version},"version":${version + 1},"after":${Buffer.byteLength(text)},"log":"L","append":"deep","time":1,"entries":[{"type":"message","id":"deep","message":{"role":"user","content":${deep}}}]}\n`;
       }),
       fc.string({ unit: "binary", maxLength: 200 }),
     );

@@ -160,6 +160,7 @@ describe("session semantics", () => {
     const flaky: SessionStore = {
       append: (id, entries, options) => (down ? Promise.reject(new Error("store down")) : inner.append(id, entries, options)),
       read: (id, from) => inner.read(id, from),
+      scan: (id, from) => inner.scan(id, from),
       list: () => inner.list(),
       delete: (id) => inner.delete(id),
       info: (id) => inner.info(id),

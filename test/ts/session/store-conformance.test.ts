@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FileSessionStore, MemorySessionStore, RedisSessionStore, type SessionStore } from "ctxwin";
-import { isConflict } from "../../../ts/session/store.js";
+import { FileSessionStore, MemorySessionStore, RedisSessionStore, type SessionRecord, type SessionStore } from "ctxwin";
+import { IDEMPOTENCY_WINDOW, isConflict, isLost } from "../../../ts/session/store.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 
 let redis: RedisServer;
@@ -27,19 +27,29 @@ function track<S extends SessionStore>(store: S): S {
   return store;
 }
 
+interface StoreOptions {
+  maxLogBytes?: number;
+}
+
 /** Each factory gives a fresh, empty store. */
-const STORES: Array<[string, () => SessionStore]> = [
-  ["MemorySessionStore", () => new MemorySessionStore()],
+const STORES: Array<[string, (options?: StoreOptions) => SessionStore]> = [
+  ["MemorySessionStore", (options = {}) => new MemorySessionStore(options)],
   [
     "FileSessionStore",
-    () => {
+    (options = {}) => {
       const directory = mkdtempSync(join(tmpdir(), "ctxwin-store-"));
       directories.push(directory);
-      return track(new FileSessionStore({ directory }));
+      return track(new FileSessionStore({ directory, ...options }));
     },
   ],
-  ["RedisSessionStore", () => track(new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } }, prefix: `test${prefixes++}:` }))],
+  ["RedisSessionStore", (options = {}) => track(new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } }, prefix: `test${prefixes++}:`, ...options }))],
 ];
+
+const collect = async (records: AsyncIterable<SessionRecord>) => {
+  const out: SessionRecord[] = [];
+  for await (const r of records) out.push(r);
+  return out;
+};
 
 const message = (n: number) => ({ type: "message", id: `m${n}`, message: { role: "user", content: `hello ${n}` } });
 
@@ -78,7 +88,8 @@ describe.each(STORES)("%s conforms to SessionStore", (_name, make) => {
     await expect(stale).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CONFLICT", expectedVersion: 0, actualVersion: 1 });
     await stale.catch((error: unknown) => expect(isConflict(error)).toBe(true));
     expect(await store.append("s", [message(1)], { expectedVersion: 1 })).toMatchObject({ first: 1, version: 2 });
-    await expect(store.append("new", [message(0)], { expectedVersion: 3 })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CONFLICT", actualVersion: 0 });
+    // A version the log never reached is not a race: the log the writer saw is gone.
+    await expect(store.append("new", [message(0)], { expectedVersion: 3 })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_LOST", actualVersion: 0 });
     expect((await store.read("s")).map((r) => r.entry)).toEqual([message(0), message(1)]);
     expect(await store.read("new")).toEqual([]);
   });
@@ -156,6 +167,138 @@ describe.each(STORES)("%s conforms to SessionStore", (_name, make) => {
     const entry = { type: "message", message: { role: "assistant", content: [{ type: "text", text: "😀 é \u2028 \"quoted\"\n" + "x".repeat(100_000) }], n: [1, 2.5, null, true] } };
     await store.append("s", [entry]);
     expect((await store.read("s"))[0]!.entry).toEqual(entry);
+  });
+
+  it("a retried append (same appendId) whose first attempt landed changes nothing and answers as the first did", async () => {
+    const store = make();
+    const first = await store.append("s", [message(0), message(1)], { appendId: "a-0", expectedVersion: 0 });
+    expect(first).toMatchObject({ first: 0, version: 2, alreadyApplied: false });
+    // The reply was lost; others appended meanwhile; the retry names the same id and version.
+    await store.append("s", [message(2)]);
+    for (let i = 0; i < 3; i++) {
+      expect(await store.append("s", [message(0), message(1)], { appendId: "a-0", expectedVersion: 0 })).toEqual({ ...first, alreadyApplied: true });
+    }
+    // Without expectedVersion: recognized among the last IDEMPOTENCY_WINDOW appends.
+    const blind = await store.append("s", [message(3)], { appendId: "b-3" });
+    for (let i = 0; i < 40; i++) await store.append("s", [{ type: "filler", i }], { appendId: `f-${i}` });
+    expect(await store.append("s", [message(3)], { appendId: "b-3" })).toEqual({ ...blind, alreadyApplied: true });
+    expect(await store.append("s", [{ type: "filler", i: 39 }], { appendId: "f-39" })).toMatchObject({ alreadyApplied: true });
+    const records = await store.read("s");
+    expect(records).toHaveLength(44);
+    expect(records.filter((r) => r.entry.id === "m3")).toHaveLength(1);
+    // An id that did not land is appended; the same id in another session is another append.
+    expect(await store.append("s", [message(4)], { appendId: "new", expectedVersion: 44 })).toMatchObject({ first: 44, alreadyApplied: false });
+    expect(await store.append("other", [message(0)], { appendId: "a-0" })).toMatchObject({ first: 0, alreadyApplied: false });
+    expect(IDEMPOTENCY_WINDOW).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("a retry whose first attempt did not land is a conflict if another writer took its version", async () => {
+    const store = make();
+    await store.append("s", [message(0)], { appendId: "other-writer", expectedVersion: 0 });
+    await expect(store.append("s", [message(9)], { appendId: "mine", expectedVersion: 0 })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CONFLICT", actualVersion: 1 });
+    expect(await store.read("s")).toHaveLength(1);
+  });
+
+  it("names its log: a writer whose log is gone, replaced or behind gets ERR_CTXWIN_SESSION_LOST and nothing is written", async () => {
+    const store = make();
+    const created = await store.append("s", [message(0), message(1)]);
+    expect(created.logId).toMatch(/^[\w-]{8,}$/);
+    expect((await store.info("s"))?.logId).toBe(created.logId);
+    expect(await store.append("s", [message(2)], { logId: created.logId, expectedVersion: 2 })).toMatchObject({ first: 2, logId: created.logId });
+    // Deleted (or expired) and created again by another writer: another log.
+    await store.delete("s");
+    const again = await store.append("s", [message(0)]);
+    expect(again.logId).not.toBe(created.logId);
+    const lost = store.append("s", [message(3)], { logId: created.logId, expectedVersion: 3 });
+    await expect(lost).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_LOST", expectedLog: created.logId, actualLog: again.logId });
+    await lost.catch((error: unknown) => expect(isLost(error) && !isConflict(error)).toBe(true));
+    // Behind the version the writer saw (records it saw are gone), same log or not named.
+    await expect(store.append("s", [message(3)], { expectedVersion: 3 })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_LOST", expectedVersion: 3, actualVersion: 1 });
+    // Gone altogether.
+    await store.delete("s");
+    await expect(store.append("s", [message(3)], { logId: again.logId })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_LOST", actualLog: undefined });
+    expect(await store.read("s")).toEqual([]);
+    expect(await store.list()).toEqual([]);
+  });
+
+  it("ids: 1 to 256 bytes of UTF-8, well-formed, without control characters, the same rule everywhere", async () => {
+    const store = make();
+    const ok = ["a", "x".repeat(256), "😀".repeat(64), "é".repeat(128), "/".repeat(256), "%".repeat(100), "tenant-\ufffd", ".", "..", "#hash", "~tilde", "a b/c:d{e}"];
+    for (const id of ok) {
+      expect(await store.append(id, [message(0)]), id).toMatchObject({ first: 0, version: 1 });
+      expect((await store.read(id)).map((r) => r.entry), id).toEqual([message(0)]);
+    }
+    expect((await store.list()).sort()).toEqual([...ok].sort());
+    const bad: Array<[unknown, string]> = [
+      ["", "ERR_CTXWIN_OUT_OF_RANGE"],
+      ["x".repeat(257), "ERR_CTXWIN_OUT_OF_RANGE"],
+      ["😀".repeat(64) + "a", "ERR_CTXWIN_OUT_OF_RANGE"],
+      ["é".repeat(129), "ERR_CTXWIN_OUT_OF_RANGE"],
+      ["tenant-\ud800", "ERR_CTXWIN_OUT_OF_RANGE"],
+      ["tenant-\udbff", "ERR_CTXWIN_OUT_OF_RANGE"],
+      ["\udc00tenant", "ERR_CTXWIN_OUT_OF_RANGE"],
+      ["a\u0000b", "ERR_CTXWIN_OUT_OF_RANGE"],
+      ["a\nb", "ERR_CTXWIN_OUT_OF_RANGE"],
+      ["a\u007fb", "ERR_CTXWIN_OUT_OF_RANGE"],
+      ["a\u0085b", "ERR_CTXWIN_OUT_OF_RANGE"],
+      [7, "ERR_CTXWIN_INVALID_ARGUMENT"],
+    ];
+    for (const [id, code] of bad) {
+      await expect(store.append(id as string, [message(0)]), String(id)).rejects.toMatchObject({ code });
+      await expect(store.read(id as string), String(id)).rejects.toMatchObject({ code });
+      expect(() => store.scan(id as string), String(id)).toThrow(expect.objectContaining({ code }));
+    }
+    expect(await store.list()).toHaveLength(ok.length);
+    // Append and log ids follow the same rule, up to 128 bytes.
+    await expect(store.append("s", [message(0)], { appendId: "x".repeat(129) })).rejects.toMatchObject({ code: "ERR_CTXWIN_OUT_OF_RANGE" });
+    await expect(store.append("s", [message(0)], { appendId: "\ud800" })).rejects.toMatchObject({ code: "ERR_CTXWIN_OUT_OF_RANGE" });
+    await expect(store.append("s", [message(0)], { logId: 5 as never })).rejects.toMatchObject({ code: "ERR_CTXWIN_INVALID_ARGUMENT" });
+    expect(await store.read("s")).toEqual([]);
+  });
+
+  it("scan() streams the records read() returns, from any position", async () => {
+    const store = make();
+    for (let b = 0; b < 12; b++) await store.append("s", Array.from({ length: b % 3 + 1 }, (_, i) => message(b * 10 + i)));
+    const all = await store.read("s");
+    expect(all).toHaveLength(24);
+    for (const from of [0, 1, 2, 5, 11, 23, 24, 40]) {
+      expect(await collect(store.scan("s", from)), `from ${from}`).toEqual(all.slice(from));
+      expect(await store.read("s", from), `from ${from}`).toEqual(all.slice(from));
+    }
+    expect(await collect(store.scan("nobody"))).toEqual([]);
+  });
+
+  it("knows where the last snapshot is, so that a reader can start there", async () => {
+    const store = make();
+    await store.append("s", [message(0), message(1)]);
+    expect((await store.info("s"))?.snapshot).toBeUndefined();
+    await store.append("s", [message(2), { type: "snapshot", messages: [], marker: null }, message(3)]);
+    await store.append("s", [message(4)]);
+    expect((await store.info("s"))?.snapshot).toBe(3);
+    await store.append("s", [{ type: "snapshot", messages: [], marker: null }, { type: "snapshot", messages: [], marker: null }, { type: "metadata", metadata: { m: 1 } }]);
+    expect(await store.info("s")).toMatchObject({ snapshot: 7, metadata: { m: 1 }, version: 9 });
+    expect((await store.read("s", 7)).map((r) => r.entry.type)).toEqual(["snapshot", "metadata"]);
+  });
+
+  it("refuses an append that would pass maxLogBytes with ERR_CTXWIN_SESSION_TOO_LARGE, and every one after it", async () => {
+    const store = make({ maxLogBytes: 4096 });
+    const big = (i: number) => ({ type: "message", i, text: "z".repeat(600) });
+    let appended = 0;
+    let refused: unknown;
+    for (let i = 0; i < 20 && refused === undefined; i++) {
+      try {
+        await store.append("s", [big(i)]);
+        appended++;
+      } catch (error) {
+        refused = error;
+      }
+    }
+    expect(refused).toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_SESSION_TOO_LARGE" });
+    expect(appended).toBeGreaterThanOrEqual(3);
+    await expect(store.append("s", [big(99)])).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_TOO_LARGE" });
+    expect((await store.read("s")).map((r) => r.entry.i)).toEqual(Array.from({ length: appended }, (_, i) => i));
+    // Another session has its own budget.
+    expect(await store.append("t", [big(0)])).toMatchObject({ first: 0 });
   });
 });
 
