@@ -11,7 +11,7 @@ import type { LanguageModelMiddleware, ModelMessage, StepResult, SystemModelMess
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
 import { requirePeer } from "../shared/require-peer.js";
 import { reportedInputTokens } from "../../history/usage-calibration.js";
-import { describe, requireString, typeError } from "../../runtime/errors.js";
+import { describe, requireCount, requireString, typeError } from "../../runtime/errors.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 
 const ai = await requirePeer(() => import("ai"), "ai-sdk", "the `ai` package (version 6)", "ERR_CTXWIN_AI_SDK_MISSING");
@@ -96,30 +96,64 @@ export function contextMiddleware(options: ContextOptions): LanguageModelMiddlew
 }
 
 export interface PrepareStepContextOptions extends ContextOptions {
-  /** The system prompt the call sends (prepareStep does not see it): counted, and kept. */
+  /**
+   * The system prompt the call sends: counted, and kept. prepareStep sees it only in AI SDK 7 (as
+   * `instructions`), which is used when this is not set.
+   */
   system?: string;
   /** The tools the call sends (prepareStep does not see them): their definitions are counted. */
   tools?: ToolSet;
+  /** The call's `maxOutputTokens` (prepareStep does not see it): reserved for the answer (default: the model's output limit). */
+  maxOutputTokens?: number;
 }
 
-type PrepareStepArgs = { steps: ReadonlyArray<Pick<StepResult<ToolSet>, "usage">>; stepNumber: number; messages: ModelMessage[] };
+/** What prepareStep is handed, as far as this function reads it (AI SDK 6 and 7). */
+type PrepareStepArgs = {
+  steps: ReadonlyArray<Pick<StepResult<ToolSet>, "usage">>;
+  stepNumber: number;
+  messages: ModelMessage[];
+  /** AI SDK 7: the system prompt of the step. */
+  instructions?: unknown;
+};
+
+/** A system prompt as AI SDK 7 hands it to prepareStep (a string, a system message or a list of them) as text. */
+function instructionsText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  const list = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
+  const texts = list.map((m: unknown) => (typeof m === "object" && m !== null && typeof (m as { content?: unknown }).content === "string" ? (m as { content: string }).content : undefined));
+  return texts.length > 0 && texts.every((t) => t !== undefined) ? texts.join("\n") : undefined;
+}
 
 /**
- * A `prepareStep` for generateText / streamText / ToolLoopAgent: before every step it brings the
- * step's messages (with `system` and the definitions of `tools`, which prepareStep cannot see)
- * within the window, and it passes each finished step's usage on. Returns `{ messages }` when it
- * changed them, else `{}`. One function serves runs one after another; give concurrent runs one each
- * (the usage of a step is matched to what this function returned for it by step number).
+ * A `prepareStep` for generateText / streamText / ToolLoopAgent (AI SDK 6 and 7): before every
+ * step it brings the step's messages (with the system prompt, the definitions of `tools` and the
+ * reserved output, which prepareStep cannot see) within the window, and it passes each finished
+ * step's usage on. Returns `{ messages }` when it changed them, else `{}`. The step's own tool
+ * exchange (the calls of the last step and their results) is never taken out. One function serves
+ * runs one after another; give concurrent runs one each (the usage of a step is matched to what
+ * this function returned for it by step number).
  */
 export function contextPrepareStep(options: PrepareStepContextOptions): (args: PrepareStepArgs) => Promise<{ messages?: ModelMessage[] }> {
   const fitter = new PromptFitter(checkContextOptions(options));
   if (options.system !== undefined) requireString(options.system, "options.system");
   if (options.tools !== undefined && (options.tools === null || typeof options.tools !== "object")) throw typeError(`options.tools must be a ToolSet, got ${describe(options.tools)}`);
-  const system: SystemModelMessage | undefined = options.system === undefined ? undefined : { role: "system", content: options.system };
+  if (options.maxOutputTokens !== undefined) requireCount(options.maxOutputTokens, "options.maxOutputTokens");
+  /** The system prompt as the first message of what is fitted, one object per text (so that a prompt reused from an earlier step is recognised). */
+  const heads = new Map<string, SystemModelMessage>();
+  const headSet = new WeakSet<object>();
+  const headOf = (text: string): SystemModelMessage => {
+    let head = heads.get(text);
+    if (!head) {
+      head = { role: "system", content: text };
+      heads.set(text, head);
+      headSet.add(head);
+    }
+    return head;
+  };
   let definitions: Promise<ToolDefinition[]> | undefined;
   /** What each step was sent, to match its usage. */
   const sent: object[] = [];
-  return async ({ steps, stepNumber, messages }) => {
+  return async ({ steps, stepNumber, messages, instructions }) => {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
     if (stepNumber === 0) sent.length = 0; // a new run
     const previous = steps[steps.length - 1];
@@ -131,14 +165,15 @@ export function contextPrepareStep(options: PrepareStepContextOptions): (args: P
         function: { name, description: tool.description, parameters: (await ai.asSchema(tool.inputSchema).jsonSchema) as ToolDefinition["parameters"] },
       })),
     );
-    const whole = system ? [system, ...messages] : messages;
-    const result = await fitter.fit(whole as unknown as MessageLike[], { tools: await definitions });
+    const text = options.system ?? instructionsText(instructions);
+    const whole = text === undefined ? messages : [headOf(text), ...messages];
+    const result = await fitter.fit(whole as unknown as MessageLike[], { tools: await definitions, maxOutputTokens: options.maxOutputTokens });
     sent[stepNumber] = result.changed ? result.messages : whole;
     if (!result.changed) return {};
-    // The system prompt goes as `system`, as the caller set it; only the messages are replaced.
-    // System messages stay first through every level, so the system prompt is the first message
-    // (this call's, or the same text from the call whose result was reused).
-    const out = (result.messages as unknown as ModelMessage[]).slice(system ? 1 : 0);
+    // The system prompt stays where the caller set it (`system` / `instructions`); only the
+    // messages are replaced. AI SDK 7 keeps what prepareStep returns as the next steps' messages,
+    // and rejects system messages among them.
+    const out = (result.messages as unknown as ModelMessage[]).filter((m) => !headSet.has(m));
     return { messages: out };
   };
 }
