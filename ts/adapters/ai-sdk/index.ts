@@ -1,4 +1,4 @@
-// ctxwin/ai-sdk: ctxwin inside the AI SDK's tool loop (`ai` 6, an optional peer dependency).
+// ctxwin/ai-sdk: ctxwin inside the AI SDK's tool loop (`ai` 6 or 7, an optional peer dependency).
 //
 //   const model = wrapLanguageModel({ model: openai("gpt-4o"), middleware: contextMiddleware({ model: "gpt-4o" }) });
 //   await generateText({ model, tools, stopWhen: stepCountIs(100), prompt });
