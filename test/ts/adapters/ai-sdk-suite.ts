@@ -49,7 +49,8 @@ export interface AiSdk {
 
 const counter = getCounter(MODEL);
 
-function definitions(options: CallOptions): ToolDefinition[] {
+/** The tool definitions of a provider call, as the counter reads them. */
+export function definitions(options: CallOptions): ToolDefinition[] {
   return (options.tools ?? []).map((t) => (t.type === "function" ? { type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema as ToolDefinition["parameters"] } } : { name: t.name }));
 }
 
@@ -59,7 +60,7 @@ function definitions(options: CallOptions): ToolDefinition[] {
  * task is there, every tool result follows its call, and the tool calls are those of the steps so
  * far with the previous step's among them.
  */
-function checkRequest(prompt: PromptMessage[], tools: ToolDefinition[], call: number, options: { system?: string; window?: number } = {}): number {
+export function checkRequest(prompt: PromptMessage[], tools: ToolDefinition[], call: number, options: { system?: string; window?: number } = {}): number {
   const tokens = counter.countMessages(prompt as never, { tools });
   expect(tokens + RESERVED_OUTPUT).toBeLessThanOrEqual(options.window ?? WINDOW);
   expect(prompt[0]).toEqual({ role: "system", content: options.system ?? SYSTEM });

@@ -10,7 +10,7 @@
 import type { LanguageModelMiddleware, ModelMessage, StepResult, SystemModelMessage, ToolSet } from "ai";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
 import { requirePeer } from "../shared/require-peer.js";
-import { reportedInputTokens } from "../../history/usage-calibration.js";
+import { asProviderMessage, observeQuietly as observe } from "../shared/provider-prompt.js";
 import { describe, requireCount, requireString, typeError } from "../../runtime/errors.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 
@@ -35,27 +35,6 @@ function definitionOf(tool: CallTool): ToolDefinition {
 }
 
 /**
- * The messages ctxwin inserts (summaries, omission markers) carry string content; AI SDK prompts
- * want parts for user and assistant messages.
- */
-function asPromptMessage(message: MessageLike): Prompt[number] {
-  if (typeof message.content === "string" && message.role !== "system") {
-    return { role: message.role as "user" | "assistant", content: [{ type: "text", text: message.content }] };
-  }
-  return message as unknown as Prompt[number];
-}
-
-/** Passes a usage on, never breaking the caller's call over it. */
-function observe(fitter: PromptFitter, usage: unknown, prompt: object): void {
-  try {
-    if (usage === undefined || reportedInputTokens(usage) === undefined) return; // the provider reports none
-    fitter.observeUsage(usage as never, prompt);
-  } catch (error) {
-    (fitter.logger).warn(`ctxwin: ignored a usage the provider reported: ${(error as Error).message}`);
-  }
-}
-
-/**
  * A LanguageModelV3 middleware for `wrapLanguageModel({ model, middleware })`: before every call it
  * counts the prompt the model will receive (system, messages, tool definitions) with the model's
  * counter and, when the prompt and the call's reserved output do not fit the window, brings it
@@ -71,7 +50,7 @@ export function contextMiddleware(options: ContextOptions): LanguageModelMiddlew
       const tools = (params.tools ?? []).map(definitionOf);
       const result = await fitter.fit(params.prompt as unknown as MessageLike[], { tools, maxOutputTokens: params.maxOutputTokens });
       if (!result.changed) return params;
-      const prompt = result.messages.map(asPromptMessage);
+      const prompt = result.messages.map(asProviderMessage) as unknown as Prompt;
       fitter.recordRequest(prompt, result.tokens);
       return { ...params, prompt };
     },
