@@ -9,12 +9,12 @@
 // after it. contextPrepareStep does the same for code that uses `prepareStep` instead.
 import type { LanguageModelMiddleware, ModelMessage, StepResult, SystemModelMessage, ToolSet } from "ai";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
-import { requirePeer } from "../shared/require-peer.js";
+import { AI_SDK_PEER, requirePeer } from "../../runtime/require-peer.js";
 import { asProviderMessage, observeQuietly as observe } from "../shared/provider-prompt.js";
 import { describe, requireCount, requireString, typeError } from "../../runtime/errors.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 
-const ai = await requirePeer(() => import("ai"), "ai-sdk", "the `ai` package (version 6)", "ERR_CTXWIN_AI_SDK_MISSING");
+const ai = await requirePeer(() => import("ai"), "ai-sdk", AI_SDK_PEER);
 
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent };
