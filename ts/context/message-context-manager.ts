@@ -34,7 +34,7 @@ import { getCounter } from "../tokens/get-counter.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { HistoryEditor } from "./history-editor.js";
-import { strategyFor, TruncationMode, type ContextEvents, type ContextStats, type MessageContextManagerOptions, type TrimEvent } from "./options.js";
+import { strategyFor, TruncationMode, type ContextEvents, type ContextStats, type MessageContextManagerOptions, type SeparatedRequest, type TrimEvent } from "./options.js";
 import { UsageWarnings } from "./usage-warnings.js";
 
 const ROLE_KEYS = ["system", "user", "assistant", "tool"] as const;
@@ -357,11 +357,23 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     return this.editor.history.messages.slice();
   }
 
-  /** The request: the system prompt first, then the conversation (with the omission marker, if any). */
-  getContextForRequest(): Array<M | OmissionMarker | { role: "system"; content: string }> {
+  /**
+   * The request: the system prompt first, then the conversation (with the omission marker, if
+   * any). With `{ separateSystem: true }`, the system prompt apart (`system`, undefined when none
+   * is set) from the conversation (`messages`), for SDKs that take it apart: the AI SDK's
+   * `generateText({ system, messages })` warns about system messages inside `messages`.
+   */
+  getContextForRequest(): Array<M | OmissionMarker | { role: "system"; content: string }>;
+  getContextForRequest(options: { separateSystem: true }): SeparatedRequest<M>;
+  getContextForRequest(options?: { separateSystem?: boolean }): Array<M | OmissionMarker | { role: "system"; content: string }> | SeparatedRequest<M>;
+  getContextForRequest(options?: { separateSystem?: boolean }): Array<M | OmissionMarker | { role: "system"; content: string }> | SeparatedRequest<M> {
+    if (options !== undefined && (options === null || typeof options !== "object")) throw typeError(`options must be an object, got ${describe(options)}`);
+    if (options?.separateSystem !== undefined && typeof options.separateSystem !== "boolean") throw typeError(`options.separateSystem must be a boolean, got ${describe(options.separateSystem)}`);
     const request = this.editor.request(this.tokenUsage);
     this.anchor.requestMade(this.editor.countedTokens);
-    return request;
+    if (!options?.separateSystem) return request;
+    const system = this.editor.systemPrompt;
+    return { system, messages: (system === undefined ? request : request.slice(1)) as Array<M | OmissionMarker> };
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   type TruncationStrategy,
 } from "../history/strategies.js";
 import type { ModelCalibration, UsageCalibration } from "../history/usage-calibration.js";
+import type { OmissionMarker } from "../messages/omission-marker.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
 import type { SummaryModel } from "../models/summary-model.js";
@@ -180,4 +181,12 @@ export function strategyFor(mode: TruncationMode): TruncationStrategy {
       // carry is trimmed with the smart strategy, and the oldest go first when that is not enough.
       return new CompositeStrategy([new SmartTruncationStrategy(), new TokenBudgetStrategy()]);
   }
+}
+
+/** getContextForRequest({ separateSystem: true }): the system prompt apart from the conversation. */
+export interface SeparatedRequest<M> {
+  /** The system prompt, or undefined when none is set. */
+  system: string | undefined;
+  /** The conversation, with the omission marker, if any. */
+  messages: Array<M | OmissionMarker>;
 }

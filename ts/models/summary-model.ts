@@ -48,7 +48,8 @@ async function loadGenerateText(): Promise<GenerateText> {
   } catch (cause) {
     throw Object.assign(
       plainError(
-        "ctxwin: summarizing with an AI SDK LanguageModel needs the `ai` package: npm install ai",
+        // ai 7 requires Node 22 or later: on an older Node the command installs ai 6.
+        `ctxwin: summarizing with an AI SDK LanguageModel needs the \`ai\` package (6 or 7): npm install ai@^${Number(process.versions.node.split(".")[0]) >= 22 ? 7 : 6}`,
         "ERR_CTXWIN_AI_SDK_MISSING",
       ),
       { cause },

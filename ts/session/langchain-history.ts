@@ -4,10 +4,12 @@
 // here, in the same append-only log a MessageContextManager uses: each message is stored both in
 // LangChain's own serialized form (read back exactly) and as a chat message a manager reads, so
 // either can open a session the other wrote. clear() is a boundary, like /clear: nothing is erased.
-// @langchain/core is an optional peer dependency, needed only by this subpath.
-import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
-import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
+// @langchain/core is an optional peer dependency, needed only by this subpath: imported without
+// it, the subpath throws ERR_CTXWIN_LANGCHAIN_MISSING with the command that installs it.
+import type { BaseListChatMessageHistory } from "@langchain/core/chat_history";
+import type { BaseMessage, StoredMessage } from "@langchain/core/messages";
 import { randomBytes } from "node:crypto";
+import { LANGCHAIN_CORE_PEER, requirePeer } from "../runtime/require-peer.js";
 import { describe, typeError } from "../runtime/errors.js";
 import type { MessageLike } from "../messages/types.js";
 import { replay, type ContextEntry, type MessageEntry } from "./context-log.js";
@@ -22,7 +24,15 @@ export interface SessionChatMessageHistoryOptions {
 const ROLE_OF: Record<string, string> = { human: "user", ai: "assistant", system: "system", developer: "system", tool: "tool", function: "function", generic: "user" };
 const TYPE_OF: Record<string, string> = { user: "human", assistant: "ai", system: "system", developer: "system", tool: "tool", function: "function" };
 
-export class SessionChatMessageHistory extends BaseListChatMessageHistory {
+const [chatHistory, { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages }] = await requirePeer(
+  () => Promise.all([import("@langchain/core/chat_history"), import("@langchain/core/messages")]),
+  "langchain-history",
+  LANGCHAIN_CORE_PEER,
+);
+/** LangChain's base class, loaded above (a class cannot extend a type-only import). */
+const ChatMessageHistoryBase: typeof BaseListChatMessageHistory = chatHistory.BaseListChatMessageHistory;
+
+export class SessionChatMessageHistory extends ChatMessageHistoryBase {
   lc_namespace = ["ctxwin", "session"];
   readonly store: SessionStore;
   readonly sessionId: string;

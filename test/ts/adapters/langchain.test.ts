@@ -1,5 +1,5 @@
 // ctxwin/langchain in LangChain v1's real agent loop: createAgent with a tool and LangChain's fake
-// chat model calling it for 55 steps; the model checks every request it receives, on an
+// chat model calling it for 60 steps; the model checks every request it receives, on an
 // 8,000-token window with tool results of 1,000 to 3,000 tokens.
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
@@ -62,7 +62,7 @@ function agentModel(inflate = 1) {
 }
 
 describe("ctxwin/langchain contextMiddleware", () => {
-  it("keeps every call of a 55-step createAgent loop within an 8,000-token window", async () => {
+  it("keeps every call of a 60-step createAgent loop within an 8,000-token window", async () => {
     const { model, seen } = agentModel();
     const compactions: number[] = [];
     const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, onCompact: (e) => compactions.push(e.tokensBefore) });

@@ -10,6 +10,9 @@ vi.mock("ai", () => {
 vi.mock("langchain", () => {
   throw Object.assign(new Error("Cannot find package 'langchain'"), { code: "ERR_MODULE_NOT_FOUND" });
 });
+vi.mock("@langchain/core/chat_history", () => {
+  throw Object.assign(new Error("Cannot find package '@langchain/core'"), { code: "ERR_MODULE_NOT_FOUND" });
+});
 vi.mock("@openai/agents", () => {
   throw Object.assign(new Error("Cannot find package '@openai/agents'"), { code: "ERR_MODULE_NOT_FOUND" });
 });
@@ -17,12 +20,19 @@ vi.mock("@openai/agents", () => {
 describe("adapter subpaths without their framework", () => {
   it("ctxwin/ai-sdk throws ERR_CTXWIN_AI_SDK_MISSING", async () => {
     const error = await import("ctxwin/ai-sdk").then(() => undefined, (e: unknown) => e);
-    expect(error).toMatchObject({ code: "ERR_CTXWIN_AI_SDK_MISSING", message: expect.stringMatching(/ctxwin\/ai-sdk needs the `ai` package/) });
+    // The command installs the major this Node runs: ai 7 requires Node 22 or later.
+    const major = Number(process.versions.node.split(".")[0]) >= 22 ? 7 : 6;
+    expect(error).toMatchObject({ code: "ERR_CTXWIN_AI_SDK_MISSING", message: `ctxwin/ai-sdk needs the \`ai\` package (6 or 7): npm install ai@^${major}` });
   });
 
   it("ctxwin/langchain throws ERR_CTXWIN_LANGCHAIN_MISSING", async () => {
     const error = await import("ctxwin/langchain").then(() => undefined, (e: unknown) => e);
-    expect(error).toMatchObject({ code: "ERR_CTXWIN_LANGCHAIN_MISSING", message: expect.stringMatching(/npm install langchain/) });
+    expect(error).toMatchObject({ code: "ERR_CTXWIN_LANGCHAIN_MISSING", message: expect.stringMatching(/: npm install langchain@\^1 @langchain\/core@\^1$/) });
+  });
+
+  it("ctxwin/langchain-history without @langchain/core throws ERR_CTXWIN_LANGCHAIN_MISSING, not ERR_MODULE_NOT_FOUND", async () => {
+    const error = await import("ctxwin/langchain-history").then(() => undefined, (e: unknown) => e);
+    expect(error).toMatchObject({ code: "ERR_CTXWIN_LANGCHAIN_MISSING", message: "ctxwin/langchain-history needs `@langchain/core` (version 1): npm install @langchain/core@^1" });
   });
 
   it("ctxwin and ctxwin/openai-agents still load", async () => {

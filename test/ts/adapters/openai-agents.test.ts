@@ -1,5 +1,5 @@
 // ctxwin/openai-agents in the OpenAI Agents SDK's real run loop: Runner.run with a function tool
-// and an Agents SDK `Model` implementation that calls it for 55 steps, the input filter fitting
+// and an Agents SDK `Model` implementation that calls it for 60 steps, the input filter fitting
 // every call; the model checks every request it receives, on an 8,000-token window with tool
 // results of 1,000 to 3,000 tokens. Then ContextSession across runs.
 import { Agent, MemorySession, Runner, Usage, setTracingDisabled, tool, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
@@ -96,7 +96,7 @@ class ScriptedModel implements Model {
 }
 
 describe("ctxwin/openai-agents contextInputFilter", () => {
-  it("keeps every model call of a 55-step run within an 8,000-token window", async () => {
+  it("keeps every model call of a 60-step run within an 8,000-token window", async () => {
     const model = new ScriptedModel(STEPS);
     const agent = new Agent({ name: "coder", instructions: SYSTEM, tools: [readFile], model, modelSettings: { maxTokens: RESERVED_OUTPUT } });
     const compactions: number[] = [];

@@ -16,7 +16,7 @@ describe("without the ai package", () => {
     const before = structuredClone(thread);
     const error = await new ContextManager({ keepRecentIterations: 1 }).summarize(thread, languageModel).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/needs the `ai` package: npm install ai/);
+    expect((error as Error).message).toMatch(/needs the `ai` package \(6 or 7\): npm install ai@\^(6|7)$/);
     expect((error as { code?: string }).code).toBe("ERR_CTXWIN_AI_SDK_MISSING");
     expect(thread).toEqual(before);
   });

@@ -1,12 +1,13 @@
 // What the framework adapters' tests share: an 8,000-token window, tool outputs of 1,000 to 3,000
 // tokens that read like a coding agent's (file contents, test logs with an error in them), and the
 // task the mock models work through.
+import { expect } from "vitest";
 import { getCounter } from "ctxwin";
 
 export const MODEL = "gpt-4o";
 export const WINDOW = 8000;
 export const RESERVED_OUTPUT = 1000;
-export const STEPS = 55;
+export const STEPS = 60;
 export const SYSTEM = "You are a careful coding agent. Read the files you need, run the tests, and fix the bug. Answer with a short report.";
 export const TASK = "Invoices exported to CSV show the due date one day early for customers west of UTC. Find and fix the bug.";
 export const FINAL = "Fixed: parseIsoDate now takes the customer's time zone; all tests pass.";
@@ -40,4 +41,23 @@ export function toolOutput(step: number): string {
 
 export function toolOutputTokens(step: number): number {
   return counter.count(toolOutput(step));
+}
+
+/**
+ * Checks the tool calls a model request holds against the steps so far: at model call `call`
+ * (1-based), the calls are `call_<step>` of earlier steps, in order, each at most once, and the
+ * previous step's call is among them (its result is what the model reads next). Older steps may
+ * have been cleared, summarized or dropped.
+ */
+export function expectStepsSoFar(callIds: readonly string[], call: number): void {
+  const steps = callIds.map((id) => {
+    const match = /^call_(\d+)$/.exec(id);
+    expect(match, `unexpected tool call id ${id}`).not.toBeNull();
+    return Number(match?.[1]);
+  });
+  steps.forEach((step, i) => {
+    expect(step).toBeLessThan(call);
+    if (i > 0) expect(step).toBeGreaterThan(steps[i - 1] as number);
+  });
+  if (call > 1) expect(steps, `model call ${call} lacks the tool call of step ${call - 1}`).toContain(call - 1);
 }

@@ -1,4 +1,4 @@
-// ctxwin/ai-sdk: ctxwin inside the AI SDK's tool loop (`ai` 6, an optional peer dependency).
+// ctxwin/ai-sdk: ctxwin inside the AI SDK's tool loop (`ai` 6 or 7, an optional peer dependency).
 //
 //   const model = wrapLanguageModel({ model: openai("gpt-4o"), middleware: contextMiddleware({ model: "gpt-4o" }) });
 //   await generateText({ model, tools, stopWhen: stepCountIs(100), prompt });
@@ -9,12 +9,12 @@
 // after it. contextPrepareStep does the same for code that uses `prepareStep` instead.
 import type { LanguageModelMiddleware, ModelMessage, StepResult, SystemModelMessage, ToolSet } from "ai";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
-import { requirePeer } from "../shared/require-peer.js";
-import { reportedInputTokens } from "../../history/usage-calibration.js";
-import { describe, requireString, typeError } from "../../runtime/errors.js";
+import { AI_SDK_PEER, requirePeer } from "../../runtime/require-peer.js";
+import { asProviderMessage, observeQuietly as observe } from "../shared/provider-prompt.js";
+import { describe, requireCount, requireString, typeError } from "../../runtime/errors.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 
-const ai = await requirePeer(() => import("ai"), "ai-sdk", "the `ai` package (version 6)", "ERR_CTXWIN_AI_SDK_MISSING");
+const ai = await requirePeer(() => import("ai"), "ai-sdk", AI_SDK_PEER);
 
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent };
@@ -35,27 +35,6 @@ function definitionOf(tool: CallTool): ToolDefinition {
 }
 
 /**
- * The messages ctxwin inserts (summaries, omission markers) carry string content; AI SDK prompts
- * want parts for user and assistant messages.
- */
-function asPromptMessage(message: MessageLike): Prompt[number] {
-  if (typeof message.content === "string" && message.role !== "system") {
-    return { role: message.role as "user" | "assistant", content: [{ type: "text", text: message.content }] };
-  }
-  return message as unknown as Prompt[number];
-}
-
-/** Passes a usage on, never breaking the caller's call over it. */
-function observe(fitter: PromptFitter, usage: unknown, prompt: object): void {
-  try {
-    if (usage === undefined || reportedInputTokens(usage) === undefined) return; // the provider reports none
-    fitter.observeUsage(usage as never, prompt);
-  } catch (error) {
-    (fitter.logger).warn(`ctxwin: ignored a usage the provider reported: ${(error as Error).message}`);
-  }
-}
-
-/**
  * A LanguageModelV3 middleware for `wrapLanguageModel({ model, middleware })`: before every call it
  * counts the prompt the model will receive (system, messages, tool definitions) with the model's
  * counter and, when the prompt and the call's reserved output do not fit the window, brings it
@@ -71,7 +50,7 @@ export function contextMiddleware(options: ContextOptions): LanguageModelMiddlew
       const tools = (params.tools ?? []).map(definitionOf);
       const result = await fitter.fit(params.prompt as unknown as MessageLike[], { tools, maxOutputTokens: params.maxOutputTokens });
       if (!result.changed) return params;
-      const prompt = result.messages.map(asPromptMessage);
+      const prompt = result.messages.map(asProviderMessage) as unknown as Prompt;
       fitter.recordRequest(prompt, result.tokens);
       return { ...params, prompt };
     },
@@ -96,30 +75,64 @@ export function contextMiddleware(options: ContextOptions): LanguageModelMiddlew
 }
 
 export interface PrepareStepContextOptions extends ContextOptions {
-  /** The system prompt the call sends (prepareStep does not see it): counted, and kept. */
+  /**
+   * The system prompt the call sends: counted, and kept. prepareStep sees it only in AI SDK 7 (as
+   * `instructions`), which is used when this is not set.
+   */
   system?: string;
   /** The tools the call sends (prepareStep does not see them): their definitions are counted. */
   tools?: ToolSet;
+  /** The call's `maxOutputTokens` (prepareStep does not see it): reserved for the answer (default: the model's output limit). */
+  maxOutputTokens?: number;
 }
 
-type PrepareStepArgs = { steps: ReadonlyArray<Pick<StepResult<ToolSet>, "usage">>; stepNumber: number; messages: ModelMessage[] };
+/** What prepareStep is handed, as far as this function reads it (AI SDK 6 and 7). */
+type PrepareStepArgs = {
+  steps: ReadonlyArray<Pick<StepResult<ToolSet>, "usage">>;
+  stepNumber: number;
+  messages: ModelMessage[];
+  /** AI SDK 7: the system prompt of the step. */
+  instructions?: unknown;
+};
+
+/** A system prompt as AI SDK 7 hands it to prepareStep (a string, a system message or a list of them) as text. */
+function instructionsText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  const list = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
+  const texts = list.map((m: unknown) => (typeof m === "object" && m !== null && typeof (m as { content?: unknown }).content === "string" ? (m as { content: string }).content : undefined));
+  return texts.length > 0 && texts.every((t) => t !== undefined) ? texts.join("\n") : undefined;
+}
 
 /**
- * A `prepareStep` for generateText / streamText / ToolLoopAgent: before every step it brings the
- * step's messages (with `system` and the definitions of `tools`, which prepareStep cannot see)
- * within the window, and it passes each finished step's usage on. Returns `{ messages }` when it
- * changed them, else `{}`. One function serves runs one after another; give concurrent runs one each
- * (the usage of a step is matched to what this function returned for it by step number).
+ * A `prepareStep` for generateText / streamText / ToolLoopAgent (AI SDK 6 and 7): before every
+ * step it brings the step's messages (with the system prompt, the definitions of `tools` and the
+ * reserved output, which prepareStep cannot see) within the window, and it passes each finished
+ * step's usage on. Returns `{ messages }` when it changed them, else `{}`. The step's own tool
+ * exchange (the calls of the last step and their results) is never taken out. One function serves
+ * runs one after another; give concurrent runs one each (the usage of a step is matched to what
+ * this function returned for it by step number).
  */
 export function contextPrepareStep(options: PrepareStepContextOptions): (args: PrepareStepArgs) => Promise<{ messages?: ModelMessage[] }> {
   const fitter = new PromptFitter(checkContextOptions(options));
   if (options.system !== undefined) requireString(options.system, "options.system");
   if (options.tools !== undefined && (options.tools === null || typeof options.tools !== "object")) throw typeError(`options.tools must be a ToolSet, got ${describe(options.tools)}`);
-  const system: SystemModelMessage | undefined = options.system === undefined ? undefined : { role: "system", content: options.system };
+  if (options.maxOutputTokens !== undefined) requireCount(options.maxOutputTokens, "options.maxOutputTokens");
+  /** The system prompt as the first message of what is fitted, one object per text (so that a prompt reused from an earlier step is recognised). */
+  const heads = new Map<string, SystemModelMessage>();
+  const headSet = new WeakSet<object>();
+  const headOf = (text: string): SystemModelMessage => {
+    let head = heads.get(text);
+    if (!head) {
+      head = { role: "system", content: text };
+      heads.set(text, head);
+      headSet.add(head);
+    }
+    return head;
+  };
   let definitions: Promise<ToolDefinition[]> | undefined;
   /** What each step was sent, to match its usage. */
   const sent: object[] = [];
-  return async ({ steps, stepNumber, messages }) => {
+  return async ({ steps, stepNumber, messages, instructions }) => {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
     if (stepNumber === 0) sent.length = 0; // a new run
     const previous = steps[steps.length - 1];
@@ -131,14 +144,15 @@ export function contextPrepareStep(options: PrepareStepContextOptions): (args: P
         function: { name, description: tool.description, parameters: (await ai.asSchema(tool.inputSchema).jsonSchema) as ToolDefinition["parameters"] },
       })),
     );
-    const whole = system ? [system, ...messages] : messages;
-    const result = await fitter.fit(whole as unknown as MessageLike[], { tools: await definitions });
+    const text = options.system ?? instructionsText(instructions);
+    const whole = text === undefined ? messages : [headOf(text), ...messages];
+    const result = await fitter.fit(whole as unknown as MessageLike[], { tools: await definitions, maxOutputTokens: options.maxOutputTokens });
     sent[stepNumber] = result.changed ? result.messages : whole;
     if (!result.changed) return {};
-    // The system prompt goes as `system`, as the caller set it; only the messages are replaced.
-    // System messages stay first through every level, so the system prompt is the first message
-    // (this call's, or the same text from the call whose result was reused).
-    const out = (result.messages as unknown as ModelMessage[]).slice(system ? 1 : 0);
+    // The system prompt stays where the caller set it (`system` / `instructions`); only the
+    // messages are replaced. AI SDK 7 keeps what prepareStep returns as the next steps' messages,
+    // and rejects system messages among them.
+    const out = (result.messages as unknown as ModelMessage[]).filter((m) => !headSet.has(m));
     return { messages: out };
   };
 }

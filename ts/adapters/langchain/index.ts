@@ -11,7 +11,7 @@
 import type { AgentMiddleware } from "langchain";
 import type { BaseMessage } from "@langchain/core/messages";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
-import { requirePeer } from "../shared/require-peer.js";
+import { requirePeer } from "../../runtime/require-peer.js";
 import { reportedInputTokens } from "../../history/usage-calibration.js";
 import type { ToolDefinition } from "../../messages/types.js";
 import { CONTENT, ORIGINAL, toMessageLike, toMessageLikes, type LinkedMessage } from "./messages.js";
@@ -19,8 +19,7 @@ import { CONTENT, ORIGINAL, toMessageLike, toMessageLikes, type LinkedMessage } 
 const [lc, core, functionCalling] = await requirePeer(
   () => Promise.all([import("langchain"), import("@langchain/core/messages"), import("@langchain/core/utils/function_calling")]),
   "langchain",
-  "`langchain` (version 1) and `@langchain/core`",
-  "ERR_CTXWIN_LANGCHAIN_MISSING",
+  { what: "`langchain` (version 1) and `@langchain/core`", install: "langchain@^1 @langchain/core@^1", code: "ERR_CTXWIN_LANGCHAIN_MISSING" },
 );
 
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";

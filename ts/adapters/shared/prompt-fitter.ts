@@ -36,7 +36,8 @@ import { getCounter } from "../../tokens/get-counter.js";
 import { mapToolResults } from "../../messages/tool-results.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
-import { checkRole, type InsertedRole } from "../../messages/roles.js";
+import { checkRole, ROLE_CODES, type InsertedRole } from "../../messages/roles.js";
+import { MetadataReader, type MessageFacts } from "../../messages/metadata-reader.js";
 import { TruncationMode } from "../../context/options.js";
 import type { UnknownModelPolicy } from "../../catalog/model-registry.js";
 
@@ -214,13 +215,7 @@ export class PromptFitter {
     // Level 1 always applies to a prompt that does not fit: applied here first, from the results
     // compacted at earlier steps, so that old results are not compacted again at every step.
     const working: Array<M | SummaryMessage> = earlier ? [...(earlier as M[]), ...added] : messages.map((m) => this.compactResults(m));
-    // The most recent user message is the task of a tool loop: pinned (marked), so that no level
-    // drops or summarizes it. The mark is on a copy; the message itself goes back out.
-    let task = -1;
-    for (let i = working.length - 1; i >= 0 && task < 0; i--) if (working[i]?.role === "user" && !this.inserted.has(working[i] as object)) task = i;
-    const original = working[task];
-    const pinned = original === undefined ? undefined : ({ ...original, _preserve: true } as M);
-    if (pinned) working[task] = pinned;
+    const pins = this.pin(working);
 
     const manager = new MessageContextManager<MessageLike>({
       model: this.model,
@@ -232,18 +227,22 @@ export class PromptFitter {
       mode: this.options.summarizer === undefined ? TruncationMode.TOKEN_BUDGET : TruncationMode.SUMMARIZE,
       keepToolResults: this.options.keepToolResults,
       maxToolResultTokens: this.options.maxToolResultTokens,
-      preserveLast: this.options.preserveLast,
+      // At least the last message stays out of a summary: the summary's cut never splits a tool
+      // unit, so the step's own exchange is never summarized away.
+      preserveLast: Math.max(1, this.options.preserveLast ?? 10),
       summaryRole: this.options.summaryRole ?? "user",
       orphanToolResults: "drop",
       logger: this.logger,
     });
     manager.load(working);
-    const inputs = new Set<object>(working as object[]);
+    const inputs = new Set<object>(messages as readonly object[]);
+    if (earlier) for (const m of earlier) inputs.add(m);
+    for (const m of added) inputs.add(m);
     // The prompt did not fit: every level runs while it is above trimTo of the budget (each level
     // checks), so that the next steps fit as they are.
     const report: CompactionReport<MessageLike> = await manager.compactIfNeeded({ threshold: this.trimTo });
-    const fitted = (manager.getContextForRequest() as Array<M | SummaryMessage>).map((m) => (m === pinned ? (original as M) : m));
-    for (const m of fitted) if (!inputs.has(m) && m.role !== "tool" && m !== original) this.inserted.add(m);
+    const fitted = (manager.getContextForRequest() as Array<M | SummaryMessage>).map((m) => unpin(m, pins));
+    for (const m of fitted) if (!inputs.has(m) && m.role !== "tool") this.inserted.add(m);
     const tokensAfter = this.counter.countMessages(fitted, { tools: request.tools });
     if (tokensAfter > budget) {
       this.logger.warn(`ctxwin: the prompt still needs ${tokensAfter} tokens of ${budget} after every level: the system prompt, tools and pinned messages alone do not fit`);
@@ -252,6 +251,35 @@ export class PromptFitter {
     this.requests.set(fitted, tokensAfter);
     this.options.onCompact?.({ tokensBefore, tokensAfter, budget, report });
     return { messages: fitted, changed: true, tokens: tokensAfter, budget };
+  }
+
+  /**
+   * Pins, on copies, what no level may take from a prompt: the task (the most recent user message
+   * ctxwin did not write) and the step's own tool exchange (the tool unit of the last message: the
+   * calls the model just made and the results it is about to read; without them the model repeats
+   * the calls, or answers without their results). Returns each copy with the message it stands for.
+   */
+  private pin<M extends MessageLike>(working: Array<M | SummaryMessage>): Map<object, object> {
+    const reader = new MetadataReader({ orphanToolResults: "drop" });
+    const facts = working.map((m, i) => reader.read(m, i));
+    const pinned = new Set<number>();
+    for (let i = working.length - 1; i >= 0; i--) {
+      const f = facts[i] as MessageFacts;
+      if (f.role === ROLE_CODES.user && !this.inserted.has(working[i] as object)) {
+        pinned.add(i);
+        break;
+      }
+    }
+    const lastUnit = facts[facts.length - 1]?.unit ?? -1;
+    if (lastUnit >= 0) facts.forEach((f, i) => f.unit === lastUnit && pinned.add(i));
+    const pins = new Map<object, object>();
+    for (const i of pinned) {
+      const original = working[i] as M;
+      const copy = { ...original, _preserve: true, [PINNED]: true } as M;
+      pins.set(copy, original);
+      working[i] = copy;
+    }
+    return pins;
   }
 
   /** `message` with its tool results compacted as level 1 would (the same compactor), or itself when none changes. */
@@ -310,4 +338,16 @@ function prefixFingerprints(messages: readonly unknown[]): string[] {
     hash.update("\u0000");
     return hash.copy().digest("base64");
   });
+}
+
+/** Marks the copies PromptFitter.pin makes (a level's rewrite of a copy carries the mark too). */
+const PINNED: unique symbol = Symbol("ctxwin.fitter.pinned");
+
+/** The message a pinned copy stands for; a level's rewrite of a copy without the pin. */
+function unpin<M>(message: M, pins: ReadonlyMap<object, object>): M {
+  const original = pins.get(message as object);
+  if (original !== undefined) return original as M;
+  if (typeof message !== "object" || message === null || !(PINNED in message)) return message;
+  const { _preserve: _, [PINNED]: __, ...rest } = message as Record<string | symbol, unknown>;
+  return rest as M;
 }

