@@ -37,7 +37,7 @@ import { ToolResultCompactor } from "./tool-result-compactor.js";
 export interface CompactionLevelReport {
   level: 0 | 1 | 2 | 3 | 4;
   name: CompactionLevelName;
-  /** False when usage was already at the target, or the level was skipped (see `skipped`). */
+  /** False when usage was already at the target, the level had nothing to take, or it was skipped (see `skipped`). */
   applied: boolean;
   messagesChanged: number;
   tokensBefore: number;
@@ -251,6 +251,8 @@ export class ProgressiveCompaction {
         if (plan.skipped !== undefined) {
           entry.applied = false;
           entry.skipped = plan.skipped;
+        } else if (plan.edit === undefined) {
+          entry.applied = false; // nothing to take
         } else if (candidates !== undefined) {
           // Freed nothing: not again for the same messages.
           if (view.tokenUsage >= before) this.fruitless.set(level.name, this.identities.key(candidates));

@@ -13,7 +13,7 @@ import {
   type MessageLike,
   type TokenCounter,
 } from "ctxwin";
-import { CLEARED_TOOL_RESULT } from "../../../ts/compaction/levels/clear-old-tool-results.js";
+import { isClearedToolResult } from "../../../ts/compaction/levels/clear-old-tool-results.js";
 
 type Msg = MessageLike & { tokens?: number; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
 /** Every message costs its `tokens` (default 10); an empty request costs nothing. */
@@ -166,7 +166,7 @@ describe("level 2 clears at least clearAtLeast tokens at once", () => {
     expect(level2.applied).toBe(true);
     expect(level2.tokensBefore - level2.tokensAfter).toBeGreaterThanOrEqual(9000);
     const tools = cm.getMessages().filter((m) => m.role === "tool");
-    const cleared = tools.map((m) => m.content === CLEARED_TOOL_RESULT);
+    const cleared = tools.map((m) => isClearedToolResult(m.content));
     // Oldest first: the cleared ones form a prefix.
     expect(cleared.indexOf(false)).toBe(cleared.filter(Boolean).length);
   });
