@@ -20,6 +20,8 @@ export interface LevelContext {
   readonly effectiveLimit: number;
   /** The run is below its threshold and runs level 3 only because the messages to summarize are about to outgrow the summarizer's input. */
   readonly early: boolean;
+  /** The session's open and resolved problems as a summary lists them ("" for none): every summary receives them. */
+  readonly problems: string;
   /** Whether this level freed nothing last time for the same `candidates`: it is not run on them again. */
   repeated(candidates: readonly object[]): boolean;
 }

@@ -86,22 +86,9 @@ const LEVELS: LevelCase[] = [
         new CircuitBreaker({}),
       ),
     skip: {
-      units: {
-        because:
-          "a known bug: parallel Responses function calls without a reasoning item are units of their own that interleave with their outputs, and the summarizer's cut keeps a unit whole only when it is contiguous, so it can summarize a call and keep its output",
-        example: { system: false, turns: [u("read"), tools("responses", "read\n", { calls: 2 })], share: 0.2 },
-      },
-      pinned: {
-        because: "the summarizer takes the old turns it is given, pinned ones among them (only system messages and the user's own words, within keepUserTokens, stay beside the summary)",
-        example: { system: true, turns: [u("the goal: fix the dates", true), a(long), u("next"), a(long), u("and then"), a("ok")], share: 0.2 },
-      },
       stops: {
         because: "a summary replaces every turn before the last preserveLast at once, however few of them the target needed",
         example: { system: false, turns: [u("go"), a(long), u("go on"), a(long), u("and"), a(long), u("then"), a("ok")], share: 0.85 },
-      },
-      frees: {
-        because: "a summary is bounded by maxSummaryTokens, not by what it replaces: over a few short turns it can cost more than they did",
-        example: { system: false, turns: [u("go"), a("ok"), u("go"), a("ok")], share: 0.2 },
       },
     },
   },

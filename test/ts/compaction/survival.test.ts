@@ -260,13 +260,15 @@ describe("no loops", () => {
     const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), autoTruncate: false, logger: quiet });
     for (let i = 0; i < 10; i++) cm.addMessage({ role: i % 2 ? "assistant" : "user", content: "pinned", tokens: 95, _preserve: true } as Msg);
     const first = await cm.compactIfNeeded({ threshold: 0.8 });
-    expect(first.levels.find((l) => l.level === 4)).toMatchObject({ applied: true, messagesChanged: 0 });
+    // It ran and had nothing to take (applied: false, not skipped).
+    expect(first.levels.find((l) => l.level === 4)).toMatchObject({ applied: false, messagesChanged: 0 });
+    expect(first.levels.find((l) => l.level === 4)?.skipped).toBeUndefined();
     const second = await cm.compactIfNeeded({ threshold: 0.8 });
     expect(second.levels.find((l) => l.level === 4)).toMatchObject({ applied: false, skipped: "freed nothing last time for the same messages" });
     // New messages make it a different history: the level runs again.
     cm.addMessage({ role: "user", content: "new", tokens: 5 });
     const third = await cm.compactIfNeeded({ threshold: 0.8 });
-    expect(third.levels.find((l) => l.level === 4)?.applied).toBe(true);
+    expect(third.levels.find((l) => l.level === 4)?.skipped).toBeUndefined();
   });
 });
 

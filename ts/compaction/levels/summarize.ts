@@ -84,7 +84,7 @@ export class Summarize implements CompactionLevel {
     if (context.repeated(summarizable)) return { skipped: REPEAT_NOTICE };
     this.breaker.calling();
     const goal = context.early ? 0 : context.target;
-    const result = await compactor.compactWithDetails(snapshot, Math.max(0, goal - view.fixedTokens), view.counter, { preserveLast: this.preserveLast });
+    const result = await compactor.compactWithDetails(snapshot, Math.max(0, goal - view.fixedTokens), view.counter, { preserveLast: this.preserveLast, problems: context.problems });
     if (result.error) {
       this.breaker.failed(result.error);
       throw result.error;
