@@ -22,9 +22,11 @@ import { ContextLimits } from "../history/context-limits.js";
 import { planKept, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
 import { UsageAnchor } from "../history/usage-anchor.js";
 import { UsageCalibration, type ReportedUsage } from "../history/usage-calibration.js";
-import { MetadataReader } from "../messages/metadata-reader.js";
+import { FLAG_MARKED, MetadataReader } from "../messages/metadata-reader.js";
 import type { OmissionMarker } from "../messages/omission-marker.js";
+import { ROLE_CODES } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
+import { extractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
@@ -47,6 +49,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   readonly strategy: TruncationStrategy;
   readonly llm: SummaryModel | undefined;
   readonly autoTruncate: boolean;
+  /** What getContextForRequest does with a history still over the window after every trim: throw ERR_CTXWIN_CONTEXT_OVERFLOW, or send it. */
+  readonly onOverflow: "error" | "send";
   readonly trimAt: number;
   readonly trimTo: number;
   /** Session metadata: kept by clear(), dropped by reset(). */
@@ -82,14 +86,14 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     if (!Object.values(TruncationMode).includes(mode)) {
       throw rangeError(`options.mode must be one of ${Object.values(TruncationMode).join(", ")}, got ${describe(mode)}`);
     }
-    if (mode === TruncationMode.SUMMARIZE && options.llm === undefined) {
-      throw typeError("options.llm is required for TruncationMode.SUMMARIZE: the model that writes the summaries");
-    }
     this.mode = mode;
     this.llm = options.llm;
     this.limits = options.limits instanceof ContextLimits ? options.limits : ContextLimits.forModel(this.model, options.limits ?? {}, { logger: options.logger });
     this.counter = options.counter ?? getCounter(this.model, { logger: options.logger });
     this.autoTruncate = options.autoTruncate ?? true;
+    const onOverflow = options.onOverflow ?? "error";
+    if (onOverflow !== "error" && onOverflow !== "send") throw rangeError(`options.onOverflow must be "error" or "send", got ${describe(onOverflow)}`);
+    this.onOverflow = onOverflow;
     const trimAt = options.trimAt ?? 0.8;
     if (typeof trimAt !== "number" || !(trimAt > 0 && trimAt <= 1)) throw rangeError(`options.trimAt must be a number in (0, 1], got ${describe(trimAt)}`);
     this.trimAt = trimAt;
@@ -114,7 +118,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       clearAtLeast: options.clearAtLeast ?? Math.floor((this.trimAt - this.trimTo) * this.limits.effectiveLimit),
       keepReasoningTurns: options.keepReasoningTurns,
       preserveLast: options.preserveLast,
-      llm: options.llm,
+      // SUMMARIZE mode without a model (an import, a CLI) summarizes offline with the core's digest.
+      llm: options.llm ?? (mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined),
       summaryRole: options.summaryRole,
       maxSummaryTokens,
       summaryInputTokens: options.summaryInputTokens ?? Math.max(64, this.limits.effectiveLimit - maxSummaryTokens),
@@ -346,9 +351,26 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** The request: the system prompt first, then the conversation (with the omission marker, if any). */
   getContextForRequest(): Array<M | OmissionMarker | { role: "system"; content: string }> {
+    // Past the window after the manager trimmed all it could: what is left is pinned. Sending it
+    // would fail at the provider (or be cut there, silently): a coded error with the figures.
+    if (this.autoTruncate && this.onOverflow === "error" && this.tokenUsage > this.limits.effectiveLimit) throw this.overflowError();
     const request = this.editor.request(this.tokenUsage);
     this.anchor.requestMade(this.editor.countedTokens);
     return request;
+  }
+
+  private overflowError(): Error {
+    const { roles, flags, tokens, fixedTokens } = this.view;
+    let pinned = fixedTokens;
+    roles.forEach((role, i) => {
+      if (role === ROLE_CODES.system || ((flags[i] ?? 0) & FLAG_MARKED) !== 0) pinned += tokens[i] ?? 0;
+    });
+    const error = rangeError(
+      `the request needs ${this.tokenUsage} tokens, over the window's ${this.limits.effectiveLimit} after every trim and compaction: ` +
+        `${pinned} of them are the system prompt, system and pinned messages, which are never removed (unpin some, raise the limit, or pass onOverflow: "send")`,
+      "ERR_CTXWIN_CONTEXT_OVERFLOW",
+    );
+    return Object.assign(error, { tokens: this.tokenUsage, limit: this.limits.effectiveLimit, pinnedTokens: pinned });
   }
 
   /**

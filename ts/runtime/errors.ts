@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   "ERR_CTXWIN_INVALID_EXPORT",
   "ERR_CTXWIN_SESSION_CONFLICT",
   "ERR_CTXWIN_SESSION_CORRUPT",
+  "ERR_CTXWIN_CONTEXT_OVERFLOW",
 ] as const;
 
 export type CtxwinErrorCode = (typeof ERROR_CODES)[number];
