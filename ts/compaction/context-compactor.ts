@@ -69,6 +69,8 @@ export interface CompactOptions {
    * at the head of the summary, before its bound cuts anything, and given to the model.
    */
   problems?: string;
+  /** Messages pinned beside `_preserve: true` ones (the history's own pins): never summarized. */
+  pinned?: ReadonlySet<object>;
 }
 
 export interface CompactionResult<M> {
@@ -188,7 +190,7 @@ export class ContextCompactor extends EventEmitter<Events> {
     if (counter.countMessages(messages) <= targetTokens) return unchanged;
 
     // The cut: the last preserveLast non-system messages stay, moved back so no tool unit splits.
-    const reader = new MetadataReader({ orphanToolResults: "drop" });
+    const reader = new MetadataReader({ orphanToolResults: "drop", pinned: options.pinned });
     const facts = messages.map((m, i) => reader.read(m, i));
     let cut = messages.length;
     for (let kept = 0; cut > 0 && kept < preserveLast; ) {

@@ -158,7 +158,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     } else {
       this.ready = Promise.resolve();
     }
-    this.editor = new HistoryEditor<M>(this.counter, requestOverhead, this.strategy, this.anchor, this.session, orphanToolResults, this.logger);
+    const pinFirst = options.pinFirstUserMessage ?? true;
+    if (typeof pinFirst !== "boolean") throw typeError(`options.pinFirstUserMessage must be a boolean, got ${describe(pinFirst)}`);
+    this.editor = new HistoryEditor<M>(this.counter, requestOverhead, this.strategy, this.anchor, this.session, orphanToolResults, this.logger, pinFirst);
     this.view = this.editor.view();
   }
 

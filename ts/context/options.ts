@@ -52,6 +52,11 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
    * `pinnedTokens`); "send" sends it anyway (with the 90% warning only). Applies with autoTruncate.
    */
   onOverflow?: "error" | "send";
+  /**
+   * The first user message (the task, in the user's words) is pinned, in every mode: no trim,
+   * compaction level or summary removes or rewrites it (default true; false unpins it).
+   */
+  pinFirstUserMessage?: boolean;
   counter?: TokenCounter;
   /** Limits, or overrides for the model's (maxTokens, contextLength, ...). */
   limits?: ContextLimits | LimitOverrides;

@@ -1,11 +1,14 @@
 // The cases a user hit when trying compaction, each as a test through the public API: compaction
 // that went far below its target, an error line lost to clearing, a task bigger than the window
 // sent anyway, and an import that asked for a model it did not need.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, type MessageLike } from "ctxwin";
 import { runCli } from "ctxwin/cli";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCtxwin } from "../support/cli.js";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
 const quiet = { warn: () => {} };
@@ -80,5 +83,33 @@ describe("the observed cases", () => {
     expect(copy.mode).toBe(TruncationMode.SUMMARIZE);
     expect(copy.getMessages()).toEqual(context.getMessages());
     expect(copy.compactor).toBeDefined();
+  });
+
+  it("keeps the first user message (the task) on /compact of a 4-message chat", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ctxwin-compact-first-"));
+    const task = "Task: rename the billing module to payments and keep the public API unchanged.";
+    const input = [task, "Also update the docs.", "/compact", "/export c.json"].join("\n");
+    const result = await runCtxwin(["chat", "--offline", "--window", "3000"], { input, cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Compacted offline: [\d,]+ -> [\d,]+ tokens/);
+    const exported = JSON.parse(readFileSync(join(dir, "c.json"), "utf8")) as { turns: Array<{ role: string; content: unknown }> };
+    expect(exported.turns.find((m) => m.role === "user")?.content).toBe(task);
+  });
+
+  it("unpins the first user message when the caller says so", async () => {
+    const make = (pinFirstUserMessage?: boolean) =>
+      new MessageContextManager<MessageLike>({
+        model: "gpt-4o",
+        counter,
+        limits: new ContextLimits({ model: "gpt-4o", maxTokens: 400, maxOutputTokens: 0, reservedTokens: 0 }),
+        logger: quiet,
+        ...(pinFirstUserMessage === undefined ? {} : { pinFirstUserMessage }),
+      });
+    for (const [pin, kept] of [[undefined, true], [false, false]] as const) {
+      const context = make(pin);
+      context.addMessage({ role: "user", content: "The task: fix the dates." });
+      for (let i = 0; i < 20; i++) context.addMessage({ role: i % 2 ? "user" : "assistant", content: `note ${i}: ${"more words here ".repeat(8)}` });
+      expect(context.getMessages().some((m) => m.content === "The task: fix the dates.")).toBe(kept);
+    }
   });
 });
