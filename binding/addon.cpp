@@ -15,6 +15,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   ctxwin::binding::register_counter(env, exports);
   ctxwin::binding::register_model_catalog(env, exports);
   ctxwin::binding::register_truncation(env, exports);
+  ctxwin::binding::register_problems(env, exports);
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
   return exports;
 }

@@ -11,5 +11,6 @@ void register_extractive_summary(Napi::Env env, Napi::Object exports);
 void register_counter(Napi::Env env, Napi::Object exports);
 void register_model_catalog(Napi::Env env, Napi::Object exports);
 void register_truncation(Napi::Env env, Napi::Object exports);
+void register_problems(Napi::Env env, Napi::Object exports);
 
 }  // namespace ctxwin::binding

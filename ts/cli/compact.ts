@@ -15,6 +15,7 @@ import { COMMANDS, UsageError, intOption, parse } from "./usage.js";
 import { TruncationMode } from "../context/options.js";
 
 const LEVEL_NAMES: Record<string, string> = {
+  clear_old_reasoning: "clear old reasoning",
   compact_tool_results: "compact large tool results",
   clear_old_tool_results: "clear old tool results",
   summarize: "summarize old turns (extractive)",
@@ -46,13 +47,15 @@ export async function compactCommand(args: string[], io: Io): Promise<number> {
   const toolTokens = conversation.tools.length > 0 ? counter.countMessages([], { tools: conversation.tools }) - counter.countMessages([]) : 0;
   const budget = target - toolTokens;
   if (budget < 1) throw new InputError(`--target ${num(target)} leaves no room: the tool definitions alone take ${num(toolTokens)} tokens`);
-  // The target is the whole window, so that compaction's threshold of 1 stops exactly there.
-  const context = new MessageContextManager<MessageLike>({
+    const context = new MessageContextManager<MessageLike>({
     model,
     mode: TruncationMode.SUMMARIZE,
     llm: extractiveSummarizer(),
     counter,
     limits: new ContextLimits({ model, maxTokens: budget, maxOutputTokens: 0, reservedTokens: 0 }),
+    // The whole window is the target: compaction starts above it and stops as soon as it is there.
+    trimAt: 1,
+    trimTo: 1,
     autoTruncate: false,
     orphanToolResults: "drop",
     ...(strategy ? { strategy } : {}),

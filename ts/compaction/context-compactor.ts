@@ -20,7 +20,7 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import { checkRole, type InsertedRole } from "../messages/roles.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
 import type { MessageLike } from "../messages/types.js";
-import { MetadataReader } from "../messages/metadata-reader.js";
+import { FLAG_MARKED, MetadataReader } from "../messages/metadata-reader.js";
 import { checkMessage, toolOutputText, visitMessage, type MessageVisitor } from "../messages/message-shape.js";
 
 export const DEFAULT_SUMMARY_PROMPT =
@@ -64,6 +64,13 @@ export interface ContextCompactorOptions {
 export interface CompactOptions {
   /** Recent non-system messages kept as they are (default 10); a tool unit is never split. */
   preserveLast?: number;
+  /**
+   * The session's open and resolved problems as a summary lists them (OpenProblems.describe): put
+   * at the head of the summary, before its bound cuts anything, and given to the model.
+   */
+  problems?: string;
+  /** Messages pinned beside `_preserve: true` ones (the history's own pins): never summarized. */
+  pinned?: ReadonlySet<object>;
 }
 
 export interface CompactionResult<M> {
@@ -175,6 +182,7 @@ export class ContextCompactor extends EventEmitter<Events> {
     }
     if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
     const preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
+    const problems = options.problems === undefined ? "" : requireString(options.problems, "options.problems");
     messages.forEach((m, i) => checkMessage(m, `messages[${i}]`));
     const unchanged: CompactionResult<M> = { messages: messages.slice(), summarized: 0 };
     const model = await resolveSummaryModel(this.model, "options.model");
@@ -182,16 +190,39 @@ export class ContextCompactor extends EventEmitter<Events> {
     if (counter.countMessages(messages) <= targetTokens) return unchanged;
 
     // The cut: the last preserveLast non-system messages stay, moved back so no tool unit splits.
-    const reader = new MetadataReader({ orphanToolResults: "drop" });
+    const reader = new MetadataReader({ orphanToolResults: "drop", pinned: options.pinned });
     const facts = messages.map((m, i) => reader.read(m, i));
     let cut = messages.length;
     for (let kept = 0; cut > 0 && kept < preserveLast; ) {
       cut--;
       if (messages[cut]?.role !== "system") kept++;
     }
+    // No unit splits: the cut moves back to the first message of every unit that has a message
+    // after it (parallel Responses calls interleave with their outputs, so a unit need not be contiguous).
     const unit = (i: number) => facts[i]?.unit ?? -1;
-    while (cut > 0 && unit(cut) >= 0 && unit(cut - 1) === unit(cut)) cut--;
-    const old = messages.slice(0, cut).filter((m) => m.role !== "system");
+    const firstOfUnit = new Map<number, number>();
+    messages.forEach((_, i) => {
+      if (unit(i) >= 0 && !firstOfUnit.has(unit(i))) firstOfUnit.set(unit(i), i);
+    });
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (let i = cut; i < messages.length; i++) {
+        const first = unit(i) >= 0 ? (firstOfUnit.get(unit(i)) ?? i) : i;
+        if (first < cut) {
+          cut = first;
+          moved = true;
+        }
+      }
+    }
+    // System and pinned messages are never summarized: they stay beside the summary, with the
+    // rest of a pinned message's tool unit (a call never without its results).
+    const marked = (i: number) => messages[i]?.role === "system" || ((facts[i]?.flags ?? 0) & FLAG_MARKED) !== 0;
+    const pinnedUnits = new Set<number>();
+    messages.forEach((_, i) => {
+      if (marked(i) && unit(i) >= 0) pinnedUnits.add(unit(i));
+    });
+    const stays = (i: number) => marked(i) || pinnedUnits.has(unit(i));
+    const old = messages.slice(0, cut).filter((_, i) => !stays(i));
     if (old.length === 0 || old.length < Math.min(2, this.minMessagesToSummarize)) return unchanged;
     const userIndices: number[] = [];
     for (let i = 0; i < cut; i++) if (facts[i]?.role === 1 && messages[i]?.role !== "system") userIndices.push(i);
@@ -216,7 +247,7 @@ export class ContextCompactor extends EventEmitter<Events> {
 
     let text: string;
     try {
-      text = await this.summarizeLines(model, lines);
+      text = await this.summarizeLines(model, lines, problems);
       if (text.trim() === "") throw new Error("the model returned an empty summary");
     } catch (cause) {
       const error = cause instanceof Error ? cause : new Error(String(cause));
@@ -224,10 +255,13 @@ export class ContextCompactor extends EventEmitter<Events> {
       this.emit("failed", error);
       return { ...unchanged, error };
     }
-    text = this.bound(text, counter);
+    // The session's problems come first, so that the bound cuts the summary's text, not them.
+    text = problems === "" ? this.bound(text, counter) : `${problems}\n${this.bound(text, counter, Math.max(1, this.maxSummaryTokens - counter.count(problems)))}`;
     const summary: SummaryMessage = { role: this.summaryRole, content: `Summary of the ${removed.length} earlier messages:\n${text}` };
-    const systems = messages.slice(0, cut).filter((m) => m.role === "system");
+    const systems = messages.slice(0, cut).filter((_, i) => stays(i));
     const users = old.filter((m) => keptUser.has(m));
+    // A summary that costs as much as the turns it replaces is not applied.
+    if (counter.countMessages([summary]) >= counter.countMessages(removed)) return unchanged;
     this.emit("compacted", { summarized: removed.length, summaryTokens: counter.count(summary.content) });
     return { messages: [...systems, summary, ...users, ...messages.slice(cut)], summarized: removed.length, summary, keptUserMessages: users };
   }
@@ -264,20 +298,23 @@ export class ContextCompactor extends EventEmitter<Events> {
    * The summary of `lines`: eventLines for the extractive digest, which writes out every tool
    * name, path and error (none may be lost); rendered lines after the prompt for a model.
    */
-  private async summarizeLines(model: ResolvedModel, lines: string[]): Promise<string> {
+  private async summarizeLines(model: ResolvedModel, lines: string[], problems = ""): Promise<string> {
     // The task digest writes every path, tool and error, most needed sections first, so that the
-    // bound cuts what is least needed.
-    return model.kind === "extractive" ? native.summarizeTask(lines, true) : model.call(this.summaryPrompt + lines.join("\n"));
+    // bound cuts what is least needed. The session's problems are put beside the summary by the
+    // caller; a model is told them so that its text agrees.
+    if (model.kind === "extractive") return native.summarizeTask(lines, true);
+    const known = problems === "" ? "" : `The session's problems so far (the summary is sent with this list; do not repeat it):\n${problems}\n\n`;
+    return model.call(this.summaryPrompt + known + lines.join("\n"));
   }
 
   /** Cuts `text` to maxSummaryTokens (whole words where possible). */
-  private bound(text: string, counter: TokenCounter): string {
-    if (counter.count(text) <= this.maxSummaryTokens) return text;
+  private bound(text: string, counter: TokenCounter, maxTokens = this.maxSummaryTokens): string {
+    if (counter.count(text) <= maxTokens) return text;
     let lo = 0;
     let hi = text.length;
     while (lo < hi) {
       const mid = Math.ceil((lo + hi) / 2);
-      if (counter.count(`${text.slice(0, mid)}...`) <= this.maxSummaryTokens) lo = mid;
+      if (counter.count(`${text.slice(0, mid)}...`) <= maxTokens) lo = mid;
       else hi = mid - 1;
     }
     const safe = lo > 0 && /[\uD800-\uDBFF]/.test(text[lo - 1] as string) ? lo - 1 : lo; // never half a pair

@@ -32,12 +32,13 @@ import { ClearOldToolResults } from "./levels/clear-old-tool-results.js";
 import { CompactToolResults } from "./levels/compact-tool-results.js";
 import { Summarize } from "./levels/summarize.js";
 import { Truncate } from "./levels/truncate.js";
+import { OpenProblems } from "./open-problems.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
 
 export interface CompactionLevelReport {
   level: 0 | 1 | 2 | 3 | 4;
   name: CompactionLevelName;
-  /** False when usage was already at the target, or the level was skipped (see `skipped`). */
+  /** False when usage was already at the target, the level had nothing to take, or it was skipped (see `skipped`). */
   applied: boolean;
   messagesChanged: number;
   tokensBefore: number;
@@ -126,6 +127,8 @@ export class ProgressiveCompaction {
   private readonly circuitBreaker: CircuitBreaker;
   private readonly summarize: Summarize;
   private readonly identities = new Identities();
+  /** The failures the history's tool results reported, open until the same check passes: what every summary receives. */
+  readonly problems = new OpenProblems();
   /** Per level, the messages it last freed nothing from. */
   private readonly fruitless = new Map<CompactionLevelName, string>();
 
@@ -200,6 +203,8 @@ export class ProgressiveCompaction {
       breaker: this.breaker,
     };
     const over = () => triggered && view.tokenUsage > target;
+    // Every tool result is read for failures before any level clears, cuts or summarizes one.
+    if (triggered || levels.some((level) => level.neededEarly?.(view) === true)) this.problems.observe(view.messages);
     for (const level of levels) {
       // A level may have to run although the history is at its target (level 3: before the
       // messages to summarize outgrow the summarizer's input budget).
@@ -211,6 +216,7 @@ export class ProgressiveCompaction {
         targetShare,
         effectiveLimit,
         early,
+        problems: this.problems.describe(),
         repeated: (candidates) => candidates.length > 0 && this.fruitless.get(level.name) === this.identities.key(candidates),
       };
       report.levels.push(yield* this.runLevel(level, view, context, needed, report));
@@ -239,7 +245,12 @@ export class ProgressiveCompaction {
         let candidates = plan.candidates;
         if (plan.edit !== undefined) {
           const edit = plan.edit;
-          if (edit.kind === "replace") for (const [i, after] of edit.replacements) report.replaced.push({ before: view.messages[i] as M, after });
+          if (edit.kind === "replace") {
+            for (const [i, after] of edit.replacements) {
+              report.replaced.push({ before: view.messages[i] as M, after });
+              this.problems.markObserved(after); // its original was read
+            }
+          }
           const applied = (yield { kind: "apply", edit }) as AppliedEdit<M>;
           entry.messagesChanged = applied.changed;
           if (edit.kind === "summarize") {
@@ -256,6 +267,7 @@ export class ProgressiveCompaction {
           if (view.tokenUsage >= before) this.fruitless.set(level.name, this.identities.key(candidates));
           else this.fruitless.delete(level.name);
         }
+        if (plan.edit === undefined) entry.applied = false; // nothing to take
       } catch (error) {
         entry.error = error instanceof Error ? error.message : String(error);
       }

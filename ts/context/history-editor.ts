@@ -54,8 +54,10 @@ export class HistoryEditor<M extends MessageLike> {
     private readonly session: SessionLink<M> | undefined,
     private readonly orphanToolResults: "error" | "drop",
     private readonly logger: Logger | undefined,
+    /** The first user message (the task) is pinned, as `_preserve: true` would. */
+    private readonly pinFirstUserMessage = false,
   ) {
-    this.exchanges = new ToolExchanges(orphanToolResults, logger);
+    this.exchanges = new ToolExchanges(orphanToolResults, logger, pinFirstUserMessage);
   }
 
   /** How many times the whole history was replaced: a compaction that ran meanwhile looks again. */
@@ -236,7 +238,7 @@ export class HistoryEditor<M extends MessageLike> {
    * call is not among them dropped with a warning when orphanToolResults is "drop".
    */
   readMessages(messages: readonly M[]): ReadHistory<M> {
-    const reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
+    const reader = new MetadataReader({ orphanToolResults: this.orphanToolResults, pinFirstUserMessage: this.pinFirstUserMessage });
     const all = messages.map((m, i) => reader.read(m, i)); // validate everything first
     const keep = all.map((f) => !f.orphan);
     if (keep.includes(false)) (this.logger ?? consoleLogger).warn(`ctxwin: dropped ${keep.filter((k) => !k).length} tool results whose calls are not in the history`);
@@ -250,7 +252,7 @@ export class HistoryEditor<M extends MessageLike> {
    * changes when a message is invalid. `systemPrompt` undefined keeps the current one.
    */
   read(state: ContextState<M>): ReadHistory<M> {
-    const reader = new MetadataReader({ orphanToolResults: "error" });
+    const reader = new MetadataReader({ orphanToolResults: "error", pinFirstUserMessage: this.pinFirstUserMessage });
     const facts = state.messages.map((m, i) => reader.read(m, i));
     const tokens = messageTokens(this.counter, state.messages, { checked: true });
     const prompt = state.systemPrompt === undefined ? this.prompt : (state.systemPrompt ?? undefined);

@@ -22,9 +22,11 @@ import { ContextLimits } from "../history/context-limits.js";
 import { planKept, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
 import { UsageAnchor } from "../history/usage-anchor.js";
 import { UsageCalibration, type ReportedUsage } from "../history/usage-calibration.js";
-import { MetadataReader } from "../messages/metadata-reader.js";
+import { FLAG_MARKED, MetadataReader } from "../messages/metadata-reader.js";
 import type { OmissionMarker } from "../messages/omission-marker.js";
+import { ROLE_CODES } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
+import { extractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
@@ -47,6 +49,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   readonly strategy: TruncationStrategy;
   readonly llm: SummaryModel | undefined;
   readonly autoTruncate: boolean;
+  /** What getContextForRequest does with a history still over the window after every trim: throw ERR_CTXWIN_CONTEXT_OVERFLOW, or send it. */
+  readonly onOverflow: "error" | "send";
   readonly trimAt: number;
   readonly trimTo: number;
   /** Session metadata: kept by clear(), dropped by reset(). */
@@ -82,9 +86,6 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     if (!Object.values(TruncationMode).includes(mode)) {
       throw rangeError(`options.mode must be one of ${Object.values(TruncationMode).join(", ")}, got ${describe(mode)}`);
     }
-    if (mode === TruncationMode.SUMMARIZE && options.llm === undefined) {
-      throw typeError("options.llm is required for TruncationMode.SUMMARIZE: the model that writes the summaries");
-    }
     this.mode = mode;
     this.llm = options.llm;
     this.limits =
@@ -93,6 +94,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
         : ContextLimits.forModel(this.model, options.limits ?? {}, { logger: options.logger, unknownModel: options.unknownModel ?? "error", where: "options.model" });
     this.counter = options.counter ?? getCounter(this.model, { logger: options.logger });
     this.autoTruncate = options.autoTruncate ?? true;
+    const onOverflow = options.onOverflow ?? "error";
+    if (onOverflow !== "error" && onOverflow !== "send") throw rangeError(`options.onOverflow must be "error" or "send", got ${describe(onOverflow)}`);
+    this.onOverflow = onOverflow;
     const trimAt = options.trimAt ?? 0.8;
     if (typeof trimAt !== "number" || !(trimAt > 0 && trimAt <= 1)) throw rangeError(`options.trimAt must be a number in (0, 1], got ${describe(trimAt)}`);
     this.trimAt = trimAt;
@@ -117,7 +121,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       clearAtLeast: options.clearAtLeast ?? Math.floor((this.trimAt - this.trimTo) * this.limits.effectiveLimit),
       keepReasoningTurns: options.keepReasoningTurns,
       preserveLast: options.preserveLast,
-      llm: options.llm,
+      // SUMMARIZE mode without a model (an import, a CLI) summarizes offline with the core's digest.
+      llm: options.llm ?? (mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined),
       summaryRole: options.summaryRole,
       maxSummaryTokens,
       summaryInputTokens: options.summaryInputTokens ?? Math.max(64, this.limits.effectiveLimit - maxSummaryTokens),
@@ -166,7 +171,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     } else {
       this.ready = Promise.resolve();
     }
-    this.editor = new HistoryEditor<M>(this.counter, requestOverhead, this.strategy, this.anchor, this.session, orphanToolResults, this.logger);
+    const pinFirst = options.pinFirstUserMessage ?? true;
+    if (typeof pinFirst !== "boolean") throw typeError(`options.pinFirstUserMessage must be a boolean, got ${describe(pinFirst)}`);
+    this.editor = new HistoryEditor<M>(this.counter, requestOverhead, this.strategy, this.anchor, this.session, orphanToolResults, this.logger, pinFirst);
     this.view = this.editor.view();
   }
 
@@ -369,11 +376,28 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   getContextForRequest(options?: { separateSystem?: boolean }): Array<M | OmissionMarker | { role: "system"; content: string }> | SeparatedRequest<M> {
     if (options !== undefined && (options === null || typeof options !== "object")) throw typeError(`options must be an object, got ${describe(options)}`);
     if (options?.separateSystem !== undefined && typeof options.separateSystem !== "boolean") throw typeError(`options.separateSystem must be a boolean, got ${describe(options.separateSystem)}`);
+    // Past the window after the manager trimmed all it could: what is left is pinned. Sending it
+    // would fail at the provider (or be cut there, silently): a coded error with the figures.
+    if (this.autoTruncate && this.onOverflow === "error" && this.tokenUsage > this.limits.effectiveLimit) throw this.overflowError();
     const request = this.editor.request(this.tokenUsage);
     this.anchor.requestMade(this.editor.countedTokens);
     if (!options?.separateSystem) return request;
     const system = this.editor.systemPrompt;
     return { system, messages: (system === undefined ? request : request.slice(1)) as Array<M | OmissionMarker> };
+  }
+
+  private overflowError(): Error {
+    const { roles, flags, tokens, fixedTokens } = this.view;
+    let pinned = fixedTokens;
+    roles.forEach((role, i) => {
+      if (role === ROLE_CODES.system || ((flags[i] ?? 0) & FLAG_MARKED) !== 0) pinned += tokens[i] ?? 0;
+    });
+    const error = rangeError(
+      `the request needs ${this.tokenUsage} tokens, over the window's ${this.limits.effectiveLimit} after every trim and compaction: ` +
+        `${pinned} of them are the system prompt, system and pinned messages, which are never removed (unpin some, raise the limit, or pass onOverflow: "send")`,
+      "ERR_CTXWIN_CONTEXT_OVERFLOW",
+    );
+    return Object.assign(error, { tokens: this.tokenUsage, limit: this.limits.effectiveLimit, pinnedTokens: pinned });
   }
 
   /**

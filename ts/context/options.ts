@@ -42,8 +42,24 @@ export interface TrimEvent<M> {
 export interface MessageContextManagerOptions<M extends MessageLike> {
   model: string;
   mode?: TruncationMode;
-  /** The summarizing model for SUMMARIZE mode (any SummaryModel: the shapes the thread manager's summarize takes). */
+  /**
+   * The summarizing model for SUMMARIZE mode (any SummaryModel: the shapes the thread manager's
+   * summarize takes). Without one, SUMMARIZE mode summarizes offline with `extractiveSummarizer()`,
+   * so that an import (`fromExport`) never needs the model.
+   */
   llm?: SummaryModel;
+  /**
+   * A history still over the window after every trim and compaction (its system prompt, system and
+   * pinned messages alone are larger): "error" (default) makes getContextForRequest() throw a
+   * RangeError with code ERR_CTXWIN_CONTEXT_OVERFLOW and the figures (`tokens`, `limit`,
+   * `pinnedTokens`); "send" sends it anyway (with the 90% warning only). Applies with autoTruncate.
+   */
+  onOverflow?: "error" | "send";
+  /**
+   * The first user message (the task, in the user's words) is pinned, in every mode: no trim,
+   * compaction level or summary removes or rewrites it (default true; false unpins it).
+   */
+  pinFirstUserMessage?: boolean;
   counter?: TokenCounter;
   /** Limits, or overrides for the model's (maxTokens, contextLength, ...). */
   limits?: ContextLimits | LimitOverrides;

@@ -31,8 +31,10 @@ export class ToolExchanges {
     /** A tool result whose call is not in the history: reject it or leave it out with a warning. */
     private readonly orphanToolResults: "error" | "drop",
     private readonly logger: Logger | undefined,
+    /** The first user message (the task) is pinned. */
+    private readonly pinFirstUserMessage = false,
   ) {
-    this.reader = new MetadataReader({ orphanToolResults });
+    this.reader = new MetadataReader({ orphanToolResults, pinFirstUserMessage });
   }
 
   /** Whether a tool call waits for its results, or a reasoning item for the item it precedes. */
@@ -114,7 +116,7 @@ export class ToolExchanges {
     this.trimmedCalls.clear();
     this.trimmedUnits.clear();
     this.pendingReasoning = false;
-    this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults });
+    this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults, pinFirstUserMessage: this.pinFirstUserMessage });
   }
 
   private track(message: MessageLike, facts: { callIds?: string[]; resultIds?: string[] }): void {

@@ -13,6 +13,8 @@ export interface MetadataOptions {
   orphanToolResults?: "error" | "drop";
   /** Messages pinned through the API (kept like system messages). */
   pinned?: ReadonlySet<object>;
+  /** The first user message read (the task, in the user's words) is pinned too. */
+  pinFirstUserMessage?: boolean;
 }
 
 /** One message's metadata. */
@@ -41,6 +43,8 @@ export class MetadataReader {
    * function_call without its reasoning.
    */
   private reasoningUnit = -1;
+  /** Whether a user message was read (the first one is pinned when the options say so). */
+  private userSeen = false;
 
   constructor(private readonly options: MetadataOptions = {}) {}
 
@@ -128,6 +132,10 @@ export class MetadataReader {
     if (fresh) facts.unit = this.nextUnit++;
     for (const id of calls) this.unitOfCall.set(id, facts.unit);
     this.reasoningUnit = after === "unit" ? facts.unit : after;
+    if (facts.role === ROLE_CODES.user && !this.userSeen) {
+      this.userSeen = true;
+      if (this.options.pinFirstUserMessage === true) facts.flags |= FLAG_MARKED;
+    }
     return facts;
   }
 }

@@ -4,16 +4,17 @@ import { describe, typeError } from "../runtime/errors.js";
 import { isRecord, isTypedOutput } from "./message-shape.js";
 
 /**
- * A copy of `message` with each tool result replaced by `replace(result, kind)`, where kind is
- * "json" for an AI SDK json output and "text" otherwise; every other field is kept. A message
- * without tool results comes back as it is.
+ * A copy of `message` with each tool result replaced by `replace(result, kind, id)`, where kind is
+ * "json" for an AI SDK json output and "text" otherwise, and id the id of the tool call it
+ * answers; every other field is kept. A message without tool results comes back as it is.
  */
-export function mapToolResults<M extends object>(message: M, replace: (result: unknown, kind: "text" | "json") => unknown): M {
+export function mapToolResults<M extends object>(message: M, replace: (result: unknown, kind: "text" | "json", id: string | undefined) => unknown): M {
   if (!isRecord(message)) throw typeError(`message must be a message object, got ${describe(message)}`);
   const record = message as Record<string, unknown>;
   const content = record.content;
-  if (typeof record.tool_call_id === "string") return { ...message, content: replace(content, "text") };
-  if (record.role === undefined && record.type === "function_call_output") return { ...message, output: replace(record.output, "text") };
+  const idOf = (value: unknown) => (typeof value === "string" ? value : undefined);
+  if (typeof record.tool_call_id === "string") return { ...message, content: replace(content, "text", record.tool_call_id) };
+  if (record.role === undefined && record.type === "function_call_output") return { ...message, output: replace(record.output, "text", idOf(record.call_id)) };
   if (!Array.isArray(content)) return message;
   let changed = false;
   const parts = content.map((part: unknown) => {
@@ -21,14 +22,16 @@ export function mapToolResults<M extends object>(message: M, replace: (result: u
     if (part.type === "tool-result") {
       const output = part.output;
       changed = true;
-      if (isTypedOutput(output)) return { ...part, output: { ...output, value: replace(output.value, output.type === "json" ? "json" : "text") } };
-      if ("result" in part) return { ...part, result: replace(part.result, "text") };
+      const id = idOf(part.toolCallId);
+      if (isTypedOutput(output)) return { ...part, output: { ...output, value: replace(output.value, output.type === "json" ? "json" : "text", id) } };
+      if ("result" in part) return { ...part, result: replace(part.result, "text", id) };
     }
     if (part.type === "tool_result") {
       changed = true;
-      if (typeof part.content === "string") return { ...part, content: replace(part.content, "text") };
+      const id = idOf(part.tool_use_id);
+      if (typeof part.content === "string") return { ...part, content: replace(part.content, "text", id) };
       if (Array.isArray(part.content)) {
-        return { ...part, content: part.content.map((block: unknown) => (isRecord(block) && block.type === "text" ? { ...block, text: replace(block.text, "text") } : block)) };
+        return { ...part, content: part.content.map((block: unknown) => (isRecord(block) && block.type === "text" ? { ...block, text: replace(block.text, "text", id) } : block)) };
       }
     }
     return part;

@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   "ERR_CTXWIN_SESSION_UNSAFE_PATH",
   "ERR_CTXWIN_SESSION_BUSY",
   "ERR_CTXWIN_SESSION_NOT_DURABLE",
+  "ERR_CTXWIN_CONTEXT_OVERFLOW",
 ] as const;
 
 export type CtxwinErrorCode = (typeof ERROR_CODES)[number];

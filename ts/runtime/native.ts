@@ -19,6 +19,12 @@ export interface NativeCore {
   summarizePrompt(prompt: string): string;
   failureDigest(texts: string[], reason: string): string;
   summarizeTask(texts: string[], complete?: boolean): string;
+  /** The placeholder of each cleared tool result: its size, its call's id, its error lines. */
+  clearedToolResults(texts: string[], ids: string[]): string[];
+  /** The problem record (JSON; "" for none) after reading `events` (tool_result JSON lines), as JSON. */
+  observeToolResults(record: string, events: string[]): string;
+  /** The record's open and resolved problems as a summary lists them. */
+  describeProblems(record: string, maxOpen: number, maxResolved: number): string;
   estimateTokensByWords(text: string, tokensPerWord: number): number;
   estimateTokensByWordsMany(texts: string[], tokensPerWord: number): Uint32Array;
   /** One class for every tokenizer family of the core; what each kind adds is in its interface. */

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ctxwin/error.hpp"
-#include "ctxwin/summary/text_facts.hpp"
+#include "ctxwin/compaction/tool_outcome.hpp"
 
 namespace ctxwin {
 
@@ -21,13 +21,6 @@ std::size_t boundary_before(std::string_view s, std::size_t at) {
   at = std::min(at, s.size());
   while (at > 0 && at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
   return at;
-}
-
-bool is_stack_frame(std::string_view line) {
-  const auto first = line.find_first_not_of(" \t");
-  if (first == std::string_view::npos || first == 0) return false;
-  const std::string_view rest = line.substr(first);
-  return rest.starts_with("at ") || rest.starts_with("File \"") || rest.starts_with("#");
 }
 
 std::vector<std::string_view> split_lines(std::string_view text) {
@@ -50,21 +43,11 @@ class TextCompactor {
       : text_(text), counter_(counter), limits_(limits), cache_(cache), lines_(split_lines(text)) {}
 
   std::string run() {
-    // Errors and the first frames of the stack traces after them survive (at most a quarter of
-    // the budget); the rest of the budget goes half to the head and half to the tail.
-    std::vector<std::size_t> important;
-    int frames_left = 0;
-    for (std::size_t i = 0; i < lines_.size(); ++i) {
-      if (reports_error(lines_[i])) {
-        important.push_back(i);
-        frames_left = 5;
-      } else if (frames_left > 0 && is_stack_frame(lines_[i])) {
-        important.push_back(i);
-        --frames_left;
-      } else {
-        frames_left = 0;
-      }
-    }
+    // The lines that report a failure (errors, the first frames of their stack traces, failing
+    // tests, a non-zero exit code) survive, within a quarter of the budget; the rest of the budget
+    // goes half to the head and half to the tail.
+    const ToolOutcome outcome = read_tool_outcome(text_, {.max_lines = lines_.size(), .max_line_bytes = text_.size(), .frames_per_error = 5});
+    const std::vector<std::size_t>& important = outcome.error_line_numbers;
     std::size_t budget = limits_.max_tokens;
     for (int attempt = 0; attempt < 64; ++attempt) {
       std::string out = assemble(budget, important);

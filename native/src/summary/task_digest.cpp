@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "ctxwin/compaction/tool_outcome.hpp"
 #include "ctxwin/summary/text_facts.hpp"
 
 namespace ctxwin {

@@ -412,49 +412,6 @@ std::string excerpt(std::string_view text, std::size_t max_code_points) {
   return out;
 }
 
-namespace {
-
-bool starts_with_ci(std::string_view text, std::string_view word) {
-  if (text.size() < word.size()) return false;
-  for (std::size_t i = 0; i < word.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[i])) != word[i]) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-bool reports_error(std::string_view line) {
-  // 1. A line that opens with a failure word ("Error: ...", "FAILED test/x", "Traceback (...)").
-  std::size_t lead = 0;
-  while (lead < line.size() && std::string_view(" \t*-!>[#|\xC3\x97").find(line[lead]) != std::string_view::npos) ++lead;
-  const std::string_view body = line.substr(lead);
-  static constexpr std::array<std::string_view, 9> kOpeners = {"error", "fatal", "panic", "traceback", "failed",
-                                                                "fail ", "failure", "exception", "denied"};
-  for (std::string_view word : kOpeners) {
-    if (starts_with_ci(body, word) && (body.size() == word.size() || !std::isalpha(static_cast<unsigned char>(body[word.size()])))) {
-      return true;
-    }
-  }
-  // 2. "...Error: ...", "TypeScript error TS2304: ...", "...Exception: ..." - but not code such as
-  //    `throw new Error("...")`: the colon must come before any parenthesis.
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const std::size_t n = starts_with_ci(line.substr(i), "error") ? 5 : starts_with_ci(line.substr(i), "exception") ? 9 : 0;
-    if (n == 0) continue;
-    const std::size_t after = i + n;
-    if (after < line.size() && std::isalpha(static_cast<unsigned char>(line[after]))) continue;  // "errors", "errorCode"
-    for (std::size_t k = after; k < line.size() && k < after + 40; ++k) {
-      if (line[k] == '(' || line[k] == '"' || line[k] == '\'') break;
-      if (line[k] == ':') return true;
-    }
-  }
-  // 3. System error codes.
-  for (std::string_view code : {"ENOENT", "EACCES", "EPERM", "ECONNREFUSED", "ETIMEDOUT"}) {
-    if (line.find(code) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
 std::string join_list(const std::vector<std::string>& items, std::size_t max_items) {
   const std::size_t shown = std::min(items.size(), std::max<std::size_t>(max_items, 1));
   std::string out;

@@ -233,7 +233,7 @@ describe("ctxwin compact", () => {
     const compacted = JSON.parse(readFileSync(out, "utf8")) as MessageLike[];
     expect(compacted).toHaveLength(95);
     expect(o200k.countMessages(compacted, { tools: request.tools })).toBeLessThanOrEqual(8000);
-    expect(JSON.stringify(compacted)).toContain("[Old tool result content cleared]");
+    expect(JSON.stringify(compacted)).toContain("[tool result cleared: ");
   });
 
   it("summarizes and trims when clearing tool results is not enough", async () => {

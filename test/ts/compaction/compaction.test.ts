@@ -10,7 +10,7 @@ import {
   extractiveSummarizer,
   type MessageLike,
 } from "ctxwin";
-import { CLEARED_TOOL_RESULT } from "../../../ts/compaction/levels/clear-old-tool-results.js";
+import { isClearedToolResult } from "../../../ts/compaction/levels/clear-old-tool-results.js";
 import { loadSession } from "../../../examples/replay.js";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
@@ -140,10 +140,13 @@ describe("compactIfNeeded (progressive compaction)", () => {
     const report = await cm.compactIfNeeded({ threshold: 0.5 });
     const [l1, l2, l3] = [1, 2, 3].map((n) => report.levels.find((l) => l.level === n));
     expect(l1).toMatchObject({ level: 1, applied: true });
-    expect(l1!.messagesChanged).toBe(12);
+    // Oldest first, only as many as reach the target (10,000): one result frees ~700 tokens.
+    expect(l1!.messagesChanged).toBeGreaterThan(0);
+    expect(l1!.messagesChanged).toBeLessThan(12);
     expect(l3).toMatchObject({ level: 3, applied: false }); // no llm
     expect(report.tokensAfter).toBeLessThanOrEqual(10000);
-    if (l1!.tokensAfter <= 10000) expect(l2!.applied).toBe(false);
+    expect(report.tokensAfter).toBeGreaterThan(10000 - 1000);
+    expect(l2!.applied).toBe(false);
     // Replacements are copies: the calls and their ids are unchanged.
     for (const { before, after } of report.replaced) {
       expect(after).not.toBe(before);
@@ -156,9 +159,9 @@ describe("compactIfNeeded (progressive compaction)", () => {
     cm.load(toolHistory(10, 2400));
     await cm.compactIfNeeded({ threshold: 0.9 });
     const tools = cm.getMessages().filter((m) => m.role === "tool");
-    const cleared = tools.filter((m) => m.content === CLEARED_TOOL_RESULT);
+    const cleared = tools.filter((m) => isClearedToolResult(m.content));
     expect(cleared.length).toBeGreaterThan(0);
-    expect(tools.slice(-2).every((m) => m.content !== CLEARED_TOOL_RESULT)).toBe(true);
+    expect(tools.slice(-2).every((m) => !isClearedToolResult(m.content))).toBe(true);
     expect(cm.getMessages().filter((m) => m.tool_calls).length).toBeGreaterThanOrEqual(tools.length);
   });
 

@@ -22,9 +22,10 @@ import { UsageCalibration } from "../../../ts/history/usage-calibration.js";
 import { MetadataReader } from "../../../ts/messages/metadata-reader.js";
 import { hasReasoning } from "../../../ts/messages/reasoning.js";
 import type { MessageLike } from "../../../ts/messages/types.js";
+import { messageTokens } from "../../../ts/tokens/message-tokens.js";
 import { TiktokenCounter } from "../../../ts/tokens/tiktoken-counter.js";
 
-type Rule = "owned" | "units" | "reasoning" | "pinned" | "order" | "frees" | "report" | "at-target";
+type Rule = "owned" | "units" | "reasoning" | "pinned" | "order" | "frees" | "stops" | "report" | "at-target";
 
 interface LevelCase {
   name: CompactionLevelName;
@@ -71,26 +72,10 @@ const LEVELS: LevelCase[] = [
   {
     name: "compact_tool_results",
     newLevel: () => new CompactToolResults(new ToolResultCompactor({ maxResultTokens: 24 })),
-    skip: {
-      pinned: {
-        because: "it compacts every large tool result in place, a pinned one too: the pin keeps the message and its call, not its output's length",
-        example: { system: false, turns: [u("go"), tools("openai", long, { pinned: true }), a("done")], share: 0.2 },
-      },
-    },
   },
   {
     name: "clear_old_tool_results",
     newLevel: () => new ClearOldToolResults(1, 0),
-    skip: {
-      pinned: {
-        because: "it clears every old tool result in place, a pinned one too: the pin keeps the message and its call, not its output",
-        example: { system: false, turns: [u("go"), tools("openai", long, { pinned: true }), tools("openai", long), a("done")], share: 0.2 },
-      },
-      frees: {
-        because: "the notice replaces every old result it takes, however short: a result shorter than the notice costs more after",
-        example: { system: false, turns: [tools("openai", "read\n"), tools("openai", "read\n"), a("read")], share: 0.2 },
-      },
-    },
   },
   {
     name: "summarize",
@@ -101,18 +86,9 @@ const LEVELS: LevelCase[] = [
         new CircuitBreaker({}),
       ),
     skip: {
-      units: {
-        because:
-          "a known bug: parallel Responses function calls without a reasoning item are units of their own that interleave with their outputs, and the summarizer's cut keeps a unit whole only when it is contiguous, so it can summarize a call and keep its output",
-        example: { system: false, turns: [u("read"), tools("responses", "read\n", { calls: 2 })], share: 0.2 },
-      },
-      pinned: {
-        because: "the summarizer takes the old turns it is given, pinned ones among them (only system messages and the user's own words, within keepUserTokens, stay beside the summary)",
-        example: { system: true, turns: [u("the goal: fix the dates", true), a(long), u("next"), a(long), u("and then"), a("ok")], share: 0.2 },
-      },
-      frees: {
-        because: "a summary is bounded by maxSummaryTokens, not by what it replaces: over a few short turns it can cost more than they did",
-        example: { system: false, turns: [u("go"), a("ok"), u("go"), a("ok")], share: 0.2 },
+      stops: {
+        because: "a summary replaces every turn before the last preserveLast at once, however few of them the target needed",
+        example: { system: false, turns: [u("go"), a(long), u("go on"), a(long), u("and"), a(long), u("then"), a("ok")], share: 0.85 },
       },
     },
   },
@@ -283,6 +259,20 @@ function runLevelConformance({ name, newLevel, skip = {} }: LevelCase): void {
     rule("frees", "frees tokens or none, never adds", async ({ system, turns, share }) => {
       const { usageBefore, usageAfter } = await runLevel(newLevel(), build(system, turns), share);
       expect(usageAfter).toBeLessThanOrEqual(usageBefore);
+    });
+
+    rule("stops", "stops at its target: ends no more than one unit's tokens below it", async ({ system, turns, share }) => {
+      const { report, before, usageAfter } = await runLevel(newLevel(), build(system, turns), share);
+      if (usageAfter >= report.targetTokens) return;
+      // The largest unit: a tool unit's messages together, any other message alone.
+      const tokens = messageTokens(counter, before);
+      const units = unitsOf(before);
+      const sizes = new Map<string, number>();
+      before.forEach((_, i) => {
+        const key = (units[i] ?? -1) >= 0 ? `u${units[i]}` : `m${i}`;
+        sizes.set(key, (sizes.get(key) ?? 0) + (tokens[i] ?? 0));
+      });
+      expect(usageAfter).toBeGreaterThanOrEqual(report.targetTokens - Math.max(...sizes.values()));
     });
 
     rule("report", "reports what it did: the tokens before and after, the messages it changed", async ({ system, turns, share }) => {

@@ -13,7 +13,7 @@ import {
   type MessageLike,
   type TokenCounter,
 } from "ctxwin";
-import { CLEARED_TOOL_RESULT } from "../../../ts/compaction/levels/clear-old-tool-results.js";
+import { isClearedToolResult } from "../../../ts/compaction/levels/clear-old-tool-results.js";
 
 type Msg = MessageLike & { tokens?: number; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
 /** Every message costs its `tokens` (default 10); an empty request costs nothing. */
@@ -166,7 +166,7 @@ describe("level 2 clears at least clearAtLeast tokens at once", () => {
     expect(level2.applied).toBe(true);
     expect(level2.tokensBefore - level2.tokensAfter).toBeGreaterThanOrEqual(9000);
     const tools = cm.getMessages().filter((m) => m.role === "tool");
-    const cleared = tools.map((m) => m.content === CLEARED_TOOL_RESULT);
+    const cleared = tools.map((m) => isClearedToolResult(m.content));
     // Oldest first: the cleared ones form a prefix.
     expect(cleared.indexOf(false)).toBe(cleared.filter(Boolean).length);
   });
@@ -260,13 +260,15 @@ describe("no loops", () => {
     const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), autoTruncate: false, logger: quiet });
     for (let i = 0; i < 10; i++) cm.addMessage({ role: i % 2 ? "assistant" : "user", content: "pinned", tokens: 95, _preserve: true } as Msg);
     const first = await cm.compactIfNeeded({ threshold: 0.8 });
-    expect(first.levels.find((l) => l.level === 4)).toMatchObject({ applied: true, messagesChanged: 0 });
+    // It ran and had nothing to take (applied: false, not skipped).
+    expect(first.levels.find((l) => l.level === 4)).toMatchObject({ applied: false, messagesChanged: 0 });
+    expect(first.levels.find((l) => l.level === 4)?.skipped).toBeUndefined();
     const second = await cm.compactIfNeeded({ threshold: 0.8 });
     expect(second.levels.find((l) => l.level === 4)).toMatchObject({ applied: false, skipped: "freed nothing last time for the same messages" });
     // New messages make it a different history: the level runs again.
     cm.addMessage({ role: "user", content: "new", tokens: 5 });
     const third = await cm.compactIfNeeded({ threshold: 0.8 });
-    expect(third.levels.find((l) => l.level === 4)?.applied).toBe(true);
+    expect(third.levels.find((l) => l.level === 4)?.skipped).toBeUndefined();
   });
 });
 

@@ -191,9 +191,12 @@ describe.each(["ai-sdk", "anthropic", "responses"] as const)("reasoning in %s co
         if (report.levels[0]!.applied && report.levels[0]!.messagesChanged > 0) {
           expect(after).toHaveLength(messages.length - report.removed.length);
         }
-        // Level 0 changed exactly the older reasoning turns; their calls and text are intact.
+        // Level 0 changed the older reasoning turns only, oldest first, only as many as the target
+        // (1 token below usage) needed; their calls and text are intact.
         const level0 = report.replaced.filter(({ before }) => hasReasoning(before));
-        expect(new Set(level0.map(({ before }) => messages.indexOf(before as Item)))).toEqual(cleared);
+        const changed = level0.map(({ before }) => messages.indexOf(before as Item)).sort((a, b) => a - b);
+        expect(changed).toEqual([...cleared].slice(0, changed.length));
+        if (cleared.size > 0) expect(changed.length).toBeGreaterThan(0);
         for (const { before, after: copy } of level0) {
           expect(hasReasoning(copy)).toBe(false);
           expect(callsOf(copy as Item)).toEqual(callsOf(before as Item));

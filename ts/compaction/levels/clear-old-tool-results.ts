@@ -1,20 +1,35 @@
-// Level 2: old tool results are replaced by a short notice, oldest first; the calls stay, so the
-// conversation stays valid, and the results of the last `keepUnits` tool units stay whole.
+// Level 2: old tool results are replaced by a placeholder, oldest first, only until the history is
+// at the run's target; the calls stay, so the conversation stays valid, and the results of the
+// last `keepUnits` tool units and pinned results stay whole. The placeholder names the size of
+// the result and the id of its call, and keeps the result's error lines (the core's
+// cleared_result), so a failure stays in front of the model after its output is gone:
+//
+//   [tool result cleared: 5.2 KB, id call_17]
+//   Error lines kept:
+//   Error: duplicate charge detected for ch_17_5
 //
 // At least `clearAtLeast` tokens go at once, or none (unless clearing less reaches the target): a
 // clearing breaks the prompt cache from the first cleared result on, and clearing little at a
 // time would break it every few requests. MessageContextManager passes the room a trim makes,
 // (trimAt - trimTo) of the effective limit, so that clearings come no more often than trims;
-// without it, the gap between the run's threshold and its target.
-import { mapToolResults } from "../../messages/tool-results.js";
+// without it, the gap between the run's threshold and its target. A result whose placeholder
+// would cost as much as it does is never cleared.
+import { toolOutputText } from "../../messages/message-shape.js";
 import { ROLE_CODES } from "../../messages/roles.js";
+import { mapToolResults } from "../../messages/tool-results.js";
 import type { MessageLike } from "../../messages/types.js";
-import { messageTokens } from "../../tokens/message-tokens.js";
-import type { CompactionLevel, LevelContext, LevelPlan } from "../compaction-level.js";
+import { native } from "../../runtime/native.js";
+import { isProtected, takeOldestUntilTarget, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
 import type { HistoryView } from "../history-edit.js";
+import { messageId } from "../tool-events.js";
 
-/** The text that replaces an old tool result at compaction level 2. */
-export const CLEARED_TOOL_RESULT = "[Old tool result content cleared]";
+/** How every placeholder of a cleared tool result begins. */
+export const CLEARED_TOOL_RESULT = "[tool result cleared: ";
+
+/** Whether `text` is the placeholder of a cleared tool result. */
+export function isClearedToolResult(text: unknown): boolean {
+  return typeof text === "string" && text.startsWith(CLEARED_TOOL_RESULT);
+}
 
 export class ClearOldToolResults implements CompactionLevel {
   readonly level = 2;
@@ -26,42 +41,54 @@ export class ClearOldToolResults implements CompactionLevel {
   ) {}
 
   plan<M extends MessageLike>(view: HistoryView<M>, context: LevelContext): LevelPlan<M> {
-    const { messages, roles, units, tokens } = view;
+    const { messages, roles, units } = view;
     // The last keepUnits units that hold tool results (a reasoning item's unit may hold none).
     const resultUnits = units.filter((u, i) => u >= 0 && roles[i] === ROLE_CODES.tool);
     const recent = new Set([...new Set(resultUnits)].slice(-this.keepUnits));
-    const edits: Array<readonly [number, M]> = [];
+    const old: number[] = [];
     messages.forEach((m, i) => {
       const unit = units[i] ?? -1;
-      if (roles[i] === ROLE_CODES.tool && unit >= 0 && !recent.has(unit)) {
-        const cleared = mapToolResults(m, () => CLEARED_TOOL_RESULT);
-        if (cleared !== m && !isCleared(m)) edits.push([i, cleared]);
-      }
+      if (roles[i] === ROLE_CODES.tool && unit >= 0 && !recent.has(unit) && !isProtected(view, i) && !isCleared(m)) old.push(i);
     });
-    if (edits.length === 0) return {};
-    // Oldest first, until the target is reached and at least clearAtLeast tokens are cleared.
-    const after = messageTokens(view.counter, edits.map(([, m]) => m));
-    const freed = edits.map(([i], k) => Math.max(0, (tokens[i] ?? 0) - (after[k] ?? 0)));
+    if (old.length === 0) return {};
+    // Every result's text and call id, then every placeholder in one core call.
+    const texts: string[] = [];
+    const ids: string[] = [];
+    for (const i of old) {
+      mapToolResults(messages[i] as M, (value, _kind, id) => {
+        texts.push(isClearedToolResult(value) ? (value as string) : toolOutputText(value));
+        ids.push(id ?? messageId(messages[i] as M));
+        return value;
+      });
+    }
+    const placeholders = native.clearedToolResults(texts, ids);
+    let next = 0;
+    const replacements = old.map((i) => {
+      const cleared = mapToolResults(messages[i] as M, (value) => {
+        const placeholder = placeholders[next++] as string;
+        return isClearedToolResult(value) ? value : placeholder;
+      });
+      return [i, cleared, messageId(messages[i] as M)] as const;
+    });
     const { threshold, targetShare, effectiveLimit } = context;
     const atLeast = this.clearAtLeast ?? Math.max(0, Math.floor(effectiveLimit * (threshold - Math.min(targetShare, threshold))));
-    const excess = view.tokenUsage - context.target;
-    let take = 0;
-    let sum = 0;
-    while (take < edits.length && (sum < excess || sum < atLeast)) sum += freed[take++] ?? 0;
-    if (sum < atLeast && sum < excess) {
+    const plan = takeOldestUntilTarget(view, context, replacements, atLeast);
+    if (plan === undefined) return {};
+    const sum = plan.taken.reduce((total, unit) => total + unit.freed, 0);
+    if (sum < atLeast && sum < view.tokenUsage - context.target) {
       return { skipped: `clearing every old tool result frees ${sum} tokens, less than clearAtLeast (${atLeast}) and than needed` };
     }
-    return { edit: { kind: "replace", replacements: edits.slice(0, take) } };
+    return plan;
   }
 }
 
-/** Whether every tool result of `message` is the notice already. */
+/** Whether every tool result of `message` is a placeholder already. */
 function isCleared(message: MessageLike): boolean {
   let cleared = true;
   let seen = false;
   mapToolResults(message, (value) => {
     seen = true;
-    if (value !== CLEARED_TOOL_RESULT) cleared = false;
+    if (!isClearedToolResult(value)) cleared = false;
     return value;
   });
   return seen && cleared;

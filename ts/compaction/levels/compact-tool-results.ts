@@ -1,9 +1,11 @@
 // Level 1: tool results above the compactor's bound are compacted to it (ToolResultCompactor: the
-// head and tail kept, errors kept, JSON kept valid); the calls and the results' places stay.
+// head and tail kept, error lines kept, JSON kept valid), oldest first, only until the history is
+// at the run's target; pinned results stay whole. The calls and the results' places stay.
 import { ROLE_CODES } from "../../messages/roles.js";
 import type { MessageLike } from "../../messages/types.js";
-import { REPEAT_NOTICE, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
+import { REPEAT_NOTICE, isProtected, takeOldestUntilTarget, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
 import type { HistoryView } from "../history-edit.js";
+import { messageId } from "../tool-events.js";
 import type { ToolResultCompactor } from "../tool-result-compactor.js";
 
 export class CompactToolResults implements CompactionLevel {
@@ -16,11 +18,22 @@ export class CompactToolResults implements CompactionLevel {
     const { messages, roles, tokens } = view;
     const large: number[] = [];
     messages.forEach((_, i) => {
-      if (roles[i] === ROLE_CODES.tool && (tokens[i] ?? 0) > this.compactor.maxResultTokens) large.push(i);
+      if (roles[i] === ROLE_CODES.tool && (tokens[i] ?? 0) > this.compactor.maxResultTokens && !isProtected(view, i)) large.push(i);
     });
     const candidates = large.map((i) => messages[i] as M);
     if (context.repeated(candidates)) return { skipped: REPEAT_NOTICE };
-    const compacted = large.map((i) => [i, this.compactor.compactMessage(messages[i] as M, view.counter)] as const);
-    return { edit: { kind: "replace", replacements: compacted.filter(([i, m]) => m !== messages[i]) }, candidates };
+    // Compacted one at a time, oldest first, so that a run that reaches its target early compacts no more.
+    const excess = view.tokenUsage - context.target;
+    const replacements: Array<readonly [number, M, string]> = [];
+    let freed = 0;
+    for (const i of large) {
+      if (freed >= excess) break;
+      const message = messages[i] as M;
+      const compacted = this.compactor.compactMessage(message, view.counter);
+      if (compacted === message) continue;
+      replacements.push([i, compacted, messageId(message)]);
+      freed += (tokens[i] ?? 0) - this.compactor.maxResultTokens;
+    }
+    return { ...takeOldestUntilTarget(view, context, replacements), candidates };
   }
 }

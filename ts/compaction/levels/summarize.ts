@@ -84,7 +84,11 @@ export class Summarize implements CompactionLevel {
     if (context.repeated(summarizable)) return { skipped: REPEAT_NOTICE };
     this.breaker.calling();
     const goal = context.early ? 0 : context.target;
-    const result = await compactor.compactWithDetails(snapshot, Math.max(0, goal - view.fixedTokens), view.counter, { preserveLast: this.preserveLast });
+    const result = await compactor.compactWithDetails(snapshot, Math.max(0, goal - view.fixedTokens), view.counter, {
+      preserveLast: this.preserveLast,
+      problems: context.problems,
+      pinned: new Set(snapshot.filter((_, i) => ((view.flags[i] ?? 0) & FLAG_MARKED) !== 0) as object[]),
+    });
     if (result.error) {
       this.breaker.failed(result.error);
       throw result.error;

@@ -43,10 +43,6 @@ void collect_paths_and_figures(std::string_view text, OrderedSet& paths, Ordered
 // removed so the caller can end the sentence its own way.
 std::string excerpt(std::string_view text, std::size_t max_code_points);
 
-// True when a line reports a failure: it opens with a failure word (error, fatal, panic, traceback,
-// failed, failure, exception, denied), or says "...Error: ..." / "...Exception: ..." (a colon before
-// any parenthesis, so `throw new Error("x")` is not one), or holds a system error code (ENOENT, ...).
-bool reports_error(std::string_view line);
 
 // "a, b and c"; with more than `max_items`, "a, b, ... and N more".
 std::string join_list(const std::vector<std::string>& items, std::size_t max_items);

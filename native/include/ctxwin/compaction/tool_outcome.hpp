@@ -1,0 +1,87 @@
+// What a tool's output says about how its run went: the lines that report a failure (errors, the
+// first frames of their stack traces, failing assertions, a non-zero exit code), the tests it
+// reports failing and passing, its exit code and the line that tallies it. The one reading of tool
+// output in the core: the tool-result compactor keeps these lines when it cuts a result, a cleared
+// result keeps them in its placeholder, and the problem ledger and the task digest decide from them
+// what is still failing.
+//
+//   ToolOutcome o = read_tool_outcome(test_log);
+//   o.failed();          // an error line, a failing test, a failing tally or a non-zero exit code
+//   o.error_lines;       // {"Error: duplicate charge detected for ch_17_5", "    at Ledger.charge (...)", "exit code 1"}
+//   o.failed_tests;      // {{"rejects a duplicate charge", {"Error: duplicate charge ...", ...}}}
+//   o.passed_tests;      // {"creates a charge", ...}
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ctxwin {
+
+// True when a line reports a failure: it opens with a failure word (error, fatal, panic,
+// traceback, failed, fail, failure, exception, denied, segmentation fault) or a failing test's mark
+// (x, a cross, "not ok"), says "...Error: ..." / "...Exception: ..." (a colon before any parenthesis
+// or quote, so `throw new Error("x")` is not one), ends with a test runner's FAILED, holds a system
+// error code (ENOENT, ENOSPC, ...), or reports a non-zero exit code.
+bool reports_error(std::string_view line);
+
+// An indented frame of a stack trace: "    at f (file.ts:1:2)", "  File \"x.py\", line 3", "#0 ...".
+bool is_stack_frame(std::string_view line);
+
+// "Tests 3 failed | 209 passed (212)", "0 problems", "48 passed": a line that tallies a run.
+bool is_tally(std::string_view line);
+
+struct ErrorLineLimits {
+  // The most lines kept of one output, and of one failing test.
+  std::size_t max_lines = 8;
+  // A longer line is cut at a character boundary.
+  std::size_t max_line_bytes = 200;
+  // Stack frames (or assertion details) kept after each error line.
+  std::size_t frames_per_error = 2;
+};
+
+struct FailedTest {
+  // The test's own name: the last part of "file > suite > name", without timings or reasons.
+  std::string name;
+  // What the output says about it: the lines of its failure block, else its mark line.
+  std::vector<std::string> lines;
+};
+
+struct ToolOutcome {
+  // The failure lines, in order, bounded by ErrorLineLimits.
+  std::vector<std::string> error_lines;
+  // Where each of them is in the text: its line number, from 0.
+  std::vector<std::size_t> error_line_numbers;
+  std::vector<FailedTest> failed_tests;
+  std::vector<std::string> passed_tests;
+  std::optional<long> exit_code;
+  // The last line that tallies the run, if any.
+  std::string tally;
+  // The tally counts failures ("3 failed", "2 errors", "1 problem").
+  bool tally_failed = false;
+  // The last line that is neither empty nor an exit code (what a successful command ended with).
+  std::string last_line;
+
+  bool failed() const noexcept {
+    return !error_lines.empty() || !failed_tests.empty() || tally_failed || (exit_code.has_value() && *exit_code != 0);
+  }
+};
+
+ToolOutcome read_tool_outcome(std::string_view text, const ErrorLineLimits& limits = {});
+
+// The failure lines of `text` alone (read_tool_outcome(text).error_lines).
+std::vector<std::string> error_lines(std::string_view text, const ErrorLineLimits& limits = {});
+
+// The test name a line reports and whether it passed, for the usual runners' formats: vitest and
+// jest ("✓ name (3 ms)", "× name", "FAIL a.test.ts > suite > name", "PASS file"), pytest
+// ("FAILED tests/x.py::test_a - reason", "tests/x.py::test_a PASSED"), go ("--- FAIL: TestA (0.01s)"),
+// cargo ("test a::b ... ok"), TAP ("not ok 3 - name"). Empty name: the line reports no test.
+struct TestMark {
+  std::string name;
+  bool passed = false;
+};
+TestMark test_mark(std::string_view line);
+
+}  // namespace ctxwin

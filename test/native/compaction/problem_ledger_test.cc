@@ -1,0 +1,170 @@
+#include "ctxwin/compaction/problem_ledger.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ctxwin/compaction/cleared_result.hpp"
+#include "ctxwin/error.hpp"
+
+namespace ctxwin {
+namespace {
+
+const char* kFailingRun =
+    " ✓ test/billing.test.ts > ledger > creates a charge (2 ms)\n"
+    "FAIL test/billing.test.ts > ledger > rejects a duplicate charge\n"
+    "Error: duplicate charge detected for ch_17_5\n"
+    "    at Ledger.charge (src/billing/ledger.ts:88:11)\n"
+    "      Tests  1 failed | 48 passed (49)\n"
+    "exit code 1";
+
+std::vector<std::string> open_checks(const ProblemLedger& ledger) {
+  std::vector<std::string> out;
+  for (const Problem* p : ledger.open()) out.push_back(p->check);
+  return out;
+}
+
+TEST(CheckOfCall, TheSubjectOfACall) {
+  EXPECT_EQ(check_of_call("run_command", R"({"command":"npm   run build"})"), "run_command\nnpm run build");
+  EXPECT_EQ(check_of_call("read_file", R"({"path":"src/a.ts","offset":3})"), "read_file\nsrc/a.ts");
+  EXPECT_EQ(check_of_call("run_tests", R"({"filter":"billing"})"), "run_tests\nbilling");
+  EXPECT_EQ(check_of_call("create_replacement", R"({"sku":"LMP-220","order_id":"A-1042"})"), "create_replacement\nA-1042");
+  EXPECT_EQ(check_of_call("run_python", R"js({"code":"print(1)"})js"), "run_python\n");
+  EXPECT_EQ(check_of_call("bash", R"({"command":["npm","test"]})"), "bash\nnpm test");
+  EXPECT_EQ(check_of_call("odd", "not json"), "odd\n");
+  EXPECT_EQ(describe_call("run_command", R"({"command":"npm run build"})"), "`npm run build`");
+  EXPECT_EQ(describe_call("run_tests", R"({"filter":"billing"})"), "run_tests {\"filter\":\"billing\"}");
+}
+
+TEST(ProblemLedger, AFailingTestStaysOpenUntilThatTestPasses) {
+  ProblemLedger ledger;
+  ledger.observe({"call_17", "run_tests", R"({"filter":"billing"})"}, kFailingRun);
+  ASSERT_EQ(open_checks(ledger), (std::vector<std::string>{"test\nrejects a duplicate charge"}));
+  const Problem& p = *ledger.open().front();
+  EXPECT_EQ(p.id, "call_17");
+  EXPECT_EQ(p.lines.front(), "Error: duplicate charge detected for ch_17_5");
+  EXPECT_EQ(p.outcome, "Tests  1 failed | 48 passed (49); exit code 1");
+  // Other tools succeeding, another test passing, another command passing: still open.
+  ledger.observe({"call_18", "read_file", R"({"path":"src/billing/ledger.ts"})"}, "export class Ledger {}");
+  ledger.observe({"call_19", "run_tests", R"({"filter":"refunds"})"}, " ✓ test/r.test.ts > refunds > refunds a charge (1 ms)\nTests 3 passed (3)\nexit code 0");
+  ledger.observe({"call_20", "run_command", R"({"command":"npm run lint"})"}, "0 problems");
+  EXPECT_EQ(ledger.open().size(), 1u);
+  // That test passing (in any run) resolves it.
+  ledger.observe({"call_21", "run_tests", R"({"filter":"duplicate"})"}, " ✓ test/billing.test.ts > ledger > rejects a duplicate charge (2 ms)\nTests 1 passed (1)");
+  EXPECT_TRUE(ledger.open().empty());
+  ASSERT_EQ(ledger.resolved().size(), 1u);
+  EXPECT_EQ(ledger.resolved().front()->resolved_by, "call_21");
+}
+
+TEST(ProblemLedger, ACommandsFailureIsResolvedByTheSameCommandSucceeding) {
+  ProblemLedger ledger;
+  ledger.observe({"c29", "run_command", R"({"command":"npm run build"})"}, "Error: ENOSPC: no space left on device, write '/tmp/build/ledger.js'\nexit code 1");
+  ledger.observe({"c30", "run_command", R"({"command":"rm -rf /tmp/build/.cache"})"}, "exit code 0");
+  EXPECT_EQ(ledger.open().size(), 1u);
+  ledger.observe({"c31", "run_command", R"({"command":"npm run build"})"}, "build ok in 4.4s\nexit code 0");
+  EXPECT_TRUE(ledger.open().empty());
+  EXPECT_EQ(ledger.resolved().front()->resolution, "build ok in 4.4s; exit code 0");
+  EXPECT_EQ(describe_resolved_problem(*ledger.resolved().front()),
+            "- `npm run build`: Error: ENOSPC: no space left on device, write '/tmp/build/ledger.js' -> now build ok in 4.4s; exit code 0 [id c31]");
+}
+
+TEST(ProblemLedger, AReadOfAnotherPathDoesNotResolveAMissingFile) {
+  ProblemLedger ledger;
+  ledger.observe({"c4", "read_file", R"({"path":"src/util/date.ts"})"}, "ENOENT: no such file or directory, open 'src/util/date.ts'");
+  ledger.observe({"c5", "read_file", R"({"path":"src/util/locale.ts"})"}, "export const zone = 'UTC';");
+  EXPECT_EQ(ledger.open().size(), 1u);
+  ledger.observe({"c6", "read_file", R"({"path":"src/util/date.ts"})"}, "export function parse() {}");
+  EXPECT_TRUE(ledger.open().empty());
+}
+
+TEST(ProblemLedger, ALaterFailureOfTheSameCheckReplacesItsLinesAndReopensIt) {
+  ProblemLedger ledger;
+  ledger.observe({"a", "run_command", R"({"command":"tsc"})"}, "src/a.ts(1,2): error TS2304: Cannot find name 'x'");
+  ledger.observe({"b", "run_command", R"({"command":"tsc"})"}, "exit code 0");
+  EXPECT_TRUE(ledger.open().empty());
+  ledger.observe({"c", "run_command", R"({"command":"tsc"})"}, "src/a.ts(9,9): error TS2339: Property 'y' does not exist\nexit code 2");
+  ASSERT_EQ(ledger.open().size(), 1u);
+  EXPECT_EQ(ledger.open().front()->id, "c");
+  EXPECT_EQ(ledger.open().front()->lines.front(), "src/a.ts(9,9): error TS2339: Property 'y' does not exist");
+  EXPECT_TRUE(ledger.resolved().empty());
+}
+
+TEST(ProblemLedger, NewestFirstAndBounded) {
+  ProblemLedger ledger({.max_open = 3, .max_resolved = 1});
+  for (int i = 0; i < 5; ++i) {
+    const std::string n = std::to_string(i);
+    std::string id("c");
+    id.append(n);
+    std::string args(R"({"path":"f)");
+    args.append(n).append(R"("})");
+    ledger.observe({id, "read_file", args}, "ENOENT: missing");
+  }
+  EXPECT_EQ(open_checks(ledger), (std::vector<std::string>{"read_file\nf4", "read_file\nf3", "read_file\nf2"}));
+  ledger.observe({"r3", "read_file", R"({"path":"f3"})"}, "ok");
+  ledger.observe({"r4", "read_file", R"({"path":"f4"})"}, "ok");
+  ASSERT_EQ(ledger.resolved().size(), 1u);
+  EXPECT_EQ(ledger.resolved().front()->check, "read_file\nf4");
+}
+
+TEST(ProblemLedger, ACleredResultKeepsItsErrorsButShowsNothingPassing) {
+  ProblemLedger ledger;
+  ledger.observe({"c1", "run_command", R"({"command":"make"})"}, "Error: boom\nexit code 1");
+  // A placeholder without error lines: no news.
+  ledger.observe({"c2", "run_command", R"({"command":"make"})"}, cleared_tool_result("all good", "c2"));
+  EXPECT_EQ(ledger.open().size(), 1u);
+  // A placeholder with error lines: the failure, read again (a fresh ledger over a compacted history).
+  ProblemLedger fresh;
+  fresh.observe({"c1", "run_command", R"({"command":"make"})"}, cleared_tool_result("lots of output\nError: boom\nexit code 1", "c1"));
+  ASSERT_EQ(fresh.open().size(), 1u);
+  EXPECT_EQ(fresh.open().front()->lines.front(), "Error: boom");
+}
+
+TEST(ProblemLedger, AnErrorTheToolReportedWhateverItsWords) {
+  ProblemLedger ledger;
+  ledger.observe({"x", "deploy", "{}"}, "permission denied", true);
+  ASSERT_EQ(ledger.open().size(), 1u);
+  EXPECT_EQ(ledger.open().front()->lines, (std::vector<std::string>{"permission denied"}));
+}
+
+TEST(ProblemLedger, TheRecordRoundTripsAndBadRecordsAreRefused) {
+  ProblemLedger ledger;
+  ledger.observe({"call_17", "run_tests", R"({"filter":"billing"})"}, kFailingRun);
+  ledger.observe({"c29", "run_command", R"({"command":"npm run build"})"}, "Error: ENOSPC: no space left on device\nexit code 1");
+  ledger.observe({"c31", "run_command", R"({"command":"npm run build"})"}, "build ok\nexit code 0");
+  const std::string json = ledger.to_json();
+  const ProblemLedger back = ProblemLedger::from_json(json);
+  EXPECT_EQ(back.to_json(), json);
+  EXPECT_EQ(back.observed_through(), "c31");
+  // Later observations continue the order.
+  ProblemLedger more = ProblemLedger::from_json(json);
+  more.observe({"c40", "run_command", R"({"command":"npm run build"})"}, "Error: ENOSPC again\nexit code 1");
+  EXPECT_EQ(more.open().front()->id, "c40");
+  for (const char* bad : {"", "[]", R"({"problems":3})", R"({"problems":[{"lines":[]}]})", R"({"problems":[{"check":"x","lines":[1]}]})"}) {
+    try {
+      ProblemLedger::from_json(bad);
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Type) << bad;
+    }
+  }
+}
+
+TEST(ObserveToolResults, EventsInOrderAndDescribed) {
+  const std::vector<std::string_view> events = {
+      R"({"type":"tool_result","toolCallId":"call_17","toolName":"run_tests","args":{"filter":"billing"},"result":"FAIL test/b.test.ts > rejects a duplicate charge\nError: duplicate charge detected for ch_17_5\nexit code 1"})",
+      R"({"type":"message","role":"user","content":"ignored"})",
+      "not json",
+      R"({"type":"tool_result","toolCallId":"e","toolName":"deploy","args":{},"error":"permission denied"})",
+  };
+  const std::string record = observe_tool_results("", events);
+  const std::string described = describe_problems(ProblemLedger::from_json(record));
+  EXPECT_EQ(described,
+            "Open problems, newest first:\n"
+            "- deploy: permission denied [id e]\n"
+            "- test \"rejects a duplicate charge\" (run_tests {\"filter\":\"billing\"}): Error: duplicate charge detected for ch_17_5 (last output: exit code 1) [id call_17]");
+  EXPECT_EQ(describe_problems(ProblemLedger()), "");
+}
+
+}  // namespace
+}  // namespace ctxwin

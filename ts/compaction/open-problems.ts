@@ -1,0 +1,130 @@
+// The open problems of a managed history: every failure its tool results reported, until a later
+// result shows the same check passing (the rules are the core's problem ledger,
+// native/include/ctxwin/compaction/problem_ledger.hpp). Compaction reads the results into this
+// record before it clears, cuts or summarizes any of them, so an error survives the output that
+// reported it; every summary receives the record; an export carries it.
+//
+// The record is plain data. Results are read lazily, when a compaction (or an export) needs the
+// record, and each result once: the messages already read are remembered by identity, and across
+// an export by the id of the last result read.
+import type { MessageLike } from "../messages/types.js";
+import { describe, typeError } from "../runtime/errors.js";
+import { native } from "../runtime/native.js";
+import { hasToolResult, resultIds, toolCallsById, toolResultEvents } from "./tool-events.js";
+
+/** A failure the session's tools reported. */
+export interface Problem {
+  /** What was checked: `test\n<name>` for a failing test, else `<tool>\n<subject>` (its command, path, filter or id). */
+  check: string;
+  /** The failing test's name. */
+  test?: string;
+  /** The call that showed it last, as a reader would write it: `npm run build`, run_tests {"filter":"billing"}. */
+  label: string;
+  /** The tool call id of that result. */
+  id: string;
+  /** Its failure lines in that result: errors, the first frames of their stack traces, failing assertions, the exit code. */
+  lines: string[];
+  /** How that run ended: its tally, or its exit code. */
+  outcome: string;
+  /** The check of the command that ran the test. */
+  command?: string;
+  /** Its place among the results read: the record is ordered by it. */
+  seen: number;
+  /** The result that showed it passing. */
+  resolved?: { id: string; line: string };
+}
+
+/** A session's problems as compaction keeps them, exports carry them, and summaries receive them. */
+export interface ProblemRecord {
+  /** Oldest first (by `seen`). */
+  problems: Problem[];
+  /** How many results were read. */
+  seen: number;
+  /** The id of the last result read. */
+  observedThrough?: string;
+}
+
+export const EMPTY_PROBLEM_RECORD: ProblemRecord = Object.freeze({ problems: [], seen: 0 }) as ProblemRecord;
+
+export class OpenProblems {
+  private json = "";
+  private current: ProblemRecord = EMPTY_PROBLEM_RECORD;
+  /** The messages whose results were read. */
+  private observed = new WeakSet<object>();
+
+  /** The record as it is now (results not read yet are not in it: see observe). */
+  get record(): ProblemRecord {
+    return this.current;
+  }
+
+  /** The open problems, newest first. */
+  get open(): Problem[] {
+    return this.current.problems.filter((p) => p.resolved === undefined).reverse();
+  }
+
+  /**
+   * Reads the tool results of `messages` that were not read yet, in order, in one core call; the
+   * calls they answer are found among `messages`.
+   */
+  observe(messages: readonly MessageLike[]): void {
+    const fresh = messages.filter((m) => !this.observed.has(m as object) && hasToolResult(m));
+    if (fresh.length === 0) return;
+    const calls = toolCallsById(messages);
+    const events = fresh.flatMap((m) => toolResultEvents(m, calls));
+    this.json = native.observeToolResults(this.json, events);
+    this.current = JSON.parse(this.json) as ProblemRecord;
+    for (const m of fresh) this.observed.add(m as object);
+  }
+
+  /** `copy` (a compacted copy of a result that was read) needs no reading of its own. */
+  markObserved(copy: object): void {
+    this.observed.add(copy);
+  }
+
+  /**
+   * Continues from `record` (an export's, or another manager's): the results of `messages` up to
+   * the one the record read last count as read; the rest are read when the record is next needed.
+   */
+  restore(record: ProblemRecord, messages: readonly MessageLike[]): void {
+    const json = JSON.stringify(record);
+    // The core checks it: a bad record throws before anything changes.
+    this.json = native.observeToolResults(json, []);
+    this.current = JSON.parse(this.json) as ProblemRecord;
+    this.observed = new WeakSet();
+    const through = record.observedThrough;
+    let last = -1;
+    if (through !== undefined) messages.forEach((m, i) => resultIds(m).includes(through) && (last = i));
+    // A record whose last result is not among the messages read them all (an export reads every result first).
+    const upTo = through === undefined || last < 0 ? messages.length - 1 : last;
+    for (let i = 0; i <= upTo; i++) this.observed.add(messages[i] as object);
+  }
+
+  /** Forgets everything (the history was cleared). */
+  clear(): void {
+    this.json = "";
+    this.current = EMPTY_PROBLEM_RECORD;
+    this.observed = new WeakSet();
+  }
+
+  /** The open and the resolved problems as a summary lists them, under their headings; "" without any. */
+  describe(maxOpen = 8, maxResolved = 4): string {
+    return this.json === "" ? "" : native.describeProblems(this.json, maxOpen, maxResolved);
+  }
+}
+
+/** `record` checked as a ProblemRecord (an export's), with a coded TypeError naming the first bad field. */
+export function checkProblemRecord(record: unknown, name: string): ProblemRecord {
+  if (record === null || typeof record !== "object" || !Array.isArray((record as ProblemRecord).problems)) {
+    throw typeError(`${name} must be { problems: [...] }, got ${describe(record)}`);
+  }
+  try {
+    return JSON.parse(native.observeToolResults(JSON.stringify(record), [])) as ProblemRecord;
+  } catch (error) {
+    throw typeError(`${name} is not a problem record: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** The problems of `record` as a summary lists them (see OpenProblems.describe). */
+export function describeProblems(record: ProblemRecord, maxOpen = 8, maxResolved = 4): string {
+  return record.problems.length === 0 ? "" : native.describeProblems(JSON.stringify(record), maxOpen, maxResolved);
+}
