@@ -22,9 +22,8 @@ import { ContextLimits } from "../history/context-limits.js";
 import { planKept, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
 import { UsageAnchor } from "../history/usage-anchor.js";
 import { UsageCalibration, type ReportedUsage } from "../history/usage-calibration.js";
-import { FLAG_MARKED, MetadataReader } from "../messages/metadata-reader.js";
+import { MetadataReader } from "../messages/metadata-reader.js";
 import type { OmissionMarker } from "../messages/omission-marker.js";
-import { ROLE_CODES } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
 import { extractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { SummaryModel } from "../models/summary-model.js";
@@ -35,6 +34,7 @@ import { SessionLink } from "../session/session-link.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
+import { contextOverflowError } from "./context-overflow.js";
 import { HistoryEditor } from "./history-editor.js";
 import { strategyFor, TruncationMode, type ContextEvents, type ContextStats, type MessageContextManagerOptions, type SeparatedRequest, type TrimEvent } from "./options.js";
 import { UsageWarnings } from "./usage-warnings.js";
@@ -378,7 +378,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     if (options?.separateSystem !== undefined && typeof options.separateSystem !== "boolean") throw typeError(`options.separateSystem must be a boolean, got ${describe(options.separateSystem)}`);
     // Past the window after the manager trimmed all it could: what is left is pinned. Sending it
     // would fail at the provider (or be cut there, silently): a coded error with the figures.
-    if (this.autoTruncate && this.onOverflow === "error" && this.tokenUsage > this.limits.effectiveLimit) throw this.overflowError();
+    if (this.autoTruncate && this.onOverflow === "error" && this.tokenUsage > this.limits.effectiveLimit) throw contextOverflowError(this.view, this.tokenUsage, this.limits.effectiveLimit);
     const request = this.editor.request(this.tokenUsage);
     this.anchor.requestMade(this.editor.countedTokens);
     if (!options?.separateSystem) return request;
@@ -386,19 +386,6 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     return { system, messages: (system === undefined ? request : request.slice(1)) as Array<M | OmissionMarker> };
   }
 
-  private overflowError(): Error {
-    const { roles, flags, tokens, fixedTokens } = this.view;
-    let pinned = fixedTokens;
-    roles.forEach((role, i) => {
-      if (role === ROLE_CODES.system || ((flags[i] ?? 0) & FLAG_MARKED) !== 0) pinned += tokens[i] ?? 0;
-    });
-    const error = rangeError(
-      `the request needs ${this.tokenUsage} tokens, over the window's ${this.limits.effectiveLimit} after every trim and compaction: ` +
-        `${pinned} of them are the system prompt, system and pinned messages, which are never removed (unpin some, raise the limit, or pass onOverflow: "send")`,
-      "ERR_CTXWIN_CONTEXT_OVERFLOW",
-    );
-    return Object.assign(error, { tokens: this.tokenUsage, limit: this.limits.effectiveLimit, pinnedTokens: pinned });
-  }
 
   /**
    * Anchors the running total on the provider's figure for the request getContextForRequest()
