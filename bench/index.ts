@@ -11,6 +11,7 @@ import { benchMemory } from "./memory.js";
 import { benchSessions } from "./sessions.js";
 import { benchFrameworks } from "./frameworks.js";
 import { benchWasm } from "./wasm.js";
+import { benchPathological } from "./pathological.js";
 
 console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
 benchSpec08();
@@ -24,3 +25,4 @@ await benchClaude();
 benchWasm();
 benchMemory();
 benchOpenModels();
+benchPathological();
