@@ -76,7 +76,7 @@ export function benchPathological(sizes = (process.env.CTXWIN_BENCH_PATHOLOGICAL
       console.log(`| ${family} | ${mb} | ${cell(prose)} | ${cell(run)} | ${ratio} | ${over(prose)} / ${over(run)} |`);
     }
   }
-  console.log("\nPeak RSS over the input: (peak resident memory - resident memory with the text built) / its bytes; it includes the binding's copy of the text (UTF-16 then UTF-8, 3 bytes a byte of ASCII).");
+  console.log("\nPeak RSS over the input: (peak resident memory - resident memory with the text built) / its bytes; it includes the binding's copies of the text (UTF-16, 2 bytes a character, and UTF-8).");
 }
 
 if (process.argv[2] === "--child") {
