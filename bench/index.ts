@@ -13,6 +13,7 @@ import { benchFrameworks } from "./frameworks.js";
 import { benchWasm } from "./wasm.js";
 import { benchCatalog } from "./catalog.js";
 import { benchCatalogImport } from "./catalog-import.js";
+import { benchPathological } from "./pathological.js";
 
 console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
 benchSpec08();
@@ -28,3 +29,4 @@ await benchClaude();
 benchWasm();
 benchMemory();
 benchOpenModels();
+benchPathological();

@@ -31,6 +31,14 @@ void read_utf8(const Napi::Value& value, const char* array_name, std::uint32_t i
   convert(value, utf16, out);
 }
 
+std::size_t js_string_length(const Napi::Value& value) {
+  if (!value.IsString()) return 0;
+  napi_env env = value.Env();
+  std::size_t length = 0;
+  NAPI_THROW_IF_FAILED(env, napi_get_value_string_utf16(env, value, nullptr, 0, &length), 0);
+  return length;
+}
+
 std::string utf8_of(const Napi::Value& value, const char* name) {
   std::u16string utf16;
   std::string utf8;

@@ -20,6 +20,10 @@ void read_utf8(const Napi::Value& value, const char* name, std::u16string& utf16
 // The same for element `index` of the array `array_name`, named "texts[3]" only in an error.
 void read_utf8(const Napi::Value& value, const char* array_name, std::uint32_t index, std::u16string& utf16, std::string& out);
 
+// The length of `value` in UTF-16 code units (JavaScript's `text.length`) without reading it; 0
+// for a value that is not a string.
+std::size_t js_string_length(const Napi::Value& value);
+
 // read_utf8 into a new string.
 std::string utf8_of(const Napi::Value& value, const char* name);
 

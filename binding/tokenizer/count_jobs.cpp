@@ -1,9 +1,12 @@
 #include "tokenizer/count_jobs.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "async_job.hpp"
+#include "ctxwin/error.hpp"
+#include "errors.hpp"
 #include "js_thread_state.hpp"
 #include "typed_arrays.hpp"
 
@@ -37,6 +40,10 @@ class CountJob : public AsyncJob {
   void Execute() override {
     try {
       for (const std::size_t i : indices_) batch_->counts[i] = static_cast<std::uint32_t>(counter_->count_valid(batch_->texts[i], cache_.get()));
+    } catch (const Error& error) {
+      // Kept whole, so that the promise rejects with the code a synchronous count throws.
+      core_error_ = error;
+      fail(error.what());
     } catch (const std::exception& error) {
       fail(error.what());
     }
@@ -52,7 +59,7 @@ class CountJob : public AsyncJob {
     CountBatch& batch = *batch_;
     if (batch.settled) return;
     if (!error.empty()) {
-      settle_with(Napi::Error::New(env, error));
+      settle_with(core_error_ ? to_js_error(env, *core_error_) : Napi::Error::New(env, error));
       return;
     }
     if (batch.pending > 0) return;
@@ -80,6 +87,7 @@ class CountJob : public AsyncJob {
   std::vector<std::size_t> indices_;
   std::unique_ptr<CountCache> cache_;
   unsigned generation_;
+  std::optional<Error> core_error_;
 };
 
 // The texts of each of `jobs` jobs: each text to the job with the fewest bytes so far. Texts of

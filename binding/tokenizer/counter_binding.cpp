@@ -43,6 +43,19 @@ std::shared_ptr<const TokenCounter> process_lifetime(const TokenCounter& counter
   return std::shared_ptr<const TokenCounter>(std::shared_ptr<const TokenCounter>(), &counter);
 }
 
+// The longest text (or batch, in all) a synchronous call counts, in UTF-16 code units: about a
+// third of a second of the main thread for prose at the encodings' speed, and a bound on what one
+// call can hold it for. Longer ones go to countAsync / countManyAsync, which count on the pool.
+constexpr std::size_t kMaxSyncLength = std::size_t{1} << 24;
+
+void check_sync_length(std::size_t length, const char* what, const char* async_method) {
+  if (length <= kMaxSyncLength) return;
+  throw Error::range(ErrorCode::InputTooLarge, std::string(what) + " " + std::to_string(length) +
+                                                   " characters, more than the " + std::to_string(kMaxSyncLength) +
+                                                   " a synchronous call counts: " + async_method +
+                                                   " counts it off the main thread");
+}
+
 SpecialTokens special_arg(const Napi::CallbackInfo& info, std::size_t index) {
   return info.Length() > index && info[index].ToBoolean().Value() ? SpecialTokens::AsTokens : SpecialTokens::AsText;
 }
@@ -90,6 +103,7 @@ class Counter : public Napi::ObjectWrap<Counter> {
 
   Napi::Value count(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
+      check_sync_length(js_string_length(info[0]), "text holds", "countAsync");
       read_utf8(info[0], "text", thread_->utf16(), thread_->utf8());
       const std::size_t n = counter_->count_valid(thread_->utf8(), &cache(), special_arg(info, 1));
       thread_->trim_buffers();
@@ -105,9 +119,14 @@ class Counter : public Napi::ObjectWrap<Counter> {
       const SpecialTokens special = special_arg(info, 1);
       auto counts = Napi::Uint32Array::New(info.Env(), n);
       CountCache& cache = this->cache();
-      // One string at a time through the thread's buffers: no copy of the whole batch.
+      // One string at a time through the thread's buffers: no copy of the whole batch. The bound is
+      // on the batch's total, checked before each text is read (a refusal changes nothing).
+      std::size_t length = 0;
       for (std::uint32_t i = 0; i < n; ++i) {
-        read_utf8(texts.Get(i), "texts", i, thread_->utf16(), thread_->utf8());
+        const Napi::Value text = texts.Get(i);
+        length += js_string_length(text);
+        check_sync_length(length, "texts hold at least", "countManyAsync");
+        read_utf8(text, "texts", i, thread_->utf16(), thread_->utf8());
         counts[i] = static_cast<std::uint32_t>(counter_->count_valid(thread_->utf8(), &cache, special));
       }
       thread_->trim_buffers();
@@ -180,6 +199,7 @@ class Counter : public Napi::ObjectWrap<Counter> {
   Napi::Value count_message(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
       if (claude_ == nullptr) unavailable("countMessage");
+      check_sync_length(js_string_length(info[0]), "text holds", "countAsync");
       read_utf8(info[0], "text", thread_->utf16(), thread_->utf8());
       const std::size_t n = claude_->count_message(thread_->utf8(), &cache());
       thread_->trim_buffers();

@@ -1,13 +1,16 @@
 // Fuzzes counting and encoding in every OpenAI encoding: the first byte picks the encoding and
 // whether special tokens are allowed, the rest is the text (any bytes: invalid UTF-8 is repaired).
-// Invariants: count == encode().size() with and without a piece cache, and decode(encode(text))
-// gives back the repaired text.
+// Invariants: count == encode().size() with and without a piece cache, decode(encode(text))
+// gives back the repaired text, and the text taken whole as one piece gets the same tokens from
+// the backtracking search as from the merge loop (any bytes, not only what a pretokenizer cuts).
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ctxwin/error.hpp"
+#include "ctxwin/tokenizer/bpe/bpe.hpp"
 #include "ctxwin/tokenizer/bpe/encoding.hpp"
 #include "ctxwin/tokenizer/bpe/piece_cache.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
@@ -33,5 +36,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string repaired = ctxwin::repair_utf8(text);
   FUZZ_CHECK(encoding.count_valid(repaired, nullptr, special) == count);
   FUZZ_CHECK(encoding.decode(tokens) == repaired);
+  std::vector<std::uint32_t> merged;
+  ctxwin::bpe_encode(text, encoding.ranks(), merged);
+  std::vector<std::uint32_t> searched;
+  ctxwin::bpe_backtrack_encode(text, encoding.ranks(), searched);
+  FUZZ_CHECK(searched == merged);
+  FUZZ_CHECK(ctxwin::bpe_backtrack_count(text, encoding.ranks()) == merged.size());
   return 0;
 }

@@ -29,6 +29,24 @@ TEST(Utf8, Utf16LoneSurrogatesBecomeTheReplacementCharacterAsTextEncoderWrites) 
   EXPECT_EQ(out, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD\xF0\x9F\x98\x80" "c\xEF\xBF\xBD");
 }
 
+// Long texts are sized exactly by a first pass: the same bytes as short ones, whatever they hold
+// (ASCII, two- and three-byte units, pairs, lone surrogates, one cut at the very end).
+TEST(Utf8, LongUtf16TextsConvertAsShortOnesDo) {
+  const std::u16string units[] = {u"a", u"\u00e9", u"\u65e5", u"\xD83D\xDE00", u"\xD800", u"\xDC00", u" "};
+  std::u16string text;
+  std::string expected;
+  for (std::size_t k = 0; text.size() < (1u << 17); ++k) {
+    const std::u16string unit = units[(k * 7 + k / 5) % 7] + u"x";  // no two lone halves pair up
+    text += unit;
+    append_utf16_as_utf8(unit, expected);
+  }
+  text += u'\xD83D';  // a high surrogate with nothing after it
+  expected += "\xEF\xBF\xBD";
+  std::string out = "prefix";
+  append_utf16_as_utf8(text, out);
+  EXPECT_EQ(out, "prefix" + expected);
+}
+
 TEST(Utf8, RepairReplacesEachMaximalInvalidSubsequence) {
   EXPECT_FALSE(is_valid_utf8("\xED\xA0\x80"));  // an encoded surrogate
   EXPECT_FALSE(is_valid_utf8("\xC0\xAF"));      // an overlong

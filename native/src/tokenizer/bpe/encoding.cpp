@@ -142,7 +142,7 @@ std::size_t Encoding::count_utf8(std::string_view text, CountCache* any_cache, S
       return n;
     }
     if (piece.size() == 1 || ranks_.rank_of(piece) != RankTable::kNoRank) return 1;
-    return bpe_merge_count(piece, ranks_);
+    return splits_long_pieces_ && piece.size() >= kBacktrackBytes ? bpe_backtrack_count(piece, ranks_) : bpe_merge_count(piece, ranks_);
   };
   std::size_t total = 0;
   split_specials(
@@ -185,7 +185,13 @@ std::vector<std::uint32_t> Encoding::encode(std::string_view text, SpecialTokens
         Pretokenizer pieces(pattern_, part);
         for (std::string_view piece; pieces.next(piece);) {
           if (splits_long_pieces_) {
-            for_each_independent_part(piece, ranks_, [&](std::string_view bytes) { bpe_encode(bytes, ranks_, tokens); });
+            for_each_independent_part(piece, ranks_, [&](std::string_view bytes) {
+              if (bytes.size() >= kBacktrackBytes && ranks_.rank_of(bytes) == RankTable::kNoRank) {
+                bpe_backtrack_encode(bytes, ranks_, tokens);
+              } else {
+                bpe_encode(bytes, ranks_, tokens);
+              }
+            });
           } else {
             bpe_encode(piece, ranks_, tokens);
           }

@@ -37,9 +37,9 @@ struct HfTokenizer::Impl {
   std::unique_ptr<HfBpeModel> model;
   std::string summary;
 
-  std::string normalize(std::string_view text) const {
+  std::string normalize(std::string_view text, RegexBudget& budget) const {
     std::string out(text);
-    for (const Normalizer& step : normalizers) apply(step, out);
+    for (const Normalizer& step : normalizers) apply(step, out, budget);
     return out;
   }
 
@@ -48,16 +48,18 @@ struct HfTokenizer::Impl {
   template <typename OnToken, typename OnPiece>
   void run(std::string_view text, bool allow_special, OnToken&& on_token, OnPiece&& on_piece) const {
     const Sink sink = [&](std::string_view piece) { on_piece(piece); };
+    // Every regex search of this text, in every stage, spends one budget.
+    RegexBudget budget(text.size());
     const auto token = [&](std::uint32_t index) { on_token(added[index].id); };
     split_added(added, raw_trie, text, allow_special, [&](std::size_t start, std::size_t end) {
       const std::string_view part = text.substr(start, end - start);
       if (normalizers.empty() && normalized_trie.empty()) {
-        pre_tokenize(pre_tokenizers, 0, part, start == 0, sink);
+        pre_tokenize(pre_tokenizers, 0, part, start == 0, sink, budget);
         return;
       }
-      const std::string normalized = normalize(part);
+      const std::string normalized = normalize(part, budget);
       split_added(added, normalized_trie, normalized, allow_special, [&](std::size_t s, std::size_t e) {
-        pre_tokenize(pre_tokenizers, 0, std::string_view(normalized).substr(s, e - s), start == 0 && s == 0, sink);
+        pre_tokenize(pre_tokenizers, 0, std::string_view(normalized).substr(s, e - s), start == 0 && s == 0, sink, budget);
       }, token);
     }, token);
   }
@@ -116,7 +118,8 @@ std::unique_ptr<const HfTokenizer> HfTokenizer::from_json(std::string_view text)
                        flag(t, "normalized", !flag(t, "special", false))};
       const auto index = static_cast<std::uint32_t>(impl->added.size());
       if (token.normalized) {
-        impl->normalized_trie.add(impl->normalize(token.content), index);
+        RegexBudget budget(token.content.size());
+        impl->normalized_trie.add(impl->normalize(token.content, budget), index);
       } else {
         impl->raw_trie.add(token.content, index);
       }

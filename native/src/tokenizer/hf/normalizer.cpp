@@ -30,7 +30,7 @@ void collect_normalizers(const json& node, std::vector<Normalizer>& out) {
   }
 }
 
-void apply(const Normalizer& step, std::string& text) {
+void apply(const Normalizer& step, std::string& text, RegexBudget& budget) {
   switch (step.kind) {
     case Normalizer::Kind::Nfc:
       return normalize(NormalForm::Nfc, text);
@@ -46,7 +46,7 @@ void apply(const Normalizer& step, std::string& text) {
     case Normalizer::Kind::Replace: {
       std::string out;
       std::size_t last = 0;
-      for_each_match(step.pattern, text, [&](std::size_t start, std::size_t end) {
+      for_each_match(step.pattern, text, budget, [&](std::size_t start, std::size_t end) {
         out.append(text, last, start - last);
         out.append(step.content);
         last = end;

@@ -22,6 +22,6 @@ struct Normalizer {
 void collect_normalizers(const nlohmann::json& node, std::vector<Normalizer>& out);
 
 // Applies one step to `text`, valid UTF-8, in place.
-void apply(const Normalizer& step, std::string& text);
+void apply(const Normalizer& step, std::string& text, RegexBudget& budget);
 
 }  // namespace ctxwin::hf

@@ -31,9 +31,10 @@ struct PatternSpec {
 // node["pattern"]; `allow_builtin`: a regex may run on the hand-written pretokenizer.
 PatternSpec pattern_of(const nlohmann::json& node, const std::string& where, bool allow_builtin);
 
-// Calls on(start, end) for each match of `spec` in `text`, left to right.
+// Calls on(start, end) for each match of `spec` in `text`, left to right; a regex run on PCRE2
+// spends the count's `budget`.
 template <typename On>
-void for_each_match(const PatternSpec& spec, std::string_view text, On&& on) {
+void for_each_match(const PatternSpec& spec, std::string_view text, RegexBudget& budget, On&& on) {
   if (spec.is_literal) {
     if (spec.literal.empty()) return;
     for (std::size_t at = text.find(spec.literal); at != std::string_view::npos; at = text.find(spec.literal, at + spec.literal.size())) {
@@ -46,7 +47,7 @@ void for_each_match(const PatternSpec& spec, std::string_view text, On&& on) {
       on(start, start + piece.size());
     }
   } else {
-    spec.regex->for_each_match(text, [&](std::size_t start, std::size_t end) { on(start, end); });
+    spec.regex->for_each_match(text, budget, [&](std::size_t start, std::size_t end) { on(start, end); });
   }
 }
 

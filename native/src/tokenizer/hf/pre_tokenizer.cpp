@@ -119,11 +119,12 @@ std::vector<Segment> apply_behavior(std::vector<Segment> segments, Behavior beha
 }
 
 void split(const std::vector<PreTokenizer>& steps, std::size_t step, const PatternSpec& pattern, Behavior behavior, bool invert,
-           std::string_view text, bool first, const Sink& sink);
+           std::string_view text, bool first, const Sink& sink, RegexBudget& budget);
 
 }  // namespace
 
-void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std::string_view text, bool first, const Sink& sink) {
+void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std::string_view text, bool first, const Sink& sink,
+                  RegexBudget& budget) {
   if (text.empty()) return;
   if (step == steps.size()) {
     sink(text);
@@ -132,7 +133,7 @@ void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std:
   const PreTokenizer& p = steps[step];
   switch (p.kind) {
     case PreTokenizer::Kind::Split:
-      return split(steps, step, p.pattern, p.behavior, p.invert, text, first, sink);
+      return split(steps, step, p.pattern, p.behavior, p.invert, text, first, sink, budget);
     case PreTokenizer::Kind::ByteLevel: {
       std::string prefixed;
       std::string_view s = text;
@@ -142,9 +143,9 @@ void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std:
         prefixed.append(text);
         s = prefixed;
       }
-      if (!p.use_regex) return pre_tokenize(steps, step + 1, s, first, sink);
+      if (!p.use_regex) return pre_tokenize(steps, step + 1, s, first, sink, budget);
       Pretokenizer pieces(Pattern::R50k, s);
-      for (std::string_view piece; pieces.next(piece);) pre_tokenize(steps, step + 1, piece, first && piece.data() == s.data(), sink);
+      for (std::string_view piece; pieces.next(piece);) pre_tokenize(steps, step + 1, piece, first && piece.data() == s.data(), sink, budget);
       return;
     }
     case PreTokenizer::Kind::Metaspace: {
@@ -158,10 +159,10 @@ void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std:
         if (c == ' ') replaced.append(p.replacement);
         else replaced.push_back(c);
       }
-      if (!p.split) return pre_tokenize(steps, step + 1, replaced, first, sink);
+      if (!p.split) return pre_tokenize(steps, step + 1, replaced, first, sink, budget);
       PatternSpec literal;
       literal.literal = p.replacement;
-      return split(steps, step, literal, Behavior::MergedWithNext, false, replaced, first, sink);
+      return split(steps, step, literal, Behavior::MergedWithNext, false, replaced, first, sink, budget);
     }
     case PreTokenizer::Kind::Digits: {
       std::vector<Segment> segments;
@@ -178,7 +179,7 @@ void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std:
       }
       if (gap < text.size()) segments.push_back({gap, text.size(), false});
       segments = apply_behavior(std::move(segments), p.individual_digits ? Behavior::Isolated : Behavior::Contiguous);
-      for (const Segment& s : segments) pre_tokenize(steps, step + 1, text.substr(s.start, s.end - s.start), first && s.start == 0, sink);
+      for (const Segment& s : segments) pre_tokenize(steps, step + 1, text.substr(s.start, s.end - s.start), first && s.start == 0, sink, budget);
       return;
     }
   }
@@ -187,27 +188,27 @@ void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std:
 namespace {
 
 void split(const std::vector<PreTokenizer>& steps, std::size_t step, const PatternSpec& pattern, Behavior behavior, bool invert,
-           std::string_view text, bool first, const Sink& sink) {
+           std::string_view text, bool first, const Sink& sink, RegexBudget& budget) {
   std::size_t gap = 0;
   if (behavior == Behavior::Isolated) {
     // Every match and every gap is a piece: stream them.
-    for_each_match(pattern, text, [&](std::size_t start, std::size_t end) {
-      if (gap < start) pre_tokenize(steps, step + 1, text.substr(gap, start - gap), first && gap == 0, sink);
-      pre_tokenize(steps, step + 1, text.substr(start, end - start), first && start == 0, sink);
+    for_each_match(pattern, text, budget, [&](std::size_t start, std::size_t end) {
+      if (gap < start) pre_tokenize(steps, step + 1, text.substr(gap, start - gap), first && gap == 0, sink, budget);
+      pre_tokenize(steps, step + 1, text.substr(start, end - start), first && start == 0, sink, budget);
       gap = end;
     });
-    if (gap < text.size()) pre_tokenize(steps, step + 1, text.substr(gap), first && gap == 0, sink);
+    if (gap < text.size()) pre_tokenize(steps, step + 1, text.substr(gap), first && gap == 0, sink, budget);
     return;
   }
   std::vector<Segment> segments;
-  for_each_match(pattern, text, [&](std::size_t start, std::size_t end) {
+  for_each_match(pattern, text, budget, [&](std::size_t start, std::size_t end) {
     if (gap < start) segments.push_back({gap, start, invert});
     segments.push_back({start, end, !invert});
     gap = end;
   });
   if (gap < text.size()) segments.push_back({gap, text.size(), invert});
   segments = apply_behavior(std::move(segments), behavior);
-  for (const Segment& s : segments) pre_tokenize(steps, step + 1, text.substr(s.start, s.end - s.start), first && s.start == 0, sink);
+  for (const Segment& s : segments) pre_tokenize(steps, step + 1, text.substr(s.start, s.end - s.start), first && s.start == 0, sink, budget);
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ using Sink = std::function<void(std::string_view)>;
 
 // Runs steps[step..] over `text`, calling sink(piece) for each piece the model tokenizes; `first`
 // says whether `text` starts the input (Metaspace's prepend_scheme "first").
-void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std::string_view text, bool first, const Sink& sink);
+void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std::string_view text, bool first, const Sink& sink,
+                  RegexBudget& budget);
 
 }  // namespace ctxwin::hf

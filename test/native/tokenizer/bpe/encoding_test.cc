@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,43 @@ TEST(Encoding, LongSingleCharacterRunsMergeExactly) {
   for (std::size_t n : {127u, 128u, 129u, 300u}) {
     const std::string piece(n, 'z');
     EXPECT_EQ(cl100k().decode(cl100k().encode(piece)), piece);
+  }
+}
+
+// The backtracking search gives the merge loop's tokens, on the inputs where they part ways most:
+// runs of one character or of a few, random pieces over small alphabets (many overlapping
+// tokens), random bytes, and every piece size from 1 byte, in every encoding.
+TEST(Encoding, BacktrackingFindsTheMergeLoopsTokens) {
+  std::mt19937 random(20261125);
+  const std::vector<std::string> units = {"a", "ab", "aab", " ", "=", "-", "0", "\xC3\xA9", "\xE6\x97\xA5", "\xF0\x9F\x98\x80", "\n", "\t ", "x", "_"};
+  for (const char* name : {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"}) {
+    const RankTable& ranks = Encoding::get(name, CTXWIN_RANK_DATA_DIR).ranks();
+    std::vector<std::string> pieces;
+    for (const std::string& unit : units) {
+      for (std::size_t n : {1u, 2u, 3u, 7u, 64u, 129u, 700u, 5000u}) {
+        std::string run;
+        for (std::size_t k = 0; k < n; ++k) run += unit;
+        pieces.push_back(run);
+      }
+    }
+    for (int round = 0; round < 300; ++round) {
+      std::string piece;
+      const std::size_t length = 1 + random() % 2000;
+      const int kind = round % 3;
+      const std::string alphabet = kind == 0 ? "ab" : kind == 1 ? "abcde =" : "";
+      for (std::size_t k = 0; k < length; ++k) {
+        piece += kind == 2 ? static_cast<char>(random() % 256) : alphabet[random() % alphabet.size()];
+      }
+      pieces.push_back(piece);
+    }
+    for (const std::string& piece : pieces) {
+      std::vector<std::uint32_t> merged;
+      bpe_encode(piece, ranks, merged);
+      std::vector<std::uint32_t> searched;
+      bpe_backtrack_encode(piece, ranks, searched);
+      ASSERT_EQ(searched, merged) << name << ": a piece of " << piece.size() << " bytes";
+      ASSERT_EQ(bpe_backtrack_count(piece, ranks), merged.size());
+    }
   }
 }
 

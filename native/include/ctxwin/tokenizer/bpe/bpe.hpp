@@ -3,7 +3,8 @@
 //
 // The merging itself is the loop tokenizer.json's BPE model shares (native/src/tokenizer/bpe/
 // merge_loop.hpp): a quadratic scan over a small array for the usual short pieces, a heap over a
-// linked list, O(n log n), for long ones (a megabyte of one character is one piece).
+// linked list, O(n log n), for long ones. Pieces of many kilobytes (a megabyte of one character is
+// one piece) go to the backtracking search below, linear in time and memory.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,22 @@ std::size_t bpe_merge_count(std::string_view piece, const RankTable& ranks);
 
 // Appends the tokens of `piece` to `out`.
 void bpe_encode(std::string_view piece, const RankTable& ranks, std::vector<std::uint32_t>& out);
+
+// The same tokens as bpe_encode, found in time linear in the piece and memory of a few bits per
+// byte and one word per token, where merging a piece of a million bytes takes a second and 40
+// bytes a byte. It is github/rust-gems' backtracking BPE: take the longest token at the current
+// position if it is compatible with the token before (the two merge from their bytes into
+// themselves); else the next shorter token there; when none is, drop the token before and try
+// its next shorter one. A bit per position remembers where no valid encoding can end, so each
+// position is abandoned once. The BPE encoding of a text is the one sequence whose neighbours are
+// all compatible, so this finds it; that needs every token to merge from its bytes back into
+// itself (Encoding checks it before it uses these, as for for_each_independent_part).
+std::size_t bpe_backtrack_count(std::string_view piece, const RankTable& ranks);
+void bpe_backtrack_encode(std::string_view piece, const RankTable& ranks, std::vector<std::uint32_t>& out);
+
+// Pieces from which Encoding counts and encodes with the backtracking search: below it, the merge
+// loop's short path and heap are faster.
+inline constexpr std::size_t kBacktrackBytes = 512;
 
 // Calls `part(bytes)` for consecutive parts of `piece` that merge independently of each other: the
 // piece is cut at every code point boundary where no token can join across

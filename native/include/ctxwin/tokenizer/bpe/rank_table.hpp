@@ -53,6 +53,9 @@ class RankTable {
   // and always true within two bytes of either end of `text`.
   bool may_join_across(std::string_view text, std::size_t at) const noexcept;
 
+  // Byte length of the longest token that starts with `byte`.
+  std::size_t longest_token_from(unsigned char byte) const noexcept { return longest_by_first_byte_[byte]; }
+
   std::size_t size() const noexcept { return count_; }
   // hash_bytes of the file's contents: tells OpenAI's published files from any other.
   std::uint64_t content_hash() const noexcept { return content_hash_; }

