@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "ctxwin/tokenizer/bpe/bpe.hpp"
+#include "ctxwin/tokenizer/bpe/rank_file.hpp"
 #include "ctxwin/error.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
 
@@ -17,8 +18,9 @@ struct Definition {
   Pattern pattern;
   std::array<Encoding::SpecialToken, 5> specials;
   std::size_t special_count;
-  // hash_bytes of OpenAI's .tiktoken file (the one whose SHA-256 tiktoken checks), whose tokens
-  // all merge back into themselves (Encoding.EveryTokenMergesBackIntoItself).
+  // RankTable::content_hash of OpenAI's table (the .tiktoken file whose SHA-256 tiktoken checks,
+  // and the package's compact copy of it), whose tokens all merge back into themselves
+  // (Encoding.EveryTokenMergesBackIntoItself).
   std::uint64_t known_data_hash;
 };
 
@@ -80,7 +82,7 @@ const Encoding& Encoding::get(std::string_view name, const std::string& data_dir
     Registry& r = registry();
     const std::lock_guard<std::mutex> lock(r.mutex);
     if (!r.loaded[i]) {
-      RankTable ranks = RankTable::load(data_dir + "/" + std::string(d.name) + ".tiktoken");
+      RankTable ranks = load_encoding_ranks(data_dir, d.name);
       std::vector<SpecialToken> specials(d.specials.begin(), d.specials.begin() + static_cast<std::ptrdiff_t>(d.special_count));
       r.loaded[i] = std::make_unique<const Encoding>(d.name, d.pattern, std::move(ranks), std::move(specials));
     }
