@@ -5,6 +5,7 @@
 // LangChain's own serialized form (read back exactly) and as a chat message a manager reads, so
 // either can open a session the other wrote. clear() is a boundary, like /clear: nothing is erased.
 // @langchain/core is an optional peer dependency, needed only by this subpath.
+import "../runtime/node-loader.js"; // loads the core on Node before anything uses it
 import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
 import { randomBytes } from "node:crypto";

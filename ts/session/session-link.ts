@@ -6,9 +6,9 @@
 // tick (so a burst of addMessage calls is one append); `flush()` waits for it. Each append names
 // the version it expects: when another worker appended first, the link reads the log again,
 // derives the view from it plus what is still queued, gives that to the manager, and retries.
-import { randomBytes } from "node:crypto";
 import type { InsertedRole } from "../messages/roles.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
+import { randomBase64url } from "../runtime/random-id.js";
 import type { MessageLike } from "../messages/types.js";
 import { replay, type Boundary, type ContextEntry, type ContextView, type LoggedMarker } from "./context-log.js";
 import type { ContextState } from "./export.js";
@@ -39,7 +39,7 @@ export class SessionLink<M extends MessageLike> {
   private scheduled = false;
   private lastError: unknown;
   private persistedMetadata = "{}";
-  private readonly writer = randomBytes(6).toString("base64url");
+  private readonly writer = randomBase64url(6);
   private counter = 0;
   readonly ready: Promise<void>;
   createdAt: number | undefined;
