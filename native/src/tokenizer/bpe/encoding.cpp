@@ -26,8 +26,8 @@ struct Definition {
 
 // Special tokens are not in the .tiktoken files; these are tiktoken_ext/openai_public.py's.
 constexpr std::array<Definition, 4> kDefinitions = {{
-    {"r50k_base", Pattern::R50k, {{{"<|endoftext|>", 50256}}}, 1, 0xed3cd8c2bf176d31ull},
-    {"p50k_base", Pattern::R50k, {{{"<|endoftext|>", 50256}}}, 1, 0xf3c4642544ee9bc8ull},
+    {"r50k_base", Pattern::R50k, {{{"<|endoftext|>", 50256}}}, 1, 0xd5efe642e4005d2cull},
+    {"p50k_base", Pattern::R50k, {{{"<|endoftext|>", 50256}}}, 1, 0xaaf9645b17d1d32cull},
     {"cl100k_base",
      Pattern::Cl100k,
      {{{"<|endoftext|>", 100257},
@@ -36,8 +36,8 @@ constexpr std::array<Definition, 4> kDefinitions = {{
        {"<|fim_suffix|>", 100260},
        {"<|endofprompt|>", 100276}}},
      5,
-     0x9731bb431947d2bdull},
-    {"o200k_base", Pattern::O200k, {{{"<|endoftext|>", 199999}, {"<|endofprompt|>", 200018}}}, 2, 0xb024ad2ee916d460ull},
+     0x3af14ffb99b09c50ull},
+    {"o200k_base", Pattern::O200k, {{{"<|endoftext|>", 199999}, {"<|endofprompt|>", 200018}}}, 2, 0x0ce6240f8e0cd24dull},
 }};
 
 // True when every token of `ranks` merges from its bytes back into itself: then a piece's parts

@@ -131,7 +131,7 @@ TEST(RankFile, RefusesWhatIsNotARankFile) {
   expect_refused("ctxwbp02" + good.substr(8), "bad magic");
   expect_refused(good.substr(0, 15), "bad magic");
   expect_refused(good.substr(0, good.size() - 1), "truncated");
-  expect_refused(good + "z", "do not add up");
+  expect_refused(good + "z", "do not end where the tokens begin");
   std::string huge = good;
   huge[11] = 0x7F;  // 2 billion ranks announced in a file of a few hundred bytes
   expect_refused(huge, "more than 2^20 ranks");
