@@ -11,7 +11,7 @@
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { runEdge, runEsbuildChromium, runNode, runViteChromium, runWorkerChromium, runWorkerd, withChromium } from "./runtimes.mjs";
-import { packTarball, scratchProject } from "./support.mjs";
+import { scratchProject } from "./support.mjs";
 import { makeTexts } from "./texts.mjs";
 
 const { values } = parseArgs({ options: { tarball: { type: "string" }, sizes: { type: "boolean" }, keep: { type: "boolean" } } });
@@ -34,7 +34,7 @@ function difference(expected, actual, path = "") {
 }
 
 const texts = makeTexts();
-const { work, app } = scratchProject(packTarball(undefined, values.tarball));
+const { work, app } = scratchProject(values.tarball);
 let passed = 0;
 let failed = 0;
 const timings = [];

@@ -23,9 +23,10 @@ export function packTarball(work, given) {
   return join(work, out.trim().split("\n").at(-1));
 }
 
-/** A scratch project with the tarball installed, as a user installs it, plus workerd. */
-export function scratchProject(tarball) {
+/** A scratch project with the tarball (packed here unless given) installed, as a user installs it, plus workerd. */
+export function scratchProject(given) {
   const work = mkdtempSync(join(tmpdir(), "ctxwin-web-"));
+  const tarball = packTarball(work, given);
   const app = join(work, "app");
   mkdirSync(app);
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "ctxwin-web-test", private: true, type: "module" }));

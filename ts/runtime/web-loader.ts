@@ -94,6 +94,9 @@ async function loadCore(wasm: WasmSource | Promise<WasmSource>): Promise<Emscrip
     fail = (error) => reject(plainError(`ctxwin: cannot load the WebAssembly core: ${error instanceof Error ? error.message : String(error)}`, "ERR_CTXWIN_ADDON_MISSING"));
   });
   const ready = createCtxwinCore({
+    // Without locateFile the glue resolves its file against import.meta.url, which workerd and
+    // edge runtimes leave undefined ("Invalid URL"); it never fetches it: instantiateWasm does.
+    locateFile: (file: string) => file,
     // The glue's own fetch would look for the file beside the glue; the entry knows better.
     instantiateWasm(imports: WasmImports, done: (instance: WasmInstance) => void) {
       instantiate(source, imports).then(done, fail);

@@ -12,7 +12,11 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, Record<string, unknown>> };
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, Record<string, unknown>>; peerDependencies: Record<string, string> };
+// The optional peers (`ai` for summaries with an AI SDK model, ...) are the application's own
+// packages, installed and bundled by its choice: the graph stops at them. ctxwin and what it
+// installs must reach no Node module.
+const peers = new Set(Object.keys(pkg.peerDependencies));
 
 /** What the root needs Node for: the JSONL file and Redis session stores. */
 const NODE_ONLY = ["FileSessionStore", "FileSessionStoreOptions", "RedisSessionStore", "RedisSessionStoreOptions", "RedisCommandClient"];
@@ -28,7 +32,8 @@ const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]
 
 /**
  * Every module specifier esbuild resolves while bundling the package's root for `conditions`, and
- * the files it bundles. The packages the root imports are followed too, unless `ownFilesOnly`.
+ * the files it bundles. The packages the root imports are followed too (not the optional peers),
+ * unless `ownFilesOnly`.
  */
 async function graphOf(conditions: string[], ownFilesOnly = false): Promise<{ specifiers: string[]; files: string[] }> {
   const specifiers: string[] = [];
@@ -37,7 +42,7 @@ async function graphOf(conditions: string[], ownFilesOnly = false): Promise<{ sp
     setup(b) {
       b.onResolve({ filter: /.*/ }, (args) => {
         specifiers.push(args.path);
-        if (/\.wasm(\?module)?$/.test(args.path) || builtins.has(args.path)) return { path: args.path, external: true };
+        if (/\.wasm(\?module)?$/.test(args.path) || builtins.has(args.path) || peers.has(args.path)) return { path: args.path, external: true };
         if (ownFilesOnly && !/^(\.|\/|ctxwin(\/|$))/.test(args.path)) return { path: args.path, external: true };
         return undefined;
       });
