@@ -33,6 +33,7 @@ export type WasmSource = string | URL | Response | ArrayBuffer | Uint8Array | ob
 type WasmImports = Record<string, Record<string, unknown>>;
 type WasmInstance = object;
 interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
   instantiate(bytes: ArrayBuffer | Uint8Array, imports: WasmImports): Promise<{ instance: WasmInstance }>;
   instantiate(module: object, imports: WasmImports): Promise<WasmInstance>;
   instantiateStreaming?(response: Response, imports: WasmImports): Promise<{ instance: WasmInstance }>;
@@ -87,11 +88,21 @@ async function instantiate(source: WasmSource, imports: WasmImports): Promise<Wa
   return (await wasmApi.instantiate(await response.arrayBuffer(), imports)).instance;
 }
 
+// The smallest module using SIMD128 (a function returning i8x16.popcnt of a splat): the core is
+// built with -msimd128, so where this does not validate the core cannot compile either.
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+
+function loadFailure(error: unknown): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  if (wasmApi.validate(SIMD_PROBE)) return reason;
+  return `${reason} (this runtime has no WebAssembly SIMD128, which the core needs: Chrome 91, Firefox 89, Safari 16.4, Node 16.4 or newer)`;
+}
+
 async function loadCore(wasm: WasmSource | Promise<WasmSource>): Promise<EmscriptenModule> {
   const source = await wasm;
   let fail: (error: unknown) => void = () => {};
   const failed = new Promise<never>((_, reject) => {
-    fail = (error) => reject(plainError(`ctxwin: cannot load the WebAssembly core: ${error instanceof Error ? error.message : String(error)}`, "ERR_CTXWIN_ADDON_MISSING"));
+    fail = (error) => reject(plainError(`ctxwin: cannot load the WebAssembly core: ${loadFailure(error)}`, "ERR_CTXWIN_ADDON_MISSING"));
   });
   const ready = createCtxwinCore({
     // Without locateFile the glue resolves its file against import.meta.url, which workerd and
