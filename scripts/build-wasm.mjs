@@ -1,9 +1,10 @@
 // Builds the WebAssembly backend: the same core (native/) and the same Node-API glue (binding/),
 // compiled with Emscripten against emnapi (a Node-API implementation for WebAssembly), linked
 // twice from the same objects:
-//   prebuilds/wasm/ctxwin.cjs + ctxwin.wasm       for Node (and Bun, Deno), where no native addon
+//   prebuilds/wasm/ctxwin.cjs                     for Node (and Bun, Deno), where no native addon
 //                                                 loads: instantiated synchronously while the
-//                                                 package is imported, reading data/ from disk
+//                                                 package is imported, reading data/ from disk;
+//                                                 its .wasm is the web build's (the same file)
 //   prebuilds/wasm-web/ctxwin.mjs + ctxwin.wasm   for the web entry (browsers, Web Workers,
 //                                                 Cloudflare Workers, Vercel Edge, Deno Deploy): an
 //                                                 ES module instantiated by `await init()`, its
@@ -66,7 +67,7 @@ function inputs() {
 }
 
 export function wasmIsStale() {
-  const built = Math.min(mtime(join(wasmDir, "ctxwin.wasm")), mtime(join(webWasmDir, "ctxwin.wasm")));
+  const built = Math.min(mtime(wasmEntry), mtime(join(webWasmDir, "ctxwin.wasm")));
   return built < newest(inputs()) || !existsSync(wasmEntry) || !existsSync(webWasmEntry);
 }
 
@@ -255,7 +256,23 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
     exported,
     "-sEXPORTED_RUNTIME_METHODS=['emnapiInit','FS']",
   ], { cwd: root, stdio: "inherit", env: emscriptenEnv() });
+  shareWasm();
   return true;
+}
+
+/**
+ * The two links make the same .wasm (the same objects and imports; only the JavaScript glue
+ * differs), so the package carries it once: the Node glue is pointed at the web build's copy. Were
+ * they ever to differ, each build keeps its own.
+ */
+function shareWasm() {
+  const nodeWasm = join(wasmDir, "ctxwin.wasm");
+  if (!readFileSync(nodeWasm).equals(readFileSync(join(webWasmDir, "ctxwin.wasm")))) return;
+  const glue = readFileSync(wasmEntry, "utf8");
+  const name = 'wasmBinaryFile="ctxwin.wasm"';
+  if (glue.split(name).length !== 2) throw new Error(`ctxwin: ${wasmEntry} does not name its .wasm once as ${name}; cannot share the web build's`);
+  writeFileSync(wasmEntry, glue.replace(name, 'wasmBinaryFile="../wasm-web/ctxwin.wasm"'));
+  rmSync(nodeWasm);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
