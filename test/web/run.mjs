@@ -1,5 +1,5 @@
 // The web entry in the real runtimes, from the packed tarball installed into a scratch project, as
-// users get it: headless Chromium (an esbuild --platform=browser bundle, a Vite build, a Web
+// users get it: Node's WebAssembly backend, headless Chromium (an esbuild --platform=browser bundle, a Vite build, a Web
 // Worker), Cloudflare's workerd with and without nodejs_compat, and Vercel's edge-runtime. Each
 // runs test/web/program.js on the same generated texts (cl100k_base, o200k_base, Claude v4.7,
 // the estimate, whole chats, a MessageContextManager trim) and must answer exactly what Node
@@ -56,6 +56,7 @@ try {
       console.log(`FAIL ${name}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
+  await check("Node, WebAssembly backend (CTXWIN_BACKEND=wasm)", () => runNode({ app, texts, backend: "wasm" }));
   await withChromium(async (context) => {
     await check("Chromium, esbuild --platform=browser bundle", () => runEsbuildChromium({ app, texts, context }));
     await check("Chromium, Vite build", () => runViteChromium({ app, texts, context }));

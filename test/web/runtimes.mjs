@@ -10,13 +10,16 @@ import { bundle, serve, tool, webWasm, writeTexts } from "./support.mjs";
 
 const SETTLE_MS = 120_000;
 
-/** Node, from the installed package: the reference every other runtime is compared with. */
-export async function runNode({ app, texts }) {
+/**
+ * Node, from the installed package: the reference every other runtime is compared with (native
+ * addon), or with `backend: "wasm"` its WebAssembly build.
+ */
+export async function runNode({ app, texts, backend = "native" }) {
   writeTexts(app, texts);
   const script = `const start = performance.now(); const { run } = await import("./program.js"); const { texts } = await import("./texts-data.js");
 process.stdout.write(JSON.stringify(await run(texts, { start })));`;
   const began = performance.now();
-  const output = await child("node", ["--input-type=module", "-e", script], { cwd: app });
+  const output = await child("node", ["--input-type=module", "-e", script], { cwd: app, env: { ...process.env, CTXWIN_BACKEND: backend } });
   return { ...JSON.parse(output), outsideMs: performance.now() - began };
 }
 
