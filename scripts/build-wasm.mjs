@@ -1,6 +1,17 @@
 // Builds the WebAssembly backend: the same core (native/) and the same Node-API glue (binding/),
-// compiled with Emscripten against emnapi (a Node-API implementation for WebAssembly), into
-// prebuilds/wasm/ctxwin.cjs + ctxwin.wasm. The package loads it where no native addon loads.
+// compiled with Emscripten against emnapi (a Node-API implementation for WebAssembly), linked
+// twice from the same objects:
+//   prebuilds/wasm/ctxwin.cjs                     for Node (and Bun, Deno), where no native addon
+//                                                 loads: instantiated synchronously while the
+//                                                 package is imported, reading data/ from disk;
+//                                                 its .wasm is the web build's (the same file)
+//   prebuilds/wasm-web/ctxwin.mjs + ctxwin.wasm   for the web entry (browsers, Web Workers,
+//                                                 Cloudflare Workers, Vercel Edge, Deno Deploy): an
+//                                                 ES module instantiated by `await init()`, its
+//                                                 data given to it and kept in memory (MEMFS), no
+//                                                 eval or `new Function` (which Workers refuse)
+// Both use WebAssembly SIMD128 (-msimd128): every runtime ctxwin supports has it (Node >= 16.4,
+// Chrome 91, Firefox 89, Safari 16.4, workerd, Deno, Bun), so one build serves all.
 //
 //   node scripts/build-wasm.mjs          build when a source changed
 //   node scripts/build-wasm.mjs --force  rebuild everything
@@ -17,6 +28,8 @@ import { pcre2SourceDir, utf8procSourceDir } from "./system-deps.mjs";
 
 export const wasmDir = join(root, "prebuilds", "wasm");
 export const wasmEntry = join(wasmDir, "ctxwin.cjs");
+export const webWasmDir = join(root, "prebuilds", "wasm-web");
+export const webWasmEntry = join(webWasmDir, "ctxwin.mjs");
 const objDir = join(root, "build-wasm");
 
 function files(dir, suffix) {
@@ -54,7 +67,8 @@ function inputs() {
 }
 
 export function wasmIsStale() {
-  return mtime(join(wasmDir, "ctxwin.wasm")) < newest(inputs()) || !existsSync(wasmEntry);
+  const built = Math.min(mtime(wasmEntry), mtime(join(webWasmDir, "ctxwin.wasm")));
+  return built < newest(inputs()) || !existsSync(wasmEntry) || !existsSync(webWasmEntry);
 }
 
 export function emscriptenEnv() {
@@ -103,7 +117,43 @@ function emnapiLibraryFor316(source) {
     .replace(/\{\{\{ getUnsharedTextDecoderView\('HEAPU8', '(\w+)', '(\w+)'\) \}\}\}/g, "HEAPU8.subarray($1, $2)");
 }
 
+// The web entry's data modules (`ctxwin/data/<name>`): each file of data/ as a JavaScript module
+// holding its bytes in base64, so that every bundler and runtime takes it as it is and an
+// application ships only the tables it imports. v5 counts with v4.7's vocabulary: one copy.
+const DATA_MODULES = [
+  ["r50k_base", "openai/r50k_base.bin"],
+  ["p50k_base", "openai/p50k_base.bin"],
+  ["cl100k_base", "openai/cl100k_base.bin"],
+  ["o200k_base", "openai/o200k_base.bin"],
+  ["claude-v3", "claude/v3.bin"],
+  ["claude-v4.7", "claude/v4_7.bin"],
+];
+export const dataModulesDir = join(webWasmDir, "data");
+const DATA_TYPE = "declare const data: { readonly path: string; readonly base64: string };\nexport default data;\n";
+
+export function writeDataModules() {
+  mkdirSync(dataModulesDir, { recursive: true });
+  const header = "// Made by scripts/build-wasm.mjs from the package's data/ folder: give it to init().\n";
+  for (const [name, path] of DATA_MODULES) {
+    const target = join(dataModulesDir, `${name}.js`);
+    const source = join(root, "data", path);
+    if (mtime(target) < Math.max(mtime(source), mtime(join(root, "scripts", "build-wasm.mjs")))) {
+      const base64 = readFileSync(source).toString("base64");
+      writeFileSync(target, `${header}export default { path: ${JSON.stringify(path)}, base64: "${base64}" };\n`);
+    }
+    writeFileSync(join(dataModulesDir, `${name}.d.ts`), DATA_TYPE);
+  }
+  writeFileSync(join(dataModulesDir, "claude-v5.js"), `${header}export { default } from "./claude-v4.7.js";\n`);
+  writeFileSync(join(dataModulesDir, "claude-v5.d.ts"), DATA_TYPE);
+  const names = DATA_MODULES.map(([name]) => name);
+  const binding = (name) => name.replace(/[^A-Za-z0-9]+(.)/g, (_, c) => c.toUpperCase());
+  writeFileSync(join(dataModulesDir, "all.js"), header + names.map((name) => `import ${binding(name)} from "./${name}.js";\n`).join("") +
+    `export default [${names.map(binding).join(", ")}];\n`);
+  writeFileSync(join(dataModulesDir, "all.d.ts"), "declare const data: ReadonlyArray<{ readonly path: string; readonly base64: string }>;\nexport default data;\n");
+}
+
 export async function buildWasm({ force = false, parallel = 2 } = {}) {
+  writeDataModules();
   if (!force && !wasmIsStale()) return false;
   const emnapi = emnapiDir();
   if (!existsSync(join(emnapi, "dist", "library_napi.js"))) {
@@ -114,6 +164,7 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
   console.log("ctxwin: building the WebAssembly core (em++)");
   mkdirSync(objDir, { recursive: true });
   mkdirSync(wasmDir, { recursive: true });
+  mkdirSync(webWasmDir, { recursive: true });
   // Only nlohmann's headers: the whole of /usr/include would shadow Emscripten's libc.
   const includeDir = join(objDir, "include");
   mkdirSync(includeDir, { recursive: true });
@@ -127,7 +178,7 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
     if (!existsSync(target)) writeFileSync(target, readFileSync(join(pcre2, "src", from)));
   }
 
-  const common = ["-O3", "-flto", "-fwasm-exceptions", "-DNDEBUG"];
+  const common = ["-O3", "-flto", "-fwasm-exceptions", "-msimd128", "-DNDEBUG"];
   const napiDefines = ["-DBUILDING_NODE_EXTENSION", '-DNAPI_EXTERN=__attribute__((__import_module__("env")))'];
   const cxx = [
     ...common, "-std=c++20", "-Wall", "-Wextra", "-Werror",
@@ -172,23 +223,56 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
   const library = join(objDir, "library_napi.js");
   writeFileSync(library, emnapiLibraryFor316(readFileSync(join(emnapi, "dist", "library_napi.js"), "utf8")));
 
-  rmSync(join(wasmDir, "ctxwin.wasm"), { force: true });
-  execFileSync("em++", [
+  const link = [
     ...common, ...objects,
     "--js-library", library,
-    "-o", wasmEntry,
-    "-sENVIRONMENT=node",
-    "-sNODERAWFS=1",                 // the encodings' rank files are read from node_modules as they are
-    "-sWASM_ASYNC_COMPILATION=0",    // instantiated while `require` runs: the package loads synchronously
     "-sALLOW_MEMORY_GROWTH=1",
     "-sINITIAL_MEMORY=33554432",
     "-sTOTAL_STACK=1048576",
+  ];
+  const exported = "-sEXPORTED_FUNCTIONS=['_malloc','_free','_napi_register_wasm_v1','_node_api_module_get_api_version_v1']";
+  rmSync(join(wasmDir, "ctxwin.wasm"), { force: true });
+  execFileSync("em++", [
+    ...link,
+    "-o", wasmEntry,
+    "-sENVIRONMENT=node",
+    "-sNODERAWFS=1",                 // data/ and tokenizer.json files are read from disk as they are
+    "-sWASM_ASYNC_COMPILATION=0",    // instantiated while `require` runs: the package loads synchronously
     "-sNODEJS_CATCH_EXIT=0",
     "-sNODEJS_CATCH_REJECTION=0",
-    "-sEXPORTED_FUNCTIONS=['_malloc','_free','_napi_register_wasm_v1','_node_api_module_get_api_version_v1']",
+    exported,
     "-sEXPORTED_RUNTIME_METHODS=['emnapiInit']",
   ], { cwd: root, stdio: "inherit", env: emscriptenEnv() });
+  rmSync(join(webWasmDir, "ctxwin.wasm"), { force: true });
+  execFileSync("em++", [
+    ...link,
+    "-o", webWasmEntry,
+    "-sENVIRONMENT=web,worker",
+    "-sMODULARIZE=1",
+    "-sEXPORT_ES6=1",
+    "-sEXPORT_NAME=createCtxwinCore",
+    "-sFORCE_FILESYSTEM=1",          // MEMFS: the data init() is given, read by the core as files
+    "-sDYNAMIC_EXECUTION=0",         // Workers and edge runtimes refuse eval and new Function
+    exported,
+    "-sEXPORTED_RUNTIME_METHODS=['emnapiInit','FS']",
+  ], { cwd: root, stdio: "inherit", env: emscriptenEnv() });
+  shareWasm();
   return true;
+}
+
+/**
+ * The two links make the same .wasm (the same objects and imports; only the JavaScript glue
+ * differs), so the package carries it once: the Node glue is pointed at the web build's copy. Were
+ * they ever to differ, each build keeps its own.
+ */
+function shareWasm() {
+  const nodeWasm = join(wasmDir, "ctxwin.wasm");
+  if (!readFileSync(nodeWasm).equals(readFileSync(join(webWasmDir, "ctxwin.wasm")))) return;
+  const glue = readFileSync(wasmEntry, "utf8");
+  const name = 'wasmBinaryFile="ctxwin.wasm"';
+  if (glue.split(name).length !== 2) throw new Error(`ctxwin: ${wasmEntry} does not name its .wasm once as ${name}; cannot share the web build's`);
+  writeFileSync(wasmEntry, glue.replace(name, 'wasmBinaryFile="../wasm-web/ctxwin.wasm"'));
+  rmSync(nodeWasm);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

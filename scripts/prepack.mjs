@@ -3,7 +3,7 @@
 //   prebuilds/linux-x64/ctxwin.node   the Release addon (Node-API 8, static libstdc++/libgcc, only
 //                                     the Node-API entry points exported), checked to need no
 //                                     glibc newer than 2.35
-//   prebuilds/wasm/ctxwin.{cjs,wasm}  the WebAssembly build of the same core, for everywhere else
+//   prebuilds/wasm/ctxwin.cjs and prebuilds/wasm-web/  the WebAssembly builds of the same core (one .wasm), for everywhere else
 // and compiles dist/. Runs in a source checkout with the toolchain scripts/bootstrap.mjs installs.
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

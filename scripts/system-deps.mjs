@@ -20,13 +20,15 @@ const REQUIREMENTS = [
   { pkg: "redis-server", probe: () => hasCommand("redis-server") },
   // The CLI's tests drive `ctxwin chat` in a pseudo-terminal that tmux provides.
   { pkg: "tmux", probe: () => hasCommand("tmux") },
+  // The web entry's tests (test/web/run.mjs) run it in headless Chromium through playwright-core.
+  { pkg: "chromium", probe: () => existsSync("/usr/bin/chromium") },
   // The WebAssembly backend (scripts/build-wasm.mjs); dpkg-dev unpacks `apt-get source utf8proc`.
   { pkg: "emscripten", wasm: true, probe: () => hasCommand("em++") },
   { pkg: "dpkg-dev", wasm: true, probe: () => hasCommand("dpkg-source") },
 ];
 
 /** Needed only to run the tests (and benchmarks), not to build or use the package. */
-const TEST_ONLY = new Set(["libgtest-dev", "redis-server", "tmux"]);
+const TEST_ONLY = new Set(["libgtest-dev", "redis-server", "tmux", "chromium"]);
 
 function hasCommand(name) {
   return spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
@@ -42,7 +44,7 @@ function pkgConfigHas(name) {
 
 /**
  * The Debian packages whose files are missing. `needTests: false` leaves out what only the tests
- * need (GoogleTest, Redis, tmux); `needWasm: false` the WebAssembly toolchain.
+ * need (GoogleTest, Redis, tmux, Chromium); `needWasm: false` the WebAssembly toolchain.
  */
 export function missingSystemPackages({ needTests = true, needWasm = needTests } = {}) {
   return REQUIREMENTS.filter((r) => (needTests || !TEST_ONLY.has(r.pkg)) && (needWasm || !r.wasm) && !r.probe()).map((r) => r.pkg);

@@ -36,7 +36,12 @@ const PRICE_KEYS = [["input", "input"], ["output", "output"], ["cacheRead", "cac
  * `defaultModelRegistry` is the one ContextLimits, the managers and the CLI use.
  */
 export class ModelRegistry {
-  private readonly core: NativeModelResolver = new native.ModelResolver();
+  // Made on first use, not when the module is imported: on the web the core is loaded later, by
+  // `await init()`, and the default registry is created while the package is imported.
+  private resolver: NativeModelResolver | undefined;
+  private get core(): NativeModelResolver {
+    return (this.resolver ??= new native.ModelResolver());
+  }
   private readonly cache = new Map<unknown, ResolvedModel | null>();
 
   /**

@@ -10,7 +10,7 @@
 // clipped first) so the call fits the summarizing model's window, the summary is cut to
 // maxSummaryTokens if the model ignores the bound, and a failing model leaves the messages as
 // they were (reported through the logger and a 'failed' event).
-import { EventEmitter } from "node:events";
+import { EventEmitter } from "eventemitter3";
 import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { messageTokens } from "../tokens/message-tokens.js";

@@ -13,8 +13,7 @@
 // and PromptCacheAccounting; UsageAnchor (reported usage, shared with ContextTracker);
 // UsageWarnings; the SessionLink to a session's log; and ProgressiveCompaction, whose edits the
 // manager applies through the editor.
-import { EventEmitter } from "node:events";
-import { randomUUID } from "node:crypto";
+import { EventEmitter } from "eventemitter3";
 import type { ContextCompactor } from "../compaction/context-compactor.js";
 import type { AppliedEdit, HistoryEdit, HistoryView } from "../compaction/history-edit.js";
 import { ProgressiveCompaction, type CompactionReport, type CompactionRun } from "../compaction/progressive-compaction.js";
@@ -28,6 +27,7 @@ import type { MessageLike } from "../messages/types.js";
 import { extractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../runtime/errors.js";
+import { randomUuid } from "../runtime/random-id.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { buildExport, stateOfExport, type ContextExport, type ContextState } from "../session/export.js";
 import { SessionLink } from "../session/session-link.js";
@@ -148,7 +148,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       },
       this.logger,
     );
-    this.sessionId = options.session?.id ?? randomUUID();
+    this.sessionId = options.session?.id ?? randomUuid();
     if (options.session !== undefined) {
       if (options.session === null || typeof options.session !== "object" || typeof options.session.store?.append !== "function") {
         throw typeError(`options.session must be { store, id } with a SessionStore, got ${describe(options.session)}`);

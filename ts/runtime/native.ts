@@ -1,12 +1,10 @@
-// Loads the compiled core once and describes what it exports. Two builds of the same core and
-// the same Node-API glue: the native addon (built here, or prebuilt in the package for linux-x64
-// glibc) and, where none loads, its WebAssembly build. CTXWIN_BACKEND=native|wasm forces one.
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+// The compiled core the API runs on: what it exports, and the one place every capability reaches
+// it (`native`). A loader installs it: on Node, node-loader.ts while the package is imported (the
+// native addon, or its WebAssembly build where none loads); on the web (browsers, Workers, edge
+// runtimes), web-loader.ts when `await init()` has instantiated the WebAssembly build. This file
+// imports no Node module, so the web entry can reach it.
+import type { Template } from "@huggingface/jinja";
 import { plainError } from "./errors.js";
-import { consoleLogger } from "./logger.js";
 
 /** The addon's exports: plain functions over numbers, strings and typed arrays. */
 export interface NativeCore {
@@ -165,76 +163,67 @@ export interface NativeSummarizationPlan {
 
 export type Backend = "native" | "wasm";
 
-interface Loaded {
+/** What the runtime offers beyond the core: files, where there is a file system (Node), else nothing. */
+export interface HostFiles {
+  /** The absolute path of `path` when it names a file, else undefined. */
+  file(path: string): string | undefined;
+  /** The first of `paths` (relative to the package's folder) inside installed package `name`. */
+  packageFile(name: string, paths: readonly string[]): string | undefined;
+  /** The path of `name` in the folder of the file `path`. */
+  sibling(path: string, name: string): string;
+  /** A file's text; undefined when there is no such file. */
+  readText(path: string): string | undefined;
+}
+
+/** What a loader installs: the core, which build it is, and where it finds its data. */
+export interface CoreHost {
   core: NativeCore;
   backend: Backend;
+  /** The folder of the OpenAI rank tables (data/openai in the package, or the core's in-memory copy). */
+  rankDataDir: string;
+  /** The folder of the Claude vocabularies (data/claude). */
+  claudeDataDir: string;
+  /** Files by path and installed packages' files: undefined without a file system. */
+  files: HostFiles | undefined;
+  /** @huggingface/jinja's Template, for chat templates; undefined when it cannot be had. */
+  jinjaTemplate(): typeof Template | undefined;
+  /**
+   * Throws ERR_CTXWIN_NOT_INITIALIZED, saying what to import, when the data of an encoding
+   * ("bpe") or Claude family ("claude") was not given to the loader (the web loads only what the
+   * application imports). Absent where every table is at hand.
+   */
+  checkData?(kind: "bpe" | "claude", name: string): void;
 }
 
-const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const require = createRequire(import.meta.url);
-
-/**
- * The addons to try, best first: one built here (a source checkout, or an install with
- * --build-from-source), then the prebuilt one the package ships for this platform.
- */
-function addonCandidates(): string[] {
-  return [join(packageRoot, "build", "ctxwin.node"), join(packageRoot, "prebuilds", `${process.platform}-${process.arch}`, "ctxwin.node")];
+function notInitialized(): never {
+  throw plainError(
+    "ctxwin: the core is not loaded yet; in a browser, Worker or edge runtime call `await init()` (from \"ctxwin\") once before counting",
+    "ERR_CTXWIN_NOT_INITIALIZED",
+  );
 }
 
-/** The native addon, or why none loads here. */
-function loadNative(): NativeCore | string {
-  const reasons: string[] = [];
-  for (const path of addonCandidates()) {
-    if (!existsSync(path)) continue;
-    try {
-      return require(path) as NativeCore;
-    } catch (error) {
-      reasons.push(`${path} does not load (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`);
-    }
-  }
-  if (reasons.length > 0) return reasons.join("; ");
-  return `no native addon for ${process.platform}-${process.arch} in the package (prebuilt: linux-x64 with glibc >= 2.35)`;
-}
+// Every use of the core before a loader installs it says what to do, whatever it touches.
+const missingCore = new Proxy({} as NativeCore, { get: notInitialized, has: notInitialized });
 
-/** The same core and glue compiled to WebAssembly (emnapi); instantiated synchronously. */
-function loadWasm(): NativeCore {
-  const entry = join(packageRoot, "prebuilds", "wasm", "ctxwin.cjs");
-  if (!existsSync(entry)) {
-    throw plainError(
-      `ctxwin: the WebAssembly build is missing (${entry}); reinstall the package, or in a source checkout run \`npm run build\``,
-      "ERR_CTXWIN_ADDON_MISSING",
-    );
-  }
-  const module = require(entry) as { emnapiInit(options: { context: unknown; filename?: string }): NativeCore };
-  const { getDefaultContext } = require("@emnapi/runtime") as { getDefaultContext(): unknown };
-  return module.emnapiInit({ context: getDefaultContext(), filename: entry });
-}
-
-function load(): Loaded {
-  const forced = process.env.CTXWIN_BACKEND;
-  if (forced !== undefined && forced !== "" && forced !== "native" && forced !== "wasm") {
-    throw plainError(`ctxwin: CTXWIN_BACKEND must be "native" or "wasm" (got ${JSON.stringify(forced)})`, "ERR_CTXWIN_INVALID_ARGUMENT");
-  }
-  if (forced === "wasm") return { core: loadWasm(), backend: "wasm" };
-  const native = loadNative();
-  if (typeof native !== "string") return { core: native, backend: "native" };
-  if (forced === "native") {
-    throw plainError(
-      `ctxwin: CTXWIN_BACKEND=native, but ${native}. Build it with \`npm rebuild ctxwin --build-from-source\` ` +
-        "(needs cmake, a C++20 compiler, nlohmann-json3-dev and libutf8proc-dev).",
-      "ERR_CTXWIN_ADDON_MISSING",
-    );
-  }
-  const core = loadWasm();
-  // Said once per process (per thread): counts are the same, only slower than the native addon.
-  consoleLogger.warn(`ctxwin: using the WebAssembly build: ${native}.`);
-  return { core, backend: "wasm" };
-}
-
-const loaded = load();
+let installed: CoreHost | undefined;
 
 /** The core this process runs on: the native addon, or its WebAssembly build. */
-export const native: NativeCore = loaded.core;
+export let native: NativeCore = missingCore;
 
-/** Which build of the core is in use: "native" (the Node-API addon) or "wasm" (WebAssembly). */
-export const backend: Backend = loaded.backend;
+/**
+ * Which build of the core is in use: "native" (the Node-API addon) or "wasm" (WebAssembly). On
+ * the web it is always "wasm".
+ */
+export let backend: Backend = "wasm";
+
+/** Installs the core a loader has loaded; the last one installed is the one used. */
+export function installCore(host: CoreHost): void {
+  installed = host;
+  native = host.core;
+  backend = host.backend;
+}
+
+/** The installed core's host: where its data is, what files it can read. */
+export function coreHost(): CoreHost {
+  return installed ?? notInitialized();
+}

@@ -6,9 +6,10 @@
 // either can open a session the other wrote. clear() is a boundary, like /clear: nothing is erased.
 // @langchain/core is an optional peer dependency, needed only by this subpath: imported without
 // it, the subpath throws ERR_CTXWIN_LANGCHAIN_MISSING with the command that installs it.
+import { randomBase64url } from "../runtime/random-id.js";
+import "../runtime/node-loader.js"; // loads the core on Node before anything uses it
 import type { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import type { BaseMessage, StoredMessage } from "@langchain/core/messages";
-import { randomBytes } from "node:crypto";
 import { LANGCHAIN_CORE_PEER, requirePeer } from "../runtime/require-peer.js";
 import { describe, typeError } from "../runtime/errors.js";
 import type { MessageLike } from "../messages/types.js";
@@ -36,7 +37,7 @@ export class SessionChatMessageHistory extends ChatMessageHistoryBase {
   lc_namespace = ["ctxwin", "session"];
   readonly store: SessionStore;
   readonly sessionId: string;
-  private readonly writer = randomBytes(6).toString("base64url");
+  private readonly writer = randomBase64url(6);
   private counter = 0;
 
   constructor(options: SessionChatMessageHistoryOptions) {

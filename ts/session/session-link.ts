@@ -11,8 +11,8 @@
 // manager (expired, deleted, replaced, lost by a server restarted without persistence) is told to
 // the manager (its 'sessionLost' event) and makes flush() reject with ERR_CTXWIN_SESSION_LOST; the
 // manager keeps its view and its queued changes rather than starting over on an empty log.
-import { randomBytes } from "node:crypto";
 import type { InsertedRole } from "../messages/roles.js";
+import { randomBase64url } from "../runtime/random-id.js";
 import type { MessageLike } from "../messages/types.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import type { Boundary, ContextEntry, ContextView, LoggedMarker } from "./context-log.js";
@@ -50,7 +50,7 @@ export class SessionLink<M extends MessageLike> {
   private scheduled = false;
   private lastError: unknown;
   private persistedMetadata = "{}";
-  private readonly writer = randomBytes(6).toString("base64url");
+  private readonly writer = randomBase64url(6);
   private counter = 0;
   /** The manager was told its log is lost (once: every flush after that rejects with it). */
   private lostReported = false;

@@ -12,7 +12,7 @@
 //   ERR_CTXWIN_SESSION_LOST: reported, never papered over by starting again on an empty log.
 // - Every so often (the records since the last snapshot pass twice the view, and 1,000) the batch
 //   ends with a snapshot of the view, so that the next open reads from there.
-import { randomBytes } from "node:crypto";
+import { randomBase64url } from "../runtime/random-id.js";
 import { ContextReplay, type ContextView } from "./context-log.js";
 import { isConflict, isLost, type SessionEntry, type SessionStore } from "./store.js";
 
@@ -46,7 +46,7 @@ export class SessionLog {
   private logged = new ContextReplay();
   private sinceSnapshot = 0;
   private inFlight: Batch | undefined;
-  private readonly writer = randomBytes(6).toString("base64url");
+  private readonly writer = randomBase64url(6);
   private batches = 0;
 
   constructor(

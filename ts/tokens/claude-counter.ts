@@ -1,8 +1,8 @@
 // Exact Claude token counts from the core: count_tokens' figures, offline, for Claude 3 and later.
 // The vocabularies are ctok's measurements (MIT, github sanderland/ctok), shipped in data/claude.
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
-import { native, type NativeClaudeCounter } from "../runtime/native.js";
-import { CLAUDE_FAMILIES, claudeDataDir, claudeFamilyForModel, type ClaudeFamily } from "./claude-family.js";
+import { coreHost, native, type NativeClaudeCounter } from "../runtime/native.js";
+import { CLAUDE_FAMILIES, claudeFamilyForModel, type ClaudeFamily } from "./claude-family.js";
 import { countClaudeRequest, type ClaudeRequestCount } from "./claude-messages.js";
 import { attachNativeCounter } from "./native-counter.js";
 import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
@@ -54,7 +54,9 @@ export class ClaudeCounter implements BatchTokenCounter {
     } else {
       throw typeError("ClaudeCounter needs options.model or options.family");
     }
-    this.tokenizer = new native.Counter("claude", this.family, claudeDataDir());
+    const host = coreHost();
+    host.checkData?.("claude", this.family);
+    this.tokenizer = new native.Counter("claude", this.family, host.claudeDataDir);
     attachNativeCounter(this, this.tokenizer);
     this.messageOverhead = this.tokenizer.messageOverhead();
   }

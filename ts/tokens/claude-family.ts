@@ -2,8 +2,6 @@
 // Anthropic's (`claude-opus-4-5-20251101`, `claude-3-5-sonnet-latest`), provider-prefixed
 // (`anthropic/claude-opus-4.7`), Amazon Bedrock (`anthropic.claude-3-5-sonnet-20240620-v1:0`,
 // `us.anthropic.claude-sonnet-4-20250514-v1:0`) and Google Vertex AI (`claude-opus-4@20250514`).
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 
 /** The tokenizer generations of Claude 3 and later (ctok's names). */
 export type ClaudeFamily = "v3" | "v4.7" | "v5";
@@ -36,9 +34,4 @@ export function claudeFamilyForModel(model: string): ClaudeFamily | undefined {
   if (major >= 5) return "v5";
   if (major === 4 && minor >= 7) return "v4.7";
   return "v3";
-}
-
-/** The folder of the package's Claude vocabularies (data/claude, made by scripts/claude-vocab.mjs). */
-export function claudeDataDir(): string {
-  return join(dirname(fileURLToPath(import.meta.url)), "..", "..", "data", "claude");
 }

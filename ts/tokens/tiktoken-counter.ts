@@ -1,10 +1,10 @@
 // Exact OpenAI token counts from the core's BPE (tiktoken's results, without tiktoken).
 import { ApproximateCounter } from "./approximate-counter.js";
-import { checkEncodingName, defaultRankDataDir, tiktokenEncodingForModel, type EncodingName } from "./encodings.js";
+import { checkEncodingName, tiktokenEncodingForModel, type EncodingName } from "./encodings.js";
 import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
-import { native, type NativeBpeCounter } from "../runtime/native.js";
+import { coreHost, native, type NativeBpeCounter } from "../runtime/native.js";
 import { attachNativeCounter } from "./native-counter.js";
 import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
@@ -16,7 +16,10 @@ export interface TiktokenCounterOptions {
   encoding?: EncodingName;
   /** Receives the one warning when the rank data cannot be loaded. Default: console. */
   logger?: Logger;
-  /** Folder of the .tiktoken files. Default: the installed gpt-tokenizer package's data/. */
+  /**
+   * Folder of the rank tables: `<encoding>.bin` in ctxwin's compact form, or OpenAI's
+   * `<encoding>.tiktoken`. Default: the package's data/openai (on the web, what init() was given).
+   */
   rankDataDir?: string;
 }
 
@@ -60,12 +63,19 @@ export class TiktokenCounter implements BatchTokenCounter {
           : "cl100k_base";
     const logger = options.logger ?? consoleLogger;
     try {
-      const dir = options.rankDataDir !== undefined ? requireString(options.rankDataDir, "options.rankDataDir") : defaultRankDataDir();
+      let dir: string;
+      if (options.rankDataDir !== undefined) dir = requireString(options.rankDataDir, "options.rankDataDir");
+      else {
+        const host = coreHost();
+        host.checkData?.("bpe", this.encoding);
+        dir = host.rankDataDir;
+      }
       this.tokenizer = new native.Counter("bpe", this.encoding, dir);
       attachNativeCounter(this, this.tokenizer);
       this.exact = true;
     } catch (error) {
-      if (error instanceof TypeError) throw error;
+      // A web application that did not give init() this encoding's table is told so, not approximated.
+      if (error instanceof TypeError || (error as { code?: unknown }).code === "ERR_CTXWIN_NOT_INITIALIZED") throw error;
       // Without rank data, count approximately rather than not at all, and say so once.
       logger.warn(`ctxwin: cannot load ${this.encoding} rank data (${error instanceof Error ? error.message : String(error)}); counting approximately (words x 1.3)`);
       this.fallback = new ApproximateCounter();

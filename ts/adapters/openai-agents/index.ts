@@ -11,6 +11,7 @@
 // Session: it keeps every item (in memory, in a ctxwin SessionStore so that a restarted process or
 // another worker continues it, or in another Session it wraps) and hands the runner a history
 // within the window.
+import "../../runtime/node-loader.js"; // loads the core on Node before anything uses it
 import type { AgentInputItem, Runner, RunContext, Session } from "@openai/agents";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
 import { reportedInputTokens } from "../../history/usage-calibration.js";

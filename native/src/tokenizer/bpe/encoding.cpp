@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "ctxwin/tokenizer/bpe/bpe.hpp"
+#include "ctxwin/tokenizer/bpe/rank_file.hpp"
 #include "ctxwin/error.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
 
@@ -17,15 +18,16 @@ struct Definition {
   Pattern pattern;
   std::array<Encoding::SpecialToken, 5> specials;
   std::size_t special_count;
-  // hash_bytes of OpenAI's .tiktoken file (the one whose SHA-256 tiktoken checks), whose tokens
-  // all merge back into themselves (Encoding.EveryTokenMergesBackIntoItself).
+  // RankTable::content_hash of OpenAI's table (the .tiktoken file whose SHA-256 tiktoken checks,
+  // and the package's compact copy of it), whose tokens all merge back into themselves
+  // (Encoding.EveryTokenMergesBackIntoItself).
   std::uint64_t known_data_hash;
 };
 
 // Special tokens are not in the .tiktoken files; these are tiktoken_ext/openai_public.py's.
 constexpr std::array<Definition, 4> kDefinitions = {{
-    {"r50k_base", Pattern::R50k, {{{"<|endoftext|>", 50256}}}, 1, 0xed3cd8c2bf176d31ull},
-    {"p50k_base", Pattern::R50k, {{{"<|endoftext|>", 50256}}}, 1, 0xf3c4642544ee9bc8ull},
+    {"r50k_base", Pattern::R50k, {{{"<|endoftext|>", 50256}}}, 1, 0xd5efe642e4005d2cull},
+    {"p50k_base", Pattern::R50k, {{{"<|endoftext|>", 50256}}}, 1, 0xaaf9645b17d1d32cull},
     {"cl100k_base",
      Pattern::Cl100k,
      {{{"<|endoftext|>", 100257},
@@ -34,8 +36,8 @@ constexpr std::array<Definition, 4> kDefinitions = {{
        {"<|fim_suffix|>", 100260},
        {"<|endofprompt|>", 100276}}},
      5,
-     0x9731bb431947d2bdull},
-    {"o200k_base", Pattern::O200k, {{{"<|endoftext|>", 199999}, {"<|endofprompt|>", 200018}}}, 2, 0xb024ad2ee916d460ull},
+     0x3af14ffb99b09c50ull},
+    {"o200k_base", Pattern::O200k, {{{"<|endoftext|>", 199999}, {"<|endofprompt|>", 200018}}}, 2, 0x0ce6240f8e0cd24dull},
 }};
 
 // True when every token of `ranks` merges from its bytes back into itself: then a piece's parts
@@ -80,7 +82,7 @@ const Encoding& Encoding::get(std::string_view name, const std::string& data_dir
     Registry& r = registry();
     const std::lock_guard<std::mutex> lock(r.mutex);
     if (!r.loaded[i]) {
-      RankTable ranks = RankTable::load(data_dir + "/" + std::string(d.name) + ".tiktoken");
+      RankTable ranks = load_encoding_ranks(data_dir, d.name);
       std::vector<SpecialToken> specials(d.specials.begin(), d.specials.begin() + static_cast<std::ptrdiff_t>(d.special_count));
       r.loaded[i] = std::make_unique<const Encoding>(d.name, d.pattern, std::move(ranks), std::move(specials));
     }

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "ctxwin/error.hpp"
 #include "ctxwin/tokenizer/bpe/short_bytes.hpp"
@@ -73,15 +75,11 @@ RankTable RankTable::load(const std::string& path) {
 }
 
 RankTable RankTable::parse(std::string_view contents, const std::string& source_name) {
-  RankTable table;
-  table.content_hash_ = hash_bytes(contents);
-  // Size the table once: at most half full keeps probe chains short.
-  std::size_t lines = static_cast<std::size_t>(std::count(contents.begin(), contents.end(), '\n')) + 1;
-  const std::size_t capacity = std::bit_ceil(lines * 2 + 16);
-  table.slots_.assign(capacity, Slot{});
-  table.mask_ = capacity - 1;
-  table.arena_.reserve(contents.size() * 3 / 4);
-
+  // Every token's bytes decoded into one buffer first, then the table built from views into it.
+  std::string decoded;
+  decoded.reserve(contents.size() * 3 / 4);
+  std::vector<std::pair<std::size_t, std::size_t>> spans;  // offset, length in `decoded`
+  std::vector<std::uint32_t> ranks;
   std::string bytes;
   std::size_t line_number = 0;
   std::size_t start = 0;
@@ -112,29 +110,63 @@ RankTable RankTable::parse(std::string_view contents, const std::string& source_
       throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
                   "BPE rank file " + source_name + " has a rank past 2^20 at line " + std::to_string(line_number));
     }
-    if (!table.insert(bytes, rank)) {
-      throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
-                  "BPE rank file " + source_name + " gives a token or a rank twice at line " + std::to_string(line_number));
-    }
+    spans.emplace_back(decoded.size(), bytes.size());
+    ranks.push_back(rank);
+    decoded += bytes;
   }
-  if (table.count_ == 0) {
+  std::vector<Token> tokens;
+  tokens.reserve(spans.size());
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    tokens.push_back(Token{std::string_view(decoded).substr(spans[i].first, spans[i].second), ranks[i]});
+  }
+  return RankTable(tokens, source_name);
+}
+
+RankTable::RankTable(std::span<const Token> tokens, const std::string& source_name) {
+  if (tokens.empty()) {
     throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "empty BPE rank file " + source_name);
+  }
+  // Size the table once: at most half full keeps probe chains short.
+  const std::size_t capacity = std::bit_ceil(tokens.size() * 2 + 16);
+  slots_.assign(capacity, Slot{});
+  mask_ = capacity - 1;
+  std::size_t total = 0;
+  for (const Token& token : tokens) total += token.bytes.size();
+  arena_.reserve(total);
+  for (const Token& token : tokens) {
+    if (token.rank >= kMaxRanks) {
+      throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
+                  "BPE rank file " + source_name + " has a rank past 2^20 (" + std::to_string(token.rank) + ")");
+    }
+    if (token.bytes.empty()) {
+      throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
+                  "BPE rank file " + source_name + " has an empty token (rank " + std::to_string(token.rank) + ")");
+    }
+    if (!insert(token.bytes, token.rank)) {
+      throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
+                  "BPE rank file " + source_name + " gives a token or a rank twice (rank " + std::to_string(token.rank) + ")");
+    }
   }
   for (int b = 0; b < 256; ++b) {
     const char byte = static_cast<char>(b);
-    table.byte_tokens_[b] = table.rank_of(std::string_view(&byte, 1));
-    if (table.byte_tokens_[b] == kNoRank) {
+    byte_tokens_[b] = rank_of(std::string_view(&byte, 1));
+    if (byte_tokens_[b] == kNoRank) {
       throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
                   "BPE rank file " + source_name + " has no token for byte " + std::to_string(b));
     }
   }
-  table.build_merges();
-  table.build_join_sets();
-  table.byte_pairs_.resize(256 * 256);
-  for (std::size_t pair = 0; pair < 256 * 256; ++pair) {
-    table.byte_pairs_[pair] = table.merge_rank(table.byte_tokens_[pair >> 8], table.byte_tokens_[pair & 0xFF]);
+  // The same tokens in the same ranks hash alike, from a .tiktoken file or the compact form.
+  content_hash_ = 0x9E3779B97F4A7C15ull ^ count_;
+  for (std::uint32_t rank = 0; rank < by_rank_.size(); ++rank) {
+    const std::string_view bytes = bytes_of(rank);
+    if (!bytes.empty()) content_hash_ = mix(mix(content_hash_, rank), hash_bytes(bytes));
   }
-  return table;
+  build_merges();
+  build_join_sets();
+  byte_pairs_.resize(256 * 256);
+  for (std::size_t pair = 0; pair < 256 * 256; ++pair) {
+    byte_pairs_[pair] = merge_rank(byte_tokens_[pair >> 8], byte_tokens_[pair & 0xFF]);
+  }
 }
 
 namespace {

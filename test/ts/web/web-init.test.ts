@@ -1,0 +1,66 @@
+// The web entry's init() as built in dist/web/, run here on Node (its loader uses nothing Node
+// lacks): what it refuses, what counting before it or without a table says, that a failed init()
+// leaves the next one free to succeed, and that the web core counts what the Node entry counts,
+// on adversarial text. The real runtimes (Chromium, workerd, edge-runtime) are test/web/run.mjs.
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+// The Node side from ts/ (the native core the test setup installs): the package's own dist/index.js
+// would share dist/runtime/native.js, and with it the core, with the web entry.
+import * as node from "../../../ts/index.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const web = (await import(join(ROOT, "dist", "web", "index.js"))) as typeof node & {
+  init(options?: { data?: readonly unknown[]; wasm?: unknown }): Promise<void>;
+};
+const dataModule = async (name: string) => ((await import(join(ROOT, "prebuilds", "wasm-web", "data", `${name}.js`))) as { default: unknown }).default;
+const wasmBytes = () => new Uint8Array(readFileSync(join(ROOT, "prebuilds", "wasm-web", "ctxwin.wasm")));
+
+// Mixed scripts, lone surrogates, text that spells special tokens, long single pieces.
+const hostileText = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 200 }),
+  fc.string({ unit: fc.constantFrom("a", " ", "\n", "é", "日", "🙂", "\uD800", "\uDFFF", "<|endoftext|>", "1", "'s"), maxLength: 300 }),
+  fc.tuple(fc.constantFrom("a", "!", " ", "🙂", "7"), fc.integer({ min: 1, max: 5000 })).map(([unit, n]) => unit.repeat(n)),
+);
+
+describe("the web entry's init()", () => {
+  it("is needed before counting, and says so with a code", () => {
+    expect(() => web.getCounter("gpt-4o").count("hi")).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_NOT_INITIALIZED" }));
+  });
+
+  it("refuses data that is not a data module, naming the argument", async () => {
+    await expect(web.init({ data: "o200k" as unknown as readonly unknown[] })).rejects.toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("options.data") }),
+    );
+    await expect(web.init({ data: [{ nope: 1 }] })).rejects.toThrow(expect.objectContaining({ name: "TypeError", message: expect.stringContaining("options.data[0]") }));
+  });
+
+  it("rejects a .wasm that does not compile with ERR_CTXWIN_ADDON_MISSING, and a later init() still loads", async () => {
+    await expect(web.init({ wasm: new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 9]) })).rejects.toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_ADDON_MISSING", message: expect.stringContaining("cannot load the WebAssembly core") }),
+    );
+    await web.init({ wasm: wasmBytes(), data: [await dataModule("o200k_base"), await dataModule("claude-v4.7")] });
+    expect(web.backend).toBe("wasm");
+    expect(web.getCounter("gpt-4o").count("hello world")).toBe(2);
+  });
+
+  it("names the data module to import for a table it was not given", () => {
+    expect(() => web.getCounter("gpt-4").count("hi")).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_NOT_INITIALIZED", message: expect.stringContaining('"ctxwin/data/cl100k_base"') }),
+    );
+  });
+
+  it("counts every text as the Node entry's native core does (o200k_base, cl100k_base after a second init(), Claude v4.7)", { timeout: 120_000 }, async () => {
+    await web.init({ data: [await dataModule("cl100k_base")] });
+    expect(node.backend).toBe(process.env.CTXWIN_BACKEND ?? "native");
+    const pairs = (["gpt-4o", "gpt-4", "claude-opus-4-7"] as const).map((model) => [node.getCounter(model), web.getCounter(model)] as const);
+    fc.assert(
+      fc.property(hostileText, (text) => {
+        for (const [expected, actual] of pairs) expect(actual.count(text)).toBe(expected.count(text));
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -1,0 +1,195 @@
+// Loads the compiled core on the web (browsers, Web Workers, Cloudflare Workers, Vercel Edge, Deno
+// Deploy): the WebAssembly build for the web (prebuilds/wasm-web), instantiated asynchronously by
+// `init()`, with the data tables the application gives it written to the core's in-memory file
+// system. Nothing here imports a Node module; each web entry (ts/web/) passes its default way to
+// get the .wasm file: a URL beside the module for browsers and bundlers, an imported
+// WebAssembly.Module where the runtime compiles no bytes at run time (workerd, edge runtimes).
+import { getDefaultContext } from "@emnapi/runtime";
+import type { Template } from "@huggingface/jinja";
+import createCtxwinCore from "../../prebuilds/wasm-web/ctxwin.mjs";
+import { describe, plainError, typeError } from "./errors.js";
+import { installCore, type NativeCore } from "./native.js";
+
+/**
+ * One data file of the core, by its path in the package's data/ folder: an OpenAI rank table
+ * (`openai/o200k_base.bin`) or a Claude vocabulary (`claude/v3.bin`, `claude/v4_7.bin`). The
+ * modules `ctxwin/data/<name>` export these with the bytes inside (base64); an application that
+ * fetches the file itself gives its bytes.
+ */
+export interface CoreData {
+  readonly path: string;
+  readonly base64?: string;
+  readonly bytes?: Uint8Array;
+}
+
+/**
+ * Where the .wasm file comes from: its URL, its bytes, a fetch response, or the compiled
+ * `WebAssembly.Module` (any other object is taken for one).
+ */
+export type WasmSource = string | URL | Response | ArrayBuffer | Uint8Array | object;
+
+// The part of the WebAssembly JavaScript API used here, which every web runtime has (typed here
+// so that the package's types need no DOM library).
+type WasmImports = Record<string, Record<string, unknown>>;
+type WasmInstance = object;
+interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
+  instantiate(bytes: ArrayBuffer | Uint8Array, imports: WasmImports): Promise<{ instance: WasmInstance }>;
+  instantiate(module: object, imports: WasmImports): Promise<WasmInstance>;
+  instantiateStreaming?(response: Response, imports: WasmImports): Promise<{ instance: WasmInstance }>;
+}
+const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+export interface InitOptions {
+  /**
+   * The data tables to load: `import o200kBase from "ctxwin/data/o200k_base"`, then
+   * `init({ data: [o200kBase] })`. Only what is given is in the bundle and in memory; a later
+   * `init()` may add more.
+   */
+  data?: readonly CoreData[];
+  /** The core's .wasm, when the entry's own default does not fit the bundler (or a promise of it). */
+  wasm?: WasmSource | Promise<WasmSource>;
+  /** `@huggingface/jinja` (its module), for counting with a tokenizer.json model's chat template. */
+  jinja?: { Template: typeof Template };
+}
+
+/** The folder of the core's in-memory file system that init() writes the data to. */
+const DATA_DIR = "/ctxwin/data";
+
+/** What a Claude family counts with: v5 uses v4.7's vocabulary. */
+const CLAUDE_FILES: Record<string, string> = { v3: "claude/v3.bin", "v4.7": "claude/v4_7.bin", v5: "claude/v4_7.bin" };
+const DATA_MODULES: Record<string, string> = { "claude/v3.bin": "claude-v3", "claude/v4_7.bin": "claude-v4.7" };
+
+interface EmscriptenModule {
+  FS: {
+    mkdirTree(path: string): void;
+    writeFile(path: string, data: Uint8Array): void;
+  };
+  emnapiInit(options: { context: unknown }): NativeCore;
+}
+
+interface Loaded {
+  module: EmscriptenModule;
+  given: Set<string>;
+  jinja: { Template: typeof Template } | undefined;
+}
+
+let loading: Promise<Loaded> | undefined;
+
+async function instantiate(source: WasmSource, imports: WasmImports): Promise<WasmInstance> {
+  if (source instanceof ArrayBuffer || source instanceof Uint8Array) return (await wasmApi.instantiate(source, imports)).instance;
+  if (typeof source !== "string" && !(source instanceof URL) && !(source instanceof Response)) return wasmApi.instantiate(source, imports);
+  const response = source instanceof Response ? source : await fetch(source);
+  if (!response.ok) throw new Error(`HTTP ${response.status} from ${response.url}`);
+  // Streaming compiles while it downloads, but needs the application/wasm type some servers omit.
+  if (wasmApi.instantiateStreaming && response.headers.get("content-type")?.startsWith("application/wasm")) {
+    return (await wasmApi.instantiateStreaming(response, imports)).instance;
+  }
+  return (await wasmApi.instantiate(await response.arrayBuffer(), imports)).instance;
+}
+
+// The smallest module using SIMD128 (a function returning i8x16.popcnt of a splat): the core is
+// built with -msimd128, so where this does not validate the core cannot compile either.
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+
+function loadFailure(error: unknown): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  if (wasmApi.validate(SIMD_PROBE)) return reason;
+  return `${reason} (this runtime has no WebAssembly SIMD128, which the core needs: Chrome 91, Firefox 89, Safari 16.4, Node 16.4 or newer)`;
+}
+
+async function loadCore(wasm: WasmSource | Promise<WasmSource>): Promise<EmscriptenModule> {
+  const source = await wasm;
+  let fail: (error: unknown) => void = () => {};
+  const failed = new Promise<never>((_, reject) => {
+    fail = (error) => reject(plainError(`ctxwin: cannot load the WebAssembly core: ${loadFailure(error)}`, "ERR_CTXWIN_ADDON_MISSING"));
+  });
+  const ready = createCtxwinCore({
+    // Without locateFile the glue resolves its file against import.meta.url, which workerd and
+    // edge runtimes leave undefined ("Invalid URL"); it never fetches it: instantiateWasm does.
+    locateFile: (file: string) => file,
+    // The glue's own fetch would look for the file beside the glue; the entry knows better.
+    instantiateWasm(imports: WasmImports, done: (instance: WasmInstance) => void) {
+      instantiate(source, imports).then(done, fail);
+      return {};
+    },
+  }) as Promise<EmscriptenModule>;
+  return Promise.race([ready, failed]);
+}
+
+function bytesOf(data: CoreData, index: number): Uint8Array {
+  if (data.bytes instanceof Uint8Array) return data.bytes;
+  if (typeof data.base64 === "string") {
+    const text = atob(data.base64);
+    const bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    return bytes;
+  }
+  throw typeError(`options.data[${index}] must hold its bytes (bytes: Uint8Array, or base64), got ${describe(data)}`);
+}
+
+function checkData(data: readonly CoreData[] | undefined): readonly CoreData[] {
+  if (data === undefined) return [];
+  if (!Array.isArray(data)) throw typeError(`options.data must be an array of data modules (import o200kBase from "ctxwin/data/o200k_base"), got ${describe(data)}`);
+  data.forEach((item: CoreData, i) => {
+    if (item === null || typeof item !== "object" || typeof item.path !== "string" || !/^(openai|claude)\/[\w.]+\.bin$/.test(item.path)) {
+      throw typeError(`options.data[${i}] must be a data module of ctxwin (import o200kBase from "ctxwin/data/o200k_base"), got ${describe(item)}`);
+    }
+  });
+  return data;
+}
+
+function missing(kind: "bpe" | "claude", name: string): string {
+  const module = kind === "bpe" ? name : (DATA_MODULES[CLAUDE_FILES[name] ?? ""] ?? `claude-${name}`);
+  const binding = module.replace(/[^A-Za-z0-9]+(.)/g, (_, c: string) => c.toUpperCase());
+  const what = kind === "bpe" ? `the ${name} rank table` : `the Claude ${name} vocabulary`;
+  return `ctxwin: ${what} was not given to init(): import ${binding} from "ctxwin/data/${module}" and call \`await init({ data: [${binding}] })\``;
+}
+
+/**
+ * Loads the core for a runtime without a file system, with the default WebAssembly source the
+ * web entry passes; resolves when counting can start. Call it once, before any counter is made
+ * (later calls only add data).
+ */
+export async function initCore(defaultWasm: () => WasmSource, options: InitOptions = {}): Promise<void> {
+  if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
+  const data = checkData(options.data);
+  if (options.jinja !== undefined && typeof options.jinja?.Template !== "function") {
+    throw typeError(`options.jinja must be the @huggingface/jinja module, got ${describe(options.jinja)}`);
+  }
+  if (loading === undefined) {
+    const attempt = loadCore(options.wasm ?? defaultWasm()).then((module) => {
+      const loaded: Loaded = { module, given: new Set(), jinja: undefined };
+      module.FS.mkdirTree(`${DATA_DIR}/openai`);
+      module.FS.mkdirTree(`${DATA_DIR}/claude`);
+      installCore({
+        core: module.emnapiInit({ context: getDefaultContext() }),
+        backend: "wasm",
+        rankDataDir: `${DATA_DIR}/openai`,
+        claudeDataDir: `${DATA_DIR}/claude`,
+        files: undefined,
+        jinjaTemplate: () => loaded.jinja?.Template,
+        checkData(kind, name) {
+          const path = kind === "bpe" ? `openai/${name}.bin` : CLAUDE_FILES[name];
+          // An unknown name is left to the counter, which names the valid ones.
+          if (path !== undefined && (kind === "claude" || /^\w+$/.test(name)) && !loaded.given.has(path)) {
+            throw plainError(missing(kind, name), "ERR_CTXWIN_NOT_INITIALIZED");
+          }
+        },
+      });
+      return loaded;
+    });
+    // A failed load may be tried again (with another `wasm`, say).
+    loading = attempt.catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+  }
+  const loaded = await loading;
+  if (options.jinja !== undefined) loaded.jinja = options.jinja;
+  data.forEach((item, i) => {
+    if (loaded.given.has(item.path)) return;
+    loaded.module.FS.writeFile(`${DATA_DIR}/${item.path}`, bytesOf(item, i));
+    loaded.given.add(item.path);
+  });
+}
