@@ -13,7 +13,6 @@
 // and PromptCacheAccounting; UsageAnchor (reported usage, shared with ContextTracker);
 // UsageWarnings; the SessionLink to a session's log; and ProgressiveCompaction, whose edits the
 // manager applies through the editor.
-import { EventEmitter } from "node:events";
 import { randomUUID } from "node:crypto";
 import type { ContextCompactor } from "../compaction/context-compactor.js";
 import type { AppliedEdit, HistoryEdit, HistoryView } from "../compaction/history-edit.js";
@@ -27,6 +26,7 @@ import type { OmissionMarker } from "../messages/omission-marker.js";
 import type { MessageLike } from "../messages/types.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../runtime/errors.js";
+import { TypedEventEmitter } from "../runtime/event-emitter.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { buildExport, stateOfExport, type ContextExport, type ContextState } from "../session/export.js";
 import { SessionLink } from "../session/session-link.js";
@@ -39,7 +39,7 @@ import { UsageWarnings } from "./usage-warnings.js";
 
 const ROLE_KEYS = ["system", "user", "assistant", "tool"] as const;
 
-export class MessageContextManager<M extends MessageLike = MessageLike> extends EventEmitter<ContextEvents<M>> {
+export class MessageContextManager<M extends MessageLike = MessageLike> extends TypedEventEmitter<ContextEvents<M>> {
   readonly model: string;
   readonly mode: TruncationMode;
   readonly limits: ContextLimits;
