@@ -78,7 +78,7 @@ function inlineBytes(part: Record<string, unknown>, limit: number): Buffer | und
 }
 
 /** Width and height from a PNG, GIF, WebP or JPEG header, or undefined. */
-export function imageSize(bytes: Buffer): { width: number; height: number } | undefined {
+function imageSize(bytes: Buffer): { width: number; height: number } | undefined {
   if (bytes.length >= 24 && bytes.readUInt32BE(0) === 0x89504e47) return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
   if (bytes.length >= 10 && bytes.toString("latin1", 0, 4) === "GIF8") return { width: bytes.readUInt16LE(6), height: bytes.readUInt16LE(8) };
   if (bytes.length >= 30 && bytes.toString("latin1", 0, 4) === "RIFF" && bytes.toString("latin1", 8, 12) === "WEBP") {
