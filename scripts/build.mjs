@@ -1,5 +1,5 @@
 // Builds what is stale: the native addon (CMake) and the TypeScript API (tsc). The WebAssembly
-// build is scripts/build-wasm.mjs; npm's install hook is scripts/install.mjs.
+// build is scripts/build-wasm.mjs; an installed package's source build is scripts/build-from-source.mjs.
 //
 //   node scripts/build.mjs            build both when their sources changed (installs no system package)
 //   node scripts/build.mjs --force    rebuild both

@@ -133,7 +133,7 @@ const require = createRequire(import.meta.url);
 
 /**
  * The addons to try, best first: one built here (a source checkout, or an install with
- * --build-from-source), then the prebuilt one the package ships for this platform.
+ * scripts/build-from-source.mjs), then the prebuilt one the package ships for this platform.
  */
 function addonCandidates(): string[] {
   return [join(packageRoot, "build", "ctxwin.node"), join(packageRoot, "prebuilds", `${process.platform}-${process.arch}`, "ctxwin.node")];
@@ -178,7 +178,7 @@ function load(): Loaded {
   if (typeof native !== "string") return { core: native, backend: "native" };
   if (forced === "native") {
     throw plainError(
-      `ctxwin: CTXWIN_BACKEND=native, but ${native}. Build it with \`npm rebuild ctxwin --build-from-source\` ` +
+      `ctxwin: CTXWIN_BACKEND=native, but ${native}. Build it with \`node node_modules/ctxwin/scripts/build-from-source.mjs\` ` +
         "(needs cmake, a C++20 compiler, nlohmann-json3-dev and libutf8proc-dev).",
       "ERR_CTXWIN_ADDON_MISSING",
     );
