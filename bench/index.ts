@@ -11,9 +11,13 @@ import { benchMemory } from "./memory.js";
 import { benchSessions } from "./sessions.js";
 import { benchFrameworks } from "./frameworks.js";
 import { benchWasm } from "./wasm.js";
+import { benchCatalog } from "./catalog.js";
+import { benchCatalogImport } from "./catalog-import.js";
 
 console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
 benchSpec08();
+benchCatalog();
+benchCatalogImport();
 await benchStrategies();
 await benchCompaction();
 await benchCacheShare();

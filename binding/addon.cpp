@@ -13,7 +13,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   ctxwin::binding::register_thread_plan(env, exports);
   ctxwin::binding::register_extractive_summary(env, exports);
   ctxwin::binding::register_counter(env, exports);
-  ctxwin::binding::register_model_limits(env, exports);
+  ctxwin::binding::register_model_catalog(env, exports);
   ctxwin::binding::register_truncation(env, exports);
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
   return exports;

@@ -4,6 +4,7 @@
 // their layers (lowest first; docs/architecture.md). docs/api.md lists what each exports.
 //   runtime/     the plumbing: native core loader, errors, logger, concurrency
 //   messages/    the message vocabulary: shapes, roles, the omission marker
+//   catalog/     every model's window, output limit and prices (models.dev), the one id resolver
 //   tokens/      token counters and the counting of whole chat requests
 //   models/      the summary-model adapters and the offline extractive summarizer
 //   spec08/      ContextManager for threads of agent events: the reference API's drop-in
@@ -13,6 +14,7 @@
 //   context/     MessageContextManager: a chat history kept inside its window
 export * from "./runtime/index.js";
 export * from "./messages/index.js";
+export * from "./catalog/index.js";
 export * from "./tokens/index.js";
 export * from "./models/index.js";
 export * from "./spec08/index.js";

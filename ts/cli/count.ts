@@ -3,12 +3,13 @@
 // Large inputs are counted in chunks on the libuv pool so that a progress bar can move. The
 // chunks are cut only where every OpenAI encoding (r50k, p50k, cl100k, o200k) ends a pre-tokenizer
 // piece, so the sum of the chunks' counts is the count of the whole text: after a "\n" that a
-// letter, digit, punctuation mark or symbol follows. No pattern of those encodings carries a piece
-// across that point (a letter run may take one leading non-newline character, never "\n"; runs of
-// whitespace and newlines stop before a non-space). Counters of other tokenizers count each
-// file whole.
+// letter, digit, punctuation mark or symbol other than "/" follows. No pattern of those encodings
+// carries a piece across that point (a letter run may take one leading non-newline character,
+// never "\n"; runs of whitespace and newlines stop before a non-space), except o200k_base's run of
+// punctuation, which takes the newlines and slashes after it ("}\n\n//" is one piece): hence no
+// cut before "/". Counters of other tokenizers count each file whole.
 import { stat } from "node:fs/promises";
-import { encodingForModel } from "../tokens/encodings.js";
+import { encodingForModel } from "../tokens/tokenizer-choice.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { TiktokenCounter } from "../tokens/tiktoken-counter.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
@@ -21,10 +22,11 @@ export const PROGRESS_THRESHOLD = 4 << 20;
 /** About this many UTF-16 units per chunk. */
 const CHUNK = 1 << 20;
 const SAFE_AFTER_NEWLINE = /[\p{L}\p{N}\p{P}\p{S}]/u;
+const JOINS_PUNCTUATION = "/"; // o200k_base: [^\s\p{L}\p{N}]+[\r\n/]*
 
 /**
  * `text` cut into pieces of about `size` characters, each cut right after a "\n" that a letter,
- * digit, punctuation mark or symbol follows; a text without such a place stays whole.
+ * digit, punctuation mark or symbol other than "/" follows; a text without such a place stays whole.
  */
 export function chunkAtPieceBoundaries(text: string, size = CHUNK): string[] {
   const chunks: string[] = [];
@@ -32,7 +34,8 @@ export function chunkAtPieceBoundaries(text: string, size = CHUNK): string[] {
   while (text.length - start > size) {
     let cut = -1;
     for (let nl = text.indexOf("\n", start + size); nl >= 0 && nl + 1 < text.length; nl = text.indexOf("\n", nl + 1)) {
-      if (SAFE_AFTER_NEWLINE.test(text[nl + 1] as string)) {
+      const next = text[nl + 1] as string;
+      if (next !== JOINS_PUNCTUATION && SAFE_AFTER_NEWLINE.test(next)) {
         cut = nl + 1;
         break;
       }

@@ -4,6 +4,7 @@
 // Every message is counted once, exactly as MessageContextManager counts it; the split inside a
 // message (its tool calls, its tool results) counts the same strings the request count does, so
 // the components add up to the total. The trim is the strategy's own plan().
+import { defaultModelRegistry, unknownModelError } from "../catalog/model-registry.js";
 import { ContextLimits } from "../history/context-limits.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import {
@@ -13,7 +14,7 @@ import {
   TokenBudgetStrategy,
   type TruncationStrategy,
 } from "../history/strategies.js";
-import { encodingForModel } from "../tokens/encodings.js";
+import { encodingForModel } from "../tokens/tokenizer-choice.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { DEFAULT_IMAGE_TOKENS } from "../tokens/message-count.js";
 import { visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
@@ -42,11 +43,18 @@ export function strategyNamed(name: string | undefined, command: CommandName): T
   }
 }
 
-/** The limits for a model, or a window of exactly N prompt tokens (--window). */
+/**
+ * The limits for a model, or a window of exactly N prompt tokens (--window). A model id nothing
+ * resolves stops the command (ERR_CTXWIN_UNKNOWN_MODEL, naming the closest known ids) rather than
+ * planning with a window it does not have.
+ */
 export function limitsFor(model: string, window: number | undefined): ContextLimits {
-  if (window === undefined) return ContextLimits.forModel(model);
-  return new ContextLimits({ model, maxTokens: window, maxOutputTokens: 0, reservedTokens: 0 });
+  if (window !== undefined) return new ContextLimits({ model, maxTokens: window, maxOutputTokens: 0, reservedTokens: 0 });
+  if (defaultModelRegistry.resolve(model) === undefined) throw unknownModelError(model, defaultModelRegistry, "--model", UNKNOWN_MODEL_REMEDY);
+  return ContextLimits.forModel(model);
 }
+
+const UNKNOWN_MODEL_REMEDY = "add it with --models FILE (models.dev's JSON format) or give its window with --window N (`ctxwin models --search TEXT` lists the known ids)";
 
 export interface Component {
   name: string;

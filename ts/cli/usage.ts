@@ -7,7 +7,8 @@ export const COMMANDS = {
   count: `Usage: ctxwin count [FILE... | -] [--model M] [--json]
 
 Exact token counts of each file's text (or of standard input, "-"), and the total.
-  -m, --model M   the model whose tokenizer counts (default gpt-4o)
+  -m, --model M   the model whose tokenizer counts (default gpt-4o); an id the catalog does not
+                  know is counted with o200k_base, approximately, with a warning
       --json      one JSON object: model, encoding, exact, files[], total
 A progress bar shows on stderr for inputs over 4 MB when stderr is a terminal.`,
   inspect: `Usage: ctxwin inspect FILE [--model M] [--window N] [--strategy S] [--json]
@@ -17,7 +18,8 @@ assistant, tool calls, tool results by tool name) with their share of the window
 messages, and what the next trim would remove.
 FILE: a ctxwin export, a session file (JSONL), a JSON array of messages, or a request body
 ({ messages, tools, system }); "-" reads standard input.
-  -m, --model M      the model (default gpt-4o): tokenizer and window
+  -m, --model M      the model (default gpt-4o): tokenizer and window; an id the catalog
+                     does not know is an error unless --window or --models gives its window
       --window N     take the window to be N tokens, all of them for the prompt
       --strategy S   the trim strategy: smart (default), sliding-window, token-budget, selective
       --json         the same as one JSON object`,
@@ -31,16 +33,20 @@ built-in extractive summarizer (no model, no network), and prints its report.
                      selective (default: smart, then token-budget)
   -o, --output OUT   write the compacted messages there as a JSON array ("-": stdout)
       --json         the report as one JSON object`,
-  models: `Usage: ctxwin models [FILTER] [--json]
+  models: `Usage: ctxwin models [ID] [--provider P] [--search TEXT] [--json]
 
-The built-in table of context windows and output limits (and the prompt budget ctxwin derives),
-optionally only the models whose id contains FILTER.
-      --json   one JSON array`,
+The model catalog (models.dev's, through the npm package ctxwin derives it from): each model's
+context window, output limit and prices in USD per 1M tokens. With ID: how that id resolves, from
+which entry, and the prompt budget and tokenizer ctxwin uses for it.
+  -p, --provider P      only provider P's models (a models.dev provider id: openai, amazon-bedrock, ...)
+  -s, --search TEXT     only the models whose provider, id or name contains TEXT
+      --json            the same as JSON`,
   chat: `Usage: ctxwin chat [--model M] [--offline] [--window N] [--system TEXT] [--provider P] [--resume ID]
 
 An interactive chat whose context is kept by MessageContextManager: warnings at 80% and 90%,
 an automatic trim after them, and the commands /help lists.
-  -m, --model M      the model (default gpt-4o-mini; claude-sonnet-4-5 with Anthropic)
+  -m, --model M      the model (default gpt-4o-mini; claude-sonnet-4-5 with Anthropic); an id the
+                     catalog does not know is an error unless --window or --models gives its window
       --offline      use the built-in offline assistant even when an API key is set
       --provider P   openai (any OpenAI-compatible endpoint) or anthropic (default: from the keys)
       --window N     take the window to be N tokens, all of them for the prompt (trims show soon)
@@ -64,9 +70,10 @@ Commands:
   count [FILE... | -]   exact token counts per file and in total
   inspect FILE          where a conversation's tokens go, and what the next trim removes
   compact FILE          compact a conversation offline to a target
-  models [FILTER]       the models' context limits
+  models [ID]           the model catalog: windows, output limits, prices; how an id resolves
   chat                  an interactive chat that keeps its context inside the window
 
+Every command takes --models FILE (repeatable): models to add, in models.dev's JSON format.
 Run "ctxwin <command> --help" for a command's options.
 Docs: ${DOCS_PAGE}
       ${DOCS_URL}`;

@@ -1,5 +1,5 @@
 // MessageContextManager: a chat history kept inside its model's window as messages are added.
 export { MessageContextManager } from "./message-context-manager.js";
-export { TruncationMode, type MessageContextManagerOptions, type ContextStats, type TrimEvent } from "./options.js";
+export { TruncationMode, type MessageContextManagerOptions, type ContextStats, type LimitStats, type TrimEvent } from "./options.js";
 export type { ContextWarning } from "./usage-warnings.js";
 export type { CacheStats } from "./prompt-cache.js";

@@ -87,7 +87,10 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     }
     this.mode = mode;
     this.llm = options.llm;
-    this.limits = options.limits instanceof ContextLimits ? options.limits : ContextLimits.forModel(this.model, options.limits ?? {}, { logger: options.logger });
+    this.limits =
+      options.limits instanceof ContextLimits
+        ? options.limits
+        : ContextLimits.forModel(this.model, options.limits ?? {}, { logger: options.logger, unknownModel: options.unknownModel ?? "error", where: "options.model" });
     this.counter = options.counter ?? getCounter(this.model, { logger: options.logger });
     this.autoTruncate = options.autoTruncate ?? true;
     const trimAt = options.trimAt ?? 0.8;
@@ -389,9 +392,18 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       const key = ROLE_KEYS[role];
       if (key) byRole[key]++;
     }
+    const note = this.limits.responseReserveNote;
     return {
       model: this.model,
       mode: this.mode,
+      limits: {
+        window: this.limits.maxTokens,
+        responseReserve: this.limits.maxOutputTokens,
+        modelMaxOutput: this.limits.modelMaxOutput,
+        reservedTokens: this.limits.reservedTokens,
+        effectiveLimit: this.limits.effectiveLimit,
+        ...(note === undefined ? {} : { responseReserveNote: note }),
+      },
       messageCount: this.editor.history.length,
       byRole,
       tokenUsage: this.tokenUsage,

@@ -1,4 +1,5 @@
 // What a MessageContextManager is made with, what it reports, and the modes it trims in.
+import type { UnknownModelPolicy } from "../catalog/model-registry.js";
 import type { BreakerEvent, BreakerState } from "../compaction/circuit-breaker.js";
 import type { CompactionReport } from "../compaction/progressive-compaction.js";
 import type { ContextLimits, LimitOverrides } from "../history/context-limits.js";
@@ -44,6 +45,12 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
   counter?: TokenCounter;
   /** Limits, or overrides for the model's (maxTokens, contextLength, ...). */
   limits?: ContextLimits | LimitOverrides;
+  /**
+   * A model id the catalog does not resolve (and `limits` gives no window): a RangeError with code
+   * ERR_CTXWIN_UNKNOWN_MODEL naming the closest known ids (`"error"`, default), or the default
+   * limits with a warning (`"warn"`).
+   */
+  unknownModel?: UnknownModelPolicy;
   /** Trim automatically when usage crosses `trimAt` (default true). */
   autoTruncate?: boolean;
   /** The share of the effective limit at which trimming starts (default 0.8, when the 80% warning is given). */
@@ -100,9 +107,27 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
   session?: SessionOptions;
 }
 
+/** The window a manager plans with, and what it reserves. */
+export interface LimitStats {
+  /** The window used (the model's, or a cap). */
+  window: number;
+  /** Tokens reserved for the response. */
+  responseReserve: number;
+  /** The model's output limit as its provider publishes it (0: none published). */
+  modelMaxOutput: number;
+  /** Tokens kept free besides the response. */
+  reservedTokens: number;
+  /** What the prompt may use: window - responseReserve - reservedTokens. */
+  effectiveLimit: number;
+  /** Present when the response reserve is less than the model's output limit, and says why. */
+  responseReserveNote?: string;
+}
+
 export interface ContextStats {
   model: string;
   mode: TruncationMode;
+  /** The window and what is reserved of it. */
+  limits: LimitStats;
   messageCount: number;
   byRole: { system: number; user: number; assistant: number; tool: number };
   tokenUsage: number;

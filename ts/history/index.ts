@@ -2,12 +2,8 @@
 // strategies (planned in the core over per-message metadata).
 export {
   ContextLimits,
-  ModelRegistry,
-  defaultModelRegistry,
   type ContextLimitsInit,
   type LimitOverrides,
-  type ModelConfig,
-  type ModelEntry,
 } from "./context-limits.js";
 export { ContextBudget, type BudgetAllocations } from "./context-budget.js";
 export { ContextTracker, type ContextTrackerInit } from "./context-tracker.js";

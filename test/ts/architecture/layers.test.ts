@@ -14,6 +14,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../ts");
 const LAYERS: ReadonlyArray<readonly string[]> = [
   ["runtime"], // the core's loader, coded errors, logger, concurrency
   ["messages"], // message types and shapes, metadata reading, roles, the omission marker
+  ["catalog"], // every model's window, output limit and prices; the one model-id resolver
   ["tokens"], // counters, counting whole requests and each message
   ["models"], // summary models and the extractive summarizer
   ["spec08"], // the thread manager for agent loops written against the reference API

@@ -48,7 +48,7 @@ describe("hysteresis and the cacheable share", () => {
     for (const after of trims) expect(after).toBeLessThanOrEqual(600);
     // Between trims the history grew by the 0.2 of the window that hysteresis leaves.
     expect(trims.length).toBeLessThanOrEqual(Math.ceil((100 * 30 - 800) / 200));
-    expect(() => new MessageContextManager({ model: "m", trimAt: 0.7, trimTo: 0.75 })).toThrow(/options\.trimTo must be a number in \(0, trimAt = 0\.7\]/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", trimAt: 0.7, trimTo: 0.75 })).toThrow(/options\.trimTo must be a number in \(0, trimAt = 0\.7\]/);
   });
 
   it("reports each request's prefix shared with the one before, as an identity walk finds it", () => {

@@ -32,7 +32,7 @@ describe("ContextLimits", () => {
   });
 
   it("matches dated ids and provider prefixes", () => {
-    for (const [id, window] of [["gpt-4o-2024-08-06", 128000], ["openai/gpt-4o", 128000], ["anthropic/claude-3-opus", 200000], ["anthropic/claude-3.5-sonnet", 200000], ["gpt-4", 8192], ["gemini-2.5-pro", 1048576], ["meta-llama/llama-3.3-70b-instruct", 131072], ["deepseek-chat", 128000], ["qwen-max", 32768], ["gpt-5-mini", 400000], ["o3-mini", 200000]] as const) {
+    for (const [id, window] of [["gpt-4o-2024-08-06", 128000], ["openai/gpt-4o", 128000], ["anthropic/claude-3-opus", 200000], ["anthropic/claude-3.5-sonnet", 200000], ["gpt-4", 8192], ["gemini-2.5-pro", 1048576], ["meta-llama/llama-3.3-70b-instruct", 128000], ["deepseek-chat", 128000], ["qwen-max", 32768], ["gpt-5-mini", 400000], ["o3-mini", 200000]] as const) {
       expect(ContextLimits.forModel(id).maxTokens).toBe(window);
     }
   });
@@ -45,24 +45,39 @@ describe("ContextLimits", () => {
     const aiSdk = ContextLimits.forModel("acme/llm-8", { contextLength: 16000, maxOutputTokens: 1000 });
     expect([aiSdk.maxTokens, aiSdk.maxOutputTokens]).toEqual([16000, 1000]);
     // No published output limit: 20% for the response.
-    expect(ContextLimits.forModel("llama-3.3-70b").maxOutputTokens).toBe(Math.floor(131072 * 0.2));
+    const registry = new ModelRegistry();
+    registry.register("acme-no-output", { contextLength: 131072 });
+    expect(ContextLimits.forModel("acme-no-output", {}, { registry }).maxOutputTokens).toBe(Math.floor(131072 * 0.2));
   });
 
-  it("lists the core's table, registered models first, each finding its own limits", () => {
+  it("keeps the model's own output limit beside the share it reserves", () => {
+    // Claude Opus 4.7: 128,000 output in a 1,000,000 window, reserved as given.
+    const opus = ContextLimits.forModel("us.anthropic.claude-opus-4-7-v1:0");
+    expect([opus.maxTokens, opus.maxOutputTokens, opus.modelMaxOutput, opus.effectiveLimit]).toEqual([1_000_000, 128_000, 128_000, 871_000]);
+    expect(opus.resolved?.id).toBe("claude-opus-4-7");
+    // Llama 2 may write its whole 4,096-token window: ctxwin reserves 20% and says the model's limit.
+    const llama2 = ContextLimits.forModel("llama2");
+    expect([llama2.maxTokens, llama2.maxOutputTokens, llama2.modelMaxOutput]).toEqual([4096, 819, 4096]);
+    // A cap below twice the output limit: 20% of the cap, the model's limit kept.
+    const capped = ContextLimits.forModel("gpt-4o", { maxTokens: 3000 });
+    expect([capped.maxOutputTokens, capped.modelMaxOutput]).toEqual([600, 16384]);
+  });
+
+  it("lists the catalog, registered models first, each resolving to its own limits", () => {
     const registry = new ModelRegistry();
     const builtin = registry.list();
-    expect(builtin.length).toBeGreaterThan(50);
-    expect(builtin[0]).toEqual({ model: "claude-3-opus", contextWindow: 200000, maxOutput: 4096, source: "builtin" });
+    expect(builtin.length).toBeGreaterThan(600);
+    expect(builtin[0]).toMatchObject({ provider: "anthropic", id: "claude-3-opus", contextWindow: 200000, maxOutput: 4096, source: "compatibility" });
     for (const row of builtin) {
-      const limits = ContextLimits.forModel(row.model, {}, { registry });
+      const limits = ContextLimits.forModel(`${row.provider}/${row.id}`, {}, { registry });
       expect(limits.known).toBe(true);
-      expect(limits.maxTokens).toBe(row.contextWindow);
     }
     registry.register("gpt-4o", { contextLength: 64000 });
     const listed = registry.list();
-    expect(listed[0]).toEqual({ model: "gpt-4o", contextWindow: 64000, maxOutput: 0, source: "registered" });
-    expect(listed.filter((r) => r.model === "gpt-4o")).toHaveLength(1);
-    expect(listed).toHaveLength(builtin.length);
+    expect(listed[0]).toMatchObject({ provider: "custom", id: "gpt-4o", contextWindow: 64000, maxOutput: 0, source: "registered" });
+    expect(listed).toHaveLength(builtin.length + 1);
+    expect(ContextLimits.forModel("gpt-4o", {}, { registry }).maxTokens).toBe(64000);
+    expect(ContextLimits.forModel("gpt-4o").maxTokens).toBe(128000); // the default registry is untouched
   });
 
   it("lets users register their own models", () => {

@@ -108,6 +108,7 @@ describe("MessageContextManager", () => {
     expect(cm.getStats()).toEqual({
       model: "m",
       mode: "smart",
+      limits: { window: 1000, responseReserve: 0, modelMaxOutput: 0, reservedTokens: 0, effectiveLimit: 1000 },
       messageCount: 2,
       byRole: { system: 1, user: 1, assistant: 1, tool: 0 },
       tokenUsage: 850,
@@ -184,14 +185,14 @@ describe("MessageContextManager", () => {
     expect(() => cm.truncate(-1)).toThrow(RangeError);
     expect(() => cm.load([{ role: "user" }, { nope: 1 }] as never)).toThrow(TypeError);
     expect({ messages: cm.getMessages(), usage: cm.tokenUsage }).toEqual(before);
-    expect(() => new MessageContextManager({ model: "m", trimAt: 0 })).toThrow(RangeError);
-    expect(() => new MessageContextManager({ model: "m", trimAt: Number.NaN })).toThrow(RangeError);
-    expect(() => new MessageContextManager({ model: "m", trimTo: 0.9 })).toThrow(/options\.trimTo must be a number in \(0, trimAt = 0\.8\], got number 0\.9/);
-    expect(() => new MessageContextManager({ model: "m", clearAtLeast: -1 })).toThrow(/options\.clearAtLeast must be an integer >= 0/);
-    expect(() => new MessageContextManager({ model: "m", maxSummaryFailures: 0 })).toThrow(/options\.maxSummaryFailures must be an integer >= 1/);
-    expect(() => new MessageContextManager({ model: "m", breakerResetMs: 1.5 })).toThrow(RangeError);
-    expect(() => new MessageContextManager({ model: "m", keepReasoningTurns: "1" as never })).toThrow(TypeError);
-    expect(() => new MessageContextManager({ model: "m", maxSummaryTokens: 0 })).toThrow(/options\.maxSummaryTokens must be an integer >= 1/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", trimAt: 0 })).toThrow(RangeError);
+    expect(() => new MessageContextManager({ model: "gpt-4o", trimAt: Number.NaN })).toThrow(RangeError);
+    expect(() => new MessageContextManager({ model: "gpt-4o", trimTo: 0.9 })).toThrow(/options\.trimTo must be a number in \(0, trimAt = 0\.8\], got number 0\.9/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", clearAtLeast: -1 })).toThrow(/options\.clearAtLeast must be an integer >= 0/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", maxSummaryFailures: 0 })).toThrow(/options\.maxSummaryFailures must be an integer >= 1/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", breakerResetMs: 1.5 })).toThrow(RangeError);
+    expect(() => new MessageContextManager({ model: "gpt-4o", keepReasoningTurns: "1" as never })).toThrow(TypeError);
+    expect(() => new MessageContextManager({ model: "gpt-4o", maxSummaryTokens: 0 })).toThrow(/options\.maxSummaryTokens must be an integer >= 1/);
   });
 });
 

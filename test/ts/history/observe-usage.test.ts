@@ -130,7 +130,7 @@ describe("MessageContextManager.observeUsage", () => {
       expect(() => cm.observeUsage(bad as never)).toThrow(expect.objectContaining({ code: expect.stringMatching(/^ERR_CTXWIN_/) }));
     }
     expect(cm.getStats()).toMatchObject({ tokenUsage: 100, anchored: false, calibration: {} });
-    expect(() => new MessageContextManager({ model: "m", calibration: {} as UsageCalibration })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
+    expect(() => new MessageContextManager({ model: "gpt-4o", calibration: {} as UsageCalibration })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
   });
 
   it("a shared calibration lets a new conversation of the same model start calibrated", () => {

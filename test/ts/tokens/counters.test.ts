@@ -24,7 +24,7 @@ describe("TiktokenCounter", () => {
     expect(new TiktokenCounter({ model: "gpt-3.5-turbo-0125" }).encoding).toBe("cl100k_base");
     expect(new TiktokenCounter().encoding).toBe("cl100k_base");
     expect(encodingForModel("claude-3-opus")).toEqual({ encoding: "claude-v3", exact: true, family: "v3" });
-    expect(encodingForModel("gemini-2.5-pro")).toEqual({ encoding: "o200k_base", exact: false });
+    expect(encodingForModel("grok-3")).toEqual({ encoding: "o200k_base", exact: false });
     expect(encodingForModel("gpt-4o")).toEqual({ encoding: "o200k_base", exact: true });
   });
 

@@ -38,6 +38,7 @@ import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 import { checkRole, type InsertedRole } from "../../messages/roles.js";
 import { TruncationMode } from "../../context/options.js";
+import type { UnknownModelPolicy } from "../../catalog/model-registry.js";
 
 /** The options every adapter takes. */
 export interface ContextOptions {
@@ -45,6 +46,12 @@ export interface ContextOptions {
   model: string;
   /** Overrides for the model's limits (`maxTokens`, `contextLength`, `maxOutputTokens`, `reservedTokens`), or the limits themselves. */
   limits?: LimitOverrides | ContextLimits;
+  /**
+   * A model id the catalog does not resolve (and `limits` gives no window): a RangeError with code
+   * ERR_CTXWIN_UNKNOWN_MODEL naming the closest known ids (`"error"`, default), or the default
+   * limits with a warning (`"warn"`).
+   */
+  unknownModel?: UnknownModelPolicy;
   /** The counter (default getCounter(model)). */
   counter?: TokenCounter;
   /** How the last level trims: a strategy, or a mode name (default "token_budget": the oldest tool units first). */
@@ -154,7 +161,10 @@ export class PromptFitter {
     this.options = options;
     this.model = options.model;
     this.logger = options.logger ?? consoleLogger;
-    this.limits = options.limits instanceof ContextLimits ? options.limits : ContextLimits.forModel(options.model, options.limits ?? {}, { logger: this.logger });
+    this.limits =
+      options.limits instanceof ContextLimits
+        ? options.limits
+        : ContextLimits.forModel(options.model, options.limits ?? {}, { logger: this.logger, unknownModel: options.unknownModel ?? "error", where: "options.model" });
     this.counter = options.counter ?? getCounter(options.model, { logger: this.logger });
     this.calibration = options.calibration ?? new UsageCalibration();
     this.trimTo = options.trimTo ?? 0.6;

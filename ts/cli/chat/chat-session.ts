@@ -14,7 +14,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { MessageContextManager } from "../../context/message-context-manager.js";
 import type { SessionStore } from "../../session/store.js";
 import { extractiveSummarizer } from "../../models/extractive-summarizer.js";
-import { encodingForModel } from "../../tokens/encodings.js";
+import { encodingForModel } from "../../tokens/tokenizer-choice.js";
 import { analyzeContext, limitsFor, renderContextView } from "../inspect.js";
 import { num, type Palette } from "../terminal.js";
 import type { Assistant, ChatMessage, Usage } from "./assistant.js";
@@ -391,12 +391,18 @@ export class ChatSession {
       this.write(`${this.model}: ${this.assistant.description}; ${this.describeWindow()}\n`);
       return;
     }
+    let options: MessageContextManagerOptions<ChatMessage>;
+    try {
+      options = this.managerOptions(name); // an unknown id: the chat goes on with the model it has
+    } catch (error) {
+      return void this.write(`${this.colors.red(`Model not switched: ${(error as Error).message}`)}\n`);
+    }
     const assistant = this.switchAssistant ? await this.switchAssistant(name) : this.assistant;
     const before = this.context;
     // The same context (turns, marker, summaries, system prompt, metadata), counted for the new model.
     await before.flush();
     const next = MessageContextManager.fromExport<ChatMessage>(before.export(), {
-      ...this.managerOptions(name),
+      ...options,
       ...(this.saved && this.store ? { session: { store: this.store, id: before.sessionId } } : {}),
     });
     await next.ready;
