@@ -90,6 +90,16 @@ for node_bin in "${nodes[@]}"; do
   took
 done
 
+# Deno (from the deno npm package; it runs the npm project's node_modules as installed).
+step "npm project on Deno: ESM and CommonJS, both backends"
+deno="$(tools "t.ensureTools('deno', ['deno@2'])")/node_modules/.bin/deno"
+for backend in native wasm; do
+  esm="$(cd "$work/npm" && PATH="$bin" CTXWIN_BACKEND=$backend NO_COLOR=1 "$deno" run -A smoke.mjs)"
+  cjs="$(cd "$work/npm" && PATH="$bin" CTXWIN_BACKEND=$backend NO_COLOR=1 "$deno" run -A commonjs-consumer.cjs)"
+  echo "  $("$deno" --version | head -1), $backend: import $esm; require $cjs"
+done
+took
+
 for major in 10 11 12; do
   step "pnpm $major add (default settings, no compiler on PATH)"
   pnpm_dir="$(tools "t.ensureTools('pnpm-$major', ['pnpm@$major'])")"
@@ -113,4 +123,4 @@ elif [ "$npm_kib" -gt "$limit_kib" ]; then
   echo "FAILED: npm install ctxwin is $npm_kib KiB of node_modules, over the $limit_kib KiB budget"
   exit 1
 fi
-echo "install smoke test: npm and pnpm 10/11/12, Node ${#nodes[@]} versions, ESM and CommonJS, both backends: OK"
+echo "install smoke test: npm and pnpm 10/11/12, Node ${#nodes[@]} versions and Deno, ESM and CommonJS, both backends: OK"

@@ -5,6 +5,9 @@
 "use strict";
 const assert = require("node:assert/strict");
 
+// A namespace of a CommonJS module also has `default` and (Node 23+, Deno) "module.exports".
+const names = (namespace) => Object.keys(namespace).filter((name) => name !== "default" && name !== "module.exports").sort();
+
 const ctxwin = require("ctxwin");
 const { TiktokenCounter, TokenBudgetStrategy, MessageContextManager, ContextLimits, ApproximateCounter, backend } = ctxwin;
 assert.equal(backend, process.env.CTXWIN_BACKEND || backend);
@@ -41,7 +44,7 @@ function failure(error) {
 const loaded = {};
 for (const subpath of subpaths) {
   try {
-    loaded[subpath] = Object.keys(require(subpath)).sort();
+    loaded[subpath] = names(require(subpath));
   } catch (error) {
     loaded[subpath] = failure(error);
   }
@@ -50,17 +53,17 @@ assert.deepEqual(Object.keys(require("ctxwin/package.json")).includes("version")
 
 (async () => {
   const esm = await import("ctxwin");
-  assert.deepEqual(Object.keys(ctxwin).sort(), Object.keys(esm).sort(), "the same exports from require and import");
+  assert.deepEqual(names(ctxwin), names(esm), "the same exports from require and import");
   const esmCounter = new esm.TiktokenCounter({ encoding: "o200k_base" });
   assert.deepEqual(Array.from(esmCounter.countMany(texts)), counts, "the same counts from both builds");
   for (const subpath of subpaths) {
-    let names;
+    let exported;
     try {
-      names = Object.keys(await import(subpath)).sort();
+      exported = names(await import(subpath));
     } catch (error) {
-      names = failure(error);
+      exported = failure(error);
     }
-    assert.deepEqual(loaded[subpath], names, `${subpath}: the same exports from require and import`);
+    assert.deepEqual(loaded[subpath], exported, `${subpath}: the same exports from require and import`);
   }
   console.log(JSON.stringify({ node: process.versions.node, backend, counts, kept: kept.length, warnings: warnings.length, subpaths: Object.fromEntries(subpaths.map((s) => [s, Array.isArray(loaded[s]) ? loaded[s].length : loaded[s]])) }));
 })().catch((error) => {
