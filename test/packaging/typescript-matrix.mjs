@@ -5,6 +5,7 @@
 //
 //   node test/packaging/typescript-matrix.mjs [path/to/ctxwin-x.y.z.tgz]
 //
+// CTXWIN_TS_VERSIONS="5.0 7" and CTXWIN_TS_RESOLUTIONS="node10" narrow it to some rows.
 // Without a tarball it packs one. The TypeScript versions, @types/node and the frameworks the
 // adapter subpaths' declarations name are installed once into the tool cache (tools.mjs).
 import { execFileSync, spawnSync } from "node:child_process";
@@ -15,7 +16,8 @@ import { fileURLToPath } from "node:url";
 import { ensureTools, installedVersion, tscCommand } from "./tools.mjs";
 
 const repo = resolve(fileURLToPath(import.meta.url), "..", "..", "..");
-const VERSIONS = ["5.0", "5.4", "5.9", "6", "7"];
+const VERSIONS = (process.env.CTXWIN_TS_VERSIONS || "5.0 5.4 5.9 6 7").split(/\s+/).filter(Boolean);
+const ONLY_RESOLUTIONS = (process.env.CTXWIN_TS_RESOLUTIONS || "").split(/\s+/).filter(Boolean);
 
 /** Subpaths with a CommonJS build (require); the others are ESM-only (top-level await). */
 const SUBPATHS = {
@@ -128,6 +130,7 @@ export function typescriptMatrix(tarball) {
         const runs = Object.entries(RESOLUTIONS).map(([resolution, r]) => ({ resolution, ...r, frameworks: false }));
         if (withNode) runs.push({ resolution: "nodenext", ...RESOLUTIONS.nodenext, files: ["esm-frameworks.mts", "cjs-frameworks.cts"], frameworks: true });
         for (const { resolution, options, files, frameworks } of runs) {
+          if (ONLY_RESOLUTIONS.length > 0 && !ONLY_RESOLUTIONS.includes(resolution)) continue;
           const reason = unsupported(version, resolution);
           const label = { typescript: tsVersion, resolution, typesNode: withNode, subpaths: frameworks ? "all six" : withNode ? "ctxwin, ctxwin/cli" : "ctxwin" };
           if (reason) {
