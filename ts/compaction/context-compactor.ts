@@ -10,8 +10,8 @@
 // clipped first) so the call fits the summarizing model's window, the summary is cut to
 // maxSummaryTokens if the model ignores the bound, and a failing model leaves the messages as
 // they were (reported through the logger and a 'failed' event).
-import { EventEmitter } from "eventemitter3";
 import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
+import { TypedEventEmitter } from "../runtime/event-emitter.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import { native } from "../runtime/native.js";
@@ -139,7 +139,7 @@ function eventLines(message: MessageLike, clip: (text: string) => string): strin
   return lines;
 }
 
-export class ContextCompactor extends EventEmitter<Events> {
+export class ContextCompactor extends TypedEventEmitter<Events> {
   readonly summaryPrompt: string;
   readonly maxSummaryTokens: number;
   readonly keepUserTokens: number;

@@ -13,7 +13,6 @@
 // and PromptCacheAccounting; UsageAnchor (reported usage, shared with ContextTracker);
 // UsageWarnings; the SessionLink to a session's log; and ProgressiveCompaction, whose edits the
 // manager applies through the editor.
-import { EventEmitter } from "eventemitter3";
 import type { ContextCompactor } from "../compaction/context-compactor.js";
 import type { AppliedEdit, HistoryEdit, HistoryView } from "../compaction/history-edit.js";
 import { ProgressiveCompaction, type CompactionReport, type CompactionRun } from "../compaction/progressive-compaction.js";
@@ -28,6 +27,7 @@ import { extractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { randomUuid } from "../runtime/random-id.js";
+import { TypedEventEmitter } from "../runtime/event-emitter.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { buildExport, stateOfExport, type ContextExport, type ContextState } from "../session/export.js";
 import { SessionLink } from "../session/session-link.js";
@@ -41,7 +41,7 @@ import { UsageWarnings } from "./usage-warnings.js";
 
 const ROLE_KEYS = ["system", "user", "assistant", "tool"] as const;
 
-export class MessageContextManager<M extends MessageLike = MessageLike> extends EventEmitter<ContextEvents<M>> {
+export class MessageContextManager<M extends MessageLike = MessageLike> extends TypedEventEmitter<ContextEvents<M>> {
   readonly model: string;
   readonly mode: TruncationMode;
   readonly limits: ContextLimits;

@@ -19,6 +19,16 @@ interface CallOptions {
   prompt: PromptMessage[];
 }
 
+type Generated = Awaited<ReturnType<ExtractiveSummarizer["doGenerate"]>>;
+
+/** The parts of an AI SDK LanguageModelV3 stream this model sends, in this order. */
+export type ExtractiveStreamPart =
+  | { type: "stream-start"; warnings: [] }
+  | { type: "text-start"; id: string }
+  | { type: "text-delta"; id: string; delta: string }
+  | { type: "text-end"; id: string }
+  | { type: "finish"; finishReason: Generated["finishReason"]; usage: Generated["usage"] };
+
 const usageOf = (input: string, output: string) => ({
   // The extractive summarizer has no tokenizer of its own; the thread manager's estimate is reported.
   inputTokens: { total: native.estimateTokens(input.length), noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
@@ -60,10 +70,13 @@ export class ExtractiveSummarizer {
   }
 
   /** AI SDK LanguageModelV3 streaming: the whole summary arrives as one text delta. */
-  async doStream(options: CallOptions) {
+  // The return type is spelled out: inferred, it would name Node's "stream/web" module in the
+  // declarations, which then need @types/node. The global ReadableStream is in TypeScript's DOM
+  // lib and in @types/node alike.
+  async doStream(options: CallOptions): Promise<{ stream: ReadableStream<ExtractiveStreamPart> }> {
     const { content, finishReason, usage } = await this.doGenerate(options);
     const text = content[0]?.text ?? "";
-    const stream = new ReadableStream({
+    const stream = new ReadableStream<ExtractiveStreamPart>({
       start(controller) {
         controller.enqueue({ type: "stream-start", warnings: [] });
         controller.enqueue({ type: "text-start", id: "0" });

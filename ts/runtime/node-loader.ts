@@ -24,7 +24,7 @@ const require = createRequire(import.meta.url);
 
 /**
  * The addons to try, best first: one built here (a source checkout, or an install with
- * --build-from-source), then the prebuilt one the package ships for this platform.
+ * scripts/build-from-source.mjs), then the prebuilt one the package ships for this platform.
  */
 function addonCandidates(): string[] {
   return [join(packageRoot, "build", "ctxwin.node"), join(packageRoot, "prebuilds", `${process.platform}-${process.arch}`, "ctxwin.node")];

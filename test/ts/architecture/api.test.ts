@@ -29,12 +29,20 @@ export function documentedExports(page: string): Map<string, string[]> {
   return entries;
 }
 
+type ExportTarget = string | { [condition: string]: ExportTarget };
+
+/** The file an ESM import in Node gets from an exports target (conditions `import`, then `default`). */
+function esmFile(target: ExportTarget | undefined): string | undefined {
+  if (target === undefined || typeof target === "string") return target;
+  return esmFile(target.import ?? target.default);
+}
+
 /** Each entry point of package.json's exports, as its TypeScript source. */
 function entryPoints(): Map<string, string> {
-  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; exports: Record<string, string | { import?: string }> };
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; exports: Record<string, ExportTarget> };
   const out = new Map<string, string>();
   for (const [subpath, target] of Object.entries(pkg.exports)) {
-    const file = typeof target === "string" ? target : target.import;
+    const file = esmFile(target);
     if (file === undefined || !file.startsWith("./dist/")) continue;
     out.set(subpath === "." ? pkg.name : `${pkg.name}/${subpath.slice(2)}`, join(ROOT, file.replace(/^\.\/dist\//, "ts/").replace(/\.js$/, ".ts")));
   }

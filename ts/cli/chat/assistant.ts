@@ -6,6 +6,7 @@
 // The providers are called through the LanguageModel (v3) interface itself (doStream), which
 // they implement; the `ai` package is not needed for a text-only chat.
 import { extractiveSummarizer } from "../../models/extractive-summarizer.js";
+import { plainError } from "../../runtime/errors.js";
 import type { MessageLike } from "../../messages/types.js";
 
 /** A message of the request, as MessageContextManager.getContextForRequest gives it. */
@@ -150,12 +151,15 @@ export async function chooseAssistant(options: { offline: boolean; provider?: Pr
   return { assistant: new ProviderAssistant(`${model} via Anthropic`, factory(model) as unknown as StreamingModel, true), model };
 }
 
+// The provider SDKs are optional peers, not dependencies: they (and the zod and undici they pull
+// in) are for `ctxwin chat` only, and the library's users should not install them.
 async function importProvider<T>(name: string): Promise<T> {
   try {
     return (await import(name)) as T;
   } catch (error) {
-    if ((error as { code?: string }).code === "ERR_MODULE_NOT_FOUND") {
-      throw new Error(`the model provider package ${name} is not installed (an optional dependency of ctxwin): npm install ${name}, or run with --offline`);
+    const code = (error as { code?: string }).code;
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
+      throw Object.assign(plainError(`ctxwin chat needs the model provider package ${name}: npm install ${name}, or run with --offline`, "ERR_CTXWIN_PROVIDER_MISSING"), { cause: error });
     }
     throw error;
   }
