@@ -43,9 +43,9 @@ std::shared_ptr<const TokenCounter> process_lifetime(const TokenCounter& counter
   return std::shared_ptr<const TokenCounter>(std::shared_ptr<const TokenCounter>(), &counter);
 }
 
-// The longest text (or batch, in all) a synchronous call counts, in UTF-16 code units: about a
-// third of a second of the main thread for prose at the encodings' speed, and a bound on what one
-// call can hold it for. Longer ones go to countAsync / countManyAsync, which count on the pool.
+// The longest text a synchronous call counts (each text of a countMany batch), in UTF-16 code units:
+// about a third of a second of the main thread for prose at the encodings' speed. Longer ones go to
+// countAsync / countManyAsync, which count on the pool.
 constexpr std::size_t kMaxSyncLength = std::size_t{1} << 24;
 
 void check_sync_length(std::size_t length, const char* what, const char* async_method) {
@@ -119,13 +119,16 @@ class Counter : public Napi::ObjectWrap<Counter> {
       const SpecialTokens special = special_arg(info, 1);
       auto counts = Napi::Uint32Array::New(info.Env(), n);
       CountCache& cache = this->cache();
-      // One string at a time through the thread's buffers: no copy of the whole batch. The bound is
-      // on the batch's total, checked before each text is read (a refusal changes nothing).
-      std::size_t length = 0;
+      // The bound is on each text, as for count(): a batch is many calls in one crossing (a manager
+      // opening a long session counts all its messages at once), not one input. Every length is
+      // checked before anything is counted, so a refusal changes nothing.
       for (std::uint32_t i = 0; i < n; ++i) {
         const Napi::Value text = texts.Get(i);
-        length += js_string_length(text);
-        check_sync_length(length, "texts hold at least", "countManyAsync");
+        if (text.IsString()) check_sync_length(js_string_length(text), ("texts[" + std::to_string(i) + "] holds").c_str(), "countAsync");
+      }
+      // One string at a time through the thread's buffers: no copy of the whole batch.
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const Napi::Value text = texts.Get(i);
         read_utf8(text, "texts", i, thread_->utf16(), thread_->utf8());
         counts[i] = static_cast<std::uint32_t>(counter_->count_valid(thread_->utf8(), &cache, special));
       }

@@ -34,6 +34,7 @@ import { SessionLink } from "../session/session-link.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
+import { checkPolicyOptions } from "./policy-options.js";
 import { contextOverflowError } from "./context-overflow.js";
 import { HistoryEditor } from "./history-editor.js";
 import { strategyFor, TruncationMode, type ContextEvents, type ContextStats, type MessageContextManagerOptions, type SeparatedRequest, type TrimEvent } from "./options.js";
@@ -94,24 +95,13 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
         : ContextLimits.forModel(this.model, options.limits ?? {}, { logger: options.logger, unknownModel: options.unknownModel ?? "error", where: "options.model" });
     this.counter = options.counter ?? getCounter(this.model, { logger: options.logger });
     this.autoTruncate = options.autoTruncate ?? true;
-    const onOverflow = options.onOverflow ?? "error";
-    if (onOverflow !== "error" && onOverflow !== "send") throw rangeError(`options.onOverflow must be "error" or "send", got ${describe(onOverflow)}`);
+    const { onOverflow, trimAt, trimTo, orphanToolResults } = checkPolicyOptions(options);
     this.onOverflow = onOverflow;
-    const trimAt = options.trimAt ?? 0.8;
-    if (typeof trimAt !== "number" || !(trimAt > 0 && trimAt <= 1)) throw rangeError(`options.trimAt must be a number in (0, 1], got ${describe(trimAt)}`);
     this.trimAt = trimAt;
-    const trimTo = options.trimTo ?? Math.min(0.6, trimAt);
-    if (typeof trimTo !== "number" || !(trimTo > 0 && trimTo <= trimAt)) {
-      throw rangeError(`options.trimTo must be a number in (0, trimAt = ${trimAt}], got ${describe(trimTo)}`);
-    }
     this.trimTo = trimTo;
     this.strategy = options.strategy ?? strategyFor(mode);
     this.onTrim = options.onTrim;
-    const orphanToolResults = options.orphanToolResults ?? "error";
     this.logger = options.logger;
-    if (orphanToolResults !== "error" && orphanToolResults !== "drop") {
-      throw rangeError(`options.orphanToolResults must be "error" or "drop", got ${describe(options.orphanToolResults)}`);
-    }
     const requestOverhead = this.counter.countMessages([]);
     const maxSummaryTokens = requireCount(options.maxSummaryTokens ?? 500, "options.maxSummaryTokens", 1);
     this.compaction = new ProgressiveCompaction({

@@ -321,8 +321,20 @@ add({ name: "TokenBudgetStrategy.plan with a malformed message", call: () => new
   add({ name: "summarize with model {} when iterations are old", call: () => cm.summarize(thread, bad({})), error: T, code: "ERR_CTXWIN_INVALID_MODEL", subject });
   add({ name: "summarize a thread with iteration NaN", call: () => cm.summarize({ ...thread, events: [...thread.events, bad({ type: "message", iteration: Number.NaN })] }, extractiveSummarizer()), error: R, code: "ERR_CTXWIN_INVALID_THREAD", subject });
   add({ name: "estimateThreadTokens of a cyclic event", call: () => cm.estimateThreadTokens(bad({ events: [cyclic()] })), error: T, code: "ERR_CTXWIN_INVALID_THREAD" });
-  // JSON.stringify itself overflows the stack here (the reference throws "Maximum call stack size exceeded").
-  add({ name: "estimateThreadTokens of an event nested 200,000 deep", call: () => cm.estimateThreadTokens(bad({ events: [{ iteration: 1, deep: deep(200_000) }] })), error: T, code: "ERR_CTXWIN_INVALID_THREAD" });
+  // Where JSON.stringify itself overflows the stack here (Node 20 to 24; the reference throws
+  // "Maximum call stack size exceeded"), the event cannot be estimated: a coded error. Node 26's
+  // JSON.stringify serializes it, and then so does the estimate (checked in spec08's tests).
+  const deepEvent = { iteration: 1, deep: deep(200_000) };
+  const serializes = (() => {
+    try {
+      return typeof JSON.stringify(deepEvent) === "string";
+    } catch {
+      return false;
+    }
+  })();
+  if (!serializes) {
+    add({ name: "estimateThreadTokens of an event nested 200,000 deep", call: () => cm.estimateThreadTokens(bad({ events: [deepEvent] })), error: T, code: "ERR_CTXWIN_INVALID_THREAD" });
+  }
   add({ name: "ContextManager maxContextTokens -1", call: () => new ContextManager({ maxContextTokens: -1 }), error: R, code: RANGE });
   add({ name: "ContextManager keepRecentIterations 1e309", call: () => new ContextManager({ keepRecentIterations: 1e309 }), error: R, code: RANGE });
 }

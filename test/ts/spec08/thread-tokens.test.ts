@@ -120,3 +120,21 @@ describe("ContextManager defaults", () => {
     expect(new ContextManager({ maxContextTokens: 10, keepRecentIterations: 0 }).keepRecentIterations).toBe(0);
   });
 });
+
+describe("estimateThreadTokens of a deeply nested event", () => {
+  it("follows JSON.stringify on this runtime: the reference's count where it serializes, a coded TypeError where it overflows", () => {
+    let value: unknown = "leaf";
+    for (let i = 0; i < 200_000; i++) value = { d: value };
+    const event = { type: "tool_result", iteration: 1, deep: value } as unknown as AgentEvent;
+    const thread = makeThread([event]);
+    const cm = new ContextManager();
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(event);
+    } catch {
+      json = undefined;
+    }
+    if (json !== undefined) expect(cm.estimateThreadTokens(thread)).toBe(referenceThreadTokens([event]));
+    else expect(() => cm.estimateThreadTokens(thread)).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_THREAD" }));
+  });
+});

@@ -54,11 +54,12 @@ describe("the largest text a synchronous call counts", () => {
     expect(error?.message).toMatch(/countAsync/);
   });
 
-  it("bounds a batch in all: countMany beyond it names countManyAsync", () => {
+  it("bounds each text of a batch, not the batch in all: a manager counts a long session's messages in one call", () => {
     const half = over.slice(0, MAX_SYNC_LENGTH / 2 + 1);
-    const error = failure(() => tiktoken.countMany(["short", half, half]));
+    expect(Array.from(tiktoken.countMany(["short", half, half]))).toEqual([tiktoken.count("short"), tiktoken.count(half), tiktoken.count(half)]);
+    const error = failure(() => tiktoken.countMany(["short", half, over]));
     expect(error).toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_INPUT_TOO_LARGE" });
-    expect(error?.message).toMatch(/countManyAsync/);
+    expect(error?.message).toMatch(/texts\[2\] holds .*countAsync/);
   });
 
   it("countAsync and countManyAsync count beyond it, exactly", async () => {
