@@ -118,7 +118,7 @@ done
 # vocabularies of data/ in base64 (4.8 MB) beside them, until Node reads its tables from those
 # modules too. Until then the run fails on a regression past the ceiling and reports the target.
 target_kib=$((15 * 1024))
-ceiling_kib=$((20 * 1024))
+ceiling_kib=$((22 * 1024))
 if [ "$npm_kib" -gt "$ceiling_kib" ]; then
   echo "FAILED: npm install ctxwin is $npm_kib KiB of node_modules, over the $ceiling_kib KiB ceiling"
   exit 1

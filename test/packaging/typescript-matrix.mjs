@@ -23,8 +23,9 @@ const ONLY_RESOLUTIONS = (process.env.CTXWIN_TS_RESOLUTIONS || "").split(/\s+/).
 const SUBPATHS = {
   ctxwin: "cjs",
   "ctxwin/cli": "cjs",
-  "ctxwin/langchain-history": "cjs",
   "ctxwin/openai-agents": "cjs",
+  "ctxwin/mastra": "cjs",
+  "ctxwin/langchain-history": "esm",
   "ctxwin/ai-sdk": "esm",
   "ctxwin/langchain": "esm",
 };
@@ -132,7 +133,7 @@ export function typescriptMatrix(tarball) {
         for (const { resolution, options, files, frameworks } of runs) {
           if (ONLY_RESOLUTIONS.length > 0 && !ONLY_RESOLUTIONS.includes(resolution)) continue;
           const reason = unsupported(version, resolution);
-          const label = { typescript: tsVersion, resolution, typesNode: withNode, subpaths: frameworks ? "all six" : withNode ? "ctxwin, ctxwin/cli" : "ctxwin" };
+          const label = { typescript: tsVersion, resolution, typesNode: withNode, subpaths: frameworks ? `all ${Object.keys(SUBPATHS).length}` : withNode ? "ctxwin, ctxwin/cli" : "ctxwin" };
           if (reason) {
             rows.push({ ...label, result: `unsupported: ${reason}` });
             continue;
