@@ -3,7 +3,6 @@
 // native addon, or its WebAssembly build where none loads); on the web (browsers, Workers, edge
 // runtimes), web-loader.ts when `await init()` has instantiated the WebAssembly build. This file
 // imports no Node module, so the web entry can reach it.
-import type { Template } from "@huggingface/jinja";
 import { plainError } from "./errors.js";
 
 /** The addon's exports: plain functions over numbers, strings and typed arrays. */
@@ -163,6 +162,12 @@ export interface NativeSummarizationPlan {
 
 export type Backend = "native" | "wasm";
 
+/**
+ * What ctxwin uses of @huggingface/jinja's `Template` class, written out: the declarations must not
+ * import that ESM-only package, or TypeScript refuses them in CommonJS consumers (TS1479, TS1541).
+ */
+export type JinjaTemplateClass = new (template: string) => { render(items?: Record<string, unknown>): string };
+
 /** What the runtime offers beyond the core: files, where there is a file system (Node), else nothing. */
 export interface HostFiles {
   /** The absolute path of `path` when it names a file, else undefined. */
@@ -186,7 +191,7 @@ export interface CoreHost {
   /** Files by path and installed packages' files: undefined without a file system. */
   files: HostFiles | undefined;
   /** @huggingface/jinja's Template, for chat templates; undefined when it cannot be had. */
-  jinjaTemplate(): typeof Template | undefined;
+  jinjaTemplate(): JinjaTemplateClass | undefined;
   /**
    * Throws ERR_CTXWIN_NOT_INITIALIZED, saying what to import, when the data of an encoding
    * ("bpe") or Claude family ("claude") was not given to the loader (the web loads only what the

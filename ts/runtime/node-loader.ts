@@ -8,10 +8,9 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Template } from "@huggingface/jinja";
 import { plainError } from "./errors.js";
 import { consoleLogger } from "./logger.js";
-import { installCore, type Backend, type HostFiles, type NativeCore } from "./native.js";
+import { installCore, type Backend, type HostFiles, type JinjaTemplateClass, type NativeCore } from "./native.js";
 import type { InitOptions } from "./web-loader.js";
 
 interface Loaded {
@@ -111,7 +110,7 @@ installCore({
   claudeDataDir: join(packageRoot, "data", "claude"),
   files: nodeFiles,
   // Loaded on the first chat template: importing ctxwin does not pay for it.
-  jinjaTemplate: () => (require("@huggingface/jinja") as { Template: typeof Template }).Template,
+  jinjaTemplate: () => (require("@huggingface/jinja") as { Template: JinjaTemplateClass }).Template,
 });
 
 /**

@@ -5,10 +5,9 @@
 // get the .wasm file: a URL beside the module for browsers and bundlers, an imported
 // WebAssembly.Module where the runtime compiles no bytes at run time (workerd, edge runtimes).
 import { getDefaultContext } from "@emnapi/runtime";
-import type { Template } from "@huggingface/jinja";
 import createCtxwinCore from "../../prebuilds/wasm-web/ctxwin.mjs";
 import { describe, plainError, typeError } from "./errors.js";
-import { installCore, type NativeCore } from "./native.js";
+import { installCore, type JinjaTemplateClass, type NativeCore } from "./native.js";
 
 /**
  * One data file of the core, by its path in the package's data/ folder: an OpenAI rank table
@@ -50,7 +49,7 @@ export interface InitOptions {
   /** The core's .wasm, when the entry's own default does not fit the bundler (or a promise of it). */
   wasm?: WasmSource | Promise<WasmSource>;
   /** `@huggingface/jinja` (its module), for counting with a tokenizer.json model's chat template. */
-  jinja?: { Template: typeof Template };
+  jinja?: { Template: JinjaTemplateClass };
 }
 
 /** The folder of the core's in-memory file system that init() writes the data to. */
@@ -71,7 +70,7 @@ interface EmscriptenModule {
 interface Loaded {
   module: EmscriptenModule;
   given: Set<string>;
-  jinja: { Template: typeof Template } | undefined;
+  jinja: { Template: JinjaTemplateClass } | undefined;
 }
 
 let loading: Promise<Loaded> | undefined;

@@ -1,9 +1,8 @@
 // Exact counts for open-weight models (Llama, Qwen, DeepSeek, gpt-oss, Gemma, Mistral) from their
 // own Hugging Face tokenizer.json, run by the core; countMessages renders the model's chat template
 // (tokenizer_config.json's Jinja, through @huggingface/jinja) and counts what the model receives.
-import type { Template } from "@huggingface/jinja";
 import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
-import { coreHost, native, type HostFiles, type NativeTokenizerJsonCounter } from "../runtime/native.js";
+import { coreHost, native, type HostFiles, type JinjaTemplateClass, type NativeTokenizerJsonCounter } from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
@@ -51,7 +50,7 @@ interface Loaded {
 const loadedFiles = new Map<string, Loaded>();
 
 /** @huggingface/jinja's Template, from the runtime (on the web: what init() was given). */
-function templateClass(): typeof Template {
+function templateClass(): JinjaTemplateClass {
   const template = coreHost().jinjaTemplate();
   if (template === undefined) {
     throw tokenizerUnavailable("ctxwin: rendering a chat template needs @huggingface/jinja; on the web pass it to init(): `init({ jinja: await import(\"@huggingface/jinja\") })`");
@@ -217,7 +216,7 @@ export class TokenizerJsonCounter implements TokenCounter {
   /** Where the tokenizer came from (a file path or "a parsed tokenizer.json"). */
   readonly source: string;
   private readonly tokenizer: NativeTokenizerJsonCounter;
-  private readonly template: Template | undefined;
+  private readonly template: InstanceType<JinjaTemplateClass> | undefined;
   private readonly specialTokens: Record<string, string> = {};
   /** True when conversations are rendered in gpt-oss's harmony format. */
   readonly harmony: boolean;
