@@ -61,7 +61,10 @@ describe("worker_threads terminated mid-call", () => {
         expect(round.busyCalls).toBeGreaterThan(0);
       }
       const [first, , third] = rounds;
-      expect(Math.abs(third!.rss - first!.rss) / first!.rss).toBeLessThan(0.1);
+      // The leak this guards against (the addon unloaded and reloaded with its encodings) grew the
+      // process 35% from round 1 to round 3 (165 -> 223 MB); allocator warm-up on a loaded machine
+      // has reached 13%. 20% keeps the first out and lets the second in.
+      expect(Math.abs(third!.rss - first!.rss) / first!.rss).toBeLessThan(0.2);
     },
     // A round waits up to four more round lengths for a busy worker on a loaded machine.
     ROUNDS * ROUND_MS * 5 + 60_000,

@@ -19,7 +19,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { ex
 const peers = new Set(Object.keys(pkg.peerDependencies));
 
 /** What the root needs Node for: the JSONL file and Redis session stores. */
-const NODE_ONLY = ["FileSessionStore", "FileSessionStoreOptions", "RedisSessionStore", "RedisSessionStoreOptions", "RedisCommandClient"];
+const NODE_ONLY = ["FileSessionStore", "FileSessionStoreOptions", "RedisSessionStore", "RedisSessionStoreOptions", "RedisCommandClient", "RedisDurability"];
 
 const WEB_CONDITIONS: Array<[condition: string, conditions: string[], entry: string]> = [
   ["browser", ["browser"], "./dist/web/index.js"],
