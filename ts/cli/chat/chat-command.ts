@@ -59,14 +59,20 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
     if (session.abort) session.abort.abort();
     else rl.close();
   });
+  // Piped input can end while a reply streams: readline closes, and the lines it had read still
+  // come. Node 26 refuses prompt() on a closed interface (ERR_USE_AFTER_CLOSE), so the prompt is
+  // written directly then, as Node 20 to 24 did.
+  let closed = false;
+  rl.on("close", () => (closed = true));
+  const prompt = () => (closed ? write(colors.bold("you> ")) : rl.prompt());
   session.beforePrompt();
-  rl.prompt();
+  prompt();
   for await (const line of rl) {
     // A terminal echoes what was typed; from a pipe, the transcript shows it after the prompt.
     if (!terminal) write(`${line}\n`);
     if ((await session.handle(line)) === "quit") break;
     session.beforePrompt();
-    rl.prompt();
+    prompt();
   }
   rl.close();
   await session.close();
