@@ -119,16 +119,13 @@ class Counter : public Napi::ObjectWrap<Counter> {
       const SpecialTokens special = special_arg(info, 1);
       auto counts = Napi::Uint32Array::New(info.Env(), n);
       CountCache& cache = this->cache();
-      // The bound is on each text, as for count(): a batch is many calls in one crossing (a manager
-      // opening a long session counts all its messages at once), not one input. Every length is
-      // checked before anything is counted, so a refusal changes nothing.
+      // One string at a time through the thread's buffers: no copy of the whole batch. The bound is
+      // on each text, as for count(): a batch is many counts in one crossing (a manager opening a
+      // long session counts all its messages at once), not one input. A refusal returns no counts;
+      // what it leaves is only the cache's memo of texts already counted.
       for (std::uint32_t i = 0; i < n; ++i) {
         const Napi::Value text = texts.Get(i);
         if (text.IsString()) check_sync_length(js_string_length(text), ("texts[" + std::to_string(i) + "] holds").c_str(), "countAsync");
-      }
-      // One string at a time through the thread's buffers: no copy of the whole batch.
-      for (std::uint32_t i = 0; i < n; ++i) {
-        const Napi::Value text = texts.Get(i);
         read_utf8(text, "texts", i, thread_->utf16(), thread_->utf8());
         counts[i] = static_cast<std::uint32_t>(counter_->count_valid(thread_->utf8(), &cache, special));
       }
