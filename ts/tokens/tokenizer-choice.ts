@@ -51,6 +51,8 @@ export function chooseTokenizer(model: string): TokenizerChoice {
   }
   // An open-weight family's own tokenizer.json before OpenAI's encodings: gpt-oss counts its
   // messages in harmony with its package, and its text with o200k_base without it.
+  // A family named by the id as given settles it, unless it is a vendor's catch-all: Ollama's
+  // "mistral:7b" is v0.3 even though the catalog hosts it as Mistral's v0.1 API model.
   let missing: OpenModelFamily | undefined;
   for (const id of ids) {
     const family = openModelFamily(id);
@@ -58,6 +60,7 @@ export function chooseTokenizer(model: string): TokenizerChoice {
     const pkg = family.packages.find(isInstalled);
     if (pkg) return { kind: "tokenizer-json", options: { tokenizer: pkg }, label: `tokenizer.json (${pkg})`, family, resolved };
     missing ??= family;
+    if (!family.broad) break;
   }
   for (const id of ids) {
     const { encoding, exact } = openAiEncoding(id);
