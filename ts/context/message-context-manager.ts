@@ -34,6 +34,7 @@ import { SessionLink } from "../session/session-link.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
+import { ledgerForManager } from "../cost/ledger-for-manager.js";
 import { checkPolicyOptions } from "./policy-options.js";
 import { contextOverflowError } from "./context-overflow.js";
 import { HistoryEditor } from "./history-editor.js";
@@ -164,6 +165,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const pinFirst = options.pinFirstUserMessage ?? true;
     if (typeof pinFirst !== "boolean") throw typeError(`options.pinFirstUserMessage must be a boolean, got ${describe(pinFirst)}`);
     this.editor = new HistoryEditor<M>(this.counter, requestOverhead, this.strategy, this.anchor, this.session, orphanToolResults, this.logger, pinFirst);
+    this.editor.cache.ledger = ledgerForManager(this.model, options.cost, Math.floor(this.limits.effectiveLimit * this.trimAt));
     this.view = this.editor.view();
   }
 
@@ -436,6 +438,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       anchored: this.anchor.anchored,
       calibration: this.calibration.toJSON(),
       cache: this.editor.cache.stats,
+      cost: this.editor.cache.cost,
       breaker: this.compaction.breaker,
     };
   }

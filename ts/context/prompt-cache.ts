@@ -2,6 +2,11 @@
 // the previous request had too. Each getContextForRequest() is a request; the shared prefix is the
 // system prompt (unless it changed) and the conversation up to the first position an edit touched
 // since, tracked from the edits (O(changed)), never by re-reading the messages.
+//
+// With a CostLedger (the `cost` option), each request is also billed through the provider's cache
+// model: breakpoints where ctxwin's cache hints put them (end of the system prompt, the omission
+// marker that closes the last compaction, the newest turn).
+import type { CostLedger, CostStats } from "../cost/cost-ledger.js";
 import type { HistoryColumns } from "./history-columns.js";
 import type { MessageLike } from "../messages/types.js";
 
@@ -23,13 +28,21 @@ export class PromptCacheAccounting {
   private stablePrefix = 0;
   /** The system prompt the last request carried (compared, not tracked: a prompt changed and changed back is the same prefix). */
   private lastSystemPrompt: string | undefined;
+  /** Bills each request in dollars when the manager was given a `cost` option. */
+  ledger: CostLedger | undefined;
 
   /**
    * A request of `total` tokens is sent: its prefix shared with the previous one is the system
    * prompt (unless it changed) and the conversation up to the first position an edit touched since.
    */
-  request(total: number, systemPrompt: string | undefined, systemTokens: number, conversationTokens: number): void {
+  request(total: number, systemPrompt: string | undefined, systemTokens: number, conversationTokens: number, boundaryTokens = 0): void {
     const shared = this.requests > 0 && systemPrompt === this.lastSystemPrompt ? systemTokens + this.stablePrefix : 0;
+    if (this.ledger !== undefined) {
+      const fixed = Math.min(systemTokens, total);
+      const breakpoints = [...new Set([fixed, Math.min(total, systemTokens + boundaryTokens), total])].filter((b) => b > 0);
+      const added = Math.max(0, conversationTokens - (this.requests > 0 ? this.stablePrefix : 0));
+      this.ledger.record({ inputTokens: total, sharedPrefixTokens: Math.min(shared, total), breakpoints, fixedTokens: fixed, addedTokens: Math.min(added, total) });
+    }
     this.requests++;
     this.promptTokens += total;
     this.sharedPrefixTokens += Math.min(shared, total);
@@ -50,6 +63,11 @@ export class PromptCacheAccounting {
   /** The history was replaced or cleared: the next request shares no conversation with the last. */
   restart(): void {
     this.stablePrefix = 0;
+  }
+
+  /** The dollars of the requests so far (undefined without a `cost` option). */
+  get cost(): CostStats | undefined {
+    return this.ledger?.stats;
   }
 
   get stats(): CacheStats {

@@ -1,0 +1,130 @@
+// Cache hints and the manager's cost stats through the public API, at every request of a tool
+// loop: the Anthropic body each step sends carries at most 4 breakpoints on its stable prefix
+// (tools, system, the compaction boundary, the newest turn), the caller's body is never changed,
+// OpenAI's key is stable per session, and getStats().cost splits every request exactly.
+import { describe, expect, it } from "vitest";
+import {
+  ContextLimits,
+  MessageContextManager,
+  anthropicCacheControl,
+  anthropicContextManagement,
+  openAIPromptCacheKey,
+  type AnthropicRequestBody,
+  type MessageLike,
+  type TokenCounter,
+} from "ctxwin";
+
+type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
+
+/** A character a token: the figures in the assertions are the lengths of the strings. */
+const chars: TokenCounter = {
+  count: (text) => text.length,
+  countMessages: (messages) => messages.reduce((sum, m) => sum + (typeof m.content === "string" ? m.content.length : 0) + JSON.stringify((m as Msg).tool_calls ?? "").length, 0),
+  countEachMessage: (messages) => Uint32Array.from(messages, (m) => (typeof m.content === "string" ? m.content.length : 0) + JSON.stringify((m as Msg).tool_calls ?? "").length),
+} as TokenCounter;
+
+const TOOLS = [{ name: "read_file", description: "Reads a file", input_schema: { type: "object", properties: { path: { type: "string" } } } }];
+
+function bodyOf(cm: MessageContextManager<Msg>): AnthropicRequestBody {
+  const { system, messages } = cm.getContextForRequest({ separateSystem: true });
+  return { model: "claude-sonnet-4-5", max_tokens: 1024, system, tools: TOOLS, messages: messages.map((m) => ({ role: m.role === "tool" ? "user" : m.role === "system" ? "user" : m.role, content: typeof m.content === "string" ? m.content : "" })) };
+}
+
+const breakpoints = (body: AnthropicRequestBody) =>
+  [...(body.tools ?? []), ...(Array.isArray(body.system) ? body.system : []), ...body.messages.flatMap((m) => (typeof m.content === "string" ? [] : m.content))].filter((b) => b.cache_control !== undefined).length;
+
+function manager(): MessageContextManager<Msg> {
+  const cm = new MessageContextManager<Msg>({
+    model: "claude-sonnet-4-5",
+    counter: chars,
+    mode: "smart" as never,
+    limits: new ContextLimits({ model: "claude-sonnet-4-5", maxTokens: 40_000, maxOutputTokens: 0, reservedTokens: 0 }),
+    cost: { now: () => 0, minimumPrefix: 1024 },
+    logger: { warn: () => {} },
+  });
+  cm.setSystemPrompt("You are a careful coding agent. ".repeat(40));
+  return cm;
+}
+
+describe("cache hints and cost at every step of a tool loop", () => {
+  it("marks tools, system, the boundary and the newest turn; the manager bills each request exactly", () => {
+    const cm = manager();
+    let sawBoundary = false;
+    let previousRequests = 0;
+    for (let i = 0; i < 120; i++) {
+      cm.addMessage({ role: "user", content: `Turn ${i}: read module ${i}.` });
+      cm.addMessage({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"m${i}.ts"}` } }] });
+      cm.addMessage({ role: "tool", tool_call_id: `c${i}`, content: `export const value${i} = ${i};\n`.repeat(20 + (i % 30)) });
+      const body = bodyOf(cm);
+      const snapshot = structuredClone(body);
+      const hinted = anthropicCacheControl(body, { ttl: "1h" });
+      expect(body).toEqual(snapshot); // the caller's body is untouched
+      expect(breakpoints(hinted)).toBeLessThanOrEqual(4);
+      const last = hinted.messages[hinted.messages.length - 1]?.content;
+      expect(Array.isArray(last) && last[last.length - 1]?.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
+      expect(Array.isArray(hinted.system) && hinted.system[0]?.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
+      expect(hinted.tools?.[0]?.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
+      const marker = body.messages.findIndex((m) => typeof m.content === "string" && /^\[\d+ messages omitted\]$/.test(m.content));
+      if (marker >= 0 && marker < body.messages.length - 1) {
+        sawBoundary = true;
+        const content = hinted.messages[marker]?.content;
+        expect(Array.isArray(content) && content[0]?.cache_control).toBeTruthy();
+        expect(breakpoints(hinted)).toBe(4);
+      }
+      const cost = cm.getStats().cost;
+      expect(cost).toBeDefined();
+      if (cost === undefined) return;
+      expect(cost.session.requests).toBe(previousRequests + 1);
+      previousRequests = cost.session.requests;
+      const request = cost.requests[cost.requests.length - 1];
+      expect(request?.inputTokens).toBe(cm.tokenUsage);
+      expect((request?.cachedTokens ?? 0) + (request?.writtenTokens ?? 0) + (request?.uncachedTokens ?? 0)).toBe(cm.tokenUsage);
+      expect(cost.session.cachedTokens + cost.session.writtenTokens + cost.session.uncachedTokens).toBe(cost.session.inputTokens);
+    }
+    expect(sawBoundary).toBe(true);
+    const { session } = cm.getStats().cost ?? { session: undefined };
+    expect(session && session.dollars < session.noCacheDollars).toBe(true);
+  });
+
+  it("keeps the caller's breakpoints within the limit of 4 and refuses bad bodies with coded errors", () => {
+    const body: AnthropicRequestBody = {
+      system: [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }],
+      messages: [
+        { role: "user", content: [{ type: "text", text: "a", cache_control: { type: "ephemeral" } }] },
+        { role: "assistant", content: [{ type: "text", text: "b", cache_control: { type: "ephemeral" } }] },
+        { role: "user", content: "c" },
+      ],
+    };
+    const hinted = anthropicCacheControl(body);
+    expect(breakpoints(hinted)).toBe(4);
+    expect(hinted.messages[2]?.content).toEqual([{ type: "text", text: "c", cache_control: { type: "ephemeral" } }]);
+    expect(anthropicCacheControl(hinted)).toEqual(hinted); // nothing left to mark, nothing marked twice
+    for (const [bad, options] of [[null, {}], [{ messages: "x" }, {}], [{ messages: [{ role: "user", content: 3 }] }, {}], [{ messages: [] }, { ttl: "2h" }], [{ messages: [{ role: "user", content: "x" }] }, { boundary: 1 }], [{ messages: [{ role: "user", content: "x" }] }, { boundary: "0" }]] as const) {
+      expect(() => anthropicCacheControl(bad as never, options as never)).toThrow(expect.objectContaining({ code: expect.stringMatching(/^ERR_CTXWIN_/) }));
+    }
+  });
+
+  it("emits Anthropic's context_management from the same policy", () => {
+    expect(anthropicContextManagement({ effectiveLimit: 100_000, excludeTools: ["memory"] })).toEqual({
+      edits: [{ type: "clear_tool_uses_20250919", trigger: { type: "input_tokens", value: 80_000 }, keep: { type: "tool_uses", value: 3 }, clear_at_least: { type: "input_tokens", value: 20_000 }, exclude_tools: ["memory"] }],
+    });
+    expect(() => anthropicContextManagement({ effectiveLimit: 0 })).toThrow(RangeError);
+    expect(() => anthropicContextManagement({ effectiveLimit: 10, trimAt: 0.5, trimTo: 0.7 })).toThrow(RangeError);
+    expect(() => anthropicContextManagement({ effectiveLimit: 10, excludeTools: [1] as never })).toThrow(TypeError);
+  });
+
+  it("gives OpenAI one stable prompt_cache_key per session, holding nothing of its id", () => {
+    const key = openAIPromptCacheKey("session-42");
+    expect(key).toMatch(/^ctxwin-[0-9a-f]{16}$/);
+    expect(openAIPromptCacheKey("session-42")).toBe(key);
+    expect(openAIPromptCacheKey("session-43")).not.toBe(key);
+    expect(key).not.toContain("42");
+    expect(() => openAIPromptCacheKey("")).toThrow(RangeError);
+    expect(() => openAIPromptCacheKey(7 as never)).toThrow(TypeError);
+  });
+
+  it("refuses a bad cost option with a coded error", () => {
+    expect(() => new MessageContextManager({ model: "gpt-4o", counter: chars, cost: "yes" as never })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
+    expect(new MessageContextManager({ model: "gpt-4o", counter: chars }).getStats().cost).toBeUndefined();
+  });
+});
