@@ -100,6 +100,12 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
    * model; an object sets provider, TTL, prices, minimum prefix or clock. Default off.
    */
   cost?: boolean | CostOptions;
+  /**
+   * When trims and compactions start: at trimAt (`"threshold"`, default), or where a trim pays
+   * through the provider's prompt cache (`"cache-aware"`: between trimTo and the window, from the
+   * cache's read and write prices and the tokens each request adds; bills the session, `cost`).
+   */
+  compactionTiming?: "threshold" | "cache-aware";
   /** Compaction level 0: the reasoning of the last this many assistant turns with reasoning stays (default 1). */
   keepReasoningTurns?: number;
   /** Compaction level 3: the summary's bound in tokens (default 500). */

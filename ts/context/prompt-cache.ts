@@ -6,6 +6,7 @@
 // With a CostLedger (the `cost` option), each request is also billed through the provider's cache
 // model: breakpoints where ctxwin's cache hints put them (end of the system prompt, the omission
 // marker that closes the last compaction, the newest turn).
+import type { CompactionTiming } from "../cost/compaction-timing.js";
 import type { CostLedger, CostStats } from "../cost/cost-ledger.js";
 import type { HistoryColumns } from "./history-columns.js";
 import type { MessageLike } from "../messages/types.js";
@@ -28,8 +29,12 @@ export class PromptCacheAccounting {
   private stablePrefix = 0;
   /** The system prompt the last request carried (compared, not tracked: a prompt changed and changed back is the same prefix). */
   private lastSystemPrompt: string | undefined;
+  /** The conversation tokens of the last request: an edit since brings stablePrefix below them. */
+  private lastConversation = 0;
   /** Bills each request in dollars when the manager was given a `cost` option. */
   ledger: CostLedger | undefined;
+  /** Times trims by the cache's prices (the `compactionTiming: "cache-aware"` option). */
+  timing: CompactionTiming | undefined;
 
   /**
    * A request of `total` tokens is sent: its prefix shared with the previous one is the system
@@ -39,14 +44,18 @@ export class PromptCacheAccounting {
     const shared = this.requests > 0 && systemPrompt === this.lastSystemPrompt ? systemTokens + this.stablePrefix : 0;
     if (this.ledger !== undefined) {
       const fixed = Math.min(systemTokens, total);
-      const breakpoints = [...new Set([fixed, Math.min(total, systemTokens + boundaryTokens), total])].filter((b) => b > 0);
+      // The newest turn's breakpoint ends the conversation: the request's own overhead (reply
+      // priming) follows it and is no prefix of the next request.
+      const breakpoints = [...new Set([fixed, Math.min(total, systemTokens + boundaryTokens), Math.min(total, systemTokens + conversationTokens)])].filter((b) => b > 0);
       const added = Math.max(0, conversationTokens - (this.requests > 0 ? this.stablePrefix : 0));
+      this.timing?.observe(added, total, this.requests > 0 && (this.stablePrefix < this.lastConversation || systemPrompt !== this.lastSystemPrompt));
       this.ledger.record({ inputTokens: total, sharedPrefixTokens: Math.min(shared, total), breakpoints, fixedTokens: fixed, addedTokens: Math.min(added, total) });
     }
     this.requests++;
     this.promptTokens += total;
     this.sharedPrefixTokens += Math.min(shared, total);
     this.stablePrefix = conversationTokens;
+    this.lastConversation = conversationTokens;
     this.lastSystemPrompt = systemPrompt;
   }
 
@@ -63,6 +72,11 @@ export class PromptCacheAccounting {
   /** The history was replaced or cleared: the next request shares no conversation with the last. */
   restart(): void {
     this.stablePrefix = 0;
+  }
+
+  /** The usage (tokens) above which the manager trims: trimAt, or where a trim pays through the cache (cache-aware timing). */
+  trimLine(limit: number, trimAt: number, trimTo: number): number {
+    return this.timing?.trimLine(limit, limit * trimTo, limit * trimAt) ?? limit * trimAt;
   }
 
   /** The dollars of the requests so far (undefined without a `cost` option). */

@@ -10,3 +10,4 @@ export { CostLedger, type CostOptions, type CostStats, type RequestCost, type Se
 export { anthropicCacheControl, MAX_ANTHROPIC_BREAKPOINTS, type AnthropicCacheControl, type AnthropicCacheHintOptions, type AnthropicRequestBody } from "./anthropic-cache-hints.js";
 export { anthropicContextManagement, type AnthropicContextManagement, type ClearToolUsesEdit, type ContextManagementPolicy } from "./anthropic-context-management.js";
 export { openAIPromptCacheKey } from "./openai-cache-hints.js";
+export { CompactionTiming, type CompactionTimingMode } from "./compaction-timing.js";

@@ -19,8 +19,9 @@ type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; fu
 /** A character a token: the figures in the assertions are the lengths of the strings. */
 const chars: TokenCounter = {
   count: (text) => text.length,
-  countMessages: (messages) => messages.reduce((sum, m) => sum + (typeof m.content === "string" ? m.content.length : 0) + JSON.stringify((m as Msg).tool_calls ?? "").length, 0),
-  countEachMessage: (messages) => Uint32Array.from(messages, (m) => (typeof m.content === "string" ? m.content.length : 0) + JSON.stringify((m as Msg).tool_calls ?? "").length),
+  // 3 tokens of reply priming at the end of every request, as OpenAI's chat format counts them.
+  countMessages: (messages) => messages.reduce((sum, m) => sum + (typeof m.content === "string" ? m.content.length : 0) + JSON.stringify((m as Msg).tool_calls ?? "").length, 3),
+  countEachMessage: (messages: readonly MessageLike[]) => Uint32Array.from(messages, (m) => (typeof m.content === "string" ? m.content.length : 0) + JSON.stringify((m as Msg).tool_calls ?? "").length),
 } as TokenCounter;
 
 const TOOLS = [{ name: "read_file", description: "Reads a file", input_schema: { type: "object", properties: { path: { type: "string" } } } }];
@@ -84,6 +85,8 @@ describe("cache hints and cost at every step of a tool loop", () => {
     expect(sawBoundary).toBe(true);
     const { session } = cm.getStats().cost ?? { session: undefined };
     expect(session && session.dollars < session.noCacheDollars).toBe(true);
+    // Between trims each request reads the one before it from the cache.
+    expect(session && session.cachedTokens > session.inputTokens / 2).toBe(true);
   });
 
   it("keeps the caller's breakpoints within the limit of 4 and refuses bad bodies with coded errors", () => {

@@ -3,10 +3,9 @@
 // uncached = input; dollars never fall when a price rises).
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { CostLedger, ProviderCache, anthropicMinimumPrefix, cachePricesFor, requestDollars, type CacheProvider, type CachePrices } from "ctxwin";
+import { CostLedger, ProviderCache, anthropicMinimumPrefix, cachePricesFor, requestDollars, type CacheProvider } from "ctxwin";
 
 const PROVIDERS: CacheProvider[] = ["anthropic", "openai", "none"];
-const prices: CachePrices = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 
 /** A session: each request grows the last by `grow` tokens, or is cut at `cut` (an edit) first. */
 const requests = fc.array(fc.record({ grow: fc.integer({ min: 0, max: 5000 }), cut: fc.option(fc.integer({ min: 0, max: 20_000 })), gapMs: fc.integer({ min: 0, max: 2 * 3600_000 }) }), { minLength: 1, maxLength: 40 });
