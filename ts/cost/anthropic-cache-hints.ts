@@ -7,6 +7,7 @@
 // turn, the system prompt, the boundary, the tools. The caller's body is not changed: the
 // function returns a copy that shares every part it did not mark.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
+import { lastCompactionBoundary } from "./compaction-boundary.js";
 import type { AnthropicCacheTtl } from "./provider-cache.js";
 
 export interface AnthropicCacheControl {
@@ -28,21 +29,13 @@ export interface AnthropicCacheHintOptions {
   /** "5m" (default; written at 1.25x) or "1h" (2x): the TTL each breakpoint asks for. */
   ttl?: AnthropicCacheTtl;
   /**
-   * The index in `messages` of the last compaction boundary. Default: the last omission marker
-   * ("[N messages omitted]") in the messages, if any.
+   * The index in `messages` of the last compaction boundary. Default: the last message holding
+   * what a compaction wrote (an omission marker, a summary, a cleared tool result's placeholder).
    */
   boundary?: number;
 }
 
 export const MAX_ANTHROPIC_BREAKPOINTS = 4;
-const MARKER = /^\[\d+ messages omitted\]$/;
-
-function textOf(content: string | Block[]): string | undefined {
-  if (typeof content === "string") return content;
-  const only = content.length === 1 ? content[0] : undefined;
-  return only !== undefined && only.type === "text" && typeof only.text === "string" ? only.text : undefined;
-}
-
 function countBreakpoints(blocks: readonly Block[] | undefined): number {
   return (blocks ?? []).filter((b) => b !== null && typeof b === "object" && b.cache_control !== undefined).length;
 }
@@ -95,16 +88,8 @@ export function anthropicCacheControl<B extends AnthropicRequestBody>(body: B, o
   const existing = countBreakpoints(body.tools) + (Array.isArray(body.system) ? countBreakpoints(body.system) : 0) + messages.reduce((n, m) => n + (typeof m.content === "string" ? 0 : countBreakpoints(m.content)), 0);
   if (existing > MAX_ANTHROPIC_BREAKPOINTS) throw rangeError(`body already holds ${existing} cache_control breakpoints; Anthropic accepts at most ${MAX_ANTHROPIC_BREAKPOINTS}`);
   let room = MAX_ANTHROPIC_BREAKPOINTS - existing;
-  let boundary = options.boundary;
-  if (boundary === undefined) {
-    for (let i = messages.length - 1; i >= 0; i--) {
-      const text = textOf((messages[i] as { content: string | Block[] }).content);
-      if (text !== undefined && MARKER.test(text)) {
-        boundary = i;
-        break;
-      }
-    }
-  }
+  const found = lastCompactionBoundary(messages);
+  const boundary = options.boundary ?? (found >= 0 ? found : undefined);
   const out: AnthropicRequestBody = { ...body };
   let outMessages = messages;
   const markMessage = (index: number): void => {
