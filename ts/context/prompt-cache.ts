@@ -43,13 +43,15 @@ export class PromptCacheAccounting {
   request(total: number, systemPrompt: string | undefined, systemTokens: number, conversationTokens: number, boundaryTokens = 0): void {
     const shared = this.requests > 0 && systemPrompt === this.lastSystemPrompt ? systemTokens + this.stablePrefix : 0;
     if (this.ledger !== undefined) {
-      const fixed = Math.min(systemTokens, total);
+      // Counts are whole tokens; a reported usage scaled by a ratio is rounded up (an upper bound).
+      const tokens = Math.ceil(total);
+      const fixed = Math.min(systemTokens, tokens);
       // The newest turn's breakpoint ends the conversation: the request's own overhead (reply
       // priming) follows it and is no prefix of the next request.
-      const breakpoints = [...new Set([fixed, Math.min(total, systemTokens + boundaryTokens), Math.min(total, systemTokens + conversationTokens)])].filter((b) => b > 0);
+      const breakpoints = [...new Set([fixed, Math.min(tokens, systemTokens + boundaryTokens), Math.min(tokens, systemTokens + conversationTokens)])].filter((b) => b > 0);
       const added = Math.max(0, conversationTokens - (this.requests > 0 ? this.stablePrefix : 0));
-      this.timing?.observe(added, total, this.requests > 0 && (this.stablePrefix < this.lastConversation || systemPrompt !== this.lastSystemPrompt));
-      this.ledger.record({ inputTokens: total, sharedPrefixTokens: Math.min(shared, total), breakpoints, fixedTokens: fixed, addedTokens: Math.min(added, total) });
+      this.timing?.observe(added, tokens, this.requests > 0 && (this.stablePrefix < this.lastConversation || systemPrompt !== this.lastSystemPrompt));
+      this.ledger.record({ inputTokens: tokens, sharedPrefixTokens: Math.min(Math.floor(shared), tokens), breakpoints, fixedTokens: fixed, addedTokens: Math.min(added, tokens) });
     }
     this.requests++;
     this.promptTokens += total;

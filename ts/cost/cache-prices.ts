@@ -6,7 +6,7 @@
 import { defaultModelRegistry } from "../catalog/model-registry.js";
 import type { ModelPrices } from "../catalog/model-entry.js";
 import { describe, rangeError, typeError } from "../runtime/errors.js";
-import type { AnthropicCacheTtl, CacheProvider, CacheUse } from "./provider-cache.js";
+import { CACHE_PROVIDERS, type AnthropicCacheTtl, type CacheProvider, type CacheUse } from "./provider-cache.js";
 
 export interface CachePrices {
   /** USD per million uncached prompt tokens. */
@@ -45,7 +45,16 @@ export function checkPrices(prices: unknown, name: string): CachePrices {
 
 /** The prices to bill a session with, from the catalog's entry and the provider's multipliers; undefined when the catalog lists none. */
 export function cachePricesFor(catalogPrices: ModelPrices | undefined, provider: CacheProvider, ttl: AnthropicCacheTtl = "5m"): CachePrices | undefined {
+  if (!CACHE_PROVIDERS.includes(provider)) throw rangeError(`provider must be one of ${CACHE_PROVIDERS.join(", ")}, got ${describe(provider)}`);
+  if (ttl !== "5m" && ttl !== "1h") throw rangeError(`ttl must be "5m" or "1h", got ${describe(ttl)}`);
   if (catalogPrices === undefined) return undefined;
+  if (catalogPrices === null || typeof catalogPrices !== "object") throw typeError(`catalogPrices must be the catalog's prices (an object) or undefined, got ${describe(catalogPrices)}`);
+  for (const key of PRICE_KEYS) {
+    const value = catalogPrices[key];
+    if (value === undefined && (key === "cacheRead" || key === "cacheWrite")) continue;
+    if (typeof value !== "number") throw typeError(`catalogPrices.${key} must be a number, got ${describe(value)}`);
+    if (!Number.isFinite(value) || value < 0) throw rangeError(`catalogPrices.${key} must be a price >= 0, got ${value}`);
+  }
   const { input, output } = catalogPrices;
   switch (provider) {
     case "anthropic":
@@ -59,5 +68,11 @@ export function cachePricesFor(catalogPrices: ModelPrices | undefined, provider:
 
 /** What one request's prompt (and `outputTokens` of reply) costs at `prices`, in US dollars. */
 export function requestDollars(use: CacheUse, prices: CachePrices, outputTokens = 0): number {
+  if (use === null || typeof use !== "object") throw typeError(`use must be an object, got ${describe(use)}`);
+  for (const [name, value] of [["use.cachedTokens", use.cachedTokens], ["use.writtenTokens", use.writtenTokens], ["use.uncachedTokens", use.uncachedTokens], ["outputTokens", outputTokens]] as const) {
+    if (typeof value !== "number") throw typeError(`${name} must be a number, got ${describe(value)}`);
+    if (!Number.isSafeInteger(value) || value < 0) throw rangeError(`${name} must be an integer >= 0, got ${value}`);
+  }
+  checkPrices(prices, "prices");
   return (use.uncachedTokens * prices.input + use.cachedTokens * prices.cacheRead + use.writtenTokens * prices.cacheWrite + outputTokens * prices.output) / 1e6;
 }

@@ -13,9 +13,9 @@
 // the manager waits until the request must shrink and then frees all the room at once; OpenAI's
 // (w = 2 r for GPT-4o) put H a little above the usual trimAt. H is kept within one request's
 // growth of the window, and never below trimTo plus one request's growth.
-import { describe, rangeError, typeError } from "../runtime/errors.js";
-import type { CachePrices } from "./cache-prices.js";
-import type { CacheProvider } from "./provider-cache.js";
+import { describe, rangeError, requireCount, typeError } from "../runtime/errors.js";
+import { checkPrices, type CachePrices } from "./cache-prices.js";
+import { CACHE_PROVIDERS, type CacheProvider } from "./provider-cache.js";
 
 export class CompactionTiming {
   private requests = 0;
@@ -23,10 +23,14 @@ export class CompactionTiming {
   /** The size of the last request sent right after a cut: what a trim actually leaves (S). */
   private afterCut: number | undefined;
 
-  constructor(
-    private readonly provider: CacheProvider,
-    private readonly prices: CachePrices,
-  ) {}
+  private readonly provider: CacheProvider;
+  private readonly prices: CachePrices;
+
+  constructor(provider: CacheProvider, prices: CachePrices) {
+    if (!CACHE_PROVIDERS.includes(provider)) throw rangeError(`provider must be one of ${CACHE_PROVIDERS.join(", ")}, got ${describe(provider)}`);
+    this.provider = provider;
+    this.prices = checkPrices(prices, "prices");
+  }
 
   /**
    * A request was sent: `added` tokens it adds to the conversation (its part not shared with the
@@ -35,6 +39,9 @@ export class CompactionTiming {
    * not growth).
    */
   observe(added: number, total: number, cut: boolean): void {
+    requireCount(added, "added");
+    requireCount(total, "total");
+    if (typeof cut !== "boolean") throw typeError(`cut must be a boolean, got ${describe(cut)}`);
     if (cut) {
       this.afterCut = total;
       return;
@@ -57,6 +64,11 @@ export class CompactionTiming {
    * below the window.
    */
   trimLine(limitTokens: number, targetTokens: number, fallbackTokens: number): number {
+    for (const [name, value] of [["limitTokens", limitTokens], ["targetTokens", targetTokens], ["fallbackTokens", fallbackTokens]] as const) {
+      if (typeof value !== "number") throw typeError(`${name} must be a number, got ${describe(value)}`);
+      if (!Number.isFinite(value) || value < 0) throw rangeError(`${name} must be a finite number >= 0, got ${value}`);
+    }
+    if (targetTokens > limitTokens) throw rangeError(`targetTokens (${targetTokens}) must be at most limitTokens (${limitTokens})`);
     const g = this.growth;
     const write = this.provider === "anthropic" ? this.prices.cacheWrite : this.prices.input;
     const read = this.prices.cacheRead;

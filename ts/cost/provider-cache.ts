@@ -12,7 +12,7 @@
 // The shared prefix comes from ctxwin's accounting (the tokens of a request that the previous one
 // had in the same places), so every entry kept here is a prefix of the last request: an entry
 // longer than the shared prefix no longer matches and is dropped.
-import { describe, rangeError, typeError } from "../runtime/errors.js";
+import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
 
 export type CacheProvider = "anthropic" | "openai" | "none";
 export type AnthropicCacheTtl = "5m" | "1h";
@@ -51,7 +51,7 @@ const TTL_MS: Record<AnthropicCacheTtl, number> = { "5m": 5 * 60_000, "1h": 60 *
  * the rest.
  */
 export function anthropicMinimumPrefix(model: string): number {
-  const id = model.toLowerCase();
+  const id = requireString(model, "model").toLowerCase();
   if (/opus-4[-.]?[56]|haiku-4[-.]?5/.test(id)) return 4096;
   if (/haiku-3|3[-.]?5-haiku|3-haiku/.test(id)) return 2048;
   return 1024;

@@ -3,7 +3,7 @@
 // uncached = input; dollars never fall when a price rises).
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { CostLedger, ProviderCache, anthropicMinimumPrefix, cachePricesFor, requestDollars, type CacheProvider } from "ctxwin";
+import { CompactionTiming, CostLedger, ProviderCache, anthropicMinimumPrefix, cachePricesFor, requestDollars, type CacheProvider } from "ctxwin";
 
 const PROVIDERS: CacheProvider[] = ["anthropic", "openai", "none"];
 
@@ -144,5 +144,47 @@ describe("CostLedger", () => {
     expect(ledger.stats).toEqual(before);
     expect(CostLedger.canPrice("no-such-model-xyz")).toBe(false);
     expect(CostLedger.canPrice("gpt-4o")).toBe(true);
+  });
+});
+
+describe("bad input to the price and timing functions", () => {
+  const use = { cachedTokens: 1, writtenTokens: 2, uncachedTokens: 3 };
+  const prices = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+  const rows: Array<[string, () => unknown, "TypeError" | "RangeError"]> = [
+    ["requestDollars: use null", () => requestDollars(null as never, prices), "TypeError"],
+    ["requestDollars: NaN tokens", () => requestDollars({ ...use, cachedTokens: Number.NaN }, prices), "RangeError"],
+    ["requestDollars: negative output", () => requestDollars(use, prices, -1), "RangeError"],
+    ["requestDollars: a price missing", () => requestDollars(use, { input: 1 } as never), "TypeError"],
+    ["requestDollars: an infinite price", () => requestDollars(use, { ...prices, input: Number.POSITIVE_INFINITY }), "RangeError"],
+    ["cachePricesFor: unknown provider", () => cachePricesFor(undefined, "bedrock" as never), "RangeError"],
+    ["cachePricesFor: bad ttl", () => cachePricesFor(undefined, "anthropic", "1d" as never), "RangeError"],
+    ["cachePricesFor: prices a string", () => cachePricesFor("3" as never, "openai"), "TypeError"],
+    ["cachePricesFor: negative input", () => cachePricesFor({ unit: "USD per 1M tokens", input: -3, output: 1 }, "openai"), "RangeError"],
+    ["anthropicMinimumPrefix: a number", () => anthropicMinimumPrefix(4 as never), "TypeError"],
+    ["CompactionTiming: unknown provider", () => new CompactionTiming("x" as never, prices), "RangeError"],
+    ["CompactionTiming: prices missing", () => new CompactionTiming("openai", {} as never), "TypeError"],
+  ];
+  for (const [name, call, kind] of rows) {
+    it(name, () => {
+      let error: unknown;
+      try {
+        call();
+      } catch (e) {
+        error = e;
+      }
+      expect((error as Error)?.constructor.name).toBe(kind);
+      expect((error as { code?: string }).code).toMatch(/^ERR_CTXWIN_/);
+    });
+  }
+
+  it("CompactionTiming refuses bad observations and lines, and keeps what it learned", () => {
+    const timing = new CompactionTiming("openai", prices);
+    timing.observe(500, 10_000, false);
+    expect(() => timing.observe(-1, 10, false)).toThrow(RangeError);
+    expect(() => timing.observe(1.5, 10, false)).toThrow(RangeError);
+    expect(() => timing.observe(1, 10, "yes" as never)).toThrow(TypeError);
+    expect(() => timing.trimLine(1000, 2000, 800)).toThrow(RangeError);
+    expect(() => timing.trimLine(Number.NaN, 0, 0)).toThrow(RangeError);
+    expect(timing.growth).toBe(500);
   });
 });
