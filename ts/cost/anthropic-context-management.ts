@@ -66,3 +66,49 @@ export function anthropicContextManagement(policy: ContextManagementPolicy): Ant
   };
   return { edits: [edit] };
 }
+
+/** What the server's clear_tool_uses edit clears from a request, as ctxwin estimates it. */
+export interface ServerClearing {
+  clearedToolUses: number;
+  /** Tokens of the cleared results (and inputs, with clear_tool_inputs), by `countTokens`. */
+  clearedInputTokens: number;
+}
+
+type Part = { type?: unknown; id?: unknown; name?: unknown; input?: unknown; tool_use_id?: unknown; content?: unknown };
+
+function textOfResult(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((p: { text?: unknown }) => (typeof p?.text === "string" ? p.text : JSON.stringify(p))).join("");
+  return content === undefined ? "" : JSON.stringify(content);
+}
+
+/**
+ * What `edit` makes the server clear from the Messages API `messages` of a request of
+ * `inputTokens`: nothing at or below the trigger; above it, the results of the oldest tool uses,
+ * all but the last `keep` and those of `exclude_tools`, unless they come to less than
+ * clear_at_least (then the edit is not applied). ctxwin's own count of the request (what it sends)
+ * stays an upper bound of what the model reads: the server only removes.
+ */
+export function anthropicServerClearing(messages: ReadonlyArray<{ role: string; content: unknown }>, edit: ClearToolUsesEdit, inputTokens: number, countTokens: (text: string) => number): ServerClearing {
+  if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+  if (edit === null || typeof edit !== "object" || edit.type !== "clear_tool_uses_20250919") throw typeError(`edit must be a clear_tool_uses_20250919 edit, got ${describe(edit)}`);
+  requireCount(inputTokens, "inputTokens");
+  if (typeof countTokens !== "function") throw typeError(`countTokens must be a function, got ${describe(countTokens)}`);
+  const none: ServerClearing = { clearedToolUses: 0, clearedInputTokens: 0 };
+  if (inputTokens <= edit.trigger.value) return none;
+  const results = new Map<string, string>();
+  const uses: Array<{ id: string; name: string; input: string }> = [];
+  for (const message of messages) {
+    if (!Array.isArray(message?.content)) continue;
+    for (const part of message.content as Part[]) {
+      if (part?.type === "tool_use" && typeof part.id === "string") uses.push({ id: part.id, name: String(part.name), input: JSON.stringify(part.input ?? {}) });
+      if (part?.type === "tool_result" && typeof part.tool_use_id === "string") results.set(part.tool_use_id, textOfResult(part.content));
+    }
+  }
+  const excluded = new Set(edit.exclude_tools ?? []);
+  const clearable = uses.slice(0, Math.max(0, uses.length - edit.keep.value)).filter((use) => !excluded.has(use.name));
+  let tokens = 0;
+  for (const use of clearable) tokens += countTokens(results.get(use.id) ?? "") + (edit.clear_tool_inputs ? countTokens(use.input) : 0);
+  if (clearable.length === 0 || tokens < (edit.clear_at_least?.value ?? 0)) return none;
+  return { clearedToolUses: clearable.length, clearedInputTokens: tokens };
+}

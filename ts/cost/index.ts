@@ -8,6 +8,6 @@ export { ProviderCache, anthropicMinimumPrefix, type CacheProvider, type Anthrop
 export { cachePricesFor, requestDollars, type CachePrices } from "./cache-prices.js";
 export { CostLedger, type CostOptions, type CostStats, type RequestCost, type SessionCost, type RecordedRequest } from "./cost-ledger.js";
 export { anthropicCacheControl, MAX_ANTHROPIC_BREAKPOINTS, type AnthropicCacheControl, type AnthropicCacheHintOptions, type AnthropicRequestBody } from "./anthropic-cache-hints.js";
-export { anthropicContextManagement, type AnthropicContextManagement, type ClearToolUsesEdit, type ContextManagementPolicy } from "./anthropic-context-management.js";
+export { anthropicContextManagement, anthropicServerClearing, type AnthropicContextManagement, type ClearToolUsesEdit, type ContextManagementPolicy, type ServerClearing } from "./anthropic-context-management.js";
 export { openAIPromptCacheKey } from "./openai-cache-hints.js";
 export { CompactionTiming, type CompactionTimingMode } from "./compaction-timing.js";

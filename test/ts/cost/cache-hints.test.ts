@@ -8,6 +8,7 @@ import {
   MessageContextManager,
   anthropicCacheControl,
   anthropicContextManagement,
+  anthropicServerClearing,
   openAIPromptCacheKey,
   type AnthropicRequestBody,
   type MessageLike,
@@ -129,5 +130,26 @@ describe("cache hints and cost at every step of a tool loop", () => {
   it("refuses a bad cost option with a coded error", () => {
     expect(() => new MessageContextManager({ model: "gpt-4o", counter: chars, cost: "yes" as never })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
     expect(new MessageContextManager({ model: "gpt-4o", counter: chars }).getStats().cost).toBeUndefined();
+  });
+});
+
+describe("anthropicServerClearing", () => {
+  const use = (i: number, name = "read_file") => ({ role: "assistant", content: [{ type: "tool_use", id: `t${i}`, name, input: { path: `f${i}` } }] });
+  const result = (i: number, size: number) => ({ role: "user", content: [{ type: "tool_result", tool_use_id: `t${i}`, content: "x".repeat(size) }] });
+  const messages = [{ role: "user", content: "task" }, use(1), result(1, 1000), use(2, "memory"), result(2, 500), use(3), result(3, 2000), use(4), result(4, 300), use(5), result(5, 400)];
+  const length = (text: string) => text.length;
+  const edit = anthropicContextManagement({ effectiveLimit: 10_000, keepToolUses: 2, excludeTools: ["memory"], trimAt: 0.5, trimTo: 0.4 }).edits[0];
+
+  it("clears the oldest results but the last `keep` and the excluded tools' once over the trigger, or nothing", () => {
+    if (edit === undefined) throw new Error("no edit");
+    expect(anthropicServerClearing(messages, edit, 5000, length)).toEqual({ clearedToolUses: 0, clearedInputTokens: 0 }); // at the trigger
+    expect(anthropicServerClearing(messages, edit, 5001, length)).toEqual({ clearedToolUses: 2, clearedInputTokens: 3000 }); // t1 and t3; t2 excluded, t4 and t5 kept
+    const inputs = { ...edit, clear_tool_inputs: true };
+    expect(anthropicServerClearing(messages, inputs, 5001, length).clearedInputTokens).toBe(3000 + 2 * JSON.stringify({ path: "f1" }).length);
+    // Less than clear_at_least to clear: the edit is not applied.
+    expect(anthropicServerClearing(messages, { ...edit, clear_at_least: { type: "input_tokens", value: 3001 } }, 9000, length)).toEqual({ clearedToolUses: 0, clearedInputTokens: 0 });
+    expect(() => anthropicServerClearing("x" as never, edit, 1, length)).toThrow(TypeError);
+    expect(() => anthropicServerClearing(messages, { type: "clear_thinking" } as never, 1, length)).toThrow(TypeError);
+    expect(() => anthropicServerClearing(messages, edit, -1, length)).toThrow(RangeError);
   });
 });
