@@ -7,6 +7,7 @@ import { benchOpenModels } from "./hf.js";
 import { benchStrategies } from "./strategies.js";
 import { benchCompaction } from "./compaction.js";
 import { benchCacheShare } from "./cache-share.js";
+import { benchCost } from "./cost.js";
 import { benchMemory } from "./memory.js";
 import { benchSessions } from "./sessions.js";
 import { benchFrameworks } from "./frameworks.js";
@@ -15,18 +16,27 @@ import { benchCatalog } from "./catalog.js";
 import { benchCatalogImport } from "./catalog-import.js";
 import { benchPathological } from "./pathological.js";
 
+// `npm run bench -- cost cache-share` runs only the named benchmarks.
+const BENCHES: Array<[string, () => unknown]> = [
+  ["spec08", benchSpec08],
+  ["catalog", benchCatalog],
+  ["catalog-import", benchCatalogImport],
+  ["strategies", benchStrategies],
+  ["compaction", benchCompaction],
+  ["cache-share", benchCacheShare],
+  ["cost", benchCost],
+  ["sessions", benchSessions],
+  ["frameworks", benchFrameworks],
+  ["tokenizers", benchTokenizers],
+  ["claude", benchClaude],
+  ["wasm", benchWasm],
+  ["memory", benchMemory],
+  ["hf", benchOpenModels],
+  ["pathological", benchPathological],
+];
+const only = process.argv.slice(2);
+const unknown = only.filter((name) => !BENCHES.some(([known]) => known === name));
+if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(", ")}: one of ${BENCHES.map(([name]) => name).join(", ")}`);
+
 console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
-benchSpec08();
-benchCatalog();
-benchCatalogImport();
-await benchStrategies();
-await benchCompaction();
-await benchCacheShare();
-await benchSessions();
-await benchFrameworks();
-await benchTokenizers();
-await benchClaude();
-benchWasm();
-benchMemory();
-benchOpenModels();
-benchPathological();
+for (const [name, bench] of BENCHES) if (only.length === 0 || only.includes(name)) await bench();

@@ -11,6 +11,7 @@
 //   history/     limits, budgets, the tracker and the truncation strategies
 //   compaction/  tool-result compaction, summaries of old turns, the progressive levels
 //   session/     export/import, the append-only session stores (memory, JSONL files, Redis)
+//   cost/        prompt-cache billing in dollars, provider cache hints, cache-aware compaction timing
 //   context/     MessageContextManager: a chat history kept inside its window
 import "./runtime/node-loader.js"; // loads the core on Node before anything uses it
 export * from "./runtime/index.js";
@@ -22,6 +23,7 @@ export * from "./spec08/index.js";
 export * from "./history/index.js";
 export * from "./compaction/index.js";
 export * from "./session/index.js";
+export * from "./cost/index.js";
 export * from "./context/index.js";
 export { init } from "./runtime/node-loader.js";
 export type { CoreData, InitOptions, WasmSource } from "./runtime/web-loader.js";

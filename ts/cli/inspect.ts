@@ -20,6 +20,7 @@ import { DEFAULT_IMAGE_TOKENS } from "../tokens/message-count.js";
 import { visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import type { BatchTokenCounter, TokenCounter } from "../tokens/token-counter.js";
 import { readConversation, type Conversation } from "./input.js";
+import { costView, renderCost, type CostView } from "./inspect-cost.js";
 import { bar, num, paletteFor, pct, preview, type Io, type Palette } from "./terminal.js";
 import { COMMANDS, UsageError, intOption, parse, type CommandName } from "./usage.js";
 import type { MessageLike } from "../messages/types.js";
@@ -94,6 +95,8 @@ export interface ContextView {
     marker?: string;
     warning?: string;
   };
+  /** What the request costs through the provider's cache, where the catalog has the model's prices. */
+  cost?: CostView;
 }
 
 /** Splits a message into the components it feeds; what is left (framing, role) goes to `rest`. */
@@ -254,6 +257,7 @@ export function analyzeContext(conversation: Conversation, options: AnalyzeOptio
     if (plan.warning) trim.warning = plan.warning;
   }
 
+  const cost = costView(model, total, overhead + toolTokens + systemPrompt, due && trim.removed.length > 0 ? trim.tokensAfter : undefined);
   return {
     model,
     encoding,
@@ -269,6 +273,7 @@ export function analyzeContext(conversation: Conversation, options: AnalyzeOptio
       .sort((a, b) => b.tokens - a.tokens || a.index - b.index)
       .slice(0, options.largest ?? 5),
     trim,
+    ...(cost ? { cost } : {}),
   };
 }
 
@@ -319,6 +324,7 @@ export function renderContextView(view: ContextView, colors: Palette, title: str
     );
     if (trim.warning) lines.push(`  ${colors.yellow(trim.warning)}`);
   }
+  if (view.cost) lines.push("", ...renderCost(view.cost, colors.bold, num));
   return lines.join("\n");
 }
 

@@ -160,9 +160,9 @@ export class HistoryEditor<M extends MessageLike> {
 
   /** The request: the system prompt first, then the conversation with the omission marker; counted as a request for the cache accounting. */
   request(total: number): Array<M | OmissionMarker | { role: "system"; content: string }> {
-    this.cache.request(total, this.prompt, this.promptTokens, this.history.conversationTokens + this.history.markerTokens);
-    const conversation: Array<M | OmissionMarker> = this.history.messages.slice();
     const marker = this.history.marker;
+    this.cache.request(total, this.prompt, this.promptTokens, this.history.conversationTokens + this.history.markerTokens, marker ? this.history.tokensBefore(marker.index, true) : 0);
+    const conversation: Array<M | OmissionMarker> = this.history.messages.slice();
     if (marker) conversation.splice(marker.index, 0, omissionMarker(marker.omitted, marker.role));
     return this.prompt === undefined ? conversation : [{ role: "system", content: this.prompt }, ...conversation];
   }

@@ -34,6 +34,7 @@ import { SessionLink } from "../session/session-link.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
+import { costForManager } from "../cost/ledger-for-manager.js";
 import { checkPolicyOptions } from "./policy-options.js";
 import { contextOverflowError } from "./context-overflow.js";
 import { HistoryEditor } from "./history-editor.js";
@@ -164,6 +165,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const pinFirst = options.pinFirstUserMessage ?? true;
     if (typeof pinFirst !== "boolean") throw typeError(`options.pinFirstUserMessage must be a boolean, got ${describe(pinFirst)}`);
     this.editor = new HistoryEditor<M>(this.counter, requestOverhead, this.strategy, this.anchor, this.session, orphanToolResults, this.logger, pinFirst);
+    Object.assign(this.editor.cache, costForManager(this.model, options.cost, options.compactionTiming, Math.floor(this.limits.effectiveLimit * this.trimAt)));
     this.view = this.editor.view();
   }
 
@@ -436,6 +438,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       anchored: this.anchor.anchored,
       calibration: this.calibration.toJSON(),
       cache: this.editor.cache.stats,
+      cost: this.editor.cache.cost,
       breaker: this.compaction.breaker,
     };
   }
@@ -481,12 +484,12 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     if (this.mode === TruncationMode.SUMMARIZE && this.compaction.compactor !== undefined) {
       // Summaries need the model, which addMessage never waits for: compaction starts in the
       // background (compactIfNeeded() joins it) and trims only what a request could not carry.
-      if (this.compacting === undefined && (this.tokenUsage > limit * this.trimAt || this.compaction.summarizerFull(this.view))) {
+      if (this.compacting === undefined && (this.tokenUsage > this.editor.cache.trimLine(limit, this.trimAt, this.trimTo) || this.compaction.summarizerFull(this.view))) {
         this.startCompaction(this.trimAt).catch((error: unknown) => (this.logger ?? consoleLogger).warn(`ctxwin: compaction failed: ${String(error)}`));
       }
       if (this.tokenUsage > limit) this.truncate();
       return;
     }
-    if (this.tokenUsage > (this.editor.exchanges.midExchange ? limit : limit * this.trimAt)) this.truncate();
+    if (this.tokenUsage > (this.editor.exchanges.midExchange ? limit : this.editor.cache.trimLine(limit, this.trimAt, this.trimTo))) this.truncate();
   }
 }

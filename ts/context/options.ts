@@ -19,6 +19,7 @@ import type { Logger } from "../runtime/logger.js";
 import type { SessionOptions } from "../session/session-link.js";
 import type { SessionLostError } from "../session/store.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
+import type { CostOptions, CostStats } from "../cost/cost-ledger.js";
 import type { CacheStats } from "./prompt-cache.js";
 import type { ContextWarning } from "./usage-warnings.js";
 
@@ -93,6 +94,18 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
    * trim makes, so that clearings break the prompt cache no more often than trims do.
    */
   clearAtLeast?: number;
+  /**
+   * Bill each request (getContextForRequest) through the provider's prompt cache, in dollars:
+   * getStats().cost. `true`: the catalog's prices and the provider's cache semantics for the
+   * model; an object sets provider, TTL, prices, minimum prefix or clock. Default off.
+   */
+  cost?: boolean | CostOptions;
+  /**
+   * When trims and compactions start: at trimAt (`"threshold"`, default), or where a trim pays
+   * through the provider's prompt cache (`"cache-aware"`: between trimTo and the window, from the
+   * cache's read and write prices and the tokens each request adds; bills the session, `cost`).
+   */
+  compactionTiming?: "threshold" | "cache-aware";
   /** Compaction level 0: the reasoning of the last this many assistant turns with reasoning stays (default 1). */
   keepReasoningTurns?: number;
   /** Compaction level 3: the summary's bound in tokens (default 500). */
@@ -159,6 +172,8 @@ export interface ContextStats {
   calibration: Record<string, ModelCalibration>;
   /** Prompt caching over the requests so far (each getContextForRequest() call is one). */
   cache: CacheStats;
+  /** Each request and the session in tokens the provider's cache read, wrote and left uncached, and dollars (with the `cost` option). */
+  cost?: CostStats;
   /** The summarizer's circuit breaker (closed when there is no llm). */
   breaker: BreakerState;
 }

@@ -2,6 +2,12 @@
 // the previous request had too. Each getContextForRequest() is a request; the shared prefix is the
 // system prompt (unless it changed) and the conversation up to the first position an edit touched
 // since, tracked from the edits (O(changed)), never by re-reading the messages.
+//
+// With a CostLedger (the `cost` option), each request is also billed through the provider's cache
+// model: breakpoints where ctxwin's cache hints put them (end of the system prompt, the omission
+// marker that closes the last compaction, the newest turn).
+import type { CompactionTiming } from "../cost/compaction-timing.js";
+import type { CostLedger, CostStats } from "../cost/cost-ledger.js";
 import type { HistoryColumns } from "./history-columns.js";
 import type { MessageLike } from "../messages/types.js";
 
@@ -23,17 +29,35 @@ export class PromptCacheAccounting {
   private stablePrefix = 0;
   /** The system prompt the last request carried (compared, not tracked: a prompt changed and changed back is the same prefix). */
   private lastSystemPrompt: string | undefined;
+  /** The conversation tokens of the last request: an edit since brings stablePrefix below them. */
+  private lastConversation = 0;
+  /** Bills each request in dollars when the manager was given a `cost` option. */
+  ledger: CostLedger | undefined;
+  /** Times trims by the cache's prices (the `compactionTiming: "cache-aware"` option). */
+  timing: CompactionTiming | undefined;
 
   /**
    * A request of `total` tokens is sent: its prefix shared with the previous one is the system
    * prompt (unless it changed) and the conversation up to the first position an edit touched since.
    */
-  request(total: number, systemPrompt: string | undefined, systemTokens: number, conversationTokens: number): void {
+  request(total: number, systemPrompt: string | undefined, systemTokens: number, conversationTokens: number, boundaryTokens = 0): void {
     const shared = this.requests > 0 && systemPrompt === this.lastSystemPrompt ? systemTokens + this.stablePrefix : 0;
+    if (this.ledger !== undefined) {
+      // Counts are whole tokens; a reported usage scaled by a ratio is rounded up (an upper bound).
+      const tokens = Math.ceil(total);
+      const fixed = Math.min(systemTokens, tokens);
+      // The newest turn's breakpoint ends the conversation: the request's own overhead (reply
+      // priming) follows it and is no prefix of the next request.
+      const breakpoints = [...new Set([fixed, Math.min(tokens, systemTokens + boundaryTokens), Math.min(tokens, systemTokens + conversationTokens)])].filter((b) => b > 0);
+      const added = Math.max(0, conversationTokens - (this.requests > 0 ? this.stablePrefix : 0));
+      this.timing?.observe(added, tokens, this.requests > 0 && (this.stablePrefix < this.lastConversation || systemPrompt !== this.lastSystemPrompt));
+      this.ledger.record({ inputTokens: tokens, sharedPrefixTokens: Math.min(Math.floor(shared), tokens), breakpoints, fixedTokens: fixed, addedTokens: Math.min(added, tokens) });
+    }
     this.requests++;
     this.promptTokens += total;
     this.sharedPrefixTokens += Math.min(shared, total);
     this.stablePrefix = conversationTokens;
+    this.lastConversation = conversationTokens;
     this.lastSystemPrompt = systemPrompt;
   }
 
@@ -50,6 +74,16 @@ export class PromptCacheAccounting {
   /** The history was replaced or cleared: the next request shares no conversation with the last. */
   restart(): void {
     this.stablePrefix = 0;
+  }
+
+  /** The usage (tokens) above which the manager trims: trimAt, or where a trim pays through the cache (cache-aware timing). */
+  trimLine(limit: number, trimAt: number, trimTo: number): number {
+    return this.timing?.trimLine(limit, limit * trimTo, limit * trimAt) ?? limit * trimAt;
+  }
+
+  /** The dollars of the requests so far (undefined without a `cost` option). */
+  get cost(): CostStats | undefined {
+    return this.ledger?.stats;
   }
 
   get stats(): CacheStats {

@@ -10,5 +10,6 @@ export * from "../spec08/index.js";
 export * from "../history/index.js";
 export * from "../compaction/index.js";
 export * from "../session/portable.js";
+export * from "../cost/index.js";
 export * from "../context/index.js";
 export type { CoreData, InitOptions, WasmSource } from "../runtime/web-loader.js";

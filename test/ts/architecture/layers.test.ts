@@ -21,6 +21,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ["history"], // limits, budget, usage anchoring and calibration, the tracker, strategies
   ["compaction"], // tool-result compaction, summaries, the compaction levels and their orchestrator
   ["session"], // export/import, session stores, the session log and the manager's link to it
+  ["cost"], // provider prompt-cache models, prices per request and session, cache hints, cache-aware timing
   ["context"], // MessageContextManager and its parts
   ["adapters", "cli"], // the framework adapters; the command line
   ["index.ts", "web"], // the package's root; the web entry (browsers, Workers, edge runtimes)

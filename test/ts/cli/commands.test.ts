@@ -152,6 +152,15 @@ describe("ctxwin inspect", () => {
     expect(view.largest[0]).toMatchObject({ role: "tool", tool: "read_file" });
     expect(view.window).toBe(128000);
     expect(view.trim).toMatchObject({ due: false, threshold: Math.floor(view.effectiveLimit * 0.8) });
+    // Cost at gpt-4o's catalog prices through OpenAI's automatic cache: the prefix resent is read
+    // in whole 128-token steps at the cached-input price, nothing is written.
+    const cost = (JSON.parse(result.stdout) as { cost: { provider: string; prices: { input: number; cacheRead: number }; noCache: { dollars: number }; cold: { cachedTokens: number; dollars: number }; warm: { cachedTokens: number; writtenTokens: number; uncachedTokens: number; dollars: number } } }).cost;
+    expect(cost.provider).toBe("openai");
+    expect(cost.noCache.dollars).toBeCloseTo((view.total * cost.prices.input) / 1e6, 12);
+    expect(cost.cold).toMatchObject({ cachedTokens: 0, dollars: cost.noCache.dollars });
+    expect(cost.warm.cachedTokens).toBe(Math.floor(view.total / 128) * 128);
+    expect(cost.warm.cachedTokens + cost.warm.writtenTokens + cost.warm.uncachedTokens).toBe(view.total);
+    expect(cost.warm.dollars).toBeLessThan(cost.cold.dollars);
   });
 
   it("draws the view with bars and says what the next trim removes", async () => {
@@ -162,6 +171,9 @@ describe("ctxwin inspect", () => {
     expect(result.stdout).toMatch(/^ {2}total\s+24,467 /m);
     expect(result.stdout).toContain('due (over 16,000 tokens): removes 81 messages (#5-#85)');
     expect(result.stdout).toContain('and puts "[81 messages omitted]" in their place');
+    expect(result.stdout).toMatch(/^Cost per request \(openai prompt cache; USD per 1M tokens: input [\d.]+, cache read [\d.]+, cache write [\d.]+\)$/m);
+    expect(result.stdout).toMatch(/^ {2}warm \(prefix cached\)\s+\$[\d.]+ {3}24,448 cached, 0 written, 19 uncached$/m);
+    expect(result.stdout).toMatch(/^ {2}after the next trim\s+\$[\d.]+/m);
     expect(result.stdout).not.toContain("\x1b["); // not a terminal: no colour
   });
 
