@@ -285,7 +285,8 @@ std::unique_ptr<HfBpeModel> HfBpeModel::restore(hf::PreparedReader& in) {
     std::copy(ids.begin(), ids.end(), table);
   }
   model->arena_ = std::string(in.bytes());
-  if (model->arena_.size() >= (std::uint64_t{1} << 32)) throw PreparedFormError("a token arena over 4 GB");
+  // Slots hold 32-bit offsets (on 32-bit targets, such as WebAssembly, no arena is this large).
+  if (static_cast<std::uint64_t>(model->arena_.size()) > std::uint64_t{0xFFFFFFFFu}) throw PreparedFormError("a token arena over 4 GB");
   model->slots_ = in.array<Slot>(kMaxTable);
   const std::size_t slots = model->slots_.size();
   if (slots < 16 || !std::has_single_bit(slots)) throw PreparedFormError("a hash table whose size is not a power of two");
