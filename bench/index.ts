@@ -14,19 +14,31 @@ import { benchWasm } from "./wasm.js";
 import { benchCatalog } from "./catalog.js";
 import { benchCatalogImport } from "./catalog-import.js";
 import { benchPathological } from "./pathological.js";
+import { benchColdStart } from "./cold-start.js";
+
+// `npm run bench -- <name> ...` runs only the benchmarks named (the names below); none: all of them.
+const BENCHES: Array<[string, () => unknown]> = [
+  ["spec08", benchSpec08],
+  ["catalog", benchCatalog],
+  ["catalog-import", benchCatalogImport],
+  ["strategies", benchStrategies],
+  ["compaction", benchCompaction],
+  ["cache-share", benchCacheShare],
+  ["sessions", benchSessions],
+  ["frameworks", benchFrameworks],
+  ["tokenizers", benchTokenizers],
+  ["claude", benchClaude],
+  ["wasm", benchWasm],
+  ["memory", benchMemory],
+  ["hf", benchOpenModels],
+  ["pathological", benchPathological],
+  ["cold-start", benchColdStart],
+];
+const only = process.argv.slice(2);
+const unknown = only.filter((name) => !BENCHES.some(([n]) => n === name));
+if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(", ")}; the names: ${BENCHES.map(([n]) => n).join(", ")}`);
 
 console.log(`ctxwin benchmarks: node ${process.version}, ${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown cpu"} x${cpus().length}`);
-benchSpec08();
-benchCatalog();
-benchCatalogImport();
-await benchStrategies();
-await benchCompaction();
-await benchCacheShare();
-await benchSessions();
-await benchFrameworks();
-await benchTokenizers();
-await benchClaude();
-benchWasm();
-benchMemory();
-benchOpenModels();
-benchPathological();
+for (const [name, bench] of BENCHES) {
+  if (only.length === 0 || only.includes(name)) await bench();
+}
