@@ -15,8 +15,9 @@ import { benchWasm } from "./wasm.js";
 import { benchCatalog } from "./catalog.js";
 import { benchCatalogImport } from "./catalog-import.js";
 import { benchPathological } from "./pathological.js";
+import { benchColdStart } from "./cold-start.js";
 
-// `npm run bench -- cost cache-share` runs only the named benchmarks.
+// `npm run bench -- cost cold-start` runs only the benchmarks named (the names below); none: all.
 const BENCHES: Array<[string, () => unknown]> = [
   ["spec08", benchSpec08],
   ["catalog", benchCatalog],
@@ -33,6 +34,7 @@ const BENCHES: Array<[string, () => unknown]> = [
   ["memory", benchMemory],
   ["hf", benchOpenModels],
   ["pathological", benchPathological],
+  ["cold-start", benchColdStart],
 ];
 const only = process.argv.slice(2);
 const unknown = only.filter((name) => !BENCHES.some(([known]) => known === name));

@@ -4,7 +4,8 @@
 //
 //   new Counter("bpe", encodingName, rankDataDir)           an OpenAI encoding
 //   new Counter("claude", family, claudeDataDir)            a Claude family (v3, v4.7, v5)
-//   new Counter("tokenizer.json", path)                     a tokenizer.json file
+//   new Counter("tokenizer.json", path, cacheDir?)          a tokenizer.json file (its prepared
+//                                                           form kept in cacheDir when given)
 //   new Counter("tokenizer.json-text", json)                a tokenizer.json's text
 //
 // Every family: count(text, allowSpecial?), countMany(texts, allowSpecial?), countAsync(text),
@@ -12,6 +13,9 @@
 // What some families have: encode(text, allowSpecial?) (bpe, tokenizer.json), decode(tokens)
 // (bpe), countMessage(text), markedStream(text), messageOverhead() (claude), memoryBytes()
 // (claude, tokenizer.json), summary() (tokenizer.json); on another family they throw a TypeError.
+// Counter.loadAsync(kind, source, cacheDir?): a tokenizer.json ("tokenizer.json" or
+// "tokenizer.json-text") loaded on the pool, resolving with its Counter. loadedFrom() says where a
+// tokenizer.json counter's tables came from: "cache", "parse+cache" or "parse".
 // Module function clearPieceCaches(): forget what this thread's caches remember, every family.
 //
 // Counts go through the thread's cache of the counter (js_thread_state.hpp) and the thread's
@@ -31,6 +35,7 @@
 #include "js_strings.hpp"
 #include "js_thread_state.hpp"
 #include "tokenizer/count_jobs.hpp"
+#include "tokenizer/load_job.hpp"
 #include "typed_arrays.hpp"
 
 namespace ctxwin::binding {
@@ -72,12 +77,19 @@ class Counter : public Napi::ObjectWrap<Counter> {
                         InstanceMethod<&Counter::decode>("decode"), InstanceMethod<&Counter::count_message>("countMessage"),
                         InstanceMethod<&Counter::marked_stream>("markedStream"),
                         InstanceMethod<&Counter::message_overhead>("messageOverhead"),
-                        InstanceMethod<&Counter::memory_bytes>("memoryBytes"), InstanceMethod<&Counter::summary>("summary")});
+                        InstanceMethod<&Counter::memory_bytes>("memoryBytes"), InstanceMethod<&Counter::summary>("summary"),
+                        InstanceMethod<&Counter::loaded_from>("loadedFrom"), StaticMethod<&Counter::load_async>("loadAsync")});
   }
 
   explicit Counter(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Counter>(info) {
     guarded(info, [&]() -> Napi::Value {
       const std::string kind = string_arg(info, 0, "kind");
+      if (kind == "tokenizer.json-loaded" && info[1].IsExternal()) {
+        // From load_on_pool's completion, which owns the FileLoad for the length of this call.
+        take(std::move(*info[1].As<Napi::External<HfTokenizer::FileLoad>>().Data()));
+        thread_ = &JsThreadState::of(info.Env());
+        return info.Env().Undefined();
+      }
       const std::string source = string_arg(info, 1, "source");
       if (kind == "bpe") {
         encoding_ = &Encoding::get(source, string_arg(info, 2, "dataDir"));
@@ -85,10 +97,10 @@ class Counter : public Napi::ObjectWrap<Counter> {
       } else if (kind == "claude") {
         claude_ = &claude::ClaudeTokenizer::get(source, string_arg(info, 2, "dataDir"));
         counter_ = process_lifetime(*claude_);
-      } else if (kind == "tokenizer.json" || kind == "tokenizer.json-text") {
-        std::shared_ptr<const HfTokenizer> model = kind == "tokenizer.json" ? HfTokenizer::from_file(source) : HfTokenizer::from_json(source);
-        model_ = model.get();
-        counter_ = std::move(model);
+      } else if (kind == "tokenizer.json") {
+        take(HfTokenizer::load_file(source, optional_string_arg(info, 2, "cacheDir")));
+      } else if (kind == "tokenizer.json-text") {
+        take({HfTokenizer::from_json(source), HfTokenizer::FileLoad::Origin::Parsed});
       } else {
         throw Error::range(ErrorCode::InvalidArgument,
                            "kind must be \"bpe\", \"claude\", \"tokenizer.json\" or \"tokenizer.json-text\", got \"" + kind + "\"");
@@ -99,6 +111,38 @@ class Counter : public Napi::ObjectWrap<Counter> {
   }
 
  private:
+  static Napi::Value load_async(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      const std::string kind = string_arg(info, 0, "kind");
+      if (kind != "tokenizer.json" && kind != "tokenizer.json-text") {
+        throw Error::range(ErrorCode::InvalidArgument, "kind must be \"tokenizer.json\" or \"tokenizer.json-text\", got \"" + kind + "\"");
+      }
+      std::string source = string_arg(info, 1, "source");
+      // Called as Counter.loadAsync: `this` is the class the promise's counter is made with.
+      return load_on_pool(info.Env(), info.This().As<Napi::Function>(), kind, std::move(source), optional_string_arg(info, 2, "cacheDir"));
+    });
+  }
+
+  static std::string optional_string_arg(const Napi::CallbackInfo& info, std::size_t index, const char* name) {
+    return info.Length() > index && !info[index].IsUndefined() ? string_arg(info, index, name) : std::string();
+  }
+
+  void take(HfTokenizer::FileLoad loaded) {
+    origin_ = loaded.origin == HfTokenizer::FileLoad::Origin::Cache             ? "cache"
+              : loaded.origin == HfTokenizer::FileLoad::Origin::ParsedAndCached ? "parse+cache"
+                                                                                : "parse";
+    std::shared_ptr<const HfTokenizer> model = std::move(loaded.tokenizer);
+    model_ = model.get();
+    counter_ = std::move(model);
+  }
+
+  Napi::Value loaded_from(const Napi::CallbackInfo& info) {
+    return guarded(info, [&]() -> Napi::Value {
+      if (model_ == nullptr) unavailable("loadedFrom");
+      return Napi::String::New(info.Env(), origin_);
+    });
+  }
+
   // ---------------------------------------------------------------- every family
 
   Napi::Value count(const Napi::CallbackInfo& info) {
@@ -254,6 +298,7 @@ class Counter : public Napi::ObjectWrap<Counter> {
   const Encoding* encoding_ = nullptr;
   const claude::ClaudeTokenizer* claude_ = nullptr;
   const HfTokenizer* model_ = nullptr;
+  const char* origin_ = "parse";  // where a tokenizer.json's tables came from
   // This object's thread's state: it outlives every object of the thread (Node-API deletes it
   // when the environment ends, when no method can run any more).
   JsThreadState* thread_ = nullptr;

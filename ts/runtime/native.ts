@@ -106,8 +106,13 @@ export interface NativeCounterConstructor {
   new (kind: "bpe", encoding: string, rankDataDir: string): NativeBpeCounter;
   /** A Claude tokenizer family, v3, v4.7 or v5 (loaded once per process and shared). */
   new (kind: "claude", family: string, claudeDataDir: string): NativeClaudeCounter;
-  /** A tokenizer.json model, from a file path or from the file's text. */
-  new (kind: "tokenizer.json" | "tokenizer.json-text", source: string): NativeTokenizerJsonCounter;
+  /**
+   * A tokenizer.json model, from a file path (its prepared form kept in `cacheDir` when given) or
+   * from the file's text.
+   */
+  new (kind: "tokenizer.json" | "tokenizer.json-text", source: string, cacheDir?: string): NativeTokenizerJsonCounter;
+  /** The same, loaded on libuv's pool (on the WebAssembly build: in a later turn of the loop). */
+  loadAsync(kind: "tokenizer.json" | "tokenizer.json-text", source: string, cacheDir?: string): Promise<NativeTokenizerJsonCounter>;
 }
 
 /**
@@ -142,7 +147,11 @@ export interface NativeTokenizerJsonCounter extends NativeCounter {
   encode(text: string, allowSpecial?: boolean): Uint32Array;
   summary(): string;
   memoryBytes(): number;
+  /** Where the tables came from: the cache folder's prepared form, a parse that wrote it, a parse. */
+  loadedFrom(): TokenizerLoadOrigin;
 }
+
+export type TokenizerLoadOrigin = "cache" | "parse+cache" | "parse";
 
 export interface NativeCompactedResult {
   text: string;
@@ -178,6 +187,11 @@ export interface HostFiles {
   sibling(path: string, name: string): string;
   /** A file's text; undefined when there is no such file. */
   readText(path: string): string | undefined;
+  /**
+   * The folder for ctxwin's prepared files (tokenizers' tables): $CTXWIN_CACHE_DIR, else
+   * $XDG_CACHE_HOME/ctxwin, else ~/.cache/ctxwin; undefined when there is no home folder.
+   */
+  cacheDir(): string | undefined;
 }
 
 /** What a loader installs: the core, which build it is, and where it finds its data. */

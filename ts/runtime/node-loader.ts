@@ -6,6 +6,7 @@
 // first; the web entry never does (web-loader.ts is its loader).
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { plainError } from "./errors.js";
@@ -102,6 +103,14 @@ const nodeFiles: HostFiles = {
   },
   sibling: (path, name) => join(dirname(path), name),
   readText: (path) => (existsSync(path) ? readFileSync(path, "utf8") : undefined),
+  cacheDir() {
+    const configured = process.env.CTXWIN_CACHE_DIR;
+    if (configured) return resolve(configured);
+    const xdg = process.env.XDG_CACHE_HOME;
+    if (xdg) return join(resolve(xdg), "ctxwin");
+    const home = homedir();
+    return home ? join(home, ".cache", "ctxwin") : undefined;
+  },
 };
 
 installCore({

@@ -30,20 +30,56 @@ function warnOnce(key: string, logger: Logger, message: () => string): void {
  * - otherwise o200k_base as an approximation, with one warning naming the package to install for
  *   an open-weight family, or, for a model id nothing resolves, naming the approximation.
  */
-export function getCounter(model: string, options: { logger?: Logger; maxEntries?: number } = {}): CachingCounter {
+export function getCounter(model: string, options: GetCounterOptions = {}): CachingCounter {
   requireString(model, "model"); // before any lookup reads it
+  const choice = chooseTokenizer(model);
+  if (choice.kind === "tokenizer-json") {
+    try {
+      return new CachingCounter(new TokenizerJsonCounter({ ...choice.options, model }), { maxEntries: options.maxEntries });
+    } catch (error) {
+      // A package found on disk that does not load after all: count approximately, as without it.
+      if (!loadFailureCountsApproximately(error, choice.family)) throw error;
+    }
+  }
+  return counterWithout(model, choice, options);
+}
+
+/**
+ * getCounter, with a tokenizer.json model loaded off the main thread
+ * (TokenizerJsonCounter.load): the file is read and parsed, or its prepared form copied back from
+ * the cache folder, on libuv's pool. Every other counter is getCounter's (their tables load once
+ * per process, in milliseconds).
+ */
+export async function getCounterAsync(model: string, options: GetCounterOptions = {}): Promise<CachingCounter> {
+  requireString(model, "model");
+  const choice = chooseTokenizer(model);
+  if (choice.kind === "tokenizer-json") {
+    try {
+      const { tokenizer, ...rest } = choice.options;
+      return new CachingCounter(await TokenizerJsonCounter.load(tokenizer, { ...rest, model }), { maxEntries: options.maxEntries });
+    } catch (error) {
+      if (!loadFailureCountsApproximately(error, choice.family)) throw error;
+    }
+  }
+  return counterWithout(model, choice, options);
+}
+
+export interface GetCounterOptions {
+  logger?: Logger;
+  maxEntries?: number;
+}
+
+function loadFailureCountsApproximately(error: unknown, family: unknown): boolean {
+  return (error as { code?: string }).code === "ERR_CTXWIN_TOKENIZER_UNAVAILABLE" && family !== undefined;
+}
+
+/** The counter of a choice that is not a tokenizer.json (or whose tokenizer.json did not load). */
+function counterWithout(model: string, choice: ReturnType<typeof chooseTokenizer>, options: GetCounterOptions): CachingCounter {
   const cache = { maxEntries: options.maxEntries };
   const logger = options.logger ?? consoleLogger;
-  const choice = chooseTokenizer(model);
   switch (choice.kind) {
     case "tokenizer-json":
-      try {
-        return new CachingCounter(new TokenizerJsonCounter({ ...choice.options, model }), cache);
-      } catch (error) {
-        // A package found on disk that does not load after all: count approximately, as without it.
-        if ((error as { code?: string }).code !== "ERR_CTXWIN_TOKENIZER_UNAVAILABLE" || choice.family === undefined) throw error;
-        break;
-      }
+      break;
     case "claude":
       return new CachingCounter(new ClaudeCounter({ model, family: choice.family }), cache);
     case "tiktoken":

@@ -7,12 +7,13 @@ export { CachingCounter, type CachingCounterOptions } from "./caching-counter.js
 export { ClaudeCounter, type ClaudeCounterOptions } from "./claude-counter.js";
 export { claudeFamilyForModel, type ClaudeFamily } from "./claude-family.js";
 export type { ClaudeRequestCount } from "./claude-messages.js";
-export { getCounter } from "./get-counter.js";
+export { getCounter, getCounterAsync } from "./get-counter.js";
 export {
   TokenizerJsonCounter,
   type TokenizerJsonCounterOptions,
   type TokenizerSource,
   type TokenizerJson,
+  type TokenizerLoadOrigin,
 } from "./tokenizer-json-counter.js";
 export { registerTokenizer, clearRegisteredTokenizers } from "./open-models.js";
 export { ENCODING_NAMES, type EncodingName, type ClaudeEncodingName, type ModelEncoding } from "./encodings.js";

@@ -2,7 +2,14 @@
 // own Hugging Face tokenizer.json, run by the core; countMessages renders the model's chat template
 // (tokenizer_config.json's Jinja, through @huggingface/jinja) and counts what the model receives.
 import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
-import { coreHost, native, type HostFiles, type JinjaTemplateClass, type NativeTokenizerJsonCounter } from "../runtime/native.js";
+import {
+  coreHost,
+  native,
+  type HostFiles,
+  type JinjaTemplateClass,
+  type NativeTokenizerJsonCounter,
+  type TokenizerLoadOrigin,
+} from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
@@ -36,7 +43,17 @@ export interface TokenizerJsonCounterOptions {
   chatFormat?: "auto" | "template" | "harmony";
   /** The model id, for messages and for the caller's own bookkeeping. */
   model?: string;
+  /**
+   * Where a tokenizer.json file's prepared form is kept (its tables as loaded, which later loads
+   * copy back in milliseconds instead of parsing for seconds): a folder, `true` for the default
+   * folder ($CTXWIN_CACHE_DIR, else $XDG_CACHE_HOME/ctxwin, else ~/.cache/ctxwin), `false` for
+   * none. Files are keyed and checked by the tokenizer.json's content hash; a stale, truncated or
+   * damaged one is parsed again and rewritten. Only for paths and packages. Default `true`.
+   */
+  cache?: boolean | string;
 }
+
+export type { TokenizerLoadOrigin };
 
 interface Loaded {
   tokenizer: NativeTokenizerJsonCounter;
@@ -48,6 +65,11 @@ interface Loaded {
 // One core object per file and thread: loading a 33 MB file takes a large part of a second, and
 // counters are made per conversation. Parsed objects are not cached (the caller holds them).
 const loadedFiles = new Map<string, Loaded>();
+// Files being loaded on the pool: concurrent loads of one file in a thread share one load.
+const loadingFiles = new Map<string, Promise<Loaded>>();
+// A tokenizer TokenizerJsonCounter.load made off the main thread, handed to the constructor it
+// calls next (synchronously, so no other load can come between).
+let handedOver: Loaded | undefined;
 
 /** @huggingface/jinja's Template, from the runtime (on the web: what init() was given). */
 function templateClass(): JinjaTemplateClass {
@@ -91,8 +113,16 @@ function tokenizerUnavailable(message: string): Error {
   return plainError(message, "ERR_CTXWIN_TOKENIZER_UNAVAILABLE");
 }
 
-/** Resolves a source to a loaded core tokenizer. Throws when it names no file or package. */
-function load(source: TokenizerSource, name: string): Loaded {
+/** The prepared forms' folder the `cache` option names ("" for none). */
+function cacheFolder(cache: unknown): string {
+  if (cache === undefined || cache === true) return coreHost().files?.cacheDir() ?? "";
+  if (cache === false) return "";
+  if (typeof cache === "string" && cache.length > 0) return cache;
+  throw typeError(`options.cache must be a boolean or a folder path, got ${describe(cache)}`);
+}
+
+/** What a source names: a file's path, or (for a parsed file) its text. */
+function resolveSource(source: TokenizerSource, name: string): { path: string } | { text: string } {
   if (typeof source === "string") {
     if (source.length === 0) throw typeError(`${name} must be a path, a package name or a parsed tokenizer.json, got ""`);
     const files = hostFiles(name, source);
@@ -101,17 +131,63 @@ function load(source: TokenizerSource, name: string): Loaded {
     if (path === undefined) {
       throw tokenizerUnavailable(`ctxwin: ${name} "${source}" is neither a tokenizer.json file nor an installed package that ships one`);
     }
-    let loaded = loadedFiles.get(path);
-    if (!loaded) {
-      loaded = { tokenizer: new native.Counter("tokenizer.json", path), file: path, description: path };
-      loadedFiles.set(path, loaded);
-    }
-    return loaded;
+    return { path };
   }
   if (!isRecord(source) || Array.isArray(source)) {
     throw typeError(`${name} must be a path, a package name or a parsed tokenizer.json, got ${describe(source)}`);
   }
-  return { tokenizer: new native.Counter("tokenizer.json-text", JSON.stringify(source)), file: undefined, description: "a parsed tokenizer.json" };
+  return { text: JSON.stringify(source) };
+}
+
+/** Resolves a source to a loaded core tokenizer. Throws when it names no file or package. */
+function load(source: TokenizerSource, name: string, cache: unknown): Loaded {
+  if (handedOver !== undefined) {
+    const loaded = handedOver;
+    handedOver = undefined;
+    return loaded;
+  }
+  const cacheDir = cacheFolder(cache);
+  const resolved = resolveSource(source, name);
+  if ("text" in resolved) {
+    return { tokenizer: new native.Counter("tokenizer.json-text", resolved.text), file: undefined, description: "a parsed tokenizer.json" };
+  }
+  const { path } = resolved;
+  let loaded = loadedFiles.get(path);
+  if (!loaded) {
+    loaded = { tokenizer: new native.Counter("tokenizer.json", path, cacheDir || undefined), file: path, description: path };
+    loadedFiles.set(path, loaded);
+  }
+  return loaded;
+}
+
+/** load() on libuv's pool: the main thread only resolves the source. */
+async function loadOffThread(source: TokenizerSource, name: string, cache: unknown): Promise<Loaded> {
+  const cacheDir = cacheFolder(cache);
+  const resolved = resolveSource(source, name);
+  if ("text" in resolved) {
+    const tokenizer = await native.Counter.loadAsync("tokenizer.json-text", resolved.text);
+    return { tokenizer, file: undefined, description: "a parsed tokenizer.json" };
+  }
+  const { path } = resolved;
+  const known = loadedFiles.get(path);
+  if (known) return known;
+  let loading = loadingFiles.get(path);
+  if (!loading) {
+    loading = native.Counter.loadAsync("tokenizer.json", path, cacheDir || undefined).then(
+      (tokenizer) => {
+        loadingFiles.delete(path);
+        const loaded = loadedFiles.get(path) ?? { tokenizer, file: path, description: path };
+        loadedFiles.set(path, loaded);
+        return loaded;
+      },
+      (error: unknown) => {
+        loadingFiles.delete(path);
+        throw error;
+      },
+    );
+    loadingFiles.set(path, loading);
+  }
+  return loading;
 }
 
 function readConfig(config: string | Record<string, unknown> | undefined, file: string | undefined): Record<string, unknown> | undefined {
@@ -208,6 +284,25 @@ export class TokenizerJsonCounter implements TokenCounter {
     for (const loaded of loadedFiles.values()) loaded.tokenizer.clearCache();
   }
 
+  /**
+   * The counter of `source`, loaded off the main thread: the file is read, hashed and parsed (or
+   * its prepared form copied back from the cache folder) on libuv's pool, and the event loop keeps
+   * serving meanwhile. Concurrent loads of one file share one load; a file loaded before is
+   * at hand at once. On the WebAssembly build the load runs in a later turn of the event loop
+   * (its Node-API has no threads): the prepared form is what keeps it short there.
+   */
+  static async load(source: TokenizerSource, options: Omit<TokenizerJsonCounterOptions, "tokenizer"> = {}): Promise<TokenizerJsonCounter> {
+    if (!isRecord(options)) throw typeError(`options must be an object, got ${describe(options)}`);
+    if (source === undefined) throw typeError("source is required: a tokenizer.json path, a package name or the parsed file");
+    const loaded = await loadOffThread(source, "source", options.cache);
+    handedOver = loaded;
+    try {
+      return new TokenizerJsonCounter({ ...options, tokenizer: source });
+    } finally {
+      handedOver = undefined;
+    }
+  }
+
   /** Always true: the counts are the model's own tokenizer's. */
   readonly exact = true;
   readonly model: string | undefined;
@@ -225,7 +320,7 @@ export class TokenizerJsonCounter implements TokenCounter {
     if (!isRecord(options)) throw typeError(`options must be an object, got ${describe(options)}`);
     if (options.model !== undefined) requireString(options.model, "options.model");
     if (options.tokenizer === undefined) throw typeError("options.tokenizer is required: a tokenizer.json path, a package name or the parsed file");
-    const loaded = load(options.tokenizer, "options.tokenizer");
+    const loaded = load(options.tokenizer, "options.tokenizer", options.cache);
     this.tokenizer = loaded.tokenizer;
     attachNativeCounter(this, this.tokenizer);
     this.source = loaded.description;
@@ -259,6 +354,14 @@ export class TokenizerJsonCounter implements TokenCounter {
   /** What the core loaded: "BPE (byte-level), 128000 tokens, 280147 merges, 256 added tokens". */
   get summary(): string {
     return this.tokenizer.summary();
+  }
+
+  /**
+   * Where the tables came from: "cache" (the cache folder's prepared form), "parse+cache" (parsed,
+   * and the prepared form written for the next load), "parse" (parsed; no cache, or none written).
+   */
+  get loadedFrom(): TokenizerLoadOrigin {
+    return this.tokenizer.loadedFrom();
   }
 
   /** Bytes of the loaded tables (shared by every counter of the same file in this thread). */

@@ -10,6 +10,7 @@
 #include "ctxwin/tokenizer/bpe/rank_table.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
 #include "tokenizer/bpe/merge_loop.hpp"
+#include "tokenizer/hf/prepared_form.hpp"
 
 namespace ctxwin {
 
@@ -237,6 +238,85 @@ std::uint32_t HfBpeModel::token_id(std::string_view bytes) const noexcept {
       return slot.id;
     }
   }
+}
+
+void HfBpeModel::save(hf::PreparedWriter& out) const {
+  out.value<std::uint8_t>(options_.byte_level);
+  out.value<std::uint8_t>(options_.byte_fallback);
+  out.value<std::uint8_t>(options_.fuse_unk);
+  out.value<std::uint8_t>(options_.ignore_merges);
+  out.value<std::uint8_t>(options_.unk_token.has_value());
+  out.bytes(options_.unk_token.value_or(std::string()));
+  out.value<std::uint64_t>(vocab_count_);
+  out.value<std::uint32_t>(unk_id_);
+  out.array(byte_fallback_ids_, 256);
+  out.array(byte_ids_, 256);
+  out.bytes(arena_);
+  out.array(slots_);
+  out.array(merges_by_left_);
+  out.array(merges_);
+  out.array(seams_);
+  out.array(bmp_ids_);
+}
+
+std::unique_ptr<HfBpeModel> HfBpeModel::restore(hf::PreparedReader& in) {
+  using hf::PreparedFormError;
+  const auto flag = [&in] {
+    const auto v = in.value<std::uint8_t>();
+    if (v > 1) throw PreparedFormError("a flag that is neither 0 nor 1");
+    return v == 1;
+  };
+  // Limits far above any real tokenizer's, below what would let a damaged size ask for gigabytes.
+  constexpr std::uint64_t kMaxTable = std::uint64_t{1} << 26;
+  std::unique_ptr<HfBpeModel> model(new HfBpeModel());
+  Options& options = model->options_;
+  options.byte_level = flag();
+  options.byte_fallback = flag();
+  options.fuse_unk = flag();
+  options.ignore_merges = flag();
+  const bool has_unk = flag();
+  const std::string_view unk = in.bytes();
+  if (has_unk) options.unk_token = std::string(unk);
+  model->vocab_count_ = static_cast<std::size_t>(in.value<std::uint64_t>());
+  model->unk_id_ = in.value<std::uint32_t>();
+  for (std::uint32_t* table : {model->byte_fallback_ids_, model->byte_ids_}) {
+    const std::vector<std::uint32_t> ids = in.array<std::uint32_t>(256);
+    if (ids.size() != 256) throw PreparedFormError("a byte table without 256 entries");
+    std::copy(ids.begin(), ids.end(), table);
+  }
+  model->arena_ = std::string(in.bytes());
+  // Slots hold 32-bit offsets (on 32-bit targets, such as WebAssembly, no arena is this large).
+  if (static_cast<std::uint64_t>(model->arena_.size()) > std::uint64_t{0xFFFFFFFFu}) throw PreparedFormError("a token arena over 4 GB");
+  model->slots_ = in.array<Slot>(kMaxTable);
+  const std::size_t slots = model->slots_.size();
+  if (slots < 16 || !std::has_single_bit(slots)) throw PreparedFormError("a hash table whose size is not a power of two");
+  model->mask_ = slots - 1;
+  std::size_t used = 0;
+  for (const Slot& slot : model->slots_) {
+    if (slot.id == kNone) continue;
+    ++used;
+    if (std::uint64_t{slot.offset} + slot.length > model->arena_.size()) throw PreparedFormError("a token past the arena's end");
+  }
+  // A lookup probes until an empty slot: a full table would never end one.
+  if (used >= slots) throw PreparedFormError("a hash table without an empty slot");
+  if (model->vocab_count_ > used) throw PreparedFormError("more tokens than the hash table holds");
+  model->merges_by_left_ = in.array<std::uint32_t>(kMaxTable);
+  model->merges_ = in.array<Merge>(kMaxTable);
+  const std::vector<std::uint32_t>& offsets = model->merges_by_left_;
+  if (offsets.empty() || offsets.front() != 0 || offsets.back() != model->merges_.size() ||
+      !std::is_sorted(offsets.begin(), offsets.end())) {
+    throw PreparedFormError("a merge index that does not cover the merges in order");
+  }
+  // The merge loop packs a rank with a position into one int32 key.
+  for (const Merge& merge : model->merges_) {
+    if (merge.rank >= bpe::kShortRankLimit) throw PreparedFormError("a merge rank beyond any tokenizer's");
+  }
+  model->seams_ = in.array<std::uint64_t>(kMaxTable);
+  if (model->seams_.size() != (std::size_t{1} << kSeamBits) / 64) throw PreparedFormError("a seam table of the wrong size");
+  model->bmp_ids_ = in.array<std::uint32_t>(0x10000);
+  // Code-point models look every unit of the Basic Multilingual Plane up there.
+  if (model->bmp_ids_.size() != (options.byte_level ? 0 : 0x10000)) throw PreparedFormError("a unit table of the wrong size");
+  return model;
 }
 
 std::size_t HfBpeModel::memory_bytes() const noexcept {

@@ -1,6 +1,11 @@
 #include "ctxwin/tokenizer/hf/hf_tokenizer.hpp"
 
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <optional>
+#include <random>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +17,7 @@
 #include "tokenizer/hf/json_loader.hpp"
 #include "tokenizer/hf/normalizer.hpp"
 #include "tokenizer/hf/pre_tokenizer.hpp"
+#include "tokenizer/hf/prepared_form.hpp"
 
 // The loader and the assembly of the pipeline: tokenizer.json's stages (normalizers, the
 // pre-tokenizers, the added tokens, the BPE model) are read by their own units; this file puts them
@@ -36,6 +42,10 @@ struct HfTokenizer::Impl {
   AddedTrie normalized_trie;  // `normalized` added tokens, matched on normalized text
   std::unique_ptr<HfBpeModel> model;
   std::string summary;
+  bool byte_fallback = false;
+  std::uint64_t vocab_size = 0;   // entries of model.vocab
+  std::uint64_t merge_count = 0;  // entries of model.merges
+  std::string document;           // tokenizer.json without model.vocab and model.merges
 
   std::string normalize(std::string_view text, RegexBudget& budget) const {
     std::string out(text);
@@ -68,15 +78,15 @@ struct HfTokenizer::Impl {
 HfTokenizer::HfTokenizer(std::unique_ptr<Impl> impl) : TokenCounter(CountCache::Kind::Pieces), impl_(std::move(impl)) {}
 HfTokenizer::~HfTokenizer() = default;
 
-std::unique_ptr<const HfTokenizer> HfTokenizer::from_json(std::string_view text) {
-  hf::LoadedJson loaded = hf::load_tokenizer_json(text);
-  const json& root = loaded.document;
-  auto impl = std::make_unique<Impl>();
+namespace {
 
+// Throws on a "model" object the core does not run.
+void check_model(const json& root, bool has_tables) {
   if (!root.contains("model") || !root["model"].is_object()) invalid("no \"model\" object");
   const json& model = root["model"];
   const std::string model_type = model.contains("type") && model["type"].is_string() ? model["type"].get<std::string>()
-                                 : loaded.merges.empty() && loaded.vocab.empty() ? "(none)" : "BPE";
+                                 : has_tables                                        ? "BPE"
+                                                                                     : "(none)";
   if (model_type != "BPE") unsupported("model \"" + model_type + "\" (only BPE)");
   if (model.contains("dropout") && !model["dropout"].is_null() &&
       !(model["dropout"].is_number() && model["dropout"].get<double>() == 0.0)) {
@@ -87,67 +97,179 @@ std::unique_ptr<const HfTokenizer> HfTokenizer::from_json(std::string_view text)
       unsupported(std::string("BPE ") + affix);
     }
   }
-  if (root.contains("normalizer")) collect_normalizers(root["normalizer"], impl->normalizers);
-  if (root.contains("pre_tokenizer")) collect_pre_tokenizers(root["pre_tokenizer"], impl->pre_tokenizers);
+}
+
+// The model's options from tokenizer.json's "model" object and its pre-tokenizers.
+HfBpeModel::Options model_options(const json& root, const HfTokenizer::Impl& impl) {
+  const json& model = root["model"];
   bool byte_level = false;
-  for (std::size_t i = 0; i < impl->pre_tokenizers.size(); ++i) {
-    if (impl->pre_tokenizers[i].kind != PreTokenizer::Kind::ByteLevel) continue;
+  for (std::size_t i = 0; i < impl.pre_tokenizers.size(); ++i) {
+    if (impl.pre_tokenizers[i].kind != PreTokenizer::Kind::ByteLevel) continue;
     // The model reads raw bytes where the crate reads their byte-level characters: that is the
     // same only when nothing runs on the mapped text after ByteLevel.
-    if (i + 1 != impl->pre_tokenizers.size()) unsupported("a pre_tokenizer after ByteLevel");
+    if (i + 1 != impl.pre_tokenizers.size()) unsupported("a pre_tokenizer after ByteLevel");
     byte_level = true;
   }
-
   HfBpeModel::Options options;
   options.byte_level = byte_level;
   options.byte_fallback = flag(model, "byte_fallback", false);
   options.fuse_unk = flag(model, "fuse_unk", false);
   options.ignore_merges = flag(model, "ignore_merges", false);
   if (model.contains("unk_token") && model["unk_token"].is_string()) options.unk_token = model["unk_token"].get<std::string>();
-  const std::size_t vocab_size = loaded.vocab.size();
-  const std::size_t merge_count = loaded.merges.size();
-  impl->model = std::make_unique<HfBpeModel>(std::move(loaded.vocab), std::move(loaded.merges), options);
+  return options;
+}
 
-  if (root.contains("added_tokens") && root["added_tokens"].is_array()) {
-    for (const json& t : root["added_tokens"]) {
-      if (!t.is_object() || !t.contains("id") || !t["id"].is_number_unsigned() || !t.contains("content") || !t["content"].is_string()) {
-        invalid("added_tokens entries need \"id\" and \"content\"");
-      }
-      AddedToken token{t["content"].get<std::string>(), t["id"].get<std::uint32_t>(), flag(t, "special", false),
-                       flag(t, "lstrip", false), flag(t, "rstrip", false), flag(t, "single_word", false),
-                       flag(t, "normalized", !flag(t, "special", false))};
-      const auto index = static_cast<std::uint32_t>(impl->added.size());
-      if (token.normalized) {
-        RegexBudget budget(token.content.size());
-        impl->normalized_trie.add(impl->normalize(token.content, budget), index);
-      } else {
-        impl->raw_trie.add(token.content, index);
-      }
-      impl->added.push_back(std::move(token));
+void read_stages(const json& root, HfTokenizer::Impl& impl) {
+  if (root.contains("normalizer")) collect_normalizers(root["normalizer"], impl.normalizers);
+  if (root.contains("pre_tokenizer")) collect_pre_tokenizers(root["pre_tokenizer"], impl.pre_tokenizers);
+}
+
+void read_added_tokens(const json& root, HfTokenizer::Impl& impl) {
+  if (!root.contains("added_tokens") || !root["added_tokens"].is_array()) return;
+  for (const json& t : root["added_tokens"]) {
+    if (!t.is_object() || !t.contains("id") || !t["id"].is_number_unsigned() || !t.contains("content") || !t["content"].is_string()) {
+      invalid("added_tokens entries need \"id\" and \"content\"");
+    }
+    AddedToken token{t["content"].get<std::string>(), t["id"].get<std::uint32_t>(), flag(t, "special", false),
+                     flag(t, "lstrip", false), flag(t, "rstrip", false), flag(t, "single_word", false),
+                     flag(t, "normalized", !flag(t, "special", false))};
+    const auto index = static_cast<std::uint32_t>(impl.added.size());
+    if (token.normalized) {
+      RegexBudget budget(token.content.size());
+      impl.normalized_trie.add(impl.normalize(token.content, budget), index);
+    } else {
+      impl.raw_trie.add(token.content, index);
+    }
+    impl.added.push_back(std::move(token));
+  }
+}
+
+std::string describe(const HfTokenizer::Impl& impl, std::uint64_t vocab_size, std::uint64_t merge_count) {
+  const bool byte_level = impl.model->byte_level();
+  return std::string("BPE") + (byte_level ? " (byte-level)" : impl.byte_fallback ? " (byte fallback)" : "") + ", " +
+         std::to_string(vocab_size) + " tokens, " + std::to_string(merge_count) + " merges, " +
+         std::to_string(impl.added.size()) + " added tokens";
+}
+
+std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return std::nullopt;
+  file.seekg(0, std::ios::end);
+  const std::streamoff size = file.tellg();
+  if (size < 0) return std::nullopt;
+  file.seekg(0, std::ios::beg);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  if (size > 0) file.read(text.data(), size);
+  if (!file) return std::nullopt;
+  return text;
+}
+
+// Writes `bytes` to `path` through a temporary file in the same folder and a rename: concurrent
+// writers each rename a whole file, and a reader never sees a half-written one. A folder that
+// cannot be written only costs the next load its parse.
+bool write_atomically(const std::filesystem::path& path, std::string_view bytes) {
+  std::error_code error;
+  std::filesystem::create_directories(path.parent_path(), error);
+  std::random_device random;
+  const std::filesystem::path temporary =
+      path.string() + ".tmp-" + std::to_string(random()) + "-" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) return false;
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) {
+      std::filesystem::remove(temporary, error);
+      return false;
     }
   }
-  impl->summary = std::string("BPE") + (byte_level ? " (byte-level)" : options.byte_fallback ? " (byte fallback)" : "") + ", " +
-                  std::to_string(vocab_size) + " tokens, " + std::to_string(merge_count) + " merges, " +
-                  std::to_string(impl->added.size()) + " added tokens";
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    std::filesystem::remove(temporary, error);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<const HfTokenizer> HfTokenizer::from_json(std::string_view text) {
+  hf::LoadedJson loaded = hf::load_tokenizer_json(text);
+  const json& root = loaded.document;
+  auto impl = std::make_unique<Impl>();
+  check_model(root, !loaded.merges.empty() || !loaded.vocab.empty());
+  read_stages(root, *impl);
+  const HfBpeModel::Options options = model_options(root, *impl);
+  impl->byte_fallback = options.byte_fallback;
+  impl->vocab_size = loaded.vocab.size();
+  impl->merge_count = loaded.merges.size();
+  impl->model = std::make_unique<HfBpeModel>(std::move(loaded.vocab), std::move(loaded.merges), options);
+  read_added_tokens(root, *impl);
+  impl->document = root.dump();
+  impl->summary = describe(*impl, impl->vocab_size, impl->merge_count);
   return std::unique_ptr<const HfTokenizer>(new HfTokenizer(std::move(impl)));
 }
 
-std::unique_ptr<const HfTokenizer> HfTokenizer::from_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::string text;
-  if (file) {
-    file.seekg(0, std::ios::end);
-    const std::streamoff size = file.tellg();
-    file.seekg(0, std::ios::beg);
-    if (size > 0) {
-      text.resize(static_cast<std::size_t>(size));
-      file.read(text.data(), size);
-    }
+std::uint64_t HfTokenizer::source_hash(std::string_view text) noexcept { return hf::content_hash(text); }
+
+std::string HfTokenizer::prepared_form(std::uint64_t hash, std::uint64_t size) const {
+  hf::PreparedWriter out;
+  out.bytes(impl_->document);
+  out.value<std::uint64_t>(impl_->vocab_size);
+  out.value<std::uint64_t>(impl_->merge_count);
+  impl_->model->save(out);
+  return hf::seal_prepared(out.take(), hash, size);
+}
+
+std::unique_ptr<const HfTokenizer> HfTokenizer::from_prepared(std::string_view file, std::uint64_t hash, std::uint64_t size) {
+  try {
+    hf::PreparedReader in(hf::open_prepared(file, hash, size));
+    auto impl = std::make_unique<Impl>();
+    impl->document = std::string(in.bytes());
+    impl->vocab_size = in.value<std::uint64_t>();
+    impl->merge_count = in.value<std::uint64_t>();
+    impl->model = HfBpeModel::restore(in);
+    if (!in.done()) throw hf::PreparedFormError("bytes after the tables");
+    // The stages around the model are rebuilt from the small rest of the document: they hold
+    // compiled regexes and tries, which are quick to make and not worth a layout of their own.
+    const json root = json::parse(impl->document);
+    if (!root.is_object()) throw hf::PreparedFormError("a document that is not an object");
+    check_model(root, true);
+    read_stages(root, *impl);
+    const HfBpeModel::Options options = model_options(root, *impl);
+    if (options.byte_level != impl->model->byte_level()) throw hf::PreparedFormError("tables of another pre-tokenizer");
+    impl->byte_fallback = options.byte_fallback;
+    read_added_tokens(root, *impl);
+    impl->summary = describe(*impl, impl->vocab_size, impl->merge_count);
+    return std::unique_ptr<const HfTokenizer>(new HfTokenizer(std::move(impl)));
+  } catch (const hf::PreparedFormError&) {
+    return nullptr;
+  } catch (const json::exception&) {
+    return nullptr;
+  } catch (const Error&) {
+    return nullptr;  // a document that passed its checksum yet does not load: parse the source
   }
-  if (!file || text.empty()) {
+}
+
+std::unique_ptr<const HfTokenizer> HfTokenizer::from_file(const std::string& path) { return load_file(path, "").tokenizer; }
+
+HfTokenizer::FileLoad HfTokenizer::load_file(const std::string& path, const std::string& cache_dir) {
+  std::optional<std::string> text = read_whole_file(path);
+  if (!text || text->empty()) {
     throw Error(ErrorKind::Other, ErrorCode::TokenizerUnavailable, "cannot read tokenizer.json file \"" + path + "\"");
   }
-  return from_json(text);
+  if (cache_dir.empty()) return {from_json(*text), FileLoad::Origin::Parsed};
+  const std::uint64_t hash = source_hash(*text);
+  char name[64];
+  std::snprintf(name, sizeof name, "tokenizer-json-%016llx-v%u.bin", static_cast<unsigned long long>(hash), hf::kPreparedFormVersion);
+  const std::filesystem::path cached = std::filesystem::path(cache_dir) / name;
+  if (const std::optional<std::string> file = read_whole_file(cached)) {
+    if (auto tokenizer = from_prepared(*file, hash, text->size())) return {std::move(tokenizer), FileLoad::Origin::Cache};
+  }
+  // Missing, stale or damaged: parse, and (re)write the prepared form for the next load.
+  std::unique_ptr<const HfTokenizer> tokenizer = from_json(*text);
+  const bool written = write_atomically(cached, tokenizer->prepared_form(hash, text->size()));
+  return {std::move(tokenizer), written ? FileLoad::Origin::ParsedAndCached : FileLoad::Origin::Parsed};
 }
 
 std::unique_ptr<CountCache> HfTokenizer::new_cache() const { return std::make_unique<PieceCache>(); }

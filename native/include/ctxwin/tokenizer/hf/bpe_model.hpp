@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,11 @@
 #include "ctxwin/tokenizer/bpe/piece_cache.hpp"
 
 namespace ctxwin {
+
+namespace hf {
+class PreparedReader;
+class PreparedWriter;
+}  // namespace hf
 
 class HfBpeModel {
  public:
@@ -42,6 +48,12 @@ class HfBpeModel {
   // a token that is not in the vocabulary, as the crate does.
   HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
              std::vector<std::pair<std::string, std::string>> merges, Options options);
+
+  // The prepared form of the model: its tables as they are, written and read back without a
+  // rebuild. restore() checks every offset and size the model relies on (throws
+  // hf::PreparedFormError); ids out of range only find no merge, as unknown tokens do.
+  void save(hf::PreparedWriter& out) const;
+  static std::unique_ptr<HfBpeModel> restore(hf::PreparedReader& in);
 
   // Tokens of one piece (valid UTF-8, or any bytes for byte-level models).
   std::size_t count(std::string_view piece, PieceCache* cache) const;
@@ -68,6 +80,7 @@ class HfBpeModel {
     std::uint32_t id = kNone;
   };
 
+  HfBpeModel() = default;  // restore() fills every table
   void insert(std::string_view bytes, std::uint32_t id);
   // The merge of `left` then `right`, or nullptr.
   const Merge* find_merge(std::uint32_t left, std::uint32_t right) const noexcept;

@@ -41,6 +41,26 @@ class HfTokenizer final : public TokenCounter {
   // from_json of a file's contents; ERR_CTXWIN_TOKENIZER_UNAVAILABLE when it cannot be read.
   static std::unique_ptr<const HfTokenizer> from_file(const std::string& path);
 
+  // A file load that keeps the tokenizer's prepared form in `cache_dir` (none when empty): a
+  // load whose file is there, made from the same bytes and intact, copies the tables back (tens
+  // of milliseconds where a parse takes seconds); otherwise it parses and writes the file anew
+  // (through a temporary file and a rename, so concurrent loaders never see half a file). The
+  // cache is keyed and checked by the tokenizer.json's content hash, never by its path or time.
+  struct FileLoad {
+    enum class Origin { Parsed, ParsedAndCached, Cache };
+    std::unique_ptr<const HfTokenizer> tokenizer;
+    Origin origin;
+  };
+  static FileLoad load_file(const std::string& path, const std::string& cache_dir);
+
+  // The prepared form: the loaded tables behind a header with a format version, the source's
+  // hash and size (source_hash() of the tokenizer.json text), and a checksum.
+  std::string prepared_form(std::uint64_t hash, std::uint64_t size) const;
+  // The tokenizer of a prepared form made from that source; nullptr when `file` is not one
+  // (another version or source, truncated, damaged): the caller parses the tokenizer.json instead.
+  static std::unique_ptr<const HfTokenizer> from_prepared(std::string_view file, std::uint64_t hash, std::uint64_t size);
+  static std::uint64_t source_hash(std::string_view text) noexcept;
+
   ~HfTokenizer() override;
 
   // A PieceCache: the model's pieces counted once are looked up there first.
