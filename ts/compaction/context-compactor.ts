@@ -26,14 +26,18 @@ import { checkMessage, toolOutputText, visitMessage, type MessageVisitor } from 
 export const DEFAULT_SUMMARY_PROMPT =
   "You are compacting the earlier part of an agent's conversation: the agent will continue its task " +
   "from your summary alone. Write these sections, leaving out what the agent will not need:\n" +
-  "1. Goal and constraints: what the user asked for and any constraints, in the user's own words.\n" +
-  "2. Decisions: what was decided and why.\n" +
-  "3. Files: the files read, and the files changed with what changed.\n" +
-  "4. Commands: the commands run and their outcome (pass and fail counts, exit status).\n" +
-  "5. Errors still open: quoted exactly, with file:line where given.\n" +
-  "6. Next steps.\n" +
-  "Write every number with what it counts (\"212 tests pass\", \"dates.ts:41\"), never a bare list of " +
-  "numbers. Be brief.\n\n";
+  "1. Task: what the user asked for, quoted in the user's own words.\n" +
+  "2. Constraints: every limit the user set (what must not change, what to avoid, dates, versions), in the user's words.\n" +
+  "3. Files changed, each with what changed; then the files read.\n" +
+  "4. Open problems: each error or failing check not yet resolved, with the last output that showed it, quoted exactly (file:line where given).\n" +
+  "5. Last command: the last command or tool call run, and its outcome (pass and fail counts, exit status, the line it ended with).\n" +
+  "6. Next step: what the agent said it would do next and has not done yet.\n" +
+  "7. Findings and decisions, and the problems since resolved with what resolved them.\n" +
+  "Write every number with what it counts (\"212 tests pass\", \"dates.ts:41\", \"Basic churn 7.9%\"), never a list of " +
+  "numbers alone; leave a fact out rather than write part of it. Be brief.\n\n";
+
+/** Tells the task digest that the session's problem record is put beside it. */
+const PROBLEMS_GIVEN = JSON.stringify({ type: "problems", given: true });
 
 /** The message a compaction puts in place of the old ones. */
 export interface SummaryMessage {
@@ -222,10 +226,23 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
       if (marked(i) && unit(i) >= 0) pinnedUnits.add(unit(i));
     });
     const stays = (i: number) => marked(i) || pinnedUnits.has(unit(i));
-    const old = messages.slice(0, cut).filter((_, i) => !stays(i));
+    const result = await this.summarizePrefix(model, messages, cut, { facts, stays, counter, problems, unchanged });
+    if (result.summary !== undefined) this.emit("compacted", { summarized: result.summarized, summaryTokens: counter.count(result.summary.content) });
+    return result;
+  }
+
+  /** Summarizes the messages before `end` (system, pinned and kept user messages stay); `unchanged` when it would not pay. */
+  private async summarizePrefix<M extends MessageLike>(
+    model: ResolvedModel,
+    messages: readonly M[],
+    end: number,
+    ctx: { facts: ReadonlyArray<{ role: number } | undefined>; stays: (i: number) => boolean; counter: TokenCounter; problems: string; unchanged: CompactionResult<M> },
+  ): Promise<CompactionResult<M>> {
+    const { facts, stays, counter, problems, unchanged } = ctx;
+    const old = messages.slice(0, end).filter((_, i) => !stays(i));
     if (old.length === 0 || old.length < Math.min(2, this.minMessagesToSummarize)) return unchanged;
     const userIndices: number[] = [];
-    for (let i = 0; i < cut; i++) if (facts[i]?.role === 1 && messages[i]?.role !== "system") userIndices.push(i);
+    for (let i = 0; i < end; i++) if (facts[i]?.role === 1 && messages[i]?.role !== "system") userIndices.push(i);
     const keptUser = this.userMessagesToKeep(userIndices.map((i) => messages[i] as M), counter);
     const removed = old.filter((m) => !keptUser.has(m));
     if (removed.length === 0) return unchanged;
@@ -258,12 +275,11 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     // The session's problems come first, so that the bound cuts the summary's text, not them.
     text = problems === "" ? this.bound(text, counter) : `${problems}\n${this.bound(text, counter, Math.max(1, this.maxSummaryTokens - counter.count(problems)))}`;
     const summary: SummaryMessage = { role: this.summaryRole, content: `Summary of the ${removed.length} earlier messages:\n${text}` };
-    const systems = messages.slice(0, cut).filter((_, i) => stays(i));
+    const systems = messages.slice(0, end).filter((_, i) => stays(i));
     const users = old.filter((m) => keptUser.has(m));
     // A summary that costs as much as the turns it replaces is not applied.
     if (counter.countMessages([summary]) >= counter.countMessages(removed)) return unchanged;
-    this.emit("compacted", { summarized: removed.length, summaryTokens: counter.count(summary.content) });
-    return { messages: [...systems, summary, ...users, ...messages.slice(cut)], summarized: removed.length, summary, keptUserMessages: users };
+    return { messages: [...systems, summary, ...users, ...messages.slice(end)], summarized: removed.length, summary, keptUserMessages: users };
   }
 
   /** The user's own messages of `old` that stay verbatim: newest first, within keepUserTokens. */
@@ -302,12 +318,17 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     // The task digest writes every path, tool and error, most needed sections first, so that the
     // bound cuts what is least needed. The session's problems are put beside the summary by the
     // caller; a model is told them so that its text agrees.
-    if (model.kind === "extractive") return native.summarizeTask(lines, true);
+    // The digest leaves its own problem sections out when the session's record goes beside it.
+    if (model.kind === "extractive") return native.summarizeTask(problems === "" ? lines : [...lines, PROBLEMS_GIVEN], true);
     const known = problems === "" ? "" : `The session's problems so far (the summary is sent with this list; do not repeat it):\n${problems}\n\n`;
     return model.call(this.summaryPrompt + known + lines.join("\n"));
   }
 
-  /** Cuts `text` to maxSummaryTokens (whole words where possible). */
+  /**
+   * Cuts `text` to maxSummaryTokens: after its last whole quoted fact or line that fits when that
+   * keeps most of what fits (a summary in lines, as the digest writes, loses its least needed
+   * facts whole rather than ending in a fragment of one), else after a whole word.
+   */
   private bound(text: string, counter: TokenCounter, maxTokens = this.maxSummaryTokens): string {
     if (counter.count(text) <= maxTokens) return text;
     let lo = 0;
@@ -319,6 +340,16 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     }
     const safe = lo > 0 && /[\uD800-\uDBFF]/.test(text[lo - 1] as string) ? lo - 1 : lo; // never half a pair
     const cut = text.slice(0, safe);
+    const line = cut.lastIndexOf("\n");
+    // Within a line of quoted facts ("a"; "b"; ...), after the last whole one.
+    const item = cut.lastIndexOf('"; ');
+    if (item > line && item > safe * 0.6) return `${cut.slice(0, item + 1)}...`;
+    if (line > safe * 0.6) {
+      // A heading whose items were all cut goes too.
+      const kept = cut.slice(0, line);
+      const last = kept.lastIndexOf("\n");
+      return kept.endsWith(":") && last > 0 ? kept.slice(0, last) : kept;
+    }
     const space = cut.lastIndexOf(" ");
     return `${space > safe * 0.8 ? cut.slice(0, space) : cut}...`;
   }

@@ -99,6 +99,18 @@ export class OpenProblems {
     for (let i = 0; i <= upTo; i++) this.observed.add(messages[i] as object);
   }
 
+  /** The record after reading every result of `messages` not read yet: what an export carries. */
+  recordOf(messages: readonly MessageLike[]): ProblemRecord {
+    this.observe(messages);
+    return this.current;
+  }
+
+  /** Continues from an import's record (see restore), or starts afresh when it carries none. */
+  load(record: ProblemRecord | undefined, messages: readonly MessageLike[]): void {
+    if (record === undefined) this.clear();
+    else this.restore(record, messages);
+  }
+
   /** Forgets everything (the history was cleared). */
   clear(): void {
     this.json = "";

@@ -16,6 +16,7 @@
 import type { ContextCompactor } from "../compaction/context-compactor.js";
 import type { AppliedEdit, HistoryEdit, HistoryView } from "../compaction/history-edit.js";
 import { ProgressiveCompaction, type CompactionReport, type CompactionRun } from "../compaction/progressive-compaction.js";
+import { checkProblemRecord } from "../compaction/open-problems.js";
 import { ContextLimits } from "../history/context-limits.js";
 import { planKept, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
 import { UsageAnchor } from "../history/usage-anchor.js";
@@ -191,9 +192,11 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** The metadata and the turns, summaries and the omission marker marked (a chat's /export). */
   export(): ContextExport {
+    const state = this.editor.state();
     return buildExport(
       {
-        ...this.editor.state(),
+        ...state,
+        problems: this.compaction.problems.recordOf(state.messages),
         sessionId: this.sessionId,
         // A session's times are its log's (the store's clock), so every worker exports the same.
         createdAt: this.session?.createdAt ?? this.createdAt,
@@ -230,9 +233,11 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** Replaces the whole view (import, a session's log); everything is checked and counted first. */
   private restoreState(state: ContextState<M>, fromLog: boolean): void {
+    const problems = state.problems === undefined ? undefined : checkProblemRecord(state.problems, "the export's open_problems");
     const read = this.editor.read(state);
     // Nothing above changed the manager; from here on nothing throws.
     this.editor.load(read, fromLog ? undefined : state);
+    if (!fromLog) this.compaction.problems.load(problems, read.messages);
     if (state.metadata !== undefined) this.metadata = state.metadata;
     if (state.sessionId !== undefined && this.session === undefined) this.sessionId = state.sessionId;
     if (state.createdAt !== undefined) this.createdAt = state.createdAt;

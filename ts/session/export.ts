@@ -14,6 +14,7 @@
 import { ROLE_NAMES, type InsertedRole } from "../messages/roles.js";
 import { describe, type WithCode } from "../runtime/errors.js";
 import type { MessageLike } from "../messages/types.js";
+import type { ProblemRecord } from "../compaction/open-problems.js";
 
 export const EXPORT_FORMAT = "ctxwin-context";
 export const EXPORT_VERSION = 1;
@@ -42,6 +43,8 @@ export interface ContextExport {
   metadata: ExportMetadata;
   system_prompt: string | null;
   turns: ExportTurn[];
+  /** The session's open and resolved problems as compaction keeps them; absent when there are none (and in exports written before they were kept). */
+  open_problems?: ProblemRecord;
 }
 
 /** A manager's state as export writes it and import restores it. */
@@ -54,6 +57,8 @@ export interface ContextState<M extends MessageLike = MessageLike> {
   /** undefined: leave the manager's as it is. */
   systemPrompt?: string | null;
   metadata?: Record<string, unknown>;
+  /** The open-problems record (undefined: none). */
+  problems?: ProblemRecord;
   sessionId?: string;
   createdAt?: number;
   updatedAt?: number;
@@ -149,6 +154,9 @@ function check(value: unknown): ExportError | undefined {
   if (value.system_prompt !== undefined && value.system_prompt !== null && typeof value.system_prompt !== "string") {
     return fail("system_prompt", "a string or null", value.system_prompt);
   }
+  // Its fields are the core's to check, when the record is restored (before anything changes).
+  const problems = value.open_problems;
+  if (problems !== undefined && !(isObject(problems) && Array.isArray(problems.problems))) return fail("open_problems", "a problem record { problems: [...] }", problems);
   const turns = value.turns;
   if (!Array.isArray(turns)) return fail("turns", "an array of turn objects", turns);
   let omissions = 0;
@@ -222,6 +230,7 @@ export function buildExport(state: Required<Pick<ContextState, "sessionId" | "cr
     },
     system_prompt: state.systemPrompt ?? null,
     turns,
+    ...(state.problems !== undefined && state.problems.problems.length > 0 ? { open_problems: copy(state.problems) } : {}),
   };
 }
 
@@ -252,6 +261,7 @@ export function stateOfExport<M extends MessageLike>(input: unknown): ContextSta
     marker,
     systemPrompt: data.system_prompt ?? null,
     metadata: JSON.parse(JSON.stringify(metadata)) as Record<string, unknown>,
+    problems: data.open_problems === undefined ? undefined : (JSON.parse(JSON.stringify(data.open_problems)) as ProblemRecord),
     sessionId: meta.session_id,
     createdAt: meta.created_at === undefined ? undefined : Date.parse(meta.created_at),
     updatedAt: meta.updated_at === undefined ? undefined : Date.parse(meta.updated_at),

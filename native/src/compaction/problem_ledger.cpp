@@ -160,10 +160,13 @@ void ProblemLedger::observe(const ToolCallRef& call, std::string_view result, bo
   if (outcome.exit_code.has_value() && *outcome.exit_code != 0) how += (how.empty() ? "" : "; ") + std::string("exit code ") + std::to_string(*outcome.exit_code);
   auto record = [&](const std::string& check, std::string test, const std::vector<std::string>& lines) {
     Problem& p = upsert(check);
+    // A run that only marks the test as failing ("× name", a summary list) says less than the
+    // run before it that said why: the reason stays.
+    const bool only_marks = !test.empty() && std::all_of(lines.begin(), lines.end(), [&](const std::string& l) { return test_mark(l).name == test; });
+    if (!lines.empty() && !(only_marks && !p.lines.empty())) p.lines = lines;
     p.test = std::move(test);
     p.label = label;
     p.id = std::string(call.id);
-    if (!lines.empty()) p.lines = lines;
     p.outcome = how;
     p.command = command;
     p.seen = seq;
@@ -319,6 +322,11 @@ std::string without_indent(std::string_view line) {
 
 }  // namespace
 
+bool is_frame(std::string_view line) {
+  const std::string bare = without_indent(line);
+  return is_stack_frame(line) || bare.starts_with("File \"") || bare.starts_with("at ") || bare.starts_with("Traceback (most recent call last)");
+}
+
 std::string describe_open_problem(const Problem& p) {
   std::string reasons;
   for (const auto& l : p.lines) {
@@ -333,12 +341,18 @@ std::string describe_open_problem(const Problem& p) {
 }
 
 std::string describe_resolved_problem(const Problem& p) {
+  // The line that says what failed: not the test's own mark, nor a stack frame (a Python
+  // traceback's frames come before its error).
   std::string first;
+  std::string fallback;
   for (const auto& l : p.lines) {
     if (!p.test.empty() && test_mark(l).name == p.test && p.lines.size() > 1) continue;
+    if (fallback.empty()) fallback = without_indent(l);
+    if (is_frame(l)) continue;
     first = without_indent(l);
     break;
   }
+  if (first.empty()) first = fallback;
   std::string line = "- " + what_failed(p) + ": " + (first.empty() ? std::string("failed") : first);
   line += " -> now " + (p.resolution.empty() ? std::string("passes") : p.resolution);
   if (!p.resolved_by.empty()) line += " [id " + p.resolved_by + "]";

@@ -3,12 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ctxwin/compaction/problem_ledger.hpp"
 #include "ctxwin/compaction/tool_outcome.hpp"
 #include "ctxwin/summary/text_facts.hpp"
 
@@ -26,20 +26,28 @@ struct Call {
   std::string tool;
   std::string id;
   Kind kind = Kind::Other;
+  std::string args;   // the arguments as JSON text
   std::string label;  // the command, or the tool with its arguments
   std::vector<std::string> paths;
   bool answered = false;
   std::string outcome;
-  std::vector<std::string> errors;
+};
+
+// Something the assistant said; `acted` when tool calls followed it in the same turn (what it
+// announced was done then, so it is not a step still to take).
+struct Statement {
+  std::string text;
+  bool acted = false;
 };
 
 struct Digest {
-  std::vector<std::string> user;       // the user's messages
-  std::vector<std::string> assistant;  // the assistant's statements
+  std::vector<std::string> user;  // the user's messages
+  std::vector<Statement> assistant;
   std::vector<Call> calls;
   OrderedSet paths;
-  OrderedSet figures;
-  std::vector<std::string> loose_errors;  // error events not tied to a call
+  ProblemLedger problems;
+  bool problems_given = false;  // the caller puts the session's record beside the digest
+  bool last_was_assistant = false;
 };
 
 std::string lower(std::string_view s) {
@@ -60,20 +68,22 @@ Kind kind_of(std::string_view tool) {
     return Kind::Change;
   }
   if (contains_any(name, {"run", "bash", "shell", "exec", "command", "terminal", "test", "build", "lint",
-                          "make", "npm", "git"})) {
+                          "make", "npm", "git", "python"})) {
     return Kind::Command;
   }
   if (contains_any(name, {"read", "view", "open", "cat", "list", "search", "grep", "find", "glob",
-                          "fetch", "get", "ls"})) {
+                          "fetch", "get", "ls", "lookup", "check"})) {
     return Kind::Read;
   }
   return Kind::Other;
 }
 
-// Whitespace collapsed, at most `max` code points (never half of one), "..." where cut.
+// Whitespace collapsed, at most `max` code points, "..." where cut. The cut falls after a whole
+// word when one ends in the second half, so that a quote never ends inside a word or a number.
 std::string clip(std::string_view text, std::size_t max) {
   std::string out;
   std::size_t code_points = 0;
+  std::size_t word_end = std::string::npos;  // where the last whole word ended in `out`
   bool space = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
@@ -84,10 +94,13 @@ std::string clip(std::string_view text, std::size_t max) {
     const bool lead = (c & 0xC0) != 0x80;
     if (lead) {
       if (code_points + (space ? 1 : 0) >= max) {
-        while (!out.empty() && out.back() == ' ') out.pop_back();
+        if (space) word_end = out.size();
+        if (word_end != std::string::npos && word_end > out.size() / 2) out.resize(word_end);
+        while (!out.empty() && std::string_view(" ,;:").find(out.back()) != std::string_view::npos) out.pop_back();
         return out + "...";
       }
       if (space) {
+        word_end = out.size();
         out.push_back(' ');
         ++code_points;
         space = false;
@@ -104,34 +117,72 @@ std::string string_of(const json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
+// The sentences of a text: split after ".", "!" or "?" before a space or the end, and at line breaks.
+std::vector<std::string> sentences_of(std::string_view text) {
+  std::vector<std::string> out;
+  std::string current;
+  auto flush = [&] {
+    const auto first = current.find_first_not_of(" \t\r");
+    if (first != std::string::npos) out.push_back(current.substr(first));
+    current.clear();
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      flush();
+      continue;
+    }
+    current.push_back(c);
+    if ((c == '.' || c == '!' || c == '?') && (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\n')) flush();
   }
-  return lines;
+  flush();
+  return out;
+}
+
+// A sentence that limits how the task may be done: "Do not change ...", "keep Node 18 support".
+// Padded with spaces so that a needle " word " matches at either end (built by appending: GCC 12
+// misreads `" " + string` as an overlapping copy).
+std::string padded_lower(std::string_view text) {
+  std::string s(1, ' ');
+  s.append(lower(text));
+  s.push_back(' ');
+  return s;
+}
+
+bool is_constraint(std::string_view sentence) {
+  const std::string s = padded_lower(sentence);
+  return contains_any(s, {" don't ", " do not ", " never ", " without ", " must ", " only ", " keep ", " avoid ",
+                          " make sure ", " instead of ", " not before ", " no later ", " at most ", " at least ",
+                          " exclude ", " not by "});
+}
+
+// A sentence that says what the agent will do: "Next I'll ...", "I will ...", "Then ...".
+int plan_strength(std::string_view sentence) {
+  const std::string s = padded_lower(sentence);
+  if (contains_any(s, {" next", " then i ", " then we ", " still to do", " remaining step"})) return 2;
+  if (contains_any(s, {" i'll ", " i will ", " let me ", " going to ", " now i ", " we'll ", " we will "})) return 1;
+  return 0;
+}
+
+std::size_t word_count(std::string_view s) {
+  std::size_t words = 0;
+  bool in_word = false;
+  for (char c : s) {
+    const bool blank = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    if (!blank && !in_word) ++words;
+    in_word = !blank;
+  }
+  return words;
 }
 
 bool has_digit(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// A line that reports how a run went: "Tests 3 failed | 209 passed (212)", "0 problems".
-bool is_tally(std::string_view line) {
-  if (!has_digit(line)) return false;
-  const std::string l = lower(line);
-  return contains_any(l, {"pass", "fail", "error", "problem", "warning", "changed", "tests", " ok", "succeeded",
-                          "skipped", "insertion", "deletion"});
-}
-
 // Paths named by a call's arguments: the usual keys first, else any path in them.
 std::vector<std::string> call_paths(const json& args) {
   OrderedSet paths;
-  OrderedSet figures;
+  OrderedSet figures;  // collect_paths_and_figures fills both; only the paths are used
   if (args.is_object()) {
     for (const char* key : {"path", "file_path", "filePath", "file", "filename", "target_file", "target",
                             "source", "destination", "paths", "files"}) {
@@ -153,43 +204,34 @@ std::vector<std::string> call_paths(const json& args) {
   return paths.items();
 }
 
-std::string call_label(const std::string& tool, const json& args, std::size_t max) {
-  if (args.is_object()) {
-    for (const char* key : {"command", "cmd", "script"}) {
-      const std::string command = string_of(args, key);
-      if (!command.empty()) return "`" + clip(command, max) + "`";
-    }
-  }
-  if (args.is_null() || (args.is_object() && args.empty())) return tool;
-  return tool + " " + clip(args.is_string() ? args.get<std::string>() : args.dump(), max);
+void add_paths(std::string_view text, Digest& digest) {
+  OrderedSet figures;  // numbers stay in the sentences they came from
+  collect_paths_and_figures(text, digest.paths, figures);
 }
 
-void read_result(Call& call, std::string_view text, const TaskDigestOptions& options) {
-  call.answered = true;
-  std::string_view tally;
-  std::string_view first;
-  OrderedSet reasons;
-  OrderedSet failures;
-  for (std::string_view line : lines_of(text)) {
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    if (first.empty()) first = line;
-    if (!reports_error(line)) {
-      if (is_tally(line)) tally = line;
-      continue;
+// How a run ended, in one line: its tally, else its first failure, else the line it ended with,
+// with its exit code.
+std::string outcome_of(const ToolOutcome& o, std::size_t max) {
+  std::string out;
+  if (!o.tally.empty() && (o.tally_failed || o.error_lines.empty())) {
+    out = clip(o.tally, max);
+  } else if (o.failed() && !o.error_lines.empty()) {
+    // The line that says why: not a failing test's mark (which says which test), a stack frame
+    // or the exit code.
+    std::string_view first;
+    for (const auto& line : o.error_lines) {
+      if (!test_mark(line).name.empty() || is_frame(line) || line.starts_with("exit code")) continue;
+      first = line;
+      break;
     }
-    // "FAIL test/x.ts" names what failed; a message such as "AssertionError: ..." says why: reasons first.
-    const std::string l = lower(line.substr(line.find_first_not_of(" \t*-!>[#|")));
-    (l.starts_with("fail") ? failures : reasons).add(clip(line, options.max_excerpt_code_points));
+    if (!first.empty()) out = "failed: " + clip(first, max);
+  } else if (!o.last_line.empty()) {
+    out = clip(o.last_line, max);
   }
-  for (const auto& f : failures.items()) reasons.add(f);
-  call.errors.assign(reasons.items().begin(), reasons.items().begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(3, reasons.size())));
-  if (!tally.empty()) {
-    call.outcome = clip(tally, options.max_excerpt_code_points);
-  } else if (!call.errors.empty()) {
-    call.outcome = "failed: " + call.errors.front();
-  } else if (!first.empty()) {
-    call.outcome = clip(first, options.max_excerpt_code_points / 2);
+  if (o.exit_code.has_value() && out.find("exit code") == std::string::npos) {
+    out += (out.empty() ? "" : "; ") + std::string("exit code ") + std::to_string(*o.exit_code);
   }
+  return out;
 }
 
 Call* open_call(Digest& digest, const std::string& id) {
@@ -206,6 +248,8 @@ Call* open_call(Digest& digest, const std::string& id) {
 
 void read_event(const json& event, Digest& digest, const TaskDigestOptions& options) {
   const std::string type = string_of(event, "type");
+  const bool after_assistant = digest.last_was_assistant;
+  digest.last_was_assistant = false;
   if (type == "message") {
     const std::string role = string_of(event, "role");
     const std::string content = string_of(event, "content");
@@ -213,51 +257,82 @@ void read_event(const json& event, Digest& digest, const TaskDigestOptions& opti
     if (role == "user") {
       digest.user.push_back(content);
     } else if (role == "assistant") {
-      digest.assistant.push_back(content);
+      digest.assistant.push_back({content, false});
+      digest.last_was_assistant = true;
     }
-    collect_paths_and_figures(content, digest.paths, digest.figures);
+    add_paths(content, digest);
+  } else if (type == "problems") {
+    auto given = event.find("given");
+    digest.problems_given = given != event.end() && given->is_boolean() && given->get<bool>();
   } else if (type == "tool_call") {
+    if (after_assistant && !digest.assistant.empty()) digest.assistant.back().acted = true;
+    digest.last_was_assistant = after_assistant;  // parallel calls of the same turn
     Call call;
     call.tool = string_of(event, "toolName");
     if (call.tool.empty()) call.tool = "an unnamed tool";
     call.id = string_of(event, "toolCallId");
     call.kind = kind_of(call.tool);
     const json args = event.contains("args") ? event["args"] : json();
-    call.label = call_label(call.tool, args, options.max_excerpt_code_points);
+    call.args = args.dump(-1, ' ', false, json::error_handler_t::replace);
+    call.label = describe_call(call.tool, call.args, options.max_excerpt_code_points);
     call.paths = call_paths(args);
     for (const auto& path : call.paths) digest.paths.add(path);
-    if (args.is_object()) {
-      for (auto it = args.begin(); it != args.end(); ++it) {
-        if (it->is_number()) digest.figures.add(it.key() + " " + it->dump());
-      }
-    }
     digest.calls.push_back(std::move(call));
   } else if (type == "tool_result" || type == "error") {
     Call* call = open_call(digest, string_of(event, "toolCallId"));
     std::string text = string_of(event, "result");
-    if (text.empty() && event.contains("result") && !event["result"].is_null()) text = event["result"].dump();
-    const std::string error = string_of(event, "error");
-    if (call == nullptr) {
-      if (!error.empty()) digest.loose_errors.push_back(clip(error, options.max_excerpt_code_points));
-      return;
+    if (text.empty() && event.contains("result") && !event["result"].is_null()) {
+      text = event["result"].dump(-1, ' ', false, json::error_handler_t::replace);
     }
-    read_result(*call, error.empty() ? std::string_view(text) : std::string_view(error), options);
-    if (!error.empty() && call->errors.empty()) call->errors.push_back(clip(error, options.max_excerpt_code_points));
-    // Paths and figures of short results (an error, a tally); long ones are file contents.
-    if (text.size() <= 400) collect_paths_and_figures(text, digest.paths, digest.figures);
-    for (const auto& e : call->errors) collect_paths_and_figures(e, digest.paths, digest.figures);
+    const std::string error = string_of(event, "error");
+    const std::string& output = error.empty() ? text : error;
+    if (call == nullptr) {
+      // A result whose call is not among the turns: its tool is unknown.
+      Call orphan;
+      orphan.tool = "an unnamed tool";
+      orphan.id = string_of(event, "toolCallId");
+      orphan.label = orphan.tool;
+      digest.calls.push_back(std::move(orphan));
+      call = &digest.calls.back();
+    }
+    call->answered = true;
+    ToolOutcome outcome = read_tool_outcome(output);
+    call->outcome = outcome_of(outcome, options.max_excerpt_code_points);
+    if (!error.empty() && !outcome.failed()) call->outcome = "failed: " + clip(error, options.max_excerpt_code_points);
+    digest.problems.observe({call->id, call->tool, call->args}, output, !error.empty());
+    // Paths of short results (an error, a tally); long ones are file contents.
+    if (output.size() <= 400) add_paths(output, digest);
+    for (const auto& e : outcome.error_lines) add_paths(e, digest);
   }
 }
 
+// A resolved problem in one short line: what failed, the line that said why, what shows it
+// passing now. Shorter than the ledger's own description: what is fixed matters less than what
+// is open, and the digest has a bound.
+std::string resolved_line(const Problem& p) {
+  std::string why;
+  for (const auto& l : p.lines) {
+    if ((!p.test.empty() && test_mark(l).name == p.test && p.lines.size() > 1) || is_frame(l) || l.starts_with("exit code")) continue;
+    why = clip(l, 160);
+    break;
+  }
+  if (why.empty() && !p.lines.empty()) why = clip(p.lines.front(), 160);
+  const std::string what = p.test.empty() ? clip(p.label, 60) : "test \"" + p.test + "\"";
+  std::string line = "- " + what + ": " + (why.empty() ? std::string("failed") : why);
+  if (!p.resolution.empty()) line += " -> now " + clip(p.resolution, 60);
+  return line;
+}
+
 std::string quoted(const std::vector<std::string>& items, std::size_t max_items) {
-  std::vector<std::string> q;
-  q.reserve(items.size());
-  for (const auto& item : items) q.push_back("\"" + item + "\"");
   std::string out;
-  const std::size_t shown = std::min(q.size(), max_items);
-  for (std::size_t i = 0; i < shown; ++i) out += (i > 0 ? "; " : "") + q[i];
-  if (shown < q.size()) out += " and " + std::to_string(q.size() - shown) + " more";
+  const std::size_t shown = std::min(items.size(), max_items);
+  for (std::size_t i = 0; i < shown; ++i) out += (i > 0 ? "; \"" : "\"") + items[i] + "\"";
+  if (shown < items.size()) out += " and " + std::to_string(items.size() - shown) + " more";
   return out;
+}
+
+std::string with_outcome(const Call& call) {
+  return call.label + (call.outcome.empty() ? std::string() : " -> \"" + call.outcome + "\"");
 }
 
 std::string write(const Digest& d, const TaskDigestOptions& options) {
@@ -265,7 +340,25 @@ std::string write(const Digest& d, const TaskDigestOptions& options) {
   const std::size_t excerpt_max = options.max_excerpt_code_points;
   std::vector<std::string> lines;
 
-  if (!d.user.empty()) lines.push_back("Goal (the user's words): \"" + clip(d.user.front(), options.max_goal_code_points) + "\"");
+  // The task: the user's first message, in their words.
+  if (!d.user.empty()) {
+    const std::string task = clip(d.user.front(), options.max_goal_code_points);
+    lines.push_back("Task (the user's words): \"" + task + "\"");
+    // A task too long to quote whole keeps its constraints.
+    if (task.ends_with("...")) {
+      std::vector<std::string> constraints;
+      for (const auto& s : sentences_of(d.user.front())) {
+        if (is_constraint(s)) constraints.push_back(clip(s, excerpt_max));
+      }
+      if (!constraints.empty()) lines.push_back("Constraints (the user's words): " + quoted(constraints, many));
+    }
+  }
+  // What the user said later: new requests and constraints, in their words.
+  if (d.user.size() > 1) {
+    std::vector<std::string> later;
+    for (std::size_t i = d.user.size(); i-- > 1;) later.push_back(clip(d.user[i], excerpt_max));
+    lines.push_back("The user later said, newest first: " + quoted(later, many));
+  }
 
   OrderedSet changed;
   OrderedSet read;
@@ -281,65 +374,75 @@ std::string write(const Digest& d, const TaskDigestOptions& options) {
   }
   if (!changed.empty()) lines.push_back("Files changed: " + join_list(changed.items(), many));
 
-  // A tool's failure stays open until a later call of the same tool succeeds.
-  std::vector<std::pair<std::string, std::vector<std::string>>> open;  // tool, errors of its last failure
-  std::vector<std::string> resolved;
-  for (const auto& call : d.calls) {
-    if (!call.answered) continue;
-    auto it = std::find_if(open.begin(), open.end(), [&](const auto& entry) { return entry.first == call.tool; });
-    if (call.errors.empty()) {
-      if (it != open.end()) {
-        for (const auto& e : it->second) resolved.push_back(e);
-        open.erase(it);
+  const auto open = d.problems_given ? std::vector<const Problem*>() : d.problems.open();
+  if (!open.empty()) {
+    lines.push_back("Open problems, newest first:");
+    const std::size_t shown = std::min(open.size(), many);
+    for (std::size_t i = 0; i < shown; ++i) lines.push_back(describe_open_problem(*open[i]));
+    if (shown < open.size()) lines.push_back("- and " + std::to_string(open.size() - shown) + " older open problems");
+  }
+
+  // The last command and its outcome: a command (a run, a test, a build), else the last tool call
+  // that was not a read.
+  const Call* last = nullptr;
+  for (auto it = d.calls.rbegin(); it != d.calls.rend() && last == nullptr; ++it) {
+    if (it->answered && it->kind == Kind::Command) last = &*it;
+  }
+  for (auto it = d.calls.rbegin(); it != d.calls.rend() && last == nullptr; ++it) {
+    if (it->answered && it->kind != Kind::Read) last = &*it;
+  }
+  if (last != nullptr) lines.push_back("Last command: " + with_outcome(*last));
+
+  // The next step: the newest step the agent said it would take and has not taken yet (no tool
+  // call followed it), a sentence saying "next" before any other; else its last statement.
+  std::string next;
+  for (int strength = 2; strength >= 1 && next.empty(); --strength) {
+    for (std::size_t i = d.assistant.size(); i-- > 0 && next.empty();) {
+      if (d.assistant[i].acted) continue;
+      for (const auto& s : sentences_of(d.assistant[i].text)) {
+        if (plan_strength(s) >= strength) {
+          next = clip(s, excerpt_max);
+          break;
+        }
       }
-    } else {
-      if (it != open.end()) {
-        for (const auto& e : it->second) resolved.push_back(e);
-        open.erase(it);
-      }
-      open.emplace_back(call.tool, call.errors);
     }
   }
-  std::vector<std::string> open_errors;
-  for (auto it = open.rbegin(); it != open.rend(); ++it) {  // the latest failure first
-    for (const auto& e : it->second) open_errors.push_back("\"" + e + "\" (" + it->first + ")");
+  if (next.empty() && !d.assistant.empty()) next = excerpt(d.assistant.back().text, excerpt_max);
+  if (!next.empty()) lines.push_back("Next step (last stated): \"" + next + "\"");
+
+  // The agent's findings and decisions, newest first: the first sentence of each statement that
+  // says something (a bare "Running the tests." announces a call the commands already show).
+  OrderedSet findings;
+  for (std::size_t i = d.assistant.size(); i-- > 0;) {
+    std::string finding = excerpt(d.assistant[i].text, excerpt_max);
+    if (finding.empty() || next.starts_with(finding) || finding.ends_with("...")) continue;
+    if (word_count(finding) < 5 && !has_digit(finding)) continue;
+    // "Let me check the policy", followed by its call: an action the commands show, not a finding.
+    if (d.assistant[i].acted && plan_strength(finding) > 0) continue;
+    findings.add(std::move(finding));
   }
-  for (const auto& e : d.loose_errors) open_errors.push_back("\"" + e + "\"");
-  if (!open_errors.empty()) {
-    std::string line = "Errors still open: ";
-    const std::size_t shown = std::min(open_errors.size(), many);
-    for (std::size_t i = 0; i < shown; ++i) line += (i > 0 ? "; " : "") + open_errors[i];
-    if (shown < open_errors.size()) line += " and " + std::to_string(open_errors.size() - shown) + " more";
-    lines.push_back(line);
+  if (!findings.empty()) lines.push_back("Findings and decisions, newest first: " + quoted(findings.items(), kShortList));
+
+  const auto resolved = d.problems_given ? std::vector<const Problem*>() : d.problems.resolved();
+  if (!resolved.empty()) {
+    lines.push_back("Resolved problems, newest first:");
+    const std::size_t shown = std::min(resolved.size(), options.complete ? many : std::size_t{4});
+    for (std::size_t i = 0; i < shown; ++i) lines.push_back(resolved_line(*resolved[i]));
   }
 
   std::vector<std::string> commands;
   for (auto it = d.calls.rbegin(); it != d.calls.rend(); ++it) {
-    if (it->kind != Kind::Command) continue;
-    commands.push_back(it->label + (it->outcome.empty() ? std::string() : " -> \"" + it->outcome + "\""));
+    if (it->kind == Kind::Read || &*it == last || !it->answered) continue;
+    commands.push_back(with_outcome(*it));
   }
   if (!commands.empty()) {
-    std::string line = "Commands run, newest first: ";
+    std::string line = "Earlier commands, newest first: ";
     const std::size_t shown = std::min(commands.size(), many);
     for (std::size_t i = 0; i < shown; ++i) line += (i > 0 ? "; " : "") + commands[i];
     if (shown < commands.size()) line += " and " + std::to_string(commands.size() - shown) + " earlier";
     lines.push_back(line);
   }
-
-  if (!d.assistant.empty()) lines.push_back("Next step (last stated): \"" + excerpt(d.assistant.back(), excerpt_max) + "\"");
-  if (d.assistant.size() > 1) {
-    // The statements before the last, newest first, without repeats.
-    OrderedSet decisions;
-    for (std::size_t i = d.assistant.size() - 1; i-- > 0;) decisions.add(excerpt(d.assistant[i], excerpt_max));
-    // Bounded even when complete: the files, tools and errors after them must fit a summary too.
-    lines.push_back("Decisions and findings, newest first: " + quoted(decisions.items(), kShortList));
-  }
   if (!read.empty()) lines.push_back("Files read: " + join_list(read.items(), many));
-  if (d.user.size() > 1) {
-    std::vector<std::string> later;
-    for (std::size_t i = d.user.size(); i-- > 1;) later.push_back(clip(d.user[i], excerpt_max));
-    lines.push_back("The user also said, newest first: " + quoted(later, many));
-  }
   std::vector<std::pair<std::string, std::size_t>> tools;
   for (const auto& call : d.calls) {
     auto it = std::find_if(tools.begin(), tools.end(), [&](const auto& t) { return t.first == call.tool; });
@@ -351,7 +454,7 @@ std::string write(const Digest& d, const TaskDigestOptions& options) {
   }
   if (!tools.empty()) {
     std::vector<std::string> named;
-    for (const auto& [name, count] : tools) named.push_back(name + " (" + std::to_string(count) + "x)");
+    for (const auto& [name, count] : tools) named.push_back(name + (count == 1 ? " once" : " " + std::to_string(count) + " times"));
     lines.push_back("Tools called: " + join_list(named, options.complete ? many : 12));
   }
   OrderedSet other;
@@ -362,15 +465,13 @@ std::string write(const Digest& d, const TaskDigestOptions& options) {
     }
   }
   if (!other.empty()) lines.push_back("Other paths mentioned: " + join_list(other.items(), options.complete ? many : 12));
-  if (!d.figures.empty()) lines.push_back("Figures: " + join_list(d.figures.items(), 12));
-  if (!resolved.empty()) {
-    OrderedSet unique;
-    for (const auto& e : resolved) unique.add(e);
-    lines.push_back("Errors since resolved: " + quoted(unique.items(), options.complete ? many : 3));
-  }
   if (lines.empty()) return "Nothing to carry over: no messages or tool calls.";
   std::string out;
-  for (std::size_t i = 0; i < lines.size(); ++i) out += (i > 0 ? "\n" : "") + lines[i] + (lines[i].ends_with('.') || lines[i].ends_with('"') ? "" : ".");
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    const bool open_ended = line.starts_with("- ") || line.ends_with(':') || line.ends_with('.') || line.ends_with('"');
+    out += (i > 0 ? "\n" : "") + line + (open_ended ? "" : ".");
+  }
   return out;
 }
 
@@ -385,7 +486,7 @@ std::string summarize_task(std::span<const std::string_view> texts, const TaskDi
     } else if (!text.empty()) {
       // Plain text is something the user or the caller said.
       digest.user.emplace_back(text);
-      collect_paths_and_figures(text, digest.paths, digest.figures);
+      add_paths(text, digest);
     }
   }
   return write(digest, options);

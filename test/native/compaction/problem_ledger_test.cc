@@ -90,6 +90,32 @@ TEST(ProblemLedger, ALaterFailureOfTheSameCheckReplacesItsLinesAndReopensIt) {
   EXPECT_TRUE(ledger.resolved().empty());
 }
 
+TEST(ProblemLedger, ARunThatOnlyMarksATestFailingKeepsTheReasonGivenBefore) {
+  ProblemLedger ledger;
+  ledger.observe({"c1", "run_tests", R"({"filter":"billing"})"}, kFailingRun);
+  ledger.observe({"c2", "run_command", R"({"command":"git stash && npx vitest run"})"},
+                 " × test/billing.test.ts > ledger > rejects a duplicate charge\n      Tests  1 failed | 48 passed (49)");
+  ASSERT_EQ(ledger.open().size(), 1u);
+  const Problem* test = ledger.open()[0];
+  EXPECT_EQ(test->test, "rejects a duplicate charge");
+  EXPECT_EQ(test->id, "c2");  // seen last there
+  EXPECT_NE(describe_open_problem(*test).find("Error: duplicate charge detected for ch_17_5"), std::string::npos) << describe_open_problem(*test);
+}
+
+TEST(ProblemLedger, AResolvedProblemIsDescribedByItsErrorNotItsStackFrames) {
+  ProblemLedger ledger;
+  ledger.observe({"p1", "run_python", R"j({"code":"df.x.astype(float)"})j"},
+                 "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n"
+                 "ValueError: could not convert string to float: 'n/a'");
+  ledger.observe({"p2", "run_python", R"j({"code":"pd.to_numeric(df.x)"})j"}, "214");
+  ASSERT_EQ(ledger.resolved().size(), 1u);
+  const std::string line = describe_resolved_problem(*ledger.resolved()[0]);
+  EXPECT_NE(line.find(": ValueError: could not convert string to float: 'n/a' -> now 214"), std::string::npos) << line;
+  EXPECT_TRUE(is_frame("  File \"<stdin>\", line 1, in <module>"));
+  EXPECT_TRUE(is_frame("    at Ledger.charge (src/billing/ledger.ts:88:11)"));
+  EXPECT_FALSE(is_frame("ValueError: could not convert string to float: 'n/a'"));
+}
+
 TEST(ProblemLedger, NewestFirstAndBounded) {
   ProblemLedger ledger({.max_open = 3, .max_resolved = 1});
   for (int i = 0; i < 5; ++i) {

@@ -39,48 +39,105 @@ const std::vector<std::string> kSession = {
 
 TEST(SummarizeTask, WritesTheSectionsAnAgentNeedsToContinue) {
   const std::string d = digest(kSession);
-  EXPECT_TRUE(d.starts_with("Goal (the user's words): \"Due dates are one day early west of UTC. Fix it; do not "
+  EXPECT_TRUE(d.starts_with("Task (the user's words): \"Due dates are one day early west of UTC. Fix it; do not "
                             "touch the PDF writer.\"\nFiles changed"))
       << d;
   EXPECT_TRUE(contains(d, "\nFiles changed: src/util/dates.ts.\n")) << d;
-  // The test failure is still open; the ENOENT of read_file was followed by a good read_file.
-  EXPECT_TRUE(contains(d, "Errors still open: \"TypeScript error TS2304: Cannot find name 'parseInZone' "
-                          "(src/util/dates.ts:41:12)\" (run_tests)"))
+  // Both failures are open: no later result shows either check passing (locale.ts is another file).
+  EXPECT_TRUE(contains(d, "\nOpen problems, newest first:\n- read_file {\"path\":\"src/util/date.ts\"}: ENOENT: no such file or directory, open 'src/util/date.ts' [id c4]\n"
+                          "- run_tests {\"filter\":\"export\"}: TypeScript error TS2304: Cannot find name 'parseInZone' (src/util/dates.ts:41:12) [id c3]\n"))
       << d;
-  EXPECT_TRUE(contains(d, "Commands run, newest first: `npx eslint src/util/dates.ts` -> \"0 problems\"; "
-                          "run_tests {\"filter\":\"export\"} -> \"failed: TypeScript error TS2304"))
-      << d;
-  EXPECT_TRUE(contains(d, "Next step (last stated): \"Add the missing parseInZone helper next\"")) << d;
+  EXPECT_TRUE(contains(d, "\nLast command: `npx eslint src/util/dates.ts` -> \"0 problems\"\n")) << d;
+  EXPECT_TRUE(contains(d, "\nNext step (last stated): \"Add the missing parseInZone helper next")) << d;
+  EXPECT_TRUE(contains(d, "Earlier commands, newest first: run_tests {\"filter\":\"export\"} -> \"failed: TypeScript error TS2304")) << d;
   EXPECT_TRUE(contains(d, "Files read: src/util/date.ts and src/util/locale.ts")) << d;
-  EXPECT_TRUE(contains(d, "Errors since resolved: \"ENOENT: no such file or directory, open 'src/util/date.ts'\"")) << d;
-  EXPECT_TRUE(contains(d, "src/util/dates.ts:41")) << d;
+  EXPECT_TRUE(contains(d, "Tools called: read_file 3 times, edit_file once, run_tests once and run_command once")) << d;
+  EXPECT_FALSE(contains(d, "Figures")) << d;
 }
 
 TEST(SummarizeTask, TheMostNeededSectionsComeFirst) {
   const std::string d = digest(kSession);
   const auto at = [&](std::string_view s) { return d.find(s); };
-  EXPECT_LT(at("Goal"), at("Files changed"));
-  EXPECT_LT(at("Files changed"), at("Errors still open"));
-  EXPECT_LT(at("Errors still open"), at("Commands run"));
-  EXPECT_LT(at("Commands run"), at("Files read"));
+  EXPECT_LT(at("Task"), at("Files changed"));
+  EXPECT_LT(at("Files changed"), at("Open problems"));
+  EXPECT_LT(at("Open problems"), at("Last command"));
+  EXPECT_LT(at("Last command"), at("Next step"));
+  EXPECT_LT(at("Next step"), at("Earlier commands"));
+  EXPECT_LT(at("Earlier commands"), at("Files read"));
 }
 
-TEST(SummarizeTask, ASuccessOfTheSameToolClosesItsError) {
+TEST(SummarizeTask, ALaterPassOfTheSameCheckResolvesItsProblem) {
   std::vector<std::string> lines(kSession.begin(), kSession.end());
-  lines.push_back(R"({"type":"tool_call","toolName":"run_tests","toolCallId":"c7","args":{"filter":""}})");
+  lines.push_back(R"({"type":"tool_call","toolName":"run_tests","toolCallId":"c7","args":{"filter":"export"}})");
   lines.push_back(R"j({"type":"tool_result","toolCallId":"c7","result":"Tests  0 failed | 212 passed (212)"})j");
   const std::string d = digest(lines);
-  EXPECT_FALSE(contains(d, "Errors still open")) << d;
-  EXPECT_TRUE(contains(d, "run_tests {\"filter\":\"\"} -> \"Tests 0 failed | 212 passed (212)\"")) << d;
-  EXPECT_TRUE(contains(d, "212 passed")) << d;
+  const std::size_t resolved = d.find("\nResolved problems, newest first:\n- run_tests {\"filter\":\"export\"}: TypeScript error TS2304");
+  EXPECT_NE(resolved, std::string::npos) << d;
+  EXPECT_EQ(d.find("TS2304"), d.find("TS2304", d.find("Resolved problems"))) << d;  // only among the resolved
+  EXPECT_TRUE(contains(d, "Last command: run_tests {\"filter\":\"export\"} -> \"Tests 0 failed | 212 passed (212)\"")) << d;
 }
 
 TEST(SummarizeTask, ErrorEventsAndHostileInput) {
   const std::string d = digest({R"({"type":"tool_call","toolName":"deploy","toolCallId":"x","args":{}})",
                                 R"({"type":"error","toolCallId":"x","error":"permission denied"})", "{not json",
                                 std::string("\0\xff", 2)});
-  EXPECT_TRUE(contains(d, "Errors still open: \"permission denied\" (deploy)")) << d;
+  EXPECT_TRUE(contains(d, "Open problems, newest first:\n- deploy: permission denied [id x]")) << d;
+  EXPECT_TRUE(contains(d, "Last command: deploy -> \"failed: permission denied\"")) << d;
   EXPECT_EQ(digest({}), "Nothing to carry over: no messages or tool calls.");
+}
+
+TEST(SummarizeTask, NumbersOnlyWithWhatTheyCount) {
+  // A run's output full of figures: none reaches the digest as a bare list; the last line the
+  // command ended with is its outcome, and a finding keeps its numbers in its sentence.
+  const std::string d = digest({
+      R"({"type":"message","role":"user","content":"Report churn per plan."})",
+      R"({"type":"message","role":"assistant","content":"Q1 churn: Basic 7.9%, Pro 3.1%. Now ARPU per plan."})",
+      R"({"type":"tool_call","toolName":"run_command","toolCallId":"r1","args":{"command":"python out/analysis.py","timeoutMs":30000}})",
+      R"({"type":"tool_result","toolCallId":"r1","result":"1843.75 Received\nReceived 1823.5\n4 ms\nsaved out/churn.png\nexit code 0"})",
+  });
+  EXPECT_FALSE(contains(d, "Figures")) << d;
+  EXPECT_FALSE(contains(d, "1843.75")) << d;
+  EXPECT_TRUE(contains(d, "Last command: `python out/analysis.py` -> \"saved out/churn.png; exit code 0\"")) << d;
+  EXPECT_TRUE(contains(d, "\"Q1 churn: Basic 7.9%, Pro 3.1%\"")) << d;
+}
+
+TEST(SummarizeTask, TheNextStepIsOneNotTakenYet) {
+  // "Let me read it" was followed by its call: done. "Next I'll ..." without a call is the next step.
+  const std::string d = digest({
+      R"({"type":"message","role":"user","content":"Fix the ranking."})",
+      R"({"type":"message","role":"assistant","content":"Still failing. Next I'll give an exact name match a bonus in scoreHit."})",
+      R"({"type":"message","role":"user","content":"Also add a line to CHANGELOG.md."})",
+      R"({"type":"message","role":"assistant","content":"Will do. Let me read the changelog first."})",
+      R"({"type":"tool_call","toolName":"read_file","toolCallId":"f1","args":{"path":"CHANGELOG.md"}})",
+      R"({"type":"tool_result","toolCallId":"f1","result":"# Changelog"})",
+  });
+  EXPECT_TRUE(contains(d, "Next step (last stated): \"Next I'll give an exact name match a bonus in scoreHit.\"")) << d;
+  EXPECT_TRUE(contains(d, "The user later said, newest first: \"Also add a line to CHANGELOG.md.\"")) << d;
+}
+
+TEST(SummarizeTask, ATaskTooLongToQuoteKeepsItsConstraints) {
+  std::string task = "Migrate the billing service to the new ledger API.";
+  for (int i = 0; i < 40; ++i) task += " Context sentence number " + std::to_string(i) + " about the service.";
+  task += " Do not change the public signature of charge().";
+  const std::string d = digest({R"({"type":"message","role":"user","content":")" + task + R"("})"});
+  EXPECT_TRUE(contains(d, "Task (the user's words): \"Migrate the billing service")) << d;
+  EXPECT_TRUE(contains(d, "\nConstraints (the user's words): \"Do not change the public signature of charge().\"")) << d;
+  // The quote is cut after a whole word, never inside one.
+  const std::size_t cut = d.find("...\"");
+  ASSERT_NE(cut, std::string::npos) << d;
+  const std::string head = "Task (the user's words): \"";
+  const std::size_t start = d.find(head) + head.size();
+  const std::string quote = d.substr(start, cut - start);
+  ASSERT_TRUE(task.starts_with(quote)) << quote;
+  EXPECT_EQ(task[quote.size()], ' ') << quote;
+}
+
+TEST(SummarizeTask, LeavesTheProblemsOutWhenTheCallerGivesTheRecord) {
+  std::vector<std::string> lines(kSession.begin(), kSession.end());
+  lines.push_back(R"({"type":"problems","given":true})");
+  const std::string d = digest(lines);
+  EXPECT_FALSE(contains(d, "Open problems")) << d;
+  EXPECT_TRUE(contains(d, "Last command:")) << d;
 }
 
 TEST(SummarizeTask, BoundedListsUnlessComplete) {

@@ -20,6 +20,9 @@ import { createHash, type Hash } from "node:crypto";
 import type { CompactionReport } from "../../compaction/progressive-compaction.js";
 import type { SummaryMessage } from "../../compaction/context-compactor.js";
 import { ToolResultCompactor } from "../../compaction/tool-result-compactor.js";
+import { OpenProblems } from "../../compaction/open-problems.js";
+import { problemNote, problemsNotShown } from "../../compaction/problem-note.js";
+import { hasToolResult, resultIds } from "../../compaction/tool-events.js";
 import { ContextLimits, type LimitOverrides } from "../../history/context-limits.js";
 import { MessageContextManager } from "../../context/message-context-manager.js";
 import {
@@ -156,6 +159,15 @@ export class PromptFitter {
   /** Level 1's work, kept between calls: each tool result's compacted text, by its text. */
   private readonly compactor: ToolResultCompactor;
   private readonly compacted = new Map<string, string>();
+  /**
+   * The session's open problems, one record across calls: read from the prompts this fitter
+   * receives (the framework's full history), before any level clears, cuts or drops a result.
+   */
+  readonly problems = new OpenProblems();
+  /** Ids of the tool results the record has read (a framework may pass new copies of the same messages). */
+  private readonly resultsRead = new Set<string>();
+  /** The notes this fitter added to carry open problems (replaced at each run of the levels). */
+  private readonly notes = new WeakSet<object>();
 
   constructor(options: ContextOptions, name = "options") {
     checkContextOptions(options, name);
@@ -214,7 +226,8 @@ export class PromptFitter {
     }
     // Level 1 always applies to a prompt that does not fit: applied here first, from the results
     // compacted at earlier steps, so that old results are not compacted again at every step.
-    const working: Array<M | SummaryMessage> = earlier ? [...(earlier as M[]), ...added] : messages.map((m) => this.compactResults(m));
+    this.readProblems(messages);
+    const working: Array<M | SummaryMessage> = (earlier ? [...(earlier as M[]), ...added] : messages.map((m) => this.compactResults(m))).filter((m) => !this.notes.has(m));
     const pins = this.pin(working);
 
     const manager = new MessageContextManager<MessageLike>({
@@ -241,7 +254,7 @@ export class PromptFitter {
     // The prompt did not fit: every level runs while it is above trimTo of the budget (each level
     // checks), so that the next steps fit as they are.
     const report: CompactionReport<MessageLike> = await manager.compactIfNeeded({ threshold: this.trimTo });
-    const fitted = (manager.getContextForRequest() as Array<M | SummaryMessage>).map((m) => unpin(m, pins));
+    const fitted = this.carryProblems((manager.getContextForRequest() as Array<M | SummaryMessage>).map((m) => unpin(m, pins)));
     for (const m of fitted) if (!inputs.has(m) && m.role !== "tool") this.inserted.add(m);
     const tokensAfter = this.counter.countMessages(fitted, { tools: request.tools });
     if (tokensAfter > budget) {
@@ -280,6 +293,34 @@ export class PromptFitter {
       working[i] = copy;
     }
     return pins;
+  }
+
+  /** Reads the tool results of `messages` the record has not read yet (by id), in order. */
+  private readProblems(messages: readonly MessageLike[]): void {
+    for (const m of messages) {
+      if (!hasToolResult(m)) continue;
+      const ids = resultIds(m);
+      if (ids.length > 0 && ids.every((id) => this.resultsRead.has(id))) this.problems.markObserved(m as object);
+      else for (const id of ids) this.resultsRead.add(id);
+    }
+    this.problems.observe(messages);
+  }
+
+  /**
+   * `fitted` with a note of the open problems it no longer shows (their results trimmed away, or
+   * summarized without them), after its system messages: every open problem stays in front of
+   * the model until a later result resolves it.
+   */
+  private carryProblems<M>(fitted: Array<M | SummaryMessage>): Array<M | SummaryMessage> {
+    const record = this.problems.record;
+    if (!record.problems.some((p) => p.resolved === undefined)) return fitted;
+    const note = problemNote(record, problemsNotShown(record, JSON.stringify(fitted)), this.options.summaryRole ?? "user");
+    if (note === undefined) return fitted;
+    this.notes.add(note);
+    this.inserted.add(note);
+    let at = 0;
+    while (at < fitted.length && (fitted[at] as MessageLike).role === "system") at++;
+    return [...fitted.slice(0, at), note, ...fitted.slice(at)];
   }
 
   /** `message` with its tool results compacted as level 1 would (the same compactor), or itself when none changes. */

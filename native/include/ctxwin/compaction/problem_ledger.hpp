@@ -115,6 +115,10 @@ class ProblemLedger {
 // record's JSON. Throws ctxwin::Error when `record_json` is not a record.
 std::string observe_tool_results(std::string_view record_json, std::span<const std::string_view> events, LedgerLimits limits = {});
 
+// A stack frame or a traceback's heading ("    at f (x.ts:1:2)", "  File \"x.py\", line 3"): a line
+// that says where, not what, failed.
+bool is_frame(std::string_view line);
+
 // A problem as a summary lists it: "- test \"rejects a duplicate charge\" (run_tests {...}): Error: ...
 // | at ... (last output: Tests 1 failed | 48 passed (49)) [id call_17]".
 std::string describe_open_problem(const Problem& problem);
