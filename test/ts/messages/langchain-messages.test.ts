@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, AIMessageChunk, ChatMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { MessageContextManager, SlidingWindowStrategy, TokenBudgetStrategy, getCounter, type MessageLike } from "ctxwin";
+import { mapToolResults } from "../../../ts/messages/tool-results.js";
+import { removeReasoning } from "../../../ts/messages/reasoning.js";
 
 const counter = getCounter("gpt-4o");
 
@@ -126,6 +128,22 @@ describe("LangChain messages", () => {
     context.addMessage(chunk);
     context.addMessage(new ToolMessage({ content: "found", tool_call_id: "c1" }));
     expect(context.getMessages()).toHaveLength(2);
+  });
+
+  it("rewritten by compaction (a result replaced, reasoning cleared), stay instances of their class with every other field", () => {
+    const result = new ToolMessage({ content: "long output", tool_call_id: "c9", name: "grep", id: "t1", status: "error" });
+    const replaced = mapToolResults(result, () => "[cleared]");
+    expect(ToolMessage.isInstance(replaced)).toBe(true);
+    expect(replaced).toMatchObject({ content: "[cleared]", tool_call_id: "c9", name: "grep", id: "t1", status: "error" });
+    expect(result.content).toBe("long output");
+    const human = new HumanMessage("not a result");
+    expect(mapToolResults(human, () => "x")).toBe(human);
+    const thinking = new AIMessageChunk({ content: [{ type: "reasoning", reasoning: "hmm" }, { type: "text", text: "answer" }], id: "a1", tool_calls: [{ id: "c1", name: "grep", args: {}, type: "tool_call" }] });
+    const cleared = removeReasoning(thinking);
+    expect(AIMessageChunk.isInstance(cleared)).toBe(true);
+    expect(cleared.content).toEqual([{ type: "text", text: "answer" }]);
+    expect(cleared.id).toBe("a1");
+    expect(cleared.tool_calls?.map((c) => c.id)).toEqual(["c1"]);
   });
 
   it("are rejected with a coded error naming the message when they are not sent to a model, or malformed", () => {
