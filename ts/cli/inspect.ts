@@ -211,7 +211,8 @@ export function analyzeContext(conversation: Conversation, options: AnalyzeOptio
     const { calls, results } = splitter.split(message);
     const resultTokens = [...results.values()].reduce((a, b) => a + b, 0);
     let rest = tokens - calls - resultTokens;
-    const home = roleComponent(message.role);
+    const role = message.role ?? ""; // the command reads chat messages, which have one
+    const home = roleComponent(role);
     if (home === "tool results") {
       // A tool message is all result: its framing goes to its (first) tool.
       const first = results.keys().next().value ?? "(unknown tool)";
@@ -225,7 +226,7 @@ export function analyzeContext(conversation: Conversation, options: AnalyzeOptio
       byTool.set(tool, (byTool.get(tool) ?? 0) + n);
     }
     const tool = results.size > 0 ? [...results.keys()].join(", ") : undefined;
-    summaries.push({ index, role: message.role, ...(tool ? { tool } : {}), tokens, preview: preview(textOf(message), 60) });
+    summaries.push({ index, role, ...(tool ? { tool } : {}), tokens, preview: preview(textOf(message), 60) });
   });
 
   const total = overhead + toolTokens + messages.reduce((a, _m, i) => a + (perMessage[i] ?? 0), 0) + systemPrompt;

@@ -6,8 +6,10 @@
 // images, documents, tool calls and tool results to a visitor. Counting, the metadata reader,
 // compaction and the command line all read messages through here, so a shape learned here is
 // learned everywhere. Reasoning (AI SDK `reasoning` parts, Anthropic `thinking` /
-// `redacted_thinking` blocks, OpenAI `reasoning` items) is visited as text.
+// `redacted_thinking` blocks, OpenAI `reasoning` items) is visited as text. LangChain messages are
+// read through their chat view (langchain-shape.ts), whose tool calls keep LangChain's `args`.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
+import { isLangChainMessage, langChainView } from "./langchain-shape.js";
 
 export interface MessageVisitor {
   /** Text to count (message content, text and reasoning parts, and fields such as tool_call_id). */
@@ -75,6 +77,7 @@ export function visitPart(part: unknown, visitor: MessageVisitor): void {
  * message, its `tool_call_id` (counted as text) and its content as the result.
  */
 export function visitMessage(message: Record<string, unknown>, visitor: MessageVisitor): void {
+  if (isLangChainMessage(message)) return visitMessage(langChainView(message, "message"), visitor);
   if (message.role === undefined && typeof message.type === "string" && visitResponsesItem(message, visitor)) return;
   const content = message.content;
   if (typeof message.tool_call_id === "string") {
@@ -89,9 +92,14 @@ export function visitMessage(message: Record<string, unknown>, visitor: MessageV
     for (const call of message.tool_calls) {
       if (!isRecord(call)) continue;
       const fn = isRecord(call.function) ? call.function : call;
-      visitor.toolCall(idOf(call.id), fn.name, fn.arguments);
+      visitor.toolCall(idOf(call.id), fn.name, argumentsOf(fn));
     }
   }
+}
+
+/** A tool call's arguments: OpenAI's `arguments`, or LangChain's `args`. */
+function argumentsOf(fn: Record<string, unknown>): unknown {
+  return fn.arguments === undefined && fn.args !== undefined ? fn.args : fn.arguments;
 }
 
 /** The role a Responses item stands for in a conversation, or undefined when it is not one of them. */
@@ -253,6 +261,7 @@ function checkResponsesItem(item: Record<string, unknown>, at: string): void {
  */
 export function checkMessage(message: unknown, at: string): asserts message is Record<string, unknown> {
   if (!isRecord(message) || Array.isArray(message)) throw typeError(`${at} must be a message object, got ${describe(message)}`);
+  if (isLangChainMessage(message)) return checkMessage(langChainView(message, at), at);
   if (responsesItemRole(message) !== undefined) return checkResponsesItem(message, at);
   if (typeof message.role !== "string" || !KNOWN_ROLES.includes(message.role)) {
     throw typeError(`${at}.role must be one of ${KNOWN_ROLES.join(", ")}, got ${describe(message.role)}`);
@@ -275,7 +284,8 @@ export function checkMessage(message: unknown, at: string): asserts message is R
     const fn = isRecord(call.function) ? call.function : call;
     const fnAt = fn === call ? where : `${where}.function`;
     if (typeof fn.name !== "string") throw typeError(`${fnAt}.name must be a string, got ${describe(fn.name)}`);
-    if (typeof fn.arguments !== "string") checkJsonValue(fn.arguments ?? null, `${fnAt}.arguments`);
+    const key = fn.arguments === undefined && fn.args !== undefined ? "args" : "arguments";
+    if (typeof fn[key] !== "string") checkJsonValue(fn[key] ?? null, `${fnAt}.${key}`);
   });
 }
 

@@ -1,9 +1,10 @@
 // What the truncation planner needs to know of each message (role, flags, tool unit), read from
-// the caller's messages one at a time: any of the shapes visit-message.ts knows, tool calls joined
+// the caller's messages one at a time: any of the shapes message-shape.ts knows, tool calls joined
 // with their results and with the reasoning before them into units.
 import { describe, typeError } from "../runtime/errors.js";
 import { ROLE_CODES, ROLE_NAMES, type KnownRole } from "./roles.js";
 import { checkMessage, isRecord, responsesItemRole, visitMessage, type MessageVisitor } from "./message-shape.js";
+import { isLangChainMessage, langChainView } from "./langchain-shape.js";
 
 /** MessageMeta::kMarked in the core. */
 export const FLAG_MARKED = 1;
@@ -57,8 +58,10 @@ export class MetadataReader {
    * Checks and reads `message` without remembering anything: a caller that may still fail after
    * reading (counting the message, say) commits only once nothing can fail any more.
    */
-  inspect(message: unknown, index: number): PendingFacts {
-    if (!isRecord(message) || Array.isArray(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
+  inspect(original: unknown, index: number): PendingFacts {
+    if (!isRecord(original) || Array.isArray(original)) throw typeError(`messages[${index}] must be a message object, got ${describe(original)}`);
+    // A LangChain message is read through its chat view; pins and marks are the caller's object's.
+    const message = isLangChainMessage(original) ? langChainView(original, `messages[${index}]`) : original;
     const itemRole = responsesItemRole(message);
     const role = itemRole ?? message.role;
     if (typeof role !== "string" || !Object.hasOwn(ROLE_CODES, role)) {
@@ -66,7 +69,7 @@ export class MetadataReader {
     }
     checkMessage(message, `messages[${index}]`);
     const content = message.content;
-    const marked = (message as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(message) === true;
+    const marked = (original as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(original) === true;
     const flags = marked ? FLAG_MARKED : 0;
     // Only an assistant's item may join a reasoning item before it.
     const pending = itemRole === undefined && role !== "assistant" ? -1 : this.reasoningUnit;

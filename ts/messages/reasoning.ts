@@ -1,6 +1,7 @@
 // Reasoning in messages: AI SDK `reasoning` parts, Anthropic `thinking` / `redacted_thinking`
 // blocks, OpenAI `reasoning` items. Old turns' reasoning can be cleared (compaction level 0).
 import { isRecord } from "./message-shape.js";
+import { isLangChainMessage, withContent } from "./langchain-shape.js";
 
 const REASONING_PARTS = new Set(["reasoning", "thinking", "redacted_thinking"]);
 
@@ -28,5 +29,7 @@ export function removeReasoning<M>(message: M): M {
     delete copy.content;
     return copy as M;
   }
-  return { ...record, content: (record.content as unknown[]).filter((p) => !(isRecord(p) && typeof p.type === "string" && REASONING_PARTS.has(p.type))) } as M;
+  const content = (record.content as unknown[]).filter((p) => !(isRecord(p) && typeof p.type === "string" && REASONING_PARTS.has(p.type)));
+  // A LangChain message stays an instance of its class (an AIMessage without its reasoning blocks).
+  return (isLangChainMessage(record) ? withContent(record, content) : { ...record, content }) as M;
 }

@@ -1,7 +1,8 @@
 // Rewriting the tool results of a message of any shape (compaction replaces or cuts them), every
-// other field kept.
+// other field kept; a LangChain message stays an instance of its class.
 import { describe, typeError } from "../runtime/errors.js";
 import { isRecord, isTypedOutput } from "./message-shape.js";
+import { isLangChainMessage, withContent } from "./langchain-shape.js";
 
 /**
  * A copy of `message` with each tool result replaced by `replace(result, kind, id)`, where kind is
@@ -13,6 +14,8 @@ export function mapToolResults<M extends object>(message: M, replace: (result: u
   const record = message as Record<string, unknown>;
   const content = record.content;
   const idOf = (value: unknown) => (typeof value === "string" ? value : undefined);
+  // A LangChain ToolMessage comes back as a new ToolMessage (its class and every other field kept).
+  if (isLangChainMessage(message)) return typeof record.tool_call_id === "string" ? withContent(message, replace(content, "text", record.tool_call_id)) : message;
   if (typeof record.tool_call_id === "string") return { ...message, content: replace(content, "text", record.tool_call_id) };
   if (record.role === undefined && record.type === "function_call_output") return { ...message, output: replace(record.output, "text", idOf(record.call_id)) };
   if (!Array.isArray(content)) return message;

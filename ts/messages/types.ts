@@ -1,9 +1,13 @@
 // The shapes of what callers hand ctxwin: chat messages in any of the shapes it reads, tool
 // definitions, system prompt blocks, and a message as chat templates read it.
 
-/** A chat message in any of the shapes ctxwin reads: OpenAI chat, AI SDK ModelMessage, Anthropic Messages. */
+/**
+ * A chat message in any of the shapes ctxwin reads: OpenAI chat, AI SDK ModelMessage, Anthropic
+ * Messages, and LangChain's BaseMessage, which has no `role` (its `type` says what it is), so the
+ * role is optional here; the readers reject a message that has neither.
+ */
 export interface MessageLike {
-  role: string;
+  role?: string;
   content?: unknown;
   name?: string;
   tool_calls?: unknown;

@@ -108,7 +108,7 @@ function storedOf(message: MessageLike): StoredMessage {
   if (calls.length > 0) {
     data.tool_calls = calls.map((c) => ({ id: c.id, name: c.function?.name ?? "", args: parseArgs(c.function?.arguments), type: "tool_call" }));
   }
-  return { type: TYPE_OF[role] ?? "generic", data } as StoredMessage;
+  return { type: TYPE_OF[role ?? ""] ?? "generic", data } as StoredMessage;
 }
 
 function parseArgs(text: string | undefined): Record<string, unknown> {

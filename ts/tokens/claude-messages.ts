@@ -11,6 +11,7 @@
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { ClaudeFamily } from "./claude-family.js";
 import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
+import { chatMessageOf } from "../messages/langchain-shape.js";
 import { Tally, countTallies, systemBlocksText } from "./message-count.js";
 import type { CountMessagesOptions } from "./token-counter.js";
 import type { MessageLike, ToolDefinition } from "../messages/types.js";
@@ -274,7 +275,8 @@ export function countClaudeRequest(
   if (imageTokens !== undefined && (!Number.isInteger(imageTokens) || imageTokens < 0)) {
     throw rangeError(`options.imageTokens must be an integer >= 0, got ${describe(imageTokens)}`);
   }
-  const tallies = messages.map((message, index) => {
+  const tallies = messages.map((given, index) => {
+    const message = chatMessageOf(given, `messages[${index}]`);
     if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
     if (typeof message.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(message.role)}`);
     // The measured frame of one message; a message after the first is charged a whole frame too,

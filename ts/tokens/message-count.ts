@@ -4,6 +4,7 @@ import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { EncodingName } from "./encodings.js";
 import type { CountMessagesOptions } from "./token-counter.js";
 import type { FunctionDefinition, MessageLike, ToolDefinition } from "../messages/types.js";
+import { chatMessageOf } from "../messages/langchain-shape.js";
 import { checkJsonValue, checkMessage, isCheckedBatch, isRecord, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 
 /** Per-request overheads of OpenAI chat models. */
@@ -75,8 +76,8 @@ function tallyVisitor(tally: Tally, imageTokens: number): MessageVisitor {
 
 /** Reads one message into `tally`; `checked`: it was checked already (a CHECKED batch), and is not again. */
 function readMessage(message: unknown, index: number, tally: Tally, overheads: ChatOverheads, imageTokens: number, checked: boolean): void {
-  if (!checked) checkMessage(message, `messages[${index}]`);
-  const record = message as Record<string, unknown>;
+  const record = chatMessageOf(message, `messages[${index}]`) as Record<string, unknown>;
+  if (!checked) checkMessage(record, `messages[${index}]`);
   const item = responsesItemRole(record);
   tally.fixed += overheads.perMessage;
   tally.text(item === undefined ? record.role : record.type);

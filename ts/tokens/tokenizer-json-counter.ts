@@ -13,6 +13,7 @@ import {
 import { renderHarmony } from "./harmony.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
+import { chatMessageOf } from "../messages/langchain-shape.js";
 import { attachNativeCounter } from "./native-counter.js";
 import type { CountMessagesOptions, TokenCounter } from "./token-counter.js";
 import type { MessageLike, TemplateMessage } from "../messages/types.js";
@@ -240,7 +241,8 @@ function parseArguments(args: unknown): unknown {
 }
 
 /** Reads any message shape ctxwin knows into the chat format templates expect; counts its images. */
-function toTemplateMessage(message: unknown, index: number): { message: TemplateMessage; images: number } {
+function toTemplateMessage(given: unknown, index: number): { message: TemplateMessage; images: number } {
+  const message = chatMessageOf(given, `messages[${index}]`);
   if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
   if (typeof message.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(message.role)}`);
   const texts: string[] = [];

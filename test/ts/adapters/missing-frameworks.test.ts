@@ -25,9 +25,17 @@ describe("adapter subpaths without their framework", () => {
     expect(error).toMatchObject({ code: "ERR_CTXWIN_AI_SDK_MISSING", message: `ctxwin/ai-sdk needs the \`ai\` package (6 or 7): npm install ai@^${major}` });
   });
 
-  it("ctxwin/langchain throws ERR_CTXWIN_LANGCHAIN_MISSING", async () => {
-    const error = await import("ctxwin/langchain").then(() => undefined, (e: unknown) => e);
-    expect(error).toMatchObject({ code: "ERR_CTXWIN_LANGCHAIN_MISSING", message: expect.stringMatching(/: npm install langchain@\^1 @langchain\/core@\^1$/) });
+  it("ctxwin/langchain loads with @langchain/core alone; only contextMiddleware, which needs `langchain`, throws ERR_CTXWIN_LANGCHAIN_MISSING", async () => {
+    const adapter = await import("ctxwin/langchain");
+    const { getCounter } = await import("ctxwin");
+    const { HumanMessage } = await import("@langchain/core/messages");
+    const messages = [new HumanMessage("first"), new HumanMessage("second")];
+    const kept = await adapter.trimMessages(messages, { maxTokens: 9, tokenCounter: getCounter("gpt-4o") });
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toBe(messages[1]);
+    expect(() => adapter.contextMiddleware({ model: "gpt-4o" })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_LANGCHAIN_MISSING", message: "contextMiddleware of ctxwin/langchain needs `langchain` (version 1): npm install langchain@^1" }),
+    );
   });
 
   it("ctxwin/langchain-history without @langchain/core throws ERR_CTXWIN_LANGCHAIN_MISSING, not ERR_MODULE_NOT_FOUND", async () => {

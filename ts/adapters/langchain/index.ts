@@ -1,5 +1,5 @@
 // ctxwin/langchain: ctxwin inside LangChain v1 agents (`langchain` 1 and `@langchain/core` 1,
-// optional peer dependencies).
+// optional peer dependencies; everything but the agent middleware needs `@langchain/core` alone).
 //
 //   const agent = createAgent({ model, tools, systemPrompt, middleware: [contextMiddleware({ model: "gpt-4o" })] });
 //
@@ -12,21 +12,50 @@ import "../../runtime/node-loader.js"; // loads the core on Node before anything
 import type { AgentMiddleware } from "langchain";
 import type { BaseMessage } from "@langchain/core/messages";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
-import { requirePeer } from "../../runtime/require-peer.js";
+import { LANGCHAIN_CORE_PEER, missingPeer, requirePeer } from "../../runtime/require-peer.js";
 import { reportedInputTokens } from "../../history/usage-calibration.js";
 import type { ToolDefinition } from "../../messages/types.js";
+import type { RunnableLambda } from "@langchain/core/runnables";
+import { typeError } from "../../runtime/errors.js";
+import { trimMessageList, type TrimMessagesOptions } from "./trim-messages.js";
 import { CONTENT, ORIGINAL, toMessageLike, toMessageLikes, type LinkedMessage } from "./messages.js";
 
-const [lc, core, functionCalling] = await requirePeer(
-  () => Promise.all([import("langchain"), import("@langchain/core/messages"), import("@langchain/core/utils/function_calling")]),
+const [core, functionCalling, runnables] = await requirePeer(
+  () => Promise.all([import("@langchain/core/messages"), import("@langchain/core/utils/function_calling"), import("@langchain/core/runnables")]),
   "langchain",
-  { what: "`langchain` (version 1) and `@langchain/core`", install: "langchain@^1 @langchain/core@^1", code: "ERR_CTXWIN_LANGCHAIN_MISSING" },
+  LANGCHAIN_CORE_PEER,
+);
+
+// The agent middleware needs `langchain` itself (createMiddleware); counting, converting and
+// trimming messages need only `@langchain/core`, so the subpath loads without it.
+const agents: typeof import("langchain") | Error = await import("langchain").catch((cause: unknown) =>
+  missingPeer("contextMiddleware of ctxwin/langchain", { what: "`langchain` (version 1)", install: "langchain@^1", code: "ERR_CTXWIN_LANGCHAIN_MISSING" }, cause),
 );
 
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent, LinkedMessage };
 export { toMessageLike, toMessageLikes };
 export { UsageCalibration } from "../../history/usage-calibration.js";
+export type { TrimMessagesOptions, MessageTypeOrClass, NumTokensCounter } from "./trim-messages.js";
+
+/**
+ * @langchain/core's trimMessages, with its options, keeping every tool call with its results (see
+ * trim-messages.ts): `await trimMessages(messages, options)`, or `trimMessages(options)` for a
+ * Runnable that trims its input (`trimMessages(options).pipe(model)`).
+ */
+export function trimMessages<M extends BaseMessage>(messages: readonly M[], options: TrimMessagesOptions<M>): Promise<M[]>;
+export function trimMessages(options: TrimMessagesOptions<BaseMessage>): RunnableLambda<BaseMessage[], BaseMessage[]>;
+export function trimMessages<M extends BaseMessage>(
+  messagesOrOptions: readonly M[] | TrimMessagesOptions<BaseMessage>,
+  options?: TrimMessagesOptions<M>,
+): Promise<M[]> | RunnableLambda<BaseMessage[], BaseMessage[]> {
+  if (Array.isArray(messagesOrOptions)) {
+    if (options === undefined) return Promise.reject(typeError("options must be given with the messages"));
+    return trimMessageList(messagesOrOptions as readonly M[], options);
+  }
+  const trimOptions = messagesOrOptions as TrimMessagesOptions<BaseMessage>;
+  return runnables.RunnableLambda.from((input: BaseMessage[]) => trimMessageList(input, trimOptions)).withConfig({ runName: "trim_messages" }) as RunnableLambda<BaseMessage[], BaseMessage[]>;
+}
 
 /** A tool of the request as the counter reads definitions. */
 function definitionOf(tool: unknown): ToolDefinition {
@@ -74,9 +103,10 @@ export interface LangChainContextOptions extends ContextOptions {
  * unless `summaryRole` says otherwise.
  */
 export function contextMiddleware(options: LangChainContextOptions): AgentMiddleware & { readonly fitter: PromptFitter } {
+  if (agents instanceof Error) throw agents;
   checkContextOptions(options);
   const fitter = new PromptFitter(options);
-  const middleware = lc.createMiddleware({
+  const middleware = agents.createMiddleware({
     name: options.name ?? "ctxwin",
     wrapModelCall: async (request, handler) => {
       const system = request.systemMessage;

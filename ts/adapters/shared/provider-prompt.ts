@@ -16,7 +16,7 @@ export interface ProviderPromptMessage {
  * prompt wants parts for user and assistant messages.
  */
 export function asProviderMessage(message: MessageLike): ProviderPromptMessage {
-  if (typeof message.content === "string" && message.role !== "system") {
+  if (typeof message.content === "string" && message.role !== undefined && message.role !== "system") {
     return { role: message.role, content: [{ type: "text", text: message.content }] };
   }
   return message as unknown as ProviderPromptMessage;
