@@ -9,33 +9,52 @@
 // imported. Elsewhere (another platform, an older glibc) this script builds build/ctxwin.node,
 // which the loader prefers to the prebuilt one. It needs cmake, a C++20 compiler, pkg-config,
 // nlohmann-json3-dev and libutf8proc-dev; Node-API's headers come from node-addon-api and
-// node-api-headers, installed here for the build when the package does not have them.
+// node-api-headers, installed into build/ for the build when they are not at hand.
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { root, buildNative } from "./build.mjs";
+import { root, buildDir, buildNative } from "./build.mjs";
 
 const BUILD_DEPENDENCIES = ["node-addon-api@^8.5.0", "node-api-headers@^1.5.0"];
 
-function resolvable(name) {
+/** The folders of node-addon-api's and node-api-headers' headers, as `require` finds the packages. */
+function headerFolders(require) {
+  return {
+    addonApi: dirname(require.resolve("node-addon-api/package.json")),
+    apiHeaders: require("node-api-headers").include_dir,
+  };
+}
+
+/**
+ * The folders of Node-API's headers: from the packages beside ctxwin when they are installed (a
+ * checkout, or an application that has them), else installed for the build alone into
+ * build/node-api-headers/, not into the package: `npm install` inside an installed package would
+ * install its development dependencies too.
+ */
+function nodeApiHeaders() {
   try {
-    createRequire(join(root, "package.json")).resolve(`${name}/package.json`);
-    return true;
+    return headerFolders(createRequire(join(root, "package.json")));
   } catch {
-    return false;
+    const folder = join(buildDir, "node-api-headers");
+    mkdirSync(folder, { recursive: true });
+    console.log(`ctxwin: installing the build's headers (${BUILD_DEPENDENCIES.join(", ")}) into ${folder}`);
+    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+    execFileSync(npm, ["install", "--prefix", folder, "--no-save", "--no-package-lock", "--ignore-scripts", "--no-audit", "--no-fund", ...BUILD_DEPENDENCIES], {
+      cwd: folder,
+      stdio: "inherit",
+      shell: process.platform === "win32",
+    });
+    return headerFolders(createRequire(join(folder, "package.json")));
   }
 }
 
 try {
-  const missing = BUILD_DEPENDENCIES.filter((spec) => !resolvable(spec.slice(0, spec.lastIndexOf("@"))));
-  if (missing.length > 0) {
-    console.log(`ctxwin: installing the build's headers (${missing.join(", ")}) into ${root}`);
-    execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", ["install", "--no-save", "--no-package-lock", "--ignore-scripts", "--no-audit", "--no-fund", ...missing], { cwd: root, stdio: "inherit" });
-  }
+  const headers = nodeApiHeaders();
   console.log("ctxwin: building the native addon from source");
-  buildNative({ force: true });
+  buildNative({ force: true, cmakeOptions: [`-DNODE_ADDON_API_DIR=${headers.addonApi}`, `-DNODE_API_HEADERS_DIR=${headers.apiHeaders}`] });
+  if (!existsSync(join(root, "build", "ctxwin.node"))) throw new Error(`ctxwin: the build made no ${join(root, "build", "ctxwin.node")}`);
   const entry = pathToFileURL(join(root, "dist", "index.js")).href;
   const backend = execFileSync(process.execPath, ["--input-type=module", "-e", `import(${JSON.stringify(entry)}).then((m) => console.log(m.backend))`], {
     encoding: "utf8",
@@ -43,7 +62,6 @@ try {
     stdio: ["ignore", "pipe", "inherit"],
   }).trim();
   console.log(`ctxwin: built ${join(root, "build", "ctxwin.node")}; the package now runs on the ${backend} backend`);
-  if (!existsSync(join(root, "build", "ctxwin.node"))) process.exit(1);
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);

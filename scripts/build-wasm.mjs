@@ -117,9 +117,11 @@ function emnapiLibraryFor316(source) {
     .replace(/\{\{\{ getUnsharedTextDecoderView\('HEAPU8', '(\w+)', '(\w+)'\) \}\}\}/g, "HEAPU8.subarray($1, $2)");
 }
 
-// The web entry's data modules (`ctxwin/data/<name>`): each file of data/ as a JavaScript module
-// holding its bytes in base64, so that every bundler and runtime takes it as it is and an
-// application ships only the tables it imports. v5 counts with v4.7's vocabulary: one copy.
+// The data modules (`ctxwin/data/<name>`): each file of data/ as a JavaScript module holding its
+// bytes in base64, so that every bundler and runtime takes it as it is and an application ships
+// only the tables it imports. They are the package's one copy of the tables: Node reads the same
+// files (ts/runtime/node-loader.ts), as text, parsing the object after `export default` as JSON.
+// v5 counts with v4.7's vocabulary: one copy.
 const DATA_MODULES = [
   ["r50k_base", "openai/r50k_base.bin"],
   ["p50k_base", "openai/p50k_base.bin"],
@@ -133,13 +135,13 @@ const DATA_TYPE = "declare const data: { readonly path: string; readonly base64:
 
 export function writeDataModules() {
   mkdirSync(dataModulesDir, { recursive: true });
-  const header = "// Made by scripts/build-wasm.mjs from the package's data/ folder: give it to init().\n";
+  const header = "// Made by scripts/build-wasm.mjs from data/ in ctxwin's repository: give it to init().\n";
   for (const [name, path] of DATA_MODULES) {
     const target = join(dataModulesDir, `${name}.js`);
     const source = join(root, "data", path);
     if (mtime(target) < Math.max(mtime(source), mtime(join(root, "scripts", "build-wasm.mjs")))) {
       const base64 = readFileSync(source).toString("base64");
-      writeFileSync(target, `${header}export default { path: ${JSON.stringify(path)}, base64: "${base64}" };\n`);
+      writeFileSync(target, `${header}export default ${JSON.stringify({ path, base64 })};\n`);
     }
     writeFileSync(join(dataModulesDir, `${name}.d.ts`), DATA_TYPE);
   }

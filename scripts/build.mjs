@@ -52,7 +52,11 @@ function run(command, args) {
   execFileSync(command, args, { cwd: root, stdio: "inherit" });
 }
 
-export function buildNative({ force = false } = {}) {
+/**
+ * Builds build/ctxwin.node when stale (or `force`). `cmakeOptions` are given to CMake's first
+ * configure (the source build of an installed package names its header folders there).
+ */
+export function buildNative({ force = false, cmakeOptions = [] } = {}) {
   if (!force && !nativeIsStale()) return false;
   const missing = missingSystemPackages({ needTests: false });
   if (missing.length > 0) {
@@ -62,8 +66,8 @@ export function buildNative({ force = false } = {}) {
     );
   }
   console.log("ctxwin: building the native core and addon (cmake)");
-  if (!existsSync(join(buildDir, "CMakeCache.txt"))) {
-    run("cmake", ["-S", root, "-B", buildDir, "-DCMAKE_BUILD_TYPE=Release"]);
+  if (!existsSync(join(buildDir, "CMakeCache.txt")) || cmakeOptions.length > 0) {
+    run("cmake", ["-S", root, "-B", buildDir, "-DCMAKE_BUILD_TYPE=Release", ...cmakeOptions]);
   }
   run("cmake", ["--build", buildDir, "--parallel", String(Math.max(1, availableParallelism()))]);
   return true;

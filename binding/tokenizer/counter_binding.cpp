@@ -20,6 +20,7 @@
 //
 // Counts go through the thread's cache of the counter (js_thread_state.hpp) and the thread's
 // conversion buffers (js_strings.hpp); pool jobs through count_jobs.hpp.
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -65,6 +66,20 @@ SpecialTokens special_arg(const Napi::CallbackInfo& info, std::size_t index) {
   return info.Length() > index && info[index].ToBoolean().Value() ? SpecialTokens::AsTokens : SpecialTokens::AsText;
 }
 
+// An encoding's or a Claude family's data file as the core reads it the first time: `read()`, a
+// JavaScript function returning the file's bytes (on Node, decoded from the package's data
+// modules, which the web entry imports too), is called only then.
+std::function<std::string()> data_reader(Napi::Function read) {
+  return [read]() {
+    const Napi::Value bytes = read.Call({});
+    if (!bytes.IsTypedArray() || bytes.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+      throw Error::type(ErrorCode::InvalidArgument, "dataDir() must return a Uint8Array");
+    }
+    const auto array = bytes.As<Napi::Uint8Array>();
+    return std::string(reinterpret_cast<const char*>(array.Data()), array.ByteLength());
+  };
+}
+
 class Counter : public Napi::ObjectWrap<Counter> {
  public:
   static Napi::Function define(Napi::Env env) {
@@ -92,10 +107,13 @@ class Counter : public Napi::ObjectWrap<Counter> {
       }
       const std::string source = string_arg(info, 1, "source");
       if (kind == "bpe") {
-        encoding_ = &Encoding::get(source, string_arg(info, 2, "dataDir"));
+        encoding_ = info.Length() > 2 && info[2].IsFunction() ? &Encoding::get(source, data_reader(info[2].As<Napi::Function>()))
+                                                                : &Encoding::get(source, string_arg(info, 2, "dataDir"));
         counter_ = process_lifetime(*encoding_);
       } else if (kind == "claude") {
-        claude_ = &claude::ClaudeTokenizer::get(source, string_arg(info, 2, "dataDir"));
+        claude_ = info.Length() > 2 && info[2].IsFunction()
+                      ? &claude::ClaudeTokenizer::get(source, data_reader(info[2].As<Napi::Function>()))
+                      : &claude::ClaudeTokenizer::get(source, string_arg(info, 2, "dataDir"));
         counter_ = process_lifetime(*claude_);
       } else if (kind == "tokenizer.json") {
         take(HfTokenizer::load_file(source, optional_string_arg(info, 2, "cacheDir")));

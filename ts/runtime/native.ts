@@ -103,9 +103,9 @@ export interface NativeTruncationPlan {
 
 export interface NativeCounterConstructor {
   /** An OpenAI encoding (loaded once per process and shared). */
-  new (kind: "bpe", encoding: string, rankDataDir: string): NativeBpeCounter;
+  new (kind: "bpe", encoding: string, rankData: DataSource): NativeBpeCounter;
   /** A Claude tokenizer family, v3, v4.7 or v5 (loaded once per process and shared). */
-  new (kind: "claude", family: string, claudeDataDir: string): NativeClaudeCounter;
+  new (kind: "claude", family: string, claudeData: DataSource): NativeClaudeCounter;
   /**
    * A tokenizer.json model, from a file path (its prepared form kept in `cacheDir` when given) or
    * from the file's text.
@@ -194,14 +194,21 @@ export interface HostFiles {
   cacheDir(): string | undefined;
 }
 
+/**
+ * Where the core loads a data table from the first time it needs it: a folder holding the file
+ * (`<encoding>.bin` or OpenAI's `<encoding>.tiktoken`; `v3.bin`, `v4_7.bin`), or a function giving
+ * the file's bytes, which the core calls only then.
+ */
+export type DataSource = string | (() => Uint8Array);
+
 /** What a loader installs: the core, which build it is, and where it finds its data. */
 export interface CoreHost {
   core: NativeCore;
   backend: Backend;
-  /** The folder of the OpenAI rank tables (data/openai in the package, or the core's in-memory copy). */
-  rankDataDir: string;
-  /** The folder of the Claude vocabularies (data/claude). */
-  claudeDataDir: string;
+  /** Where the core loads an OpenAI encoding's rank table from. */
+  rankData(encoding: string): DataSource;
+  /** Where the core loads a Claude family's vocabulary from. */
+  claudeData(family: string): DataSource;
   /** Files by path and installed packages' files: undefined without a file system. */
   files: HostFiles | undefined;
   /** @huggingface/jinja's Template, for chat templates; undefined when it cannot be had. */

@@ -113,10 +113,34 @@ const nodeFiles: HostFiles = {
   },
 };
 
+// The data tables are read from the web entry's data modules (`ctxwin/data/<name>`), the one copy
+// the package ships for every runtime: each is one file of data/ in base64, written by
+// scripts/build-wasm.mjs as `export default {"path":…,"base64":…};`, whose object is JSON. Read as
+// text rather than imported: a `require` of an ES module needs Node 20.19, and an `import` is
+// asynchronous. Decoded only when the core first loads that table (once per process).
+const dataModulesDir = join(packageRoot, "prebuilds", "wasm-web", "data");
+const CLAUDE_MODULES: Record<string, string> = { v3: "claude-v3", "v4.7": "claude-v4.7", v5: "claude-v4.7" };
+
+function dataModule(name: string): () => Uint8Array {
+  return () => {
+    const file = join(dataModulesDir, `${name}.js`);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw plainError(`ctxwin: cannot read the data module ${file} (${reason}); reinstall the package, or in a source checkout run \`npm run build\``, "ERR_CTXWIN_RANK_DATA_UNAVAILABLE");
+    }
+    const { base64 } = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as { base64: string };
+    return Buffer.from(base64, "base64");
+  };
+}
+
 installCore({
   ...load(),
-  rankDataDir: join(packageRoot, "data", "openai"),
-  claudeDataDir: join(packageRoot, "data", "claude"),
+  rankData: (encoding) => dataModule(encoding),
+  // An unknown family is refused by the core before it asks for the vocabulary.
+  claudeData: (family) => dataModule(CLAUDE_MODULES[family] ?? `claude-${family}`),
   files: nodeFiles,
   // Loaded on the first chat template: importing ctxwin does not pay for it.
   jinjaTemplate: () => (require("@huggingface/jinja") as { Template: JinjaTemplateClass }).Template,

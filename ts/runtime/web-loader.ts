@@ -164,8 +164,8 @@ export async function initCore(defaultWasm: () => WasmSource, options: InitOptio
       installCore({
         core: module.emnapiInit({ context: getDefaultContext() }),
         backend: "wasm",
-        rankDataDir: `${DATA_DIR}/openai`,
-        claudeDataDir: `${DATA_DIR}/claude`,
+        rankData: () => `${DATA_DIR}/openai`,
+        claudeData: () => `${DATA_DIR}/claude`,
         files: undefined,
         jinjaTemplate: () => loaded.jinja?.Template,
         checkData(kind, name) {

@@ -56,7 +56,7 @@ export class ClaudeCounter implements BatchTokenCounter {
     }
     const host = coreHost();
     host.checkData?.("claude", this.family);
-    this.tokenizer = new native.Counter("claude", this.family, host.claudeDataDir);
+    this.tokenizer = new native.Counter("claude", this.family, host.claudeData(this.family));
     attachNativeCounter(this, this.tokenizer);
     this.messageOverhead = this.tokenizer.messageOverhead();
   }

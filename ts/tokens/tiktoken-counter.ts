@@ -4,7 +4,7 @@ import { checkEncodingName, tiktokenEncodingForModel, type EncodingName } from "
 import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
-import { coreHost, native, type NativeBpeCounter } from "../runtime/native.js";
+import { coreHost, native, type DataSource, type NativeBpeCounter } from "../runtime/native.js";
 import { attachNativeCounter } from "./native-counter.js";
 import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
@@ -63,14 +63,14 @@ export class TiktokenCounter implements BatchTokenCounter {
           : "cl100k_base";
     const logger = options.logger ?? consoleLogger;
     try {
-      let dir: string;
-      if (options.rankDataDir !== undefined) dir = requireString(options.rankDataDir, "options.rankDataDir");
+      let source: DataSource;
+      if (options.rankDataDir !== undefined) source = requireString(options.rankDataDir, "options.rankDataDir");
       else {
         const host = coreHost();
         host.checkData?.("bpe", this.encoding);
-        dir = host.rankDataDir;
+        source = host.rankData(this.encoding);
       }
-      this.tokenizer = new native.Counter("bpe", this.encoding, dir);
+      this.tokenizer = new native.Counter("bpe", this.encoding, source);
       attachNativeCounter(this, this.tokenizer);
       this.exact = true;
     } catch (error) {

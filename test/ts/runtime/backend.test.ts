@@ -26,7 +26,7 @@ function run(env: Record<string, string>, cwd?: string): ReturnType<typeof spawn
 }
 
 // A project whose installed ctxwin has no addon that loads here (as on macOS or musl): the
-// package's dist/, data/ and WebAssembly build only, with its dependencies beside it.
+// package's dist/, WebAssembly build and data modules only, with its dependencies beside it.
 const root = join(import.meta.dirname, "..", "..", "..");
 const project = mkdtempSync(join(tmpdir(), "ctxwin-no-addon-"));
 afterAll(() => rmSync(project, { recursive: true, force: true }));
@@ -36,10 +36,11 @@ function projectWithoutAddon(): string {
   cpSync(join(root, "package.json"), join(pkg, "package.json"));
   cpSync(join(root, "dist"), join(pkg, "dist"), { recursive: true });
   cpSync(join(root, "prebuilds", "wasm"), join(pkg, "prebuilds", "wasm"), { recursive: true });
-  cpSync(join(root, "data"), join(pkg, "data"), { recursive: true });
-  // The Node glue loads the one .wasm, kept beside the web build's glue.
+  // The Node glue loads the one .wasm, kept beside the web build's glue, and the data tables from
+  // the data modules, as an installed package has them (no data/*.bin).
   mkdirSync(join(pkg, "prebuilds", "wasm-web"), { recursive: true });
   cpSync(join(root, "prebuilds", "wasm-web", "ctxwin.wasm"), join(pkg, "prebuilds", "wasm-web", "ctxwin.wasm"));
+  cpSync(join(root, "prebuilds", "wasm-web", "data"), join(pkg, "prebuilds", "wasm-web", "data"), { recursive: true });
   // Every installed package (dependencies and theirs, hoisted) but an addon: ctxwin's own build/
   // and prebuilt addon are what this project lacks.
   for (const dep of readdirSync(join(root, "node_modules"))) {

@@ -75,21 +75,35 @@ std::string Encoding::valid_names() {
   return names;
 }
 
-const Encoding& Encoding::get(std::string_view name, const std::string& data_dir) {
+namespace {
+
+// The encoding `name` from the registry, loaded by `load_ranks(definition name)` the first time.
+template <typename LoadRanks>
+const Encoding& get_or_load(std::string_view name, LoadRanks&& load_ranks) {
   for (std::size_t i = 0; i < kDefinitions.size(); ++i) {
     const Definition& d = kDefinitions[i];
     if (d.name != name) continue;
     Registry& r = registry();
     const std::lock_guard<std::mutex> lock(r.mutex);
     if (!r.loaded[i]) {
-      RankTable ranks = load_encoding_ranks(data_dir, d.name);
-      std::vector<SpecialToken> specials(d.specials.begin(), d.specials.begin() + static_cast<std::ptrdiff_t>(d.special_count));
+      RankTable ranks = load_ranks(d.name);
+      std::vector<Encoding::SpecialToken> specials(d.specials.begin(), d.specials.begin() + static_cast<std::ptrdiff_t>(d.special_count));
       r.loaded[i] = std::make_unique<const Encoding>(d.name, d.pattern, std::move(ranks), std::move(specials));
     }
     return *r.loaded[i];
   }
   throw Error::range(ErrorCode::UnknownEncoding,
-                     "encoding must be one of " + valid_names() + ", got \"" + std::string(name) + "\"");
+                     "encoding must be one of " + Encoding::valid_names() + ", got \"" + std::string(name) + "\"");
+}
+
+}  // namespace
+
+const Encoding& Encoding::get(std::string_view name, const std::string& data_dir) {
+  return get_or_load(name, [&](std::string_view found) { return load_encoding_ranks(data_dir, found); });
+}
+
+const Encoding& Encoding::get(std::string_view name, const std::function<std::string()>& read_rank_file) {
+  return get_or_load(name, [&](std::string_view found) { return parse_rank_file(read_rank_file(), std::string(found) + ".bin"); });
 }
 
 Encoding::Encoding(std::string_view name, Pattern pattern, RankTable ranks, std::vector<SpecialToken> specials)

@@ -66,13 +66,18 @@ std::string ClaudeTokenizer::valid_names() {
   return names;
 }
 
-const ClaudeTokenizer& ClaudeTokenizer::get(std::string_view name, const std::string& data_dir) {
+namespace {
+
+// The family `name` from the registry, its vocabulary loaded by `load_vocabulary(file name)` the
+// first time.
+template <typename LoadVocabulary>
+const ClaudeTokenizer& get_or_load(std::string_view name, LoadVocabulary&& load_vocabulary) {
   for (std::size_t i = 0; i < kFamilies.size(); ++i) {
     const Family& f = kFamilies[i];
     if (f.name != name) continue;
     Registry& r = registry();
     // A failed load throws out of call_once and leaves the flag unset: a later call tries again.
-    std::call_once(r.file_once[f.file], [&] { r.files[f.file] = Vocabulary::load(data_dir + "/" + std::string(kFiles[f.file])); });
+    std::call_once(r.file_once[f.file], [&] { r.files[f.file] = load_vocabulary(std::string(kFiles[f.file])); });
     std::call_once(r.family_once[i], [&] {
       const Vocabulary& v = *r.files[f.file];
       r.families[i] = std::make_unique<const ClaudeTokenizer>(f.name, v, f.message_overhead != 0 ? f.message_overhead : v.message_overhead(),
@@ -81,7 +86,17 @@ const ClaudeTokenizer& ClaudeTokenizer::get(std::string_view name, const std::st
     return *r.families[i];
   }
   throw Error::range(ErrorCode::UnknownEncoding,
-                     "family must be one of " + valid_names() + ", got \"" + std::string(name) + "\"");
+                     "family must be one of " + ClaudeTokenizer::valid_names() + ", got \"" + std::string(name) + "\"");
+}
+
+}  // namespace
+
+const ClaudeTokenizer& ClaudeTokenizer::get(std::string_view name, const std::string& data_dir) {
+  return get_or_load(name, [&](const std::string& file) { return Vocabulary::load(data_dir + "/" + file); });
+}
+
+const ClaudeTokenizer& ClaudeTokenizer::get(std::string_view name, const std::function<std::string()>& read_vocabulary) {
+  return get_or_load(name, [&](const std::string& file) { return Vocabulary::parse(read_vocabulary(), file); });
 }
 
 ClaudeTokenizer::ClaudeTokenizer(std::string_view name, const Vocabulary& vocabulary, std::uint32_t message_overhead,

@@ -116,6 +116,29 @@ void expect_refused(const std::string& contents, std::string_view message) {
   }
 }
 
+// A host without the files (Node reading the package's data modules) gives the compact file's
+// bytes: the same encoding as from the folder, and the bytes are asked for at most once, never for
+// an unknown name.
+TEST(RankFile, AnEncodingLoadsFromTheBytesAHostGives) {
+  int reads = 0;
+  const auto read = [&reads] {
+    ++reads;
+    return read_file(std::string(CTXWIN_OPENAI_DATA_DIR) + "/r50k_base.bin");
+  };
+  const Encoding& from_bytes = Encoding::get("r50k_base", read);
+  EXPECT_EQ(&from_bytes, &Encoding::get("r50k_base", std::string(CTXWIN_OPENAI_DATA_DIR)));
+  EXPECT_EQ(from_bytes.count("hello world"), 2u);
+  EXPECT_EQ(&Encoding::get("r50k_base", read), &from_bytes);
+  EXPECT_LE(reads, 1);
+  try {
+    Encoding::get("r51k_base", read);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Range);
+  }
+  EXPECT_LE(reads, 1);
+}
+
 TEST(RankFile, ReadsLongTokensAndRanksWithoutATokenAsTheyAre) {
   const std::string long_token(300, 'x');  // a two-byte length
   const RankTable table = parse_rank_file(compact_file({"ab", long_token}, 256), "custom.bin");

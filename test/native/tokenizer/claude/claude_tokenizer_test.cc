@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -29,6 +31,24 @@ TEST(ClaudeTokenizer, FamiliesAndFrames) {
   const ClaudeTokenizer* seen = nullptr;
   std::thread([&] { seen = &v3(); }).join();
   EXPECT_EQ(seen, &v3());
+}
+
+// A host without the files (Node reading the package's data modules) gives the vocabulary's bytes:
+// the same family as from the folder, the bytes asked for at most once, never for an unknown family.
+TEST(ClaudeTokenizer, AFamilyLoadsFromTheBytesAHostGives) {
+  int reads = 0;
+  const auto read = [&reads] {
+    ++reads;
+    std::ifstream file(std::string(CTXWIN_CLAUDE_DATA_DIR) + "/v3.bin", std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  };
+  const ClaudeTokenizer& from_bytes = ClaudeTokenizer::get("v3", read);
+  EXPECT_EQ(&from_bytes, &v3());
+  EXPECT_EQ(from_bytes.count_message("hello"), 8u);
+  EXPECT_EQ(&ClaudeTokenizer::get("v3", read), &from_bytes);
+  EXPECT_LE(reads, 1);
+  EXPECT_THROW(ClaudeTokenizer::get("v4", read), Error);
+  EXPECT_LE(reads, 1);
 }
 
 TEST(ClaudeTokenizer, UnknownFamilyIsARangeError) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,6 +41,11 @@ class Encoding final : public TokenCounter {
   // name; Error (ERR_CTXWIN_RANK_DATA_UNAVAILABLE) when the rank file cannot be read (a later call
   // tries again). The first successful load wins: later data_dir values are not consulted.
   static const Encoding& get(std::string_view name, const std::string& data_dir);
+  // The same, its ranks parsed the first time from the compact rank file (parse_rank_file) that
+  // `read_rank_file` returns: for a host that keeps the tables elsewhere than in a folder (on Node,
+  // the package's data modules, the one copy the web entry imports too). Called only while the
+  // encoding is not loaded; what it throws, or a malformed file, leaves it unloaded.
+  static const Encoding& get(std::string_view name, const std::function<std::string()>& read_rank_file);
   // "r50k_base, p50k_base, cl100k_base, o200k_base"
   static std::string valid_names();
 

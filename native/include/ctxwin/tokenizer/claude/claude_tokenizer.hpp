@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,6 +38,10 @@ class ClaudeTokenizer final : public TokenCounter {
   // families; Error (ERR_CTXWIN_RANK_DATA_UNAVAILABLE) when the file cannot be read (a later call
   // tries again).
   static const ClaudeTokenizer& get(std::string_view name, const std::string& data_dir);
+  // The same, the vocabulary parsed the first time from the file's contents that
+  // `read_vocabulary` returns (on Node, from the package's data modules, which the web entry
+  // imports too). Called only while that vocabulary is not loaded.
+  static const ClaudeTokenizer& get(std::string_view name, const std::function<std::string()>& read_vocabulary);
   // "v3, v4.7, v5"
   static std::string valid_names();
 
