@@ -12,6 +12,7 @@
 //   compaction/  tool-result compaction, summaries of old turns, the progressive levels
 //   session/     export/import, the append-only session stores (memory, JSONL files, Redis)
 //   context/     MessageContextManager: a chat history kept inside its window
+//   recall/      reading back what compaction took: the originals by id, the recall tool's logic
 import "./runtime/node-loader.js"; // loads the core on Node before anything uses it
 export * from "./runtime/index.js";
 export * from "./messages/index.js";
@@ -23,5 +24,6 @@ export * from "./history/index.js";
 export * from "./compaction/index.js";
 export * from "./session/index.js";
 export * from "./context/index.js";
+export * from "./recall/index.js";
 export { init } from "./runtime/node-loader.js";
 export type { CoreData, InitOptions, WasmSource } from "./runtime/web-loader.js";

@@ -11,4 +11,5 @@ export * from "../history/index.js";
 export * from "../compaction/index.js";
 export * from "../session/portable.js";
 export * from "../context/index.js";
+export * from "../recall/index.js";
 export type { CoreData, InitOptions, WasmSource } from "../runtime/web-loader.js";

@@ -20,6 +20,7 @@ const ai = await requirePeer(() => import("ai"), "ai-sdk", AI_SDK_PEER);
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent };
 export { UsageCalibration } from "../../history/usage-calibration.js";
+export { recallTool } from "./recall-tool.js";
 
 type TransformParams = NonNullable<LanguageModelMiddleware["transformParams"]>;
 type CallOptions = Parameters<TransformParams>[0]["params"];

@@ -27,6 +27,7 @@ export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitte
 export type { ContextOptions, FitEvent, LinkedMessage };
 export { toMessageLike, toMessageLikes };
 export { UsageCalibration } from "../../history/usage-calibration.js";
+export { recallTool } from "./recall-tool.js";
 
 /** A tool of the request as the counter reads definitions. */
 function definitionOf(tool: unknown): ToolDefinition {

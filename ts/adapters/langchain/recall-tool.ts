@@ -1,0 +1,16 @@
+// The recall tool as a LangChain tool: `createAgent({ tools: [recallTool(recall)] })` lets the
+// model read back what compaction cleared, cut or summarized, by the id the placeholder names.
+import { tool, type DynamicStructuredTool } from "@langchain/core/tools";
+import { Recall } from "../../recall/recall.js";
+import { RECALL_TOOL, recallInputSchema, type RecallInput } from "../../recall/recall-tool.js";
+import { describe, typeError } from "../../runtime/errors.js";
+
+/** A LangChain tool named "recall" that answers with `recall.answer(input)`. */
+export function recallTool(recall: Recall): DynamicStructuredTool {
+  if (!(recall instanceof Recall)) throw typeError(`recall must be a Recall, got ${describe(recall)}`);
+  return tool((input: RecallInput) => recall.answer(input), {
+    name: RECALL_TOOL.name,
+    description: RECALL_TOOL.description,
+    schema: recallInputSchema as unknown as Record<string, unknown>,
+  }) as unknown as DynamicStructuredTool;
+}
