@@ -136,7 +136,11 @@ export async function previewCompaction<M extends MessageLike>(source: PreviewSo
       const changed = edit.replacements.map(([i]) => view.messages[i] as M);
       const count = editor.replace(edit.replacements);
       const action: PreviewAction = level === "clear_old_reasoning" ? "clear_reasoning" : level === "clear_old_tool_results" ? "clear" : "cut";
-      edit.replacements.forEach(([i], k) => units.push({ ...unit(view.messages[i] as M, level, action, tokensBefore[k] ?? 0, view.tokens[i] ?? 0), id: messageId(changed[k] as M), index: position.get(changed[k] as object) ?? -1 }));
+      edit.replacements.forEach(([i], k) => {
+        const index = position.get(changed[k] as object) ?? -1;
+        position.set(view.messages[i] as object, index); // a copy a later level takes again keeps its original's place
+        units.push({ ...unit(view.messages[i] as M, level, action, tokensBefore[k] ?? 0, view.tokens[i] ?? 0), id: messageId(changed[k] as M), index });
+      });
       policyTrim();
       return { changed: count, removed: [] };
     }
