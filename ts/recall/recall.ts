@@ -29,7 +29,7 @@ export type RecallReport = Pick<CompactionReport<MessageLike>, "replaced" | "rem
 /** A manager whose compactions a Recall follows (a MessageContextManager). */
 export interface RecallContext {
   readonly counter: TokenCounter;
-  on(event: "compacted", listener: (report: CompactionReport<never>) => void): unknown;
+  on(event: "compacted", listener: (report: RecallReport) => void): unknown;
 }
 
 export interface RecallOptions {
@@ -76,7 +76,7 @@ export class Recall {
     this.counter = counter;
     this.session = session;
     this.cache = new RecallCache(maxBytes);
-    context?.on("compacted", (report) => this.remember(report as RecallReport));
+    context?.on("compacted", (report) => this.remember(report));
   }
 
   /** Remembers the originals a compaction took: the results it replaced and the messages it removed. */

@@ -17,7 +17,7 @@ describe("recall in an AI SDK tool loop", () => {
     let call = 0;
     const model = new MockLanguageModelV3({
       modelId: MODEL,
-      doGenerate: async (options) => {
+      doGenerate: async (options: { prompt: Array<{ content: unknown }> }) => {
         call++;
         const results = new Map<string, string>();
         const callIds: string[] = [];
