@@ -127,8 +127,8 @@ export class ProgressiveCompaction {
   private readonly circuitBreaker: CircuitBreaker;
   private readonly summarize: Summarize;
   private identities = new Identities();
-  /** The failures the history's tool results reported, open until the same check passes: what every summary receives. */
-  readonly problems = new OpenProblems();
+  /** What `problems` returns (a fork replaces it with a fork of its parent's). */
+  private problemLedger = new OpenProblems();
   /** Per level, the messages it last freed nothing from. */
   private readonly fruitless = new Map<CompactionLevelName, string>();
 
@@ -162,17 +162,22 @@ export class ProgressiveCompaction {
 
   /**
    * A compaction that starts where this one is (its circuit breaker, the messages each level freed
-   * nothing from, the problems read so far from `messages`) and goes on alone: a preview runs it
+   * nothing from, the problems read so far) and goes on alone: a preview runs it
    * and this one never learns of it. `llm` replaces the summarizing model (a preview plans level 3
    * offline rather than pay for a summary).
    */
-  fork<M extends MessageLike>(messages: readonly M[], llm: SummaryModel | undefined = this.options.llm): ProgressiveCompaction {
+  fork(llm: SummaryModel | undefined = this.options.llm): ProgressiveCompaction {
     const fork = new ProgressiveCompaction({ ...this.options, llm, onBreaker: undefined });
     fork.circuitBreaker.copyFrom(this.circuitBreaker);
     fork.identities = this.identities;
     for (const [name, key] of this.fruitless) fork.fruitless.set(name, key);
-    if (this.problems.record.observedThrough !== undefined) fork.problems.restore(this.problems.record, messages);
+    fork.problemLedger = this.problemLedger.fork();
     return fork;
+  }
+
+  /** The failures the history's tool results reported, open until the same check passes: what every summary receives. */
+  get problems(): OpenProblems {
+    return this.problemLedger;
   }
 
   /** The circuit breaker as it is now. */

@@ -104,7 +104,7 @@ export async function previewCompaction<M extends MessageLike>(source: PreviewSo
   const before = view.messages.slice();
   const position = new Map<object, number>(before.map((m, i) => [m as object, i]));
   const summarizer = source.llm === undefined ? undefined : source.llm instanceof ExtractiveSummarizer ? source.llm : extractiveSummarizer();
-  const compaction = source.compaction.fork(before, source.compaction.compactor === undefined ? undefined : summarizer);
+  const compaction = source.compaction.fork(source.compaction.compactor === undefined ? undefined : summarizer);
   const limit = source.limits.effectiveLimit;
   const units: PreviewUnit[] = [];
   let summary: CompactionPreview["summary"];

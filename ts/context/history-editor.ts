@@ -96,7 +96,11 @@ export class HistoryEditor<M extends MessageLike> {
   copy(): HistoryEditor<M> {
     const copy = new HistoryEditor<M>(this.counter, this.requestOverhead, this.strategy, this.anchor.copy(), undefined, this.orphanToolResults, this.logger, this.pinFirstUserMessage);
     const read = copy.read(this.state());
-    copy.history.load(read.messages, read.facts, read.tokens, read.summaries, read.marker);
+    // The columns' own facts, not the copy's reading of them: which messages are pinned depends on
+    // the history's past (the first user message it was given), which a fresh reading cannot know.
+    const { roles, flags, units, tokens } = this.history;
+    const facts = read.messages.map((_, i) => ({ role: roles[i] ?? 0, flags: flags[i] ?? 0, unit: units[i] ?? -1 }));
+    copy.history.load(read.messages, facts, tokens, read.summaries, read.marker);
     copy.prompt = this.prompt;
     copy.promptTokens = this.promptTokens;
     copy.exchanges.restart(read.reader, read.messages, read.facts);

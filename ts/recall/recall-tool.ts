@@ -7,7 +7,7 @@ export const RECALL_TOOL = {
   name: "recall",
   description:
     "Read again a tool result or message that was cleared, cut or summarized to save context. " +
-    'Pass the id its placeholder names (e.g. "[tool result cleared: 48 KB, id call_17; recall("call_17") reads it]" gives id "call_17"). ' +
+    'Pass the id its placeholder names (e.g. "[tool result cleared: 48 KB; recall("call_17")]" gives id "call_17"). ' +
     "Without lines or pattern it returns the whole original when it fits; lines [from, to] (1-based, inclusive) returns a range; " +
     "pattern (a JavaScript regular expression) returns the matching lines with their numbers. A long answer is cut and says which lines to ask for next.",
 } as const;

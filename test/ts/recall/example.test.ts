@@ -11,7 +11,7 @@ describe("examples/preview-and-recall.ts", () => {
     const out = execFileSync(process.execPath, ["--import", "tsx", join(root, "examples", "preview-and-recall.ts")], { cwd: root, encoding: "utf8", timeout: 120_000 });
     const previewed = /^preview: \d+ -> (\d+) tokens/m.exec(out)?.[1];
     expect(out).toMatch(new RegExp(`^compacted: \\d+ -> ${previewed} tokens \\(the preview said ${previewed}\\)$`, "m"));
-    expect(out).toMatch(/^placeholder: \[tool result cleared: [\d.]+ KB, id (call_\d+); recall\("\1"\) reads it\]$/m);
+    expect(out).toMatch(/^placeholder: \[tool result cleared: [\d.]+ KB; recall\("(call_\d+)"\)\]$/m);
     expect(out).toMatch(/byte for byte: true$/m);
     expect(out).toContain("Error: duplicate charge detected for ch_17_5");
   });

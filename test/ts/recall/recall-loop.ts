@@ -23,12 +23,12 @@ export function nextMove(call: number, results: ReadonlyMap<string, string>, cal
     const step = Number(/^call_(\d+)$/.exec(id)?.[1]);
     const whole = text === toolOutput(step);
     const cut = text.includes("[Output truncated...]");
-    const cleared = text.startsWith(`[tool result cleared: `) && text.includes(`, id ${id}; recall("${id}") reads it]`);
+    const cleared = text.startsWith(`[tool result cleared: `) && text.includes(`; recall("${id}")]`);
     expect(whole || cut || cleared, `result of ${id} at call ${call}: ${text.slice(0, 120)}`).toBe(true);
   }
   if (call <= READS) return { kind: "read", step: call, callId: `call_${call}` };
   if (call === READS + 1) {
-    expect(results.get("call_1")).toMatch(/^\[tool result cleared: [\d.]+ KB, id call_1; recall\("call_1"\) reads it\]/);
+    expect(results.get("call_1")).toMatch(/^\[tool result cleared: [\d.]+ (KB|B); recall\("call_1"\)\]/);
     return { kind: "recall", callId: RECALL_CALL_ID, id: "call_1" };
   }
   expect(call).toBe(READS + 2);

@@ -44,7 +44,7 @@ describe("the cleared placeholder", () => {
     const report = await context.compactIfNeeded({ threshold: 0.05 });
     expect(report.levels.find((l) => l.name === "clear_old_tool_results")?.applied).toBe(true);
     const cleared = context.getMessages().find((m) => m.tool_call_id === "call_0");
-    expect(cleared?.content).toMatch(/^\[tool result cleared: \d+(\.\d)? KB, id call_0; recall\("call_0"\) reads it\]\nError lines kept:\nError: checksum mismatch in part 0/);
+    expect(cleared?.content).toMatch(/^\[tool result cleared: \d+(\.\d)? KB; recall\("call_0"\)\]\nError lines kept:\nError: checksum mismatch in part 0/);
   });
 });
 
