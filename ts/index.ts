@@ -13,6 +13,7 @@
 //   session/     export/import, the append-only session stores (memory, JSONL files, Redis)
 //   cost/        prompt-cache billing in dollars, provider cache hints, cache-aware compaction timing
 //   context/     MessageContextManager: a chat history kept inside its window
+//   recall/      reading back what compaction took: the originals by id, the recall tool's logic
 import "./runtime/node-loader.js"; // loads the core on Node before anything uses it
 export * from "./runtime/index.js";
 export * from "./messages/index.js";
@@ -25,5 +26,6 @@ export * from "./compaction/index.js";
 export * from "./session/index.js";
 export * from "./cost/index.js";
 export * from "./context/index.js";
+export * from "./recall/index.js";
 export { init } from "./runtime/node-loader.js";
 export type { CoreData, InitOptions, WasmSource } from "./runtime/web-loader.js";

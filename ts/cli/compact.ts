@@ -11,6 +11,7 @@ import type { MessageLike } from "../messages/types.js";
 import { InputError } from "./input.js";
 import { loadConversation, strategyNamed } from "./inspect.js";
 import { num, paletteFor, preview, type Io } from "./terminal.js";
+import { renderPreview } from "./compact-preview.js";
 import { COMMANDS, UsageError, intOption, parse } from "./usage.js";
 import { TruncationMode } from "../context/options.js";
 
@@ -29,6 +30,7 @@ export async function compactCommand(args: string[], io: Io): Promise<number> {
     strategy: { type: "string" },
     output: { type: "string", short: "o" },
     json: { type: "boolean", default: false },
+    "dry-run": { type: "boolean", default: false },
   });
   if (values.help) {
     io.stdout.write(`${COMMANDS.compact}\n`);
@@ -42,6 +44,7 @@ export async function compactCommand(args: string[], io: Io): Promise<number> {
   const file = positionals[0] as string;
   const conversation = await loadConversation(file, io);
   if (values.output === "-" && values.json) throw new UsageError("--json and -o - both write to stdout: choose one", "compact");
+  if (values["dry-run"] && values.output !== undefined) throw new UsageError("--dry-run writes nothing: leave out -o", "compact");
 
   const counter = getCounter(model);
   const toolTokens = conversation.tools.length > 0 ? counter.countMessages([], { tools: conversation.tools }) - counter.countMessages([]) : 0;
@@ -63,6 +66,13 @@ export async function compactCommand(args: string[], io: Io): Promise<number> {
   if (conversation.system) context.setSystemPrompt(conversation.system);
   context.load(conversation.messages);
   const messagesBefore = conversation.messages.length;
+  if (values["dry-run"]) {
+    const plan = await context.preview({ threshold: 1 });
+    const head = { file, model, target, toolDefinitionTokens: toolTokens };
+    if (values.json) io.stdout.write(`${JSON.stringify({ ...head, ...plan }, null, 2)}\n`);
+    else io.stdout.write(`${renderPreview(plan, head, paletteFor(io.stdout, io.env))}\n`);
+    return 0;
+  }
   const report = await context.compactIfNeeded({ threshold: 1 });
   const result = context.getContextForRequest();
 

@@ -23,7 +23,7 @@ FILE: a ctxwin export, a session file (JSONL), a JSON array of messages, or a re
       --window N     take the window to be N tokens, all of them for the prompt
       --strategy S   the trim strategy: smart (default), sliding-window, token-budget, selective
       --json         the same as one JSON object`,
-  compact: `Usage: ctxwin compact FILE --target N [--model M] [--strategy S] [-o OUT]
+  compact: `Usage: ctxwin compact FILE --target N [--model M] [--strategy S] [-o OUT | --dry-run]
 
 Compacts a conversation offline to at most N tokens with ctxwin's progressive compaction and the
 built-in extractive summarizer (no model, no network), and prints its report.
@@ -32,7 +32,9 @@ built-in extractive summarizer (no model, no network), and prints its report.
       --strategy S   the last level's trim strategy: smart, sliding-window, token-budget,
                      selective (default: smart, then token-budget)
   -o, --output OUT   write the compacted messages there as a JSON array ("-": stdout)
-      --json         the report as one JSON object`,
+      --dry-run      print the plan (each message cleared, cut, summarized or dropped, the
+                     tokens it frees, the request's tokens and input cost) and change nothing
+      --json         the report (or the plan) as one JSON object`,
   models: `Usage: ctxwin models [ID] [--provider P] [--search TEXT] [--json]
 
 The model catalog (models.dev's, through the npm package ctxwin derives it from): each model's

@@ -33,6 +33,11 @@ export class CircuitBreaker {
     this.onBreaker = options.onBreaker;
   }
 
+  /** Takes `other`'s state, without telling anyone (a forked compaction starts where `other` is). */
+  copyFrom(other: CircuitBreaker): void {
+    this.current = { ...other.current };
+  }
+
   /** The breaker as it is now. */
   get state(): BreakerState {
     return { ...this.current };

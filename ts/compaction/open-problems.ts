@@ -51,6 +51,17 @@ export class OpenProblems {
   private current: ProblemRecord = EMPTY_PROBLEM_RECORD;
   /** The messages whose results were read. */
   private observed = new WeakSet<object>();
+  /** A fork's view of what its parent had read when it was made (read only: the fork adds to its own set). */
+  private inherited: WeakSet<object> | undefined;
+
+  /** A ledger that starts where this one is and goes on alone (a compaction preview's): what it reads is never marked here. */
+  fork(): OpenProblems {
+    const fork = new OpenProblems();
+    fork.json = this.json;
+    fork.current = this.current;
+    fork.inherited = this.observed;
+    return fork;
+  }
 
   /** The record as it is now (results not read yet are not in it: see observe). */
   get record(): ProblemRecord {
@@ -67,7 +78,7 @@ export class OpenProblems {
    * calls they answer are found among `messages`.
    */
   observe(messages: readonly MessageLike[]): void {
-    const fresh = messages.filter((m) => !this.observed.has(m as object) && hasToolResult(m));
+    const fresh = messages.filter((m) => !this.observed.has(m as object) && this.inherited?.has(m as object) !== true && hasToolResult(m));
     if (fresh.length === 0) return;
     const calls = toolCallsById(messages);
     const events = fresh.flatMap((m) => toolResultEvents(m, calls));

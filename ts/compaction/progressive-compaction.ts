@@ -24,7 +24,7 @@ import type { SummaryModel } from "../models/summary-model.js";
 import { requireCount } from "../runtime/errors.js";
 import type { Logger } from "../runtime/logger.js";
 import { CircuitBreaker, type BreakerEvent, type BreakerState } from "./circuit-breaker.js";
-import type { CompactionLevel, CompactionLevelName, LevelContext, LevelPlan } from "./compaction-level.js";
+import type { CompactionLevel, CompactionLevelName, LevelContext, LevelPlan, TakenUnit } from "./compaction-level.js";
 import { ContextCompactor, type SummaryMessage } from "./context-compactor.js";
 import type { AppliedEdit, HistoryEdit, HistoryView } from "./history-edit.js";
 import { ClearOldReasoning } from "./levels/clear-old-reasoning.js";
@@ -65,7 +65,7 @@ export interface CompactionReport<M> {
 }
 
 /** What a run asks of the history's owner: apply an edit (resume with the AppliedEdit), or wait for a promise (resume with its value, or throw its error). */
-export type CompactionStep<M> = { kind: "apply"; edit: HistoryEdit<M> } | { kind: "wait"; promise: Promise<unknown> };
+export type CompactionStep<M> = { kind: "apply"; edit: HistoryEdit<M>; level: CompactionLevel; taken?: readonly TakenUnit[] } | { kind: "wait"; promise: Promise<unknown> };
 
 export type CompactionRun<M> = Generator<CompactionStep<M>, CompactionReport<M>, unknown>;
 
@@ -126,13 +126,13 @@ export class ProgressiveCompaction {
   readonly levels: readonly CompactionLevel[];
   private readonly circuitBreaker: CircuitBreaker;
   private readonly summarize: Summarize;
-  private readonly identities = new Identities();
-  /** The failures the history's tool results reported, open until the same check passes: what every summary receives. */
-  readonly problems = new OpenProblems();
+  private identities = new Identities();
+  /** What `problems` returns (a fork replaces it with a fork of its parent's). */
+  private problemLedger = new OpenProblems();
   /** Per level, the messages it last freed nothing from. */
   private readonly fruitless = new Map<CompactionLevelName, string>();
 
-  constructor(options: ProgressiveCompactionOptions) {
+  constructor(private readonly options: ProgressiveCompactionOptions) {
     const keepReasoningTurns = requireCount(options.keepReasoningTurns ?? 1, "options.keepReasoningTurns");
     const toolResultCompactor = new ToolResultCompactor({ maxResultTokens: requireCount(options.maxToolResultTokens ?? 1000, "options.maxToolResultTokens", 16) });
     const keepToolResults = requireCount(options.keepToolResults ?? 3, "options.keepToolResults");
@@ -160,6 +160,26 @@ export class ProgressiveCompaction {
     ];
   }
 
+  /**
+   * A compaction that starts where this one is (its circuit breaker, the messages each level freed
+   * nothing from, the problems read so far) and goes on alone: a preview runs it
+   * and this one never learns of it. `llm` replaces the summarizing model (a preview plans level 3
+   * offline rather than pay for a summary).
+   */
+  fork(llm: SummaryModel | undefined = this.options.llm): ProgressiveCompaction {
+    const fork = new ProgressiveCompaction({ ...this.options, llm, onBreaker: undefined });
+    fork.circuitBreaker.copyFrom(this.circuitBreaker);
+    fork.identities = this.identities;
+    for (const [name, key] of this.fruitless) fork.fruitless.set(name, key);
+    fork.problemLedger = this.problemLedger.fork();
+    return fork;
+  }
+
+  /** The failures the history's tool results reported, open until the same check passes: what every summary receives. */
+  get problems(): OpenProblems {
+    return this.problemLedger;
+  }
+
   /** The circuit breaker as it is now. */
   get breaker(): BreakerState {
     return this.circuitBreaker.state;
@@ -181,16 +201,16 @@ export class ProgressiveCompaction {
    * to summarize are about to outgrow the summarizer's input budget. The first level plans at once;
    * each later one after a wait, so that the caller that starts a run (addMessage) never waits for
    * more than the first level. `levels`: the levels to run, cheapest first (this compaction's own
-   * unless given).
+   * unless given). `target`: a run to that many tokens instead (started above it, brought down to it).
    */
   *run<M extends MessageLike>(
     view: HistoryView<M>,
-    options: { threshold: number; targetShare: number; effectiveLimit: number },
+    options: { threshold: number; targetShare: number; effectiveLimit: number; target?: number },
     levels: readonly CompactionLevel[] = this.levels,
   ): CompactionRun<M> {
     const { threshold, targetShare, effectiveLimit } = options;
-    const trigger = Math.floor(effectiveLimit * threshold);
-    const target = Math.floor(effectiveLimit * Math.min(targetShare, threshold));
+    const trigger = options.target ?? Math.floor(effectiveLimit * threshold);
+    const target = options.target ?? Math.floor(effectiveLimit * Math.min(targetShare, threshold));
     const triggered = view.tokenUsage > trigger;
     const report: CompactionReport<M> = {
       threshold,
@@ -251,7 +271,7 @@ export class ProgressiveCompaction {
               this.problems.markObserved(after); // its original was read
             }
           }
-          const applied = (yield { kind: "apply", edit }) as AppliedEdit<M>;
+          const applied = (yield { kind: "apply", edit, level, ...(plan.taken === undefined ? {} : { taken: plan.taken }) }) as AppliedEdit<M>;
           entry.messagesChanged = applied.changed;
           if (edit.kind === "summarize") {
             if (applied.changed === 0) candidates = undefined; // its messages were trimmed away meanwhile: dropped

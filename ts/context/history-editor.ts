@@ -89,6 +89,24 @@ export class HistoryEditor<M extends MessageLike> {
     return Math.max(0, this.anchor.unscale(requestTokens) - this.promptTokens - this.requestOverhead);
   }
 
+  /**
+   * A copy of this history that goes on alone: no session, prompt-cache accounting or usage anchor
+   * of this one follows its edits (a compaction preview runs on it). Its usage starts equal.
+   */
+  copy(): HistoryEditor<M> {
+    const copy = new HistoryEditor<M>(this.counter, this.requestOverhead, this.strategy, this.anchor.copy(), undefined, this.orphanToolResults, this.logger, this.pinFirstUserMessage);
+    const read = copy.read(this.state());
+    // The columns' own facts, not the copy's reading of them: which messages are pinned depends on
+    // the history's past (the first user message it was given), which a fresh reading cannot know.
+    const { roles, flags, units, tokens } = this.history;
+    const facts = read.messages.map((_, i) => ({ role: roles[i] ?? 0, flags: flags[i] ?? 0, unit: units[i] ?? -1 }));
+    copy.history.load(read.messages, facts, tokens, read.summaries, read.marker);
+    copy.prompt = this.prompt;
+    copy.promptTokens = this.promptTokens;
+    copy.exchanges.restart(read.reader, read.messages, read.facts);
+    return copy;
+  }
+
   /** The history as the compaction levels read it: live, never copied. */
   view(): HistoryView<M> {
     // eslint-disable-next-line @typescript-eslint/no-this-alias

@@ -39,6 +39,7 @@ import { costForManager } from "../cost/ledger-for-manager.js";
 import { checkPolicyOptions } from "./policy-options.js";
 import { contextOverflowError } from "./context-overflow.js";
 import { HistoryEditor } from "./history-editor.js";
+import { previewCompaction, type CompactionPreview } from "./compaction-preview.js";
 import { strategyFor, TruncationMode, type ContextEvents, type ContextStats, type MessageContextManagerOptions, type SeparatedRequest, type TrimEvent } from "./options.js";
 import { UsageWarnings } from "./usage-warnings.js";
 
@@ -326,6 +327,12 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
         return { changed: event.removed.length, removed: event.removed };
       }
     }
+  }
+
+  /** The plan of a compaction (`{ target }` tokens, or compactIfNeeded's `{ threshold }`), nothing changed: context/compaction-preview.ts. */
+  preview(options: { target?: number; threshold?: number } = {}): Promise<CompactionPreview> {
+    const policy = !this.autoTruncate ? "none" : this.mode === TruncationMode.SUMMARIZE && this.compaction.compactor !== undefined ? "window" : "trimAt";
+    return previewCompaction({ ...this, editor: this.editor, compaction: this.compaction, policy }, options);
   }
 
   setSystemPrompt(prompt: string): number {

@@ -33,6 +33,15 @@ export class UsageAnchor {
     private readonly logger: Logger | undefined,
   ) {}
 
+  /** An anchor that starts where this one is and goes on alone (what a compaction preview edits against). */
+  copy(): UsageAnchor {
+    const copy = new UsageAnchor(this.model, this.window, this.calibration, this.unmatched, this.logger);
+    copy.rewrites = this.rewrites;
+    copy.lastRequest = this.lastRequest;
+    copy.anchor = this.anchor;
+    return copy;
+  }
+
   /** The conversation changed other than by an append: the anchor no longer holds. */
   rewritten(): void {
     this.rewrites++;

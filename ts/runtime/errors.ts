@@ -41,6 +41,8 @@ export const ERROR_CODES = [
   "ERR_CTXWIN_SESSION_BUSY",
   "ERR_CTXWIN_SESSION_NOT_DURABLE",
   "ERR_CTXWIN_CONTEXT_OVERFLOW",
+  "ERR_CTXWIN_RECALL_UNKNOWN_ID",
+  "ERR_CTXWIN_RECALL_EVICTED",
 ] as const;
 
 export type CtxwinErrorCode = (typeof ERROR_CODES)[number];

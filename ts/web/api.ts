@@ -12,4 +12,5 @@ export * from "../compaction/index.js";
 export * from "../session/portable.js";
 export * from "../cost/index.js";
 export * from "../context/index.js";
+export * from "../recall/index.js";
 export type { CoreData, InitOptions, WasmSource } from "../runtime/web-loader.js";

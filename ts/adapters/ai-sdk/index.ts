@@ -21,6 +21,7 @@ export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitte
 export type { ContextOptions, FitEvent };
 export { UsageCalibration } from "../../history/usage-calibration.js";
 export { cacheHintsMiddleware, withAnthropicCacheControl, type CacheHintsOptions } from "./cache-hints.js";
+export { recallTool } from "./recall-tool.js";
 
 type TransformParams = NonNullable<LanguageModelMiddleware["transformParams"]>;
 type CallOptions = Parameters<TransformParams>[0]["params"];

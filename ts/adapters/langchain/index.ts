@@ -56,6 +56,7 @@ export function trimMessages<M extends BaseMessage>(
   const trimOptions = messagesOrOptions as TrimMessagesOptions<BaseMessage>;
   return runnables.RunnableLambda.from((input: BaseMessage[]) => trimMessageList(input, trimOptions)).withConfig({ runName: "trim_messages" }) as RunnableLambda<BaseMessage[], BaseMessage[]>;
 }
+export { recallTool } from "./recall-tool.js";
 
 /** A tool of the request as the counter reads definitions. */
 function definitionOf(tool: unknown): ToolDefinition {

@@ -25,6 +25,7 @@ export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitte
 export type { ContextOptions, FitEvent, LinkedItemMessage };
 export { toItems, toMessageLikes, StoreItems };
 export { UsageCalibration } from "../../history/usage-calibration.js";
+export { recallTool } from "./recall-tool.js";
 
 type ModelInputData = { input: AgentInputItem[]; instructions?: string };
 /** What ctxwin reads of an Agent: its tools, handoffs and output limit (any Agent has them). */

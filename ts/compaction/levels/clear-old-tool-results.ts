@@ -1,10 +1,11 @@
 // Level 2: old tool results are replaced by a placeholder, oldest first, only until the history is
 // at the run's target; the calls stay, so the conversation stays valid, and the results of the
 // last `keepUnits` tool units and pinned results stay whole. The placeholder names the size of
-// the result and the id of its call, and keeps the result's error lines (the core's
-// cleared_result), so a failure stays in front of the model after its output is gone:
+// the result and the call that reads it back by its tool call's id (the recall tool, ts/recall/),
+// and keeps the result's error lines (the core's cleared_result), so a failure stays in front of
+// the model after its output is gone:
 //
-//   [tool result cleared: 5.2 KB, id call_17]
+//   [tool result cleared: 5.2 KB; recall("call_17")]
 //   Error lines kept:
 //   Error: duplicate charge detected for ch_17_5
 //
@@ -61,7 +62,7 @@ export class ClearOldToolResults implements CompactionLevel {
         return value;
       });
     }
-    const placeholders = native.clearedToolResults(texts, ids);
+    const placeholders = native.clearedToolResults(texts, ids).map((text, k) => withRecallHint(text, ids[k] as string));
     let next = 0;
     const replacements = old.map((i) => {
       const cleared = mapToolResults(messages[i] as M, (value) => {
@@ -80,6 +81,20 @@ export class ClearOldToolResults implements CompactionLevel {
     }
     return plan;
   }
+}
+
+/**
+ * The core's placeholder with the call that reads the result back in place of its bare id: its
+ * first line, `[tool result cleared: 5.2 KB, id call_17]`, becomes
+ * `[tool result cleared: 5.2 KB; recall("call_17")]`. The id is named once, in the call, so that
+ * a placeholder costs about what it did: clearing stays enough where it was (a longer one tips
+ * sessions into summaries sooner).
+ */
+export function withRecallHint(placeholder: string, id: string): string {
+  const head = `, id ${id}]`;
+  const at = placeholder.indexOf(head);
+  if (at < 0) return placeholder;
+  return `${placeholder.slice(0, at)}; recall(${JSON.stringify(id)})]${placeholder.slice(at + head.length)}`;
 }
 
 /** Whether every tool result of `message` is a placeholder already. */

@@ -1,0 +1,41 @@
+// `ctxwin compact --dry-run` as a user runs it: the plan printed as a diff (or JSON), equal to what
+// the same command then does, and nothing written.
+import { describe, expect, it } from "vitest";
+import { runCtxwin } from "../support/cli.js";
+
+const FILE = "examples/data/billing-request.json";
+
+describe("ctxwin compact --dry-run", () => {
+  it("prints the plan the compaction then carries out", async () => {
+    for (const target of [20_000, 5000, 3000]) {
+      const dry = await runCtxwin(["compact", FILE, "--target", String(target), "--dry-run", "--json"]);
+      expect(dry.code, dry.stderr).toBe(0);
+      const plan = JSON.parse(dry.stdout) as { runs: boolean; units: Array<{ id: string; action: string; freed: number; index: number }>; tokensBefore: number; tokensAfter: number; messagesAfter: number; toolDefinitionTokens: number; cost?: { before: number; after: number } };
+      const real = await runCtxwin(["compact", FILE, "--target", String(target), "--json"]);
+      const report = JSON.parse(real.stdout) as { tokensAfter: number; messagesAfter: number; replaced: number; removed: number; levels: unknown[] };
+      expect(plan.runs).toBe(true);
+      expect(plan.tokensAfter + plan.toolDefinitionTokens).toBe(report.tokensAfter);
+      expect(plan.messagesAfter).toBe(report.messagesAfter);
+      expect(plan.units.filter((u) => u.action === "summarize" || u.action === "drop")).toHaveLength(report.removed);
+      expect(plan.units.filter((u) => u.action !== "summarize" && u.action !== "drop")).toHaveLength(report.replaced);
+      for (const u of plan.units) {
+        expect(u.freed).toBeGreaterThan(0);
+        expect(u.index).toBeGreaterThanOrEqual(0);
+      }
+      expect(plan.cost?.after).toBeLessThan(plan.cost?.before ?? 0);
+    }
+  });
+
+  it("reads as a diff, and refuses -o", async () => {
+    const dry = await runCtxwin(["compact", FILE, "--target", "5000", "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain("planned, nothing changed");
+    expect(dry.stdout).toMatch(/^~ #4 +tool +call_1 +cleared/m);
+    expect(dry.stdout).toMatch(/^~ #6 +tool +call_2 +cut +3,652 -> \d+ tokens/m);
+    expect(dry.stdout).toMatch(/^result: 69 -> 69 messages, [\d,]+ -> [\d,]+ tokens \(fits the target\)$/m);
+    expect(dry.stdout).toMatch(/^input cost per request: \$[\d.]+ -> \$[\d.]+ \(at \$[\d.]+ per 1M input tokens\)$/m);
+    const refused = await runCtxwin(["compact", FILE, "--target", "5000", "--dry-run", "-o", "out.json"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--dry-run writes nothing");
+  });
+});

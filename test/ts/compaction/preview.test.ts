@@ -1,0 +1,142 @@
+// context.preview({ target | threshold }): the plan of a compaction, nothing changed. The plan
+// must be the compaction that then runs, unit by unit, whatever the session and the target.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ContextLimits, MessageContextManager, TruncationMode, extractiveSummarizer, getCounter, type MessageLike } from "ctxwin";
+import { messageId } from "../../../ts/compaction/tool-events.js";
+
+type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>; tool_call_id?: string };
+const counter = getCounter("gpt-4o");
+const quiet = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} };
+
+// Mixed scripts, an emoji, special-token text and a lone surrogate; now and then a line that reports a failure (kept by every level).
+const WORDS = ["build", "value", "src/app.ts", "ok", "résumé", "数据", "🙂", "<|endoftext|>", "line", "\ud800", "tests", "return"];
+const line = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 12 }).map((w) => w.join(" "));
+const failure = fc.constantFrom("Error: ENOENT: no such file or directory, open 'src/a.ts'", "FAILED tests/billing.test.ts > charges once", "AssertionError: expected 2 to be 1");
+const output = fc.array(fc.oneof({ arbitrary: line, weight: 19 }, { arbitrary: failure, weight: 1 }), { minLength: 1, maxLength: 120 }).map((lines) => lines.join("\n"));
+
+/** A session: a task, then turns of a tool call, its result and an answer, some with plain user turns between. */
+const session: fc.Arbitrary<Msg[]> = fc
+  .array(fc.record({ user: fc.option(line, { nil: undefined }), result: output, answer: line, tool: fc.constantFrom("read_file", "run_tests", "grep") }), { minLength: 2, maxLength: 14 })
+  .map((turns) => {
+    const messages: Msg[] = [{ role: "user", content: "Fix the failing billing tests in src/billing" }];
+    turns.forEach((t, i) => {
+      if (t.user !== undefined) messages.push({ role: "user", content: t.user });
+      const id = `call_${i}`;
+      messages.push({ role: "assistant", content: "", tool_calls: [{ id, type: "function", function: { name: t.tool, arguments: `{"n":${i}}` } }] });
+      messages.push({ role: "tool", tool_call_id: id, content: t.result });
+      messages.push({ role: "assistant", content: t.answer });
+    });
+    return messages;
+  });
+
+function manager(mode: TruncationMode, window: number, autoTruncate: boolean, keepToolResults: number, preserveLast: number) {
+  return new MessageContextManager<Msg>({
+    model: "gpt-4o",
+    mode,
+    llm: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined,
+    limits: new ContextLimits({ model: "gpt-4o", maxTokens: window, maxOutputTokens: 0, reservedTokens: 0 }),
+    autoTruncate,
+    keepToolResults,
+    preserveLast,
+    maxToolResultTokens: 40,
+    logger: quiet,
+  });
+}
+
+/** What a compaction did, as (kind, id) pairs sorted: "replace" for a rewritten message, "remove" for one that went. */
+function sorted(pairs: Array<[string, string]>): string[] {
+  return pairs.map(([kind, id]) => `${kind}:${id}`).sort();
+}
+
+describe("preview", () => {
+  it("plans exactly what the compaction that follows does, unit by unit, and changes nothing", async () => {
+    const seen = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(
+        session,
+        fc.constantFrom(TruncationMode.SUMMARIZE, TruncationMode.SMART, TruncationMode.TOKEN_BUDGET),
+        fc.double({ min: 0.1, max: 1.5, noNaN: true }),
+        fc.double({ min: 0.2, max: 1, noNaN: true }),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 1, max: 8 }),
+        async (messages, mode, share, threshold, autoTruncate, keepToolResults, preserveLast) => {
+          // The window: a share of the session, so that every run has something to plan.
+          const window = Math.max(64, Math.ceil(counter.countMessages(messages) * share));
+          const context = manager(mode, window, autoTruncate, keepToolResults, preserveLast);
+          context.load(messages);
+          await context.flush(); // whatever compaction load started, and any its end started, are over
+          const before = JSON.stringify({ ...context.export(), updatedAt: 0 });
+          const stats = JSON.stringify(context.getStats());
+          const plan = await context.preview({ threshold });
+          expect(JSON.stringify({ ...context.export(), updatedAt: 0 })).toBe(before);
+          expect(JSON.stringify(context.getStats())).toBe(stats);
+
+          // What the run did, as it ends: the manager's policy may start another run right after.
+          const trimmed: Msg[] = [];
+          let after: { tokens: number; messages: number } | undefined;
+          context.on("trimmed", (event) => after === undefined && trimmed.push(...event.removed));
+          context.on("compacted", () => (after ??= { tokens: context.tokenUsage, messages: context.getMessages().length }));
+          const tokensBefore = context.tokenUsage;
+          const messagesBefore = context.getMessages().length;
+          const report = await context.compactIfNeeded({ threshold });
+          expect(plan.tokensBefore).toBe(tokensBefore);
+          expect(plan.messagesBefore).toBe(messagesBefore);
+          expect(plan.tokensAfter).toBe(after?.tokens);
+          expect(plan.messagesAfter).toBe(after?.messages);
+          expect(plan.targetTokens).toBe(report.targetTokens);
+          expect(plan.levels).toEqual(report.levels);
+          expect(plan.summary?.content).toBe(report.summary?.content);
+          const done: Array<[string, string]> = [
+            ...report.replaced.map(({ before }) => ["replace", messageId(before)] as [string, string]),
+            ...[...report.removed, ...trimmed.filter((m) => !report.removed.includes(m))].map((m) => ["remove", messageId(m)] as [string, string]),
+          ];
+          for (const u of plan.units) seen.add(u.action);
+          const planned = plan.units.map((u) => [u.action === "summarize" || u.action === "drop" ? "remove" : "replace", u.id] as [string, string]);
+          expect(sorted(planned)).toEqual(sorted(done));
+          // Each unit's freed tokens add up to the plan's total, less what a summary or a marker costs.
+          for (const u of plan.units) expect(u.freed).toBe(u.tokensBefore - u.tokensAfter);
+          expect(plan.cost?.before ?? 0).toBeGreaterThanOrEqual(plan.cost?.after ?? 0);
+        },
+      ),
+      { numRuns: 150 },
+    );
+    // The sessions reach every kind of unit a compaction takes.
+    expect([...seen].sort()).toEqual(["clear", "cut", "drop", "summarize"]);
+  });
+
+  it("lists the units a target clears with the tokens each frees, and prices the request", async () => {
+    const messages: Msg[] = [{ role: "user", content: "Fix the tests" }];
+    for (let i = 0; i < 6; i++) {
+      messages.push({ role: "assistant", content: "", tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read_file", arguments: "{}" } }] });
+      messages.push({ role: "tool", tool_call_id: `call_${i}`, content: `line ${i}\n`.repeat(150) });
+    }
+    const context = manager(TruncationMode.SUMMARIZE, 100_000, true, 2, 10);
+    context.load(messages);
+    const plan = await context.preview({ target: 1200 });
+    expect(plan.runs).toBe(true);
+    expect(plan.targetTokens).toBe(1200);
+    expect(plan.units.length).toBeGreaterThan(0);
+    expect(plan.units[0]).toMatchObject({ id: "call_0", role: "tool", index: 2, level: "compact_tool_results", action: "cut" });
+    for (const u of plan.units) expect(u.freed).toBeGreaterThan(0);
+    expect(plan.tokensAfter).toBeLessThanOrEqual(1200);
+    expect(plan.cost?.inputPerMillion).toBeGreaterThan(0);
+    expect(plan.cost?.after).toBeCloseTo((plan.tokensAfter * (plan.cost?.inputPerMillion ?? 0)) / 1e6, 12);
+    // Nothing to do at a target above the usage.
+    const idle = await context.preview({ target: 100_000 });
+    expect(idle).toMatchObject({ runs: false, units: [], tokensAfter: idle.tokensBefore });
+  });
+
+  it("rejects bad options with a coded error and changes nothing", async () => {
+    const context = manager(TruncationMode.SMART, 1000, true, 3, 10);
+    context.load([{ role: "user", content: "hi" }]);
+    const before = JSON.stringify({ ...context.export(), updatedAt: 0 });
+    await expect(context.preview({ target: -1 })).rejects.toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" });
+    await expect(context.preview({ target: "5" as unknown as number })).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });
+    await expect(context.preview({ threshold: 1.5 })).rejects.toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" });
+    await expect(context.preview({ target: 10, threshold: 0.5 })).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });
+    await expect(context.preview(null as unknown as { target: number })).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });
+    expect(JSON.stringify({ ...context.export(), updatedAt: 0 })).toBe(before);
+  });
+});

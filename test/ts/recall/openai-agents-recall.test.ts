@@ -1,0 +1,59 @@
+// An OpenAI Agents SDK run with ctxwin's input filter: the model needs the first file again after
+// it was cleared, calls the recall tool, and gets it back byte for byte.
+import { Agent, Runner, Usage, tool, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Recall, getCounter } from "ctxwin";
+import { contextInputFilter, recallTool } from "ctxwin/openai-agents";
+import { LIMITS, MODEL, SYSTEM, TASK, toolOutput } from "../support/tool-loop.js";
+import { READS, nextMove } from "./recall-loop.js";
+
+type Item = Record<string, unknown>;
+
+class ScriptedModel implements Model {
+  call = 0;
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    this.call++;
+    const input = (typeof request.input === "string" ? [] : request.input) as unknown as Item[];
+    const results = new Map<string, string>();
+    const callIds: string[] = [];
+    for (const item of input) {
+      if (item.type === "function_call") callIds.push(item.callId as string);
+      if (item.type === "function_call_result") {
+        const output = item.output as string | { type: string; text?: string };
+        results.set(item.callId as string, typeof output === "string" ? output : String(output.text));
+      }
+    }
+    const move = nextMove(this.call, results, callIds);
+    const usage = new Usage({ requests: 1, inputTokens: 100, outputTokens: 20, totalTokens: 120 });
+    if (move.kind === "final") return { usage, output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: move.text }] }] };
+    const args = move.kind === "read" ? { path: `src/module${move.step}.ts`, step: move.step } : { id: move.id };
+    return { usage, output: [{ type: "function_call", callId: move.callId, name: move.kind === "read" ? "read_file" : "recall", arguments: JSON.stringify(args), status: "completed" }] };
+  }
+  // eslint-disable-next-line require-yield
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error("not used");
+  }
+}
+
+describe("recall in an OpenAI Agents run", () => {
+  it("reads a cleared result back, byte for byte, checking every request", async () => {
+    const recall = new Recall({ counter: getCounter(MODEL), maxTokens: 4000 });
+    const filter = contextInputFilter({ model: MODEL, limits: LIMITS, maxToolResultTokens: 4000, keepToolResults: 1, onCompact: recall.onCompact });
+    const readFile = tool({
+      name: "read_file",
+      description: "Read a file of the repository",
+      parameters: z.object({ path: z.string(), step: z.number() }),
+      execute: async ({ step }) => toolOutput(step),
+    });
+    const model = new ScriptedModel();
+    const agent = new Agent({ name: "coder", instructions: SYSTEM, model, tools: [readFile, await recallTool(recall)] });
+    const runner = new Runner({ callModelInputFilter: filter, tracingDisabled: true });
+    const result = await runner.run(agent, TASK, { maxTurns: READS + 5 });
+    expect(model.call).toBe(READS + 2);
+    const recalled = (result.history as unknown as Item[]).find((item) => item.type === "function_call_result" && item.callId === "recall_1");
+    const output = recalled?.output as string | { text?: string };
+    expect(typeof output === "string" ? output : output?.text).toBe(toolOutput(1));
+    await expect(recallTool({} as Recall)).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });
+  });
+});

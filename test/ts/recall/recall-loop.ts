@@ -1,0 +1,37 @@
+// The script every framework's recall test plays: a model reads READS files (call_1 ...), by
+// then the first result has been cleared from its prompt, so it calls recall("call_1") and
+// answers only when the result it gets back is the original, byte for byte. Every request is
+// checked: the calls so far in order, and each result whole, cut by level 1, or a placeholder that
+// names its id and the recall call that reads it.
+import { expect } from "vitest";
+import { FINAL, expectStepsSoFar, toolOutput } from "../support/tool-loop.js";
+
+export const READS = 12;
+export const RECALL_CALL_ID = "recall_1";
+export { FINAL };
+
+export type Move = { kind: "read"; step: number; callId: string } | { kind: "recall"; callId: string; id: string } | { kind: "final"; text: string };
+
+/** Checks model call `call` (1-based) against the results it holds (call id to text, in order) and says what the model does next. */
+export function nextMove(call: number, results: ReadonlyMap<string, string>, callIds: readonly string[]): Move {
+  expectStepsSoFar(
+    callIds.filter((id) => id !== RECALL_CALL_ID),
+    Math.min(call, READS + 1),
+  );
+  for (const [id, text] of results) {
+    if (id === RECALL_CALL_ID) continue;
+    const step = Number(/^call_(\d+)$/.exec(id)?.[1]);
+    const whole = text === toolOutput(step);
+    const cut = text.includes("[Output truncated...]");
+    const cleared = text.startsWith(`[tool result cleared: `) && text.includes(`; recall("${id}")]`);
+    expect(whole || cut || cleared, `result of ${id} at call ${call}: ${text.slice(0, 120)}`).toBe(true);
+  }
+  if (call <= READS) return { kind: "read", step: call, callId: `call_${call}` };
+  if (call === READS + 1) {
+    expect(results.get("call_1")).toMatch(/^\[tool result cleared: [\d.]+ (KB|B); recall\("call_1"\)\]/);
+    return { kind: "recall", callId: RECALL_CALL_ID, id: "call_1" };
+  }
+  expect(call).toBe(READS + 2);
+  expect(results.get(RECALL_CALL_ID)).toBe(toolOutput(1));
+  return { kind: "final", text: FINAL };
+}
