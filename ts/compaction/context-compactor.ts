@@ -17,7 +17,7 @@ import { messageTokens } from "../tokens/message-tokens.js";
 import { native } from "../runtime/native.js";
 import { resolveSummaryModel, type ResolvedModel, type SummaryModel } from "../models/summary-model.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { checkRole, type InsertedRole } from "../messages/roles.js";
+import { ROLE_CODES, checkRole, type InsertedRole } from "../messages/roles.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
 import type { MessageLike } from "../messages/types.js";
 import { FLAG_MARKED, MetadataReader } from "../messages/metadata-reader.js";
@@ -218,9 +218,10 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
         }
       }
     }
-    // System and pinned messages are never summarized: they stay beside the summary, with the
-    // rest of a pinned message's tool unit (a call never without its results).
-    const marked = (i: number) => messages[i]?.role === "system" || ((facts[i]?.flags ?? 0) & FLAG_MARKED) !== 0;
+    // System (and developer) and pinned messages are never summarized: they stay beside the
+    // summary, with the rest of a pinned message's tool unit (a call never without its results).
+    // The role is the core's reading of it, so a LangChain SystemMessage, which has no `role`, stays too.
+    const marked = (i: number) => facts[i]?.role === ROLE_CODES.system || ((facts[i]?.flags ?? 0) & FLAG_MARKED) !== 0;
     const pinnedUnits = new Set<number>();
     messages.forEach((_, i) => {
       if (marked(i) && unit(i) >= 0) pinnedUnits.add(unit(i));
@@ -242,7 +243,7 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     const old = messages.slice(0, end).filter((_, i) => !stays(i));
     if (old.length === 0 || old.length < Math.min(2, this.minMessagesToSummarize)) return unchanged;
     const userIndices: number[] = [];
-    for (let i = 0; i < end; i++) if (facts[i]?.role === 1 && messages[i]?.role !== "system") userIndices.push(i);
+    for (let i = 0; i < end; i++) if (facts[i]?.role === ROLE_CODES.user) userIndices.push(i);
     const keptUser = this.userMessagesToKeep(userIndices.map((i) => messages[i] as M), counter);
     const removed = old.filter((m) => !keptUser.has(m));
     if (removed.length === 0) return unchanged;

@@ -142,28 +142,12 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       this.logger,
     );
     this.sessionId = options.session?.id ?? randomUuid();
-    if (options.session !== undefined) {
-      if (options.session === null || typeof options.session !== "object" || typeof options.session.store?.append !== "function") {
-        throw typeError(`options.session must be { store, id } with a SessionStore, got ${describe(options.session)}`);
-      }
-      // eslint-disable-next-line @typescript-eslint/no-this-alias
-      const self = this;
-      // `metadata` through a getter: callers may replace the object.
-      this.session = new SessionLink<M>(
-        options.session,
-        {
-          get metadata() {
-            return self.metadata;
-          },
-          restoreFromLog: (state) => self.restoreState(state, true),
-          sessionLost: (error) => self.emit("sessionLost", { sessionId: self.sessionId, error }),
-        },
-        options.logger,
-      );
-      this.ready = this.session.ready;
-    } else {
-      this.ready = Promise.resolve();
-    }
+    this.session = SessionLink.forOption<M>(
+      options.session,
+      { metadata: () => this.metadata, restoreFromLog: (state) => this.restoreState(state, true), sessionLost: (error) => this.emit("sessionLost", { sessionId: this.sessionId, error }) },
+      options.logger,
+    );
+    this.ready = this.session?.ready ?? Promise.resolve();
     const pinFirst = options.pinFirstUserMessage ?? true;
     if (typeof pinFirst !== "boolean") throw typeError(`options.pinFirstUserMessage must be a boolean, got ${describe(pinFirst)}`);
     this.editor = new HistoryEditor<M>(this.counter, requestOverhead, this.strategy, this.anchor, this.session, orphanToolResults, this.logger, pinFirst);

@@ -13,6 +13,7 @@
 // manager keeps its view and its queued changes rather than starting over on an empty log.
 import type { InsertedRole } from "../messages/roles.js";
 import { randomBase64url } from "../runtime/random-id.js";
+import { describe, typeError } from "../runtime/errors.js";
 import type { MessageLike } from "../messages/types.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import type { Boundary, ContextEntry, ContextView, LoggedMarker } from "./context-log.js";
@@ -27,7 +28,8 @@ export interface SessionOptions {
 
 /** What the link needs of the manager (kept narrow so the manager's internals stay its own). */
 export interface LinkedManager<M extends MessageLike> {
-  metadata: Record<string, unknown>;
+  /** The manager's metadata now (callers may replace the object, so it is asked each time). */
+  metadata(): Record<string, unknown>;
   restoreFromLog(state: ContextState<M>): void;
   /** The log is gone or changed under the manager: told once per error, before flush() rejects with it. */
   sessionLost(error: SessionLostError): void;
@@ -39,6 +41,15 @@ const NOT_A_HISTORY = new Set(["ERR_CTXWIN_INVALID_ARGUMENT", "ERR_CTXWIN_OUT_OF
 type Marker = { index: number; omitted: number; role: InsertedRole } | undefined;
 
 export class SessionLink<M extends MessageLike> {
+  /** The link for a manager's `options.session` (checked); undefined when it has none. */
+  static forOption<M extends MessageLike>(session: SessionOptions | undefined, manager: LinkedManager<M>, logger: Logger | undefined): SessionLink<M> | undefined {
+    if (session === undefined) return undefined;
+    if (session === null || typeof session !== "object" || typeof session.store?.append !== "function") {
+      throw typeError(`options.session must be { store, id } with a SessionStore, got ${describe(session)}`);
+    }
+    return new SessionLink<M>(session, manager, logger);
+  }
+
   readonly store: SessionStore;
   readonly id: string;
   /** The log's id of each message in the manager's view, in order. */
@@ -175,12 +186,12 @@ export class SessionLink<M extends MessageLike> {
   }
 
   private metadataChanged(): boolean {
-    return JSON.stringify(this.manager.metadata) !== this.persistedMetadata;
+    return JSON.stringify(this.manager.metadata()) !== this.persistedMetadata;
   }
 
   private async drain(): Promise<void> {
     for (;;) {
-      const metadata = JSON.stringify(this.manager.metadata);
+      const metadata = JSON.stringify(this.manager.metadata());
       const changed = metadata === this.persistedMetadata ? undefined : metadata;
       if (!this.log.pending && this.pending.length === 0 && changed === undefined) return;
       let outcome;

@@ -29,7 +29,7 @@ const TOOLS = [{ name: "read_file", description: "Reads a file", input_schema: {
 
 function bodyOf(cm: MessageContextManager<Msg>): AnthropicRequestBody {
   const { system, messages } = cm.getContextForRequest({ separateSystem: true });
-  return { model: "claude-sonnet-4-5", max_tokens: 1024, system, tools: TOOLS, messages: messages.map((m) => ({ role: m.role === "tool" ? "user" : m.role === "system" ? "user" : m.role, content: typeof m.content === "string" ? m.content : "" })) };
+  return { model: "claude-sonnet-4-5", max_tokens: 1024, system, tools: TOOLS, messages: messages.map((m) => ({ role: m.role === "assistant" ? "assistant" : "user", content: typeof m.content === "string" ? m.content : "" })) };
 }
 
 const breakpoints = (body: AnthropicRequestBody) =>

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, AIMessageChunk, ChatMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { MessageContextManager, SlidingWindowStrategy, TokenBudgetStrategy, getCounter, type MessageLike } from "ctxwin";
+import { ContextCompactor, MessageContextManager, SlidingWindowStrategy, TokenBudgetStrategy, getCounter, type MessageLike } from "ctxwin";
 import { mapToolResults } from "../../../ts/messages/tool-results.js";
 import { removeReasoning } from "../../../ts/messages/reasoning.js";
 
@@ -155,5 +155,15 @@ describe("LangChain messages", () => {
     const context = new MessageContextManager<MessageLike>({ model: "gpt-4o" });
     expect(() => context.addMessage(new ToolMessage({ content: "x", tool_call_id: "nope" }))).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT" }));
     expect(context.getMessages()).toEqual([]);
+  });
+
+  it("a summary never takes a SystemMessage, which has no role field, just as it never takes a system message", async () => {
+    const system = new SystemMessage("You are a billing agent. Never refund twice.");
+    const messages: BaseMessage[] = [system];
+    for (let i = 0; i < 30; i++) messages.push(new HumanMessage(`question ${i} about invoice ${i}`), new AIMessage(`answer ${i}: `.repeat(20)));
+    const compactor = new ContextCompactor({ model: async () => "The user asked about invoices.", keepUserTokens: 0 });
+    const out = await compactor.compact(messages, 300, counter, { preserveLast: 4 });
+    expect(out.length).toBeLessThan(messages.length);
+    expect(out).toContain(system);
   });
 });
