@@ -1,10 +1,11 @@
 #include "ctxwin/tokenizer/hf/hf_tokenizer.hpp"
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <random>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -170,9 +171,13 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
 bool write_atomically(const std::filesystem::path& path, std::string_view bytes) {
   std::error_code error;
   std::filesystem::create_directories(path.parent_path(), error);
-  std::random_device random;
-  const std::filesystem::path temporary =
-      path.string() + ".tmp-" + std::to_string(random()) + "-" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  // Unique per writer without std::random_device, which libstdc++ builds on arc4random (glibc
+  // 2.36, newer than the prebuilt addon may need): the clock, this frame's address (which address
+  // space randomization makes differ between processes) and the thread.
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  const auto frame = reinterpret_cast<std::uintptr_t>(&error);
+  const std::filesystem::path temporary = path.string() + ".tmp-" + std::to_string(now) + "-" + std::to_string(frame) + "-" +
+                                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!out) return false;
