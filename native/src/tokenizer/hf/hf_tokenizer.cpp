@@ -1,10 +1,11 @@
 #include "ctxwin/tokenizer/hf/hf_tokenizer.hpp"
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <random>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -170,9 +171,14 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
 bool write_atomically(const std::filesystem::path& path, std::string_view bytes) {
   std::error_code error;
   std::filesystem::create_directories(path.parent_path(), error);
-  std::random_device random;
-  const std::filesystem::path temporary =
-      path.string() + ".tmp-" + std::to_string(random()) + "-" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  // A name no other writer picks at the same moment: the clock's nanoseconds, this thread, and a
+  // stack address (different in each process under address-space randomisation). Not
+  // std::random_device: with libstdc++ linked statically it calls arc4random, which needs glibc
+  // 2.36, newer than the 2.35 the prebuilt addon is built for.
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  const auto thread = std::hash<std::thread::id>{}(std::this_thread::get_id());
+  const auto stack = reinterpret_cast<std::uintptr_t>(&error);
+  const std::filesystem::path temporary = path.string() + ".tmp-" + std::to_string(now) + "-" + std::to_string(thread) + "-" + std::to_string(stack);
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!out) return false;
