@@ -46,6 +46,15 @@ describe("the web entry's init()", () => {
     expect(web.getCounter("gpt-4o").count("hello world")).toBe(2);
   });
 
+  it("refuses a data module whose table does not inflate, and loads none of the tables given with it", async () => {
+    const p50k = (await dataModule("p50k_base")) as { path: string; deflated: string };
+    const corrupt = { path: "openai/r50k_base.bin", deflated: p50k.deflated.slice(0, 4000) };
+    await expect(web.init({ data: [p50k, corrupt] })).rejects.toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("options.data[1].deflated (openai/r50k_base.bin)") }),
+    );
+    expect(() => new web.TiktokenCounter({ encoding: "p50k_base" })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_NOT_INITIALIZED" }));
+  });
+
   it("names the data module to import for a table it was not given", () => {
     expect(() => web.getCounter("gpt-4").count("hi")).toThrow(
       expect.objectContaining({ code: "ERR_CTXWIN_NOT_INITIALIZED", message: expect.stringContaining('"ctxwin/data/cl100k_base"') }),
