@@ -122,7 +122,8 @@ function emnapiLibraryFor316(source) {
 // bytes deflated (zlib format) and in base64, so that every bundler and runtime takes it as it is
 // and an application ships only the tables it imports. Deflated, the six modules are 2.7 MB
 // instead of 4.8 MB, in the package and in a bundle; the core's loaders inflate a table once, when
-// it is first given (init() on the web, with DecompressionStream) or first read (Node, zlib). They
+// it is first given (init() on the web, with DecompressionStream, or tiny-inflate where the runtime
+// has none) or first read (Node, zlib). They
 // are the package's one copy of the tables: Node reads the same files
 // (ts/runtime/node-loader.ts), as text, parsing the object after `export default` as JSON.
 // v5 counts with v4.7's vocabulary: one copy.
@@ -135,7 +136,7 @@ const DATA_MODULES = [
   ["claude-v4.7", "claude/v4_7.bin"],
 ];
 export const dataModulesDir = join(webWasmDir, "data");
-const DATA_TYPE = "declare const data: { readonly path: string; readonly deflated: string };\nexport default data;\n";
+const DATA_TYPE = "declare const data: { readonly path: string; readonly size: number; readonly deflated: string };\nexport default data;\n";
 
 export function writeDataModules() {
   mkdirSync(dataModulesDir, { recursive: true });
@@ -144,8 +145,9 @@ export function writeDataModules() {
     const target = join(dataModulesDir, `${name}.js`);
     const source = join(root, "data", path);
     if (mtime(target) < Math.max(mtime(source), mtime(join(root, "scripts", "build-wasm.mjs")))) {
-      const deflated = deflateSync(readFileSync(source), { level: 9 }).toString("base64");
-      writeFileSync(target, `${header}export default ${JSON.stringify({ path, deflated })};\n`);
+      const bytes = readFileSync(source);
+      const deflated = deflateSync(bytes, { level: 9 }).toString("base64");
+      writeFileSync(target, `${header}export default ${JSON.stringify({ path, size: bytes.length, deflated })};\n`);
     }
     writeFileSync(join(dataModulesDir, `${name}.d.ts`), DATA_TYPE);
   }
@@ -155,7 +157,7 @@ export function writeDataModules() {
   const binding = (name) => name.replace(/[^A-Za-z0-9]+(.)/g, (_, c) => c.toUpperCase());
   writeFileSync(join(dataModulesDir, "all.js"), header + names.map((name) => `import ${binding(name)} from "./${name}.js";\n`).join("") +
     `export default [${names.map(binding).join(", ")}];\n`);
-  writeFileSync(join(dataModulesDir, "all.d.ts"), "declare const data: ReadonlyArray<{ readonly path: string; readonly deflated: string }>;\nexport default data;\n");
+  writeFileSync(join(dataModulesDir, "all.d.ts"), "declare const data: ReadonlyArray<{ readonly path: string; readonly size: number; readonly deflated: string }>;\nexport default data;\n");
 }
 
 export async function buildWasm({ force = false, parallel = 2 } = {}) {

@@ -5,6 +5,7 @@
 // get the .wasm file: a URL beside the module for browsers and bundlers, an imported
 // WebAssembly.Module where the runtime compiles no bytes at run time (workerd, edge runtimes).
 import { getDefaultContext } from "@emnapi/runtime";
+import inflateRaw from "tiny-inflate";
 import createCtxwinCore from "../../prebuilds/wasm-web/ctxwin.mjs";
 import { describe, plainError, typeError } from "./errors.js";
 import { installCore, type JinjaTemplateClass, type NativeCore } from "./native.js";
@@ -19,6 +20,8 @@ export interface CoreData {
   readonly path: string;
   /** The file's bytes deflated in the zlib format (RFC 1950), in base64. */
   readonly deflated?: string;
+  /** The file's size in bytes: how much `deflated` inflates to. */
+  readonly size?: number;
   readonly base64?: string;
   readonly bytes?: Uint8Array;
 }
@@ -130,31 +133,51 @@ function fromBase64(base64: string): Uint8Array {
 type DecompressionStreamClass = new (format: "deflate") => { readable: unknown; writable: unknown };
 interface BlobLike { stream(): { pipeThrough(transform: object): unknown } }
 
-async function inflate(deflated: Uint8Array): Promise<Uint8Array> {
+async function inflate(deflated: Uint8Array, size: number): Promise<Uint8Array> {
   const { DecompressionStream, Blob, Response } = globalThis as unknown as {
-    DecompressionStream: DecompressionStreamClass;
+    DecompressionStream: DecompressionStreamClass | undefined;
     Blob: new (parts: Uint8Array[]) => BlobLike;
     Response: new (body: unknown) => { arrayBuffer(): Promise<ArrayBuffer> };
   };
-  const stream = new Blob([deflated]).stream().pipeThrough(new DecompressionStream("deflate"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  let bytes: Uint8Array;
+  if (typeof DecompressionStream === "function") {
+    const stream = new Blob([deflated]).stream().pipeThrough(new DecompressionStream("deflate"));
+    bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  } else {
+    // Vercel's edge runtime has no DecompressionStream: tiny-inflate, in JavaScript. It reads raw
+    // DEFLATE, so the zlib format's two-byte header is skipped; the size check below stands in
+    // for the Adler-32 trailer it does not read.
+    // tiny-inflate reads past the end of a truncated stream as zero bits and may never stop: the
+    // source is read through a proxy that throws there.
+    const source = deflated.subarray(2);
+    const bounded = new Proxy(source, {
+      get(target, key) {
+        if (typeof key === "string" && /^\d+$/.test(key) && Number(key) >= target.length) throw new Error("the stream ends early");
+        return Reflect.get(target, key) as unknown;
+      },
+    });
+    bytes = inflateRaw(bounded, new Uint8Array(size));
+  }
+  if (bytes.length !== size) throw new Error(`it inflates to ${bytes.length} bytes, not ${size}`);
+  return bytes;
 }
 
 async function bytesOf(data: CoreData, index: number): Promise<Uint8Array> {
   if (data.bytes instanceof Uint8Array) return data.bytes;
   if (typeof data.deflated === "string") {
     try {
-      return await inflate(fromBase64(data.deflated));
+      return await inflate(fromBase64(data.deflated), data.size as number);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw typeError(`options.data[${index}].deflated (${data.path}) is not a deflated table in base64: ${reason}`);
     }
   }
   if (typeof data.base64 === "string") return fromBase64(data.base64);
-  throw typeError(`options.data[${index}] must hold its bytes (bytes: Uint8Array, base64, or deflated), got ${describe(data)}`);
+  throw typeError(`options.data[${index}] must hold its bytes (bytes: Uint8Array, base64, or deflated with its size), got ${describe(data)}`);
 }
 
 function holdsBytes(data: CoreData): boolean {
+  if (typeof data.deflated === "string" && !(Number.isSafeInteger(data.size) && (data.size as number) >= 0)) return false;
   return data.bytes instanceof Uint8Array || typeof data.deflated === "string" || typeof data.base64 === "string";
 }
 
@@ -166,7 +189,7 @@ function checkData(data: readonly CoreData[] | undefined): readonly CoreData[] {
       throw typeError(`options.data[${i}] must be a data module of ctxwin (import o200kBase from "ctxwin/data/o200k_base"), got ${describe(item)}`);
     }
     if (!holdsBytes(item)) {
-      throw typeError(`options.data[${i}] must hold its bytes (bytes: Uint8Array, base64, or deflated), got ${describe(item)}`);
+      throw typeError(`options.data[${i}] must hold its bytes (bytes: Uint8Array, base64, or deflated with its size), got ${describe(item)}`);
     }
   });
   return data;
