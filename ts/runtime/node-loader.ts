@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inflateSync } from "node:zlib";
 import { plainError } from "./errors.js";
 import { consoleLogger } from "./logger.js";
 import { installCore, type Backend, type HostFiles, type JinjaTemplateClass, type NativeCore } from "./native.js";
@@ -114,10 +115,11 @@ const nodeFiles: HostFiles = {
 };
 
 // The data tables are read from the web entry's data modules (`ctxwin/data/<name>`), the one copy
-// the package ships for every runtime: each is one file of data/ in base64, written by
-// scripts/build-wasm.mjs as `export default {"path":…,"base64":…};`, whose object is JSON. Read as
-// text rather than imported: a `require` of an ES module needs Node 20.19, and an `import` is
-// asynchronous. Decoded only when the core first loads that table (once per process).
+// the package ships for every runtime: each is one file of data/ deflated and in base64, written by
+// scripts/build-wasm.mjs as `export default {"path":…,"deflated":…};`, whose object is JSON. Read
+// as text rather than imported: a `require` of an ES module needs Node 20.19, and an `import` is
+// asynchronous. Decoded and inflated (synchronously: the core asks for the table inside a
+// counter's constructor) only when the core first loads that table, once per process.
 const dataModulesDir = join(packageRoot, "prebuilds", "wasm-web", "data");
 const CLAUDE_MODULES: Record<string, string> = { v3: "claude-v3", "v4.7": "claude-v4.7", v5: "claude-v4.7" };
 
@@ -131,8 +133,8 @@ function dataModule(name: string): () => Uint8Array {
       const reason = error instanceof Error ? error.message : String(error);
       throw plainError(`ctxwin: cannot read the data module ${file} (${reason}); reinstall the package, or in a source checkout run \`npm run build\``, "ERR_CTXWIN_RANK_DATA_UNAVAILABLE");
     }
-    const { base64 } = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as { base64: string };
-    return Buffer.from(base64, "base64");
+    const { deflated } = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as { deflated: string };
+    return inflateSync(Buffer.from(deflated, "base64"));
   };
 }
 

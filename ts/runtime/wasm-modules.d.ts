@@ -18,3 +18,12 @@ declare module "*/wasm-web/ctxwin.wasm?module" {
   const module: object;
   export default module;
 }
+
+/**
+ * tiny-inflate (plain CommonJS, no types of its own): inflates raw DEFLATE `source` into `dest`,
+ * returning the part of `dest` written; throws on a malformed block.
+ */
+declare module "tiny-inflate" {
+  const inflate: (source: Uint8Array, dest: Uint8Array) => Uint8Array;
+  export default inflate;
+}

@@ -5,6 +5,7 @@
 // get the .wasm file: a URL beside the module for browsers and bundlers, an imported
 // WebAssembly.Module where the runtime compiles no bytes at run time (workerd, edge runtimes).
 import { getDefaultContext } from "@emnapi/runtime";
+import inflateRaw from "tiny-inflate";
 import createCtxwinCore from "../../prebuilds/wasm-web/ctxwin.mjs";
 import { describe, plainError, typeError } from "./errors.js";
 import { installCore, type JinjaTemplateClass, type NativeCore } from "./native.js";
@@ -12,11 +13,15 @@ import { installCore, type JinjaTemplateClass, type NativeCore } from "./native.
 /**
  * One data file of the core, by its path in the package's data/ folder: an OpenAI rank table
  * (`openai/o200k_base.bin`) or a Claude vocabulary (`claude/v3.bin`, `claude/v4_7.bin`). The
- * modules `ctxwin/data/<name>` export these with the bytes inside (base64); an application that
- * fetches the file itself gives its bytes.
+ * modules `ctxwin/data/<name>` export these with the bytes inside (`deflated`: zlib-deflated, in
+ * base64); an application that fetches the file itself gives its bytes (`bytes`, or `base64`).
  */
 export interface CoreData {
   readonly path: string;
+  /** The file's bytes deflated in the zlib format (RFC 1950), in base64. */
+  readonly deflated?: string;
+  /** The file's size in bytes: how much `deflated` inflates to. */
+  readonly size?: number;
   readonly base64?: string;
   readonly bytes?: Uint8Array;
 }
@@ -116,15 +121,64 @@ async function loadCore(wasm: WasmSource | Promise<WasmSource>): Promise<Emscrip
   return Promise.race([ready, failed]);
 }
 
-function bytesOf(data: CoreData, index: number): Uint8Array {
-  if (data.bytes instanceof Uint8Array) return data.bytes;
-  if (typeof data.base64 === "string") {
-    const text = atob(data.base64);
-    const bytes = new Uint8Array(text.length);
-    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-    return bytes;
+function fromBase64(base64: string): Uint8Array {
+  const text = atob(base64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+
+// The streams API every web runtime has (typed here so that the package's types need no DOM
+// library): DecompressionStream's "deflate" is the zlib format the data modules are written in.
+type DecompressionStreamClass = new (format: "deflate") => { readable: unknown; writable: unknown };
+interface BlobLike { stream(): { pipeThrough(transform: object): unknown } }
+
+async function inflate(deflated: Uint8Array, size: number): Promise<Uint8Array> {
+  const { DecompressionStream, Blob, Response } = globalThis as unknown as {
+    DecompressionStream: DecompressionStreamClass | undefined;
+    Blob: new (parts: Uint8Array[]) => BlobLike;
+    Response: new (body: unknown) => { arrayBuffer(): Promise<ArrayBuffer> };
+  };
+  let bytes: Uint8Array;
+  if (typeof DecompressionStream === "function") {
+    const stream = new Blob([deflated]).stream().pipeThrough(new DecompressionStream("deflate"));
+    bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  } else {
+    // Vercel's edge runtime has no DecompressionStream: tiny-inflate, in JavaScript. It reads raw
+    // DEFLATE, so the zlib format's two-byte header is skipped; the size check below stands in
+    // for the Adler-32 trailer it does not read.
+    // tiny-inflate reads past the end of a truncated stream as zero bits and may never stop: the
+    // source is read through a proxy that throws there.
+    const source = deflated.subarray(2);
+    const bounded = new Proxy(source, {
+      get(target, key) {
+        if (typeof key === "string" && /^\d+$/.test(key) && Number(key) >= target.length) throw new Error("the stream ends early");
+        return Reflect.get(target, key) as unknown;
+      },
+    });
+    bytes = inflateRaw(bounded, new Uint8Array(size));
   }
-  throw typeError(`options.data[${index}] must hold its bytes (bytes: Uint8Array, or base64), got ${describe(data)}`);
+  if (bytes.length !== size) throw new Error(`it inflates to ${bytes.length} bytes, not ${size}`);
+  return bytes;
+}
+
+async function bytesOf(data: CoreData, index: number): Promise<Uint8Array> {
+  if (data.bytes instanceof Uint8Array) return data.bytes;
+  if (typeof data.deflated === "string") {
+    try {
+      return await inflate(fromBase64(data.deflated), data.size as number);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw typeError(`options.data[${index}].deflated (${data.path}) is not a deflated table in base64: ${reason}`);
+    }
+  }
+  if (typeof data.base64 === "string") return fromBase64(data.base64);
+  throw typeError(`options.data[${index}] must hold its bytes (bytes: Uint8Array, base64, or deflated with its size), got ${describe(data)}`);
+}
+
+function holdsBytes(data: CoreData): boolean {
+  if (typeof data.deflated === "string" && !(Number.isSafeInteger(data.size) && (data.size as number) >= 0)) return false;
+  return data.bytes instanceof Uint8Array || typeof data.deflated === "string" || typeof data.base64 === "string";
 }
 
 function checkData(data: readonly CoreData[] | undefined): readonly CoreData[] {
@@ -133,6 +187,9 @@ function checkData(data: readonly CoreData[] | undefined): readonly CoreData[] {
   data.forEach((item: CoreData, i) => {
     if (item === null || typeof item !== "object" || typeof item.path !== "string" || !/^(openai|claude)\/[\w.]+\.bin$/.test(item.path)) {
       throw typeError(`options.data[${i}] must be a data module of ctxwin (import o200kBase from "ctxwin/data/o200k_base"), got ${describe(item)}`);
+    }
+    if (!holdsBytes(item)) {
+      throw typeError(`options.data[${i}] must hold its bytes (bytes: Uint8Array, base64, or deflated with its size), got ${describe(item)}`);
     }
   });
   return data;
@@ -186,9 +243,13 @@ export async function initCore(defaultWasm: () => WasmSource, options: InitOptio
   }
   const loaded = await loading;
   if (options.jinja !== undefined) loaded.jinja = options.jinja;
-  data.forEach((item, i) => {
+  // Every table is decoded (and inflated) before any is written: a corrupt one leaves the core's
+  // data as it was.
+  const fresh = data.filter((item) => !loaded.given.has(item.path));
+  const decoded = await Promise.all(fresh.map((item) => bytesOf(item, data.indexOf(item))));
+  fresh.forEach((item, i) => {
     if (loaded.given.has(item.path)) return;
-    loaded.module.FS.writeFile(`${DATA_DIR}/${item.path}`, bytesOf(item, i));
+    loaded.module.FS.writeFile(`${DATA_DIR}/${item.path}`, decoded[i] as Uint8Array);
     loaded.given.add(item.path);
   });
 }

@@ -1,12 +1,14 @@
 // The package's OpenAI rank tables (data/openai/*.bin) are OpenAI's: the .tiktoken files they are
 // made from are the ones OpenAI publishes (the SHA-256 tiktoken pins for each), and
-// scripts/rank-data.mjs still makes exactly the committed files from them. That the compact files
+// scripts/rank-data.mjs still makes exactly the committed files from them, which the package's
+// data modules hold deflated (what the loaders read, on Node and on the web). That the compact files
 // hold the same tokens in the same ranks, read back by the core's reader, is
 // test/native/tokenizer/bpe/rank_file_test.cc.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { TiktokenCounter } from "ctxwin";
 // @ts-expect-error: a plain JavaScript build script without types
@@ -32,6 +34,12 @@ describe.each(ENCODINGS as string[])("the %s rank table", (name) => {
   it("is what scripts/rank-data.mjs makes from it", () => {
     const made = compactRankFile(tiktoken.toString("utf8")) as Buffer;
     expect(made.equals(readFileSync(join(ROOT, "data", "openai", `${name}.bin`)))).toBe(true);
+  });
+
+  it("is what the package's data module inflates to", async () => {
+    const module = (await import(join(ROOT, "prebuilds", "wasm-web", "data", `${name}.js`))) as { default: { path: string; deflated: string } };
+    expect(module.default.path).toBe(`openai/${name}.bin`);
+    expect(inflateSync(Buffer.from(module.default.deflated, "base64")).equals(readFileSync(join(ROOT, "data", "openai", `${name}.bin`)))).toBe(true);
   });
 });
 

@@ -46,6 +46,32 @@ describe("the web entry's init()", () => {
     expect(web.getCounter("gpt-4o").count("hello world")).toBe(2);
   });
 
+  it("refuses a data module whose table does not inflate, and loads none of the tables given with it", async () => {
+    const p50k = (await dataModule("p50k_base")) as { path: string; size: number; deflated: string };
+    const corrupt = { path: "openai/r50k_base.bin", size: p50k.size, deflated: p50k.deflated.slice(0, 4000) };
+    await expect(web.init({ data: [p50k, corrupt] })).rejects.toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("options.data[1].deflated (openai/r50k_base.bin)") }),
+    );
+    expect(() => new web.TiktokenCounter({ encoding: "p50k_base" })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_NOT_INITIALIZED" }));
+  });
+
+  it("inflates the tables in JavaScript where the runtime has no DecompressionStream (Vercel's edge runtime), and refuses a corrupt one there too", async () => {
+    const saved = Object.getOwnPropertyDescriptor(globalThis, "DecompressionStream");
+    // @ts-expect-error: removed to stand for a runtime without it
+    delete globalThis.DecompressionStream;
+    try {
+      const r50k = (await dataModule("r50k_base")) as { path: string; size: number; deflated: string };
+      await expect(web.init({ data: [{ ...r50k, deflated: r50k.deflated.slice(0, 4000) }] })).rejects.toThrow(
+        expect.objectContaining({ name: "TypeError", message: expect.stringContaining("options.data[0].deflated (openai/r50k_base.bin)") }),
+      );
+      await web.init({ data: [await dataModule("p50k_base")] });
+    } finally {
+      if (saved) Object.defineProperty(globalThis, "DecompressionStream", saved);
+    }
+    const [fromNode, fromWeb] = [new node.TiktokenCounter({ encoding: "p50k_base" }), new web.TiktokenCounter({ encoding: "p50k_base" })];
+    fc.assert(fc.property(hostileText, (text) => fromWeb.count(text) === fromNode.count(text)), { numRuns: 100 });
+  });
+
   it("names the data module to import for a table it was not given", () => {
     expect(() => web.getCounter("gpt-4").count("hi")).toThrow(
       expect.objectContaining({ code: "ERR_CTXWIN_NOT_INITIALIZED", message: expect.stringContaining('"ctxwin/data/cl100k_base"') }),
