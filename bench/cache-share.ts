@@ -100,41 +100,47 @@ async function runCtxwin(turns: Turn[], mode: TruncationMode, counter: TiktokenC
   return { share: cacheableShare, requests, trims, largest };
 }
 
-/** LangChain's trimMessages to the target before every request, on the whole history. */
-async function runTrimMessages(turns: Turn[], counter: TiktokenCounter): Promise<Outcome> {
+/** One request of the trimMessages replay: what was sent, and how much of it the request before also sent. */
+export interface TrimmedRequest {
+  /** The request's tokens: the trimmed messages and the request's own overhead. */
+  tokens: number;
+  /** Tokens of the leading messages this request shares with the one before (the overhead not included). */
+  sharedMessageTokens: number;
+  /** The request's overhead (reply priming) alone. */
+  overhead: number;
+  /** The overhead and the system prompt: the part every request shares. */
+  systemTokens: number;
+  /** Whether trimMessages dropped anything. */
+  trimmed: boolean;
+}
+
+/**
+ * The session's model calls with LangChain's trimMessages to the target before every request, on
+ * the whole history: what each request sends, for the cache-share and cost benchmarks alike.
+ */
+export async function replayTrimMessages(turns: Turn[], counter: TiktokenCounter, onRequest: (request: TrimmedRequest) => void): Promise<void> {
   const tokensById = new Map<string, number>();
   const history: BaseMessage[] = [];
-  let n = 0;
   const add = (m: Msg) => {
-    const id = String(n++);
+    const id = String(history.length);
     tokensById.set(id, counter.countEachMessage([m])[0] as number);
-    if (m.role === "user") history.push(new HumanMessage({ content: m.content as string, id }));
+    if (m.role === "system") history.push(new SystemMessage({ content: m.content as string, id }));
+    else if (m.role === "user") history.push(new HumanMessage({ content: m.content as string, id }));
     else if (m.role === "tool") history.push(new ToolMessage({ content: m.content as string, tool_call_id: m.tool_call_id as string, id }));
     else history.push(new AIMessage({ content: (m.content as string | null) ?? "", id, tool_calls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) as Record<string, unknown> })) }));
   };
-  const system = { role: "system", content: SYSTEM } as Msg;
   const overhead = counter.countMessages([]);
-  add(system);
-  history[0] = new SystemMessage({ content: SYSTEM, id: "0" });
+  add({ role: "system", content: SYSTEM });
+  const systemTokens = overhead + (tokensById.get("0") ?? 0);
   const tokenCounter = (ms: BaseMessage[]) => ms.reduce((sum, m) => sum + (tokensById.get(m.id as string) ?? 0), 0);
   const target = Math.floor(WINDOW * 0.8) - overhead;
   let previous: string[] = [];
-  let shared = 0;
-  let total = 0;
-  let requests = 0;
-  let trims = 0;
-  let largest = 0;
   const request = async () => {
     const trimmed = await trimMessages(history, { maxTokens: target, strategy: "last", tokenCounter, startOn: "human", includeSystem: true });
     const ids = trimmed.map((m) => m.id as string);
-    if (ids.length < history.length) trims++;
-    const tokens = tokenCounter(trimmed) + overhead;
-    let prefix = 0;
-    for (let i = 0; i < Math.min(ids.length, previous.length) && ids[i] === previous[i]; i++) prefix += tokensById.get(ids[i] as string) ?? 0;
-    if (requests > 0) shared += prefix;
-    total += tokens;
-    requests++;
-    largest = Math.max(largest, tokens);
+    let sharedMessageTokens = 0;
+    for (let i = 0; i < Math.min(ids.length, previous.length) && ids[i] === previous[i]; i++) sharedMessageTokens += tokensById.get(ids[i] as string) ?? 0;
+    onRequest({ tokens: tokenCounter(trimmed) + overhead, sharedMessageTokens, overhead, systemTokens, trimmed: ids.length < history.length });
     previous = ids;
   };
   for (const t of turns) {
@@ -145,6 +151,22 @@ async function runTrimMessages(turns: Turn[], counter: TiktokenCounter): Promise
     await request();
     add(t.answer);
   }
+}
+
+/** LangChain's trimMessages to the target before every request, on the whole history. */
+async function runTrimMessages(turns: Turn[], counter: TiktokenCounter): Promise<Outcome> {
+  let shared = 0;
+  let total = 0;
+  let requests = 0;
+  let trims = 0;
+  let largest = 0;
+  await replayTrimMessages(turns, counter, (request) => {
+    if (request.trimmed) trims++;
+    shared += request.sharedMessageTokens;
+    total += request.tokens;
+    requests++;
+    largest = Math.max(largest, request.tokens);
+  });
   return { share: shared / total, requests, trims, largest };
 }
 

@@ -8,9 +8,8 @@
 // by the same CostLedger: Anthropic with breakpoints at the end of the system prompt and the end
 // of the request (ctxwin adds one at its omission marker), 5-minute entries, requests 20 s apart;
 // OpenAI automatic. Prompt tokens only: the replies are the same in all three.
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages, type BaseMessage } from "@langchain/core/messages";
 import { ContextLimits, CostLedger, MessageContextManager, TiktokenCounter, TruncationMode, cachePricesFor, resolveModel, type CacheProvider, type CostOptions, type MessageLike } from "ctxwin";
-import { session } from "./cache-share.js";
+import { replayTrimMessages, session } from "./cache-share.js";
 
 type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
 type Turn = ReturnType<typeof session>[number];
@@ -72,41 +71,11 @@ async function runCtxwin(turns: Turn[], counter: TiktokenCounter, list: PriceLis
 
 /** LangChain's trimMessages to the target before every request, on the whole history, billed by the same ledger. */
 async function runTrimMessages(turns: Turn[], counter: TiktokenCounter, list: PriceList) {
-  const tokensById = new Map<string, number>();
-  const history: BaseMessage[] = [];
-  let n = 0;
-  const add = (m: Msg) => {
-    const id = String(n++);
-    tokensById.set(id, counter.countEachMessage([m])[0] as number);
-    if (m.role === "system") history.push(new SystemMessage({ content: m.content as string, id }));
-    else if (m.role === "user") history.push(new HumanMessage({ content: m.content as string, id }));
-    else if (m.role === "tool") history.push(new ToolMessage({ content: m.content as string, tool_call_id: m.tool_call_id as string, id }));
-    else history.push(new AIMessage({ content: (m.content as string | null) ?? "", id, tool_calls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) as Record<string, unknown> })) }));
-  };
-  const overhead = counter.countMessages([]);
-  add({ role: "system", content: SYSTEM });
-  const systemTokens = overhead + (tokensById.get("0") ?? 0);
-  const tokenCounter = (ms: BaseMessage[]) => ms.reduce((sum, m) => sum + (tokensById.get(m.id as string) ?? 0), 0);
-  const target = Math.floor(WINDOW * 0.8) - overhead;
   const ledger = new CostLedger("gpt-4o", Math.floor(WINDOW * 0.8), costOptions(list));
-  let previous: string[] = [];
-  const request = async () => {
-    const trimmed = await trimMessages(history, { maxTokens: target, strategy: "last", tokenCounter, startOn: "human", includeSystem: true });
-    const ids = trimmed.map((m) => m.id as string);
-    const input = tokenCounter(trimmed) + overhead;
-    let shared = overhead;
-    for (let i = 0; i < Math.min(ids.length, previous.length) && ids[i] === previous[i]; i++) shared += tokensById.get(ids[i] as string) ?? 0;
-    ledger.record({ inputTokens: input, sharedPrefixTokens: Math.min(shared, input), breakpoints: [systemTokens, input], fixedTokens: systemTokens });
-    previous = ids;
-  };
-  for (const t of turns) {
-    add(t.user);
-    await request();
-    add(t.call);
-    add(t.result);
-    await request();
-    add(t.answer);
-  }
+  await replayTrimMessages(turns, counter, ({ tokens, sharedMessageTokens, overhead, systemTokens }) => {
+    const shared = Math.min(overhead + sharedMessageTokens, tokens);
+    ledger.record({ inputTokens: tokens, sharedPrefixTokens: shared, breakpoints: [systemTokens, tokens], fixedTokens: systemTokens });
+  });
   return ledger.stats.session;
 }
 
