@@ -1,7 +1,15 @@
 // The recall tool as every framework's adapter declares it: one name, one description the model
-// reads, one JSON schema of its input. The adapters (ctxwin/ai-sdk, ctxwin/langchain,
-// ctxwin/openai-agents, ctxwin/mastra) wrap these in their framework's tool type and call
-// Recall.answer, which never throws inside the agent's loop.
+// reads, one JSON schema of its input, one check of the Recall it answers from. The adapters
+// (ctxwin/ai-sdk, ctxwin/langchain, ctxwin/openai-agents) wrap these in their framework's tool
+// type and call Recall.answer, which never throws inside the agent's loop.
+import { describe, typeError } from "../runtime/errors.js";
+import { Recall } from "./recall.js";
+
+/** `recall`, checked: an adapter's recallTool answers from a Recall and nothing else. */
+export function requireRecall(recall: unknown): Recall {
+  if (!(recall instanceof Recall)) throw typeError(`recall must be a Recall, got ${describe(recall)}`);
+  return recall;
+}
 
 export const RECALL_TOOL = {
   name: "recall",

@@ -1,9 +1,8 @@
 // The recall tool as an AI SDK tool: `tools: { recall: recallTool(recall) }` lets the model read
 // back what compaction cleared, cut or summarized, by the id the placeholder names.
 import type { Tool } from "ai";
-import { Recall } from "../../recall/recall.js";
-import { RECALL_TOOL, recallInputSchema, type RecallInput } from "../../recall/recall-tool.js";
-import { describe, typeError } from "../../runtime/errors.js";
+import type { Recall } from "../../recall/recall.js";
+import { RECALL_TOOL, requireRecall, recallInputSchema, type RecallInput } from "../../recall/recall-tool.js";
 import { AI_SDK_PEER, requirePeer } from "../../runtime/require-peer.js";
 
 // Without `ai` the subpath fails with its coded error, as its index does.
@@ -11,7 +10,7 @@ const ai = await requirePeer(() => import("ai"), "ai-sdk", AI_SDK_PEER);
 
 /** An AI SDK tool that answers with `recall.answer(input)`: the original, a range, the matching lines, or a coded notice. */
 export function recallTool(recall: Recall): Tool<RecallInput, string> {
-  if (!(recall instanceof Recall)) throw typeError(`recall must be a Recall, got ${describe(recall)}`);
+  requireRecall(recall);
   return ai.tool<RecallInput, string>({
     description: RECALL_TOOL.description,
     inputSchema: ai.jsonSchema<RecallInput>(recallInputSchema as never),

@@ -1,9 +1,8 @@
 // The recall tool as a LangChain tool: `createAgent({ tools: [recallTool(recall)] })` lets the
 // model read back what compaction cleared, cut or summarized, by the id the placeholder names.
 import type { DynamicStructuredTool } from "@langchain/core/tools";
-import { Recall } from "../../recall/recall.js";
-import { RECALL_TOOL, recallInputSchema, type RecallInput } from "../../recall/recall-tool.js";
-import { describe, typeError } from "../../runtime/errors.js";
+import type { Recall } from "../../recall/recall.js";
+import { RECALL_TOOL, requireRecall, recallInputSchema, type RecallInput } from "../../recall/recall-tool.js";
 import { requirePeer } from "../../runtime/require-peer.js";
 
 // Without LangChain the subpath fails with its coded error, as its index does.
@@ -15,7 +14,7 @@ const { tool } = await requirePeer(() => import("@langchain/core/tools"), "langc
 
 /** A LangChain tool named "recall" that answers with `recall.answer(input)`. */
 export function recallTool(recall: Recall): DynamicStructuredTool {
-  if (!(recall instanceof Recall)) throw typeError(`recall must be a Recall, got ${describe(recall)}`);
+  requireRecall(recall);
   return tool((input: RecallInput) => recall.answer(input), {
     name: RECALL_TOOL.name,
     description: RECALL_TOOL.description,

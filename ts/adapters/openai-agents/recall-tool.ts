@@ -3,14 +3,13 @@
 // names. Async because this subpath needs nothing of the SDK until a tool is made: the SDK is
 // imported here, on first use.
 import type { FunctionTool } from "@openai/agents";
-import { Recall } from "../../recall/recall.js";
-import { RECALL_TOOL, recallInputSchema } from "../../recall/recall-tool.js";
-import { describe, typeError } from "../../runtime/errors.js";
+import type { Recall } from "../../recall/recall.js";
+import { RECALL_TOOL, requireRecall, recallInputSchema } from "../../recall/recall-tool.js";
 import { requirePeer } from "../../runtime/require-peer.js";
 
 /** An Agents SDK function tool named "recall" that answers with `recall.answer(input)`. */
 export async function recallTool(recall: Recall): Promise<FunctionTool> {
-  if (!(recall instanceof Recall)) throw typeError(`recall must be a Recall, got ${describe(recall)}`);
+  requireRecall(recall);
   const agents = await requirePeer(() => import("@openai/agents"), "openai-agents", {
     what: "`@openai/agents`",
     install: "@openai/agents",
