@@ -69,11 +69,15 @@ describe("recall in a Mastra agent loop", () => {
     expect(tool.id).toBe("recall");
     const inputs = [{ id: "call_3" }, { id: "call_3", lines: [2, 4] as [number, number] }, { id: "call_3", pattern: "helper3_1\\d\\b" }, { id: "call_3", maxTokens: 50 }, { id: "call_404" }, { id: "call_3", pattern: "(" }];
     for (const input of inputs) {
-      const answer = await tool.execute?.(input, {});
+      const answer = await tool.execute(input, {});
       expect(answer).toBe(await recall.answer(input));
     }
-    expect(await tool.execute?.({ id: "call_3" }, {})).toBe(original);
-    expect(await tool.execute?.({ id: "call_404" }, {})).toMatch(/^\[recall ERR_CTXWIN_RECALL_UNKNOWN_ID: /);
+    expect(await tool.execute({ id: "call_3" }, {})).toBe(original);
+    expect(await tool.execute({ id: "call_404" }, {})).toMatch(/^\[recall ERR_CTXWIN_RECALL_UNKNOWN_ID: /);
+    // Arguments the schema rejects get Mastra's validation error, and recall is not called.
+    for (const bad of [{ id: 42 }, { id: "call_3", lines: [0, 2] }, { id: "call_3", extra: true }, {}]) {
+      expect(await tool.execute(bad as never, {})).toMatchObject({ error: true, message: expect.stringContaining("recall") });
+    }
     // The input schema is ctxwin's own, and the adapters' shared object is left as it was.
     expect(JSON.parse(JSON.stringify(recallInputSchema))).toEqual(recallInputSchema);
   });

@@ -14,6 +14,13 @@ const MASTRA_PEER: PeerPackage = { what: "`@mastra/core` (version 1)", install: 
 // ctxwin is built, and the tool's type below is written by shape instead.
 const MASTRA_TOOLS: string = "@mastra/core/tools";
 
+/** What Mastra's tool answers, without calling recall, for arguments the input schema rejects. */
+export interface MastraValidationError {
+  error: true;
+  message: string;
+  validationErrors: unknown;
+}
+
 /**
  * The tool recallTool returns: a Mastra `Tool` (what createTool makes), typed by the members an
  * agent's `tools` needs, so that it goes into `tools` as any createTool tool does.
@@ -21,7 +28,8 @@ const MASTRA_TOOLS: string = "@mastra/core/tools";
 export interface RecallMastraTool {
   readonly id: typeof RECALL_TOOL.name;
   readonly description: string;
-  execute?: (input: RecallInput, context?: unknown) => Promise<string>;
+  /** Mastra's execute: the arguments checked against the input schema, then `recall.answer(input)`. */
+  execute: (input: RecallInput, context?: unknown) => Promise<string | MastraValidationError>;
 }
 
 type CreateTool = (options: { id: string; description: string; inputSchema: object; execute: (input: RecallInput) => Promise<string> }) => RecallMastraTool;
