@@ -1,7 +1,7 @@
 // The recall tool as every framework's adapter declares it: one name, one description the model
 // reads, one JSON schema of its input, one check of the Recall it answers from. The adapters
-// (ctxwin/ai-sdk, ctxwin/langchain, ctxwin/openai-agents) wrap these in their framework's tool
-// type and call Recall.answer, which never throws inside the agent's loop.
+// (ctxwin/ai-sdk, ctxwin/langchain, ctxwin/openai-agents, ctxwin/mastra) wrap these in their
+// framework's tool type and call Recall.answer, which never throws inside the agent's loop.
 import { describe, typeError } from "../runtime/errors.js";
 import { Recall } from "./recall.js";
 

@@ -1,20 +1,40 @@
 // An OpenAI Agents SDK run with ctxwin's input filter: the model needs the first file again after
-// it was cleared, calls the recall tool, and gets it back byte for byte.
+// it was cleared, calls the recall tool, and gets it back byte for byte. The main suite runs it
+// with @openai/agents 0.14 on Node 20; test/compat/node22/ runs this file again with 0.20.
 import { Agent, Runner, Usage, tool, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Recall, getCounter } from "ctxwin";
-import { contextInputFilter, recallTool } from "ctxwin/openai-agents";
-import { LIMITS, MODEL, SYSTEM, TASK, toolOutput } from "../support/tool-loop.js";
+import { Recall, getCounter, type ToolDefinition } from "ctxwin";
+import { contextInputFilter, recallTool, toMessageLikes } from "ctxwin/openai-agents";
+import { LIMITS, MODEL, RESERVED_OUTPUT, SYSTEM, TASK, WINDOW, toolOutput } from "../support/tool-loop.js";
 import { READS, nextMove } from "./recall-loop.js";
 
 type Item = Record<string, unknown>;
+
+const counter = getCounter(MODEL);
+
+/** A request as the model receives it: within the window (instructions and tools counted), every result after its call, every call answered by the next item. */
+function checkRequest(request: ModelRequest, input: Item[]): void {
+  expect(request.systemInstructions).toBe(SYSTEM);
+  const tools: ToolDefinition[] = request.tools.map((t) => (t.type === "function" ? { type: "function", function: { name: t.name, description: t.description, parameters: t.parameters as ToolDefinition["parameters"] } } : { name: t.name }));
+  const tokens = counter.countMessages([{ role: "system", content: SYSTEM }, ...toMessageLikes(input as never)], { tools });
+  expect(tokens + RESERVED_OUTPUT).toBeLessThanOrEqual(WINDOW);
+  const calls = new Set<string>();
+  input.forEach((item, i) => {
+    if (item.type === "function_call") {
+      calls.add(item.callId as string);
+      expect(input[i + 1]?.callId, `call ${String(item.callId)} not answered right after it`).toBe(item.callId);
+    }
+    if (item.type === "function_call_result") expect(calls.has(item.callId as string), `result ${String(item.callId)} without its call`).toBe(true);
+  });
+}
 
 class ScriptedModel implements Model {
   call = 0;
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     this.call++;
-    const input = (typeof request.input === "string" ? [] : request.input) as unknown as Item[];
+    const input = (typeof request.input === "string" ? [{ role: "user", content: request.input }] : request.input) as unknown as Item[];
+    checkRequest(request, input);
     const results = new Map<string, string>();
     const callIds: string[] = [];
     for (const item of input) {

@@ -4,7 +4,8 @@
 // checked: the calls so far in order, and each result whole, cut by level 1, or a placeholder that
 // names its id and the recall call that reads it.
 import { expect } from "vitest";
-import { FINAL, expectStepsSoFar, toolOutput } from "../support/tool-loop.js";
+import { getCounter, type ToolDefinition } from "ctxwin";
+import { FINAL, MODEL, RESERVED_OUTPUT, WINDOW, expectStepsSoFar, toolOutput } from "../support/tool-loop.js";
 
 export const READS = 12;
 export const RECALL_CALL_ID = "recall_1";
@@ -34,4 +35,41 @@ export function nextMove(call: number, results: ReadonlyMap<string, string>, cal
   expect(call).toBe(READS + 2);
   expect(results.get(RECALL_CALL_ID)).toBe(toolOutput(1));
   return { kind: "final", text: FINAL };
+}
+
+/** A message of a provider prompt (the AI SDK's LanguageModelV3 / V4 prompt, which Mastra sends too), as far as the checks read it. */
+export interface ProviderMessage {
+  role: string;
+  content: unknown;
+}
+type ProviderPart = { type: string; toolCallId?: string; output?: { type: string; value: unknown } };
+
+const counter = getCounter(MODEL);
+
+/**
+ * Checks a request in the provider prompt shape, before nextMove reads it: with its tools and the
+ * reserved output it fits the window, every tool result follows its call (no orphan), and every
+ * call is answered in the message right after it. Returns the results (call id to text, in order)
+ * and the call ids, as nextMove takes them.
+ */
+export function readProviderPrompt(prompt: readonly ProviderMessage[], tools: ToolDefinition[]): { results: Map<string, string>; callIds: string[] } {
+  expect(counter.countMessages(prompt as never, { tools }) + RESERVED_OUTPUT).toBeLessThanOrEqual(WINDOW);
+  const results = new Map<string, string>();
+  const callIds: string[] = [];
+  prompt.forEach((message, i) => {
+    const parts = (Array.isArray(message.content) ? message.content : []) as ProviderPart[];
+    for (const part of parts) {
+      if (part.type === "tool-call") callIds.push(part.toolCallId as string);
+      if (part.type !== "tool-result") continue;
+      expect(callIds, `result ${String(part.toolCallId)} without its call`).toContain(part.toolCallId);
+      expect(part.output?.type).toBe("text");
+      results.set(part.toolCallId as string, String(part.output?.value));
+    }
+    const calls = parts.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : []));
+    if (message.role !== "assistant" || calls.length === 0) return;
+    const next = prompt[i + 1];
+    const answered = next?.role === "tool" && Array.isArray(next.content) ? (next.content as ProviderPart[]).flatMap((p) => (p.type === "tool-result" ? [p.toolCallId] : [])) : [];
+    expect(answered, `the calls of message ${i} are not answered right after it`).toEqual(calls);
+  });
+  return { results, callIds };
 }

@@ -9,7 +9,8 @@
 // other processor's work (a ToolCallFilter's removals included), and without changing what the
 // agent's memory keeps. processInputStep only notes the step's tools and output reserve, which the
 // prompt does not carry; processLLMResponse passes the reported usage on. Nothing here imports
-// @mastra/core: the processor matches Mastra's Processor interface by shape.
+// @mastra/core: the processor matches Mastra's Processor interface by shape, and recallTool loads
+// Mastra's createTool when it is called.
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
 import { asProviderMessage, observeQuietly, type ProviderPromptMessage } from "../shared/provider-prompt.js";
 import { toolDefinitions } from "./tool-definitions.js";
@@ -18,6 +19,7 @@ import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent };
 export { UsageCalibration } from "../../history/usage-calibration.js";
+export { recallTool, type MastraValidationError, type RecallMastraTool } from "./recall-tool.js";
 
 /** What processInputStep is handed, as far as the processor reads it. */
 export interface InputStepArgs {
