@@ -12,3 +12,4 @@ export {
 export type { CompactionReport, CompactionLevelReport } from "./progressive-compaction.js";
 export type { CompactionLevelName } from "./compaction-level.js";
 export type { BreakerState, BreakerEvent } from "./circuit-breaker.js";
+export type { ProblemRecord, Problem as OpenProblem } from "./open-problems.js";

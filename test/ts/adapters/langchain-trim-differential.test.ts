@@ -168,27 +168,43 @@ function invalid(result: Array<BaseMessage | undefined>, messages: BaseMessage[]
   const answered = new Set(messages.filter((m) => m.getType() === "tool").map((m) => (m as ToolMessage).tool_call_id));
   if ([...calls].some((id) => answered.has(id ?? "") && !results.has(id ?? ""))) return "a call without its results";
   // Every message an input message in order, or one cut of one, the largest cut that fits.
-  let at = 0;
-  let cutSeen = false;
-  for (let r = 0; r < list.length; r++) {
-    const m = list[r] as BaseMessage;
-    const same = messages.findIndex((x, i) => i >= at && JSON.stringify(shape(x)) === JSON.stringify(shape(m)));
-    if (same >= 0) {
-      at = same + 1;
-      continue;
-    }
-    if (cutSeen) return "two cut messages";
-    cutSeen = true;
-    const fromEnd = o.strategy === "last";
-    const origin = messages.findIndex((x, i) => i >= at && cuts(x, fromEnd).some((c) => JSON.stringify(shape(withContent(x, c))) === JSON.stringify(shape(m))));
-    if (origin < 0) return "a cut that is not the first (last) blocks or lines of a message";
+  return orderedWithOneCut(list, messages, o, 0, 0, false);
+}
+
+/**
+ * Whether list[r..] are input messages from `at` on, in order, with at most one cut (the largest of
+ * its message that fits). A cut's content can equal cuts of several messages (["ok"] is a cut of
+ * [a, "ok"] and of ["", "", "ok"] alike), so its message is found by where LangChain's rules put a
+ * cut: right after the kept prefix ("first"); right before the kept suffix, or last when nothing
+ * follows it ("last"); in place of a system message too large to keep (includeSystem).
+ */
+function orderedWithOneCut(list: BaseMessage[], messages: BaseMessage[], o: Options, r: number, at: number, cutSeen: boolean): string | undefined {
+  const same = (a: BaseMessage | undefined, b: BaseMessage | undefined) => JSON.stringify(shape(a)) === JSON.stringify(shape(b));
+  for (; r < list.length; r++) {
+    const next = messages.findIndex((x, i) => i >= at && same(x, list[r]));
+    if (next < 0) break;
+    at = next + 1;
+  }
+  if (r === list.length) return undefined;
+  if (cutSeen) return "two cut messages";
+  const m = list[r] as BaseMessage;
+  const fromEnd = o.strategy === "last";
+  const systemCut = fromEnd && o.includeSystem && r === 0 && messages[0]?.getType() === "system";
+  const placed = (i: number) =>
+    !fromEnd ? i === at : systemCut ? i === 0 : r + 1 < list.length ? same(messages[i + 1], list[r + 1]) : true;
+  const origins = messages.flatMap((x, i) => (i >= at && placed(i) && cuts(x, fromEnd).some((c) => same(withContent(x, c), m)) ? [i] : []));
+  // Nothing after a "last" cut: it is the last message kept, so the latest candidate.
+  if (fromEnd && !systemCut && r + 1 === list.length) origins.splice(0, origins.length - 1);
+  if (origins.length === 0) return "a cut that is not the first (last) blocks or lines of a message where a cut stands";
+  let why: string | undefined;
+  for (const origin of origins) {
     const options = cuts(messages[origin] as BaseMessage, fromEnd);
     const mine = options.findIndex((c) => JSON.stringify(c) === JSON.stringify(m.content));
     const around = (c: string | unknown[]) => list.map((x, i) => (i === r ? withContent(messages[origin] as BaseMessage, c) : x));
-    if (options.slice(0, mine).some((c) => count(around(c)) <= o.maxTokens)) return "a cut smaller than one that fits";
-    at = origin + 1;
+    why = options.slice(0, mine).some((c) => count(around(c)) <= o.maxTokens) ? "a cut smaller than one that fits" : orderedWithOneCut(list, messages, o, r + 1, origin + 1, true);
+    if (why === undefined) return undefined;
   }
-  return undefined;
+  return why;
 }
 
 type Budget = { percent: number } | { at: number; delta: number };
@@ -232,7 +248,34 @@ describe("trimMessages against @langchain/core's", () => {
           expect(ours.map(shape)).toEqual(reference(messages, o).map(shape));
         }
       }),
-      { numRuns: 1000 },
+      {
+        numRuns: 1000,
+        // Counterexamples found before: a cut whose content is also a cut of an earlier message
+        // (["ok"]), and LangChain cutting a too-large system message from its first block, which
+        // equals a cut of the last message.
+        examples: [
+          [
+            [
+              { kind: "human", content: [{ type: "text", text: "" }, { type: "text", text: "" }, { type: "text", text: "ok" }] },
+              { kind: "calls", content: "", results: ["", ""], order: [0, 1] },
+              { kind: "human", content: [{ type: "text", text: "東京 naïve 🚀\nzweite Zeile" }, { type: "text", text: "ok" }] },
+              { kind: "system", content: [{ type: "text", text: "" }] },
+              { kind: "calls", content: "", results: [""], order: [0] },
+            ],
+            { strategy: "last", allowPartial: true, includeSystem: false, startOn: undefined, endOn: undefined, budget: { at: 1347985813, delta: 5 } },
+            false,
+          ],
+          [
+            [
+              { kind: "system", content: [{ type: "text", text: "line one\nline two\nline three\n" }, { type: "text", text: "東京 naïve 🚀\nzweite Zeile" }] },
+              { kind: "calls", content: "line one\nline two\nline three\n", results: ["", "𐀀㉀𐀀ᎀ 𐀀⍀⟂"], order: [1, 0] },
+              { kind: "system", content: [{ type: "text", text: "東京 naïve 🚀\nzweite Zeile" }, { type: "text", text: "\nᎀϏ\nࠁ㉀𐀀㏀ 𐀀𐀀𐀀𐀀\n𐀀 𐀀ࠁ𐀀ࠁ" }, { type: "text", text: "line one\nline two\nline three\n" }] },
+            ],
+            { strategy: "last", allowPartial: true, includeSystem: true, startOn: undefined, endOn: undefined, budget: { percent: 9 } },
+            false,
+          ],
+        ],
+      },
     );
     // Both kinds of case were met.
     expect(same).toBeGreaterThan(50);
