@@ -23,9 +23,9 @@ const NO_REQUIRE_ESM = new Set(["ERR_REQUIRE_ESM", "ERR_REQUIRE_ASYNC_MODULE"]);
 
 /** The module `specifier` loaded now as the file comment says; the loader's own error when it does not load. */
 export function loadFramework(specifier: string): unknown {
-  const resolveAsImport = import.meta.resolve as ImportMeta["resolve"] | undefined;
-  if (typeof resolveAsImport !== "function") return require(specifier);
-  const path = fileURLToPath(resolveAsImport(specifier));
+  // Called on import.meta itself: Bun refuses an unbound import.meta.resolve.
+  if (typeof (import.meta.resolve as ImportMeta["resolve"] | undefined) !== "function") return require(specifier);
+  const path = fileURLToPath(import.meta.resolve(specifier));
   try {
     return require(path);
   } catch (error) {
