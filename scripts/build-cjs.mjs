@@ -8,11 +8,14 @@
 // version under `module: node16` (the CommonJS row of the type checks).
 //
 // `import.meta.url` becomes the URL of the ESM twin in dist/ (same relative place), so that the
-// paths modules compute from it (the package root, data/, package.json) stay the same. Dynamic
-// `import()` stays an import(): an ESM-only optional peer still loads from CommonJS.
+// paths modules compute from it (the package root, data/, package.json) stay the same.
+// `import.meta.resolve` becomes undefined: the adapters' framework loader (ts/runtime/load-peer.ts)
+// then resolves and loads the framework with `require`, the copy a CommonJS application gets.
+// Dynamic `import()` stays an import(): an ESM-only optional peer still loads from CommonJS.
 //
-// Modules with top-level await cannot be CommonJS; they and the entries that import them are left
-// out, and the package's exports give those subpaths no `require` condition.
+// Modules with top-level await cannot be CommonJS (none has one now: the adapters load their
+// frameworks synchronously); such a module and the entries that import it would be left out, and
+// the build says which.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
@@ -82,7 +85,7 @@ export function buildCommonJs() {
       platform: "node",
       target: "node20",
       supported: { "dynamic-import": true },
-      define: { "import.meta.url": "__ctxwinModuleUrl" },
+      define: { "import.meta.url": "__ctxwinModuleUrl", "import.meta.resolve": "undefined" },
       banner: source.includes("import.meta.url")
         ? `const __ctxwinModuleUrl = require("node:url").pathToFileURL(require("node:path").join(__dirname, ${twin})).href;`
         : "",

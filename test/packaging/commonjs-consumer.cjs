@@ -1,12 +1,14 @@
-// A CommonJS program using the installed package: `require("ctxwin")` and each subpath with a
-// `require` condition, run by .ci/install-smoke.sh with every Node the package supports. It counts
-// and trims through the CommonJS build, then checks that the ESM build (loaded with import())
-// gives the same results, and prints one JSON line of them.
+// A CommonJS program using the installed package: `require("ctxwin")` and every subpath of its
+// exports, run by .ci/install-smoke.sh with every Node the package supports, in a project without
+// the optional frameworks and in one with them. It counts and trims through the CommonJS build,
+// then checks that the ESM build (loaded with import()) gives the same results, and prints one
+// JSON line of them.
 "use strict";
 const assert = require("node:assert/strict");
 
-// A namespace of a CommonJS module also has `default` and (Node 23+, Deno) "module.exports".
-const names = (namespace) => Object.keys(namespace).filter((name) => name !== "default" && name !== "module.exports").sort();
+// A namespace of a CommonJS module also has `default` and (Node 23+, Deno) "module.exports"; an ES
+// module with a default export loaded by require has `__esModule`.
+const names = (namespace) => Object.keys(namespace).filter((name) => name !== "default" && name !== "module.exports" && name !== "__esModule").sort();
 
 const ctxwin = require("ctxwin");
 const { TiktokenCounter, TokenBudgetStrategy, MessageContextManager, ContextLimits, ApproximateCounter, backend } = ctxwin;
@@ -31,16 +33,19 @@ manager.on("warning", (w) => warnings.push(w.message));
 manager.addMessage({ role: "user", content: "word ".repeat(850) });
 assert.ok(warnings.length > 0, "a warning event");
 
-// Every subpath that has a CommonJS build loads with require and exports what its ESM twin does.
-// One whose optional peer is not installed fails to load in both the same way: a ctxwin error
-// code, or the peer not found.
-// ctxwin/ai-sdk, ctxwin/langchain and ctxwin/langchain-history are ESM-only: they load their optional
-// peer with a top-level await (from CommonJS: await import()).
-const subpaths = ["ctxwin/cli", "ctxwin/openai-agents", "ctxwin/mastra"];
+// Every subpath of the package's exports loads with require and exports what its ESM twin does
+// (a data module, which is an ES module for every runtime, through require(esm): Node 20.19+).
+// One whose optional framework is not installed fails to load in both the same way, with the
+// ctxwin error code that names it.
+const exportsOf = require("ctxwin/package.json").exports;
+const subpaths = Object.keys(exportsOf)
+  .filter((key) => key !== "." && key !== "./package.json")
+  .map((key) => `ctxwin/${key.slice(2).replace("*", "o200k_base")}`);
+assert.ok(["ctxwin/ai-sdk", "ctxwin/langchain", "ctxwin/langchain-history", "ctxwin/data/o200k_base"].every((s) => subpaths.includes(s)), `every subpath: ${subpaths}`);
+/** A subpath that did not load: only the coded error of a missing framework is expected (never Node's bare "cannot find module"). */
 function failure(error) {
   const code = error && error.code;
   if (typeof code === "string" && code.startsWith("ERR_CTXWIN_")) return code;
-  if (code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND") return `peer not installed: ${/'(@?[^/']+(?:\/[^/']+)?)/.exec(error.message)?.[1]}`;
   throw error;
 }
 const loaded = {};
@@ -50,6 +55,14 @@ for (const subpath of subpaths) {
   } catch (error) {
     loaded[subpath] = failure(error);
   }
+}
+// The adapters that need their framework at run time: loaded where it is installed (run with
+// --frameworks), else the coded error naming it.
+const FRAMEWORK_ERRORS = { "ctxwin/ai-sdk": "ERR_CTXWIN_AI_SDK_MISSING", "ctxwin/langchain": "ERR_CTXWIN_LANGCHAIN_MISSING", "ctxwin/langchain-history": "ERR_CTXWIN_LANGCHAIN_MISSING" };
+const withFrameworks = process.argv.includes("--frameworks");
+for (const [subpath, code] of Object.entries(FRAMEWORK_ERRORS)) {
+  if (withFrameworks) assert.ok(Array.isArray(loaded[subpath]) && loaded[subpath].length > 0, `${subpath} loads with require: ${loaded[subpath]}`);
+  else assert.equal(loaded[subpath], code, `${subpath} without its framework`);
 }
 assert.deepEqual(Object.keys(require("ctxwin/package.json")).includes("version"), true);
 
@@ -66,6 +79,14 @@ assert.deepEqual(Object.keys(require("ctxwin/package.json")).includes("version")
       exported = failure(error);
     }
     assert.deepEqual(loaded[subpath], exported, `${subpath}: the same exports from require and import`);
+  }
+  // With LangChain installed, the history extends the class a program of each module system gets.
+  if (Array.isArray(loaded["ctxwin/langchain-history"])) {
+    const store = new ctxwin.MemorySessionStore();
+    const required = new (require("ctxwin/langchain-history").SessionChatMessageHistory)({ store, id: "cjs" });
+    assert.ok(required instanceof require("@langchain/core/chat_history").BaseListChatMessageHistory, "require: a BaseListChatMessageHistory");
+    const imported = new (await import("ctxwin/langchain-history")).SessionChatMessageHistory({ store: new esm.MemorySessionStore(), id: "esm" });
+    assert.ok(imported instanceof (await import("@langchain/core/chat_history")).BaseListChatMessageHistory, "import: a BaseListChatMessageHistory");
   }
   console.log(JSON.stringify({ node: process.versions.node, backend, counts, kept: kept.length, warnings: warnings.length, subpaths: Object.fromEntries(subpaths.map((s) => [s, Array.isArray(loaded[s]) ? loaded[s].length : loaded[s]])) }));
 })().catch((error) => {

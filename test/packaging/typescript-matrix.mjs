@@ -19,16 +19,8 @@ const repo = resolve(fileURLToPath(import.meta.url), "..", "..", "..");
 const VERSIONS = (process.env.CTXWIN_TS_VERSIONS || "5.0 5.4 5.9 6 7").split(/\s+/).filter(Boolean);
 const ONLY_RESOLUTIONS = (process.env.CTXWIN_TS_RESOLUTIONS || "").split(/\s+/).filter(Boolean);
 
-/** Subpaths with a CommonJS build (require); the others are ESM-only (top-level await). */
-const SUBPATHS = {
-  ctxwin: "cjs",
-  "ctxwin/cli": "cjs",
-  "ctxwin/openai-agents": "cjs",
-  "ctxwin/mastra": "cjs",
-  "ctxwin/langchain-history": "esm",
-  "ctxwin/ai-sdk": "esm",
-  "ctxwin/langchain": "esm",
-};
+/** The public subpaths; each has a CommonJS build (require) as well as its ES modules. */
+const SUBPATHS = ["ctxwin", "ctxwin/cli", "ctxwin/openai-agents", "ctxwin/mastra", "ctxwin/langchain-history", "ctxwin/ai-sdk", "ctxwin/langchain"];
 /** Subpaths that only run on Node: their declarations use Node's types, so they need @types/node. */
 const NODE_ONLY = new Set(["ctxwin/cli"]);
 /**
@@ -57,7 +49,7 @@ function unsupported(version, resolution) {
 }
 
 function consumerFiles(withNode, frameworks) {
-  const names = Object.keys(SUBPATHS).filter((s) => (withNode || !NODE_ONLY.has(s)) && (frameworks || CORE.has(s)));
+  const names = SUBPATHS.filter((s) => (withNode || !NODE_ONLY.has(s)) && (frameworks || CORE.has(s)));
   const id = (s) => s.replace(/[^a-z]/gi, "_");
   // What a program does with the root API, typed: the event names and payloads of the emitter.
   const use = (ns) => `
@@ -68,12 +60,9 @@ const count: number = ${ns}.estimateTokens("hello");
 void count;
 `;
   const esm = `${names.map((s) => `import * as ${id(s)} from "${s}";`).join("\n")}\n${use(id("ctxwin"))}\nexport const all = [${names.map(id).join(", ")}];\n`;
-  const cjs = `${names.filter((s) => SUBPATHS[s] === "cjs").map((s) => `import ${id(s)} = require("${s}");`).join("\n")}
+  const cjs = `${names.map((s) => `import ${id(s)} = require("${s}");`).join("\n")}
 ${use(id("ctxwin"))}
-export const all = [${names.filter((s) => SUBPATHS[s] === "cjs").map(id).join(", ")}];
-export async function esmOnly() {
-  return [${names.filter((s) => SUBPATHS[s] === "esm").map((s) => `await import("${s}")`).join(", ")}];
-}
+export const all = [${names.map(id).join(", ")}];
 `;
   const suffix = frameworks ? "-frameworks" : "";
   return { [`esm${suffix}.mts`]: esm, [`esm${suffix}.ts`]: esm, [`cjs${suffix}.cts`]: cjs, [`cjs-node10${suffix}.ts`]: cjs };
@@ -133,7 +122,7 @@ export function typescriptMatrix(tarball) {
         for (const { resolution, options, files, frameworks } of runs) {
           if (ONLY_RESOLUTIONS.length > 0 && !ONLY_RESOLUTIONS.includes(resolution)) continue;
           const reason = unsupported(version, resolution);
-          const label = { typescript: tsVersion, resolution, typesNode: withNode, subpaths: frameworks ? `all ${Object.keys(SUBPATHS).length}` : withNode ? "ctxwin, ctxwin/cli" : "ctxwin" };
+          const label = { typescript: tsVersion, resolution, typesNode: withNode, subpaths: frameworks ? `all ${SUBPATHS.length}` : withNode ? "ctxwin, ctxwin/cli" : "ctxwin" };
           if (reason) {
             rows.push({ ...label, result: `unsupported: ${reason}` });
             continue;

@@ -4,13 +4,15 @@
 // here, in the same append-only log a MessageContextManager uses: each message is stored both in
 // LangChain's own serialized form (read back exactly) and as a chat message a manager reads, so
 // either can open a session the other wrote. clear() is a boundary, like /clear: nothing is erased.
-// @langchain/core is an optional peer dependency, needed only by this subpath: imported without
-// it, the subpath throws ERR_CTXWIN_LANGCHAIN_MISSING with the command that installs it.
+// @langchain/core is an optional peer dependency, needed only by this subpath: loaded without it
+// (by import or require), the subpath throws ERR_CTXWIN_LANGCHAIN_MISSING with the command that
+// installs it.
 import { randomBase64url } from "../runtime/random-id.js";
 import "../runtime/node-loader.js"; // loads the core on Node before anything uses it
 import type { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import type { BaseMessage, StoredMessage } from "@langchain/core/messages";
-import { LANGCHAIN_CORE_PEER, requirePeer } from "../runtime/require-peer.js";
+import { LANGCHAIN_CORE_PEER } from "../runtime/require-peer.js";
+import { loadPeer } from "../runtime/load-peer.js";
 import { describe, typeError } from "../runtime/errors.js";
 import type { MessageLike } from "../messages/types.js";
 import { replay, type ContextEntry, type MessageEntry } from "./context-log.js";
@@ -25,8 +27,11 @@ export interface SessionChatMessageHistoryOptions {
 const ROLE_OF: Record<string, string> = { human: "user", ai: "assistant", system: "system", developer: "system", tool: "tool", function: "function", generic: "user" };
 const TYPE_OF: Record<string, string> = { user: "human", assistant: "ai", system: "system", developer: "system", tool: "tool", function: "function" };
 
-const [chatHistory, { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages }] = await requirePeer(
-  () => Promise.all([import("@langchain/core/chat_history"), import("@langchain/core/messages")]),
+// Loaded while the subpath loads (import or require), from the copy of @langchain/core the
+// application's own import or require gets: the class below extends the application's base class.
+const chatHistory = loadPeer<typeof import("@langchain/core/chat_history")>("@langchain/core/chat_history", "langchain-history", LANGCHAIN_CORE_PEER);
+const { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } = loadPeer<typeof import("@langchain/core/messages")>(
+  "@langchain/core/messages",
   "langchain-history",
   LANGCHAIN_CORE_PEER,
 );

@@ -10,12 +10,14 @@
 import "../../runtime/node-loader.js"; // loads the core on Node before anything uses it
 import type { LanguageModelMiddleware, ModelMessage, StepResult, SystemModelMessage, ToolSet } from "ai";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
-import { AI_SDK_PEER, requirePeer } from "../../runtime/require-peer.js";
+import { AI_SDK_PEER } from "../../runtime/require-peer.js";
+import { loadPeer } from "../../runtime/load-peer.js";
 import { asProviderMessage, observeQuietly as observe } from "../shared/provider-prompt.js";
 import { describe, requireCount, requireString, typeError } from "../../runtime/errors.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 
-const ai = await requirePeer(() => import("ai"), "ai-sdk", AI_SDK_PEER);
+// Loaded while the subpath loads (import or require): without `ai`, the coded error comes here.
+const ai = loadPeer<typeof import("ai")>("ai", "ai-sdk", AI_SDK_PEER);
 
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent };

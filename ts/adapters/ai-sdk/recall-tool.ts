@@ -3,10 +3,11 @@
 import type { Tool } from "ai";
 import type { Recall } from "../../recall/recall.js";
 import { RECALL_TOOL, requireRecall, recallInputSchema, type RecallInput } from "../../recall/recall-tool.js";
-import { AI_SDK_PEER, requirePeer } from "../../runtime/require-peer.js";
+import { AI_SDK_PEER } from "../../runtime/require-peer.js";
+import { loadPeer } from "../../runtime/load-peer.js";
 
 // Without `ai` the subpath fails with its coded error, as its index does.
-const ai = await requirePeer(() => import("ai"), "ai-sdk", AI_SDK_PEER);
+const ai = loadPeer<typeof import("ai")>("ai", "ai-sdk", AI_SDK_PEER);
 
 /** An AI SDK tool that answers with `recall.answer(input)`: the original, a range, the matching lines, or a coded notice. */
 export function recallTool(recall: Recall): Tool<RecallInput, string> {

@@ -12,7 +12,8 @@ import "../../runtime/node-loader.js"; // loads the core on Node before anything
 import type { AgentMiddleware } from "langchain";
 import type { BaseMessage } from "@langchain/core/messages";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
-import { LANGCHAIN_CORE_PEER, missingPeer, requirePeer } from "../../runtime/require-peer.js";
+import { LANGCHAIN_CORE_PEER, missingPeer } from "../../runtime/require-peer.js";
+import { loadFramework, loadPeer } from "../../runtime/load-peer.js";
 import { reportedInputTokens } from "../../history/usage-calibration.js";
 import type { ToolDefinition } from "../../messages/types.js";
 import type { RunnableLambda } from "@langchain/core/runnables";
@@ -20,17 +21,20 @@ import { typeError } from "../../runtime/errors.js";
 import { trimMessageList, type TrimMessagesOptions } from "./trim-messages.js";
 import { CONTENT, ORIGINAL, toMessageLike, toMessageLikes, type LinkedMessage } from "./messages.js";
 
-const [core, functionCalling, runnables] = await requirePeer(
-  () => Promise.all([import("@langchain/core/messages"), import("@langchain/core/utils/function_calling"), import("@langchain/core/runnables")]),
-  "langchain",
-  LANGCHAIN_CORE_PEER,
-);
+// Loaded while the subpath loads (import or require): without @langchain/core, the coded error comes here.
+const core = loadPeer<typeof import("@langchain/core/messages")>("@langchain/core/messages", "langchain", LANGCHAIN_CORE_PEER);
+const functionCalling = loadPeer<typeof import("@langchain/core/utils/function_calling")>("@langchain/core/utils/function_calling", "langchain", LANGCHAIN_CORE_PEER);
+const runnables = loadPeer<typeof import("@langchain/core/runnables")>("@langchain/core/runnables", "langchain", LANGCHAIN_CORE_PEER);
 
 // The agent middleware needs `langchain` itself (createMiddleware); counting, converting and
 // trimming messages need only `@langchain/core`, so the subpath loads without it.
-const agents: typeof import("langchain") | Error = await import("langchain").catch((cause: unknown) =>
-  missingPeer("contextMiddleware of ctxwin/langchain", { what: "`langchain` (version 1)", install: "langchain@^1", code: "ERR_CTXWIN_LANGCHAIN_MISSING" }, cause),
-);
+const agents = ((): typeof import("langchain") | Error => {
+  try {
+    return loadFramework("langchain") as typeof import("langchain");
+  } catch (cause) {
+    return missingPeer("contextMiddleware of ctxwin/langchain", { what: "`langchain` (version 1)", install: "langchain@^1", code: "ERR_CTXWIN_LANGCHAIN_MISSING" }, cause);
+  }
+})();
 
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent, LinkedMessage };

@@ -3,14 +3,11 @@
 import type { DynamicStructuredTool } from "@langchain/core/tools";
 import type { Recall } from "../../recall/recall.js";
 import { RECALL_TOOL, requireRecall, recallInputSchema, type RecallInput } from "../../recall/recall-tool.js";
-import { requirePeer } from "../../runtime/require-peer.js";
+import { loadPeer } from "../../runtime/load-peer.js";
+import { LANGCHAIN_CORE_PEER } from "../../runtime/require-peer.js";
 
 // Without LangChain the subpath fails with its coded error, as its index does.
-const { tool } = await requirePeer(() => import("@langchain/core/tools"), "langchain", {
-  what: "`@langchain/core`",
-  install: "@langchain/core@^1",
-  code: "ERR_CTXWIN_LANGCHAIN_MISSING",
-});
+const { tool } = loadPeer<typeof import("@langchain/core/tools")>("@langchain/core/tools", "langchain", LANGCHAIN_CORE_PEER);
 
 /** A LangChain tool named "recall" that answers with `recall.answer(input)`. */
 export function recallTool(recall: Recall): DynamicStructuredTool {
