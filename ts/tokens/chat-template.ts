@@ -1,6 +1,6 @@
 // The chat side of a tokenizer.json model: its tokenizer_config.json (chat template, special
 // tokens), the template class, and messages read into the shape chat templates expect.
-import { describe, typeError } from "../runtime/errors.js";
+import { describe, rangeError, typeError } from "../runtime/errors.js";
 import { coreHost, type JinjaTemplateClass } from "../runtime/native.js";
 import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import { chatMessageOf } from "../messages/langchain-shape.js";
@@ -97,4 +97,44 @@ export function toTemplateMessage(given: unknown, index: number): { message: Tem
   if (typeof message.tool_call_id === "string") out.tool_call_id = message.tool_call_id;
   if (calls.length > 0) out.tool_calls = calls;
   return { message: out, images };
+}
+
+/** What render and countMessages need of the config: the compiled template and the special tokens. */
+export interface ChatSetup {
+  template: InstanceType<JinjaTemplateClass> | undefined;
+  /** The template's source (the config's, or the `chatTemplate` option's). */
+  templateText: string | undefined;
+  specialTokens: Record<string, string>;
+}
+
+/** Throws a TypeError when the `tokenizerConfig` option is neither a path nor an object (cheap: reads nothing). */
+export function checkConfigOption(config: unknown): void {
+  if (config === undefined || (typeof config === "string" && config.length > 0)) return;
+  if (!isRecord(config) || Array.isArray(config)) throw typeError(`options.tokenizerConfig must be a path or an object, got ${describe(config)}`);
+}
+
+/**
+ * Reads the config (the given one, else the tokenizer_config.json beside `file`) and compiles its
+ * chat template, or `chatTemplate` when given (`null`: none). This is the part of a tokenizer.json
+ * model that only messages need: for Gemma 3 a 1.2 MB JSON file and a template.
+ */
+export function resolveChat(config: string | Record<string, unknown> | undefined, chatTemplate: string | null | undefined, file: string | undefined): ChatSetup {
+  const read = readConfig(config, file);
+  const specialTokens: Record<string, string> = {};
+  for (const key of SPECIAL_TOKEN_KEYS) {
+    const value = tokenText(read?.[key]);
+    if (value !== undefined) specialTokens[key] = value;
+  }
+  const templateText = chatTemplate === null ? undefined : (chatTemplate ?? templateOf(read));
+  if (templateText === undefined) return { template: undefined, templateText, specialTokens };
+  // A template's checks (Gemma's "roles must alternate") would make a partial conversation, such
+  // as the one message the history code prices alone, uncountable: they render nothing.
+  let template: InstanceType<JinjaTemplateClass>;
+  try {
+    template = new (templateClass())(templateText.replaceAll("raise_exception(", "__ctxwin_ignore("));
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ERR_CTXWIN_TOKENIZER_UNAVAILABLE") throw error;
+    throw rangeError(`ctxwin: the chat template does not parse: ${error instanceof Error ? error.message : String(error)}`, "ERR_CTXWIN_INVALID_TOKENIZER");
+  }
+  return { template, templateText, specialTokens };
 }

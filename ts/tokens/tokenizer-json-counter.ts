@@ -2,11 +2,11 @@
 // own Hugging Face tokenizer.json, run by the core; countMessages renders the model's chat template
 // (tokenizer_config.json's Jinja, through @huggingface/jinja) and counts what the model receives.
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
-import { coreHost, native, type JinjaTemplateClass, type NativeTokenizerJsonCounter, type TokenizerLoadOrigin } from "../runtime/native.js";
+import { coreHost, native, type NativeTokenizerJsonCounter, type TokenizerLoadOrigin } from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 import { isRecord } from "../messages/message-shape.js";
-import { SPECIAL_TOKEN_KEYS, readConfig, templateClass, templateOf, toTemplateMessage, tokenText } from "./chat-template.js";
+import { checkConfigOption, resolveChat, toTemplateMessage, type ChatSetup } from "./chat-template.js";
 import { hostFiles, tokenizerUnavailable } from "./tokenizer-files.js";
 import { attachNativeCounter } from "./native-counter.js";
 import type { CountMessagesOptions, TokenCounter } from "./token-counter.js";
@@ -26,6 +26,7 @@ export interface TokenizerJsonCounterOptions {
   /**
    * tokenizer_config.json (path or parsed object): its `chat_template` and special tokens frame
    * countMessages. Default: the tokenizer_config.json beside the tokenizer.json, when there is one.
+   * Read (and the template compiled) by the first call that renders messages, not by a count.
    */
   tokenizerConfig?: string | Record<string, unknown>;
   /** A Jinja chat template that wins over the config's; `null`: count messages without one. */
@@ -55,6 +56,8 @@ interface Loaded {
   /** The tokenizer.json file, beside which tokenizer_config.json may sit. */
   file: string | undefined;
   description: string;
+  /** The chat setup from the file's own tokenizer_config.json, once a counter has needed it. */
+  chat?: ChatSetup;
 }
 
 // One core object per file and thread: loading a 33 MB file takes a large part of a second, and
@@ -195,49 +198,56 @@ export class TokenizerJsonCounter implements TokenCounter {
   /** Always true: the counts are the model's own tokenizer's. */
   readonly exact = true;
   readonly model: string | undefined;
-  /** The chat template countMessages renders, if any. */
-  readonly chatTemplate: string | undefined;
   /** Where the tokenizer came from (a file path or "a parsed tokenizer.json"). */
   readonly source: string;
   private readonly tokenizer: NativeTokenizerJsonCounter;
-  private readonly template: InstanceType<JinjaTemplateClass> | undefined;
-  private readonly specialTokens: Record<string, string> = {};
-  /** True when conversations are rendered in gpt-oss's harmony format. */
-  readonly harmony: boolean;
+  private readonly loaded: Loaded;
+  private readonly chatOptions: Pick<TokenizerJsonCounterOptions, "tokenizerConfig" | "chatTemplate">;
+  private readonly chatFormat: "auto" | "template" | "harmony";
+  // Read and compiled on the first call that renders messages: a plain count never pays for them.
+  private chat: ChatSetup | undefined;
+  private harmonyFormat: boolean | undefined;
 
   constructor(options: TokenizerJsonCounterOptions) {
     if (!isRecord(options)) throw typeError(`options must be an object, got ${describe(options)}`);
     if (options.model !== undefined) requireString(options.model, "options.model");
     if (options.tokenizer === undefined) throw typeError("options.tokenizer is required: a tokenizer.json path, a package name or the parsed file");
-    const loaded = load(options.tokenizer, "options.tokenizer", options.cache);
-    this.tokenizer = loaded.tokenizer;
-    attachNativeCounter(this, this.tokenizer);
-    this.source = loaded.description;
-    this.model = options.model;
-    const config = readConfig(options.tokenizerConfig, loaded.file);
-    for (const key of SPECIAL_TOKEN_KEYS) {
-      const value = tokenText(config?.[key]);
-      if (value !== undefined) this.specialTokens[key] = value;
-    }
+    checkConfigOption(options.tokenizerConfig);
     if (options.chatTemplate !== undefined && options.chatTemplate !== null) requireString(options.chatTemplate, "options.chatTemplate");
-    const template = options.chatTemplate === null ? undefined : (options.chatTemplate ?? templateOf(config));
-    if (template !== undefined) {
-      // A template's checks (Gemma's "roles must alternate") would make a partial conversation,
-      // such as the one message the history code prices alone, uncountable: they render nothing.
-      try {
-        this.template = new (templateClass())(template.replaceAll("raise_exception(", "__ctxwin_ignore("));
-      } catch (error) {
-        throw rangeError(`ctxwin: the chat template does not parse: ${error instanceof Error ? error.message : String(error)}`, "ERR_CTXWIN_INVALID_TOKENIZER");
-      }
-      this.chatTemplate = template;
-    }
     const format = options.chatFormat ?? "auto";
     if (format !== "auto" && format !== "template" && format !== "harmony") {
       throw rangeError(`options.chatFormat must be "auto", "template" or "harmony", got ${describe(format)}`);
     }
-    this.harmony =
-      format === "harmony" ||
-      (format === "auto" && this.template === undefined && options.chatTemplate !== null && this.tokenizer.encode("<|channel|>", true).length === 1);
+    const loaded = load(options.tokenizer, "options.tokenizer", options.cache);
+    this.loaded = loaded;
+    this.tokenizer = loaded.tokenizer;
+    attachNativeCounter(this, this.tokenizer);
+    this.source = loaded.description;
+    this.model = options.model;
+    this.chatOptions = { tokenizerConfig: options.tokenizerConfig, chatTemplate: options.chatTemplate };
+    this.chatFormat = format;
+  }
+
+  /**
+   * The chat template countMessages renders, if any. The first read of it (or the first render)
+   * reads tokenizer_config.json and compiles the template.
+   */
+  get chatTemplate(): string | undefined {
+    return this.chatSetup().templateText;
+  }
+
+  /** True when conversations are rendered in gpt-oss's harmony format. */
+  get harmony(): boolean {
+    if (this.harmonyFormat === undefined) {
+      const format = this.chatFormat;
+      this.harmonyFormat =
+        format === "harmony" ||
+        (format === "auto" &&
+          this.chatOptions.chatTemplate !== null &&
+          this.chatSetup().template === undefined &&
+          this.tokenizer.encode("<|channel|>", true).length === 1);
+    }
+    return this.harmonyFormat;
   }
 
   /** What the core loaded: "BPE (byte-level), 128000 tokens, 280147 merges, 256 added tokens". */
@@ -325,14 +335,33 @@ export class TokenizerJsonCounter implements TokenCounter {
     });
     const tools = options.tools && options.tools.length > 0 ? options.tools : undefined;
     if (this.harmony) return { text: renderHarmony(converted, tools, new Date().toISOString().slice(0, 10)), converted, images };
-    if (!this.template) return { text: undefined, converted, images };
-    const text = this.template.render({
+    const { template, specialTokens } = this.chatSetup();
+    if (!template) return { text: undefined, converted, images };
+    const text = template.render({
       messages: converted as unknown as Record<string, unknown>[],
       add_generation_prompt: true,
       ...(tools ? { tools: tools as unknown as Record<string, unknown>[] } : {}),
-      ...this.specialTokens,
+      ...specialTokens,
       __ctxwin_ignore: () => "",
     });
     return { text, converted, images };
+  }
+
+  /**
+   * The config and template, read and compiled once: per counter, and per loaded file for the
+   * counters that take both from the file's own tokenizer_config.json (getCounter's), so that a
+   * counter made per conversation does not compile the template again. A failure leaves nothing
+   * behind: the next call tries again.
+   */
+  private chatSetup(): ChatSetup {
+    if (this.chat === undefined) {
+      const { tokenizerConfig, chatTemplate } = this.chatOptions;
+      const file = this.loaded.file;
+      this.chat =
+        tokenizerConfig === undefined && chatTemplate === undefined && file !== undefined
+          ? (this.loaded.chat ??= resolveChat(undefined, undefined, file))
+          : resolveChat(tokenizerConfig, chatTemplate, file);
+    }
+    return this.chat;
   }
 }
