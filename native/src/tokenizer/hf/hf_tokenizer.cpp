@@ -239,8 +239,11 @@ HfTokenizer::FileLoad HfTokenizer::load_file(const std::string& path, const std:
   if (const std::optional<std::string> file = read_whole_file(cached)) {
     if (auto tokenizer = from_prepared(*file, hash, text->size())) return {std::move(tokenizer), FileLoad::Origin::Cache};
   }
-  // Missing, stale or damaged: parse, and (re)write the prepared form for the next load.
+  // Missing, stale or damaged: parse, and (re)write the prepared form for the next load. A write
+  // also clears what writers killed before their rename left; a load from the cache, the common
+  // case, lists no folder.
   std::unique_ptr<const HfTokenizer> tokenizer = from_json(*text);
+  hf::remove_stale_temporaries(cache_dir);
   const bool written = hf::write_atomically(cached, tokenizer->prepared_form(hash, text->size()));
   return {std::move(tokenizer), written ? FileLoad::Origin::ParsedAndCached : FileLoad::Origin::Parsed};
 }
