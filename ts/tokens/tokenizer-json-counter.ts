@@ -1,19 +1,13 @@
 // Exact counts for open-weight models (Llama, Qwen, DeepSeek, gpt-oss, Gemma, Mistral) from their
 // own Hugging Face tokenizer.json, run by the core; countMessages renders the model's chat template
 // (tokenizer_config.json's Jinja, through @huggingface/jinja) and counts what the model receives.
-import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
-import {
-  coreHost,
-  native,
-  type HostFiles,
-  type JinjaTemplateClass,
-  type NativeTokenizerJsonCounter,
-  type TokenizerLoadOrigin,
-} from "../runtime/native.js";
+import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
+import { coreHost, native, type NativeTokenizerJsonCounter, type TokenizerLoadOrigin } from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
-import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
-import { chatMessageOf } from "../messages/langchain-shape.js";
+import { isRecord } from "../messages/message-shape.js";
+import { checkConfigOption, resolveChat, toTemplateMessage, type ChatSetup } from "./chat-template.js";
+import { hostFiles, tokenizerUnavailable } from "./tokenizer-files.js";
 import { attachNativeCounter } from "./native-counter.js";
 import type { CountMessagesOptions, TokenCounter } from "./token-counter.js";
 import type { MessageLike, TemplateMessage } from "../messages/types.js";
@@ -32,6 +26,7 @@ export interface TokenizerJsonCounterOptions {
   /**
    * tokenizer_config.json (path or parsed object): its `chat_template` and special tokens frame
    * countMessages. Default: the tokenizer_config.json beside the tokenizer.json, when there is one.
+   * Read (and the template compiled) by the first call that renders messages, not by a count.
    */
   tokenizerConfig?: string | Record<string, unknown>;
   /** A Jinja chat template that wins over the config's; `null`: count messages without one. */
@@ -61,6 +56,8 @@ interface Loaded {
   /** The tokenizer.json file, beside which tokenizer_config.json may sit. */
   file: string | undefined;
   description: string;
+  /** The chat setup from the file's own tokenizer_config.json, once a counter has needed it. */
+  chat?: ChatSetup;
 }
 
 // One core object per file and thread: loading a 33 MB file takes a large part of a second, and
@@ -72,17 +69,6 @@ const loadingFiles = new Map<string, Promise<Loaded>>();
 // calls next (synchronously, so no other load can come between).
 let handedOver: Loaded | undefined;
 
-/** @huggingface/jinja's Template, from the runtime (on the web: what init() was given). */
-function templateClass(): JinjaTemplateClass {
-  const template = coreHost().jinjaTemplate();
-  if (template === undefined) {
-    throw tokenizerUnavailable("ctxwin: rendering a chat template needs @huggingface/jinja; on the web pass it to init(): `init({ jinja: await import(\"@huggingface/jinja\") })`");
-  }
-  return template;
-}
-
-const SPECIAL_TOKEN_KEYS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
-
 /**
  * The tokenizer.json of an installed package (`<package>/models/tokenizer.json` or
  * `<package>/tokenizer.json`); none where the runtime has no files (the web).
@@ -93,25 +79,10 @@ export function packageTokenizerPath(name: string): string | undefined {
 
 const PACKAGE_TOKENIZER_FILES = ["models/tokenizer.json", "tokenizer.json"];
 
-/** The runtime's files; a path or package name needs them (the web has none). */
-function hostFiles(name: string, source: string): HostFiles {
-  const files = coreHost().files;
-  if (files === undefined) {
-    throw tokenizerUnavailable(
-      `ctxwin: ${name} "${source}" names a file or a package, which needs a file system; here pass the parsed tokenizer.json (for example \`await (await fetch(url)).json()\`)`,
-    );
-  }
-  return files;
-}
-
 function checkTexts(texts: readonly string[]): string[] {
   if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
   texts.forEach((text, i) => requireString(text, `texts[${i}]`));
   return texts as string[];
-}
-
-function tokenizerUnavailable(message: string): Error {
-  return plainError(message, "ERR_CTXWIN_TOKENIZER_UNAVAILABLE");
 }
 
 /** The prepared forms' folder the `cache` option names ("" for none). */
@@ -191,87 +162,6 @@ async function loadOffThread(source: TokenizerSource, name: string, cache: unkno
   return loading;
 }
 
-function readConfig(config: string | Record<string, unknown> | undefined, file: string | undefined): Record<string, unknown> | undefined {
-  let text: string | undefined;
-  if (config === undefined) {
-    const files = coreHost().files;
-    if (file === undefined || files === undefined) return undefined;
-    config = files.sibling(file, "tokenizer_config.json");
-    text = files.readText(config);
-    if (text === undefined) return undefined;
-  }
-  if (typeof config === "string") {
-    try {
-      text ??= hostFiles("options.tokenizerConfig", config).readText(config);
-      if (text === undefined) throw new Error("no such file");
-      return JSON.parse(text) as Record<string, unknown>;
-    } catch (error) {
-      if ((error as { code?: unknown }).code === "ERR_CTXWIN_TOKENIZER_UNAVAILABLE") throw error;
-      throw tokenizerUnavailable(`ctxwin: cannot read tokenizer_config.json "${config}": ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  if (!isRecord(config) || Array.isArray(config)) throw typeError(`options.tokenizerConfig must be a path or an object, got ${describe(config)}`);
-  return config;
-}
-
-/** The config's chat template: a string, or the one named "default" of a list of named templates. */
-function templateOf(config: Record<string, unknown> | undefined): string | undefined {
-  const template = config?.chat_template;
-  if (typeof template === "string") return template;
-  if (Array.isArray(template)) {
-    const named = template.find((t) => isRecord(t) && t.name === "default") as { template?: unknown } | undefined;
-    if (named && typeof named.template === "string") return named.template;
-  }
-  return undefined;
-}
-
-function tokenText(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (isRecord(value) && typeof value.content === "string") return value.content;
-  return undefined;
-}
-
-function parseArguments(args: unknown): unknown {
-  if (typeof args !== "string") return args ?? {};
-  try {
-    return JSON.parse(args) as unknown;
-  } catch {
-    return args;
-  }
-}
-
-/** Reads any message shape ctxwin knows into the chat format templates expect; counts its images. */
-function toTemplateMessage(given: unknown, index: number): { message: TemplateMessage; images: number } {
-  const message = chatMessageOf(given, `messages[${index}]`);
-  if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
-  if (typeof message.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(message.role)}`);
-  const texts: string[] = [];
-  const calls: NonNullable<TemplateMessage["tool_calls"]> = [];
-  let images = 0;
-  const text = (value: unknown) => {
-    if (typeof value === "string") texts.push(value);
-    else if (value !== undefined && value !== null) texts.push(JSON.stringify(value) ?? "");
-  };
-  const visitor: MessageVisitor = {
-    text,
-    image: () => {
-      images++;
-    },
-    toolCall: (id, name, args) => {
-      calls.push({ ...(id !== undefined ? { id } : {}), type: "function", function: { name: String(name ?? ""), arguments: parseArguments(args) } });
-    },
-    toolResult: (_id, output) => visitToolOutput(output, visitor),
-  };
-  const body: Record<string, unknown> = { ...message };
-  delete body.tool_call_id; // visitMessage counts it as text; the template gets it as a field
-  visitMessage(body, visitor);
-  const out: TemplateMessage = { role: message.role, content: texts.join("") };
-  if (typeof message.name === "string") out.name = message.name;
-  if (typeof message.tool_call_id === "string") out.tool_call_id = message.tool_call_id;
-  if (calls.length > 0) out.tool_calls = calls;
-  return { message: out, images };
-}
-
 /**
  * Exact token counts from a model's tokenizer.json. Everything heavy is in the core and shared:
  * counters of the same file (path or package) in one thread share one loaded tokenizer.
@@ -308,49 +198,56 @@ export class TokenizerJsonCounter implements TokenCounter {
   /** Always true: the counts are the model's own tokenizer's. */
   readonly exact = true;
   readonly model: string | undefined;
-  /** The chat template countMessages renders, if any. */
-  readonly chatTemplate: string | undefined;
   /** Where the tokenizer came from (a file path or "a parsed tokenizer.json"). */
   readonly source: string;
   private readonly tokenizer: NativeTokenizerJsonCounter;
-  private readonly template: InstanceType<JinjaTemplateClass> | undefined;
-  private readonly specialTokens: Record<string, string> = {};
-  /** True when conversations are rendered in gpt-oss's harmony format. */
-  readonly harmony: boolean;
+  private readonly loaded: Loaded;
+  private readonly chatOptions: Pick<TokenizerJsonCounterOptions, "tokenizerConfig" | "chatTemplate">;
+  private readonly chatFormat: "auto" | "template" | "harmony";
+  // Read and compiled on the first call that renders messages: a plain count never pays for them.
+  private chat: ChatSetup | undefined;
+  private harmonyFormat: boolean | undefined;
 
   constructor(options: TokenizerJsonCounterOptions) {
     if (!isRecord(options)) throw typeError(`options must be an object, got ${describe(options)}`);
     if (options.model !== undefined) requireString(options.model, "options.model");
     if (options.tokenizer === undefined) throw typeError("options.tokenizer is required: a tokenizer.json path, a package name or the parsed file");
-    const loaded = load(options.tokenizer, "options.tokenizer", options.cache);
-    this.tokenizer = loaded.tokenizer;
-    attachNativeCounter(this, this.tokenizer);
-    this.source = loaded.description;
-    this.model = options.model;
-    const config = readConfig(options.tokenizerConfig, loaded.file);
-    for (const key of SPECIAL_TOKEN_KEYS) {
-      const value = tokenText(config?.[key]);
-      if (value !== undefined) this.specialTokens[key] = value;
-    }
+    checkConfigOption(options.tokenizerConfig);
     if (options.chatTemplate !== undefined && options.chatTemplate !== null) requireString(options.chatTemplate, "options.chatTemplate");
-    const template = options.chatTemplate === null ? undefined : (options.chatTemplate ?? templateOf(config));
-    if (template !== undefined) {
-      // A template's checks (Gemma's "roles must alternate") would make a partial conversation,
-      // such as the one message the history code prices alone, uncountable: they render nothing.
-      try {
-        this.template = new (templateClass())(template.replaceAll("raise_exception(", "__ctxwin_ignore("));
-      } catch (error) {
-        throw rangeError(`ctxwin: the chat template does not parse: ${error instanceof Error ? error.message : String(error)}`, "ERR_CTXWIN_INVALID_TOKENIZER");
-      }
-      this.chatTemplate = template;
-    }
     const format = options.chatFormat ?? "auto";
     if (format !== "auto" && format !== "template" && format !== "harmony") {
       throw rangeError(`options.chatFormat must be "auto", "template" or "harmony", got ${describe(format)}`);
     }
-    this.harmony =
-      format === "harmony" ||
-      (format === "auto" && this.template === undefined && options.chatTemplate !== null && this.tokenizer.encode("<|channel|>", true).length === 1);
+    const loaded = load(options.tokenizer, "options.tokenizer", options.cache);
+    this.loaded = loaded;
+    this.tokenizer = loaded.tokenizer;
+    attachNativeCounter(this, this.tokenizer);
+    this.source = loaded.description;
+    this.model = options.model;
+    this.chatOptions = { tokenizerConfig: options.tokenizerConfig, chatTemplate: options.chatTemplate };
+    this.chatFormat = format;
+  }
+
+  /**
+   * The chat template countMessages renders, if any. The first read of it (or the first render)
+   * reads tokenizer_config.json and compiles the template.
+   */
+  get chatTemplate(): string | undefined {
+    return this.chatSetup().templateText;
+  }
+
+  /** True when conversations are rendered in gpt-oss's harmony format. */
+  get harmony(): boolean {
+    if (this.harmonyFormat === undefined) {
+      const format = this.chatFormat;
+      this.harmonyFormat =
+        format === "harmony" ||
+        (format === "auto" &&
+          this.chatOptions.chatTemplate !== null &&
+          this.chatSetup().template === undefined &&
+          this.tokenizer.encode("<|channel|>", true).length === 1);
+    }
+    return this.harmonyFormat;
   }
 
   /** What the core loaded: "BPE (byte-level), 128000 tokens, 280147 merges, 256 added tokens". */
@@ -438,14 +335,33 @@ export class TokenizerJsonCounter implements TokenCounter {
     });
     const tools = options.tools && options.tools.length > 0 ? options.tools : undefined;
     if (this.harmony) return { text: renderHarmony(converted, tools, new Date().toISOString().slice(0, 10)), converted, images };
-    if (!this.template) return { text: undefined, converted, images };
-    const text = this.template.render({
+    const { template, specialTokens } = this.chatSetup();
+    if (!template) return { text: undefined, converted, images };
+    const text = template.render({
       messages: converted as unknown as Record<string, unknown>[],
       add_generation_prompt: true,
       ...(tools ? { tools: tools as unknown as Record<string, unknown>[] } : {}),
-      ...this.specialTokens,
+      ...specialTokens,
       __ctxwin_ignore: () => "",
     });
     return { text, converted, images };
+  }
+
+  /**
+   * The config and template, read and compiled once: per counter, and per loaded file for the
+   * counters that take both from the file's own tokenizer_config.json (getCounter's), so that a
+   * counter made per conversation does not compile the template again. A failure leaves nothing
+   * behind: the next call tries again.
+   */
+  private chatSetup(): ChatSetup {
+    if (this.chat === undefined) {
+      const { tokenizerConfig, chatTemplate } = this.chatOptions;
+      const file = this.loaded.file;
+      this.chat =
+        tokenizerConfig === undefined && chatTemplate === undefined && file !== undefined
+          ? (this.loaded.chat ??= resolveChat(undefined, undefined, file))
+          : resolveChat(tokenizerConfig, chatTemplate, file);
+    }
+    return this.chat;
   }
 }

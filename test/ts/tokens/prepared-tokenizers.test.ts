@@ -1,10 +1,11 @@
 // Prepared tokenizer.json forms and the async load: a tokenizer copied back from its cache folder
 // counts exactly as the parsed file does (a property over adversarial text, every model the dev
 // dependencies ship); stale, truncated, damaged and foreign cache files are parsed again and
-// rewritten, never trusted; concurrent loaders in one thread share one load and in several
-// processes leave one whole file; bad input is refused with a coded error.
+// rewritten, never trusted; a killed writer's temporary file goes with the next write, a live
+// writer's stays; concurrent loaders in one thread share one load and in several processes leave
+// one whole file; bad input is refused with a coded error.
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -138,6 +139,35 @@ describe("cache files that cannot be trusted are parsed again and rewritten", ()
     const counter = await TokenizerJsonCounter.load(freshCopy(model), { cache: false });
     expect(counter.loadedFrom).toBe("parse");
   }, 60_000);
+});
+
+describe("temporary files of writers killed before their rename", () => {
+  it("go with the next load that writes the folder; a live writer's file, prepared forms and other files stay", async () => {
+    const cache = mkdtempSync(join(scratch, "cache-"));
+    // Named as a writer names its temporary file: the prepared form's name, ".tmp-", the writer.
+    const dead = "tokenizer-json-0123456789abcdef-v3.bin.tmp-81234-140733-99";
+    const live = "tokenizer-json-0123456789abcdef-v3.bin.tmp-81299-140799-42";
+    const oldForm = "tokenizer-json-fedcba9876543210-v3.bin";
+    const other = "notes.tmp-1";
+    for (const name of [dead, live, oldForm, other]) writeFileSync(join(cache, name), "the first half of a prepared form");
+    const hourAgo = new Date(Date.now() - 60 * 60 * 1000);
+    for (const name of [dead, oldForm, other]) utimesSync(join(cache, name), hourAgo, hourAgo);
+    // A load from the cache writes nothing and so cleans nothing; a load that writes cleans.
+    const counter = await TokenizerJsonCounter.load(freshCopy("llama2"), { cache });
+    expect(counter.loadedFrom).toBe("parse+cache");
+    const left = cacheFiles(cache);
+    expect(left).not.toContain(dead);
+    expect(left).toEqual(expect.arrayContaining([live, oldForm, other]));
+    expect(left).toHaveLength(4); // and the new prepared form
+    // The synchronous constructor's writes clean the same way.
+    writeFileSync(join(cache, dead), "again");
+    utimesSync(join(cache, dead), hourAgo, hourAgo);
+    const edited = freshCopy("llama2");
+    writeFileSync(edited, JSON.stringify({ ...readJson(edited), version: "edited" }));
+    expect(new TokenizerJsonCounter({ tokenizer: edited, cache }).loadedFrom).toBe("parse+cache");
+    expect(cacheFiles(cache)).not.toContain(dead);
+    expect(cacheFiles(cache)).toContain(live);
+  }, 120_000);
 });
 
 describe("concurrent loaders", () => {

@@ -1,12 +1,10 @@
 #include "ctxwin/tokenizer/hf/hf_tokenizer.hpp"
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +12,7 @@
 #include "ctxwin/tokenizer/hf/bpe_model.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
 #include "tokenizer/hf/added_vocabulary.hpp"
+#include "tokenizer/hf/cache_folder.hpp"
 #include "tokenizer/hf/json_fields.hpp"
 #include "tokenizer/hf/json_loader.hpp"
 #include "tokenizer/hf/normalizer.hpp"
@@ -165,37 +164,6 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
   return text;
 }
 
-// Writes `bytes` to `path` through a temporary file in the same folder and a rename: concurrent
-// writers each rename a whole file, and a reader never sees a half-written one. A folder that
-// cannot be written only costs the next load its parse.
-bool write_atomically(const std::filesystem::path& path, std::string_view bytes) {
-  std::error_code error;
-  std::filesystem::create_directories(path.parent_path(), error);
-  // Unique per writer without std::random_device, which libstdc++ builds on arc4random (glibc
-  // 2.36, newer than the prebuilt addon may need): the clock, this frame's address (which address
-  // space randomization makes differ between processes) and the thread.
-  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-  const auto frame = reinterpret_cast<std::uintptr_t>(&error);
-  const std::filesystem::path temporary = path.string() + ".tmp-" + std::to_string(now) + "-" + std::to_string(frame) + "-" +
-                                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::filesystem::remove(temporary, error);
-      return false;
-    }
-  }
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::unique_ptr<const HfTokenizer> HfTokenizer::from_json(std::string_view text) {
@@ -271,9 +239,12 @@ HfTokenizer::FileLoad HfTokenizer::load_file(const std::string& path, const std:
   if (const std::optional<std::string> file = read_whole_file(cached)) {
     if (auto tokenizer = from_prepared(*file, hash, text->size())) return {std::move(tokenizer), FileLoad::Origin::Cache};
   }
-  // Missing, stale or damaged: parse, and (re)write the prepared form for the next load.
+  // Missing, stale or damaged: parse, and (re)write the prepared form for the next load. A write
+  // also clears what writers killed before their rename left; a load from the cache, the common
+  // case, lists no folder.
   std::unique_ptr<const HfTokenizer> tokenizer = from_json(*text);
-  const bool written = write_atomically(cached, tokenizer->prepared_form(hash, text->size()));
+  hf::remove_stale_temporaries(cache_dir);
+  const bool written = hf::write_atomically(cached, tokenizer->prepared_form(hash, text->size()));
   return {std::move(tokenizer), written ? FileLoad::Origin::ParsedAndCached : FileLoad::Origin::Parsed};
 }
 

@@ -1,0 +1,140 @@
+// The chat side of a tokenizer.json model: its tokenizer_config.json (chat template, special
+// tokens), the template class, and messages read into the shape chat templates expect.
+import { describe, rangeError, typeError } from "../runtime/errors.js";
+import { coreHost, type JinjaTemplateClass } from "../runtime/native.js";
+import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
+import { chatMessageOf } from "../messages/langchain-shape.js";
+import type { TemplateMessage } from "../messages/types.js";
+import { hostFiles, tokenizerUnavailable } from "./tokenizer-files.js";
+
+/** @huggingface/jinja's Template, from the runtime (on the web: what init() was given). */
+export function templateClass(): JinjaTemplateClass {
+  const template = coreHost().jinjaTemplate();
+  if (template === undefined) {
+    throw tokenizerUnavailable("ctxwin: rendering a chat template needs @huggingface/jinja; on the web pass it to init(): `init({ jinja: await import(\"@huggingface/jinja\") })`");
+  }
+  return template;
+}
+
+export const SPECIAL_TOKEN_KEYS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
+
+export function readConfig(config: string | Record<string, unknown> | undefined, file: string | undefined): Record<string, unknown> | undefined {
+  let text: string | undefined;
+  if (config === undefined) {
+    const files = coreHost().files;
+    if (file === undefined || files === undefined) return undefined;
+    config = files.sibling(file, "tokenizer_config.json");
+    text = files.readText(config);
+    if (text === undefined) return undefined;
+  }
+  if (typeof config === "string") {
+    try {
+      text ??= hostFiles("options.tokenizerConfig", config).readText(config);
+      if (text === undefined) throw new Error("no such file");
+      return JSON.parse(text) as Record<string, unknown>;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "ERR_CTXWIN_TOKENIZER_UNAVAILABLE") throw error;
+      throw tokenizerUnavailable(`ctxwin: cannot read tokenizer_config.json "${config}": ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (!isRecord(config) || Array.isArray(config)) throw typeError(`options.tokenizerConfig must be a path or an object, got ${describe(config)}`);
+  return config;
+}
+
+/** The config's chat template: a string, or the one named "default" of a list of named templates. */
+export function templateOf(config: Record<string, unknown> | undefined): string | undefined {
+  const template = config?.chat_template;
+  if (typeof template === "string") return template;
+  if (Array.isArray(template)) {
+    const named = template.find((t) => isRecord(t) && t.name === "default") as { template?: unknown } | undefined;
+    if (named && typeof named.template === "string") return named.template;
+  }
+  return undefined;
+}
+
+export function tokenText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (isRecord(value) && typeof value.content === "string") return value.content;
+  return undefined;
+}
+
+function parseArguments(args: unknown): unknown {
+  if (typeof args !== "string") return args ?? {};
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return args;
+  }
+}
+
+/** Reads any message shape ctxwin knows into the chat format templates expect; counts its images. */
+export function toTemplateMessage(given: unknown, index: number): { message: TemplateMessage; images: number } {
+  const message = chatMessageOf(given, `messages[${index}]`);
+  if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
+  if (typeof message.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(message.role)}`);
+  const texts: string[] = [];
+  const calls: NonNullable<TemplateMessage["tool_calls"]> = [];
+  let images = 0;
+  const text = (value: unknown) => {
+    if (typeof value === "string") texts.push(value);
+    else if (value !== undefined && value !== null) texts.push(JSON.stringify(value) ?? "");
+  };
+  const visitor: MessageVisitor = {
+    text,
+    image: () => {
+      images++;
+    },
+    toolCall: (id, name, args) => {
+      calls.push({ ...(id !== undefined ? { id } : {}), type: "function", function: { name: String(name ?? ""), arguments: parseArguments(args) } });
+    },
+    toolResult: (_id, output) => visitToolOutput(output, visitor),
+  };
+  const body: Record<string, unknown> = { ...message };
+  delete body.tool_call_id; // visitMessage counts it as text; the template gets it as a field
+  visitMessage(body, visitor);
+  const out: TemplateMessage = { role: message.role, content: texts.join("") };
+  if (typeof message.name === "string") out.name = message.name;
+  if (typeof message.tool_call_id === "string") out.tool_call_id = message.tool_call_id;
+  if (calls.length > 0) out.tool_calls = calls;
+  return { message: out, images };
+}
+
+/** What render and countMessages need of the config: the compiled template and the special tokens. */
+export interface ChatSetup {
+  template: InstanceType<JinjaTemplateClass> | undefined;
+  /** The template's source (the config's, or the `chatTemplate` option's). */
+  templateText: string | undefined;
+  specialTokens: Record<string, string>;
+}
+
+/** Throws a TypeError when the `tokenizerConfig` option is neither a path nor an object (cheap: reads nothing). */
+export function checkConfigOption(config: unknown): void {
+  if (config === undefined || (typeof config === "string" && config.length > 0)) return;
+  if (!isRecord(config) || Array.isArray(config)) throw typeError(`options.tokenizerConfig must be a path or an object, got ${describe(config)}`);
+}
+
+/**
+ * Reads the config (the given one, else the tokenizer_config.json beside `file`) and compiles its
+ * chat template, or `chatTemplate` when given (`null`: none). This is the part of a tokenizer.json
+ * model that only messages need: for Gemma 3 a 1.2 MB JSON file and a template.
+ */
+export function resolveChat(config: string | Record<string, unknown> | undefined, chatTemplate: string | null | undefined, file: string | undefined): ChatSetup {
+  const read = readConfig(config, file);
+  const specialTokens: Record<string, string> = {};
+  for (const key of SPECIAL_TOKEN_KEYS) {
+    const value = tokenText(read?.[key]);
+    if (value !== undefined) specialTokens[key] = value;
+  }
+  const templateText = chatTemplate === null ? undefined : (chatTemplate ?? templateOf(read));
+  if (templateText === undefined) return { template: undefined, templateText, specialTokens };
+  // A template's checks (Gemma's "roles must alternate") would make a partial conversation, such
+  // as the one message the history code prices alone, uncountable: they render nothing.
+  let template: InstanceType<JinjaTemplateClass>;
+  try {
+    template = new (templateClass())(templateText.replaceAll("raise_exception(", "__ctxwin_ignore("));
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ERR_CTXWIN_TOKENIZER_UNAVAILABLE") throw error;
+    throw rangeError(`ctxwin: the chat template does not parse: ${error instanceof Error ? error.message : String(error)}`, "ERR_CTXWIN_INVALID_TOKENIZER");
+  }
+  return { template, templateText, specialTokens };
+}
