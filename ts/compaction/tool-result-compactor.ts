@@ -96,11 +96,28 @@ export class ToolResultCompactor {
 
   /**
    * A copy of a tool-result message with its result compacted; every other field is kept. Reads
-   * OpenAI tool messages, AI SDK tool-result parts and Anthropic tool_result blocks.
+   * OpenAI tool messages, AI SDK tool-result parts and Anthropic tool_result blocks. With
+   * `nameRecall`, the notice of each cut result names the recall call that reads the whole of it
+   * back by its call's id (`[Output truncated...; recall("call_17")]`), as a cleared result's
+   * placeholder does.
    */
-  compactMessage<M extends MessageLike>(message: M, counter?: TokenCounter): M {
+  compactMessage<M extends MessageLike>(message: M, counter?: TokenCounter, options: { nameRecall?: boolean } = {}): M {
     checkMessage(message, "message");
     checkCounter(counter);
-    return mapToolResults(message, (value, kind) => (kind === "json" ? (JSON.parse(this.compactResult(value, counter)) as unknown) : this.compactResult(value, counter)));
+    if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
+    const nameRecall = options.nameRecall ?? false;
+    if (typeof nameRecall !== "boolean") throw typeError(`options.nameRecall must be a boolean, got ${describe(nameRecall)}`);
+    return mapToolResults(message, (value, kind, id) => {
+      const compactor = nameRecall && id !== undefined ? this.naming(id) : this;
+      return kind === "json" ? (JSON.parse(compactor.compactResult(value, counter)) as unknown) : compactor.compactResult(value, counter);
+    });
+  }
+
+  /** This compactor with a notice that names `recall(id)`. */
+  private naming(id: string): ToolResultCompactor {
+    const notice = this.truncationMessage;
+    const call = `recall(${JSON.stringify(id)})`;
+    const truncationMessage = notice.endsWith("]") ? `${notice.slice(0, -1)}; ${call}]` : `${notice} ${call}`;
+    return new ToolResultCompactor({ maxResultTokens: this.maxResultTokens, truncationMessage });
   }
 }

@@ -18,6 +18,23 @@ describe("ToolResultCompactor", () => {
     expect(out.text.startsWith("ok 0 test/case_0.test.ts")).toBe(true);
   });
 
+  it("names the recall call of each cut result with nameRecall, within the same bound", () => {
+    const compactor = new ToolResultCompactor({ maxResultTokens: 300 });
+    const message = { role: "tool", tool_call_id: "call_7", content: log };
+    const out = compactor.compactMessage(message, counter, { nameRecall: true });
+    expect(out.content).toMatch(/\[Output truncated\.\.\.; recall\("call_7"\)\] \(\d+ lines, about \d+ tokens removed\)/);
+    expect(counter.count(out.content)).toBeLessThanOrEqual(300);
+    // AI SDK parts: each cut names its own call.
+    const parts = { role: "tool", content: ["a", "b"].map((k) => ({ type: "tool-result", toolCallId: `call_${k}`, toolName: "t", output: { type: "text", value: log } })) };
+    const cut = compactor.compactMessage(parts, counter, { nameRecall: true }).content.map((p) => p.output.value);
+    expect(cut[0]).toContain('recall("call_a")');
+    expect(cut[1]).toContain('recall("call_b")');
+    // A notice of the caller's own that does not end in "]" gets the call after it; without nameRecall nothing is added.
+    expect(new ToolResultCompactor({ maxResultTokens: 300, truncationMessage: "<cut>" }).compactMessage(message, counter, { nameRecall: true }).content).toContain('<cut> recall("call_7")');
+    expect(compactor.compactMessage(message, counter).content).not.toContain("recall(");
+    expect(() => compactor.compactMessage(message, counter, { nameRecall: "yes" as unknown as boolean })).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("options.nameRecall") }));
+  });
+
   it("keeps error lines from the middle", () => {
     const out = new ToolResultCompactor({ maxResultTokens: 300 }).compactResult(log, counter);
     expect(out).toContain("FAILED test/dates.test.ts > keeps the day: expected '2024-03-31' to be '2024-04-01'");

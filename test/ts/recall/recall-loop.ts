@@ -23,7 +23,7 @@ export function nextMove(call: number, results: ReadonlyMap<string, string>, cal
     if (id === RECALL_CALL_ID) continue;
     const step = Number(/^call_(\d+)$/.exec(id)?.[1]);
     const whole = text === toolOutput(step);
-    const cut = text.includes("[Output truncated...]");
+    const cut = text.includes(`[Output truncated...; recall("${id}")]`);
     const cleared = text.startsWith(`[tool result cleared: `) && text.includes(`; recall("${id}")]`);
     expect(whole || cut || cleared, `result of ${id} at call ${call}: ${text.slice(0, 120)}`).toBe(true);
   }

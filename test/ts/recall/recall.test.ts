@@ -48,6 +48,34 @@ describe("the cleared placeholder", () => {
   });
 });
 
+describe("a result cut at level 1", () => {
+  it("names the call that reads the whole of it back, and the recall returns it byte for byte", async () => {
+    const context = new MessageContextManager<Msg>({
+      model: "gpt-4o",
+      mode: TruncationMode.SUMMARIZE,
+      llm: extractiveSummarizer(),
+      limits: new ContextLimits({ model: "gpt-4o", maxTokens: 200_000, maxOutputTokens: 0, reservedTokens: 0 }),
+      maxToolResultTokens: 500,
+      logger: quiet,
+    });
+    const recall = new Recall({ context, maxTokens: 50_000 });
+    context.load(session(3));
+    const report = await context.compactIfNeeded({ threshold: 0.05 });
+    expect(report.levels.find((l) => l.name === "compact_tool_results")?.applied).toBe(true);
+    // Oldest first, only until the target: every result that was cut names its own call.
+    const cuts = context.getMessages().filter((m) => m.role === "tool" && String(m.content).includes("[Output truncated"));
+    expect(cuts.length).toBeGreaterThan(0);
+    for (const message of cuts) {
+      const id = message.tool_call_id as string;
+      const cut = message.content as string;
+      expect(cut).toContain(`[Output truncated...; recall("${id}")]`);
+      expect(counter.count(cut)).toBeLessThanOrEqual(500);
+      const back = await recall.read(id);
+      expect(back.ok && back.text).toBe(bigResult(Number(id.slice(5))));
+    }
+  });
+});
+
 describe("Recall", () => {
   it("returns the original byte for byte, a line range, or the matching lines, within its token bound", async () => {
     const context = manager();

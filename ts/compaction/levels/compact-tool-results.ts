@@ -1,6 +1,7 @@
 // Level 1: tool results above the compactor's bound are compacted to it (ToolResultCompactor: the
 // head and tail kept, error lines kept, JSON kept valid), oldest first, only until the history is
-// at the run's target; pinned results stay whole. The calls and the results' places stay.
+// at the run's target; pinned results stay whole. The calls and the results' places stay, and
+// each cut names the recall call that reads the whole result back.
 import { ROLE_CODES } from "../../messages/roles.js";
 import type { MessageLike } from "../../messages/types.js";
 import { REPEAT_NOTICE, isProtected, takeOldestUntilTarget, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
@@ -29,7 +30,8 @@ export class CompactToolResults implements CompactionLevel {
     for (const i of large) {
       if (freed >= excess) break;
       const message = messages[i] as M;
-      const compacted = this.compactor.compactMessage(message, view.counter);
+      // The notice names the recall call that reads the whole result back (recall/).
+      const compacted = this.compactor.compactMessage(message, view.counter, { nameRecall: true });
       if (compacted === message) continue;
       replacements.push([i, compacted, messageId(message)]);
       freed += (tokens[i] ?? 0) - this.compactor.maxResultTokens;
