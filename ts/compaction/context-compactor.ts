@@ -39,6 +39,42 @@ export const DEFAULT_SUMMARY_PROMPT =
 /** Tells the task digest that the session's problem record is put beside it. */
 const PROBLEMS_GIVEN = JSON.stringify({ type: "problems", given: true });
 
+/** Compactors that choose their span as a model's compaction would (its summary counted at the bound) while they summarize with the digest. */
+const plannedForModel = new WeakSet<object>();
+
+/**
+ * Makes `compactor` summarize with the offline digest what a compaction with a model would: the
+ * same span, the digest's words (a preview plans a model's compaction without calling it). Not
+ * exported from the package.
+ */
+export function planForModel(compactor: ContextCompactor): void {
+  plannedForModel.add(compactor);
+}
+
+/** What choosing and writing a summary reads. */
+interface SpanContext<M extends MessageLike> {
+  model: ResolvedModel;
+  messages: readonly M[];
+  facts: ReadonlyArray<{ role: number } | undefined>;
+  /** System, pinned and pinned units' messages: never summarized. */
+  stays: (i: number) => boolean;
+  counter: TokenCounter;
+  problems: string;
+  /** The conversation's tokens (countMessages) to reach. */
+  target: number;
+}
+
+/** The messages before `end` a summary takes. */
+interface Span<M extends MessageLike> {
+  end: number;
+  /** The span's messages that are not system or pinned: what the summarizer reads. */
+  old: M[];
+  /** Of those, the ones the summary replaces (the user messages kept beside it stay). */
+  removed: M[];
+  removedIndices: number[];
+  keptUser: Set<M>;
+}
+
 /** The message a compaction puts in place of the old ones. */
 export interface SummaryMessage {
   role: InsertedRole;
@@ -227,45 +263,134 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
       if (marked(i) && unit(i) >= 0) pinnedUnits.add(unit(i));
     });
     const stays = (i: number) => marked(i) || pinnedUnits.has(unit(i));
-    const result = await this.summarizePrefix(model, messages, cut, { facts, stays, counter, problems, unchanged });
+    // The places the summarized span may end: before `cut`, never inside a tool unit.
+    const lastOfUnit = new Map<number, number>();
+    messages.forEach((_, i) => {
+      if (unit(i) >= 0) lastOfUnit.set(unit(i), i);
+    });
+    const ends: number[] = [];
+    for (let end = 1, reach = -1; end <= cut; end++) {
+      const u = unit(end - 1);
+      if (u >= 0) reach = Math.max(reach, lastOfUnit.get(u) ?? end - 1);
+      if (reach < end) ends.push(end);
+    }
+    const span: SpanContext<M> = { model, messages, facts, stays, counter, problems, target: targetTokens };
+    const end = await this.chooseEnd(span, ends);
+    if (end === undefined) return unchanged;
+    const result = await this.summarizePrefix(span, this.spanAt(span, end), unchanged);
     if (result.summary !== undefined) this.emit("compacted", { summarized: result.summarized, summaryTokens: counter.count(result.summary.content) });
     return result;
   }
 
-  /** Summarizes the messages before `end` (system, pinned and kept user messages stay); `unchanged` when it would not pay. */
-  private async summarizePrefix<M extends MessageLike>(
-    model: ResolvedModel,
-    messages: readonly M[],
-    end: number,
-    ctx: { facts: ReadonlyArray<{ role: number } | undefined>; stays: (i: number) => boolean; counter: TokenCounter; problems: string; unchanged: CompactionResult<M> },
-  ): Promise<CompactionResult<M>> {
-    const { facts, stays, counter, problems, unchanged } = ctx;
-    const old = messages.slice(0, end).filter((_, i) => !stays(i));
-    if (old.length === 0 || old.length < Math.min(2, this.minMessagesToSummarize)) return unchanged;
-    const userIndices: number[] = [];
-    for (let i = 0; i < end; i++) if (facts[i]?.role === ROLE_CODES.user) userIndices.push(i);
-    const keptUser = this.userMessagesToKeep(userIndices.map((i) => messages[i] as M), counter);
-    const removed = old.filter((m) => !keptUser.has(m));
-    if (removed.length === 0) return unchanged;
+  /**
+   * Where the summarized span ends: the first of `ends` (oldest first) at which the summary and
+   * the messages kept count at most the target, so that a compaction stops one unit past it at
+   * most; the last end when none reaches it. The extractive digest is cheap and exact, so the
+   * summary each end would make is written and counted (a binary search, the span's summary
+   * growing with it); a model is called once, so its summary is counted at its bound.
+   */
+  private async chooseEnd<M extends MessageLike>(span: SpanContext<M>, ends: readonly number[]): Promise<number | undefined> {
+    const { messages, counter } = span;
+    const tokens = messageTokens(counter, messages);
+    const frame = counter.countMessages([]);
+    let total = frame;
+    for (const t of tokens) total += t;
+    const usage = new Map<number, number>();
+    const usageAt = async (end: number): Promise<number> => {
+      const known = usage.get(end);
+      if (known !== undefined) return known;
+      const parts = this.spanAt(span, end);
+      let value = Number.POSITIVE_INFINITY;
+      if (parts !== undefined) {
+        let removed = 0;
+        for (const i of parts.removedIndices) removed += tokens[i] ?? 0;
+        value = total - removed + (await this.summaryTokens(span, parts));
+      }
+      usage.set(end, value);
+      return value;
+    };
+    // An end whose span would not be summarized counts as not reaching the target.
+    const last = ends[ends.length - 1];
+    if (last === undefined || this.spanAt(span, last) === undefined) return undefined;
+    if ((await usageAt(last)) > span.target) return last;
+    // The smallest end that reaches the target (usage falls as the span grows, all but the
+    // summary's own small steps), then back while the end before it reaches it too.
+    let lo = 0;
+    let hi = ends.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((await usageAt(ends[mid] as number)) <= span.target) hi = mid;
+      else lo = mid + 1;
+    }
+    while (lo > 0 && (await usageAt(ends[lo - 1] as number)) <= span.target) lo--;
+    return ends[lo];
+  }
 
-    // The summarizer's input, within maxInputTokens: tool outputs clipped harder until it fits.
+  /** The summary message's tokens for `parts`: written and counted by the digest, at the bound for a model. */
+  private async summaryTokens<M extends MessageLike>(span: SpanContext<M>, parts: Span<M>): Promise<number> {
+    const { counter, problems } = span;
+    if (span.model.kind === "extractive" && !plannedForModel.has(this)) {
+      const text = this.withProblems(await this.summarizeLines(span.model, this.inputLines(span, parts.old), problems), problems, counter);
+      return messageTokens(counter, [this.summaryMessage(parts.removed.length, text) as unknown as MessageLike])[0] ?? 0;
+    }
+    // A model's answer is cut to its bound: counted at the bound (a token more for where its text
+    // joins the problems), so that the summary it writes never takes the conversation over the target.
+    const head = this.summaryMessage(parts.removed.length, problems === "" ? "" : `${problems}\n`);
+    const room = problems === "" ? this.maxSummaryTokens : Math.max(1, this.maxSummaryTokens - counter.count(problems));
+    return (messageTokens(counter, [head as unknown as MessageLike])[0] ?? 0) + room + 1;
+  }
+
+  /** The summarized span ending at `end`: its messages, the user messages kept beside it; undefined when it would not be summarized. */
+  private spanAt<M extends MessageLike>(span: SpanContext<M>, end: number): Span<M> | undefined {
+    const { messages, facts, stays, counter } = span;
+    const oldIndices: number[] = [];
+    const userIndices: number[] = [];
+    for (let i = 0; i < end; i++) {
+      if (!stays(i)) oldIndices.push(i);
+      if (facts[i]?.role === ROLE_CODES.user) userIndices.push(i);
+    }
+    if (oldIndices.length === 0 || oldIndices.length < Math.min(2, this.minMessagesToSummarize)) return undefined;
+    const keptUser = this.userMessagesToKeep(userIndices.map((i) => messages[i] as M), counter);
+    const removedIndices = oldIndices.filter((i) => !keptUser.has(messages[i] as M));
+    if (removedIndices.length === 0) return undefined;
+    const old = oldIndices.map((i) => messages[i] as M);
+    return { end, old, removedIndices, removed: removedIndices.map((i) => messages[i] as M), keptUser };
+  }
+
+  /** The summarizer's input for `old`: the digest's event lines, or rendered lines within maxInputTokens for a model. */
+  private inputLines<M extends MessageLike>(span: SpanContext<M>, old: readonly M[]): string[] {
+    const { counter } = span;
+    // Offline and unbounded by a window: the digest reads everything.
+    if (span.model.kind === "extractive") return old.flatMap((m) => eventLines(m, (text) => text));
+    // Within maxInputTokens: tool outputs clipped harder until it fits, then the oldest lines left out.
     const budget = this.maxInputTokens - counter.count(this.summaryPrompt);
     let lines: string[] = [];
-    if (model.kind === "extractive") {
-      // Offline and unbounded by a window: the digest reads everything.
-      lines = old.flatMap((m) => eventLines(m, (text) => text));
-    } else {
-      for (const perResult of [2000, 500, 150, 40]) {
-        const clipper = new ToolResultCompactor({ maxResultTokens: perResult, truncationMessage: "[...]" });
-        lines = old.map((m) => render(m, (text) => clipper.compactResult(text, counter)));
-        if (counter.count(lines.join("\n")) <= budget) break;
-      }
-      while (lines.length > 1 && counter.count(lines.join("\n")) > budget) lines.shift(); // the oldest go last
+    for (const perResult of [2000, 500, 150, 40]) {
+      const clipper = new ToolResultCompactor({ maxResultTokens: perResult, truncationMessage: "[...]" });
+      lines = old.map((m) => render(m, (text) => clipper.compactResult(text, counter)));
+      if (counter.count(lines.join("\n")) <= budget) break;
     }
+    while (lines.length > 1 && counter.count(lines.join("\n")) > budget) lines.shift();
+    return lines;
+  }
 
+  /** The session's problems first, so that the bound cuts the summary's text, not them. */
+  private withProblems(text: string, problems: string, counter: TokenCounter): string {
+    return problems === "" ? this.bound(text, counter) : `${problems}\n${this.bound(text, counter, Math.max(1, this.maxSummaryTokens - counter.count(problems)))}`;
+  }
+
+  private summaryMessage(count: number, text: string): SummaryMessage {
+    return { role: this.summaryRole, content: `Summary of the ${count} earlier messages:\n${text}` };
+  }
+
+  /** Summarizes `parts` (system, pinned and kept user messages stay); `unchanged` when it would not pay. */
+  private async summarizePrefix<M extends MessageLike>(span: SpanContext<M>, parts: Span<M> | undefined, unchanged: CompactionResult<M>): Promise<CompactionResult<M>> {
+    if (parts === undefined) return unchanged;
+    const { model, messages, stays, counter, problems } = span;
+    const { end, old, removed, keptUser } = parts;
     let text: string;
     try {
-      text = await this.summarizeLines(model, lines, problems);
+      text = await this.summarizeLines(model, this.inputLines(span, old), problems);
       if (text.trim() === "") throw new Error("the model returned an empty summary");
     } catch (cause) {
       const error = cause instanceof Error ? cause : new Error(String(cause));
@@ -273,9 +398,7 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
       this.emit("failed", error);
       return { ...unchanged, error };
     }
-    // The session's problems come first, so that the bound cuts the summary's text, not them.
-    text = problems === "" ? this.bound(text, counter) : `${problems}\n${this.bound(text, counter, Math.max(1, this.maxSummaryTokens - counter.count(problems)))}`;
-    const summary: SummaryMessage = { role: this.summaryRole, content: `Summary of the ${removed.length} earlier messages:\n${text}` };
+    const summary = this.summaryMessage(removed.length, this.withProblems(text, problems, counter));
     const systems = messages.slice(0, end).filter((_, i) => stays(i));
     const users = old.filter((m) => keptUser.has(m));
     // A summary that costs as much as the turns it replaces is not applied.

@@ -20,12 +20,13 @@
 import type { TruncationStrategy } from "../history/strategies.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
+import { ExtractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import { requireCount } from "../runtime/errors.js";
 import type { Logger } from "../runtime/logger.js";
 import { CircuitBreaker, type BreakerEvent, type BreakerState } from "./circuit-breaker.js";
 import type { CompactionLevel, CompactionLevelName, LevelContext, LevelPlan, TakenUnit } from "./compaction-level.js";
-import { ContextCompactor, type SummaryMessage } from "./context-compactor.js";
+import { ContextCompactor, planForModel, type SummaryMessage } from "./context-compactor.js";
 import type { AppliedEdit, HistoryEdit, HistoryView } from "./history-edit.js";
 import { ClearOldReasoning } from "./levels/clear-old-reasoning.js";
 import { ClearOldToolResults } from "./levels/clear-old-tool-results.js";
@@ -172,6 +173,8 @@ export class ProgressiveCompaction {
     fork.identities = this.identities;
     for (const [name, key] of this.fruitless) fork.fruitless.set(name, key);
     fork.problemLedger = this.problemLedger.fork();
+    // Offline in place of a model: the span is still the one the model's compaction would take.
+    if (llm !== this.options.llm && !(this.options.llm instanceof ExtractiveSummarizer) && fork.compactor !== undefined) planForModel(fork.compactor);
     return fork;
   }
 

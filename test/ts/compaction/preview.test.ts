@@ -128,6 +128,40 @@ describe("preview", () => {
     expect(idle).toMatchObject({ runs: false, units: [], tokensAfter: idle.tokensBefore });
   });
 
+  it("with a model, plans the span the model's compaction summarizes (its summary counted at the bound), without calling it", async () => {
+    let calls = 0;
+    const messages: Msg[] = [{ role: "user", content: "Fix the failing billing tests in src/billing" }];
+    for (let i = 0; i < 12; i++) {
+      messages.push({ role: "user", content: `What does step ${i} show?` });
+      messages.push({ role: "assistant", content: `Step ${i}: ${"the ledger charges twice when the retry fires. ".repeat(20)}` });
+    }
+    const window = Math.ceil(counter.countMessages(messages) / 0.95);
+    const context = new MessageContextManager<Msg>({
+      model: "gpt-4o",
+      mode: TruncationMode.SUMMARIZE,
+      llm: async () => (calls++, "The agent traced the double charge to the retry. ".repeat(40)),
+      limits: new ContextLimits({ model: "gpt-4o", maxTokens: window, maxOutputTokens: 0, reservedTokens: 0 }),
+      trimAt: 1, // loading starts no compaction: the preview comes first
+      trimTo: 0.6,
+      summaryInputTokens: 1_000_000, // and no early summary for the summarizer's input budget
+      preserveLast: 2,
+      maxSummaryTokens: 400,
+      logger: quiet,
+    });
+    context.load(messages);
+    const plan = await context.preview({ threshold: 0.9 });
+    expect(calls).toBe(0);
+    const planned = plan.units.filter((u) => u.action === "summarize").map((u) => u.id);
+    const report = await context.compactIfNeeded({ threshold: 0.9 });
+    expect(calls).toBe(1);
+    expect(planned).toEqual(report.removed.map((m) => messageId(m)));
+    // Only the oldest turns the target needs: far fewer than all before the last two.
+    expect(planned.length).toBeGreaterThan(0);
+    expect(planned.length).toBeLessThan(messages.length - 2 - 1);
+    expect(report.tokensAfter).toBeLessThanOrEqual(report.targetTokens);
+    expect(report.levels.find((l) => l.name === "truncate")?.applied).toBe(false);
+  });
+
   it("rejects bad options with a coded error and changes nothing", async () => {
     const context = manager(TruncationMode.SMART, 1000, true, 3, 10);
     context.load([{ role: "user", content: "hi" }]);

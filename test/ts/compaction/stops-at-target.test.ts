@@ -5,7 +5,7 @@
 // not run.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ContextLimits, MessageContextManager, TiktokenCounter, type MessageLike } from "ctxwin";
+import { ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, extractiveSummarizer, type MessageLike, type SummaryModel } from "ctxwin";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
 const quiet = { warn: () => {} };
@@ -74,5 +74,115 @@ describe("compaction stops at its target", () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  // Level 3 summarizes the oldest turns only as far as the target needs: the digest's summary of
+  // each span is written and counted, so the run lands within one unit of the target; a model's
+  // summary is counted at its bound before the one call, so the run lands within one unit plus
+  // what the model left unused of the bound.
+  const MODEL_BOUND = 60;
+  /** A session whose turns are mostly the agent's own words, which only a summary (or a trim) takes. */
+  const talk = (steps: Step[]): MessageLike[] =>
+    session(steps).flatMap((m, i) => (m.role === "tool" ? [m, { role: "assistant", content: `Step ${i}: ${"I read the output and the parser still fails on dates. ".repeat(1 + (i % 7) * 4)}` }] : [m]));
+  const summarizers: Array<[string, () => { llm: SummaryModel; calls: () => number }, number]> = [
+    ["the extractive summarizer", () => ({ llm: extractiveSummarizer(), calls: () => 0 }), 0],
+    [
+      "a model (one call, its summary counted at maxSummaryTokens)",
+      () => {
+        let calls = 0;
+        return { llm: async () => (calls++, "The agent read files and ran the tests; the invoice export bug is still open. ".repeat(3)), calls: () => calls };
+      },
+      MODEL_BOUND,
+    ],
+  ];
+  it.each(summarizers)("in SUMMARIZE mode with %s, level 3 stops at the target too", async (_name, make, slack) => {
+    let stoppedByLevel3 = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 6, maxLength: 24 }), fc.double({ min: 0.05, max: 0.6, noNaN: true }), async (steps, share) => {
+        const messages = talk(steps);
+        const total = counter.countMessages(messages);
+        const target = Math.max(300, Math.floor(total * share));
+        const { llm, calls } = make();
+        const context = new MessageContextManager<MessageLike>({
+          model: "gpt-4o",
+          counter,
+          limits: new ContextLimits({ model: "gpt-4o", maxTokens: target, maxOutputTokens: 0, reservedTokens: 0 }),
+          mode: TruncationMode.SUMMARIZE,
+          llm,
+          trimAt: 1,
+          trimTo: 1,
+          maxToolResultTokens: 200,
+          keepToolResults: 1,
+          preserveLast: 2,
+          maxSummaryTokens: MODEL_BOUND,
+          // Level 3 runs for the target here, not early for the summarizer's input budget.
+          summaryInputTokens: 1_000_000,
+          autoTruncate: false,
+          logger: quiet,
+        });
+        context.load(messages);
+        const report = await context.compactIfNeeded({ threshold: 1 });
+        if (report.tokensBefore <= target) return;
+        expect(calls()).toBeLessThanOrEqual(1);
+        expect(report.tokensAfter).toBeLessThanOrEqual(target);
+        const summarize = report.levels.find((level) => level.name === "summarize");
+        // Where level 3 ran because the history was over the target (not early, for the
+        // summarizer's input budget) and reached it, it is the one that stopped at the target.
+        if (summarize?.applied === true && summarize.tokensBefore > target && summarize.tokensAfter <= target) {
+          expect(report.tokensAfter).toBeGreaterThanOrEqual(target - largestUnit(messages) - slack);
+          expect(report.levels.find((level) => level.name === "truncate")?.applied).toBe(false);
+          stoppedByLevel3++;
+        }
+      }),
+      { numRuns: 40 },
+    );
+    // The generated targets reach level 3 (not only levels 1 and 2, or level 4 after it).
+    expect(stoppedByLevel3).toBeGreaterThan(5);
+  });
+
+  it("a second summary takes only the turns after the first, which stays beside it with all it held", async () => {
+    // Turns `from`..`to` of the talk session, with call ids of their own.
+    const turns = (from: number, to: number): MessageLike[] =>
+      talk(Array.from({ length: to - from }, (_, k) => ({ ask: "Run the tests again.", tool: "run_tests", output: from + k === 0 ? "Error: duplicate charge detected for ch_17_5" : "✓ ok", lines: 3 })))
+        .slice(1)
+        .map((m) => JSON.parse(JSON.stringify(m).replace(/"call_(\d+)"/g, (_, n: string) => `"call_${from}_${n}"`)) as MessageLike);
+    const task: MessageLike = { role: "user", content: "Fix the invoice export bug; keep the public API." };
+    const window = Math.floor(counter.countMessages([task, ...turns(0, 10)]) * 0.7);
+    const context = new MessageContextManager<MessageLike>({
+      model: "gpt-4o",
+      counter,
+      limits: new ContextLimits({ model: "gpt-4o", maxTokens: window, maxOutputTokens: 0, reservedTokens: 0 }),
+      mode: TruncationMode.SUMMARIZE,
+      trimAt: 1,
+      trimTo: 1,
+      keepToolResults: 1,
+      preserveLast: 2,
+      summaryInputTokens: 1_000_000,
+      autoTruncate: false,
+      logger: quiet,
+    });
+    context.load([task, ...turns(0, 10)]);
+    const first = await context.compactIfNeeded({ threshold: 1 });
+    const summary = first.summary;
+    expect(summary?.content).toContain("duplicate charge detected for ch_17_5");
+    expect(first.tokensAfter).toBeLessThanOrEqual(window);
+    const kept = new Set(context.getMessages());
+    for (const m of turns(10, 20)) context.addMessage(m);
+    const second = await context.compactIfNeeded({ threshold: 1 });
+    expect(second.summary).toBeDefined();
+    expect(second.tokensAfter).toBeLessThanOrEqual(window);
+    const messages = context.getMessages();
+    // The first summary is still there, before the second; the task too.
+    expect(messages).toContain(summary);
+    expect(messages.indexOf(summary as MessageLike)).toBeLessThan(messages.indexOf(second.summary as MessageLike));
+    expect(messages[0]).toBe(task);
+    // What the first summary held is still in the conversation: its failure among the rest.
+    expect(JSON.stringify(messages)).toContain("duplicate charge detected for ch_17_5");
+    // The second took the oldest turns left after the first (not the first summary, nor the task), then new ones.
+    expect(second.removed).not.toContain(summary);
+    expect(second.removed).not.toContain(task);
+    const fromFirst = second.removed.filter((m) => kept.has(m));
+    expect(fromFirst.length).toBeGreaterThan(0);
+    expect(second.removed.slice(0, fromFirst.length)).toEqual(fromFirst);
   });
 });

@@ -66,7 +66,9 @@ describe.each([
   it.each([10, 14, 22, 25, 27, 36, 42])("after iteration %i: the task, changed files, last open error and last test outcome survive within maxSummaryTokens", async (upTo) => {
     const messages = build(session, upTo);
     const compactor = new ContextCompactor({ model: extractiveSummarizer() });
-    const result = await compactor.compactWithDetails(messages, 1000, counter, { preserveLast: 0 });
+    // Target 0: every message is summarized (a compaction to a target summarizes only the oldest
+    // turns it needs), so that the summary alone must carry the facts.
+    const result = await compactor.compactWithDetails(messages, 0, counter, { preserveLast: 0 });
     const summary = result.summary!.content;
     const body = summary.slice(summary.indexOf("\n") + 1);
     expect(counter.count(body)).toBeLessThanOrEqual(compactor.maxSummaryTokens);
