@@ -66,6 +66,8 @@ interface Outcome {
   requests: number;
   trims: number;
   largest: number;
+  /** At the end: the summaries a compaction wrote, their tokens, and the history's (ctxwin's runs). */
+  summaries?: { count: number; tokens: number; history: number };
 }
 
 async function runCtxwin(turns: Turn[], mode: TruncationMode, counter: TiktokenCounter, trimTo: number): Promise<Outcome> {
@@ -97,7 +99,10 @@ async function runCtxwin(turns: Turn[], mode: TruncationMode, counter: TiktokenC
     cm.addMessage(t.answer);
   }
   const { cacheableShare, requests } = cm.getStats().cache;
-  return { share: cacheableShare, requests, trims, largest };
+  const history = cm.getMessages();
+  const written = history.filter((m) => typeof m.content === "string" && m.content.startsWith("Summary of the "));
+  const tokens = written.reduce((sum, m) => sum + counter.countMessages([m]) - counter.countMessages([]), 0);
+  return { share: cacheableShare, requests, trims, largest, summaries: { count: written.length, tokens, history: counter.countMessages(history) } };
 }
 
 /** One request of the trimMessages replay: what was sent, and how much of it the request before also sent. */
@@ -179,12 +184,20 @@ export async function benchCacheShare(): Promise<void> {
   console.log(`\n### Cacheable share of prompt tokens: ${TURNS} tool-using turns (2 requests each), ${WINDOW.toLocaleString("en-US")}-token window\n`);
   console.log("| mode | ctxwin (trimAt 0.8, trimTo 0.6) | trims / compactions | same strategy, trimTo = trimAt | @langchain/core trimMessages to the target every request | budget >= 85% |");
   console.log("|---|---|---|---|---|---|");
+  const summaries: string[] = [];
   for (const mode of [TruncationMode.SLIDING_WINDOW, TruncationMode.TOKEN_BUDGET, TruncationMode.SMART, TruncationMode.SUMMARIZE]) {
     const ours = await runCtxwin(turns, mode, counter, 0.6);
     const naive = await runCtxwin(turns, mode, counter, 0.8);
     if (ours.largest > WINDOW || ours.trims < 10) throw new Error(`cache-share bench: ${mode} sent ${ours.largest} tokens in one request and trimmed ${ours.trims} times`);
+    if (mode === TruncationMode.SUMMARIZE) {
+      for (const [label, run] of [["trimTo 0.6", ours], ["trimTo = trimAt", naive]] as const) {
+        const { count = 0, tokens = 0, history = 0 } = run.summaries ?? {};
+        summaries.push(`${count} (${tokens.toLocaleString("en-US")} of ${history.toLocaleString("en-US")} tokens) with ${label}`);
+      }
+    }
     console.log(`| ${mode}${mode === TruncationMode.SUMMARIZE ? " (extractive summarizer)" : ""} | ${pct(ours.share)} | ${ours.trims} | ${pct(naive.share)} | ${pct(lc.share)} | ${ours.share >= 0.85 ? "met" : "MISSED"} |`);
   }
+  console.log(`\nSummaries in the history at the end of the summarize runs: ${summaries.join("; ")}.`);
   console.log(`\n${lc.requests} requests per run; trimMessages trimmed before ${lc.trims} of them. Shared prefix: the tokens of a request's leading messages that the previous request had in the same places (system prompt included), over all prompt tokens.`);
 }
 

@@ -21,7 +21,10 @@ import { ROLE_CODES, checkRole, type InsertedRole } from "../messages/roles.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
 import type { MessageLike } from "../messages/types.js";
 import { FLAG_MARKED, MetadataReader } from "../messages/metadata-reader.js";
-import { checkMessage, toolOutputText, visitMessage, type MessageVisitor } from "../messages/message-shape.js";
+import { checkMessage } from "../messages/message-shape.js";
+import { eventLines, render } from "./summary-input.js";
+import { mergeSections, readSections, boundSections, writeSections } from "./summary-fold.js";
+import { addRecords, readSummary, recordOf, withOneIdFewer, writeHead, type SummaryRecord } from "./summary-head.js";
 
 export const DEFAULT_SUMMARY_PROMPT =
   "You are compacting the earlier part of an agent's conversation: the agent will continue its task " +
@@ -58,6 +61,8 @@ interface SpanContext<M extends MessageLike> {
   facts: ReadonlyArray<{ role: number } | undefined>;
   /** System, pinned and pinned units' messages: never summarized. */
   stays: (i: number) => boolean;
+  /** Earlier summaries this compactor wrote: folded into the next one. */
+  summaries: ReadonlySet<number>;
   counter: TokenCounter;
   problems: string;
   /** The conversation's tokens (countMessages) to reach. */
@@ -69,10 +74,14 @@ interface Span<M extends MessageLike> {
   end: number;
   /** The span's messages that are not system or pinned: what the summarizer reads. */
   old: M[];
-  /** Of those, the ones the summary replaces (the user messages kept beside it stay). */
+  /** Of those, the ones the summary replaces (the user messages kept beside it stay), and the earlier summaries it folds. */
   removed: M[];
   removedIndices: number[];
   keptUser: Set<M>;
+  /** The earlier summaries' texts after their heads, oldest first. */
+  earlierTexts: string[];
+  /** The new summary's head: the earlier summaries' counts, sizes and ids with this span's. */
+  record: SummaryRecord;
 }
 
 /** The message a compaction puts in place of the old ones. */
@@ -126,57 +135,6 @@ export interface CompactionResult<M> {
 interface Events {
   failed: [Error];
   compacted: [{ summarized: number; summaryTokens: number }];
-}
-
-/** A message as a line for the summarizer, tool results clipped to `resultBudget` tokens. */
-function render(message: MessageLike, clip: (text: string) => string): string {
-  const parts: string[] = [];
-  const visitor: MessageVisitor = {
-    text: (value) => {
-      if (typeof value === "string" && value !== "") parts.push(value);
-    },
-    image: () => parts.push("[image]"),
-    toolCall: (_id, name, args) => parts.push(`called ${String(name)}(${typeof args === "string" ? args : JSON.stringify(args)})`),
-    toolResult: (_id, output) => {
-      parts.push(`result: ${clip(toolOutputText(output))}`);
-    },
-  };
-  visitMessage(message as unknown as Record<string, unknown>, visitor);
-  return `${message.role}: ${parts.join(" ")}`;
-}
-
-/**
- * A message as the core's extractive summarizer reads it: one JSON line per text, tool call and
- * tool result (the agent loop's event shapes), so tool names, results and errors are recognised.
- */
-function eventLines(message: MessageLike, clip: (text: string) => string): string[] {
-  const lines: string[] = [];
-  const texts: string[] = [];
-  const visitor: MessageVisitor = {
-    text: (value) => {
-      if (typeof value === "string" && value !== "") texts.push(value);
-    },
-    image: () => {},
-    toolCall: (id, name, args) => {
-      let parsed: unknown = args;
-      if (typeof args === "string") {
-        try {
-          parsed = JSON.parse(args);
-        } catch {
-          parsed = args;
-        }
-      }
-      lines.push(JSON.stringify({ type: "tool_call", toolName: String(name), toolCallId: id, args: parsed }));
-    },
-    toolResult: (id, output) => {
-      lines.push(JSON.stringify({ type: "tool_result", toolCallId: id, result: clip(toolOutputText(output)) }));
-    },
-  };
-  visitMessage(message as unknown as Record<string, unknown>, visitor);
-  if (texts.length > 0 && (message as { tool_call_id?: unknown }).tool_call_id === undefined) {
-    lines.unshift(JSON.stringify({ type: "message", role: message.role, content: texts.join("\n") }));
-  }
-  return lines;
 }
 
 export class ContextCompactor extends TypedEventEmitter<Events> {
@@ -274,8 +232,16 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
       if (u >= 0) reach = Math.max(reach, lastOfUnit.get(u) ?? end - 1);
       if (reach < end) ends.push(end);
     }
-    const span: SpanContext<M> = { model, messages, facts, stays, counter, problems, target: targetTokens };
-    const end = await this.chooseEnd(span, ends);
+    // Earlier summaries are folded into the new one, so a span reaches past the last of them
+    // (only what stays, or user messages kept beside it, can be before it).
+    const summaries = new Set<number>();
+    messages.forEach((m, i) => {
+      if ((stays(i) || m.role === this.summaryRole) && readSummary((m as { content?: unknown }).content) !== undefined) summaries.add(i);
+    });
+    const lastSummary = Math.max(-1, ...summaries);
+    const past = ends.filter((e) => e > lastSummary);
+    const span: SpanContext<M> = { model, messages, facts, stays, summaries, counter, problems, target: targetTokens };
+    const end = await this.chooseEnd(span, past.length > 0 ? past : ends);
     if (end === undefined) return unchanged;
     const result = await this.summarizePrefix(span, this.spanAt(span, end), unchanged);
     if (result.summary !== undefined) this.emit("compacted", { summarized: result.summarized, summaryTokens: counter.count(result.summary.content) });
@@ -330,40 +296,47 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
   private async summaryTokens<M extends MessageLike>(span: SpanContext<M>, parts: Span<M>): Promise<number> {
     const { counter, problems } = span;
     if (span.model.kind === "extractive" && !plannedForModel.has(this)) {
-      const text = this.withProblems(await this.summarizeLines(span.model, this.inputLines(span, parts.old), problems), problems, counter);
-      return messageTokens(counter, [this.summaryMessage(parts.removed.length, text) as unknown as MessageLike])[0] ?? 0;
+      return messageTokens(counter, [(await this.writeSummary(span, parts)) as unknown as MessageLike])[0] ?? 0;
     }
     // A model's answer is cut to its bound: counted at the bound (a token more for where its text
     // joins the problems), so that the summary it writes never takes the conversation over the target.
-    const head = this.summaryMessage(parts.removed.length, problems === "" ? "" : `${problems}\n`);
+    const head = this.summaryMessage(parts.record, problems === "" ? "" : `${problems}\n`);
     const room = problems === "" ? this.maxSummaryTokens : Math.max(1, this.maxSummaryTokens - counter.count(problems));
     return (messageTokens(counter, [head as unknown as MessageLike])[0] ?? 0) + room + 1;
   }
 
   /** The summarized span ending at `end`: its messages, the user messages kept beside it; undefined when it would not be summarized. */
   private spanAt<M extends MessageLike>(span: SpanContext<M>, end: number): Span<M> | undefined {
-    const { messages, facts, stays, counter } = span;
+    const { messages, facts, stays, summaries, counter } = span;
     const oldIndices: number[] = [];
     const userIndices: number[] = [];
+    const earlier: number[] = [];
     for (let i = 0; i < end; i++) {
+      if (summaries.has(i)) {
+        earlier.push(i);
+        continue;
+      }
       if (!stays(i)) oldIndices.push(i);
       if (facts[i]?.role === ROLE_CODES.user) userIndices.push(i);
     }
     if (oldIndices.length === 0 || oldIndices.length < Math.min(2, this.minMessagesToSummarize)) return undefined;
     const keptUser = this.userMessagesToKeep(userIndices.map((i) => messages[i] as M), counter);
-    const removedIndices = oldIndices.filter((i) => !keptUser.has(messages[i] as M));
-    if (removedIndices.length === 0) return undefined;
+    const taken = oldIndices.filter((i) => !keptUser.has(messages[i] as M));
+    if (taken.length === 0) return undefined;
     const old = oldIndices.map((i) => messages[i] as M);
-    return { end, old, removedIndices, removed: removedIndices.map((i) => messages[i] as M), keptUser };
+    const readBack = earlier.map((i) => readSummary((messages[i] as { content?: unknown }).content) as { record: SummaryRecord; text: string });
+    const record = addRecords([...readBack.map((r) => r.record), recordOf(taken.map((i) => messages[i] as M))]);
+    const removedIndices = [...earlier, ...taken].sort((a, b) => a - b);
+    return { end, old, removedIndices, removed: removedIndices.map((i) => messages[i] as M), keptUser, earlierTexts: readBack.map((r) => r.text), record };
   }
 
   /** The summarizer's input for `old`: the digest's event lines, or rendered lines within maxInputTokens for a model. */
-  private inputLines<M extends MessageLike>(span: SpanContext<M>, old: readonly M[]): string[] {
+  private inputLines<M extends MessageLike>(span: SpanContext<M>, old: readonly M[], soFar: readonly string[] = []): string[] {
     const { counter } = span;
     // Offline and unbounded by a window: the digest reads everything.
     if (span.model.kind === "extractive") return old.flatMap((m) => eventLines(m, (text) => text));
     // Within maxInputTokens: tool outputs clipped harder until it fits, then the oldest lines left out.
-    const budget = this.maxInputTokens - counter.count(this.summaryPrompt);
+    const budget = this.maxInputTokens - counter.count(this.summaryPrompt) - (soFar.length === 0 ? 0 : counter.count(soFar.join("\n")) + 40);
     let lines: string[] = [];
     for (const perResult of [2000, 500, 150, 40]) {
       const clipper = new ToolResultCompactor({ maxResultTokens: perResult, truncationMessage: "[...]" });
@@ -379,30 +352,51 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     return problems === "" ? this.bound(text, counter) : `${problems}\n${this.bound(text, counter, Math.max(1, this.maxSummaryTokens - counter.count(problems)))}`;
   }
 
-  private summaryMessage(count: number, text: string): SummaryMessage {
-    return { role: this.summaryRole, content: `Summary of the ${count} earlier messages:\n${text}` };
+  private summaryMessage(record: SummaryRecord, text: string): SummaryMessage {
+    return { role: this.summaryRole, content: `${writeHead(record)}\n${text}` };
+  }
+
+  /**
+   * The summary of `parts`, folding the earlier summaries: a model reads them as the summary so far
+   * and its answer replaces them; the digest's text merges with theirs section by section.
+   */
+  private async writeSummary<M extends MessageLike>(span: SpanContext<M>, parts: Span<M>): Promise<SummaryMessage> {
+    const { model, counter, problems } = span;
+    let text = await this.summarizeLines(model, this.inputLines(span, parts.old, parts.earlierTexts), problems, parts.earlierTexts);
+    if (text.trim() === "") throw new Error("the model returned an empty summary");
+    if (model.kind === "extractive" && parts.earlierTexts.length > 0) {
+      const given = problems !== "";
+      const merged = [...parts.earlierTexts, text].map(readSections).reduce((older, newer) => mergeSections(older, newer, given));
+      const room = given ? Math.max(1, this.maxSummaryTokens - counter.count(problems)) : this.maxSummaryTokens;
+      text = boundSections(merged, room, counter) ?? writeSections(merged);
+    }
+    return this.summaryMessage(parts.record, this.withProblems(text, problems, counter));
   }
 
   /** Summarizes `parts` (system, pinned and kept user messages stay); `unchanged` when it would not pay. */
   private async summarizePrefix<M extends MessageLike>(span: SpanContext<M>, parts: Span<M> | undefined, unchanged: CompactionResult<M>): Promise<CompactionResult<M>> {
     if (parts === undefined) return unchanged;
-    const { model, messages, stays, counter, problems } = span;
+    const { messages, stays, summaries, counter } = span;
     const { end, old, removed, keptUser } = parts;
-    let text: string;
+    let summary: SummaryMessage;
     try {
-      text = await this.summarizeLines(model, this.inputLines(span, old), problems);
-      if (text.trim() === "") throw new Error("the model returned an empty summary");
+      summary = await this.writeSummary(span, parts);
     } catch (cause) {
       const error = cause instanceof Error ? cause : new Error(String(cause));
       this.logger.warn(`ctxwin: summarizing ${old.length} messages failed, keeping them: ${error.message}`);
       this.emit("failed", error);
       return { ...unchanged, error };
     }
-    const summary = this.summaryMessage(removed.length, this.withProblems(text, problems, counter));
-    const systems = messages.slice(0, end).filter((_, i) => stays(i));
+    const systems = messages.slice(0, end).filter((_, i) => stays(i) && !summaries.has(i));
     const users = old.filter((m) => keptUser.has(m));
-    // A summary that costs as much as the turns it replaces is not applied.
-    if (counter.countMessages([summary]) >= counter.countMessages(removed)) return unchanged;
+    // A summary that costs as much as the turns it replaces is not applied; first it names fewer ids.
+    const body = summary.content.slice(summary.content.indexOf("\n") + 1);
+    const removedTokens = counter.countMessages(removed);
+    for (let record: SummaryRecord | undefined = parts.record; counter.countMessages([summary]) >= removedTokens; ) {
+      record = withOneIdFewer(record);
+      if (record === undefined) return unchanged;
+      summary = this.summaryMessage(record, body);
+    }
     return { messages: [...systems, summary, ...users, ...messages.slice(end)], summarized: removed.length, summary, keptUserMessages: users };
   }
 
@@ -438,14 +432,16 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
    * The summary of `lines`: eventLines for the extractive digest, which writes out every tool
    * name, path and error (none may be lost); rendered lines after the prompt for a model.
    */
-  private async summarizeLines(model: ResolvedModel, lines: string[], problems = ""): Promise<string> {
+  private async summarizeLines(model: ResolvedModel, lines: string[], problems = "", soFar: readonly string[] = []): Promise<string> {
     // The task digest writes every path, tool and error, most needed sections first, so that the
     // bound cuts what is least needed. The session's problems are put beside the summary by the
     // caller; a model is told them so that its text agrees.
     // The digest leaves its own problem sections out when the session's record goes beside it.
     if (model.kind === "extractive") return native.summarizeTask(problems === "" ? lines : [...lines, PROBLEMS_GIVEN], true);
     const known = problems === "" ? "" : `The session's problems so far (the summary is sent with this list; do not repeat it):\n${problems}\n\n`;
-    return model.call(this.summaryPrompt + known + lines.join("\n"));
+    // The earlier summary is the model's to carry over: its answer replaces it.
+    const earlier = soFar.length === 0 ? "" : `The summary so far, of the messages before these (your summary replaces it: keep what the agent still needs from it, newer facts winning):\n${soFar.join("\n")}\n\nThe messages since:\n`;
+    return model.call(this.summaryPrompt + known + earlier + lines.join("\n"));
   }
 
   /**

@@ -5,13 +5,13 @@
 // recall work) may change the placeholder's words; its first characters are matched, from the
 // level that writes it.
 import { CLEARED_TOOL_RESULT } from "../compaction/levels/clear-old-tool-results.js";
+import { SUMMARY_HEAD } from "../compaction/summary-head.js";
 
 const MARKER = /^\[\d+ messages omitted\]$/;
-const SUMMARY = /^Summary of the \d+ earlier messages:/;
 
 /** Whether a text is one a compaction wrote. */
 export function isCompactionText(text: string): boolean {
-  return MARKER.test(text) || SUMMARY.test(text) || text.startsWith(CLEARED_TOOL_RESULT);
+  return MARKER.test(text) || SUMMARY_HEAD.test(text) || text.startsWith(CLEARED_TOOL_RESULT);
 }
 
 /** The texts of a message's content, whatever its shape (a string, text parts, tool results' outputs), at most `depth` levels down. */

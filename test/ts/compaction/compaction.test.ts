@@ -26,7 +26,7 @@ describe("ContextCompactor", () => {
     const messages = chat(50);
     const out = await compactor.compact(messages, 500, counter, { preserveLast: 10 });
     expect(out).toHaveLength(11);
-    expect(out[0]).toEqual({ role: "system", content: "Summary of the 40 earlier messages:\nThe user asked about 50 things." });
+    expect(out[0]).toEqual({ role: "system", content: expect.stringMatching(/^Summary of the 40 earlier messages \(\d+ KB; recall by id: (m[0-9a-f]{8}, ){11}m[0-9a-f]{8}; not named: 28 other messages\):\nThe user asked about 50 things\.$/) });
     expect(out.slice(1)).toEqual(messages.slice(40));
     out.slice(1).forEach((m, i) => expect(m).toBe(messages[40 + i]));
     expect(prompts).toHaveLength(1);
@@ -67,7 +67,10 @@ describe("ContextCompactor", () => {
     messages.push({ role: "user", content: "next?" });
     const result = await compactor.compactWithDetails(messages, 1000, counter, { preserveLast: 3 });
     expect(counter.count(prompt)).toBeLessThanOrEqual(2000);
-    expect(counter.count(result.summary!.content)).toBeLessThanOrEqual(100 + 20);
+    // The bound is the summary's text; its head names what recall reads back (at most 12 ids).
+    const [head, ...body] = result.summary!.content.split("\n");
+    expect(head).toMatch(/^Summary of the 38 earlier messages \(\d+ KB; recall by id: (c\d+, ){11}c\d+; not named: 7 older tool results\):$/);
+    expect(counter.count(body.join("\n"))).toBeLessThanOrEqual(100 + 20);
     // The cut kept the last tool unit whole: its call and result, then the question.
     expect(result.messages.slice(1)).toEqual(messages.slice(-3));
   });
@@ -131,7 +134,7 @@ describe("compactIfNeeded (progressive compaction)", () => {
     expect(cm.tokenUsage).toBeLessThan(before);
     expect(cm.tokenUsage).toBeLessThanOrEqual(limit * 0.9);
     expect(report.levels.find((l) => l.level === 3)?.applied).toBe(true);
-    expect(report.summary?.content).toMatch(/^Summary of the \d+ earlier messages:/);
+    expect(report.summary?.content).toMatch(/^Summary of the \d+ earlier messages \([^\n]*\):/);
   });
 
   it("runs the levels in order and stops applying them once under the threshold", async () => {

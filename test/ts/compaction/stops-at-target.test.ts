@@ -140,7 +140,7 @@ describe("compaction stops at its target", () => {
     expect(stoppedByLevel3).toBeGreaterThan(5);
   });
 
-  it("a second summary takes only the turns after the first, which stays beside it with all it held", async () => {
+  it("a second summary takes the turns after the first and folds the first into it, with all it held", async () => {
     // Turns `from`..`to` of the talk session, with call ids of their own.
     const turns = (from: number, to: number): MessageLike[] =>
       talk(Array.from({ length: to - from }, (_, k) => ({ ask: "Run the tests again.", tool: "run_tests", output: from + k === 0 ? "Error: duplicate charge detected for ch_17_5" : "✓ ok", lines: 3 })))
@@ -167,22 +167,28 @@ describe("compaction stops at its target", () => {
     expect(summary?.content).toContain("duplicate charge detected for ch_17_5");
     expect(first.tokensAfter).toBeLessThanOrEqual(window);
     const kept = new Set(context.getMessages());
+    const firstAt = context.getMessages().indexOf(summary as MessageLike);
     for (const m of turns(10, 20)) context.addMessage(m);
     const second = await context.compactIfNeeded({ threshold: 1 });
     expect(second.summary).toBeDefined();
     expect(second.tokensAfter).toBeLessThanOrEqual(window);
     const messages = context.getMessages();
-    // The first summary is still there, before the second; the task too.
-    expect(messages).toContain(summary);
-    expect(messages.indexOf(summary as MessageLike)).toBeLessThan(messages.indexOf(second.summary as MessageLike));
+    // The second summary folds the first: one summary, where the first was (or before it, with a
+    // user message kept beside the first), after the task.
+    expect(messages).not.toContain(summary);
+    expect(second.removed).toContain(summary);
+    expect(messages.filter((m) => typeof m.content === "string" && m.content.startsWith("Summary of the "))).toEqual([second.summary]);
     expect(messages[0]).toBe(task);
+    expect(messages.indexOf(second.summary as MessageLike)).toBeGreaterThan(0);
+    expect(messages.indexOf(second.summary as MessageLike)).toBeLessThanOrEqual(firstAt);
+    const count = (m: MessageLike | undefined) => Number(/^Summary of the (\d+) /.exec(m?.content as string)?.[1]);
+    expect(count(second.summary)).toBe(count(summary) + second.removed.length - 1);
     // What the first summary held is still in the conversation: its failure among the rest.
-    expect(JSON.stringify(messages)).toContain("duplicate charge detected for ch_17_5");
-    // The second took the oldest turns left after the first (not the first summary, nor the task), then new ones.
-    expect(second.removed).not.toContain(summary);
+    expect(second.summary?.content).toContain("duplicate charge detected for ch_17_5");
+    // The second took the oldest turns left after the first (not the task), then new ones.
     expect(second.removed).not.toContain(task);
-    const fromFirst = second.removed.filter((m) => kept.has(m));
+    const fromFirst = second.removed.filter((m) => kept.has(m) && m !== summary);
     expect(fromFirst.length).toBeGreaterThan(0);
-    expect(second.removed.slice(0, fromFirst.length)).toEqual(fromFirst);
+    expect(second.removed.filter((m) => m !== summary).slice(0, fromFirst.length)).toEqual(fromFirst);
   });
 });

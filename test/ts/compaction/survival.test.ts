@@ -311,7 +311,7 @@ describe("the user's words beside the summary", () => {
     expect(result.messages.slice(0, 4)).toEqual([result.summary, messages[14], messages[16], messages[18]]);
     result.keptUserMessages!.forEach((m, i) => expect(m).toBe([messages[14], messages[16], messages[18]][i]));
     expect(result.summarized).toBe(17);
-    expect(result.summary!.content).toMatch(/^Summary of the 17 earlier messages:/);
+    expect(result.summary!.content).toMatch(/^Summary of the 17 earlier messages \([^\n]*\):/);
     expect(() => new ContextCompactor({ model: async () => "x", keepUserTokens: -1 })).toThrow(RangeError);
   });
 });
