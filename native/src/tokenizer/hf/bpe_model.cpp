@@ -234,6 +234,12 @@ void HfBpeModel::index_tokens() {
   for (const Slot& slot : slots_) {
     if (slot.id != kNone) max_id = std::max(max_id, slot.id);
   }
+  // The table is indexed by id: ids far beyond the vocabulary (a damaged prepared form) would ask
+  // for gigabytes. The loader refuses such ids in a tokenizer.json by the same rule.
+  if (std::uint64_t{max_id} >= std::max<std::uint64_t>(std::uint64_t{vocab_count_} * 4, 1u << 20)) {
+    searches_long_pieces_ = false;
+    return;
+  }
   constexpr std::uint16_t kUnseen = 0;
   token_lengths_.assign(static_cast<std::size_t>(max_id) + 1, kUnseen);
   for (const Slot& slot : slots_) {
@@ -245,6 +251,12 @@ void HfBpeModel::index_tokens() {
     token_lengths_[slot.id] = static_cast<std::uint16_t>(slot.length);
     const auto first = static_cast<unsigned char>(arena_[slot.offset]);
     longest_from_[first] = std::max(longest_from_[first], slot.length);
+  }
+  // Each byte's token must be the vocabulary's token of that one byte (a prepared form holds the
+  // byte table apart from the vocabulary).
+  for (unsigned b = 0; b < 256 && searchable; ++b) {
+    const char byte = static_cast<char>(b);
+    searchable = token_id(std::string_view(&byte, 1)) == byte_ids_[b];
   }
   searches_long_pieces_ = searchable;
   if (!searchable) token_lengths_ = {};
