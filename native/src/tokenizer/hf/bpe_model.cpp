@@ -9,6 +9,8 @@
 #include "ctxwin/error.hpp"
 #include "ctxwin/tokenizer/bpe/rank_table.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
+#include "ctxwin/tokenizer/bpe/bpe.hpp"
+#include "tokenizer/bpe/backtracker.hpp"
 #include "tokenizer/bpe/merge_loop.hpp"
 #include "tokenizer/hf/prepared_form.hpp"
 
@@ -70,6 +72,9 @@ inline std::uint64_t seam_hash(char32_t left, char32_t right) noexcept {
   h *= 0xBF58476D1CE4E5B9ull;
   return h;
 }
+
+// Parts searched from their bytes beyond this size are not kept in a PieceCache.
+constexpr std::size_t kLongestCachedPart = std::size_t{1} << 16;
 
 // Length of the UTF-8 sequence starting with byte b (1 for stray continuation bytes).
 inline std::size_t utf8_length(unsigned char b) noexcept {
@@ -211,6 +216,50 @@ HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
     }
     merges_by_left_[left + 1] = static_cast<std::uint32_t>(merges_.size());
   }
+  index_tokens();
+}
+
+void HfBpeModel::index_tokens() {
+  std::fill(std::begin(longest_from_), std::end(longest_from_), 1u);
+  token_lengths_.clear();
+  // The search reads a token's length from its id and joins neighbours by their bytes in the
+  // text: each id must name one spelling, every byte must be a token, and nothing may fall back.
+  bool searchable = options_.byte_level && !options_.byte_fallback;
+  for (unsigned b = 0; b < 256 && searchable; ++b) searchable = byte_ids_[b] != kNone;
+  if (!searchable) {
+    searches_long_pieces_ = false;
+    return;
+  }
+  std::uint32_t max_id = 0;
+  for (const Slot& slot : slots_) {
+    if (slot.id != kNone) max_id = std::max(max_id, slot.id);
+  }
+  // The table is indexed by id: ids far beyond the vocabulary (a damaged prepared form) would ask
+  // for gigabytes. The loader refuses such ids in a tokenizer.json by the same rule.
+  if (std::uint64_t{max_id} >= std::max<std::uint64_t>(std::uint64_t{vocab_count_} * 4, 1u << 20)) {
+    searches_long_pieces_ = false;
+    return;
+  }
+  constexpr std::uint16_t kUnseen = 0;
+  token_lengths_.assign(static_cast<std::size_t>(max_id) + 1, kUnseen);
+  for (const Slot& slot : slots_) {
+    if (slot.id == kNone || slot.length == 0) continue;
+    if (slot.length > 0xFFFFu || token_lengths_[slot.id] != kUnseen) {
+      searchable = false;  // a token too long to index, or an id spelled two ways
+      break;
+    }
+    token_lengths_[slot.id] = static_cast<std::uint16_t>(slot.length);
+    const auto first = static_cast<unsigned char>(arena_[slot.offset]);
+    longest_from_[first] = std::max(longest_from_[first], slot.length);
+  }
+  // Each byte's token must be the vocabulary's token of that one byte (a prepared form holds the
+  // byte table apart from the vocabulary).
+  for (unsigned b = 0; b < 256 && searchable; ++b) {
+    const char byte = static_cast<char>(b);
+    searchable = token_id(std::string_view(&byte, 1)) == byte_ids_[b];
+  }
+  searches_long_pieces_ = searchable;
+  if (!searchable) token_lengths_ = {};
 }
 
 void HfBpeModel::insert(std::string_view bytes, std::uint32_t id) {
@@ -316,13 +365,14 @@ std::unique_ptr<HfBpeModel> HfBpeModel::restore(hf::PreparedReader& in) {
   model->bmp_ids_ = in.array<std::uint32_t>(0x10000);
   // Code-point models look every unit of the Basic Multilingual Plane up there.
   if (model->bmp_ids_.size() != (options.byte_level ? 0 : 0x10000)) throw PreparedFormError("a unit table of the wrong size");
+  model->index_tokens();
   return model;
 }
 
 std::size_t HfBpeModel::memory_bytes() const noexcept {
   return arena_.capacity() + slots_.capacity() * sizeof(Slot) + merges_.capacity() * sizeof(Merge) +
          merges_by_left_.capacity() * sizeof(std::uint32_t) + seams_.capacity() * sizeof(std::uint64_t) +
-         bmp_ids_.capacity() * sizeof(std::uint32_t);
+         bmp_ids_.capacity() * sizeof(std::uint32_t) + token_lengths_.capacity() * sizeof(std::uint16_t);
 }
 
 const HfBpeModel::Merge* HfBpeModel::find_merge(std::uint32_t left, std::uint32_t right) const noexcept {
@@ -408,6 +458,64 @@ std::size_t HfBpeModel::merge_symbols(std::vector<std::uint32_t>& symbols) const
   return n;
 }
 
+// A byte-level model as the backtracking search's vocabulary: it offers a token only when merging
+// the token's own bytes gives it back (a token no merge makes from its bytes never comes out of
+// the merge loop), which is checked once per token and remembered.
+class HfBpeModel::SearchVocabulary {
+ public:
+  explicit SearchVocabulary(const HfBpeModel& model) : model_(model) {}
+
+  std::uint32_t byte_token(unsigned char byte) const noexcept { return model_.byte_ids_[byte]; }
+  std::size_t length_of(std::uint32_t token) const noexcept { return model_.token_lengths_[token]; }
+  std::size_t longest_token_from(unsigned char byte) const noexcept { return model_.longest_from_[byte]; }
+
+  std::uint32_t token_of(std::string_view bytes) {
+    const std::uint32_t id = model_.token_id(bytes);
+    if (id == kNone) return bpe::kNoToken;
+    const std::uint64_t key = std::uint64_t{id} + 1;
+    Remembered& slot = memo_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
+    if (slot.key != key) {
+      model_.initial_symbols(bytes, symbols_);
+      model_.merge_symbols(symbols_);
+      slot = {key, symbols_.size() == 1 && symbols_[0] == id};
+    }
+    return slot.reachable ? id : bpe::kNoToken;
+  }
+
+  bool merges_into(std::string_view joined, std::uint32_t left, std::uint32_t right) {
+    model_.initial_symbols(joined, symbols_);
+    model_.merge_symbols(symbols_);
+    return symbols_.size() == 2 && symbols_[0] == left && symbols_[1] == right;
+  }
+
+ private:
+  struct Remembered {
+    std::uint64_t key = 0;
+    bool reachable = false;
+  };
+  static constexpr unsigned kMemoBits = 12;
+
+  const HfBpeModel& model_;
+  std::vector<std::uint32_t> symbols_;
+  std::vector<Remembered> memo_ = std::vector<Remembered>(std::size_t{1} << kMemoBits);
+};
+
+std::size_t HfBpeModel::encode_part(std::string_view part, std::vector<std::uint32_t>* out) const {
+  if (searches_long_pieces_ && part.size() >= kBacktrackBytes) {
+    SearchVocabulary vocabulary(*this);
+    bpe::Backtracker search(part, vocabulary);
+    search.run();
+    if (out != nullptr) out->insert(out->end(), search.tokens().begin(), search.tokens().end());
+    return search.tokens().size();
+  }
+  std::vector<std::uint32_t> symbols;
+  symbols.reserve(part.size());
+  initial_symbols(part, symbols);
+  const std::size_t n = merge_symbols(symbols);
+  if (out != nullptr) out->insert(out->end(), symbols.begin(), symbols.end());
+  return n;
+}
+
 template <typename Part>
 void HfBpeModel::for_each_part(std::string_view piece, Part&& part) const {
   // Short pieces are merged whole: cutting them saves nothing.
@@ -439,15 +547,15 @@ void HfBpeModel::for_each_part(std::string_view piece, Part&& part) const {
 }
 
 std::size_t HfBpeModel::count_part(std::string_view part, PieceCache* cache) const {
+  // The cache keeps a copy of each part: a part of megabytes would cost its size again, for a
+  // count the search makes in linear time anyway.
+  if (searches_long_pieces_ && part.size() > kLongestCachedPart) cache = nullptr;
   const bool short_piece = part.size() <= PieceCache::kShortPiece;
   if (cache != nullptr) {
     const std::uint32_t known = short_piece ? cache->find_short(part) : cache->find(part);
     if (known != PieceCache::kMissing) return known;
   }
-  std::vector<std::uint32_t> symbols;
-  symbols.reserve(part.size());
-  initial_symbols(part, symbols);
-  const std::size_t n = merge_symbols(symbols);
+  const std::size_t n = encode_part(part, nullptr);
   if (cache != nullptr) {
     if (short_piece) {
       cache->insert_short(part, static_cast<std::uint32_t>(n));
@@ -467,6 +575,17 @@ std::size_t HfBpeModel::count(std::string_view piece, PieceCache* cache) const {
 }
 
 void HfBpeModel::encode(std::string_view piece, std::vector<std::uint32_t>& out) const {
+  if (piece.empty()) return;
+  if (options_.ignore_merges) {
+    if (const std::uint32_t id = token_id(piece); id != kNone) {
+      out.push_back(id);
+      return;
+    }
+  }
+  for_each_part(piece, [&](std::string_view part) { encode_part(part, &out); });
+}
+
+void HfBpeModel::encode_by_merges(std::string_view piece, std::vector<std::uint32_t>& out) const {
   if (piece.empty()) return;
   if (options_.ignore_merges) {
     if (const std::uint32_t id = token_id(piece); id != kNone) {

@@ -12,6 +12,12 @@
 // where no merge can ever join across, between two units that are both in the vocabulary and that
 // no merge has at its seam; the parts then merge independently, and with a PieceCache, parts seen
 // before cost one lookup.
+//
+// Parts of kBacktrackBytes and more of byte-level models without byte_fallback are encoded by the
+// backtracking search (tokenizer/bpe/backtracker.hpp), in time and memory linear in the part,
+// instead of the merge loop's heap: it gives the merge loop's tokens when the search only takes
+// tokens that merge from their bytes back into themselves, which it checks token by token. Models
+// whose ids do not name one spelling each keep the merge loop.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +67,11 @@ class HfBpeModel {
 
   // The id of a token spelled as the model sees text (raw bytes for byte-level models), or kNone.
   std::uint32_t token_id(std::string_view bytes) const noexcept;
+  // The tokens of `piece` by the merge loop alone, whatever its length (the reference the
+  // backtracking search of long parts is tested against).
+  void encode_by_merges(std::string_view piece, std::vector<std::uint32_t>& out) const;
+  // True when long parts go through the backtracking search.
+  bool searches_long_pieces() const noexcept { return searches_long_pieces_; }
   std::size_t vocab_size() const noexcept { return vocab_count_; }
   std::size_t merge_count() const noexcept { return merges_.size(); }
   bool byte_level() const noexcept { return options_.byte_level; }
@@ -94,6 +105,13 @@ class HfBpeModel {
   void for_each_part(std::string_view piece, Part&& part) const;
   std::uint32_t unit_id(std::string_view unit) const noexcept;
   bool seam_possible(char32_t left, char32_t right) const noexcept;
+  // The backtracking search's view of this model (bpe_model.cpp).
+  class SearchVocabulary;
+  // Fills token_lengths_ and longest_from_ from the hash table and decides searches_long_pieces_.
+  void index_tokens();
+  // Tokens of one part: the backtracking search from kBacktrackBytes on when the model allows it,
+  // else the merge loop. Appends them to `out` (unless null: counting); returns how many.
+  std::size_t encode_part(std::string_view part, std::vector<std::uint32_t>* out) const;
 
   Options options_;
   std::string arena_;
@@ -112,6 +130,11 @@ class HfBpeModel {
   std::vector<std::uint64_t> seams_;
   // Unit ids of the Basic Multilingual Plane for code-point models (kNone when missing).
   std::vector<std::uint32_t> bmp_ids_;
+  // Built from the hash table, not saved: each id's byte length and the longest token from each
+  // first byte, for the backtracking search.
+  bool searches_long_pieces_ = false;
+  std::vector<std::uint16_t> token_lengths_;
+  std::uint32_t longest_from_[256] = {};
 };
 
 }  // namespace ctxwin
