@@ -22,7 +22,7 @@ import { ToolResultCompactor } from "./tool-result-compactor.js";
 import type { MessageLike } from "../messages/types.js";
 import { FLAG_MARKED, MetadataReader } from "../messages/metadata-reader.js";
 import { checkMessage } from "../messages/message-shape.js";
-import { eventLines, render } from "./summary-input.js";
+import { eventLines, promptLine } from "./tool-events.js";
 import { mergeSections, readSections, boundSections, writeSections } from "./summary-fold.js";
 import { addRecords, readSummary, recordOf, withOneIdFewer, writeHead, type SummaryRecord } from "./summary-head.js";
 
@@ -340,7 +340,7 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     let lines: string[] = [];
     for (const perResult of [2000, 500, 150, 40]) {
       const clipper = new ToolResultCompactor({ maxResultTokens: perResult, truncationMessage: "[...]" });
-      lines = old.map((m) => render(m, (text) => clipper.compactResult(text, counter)));
+      lines = old.map((m) => promptLine(m, (text) => clipper.compactResult(text, counter)));
       if (counter.count(lines.join("\n")) <= budget) break;
     }
     while (lines.length > 1 && counter.count(lines.join("\n")) > budget) lines.shift();
@@ -423,7 +423,7 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
     messages.forEach((m, i) => checkMessage(m, `messages[${i}]`));
     const model = await resolveSummaryModel(this.model, "options.model");
-    const lines = model.kind === "extractive" ? messages.flatMap((m) => eventLines(m, (t) => t)) : messages.map((m) => render(m, (t) => t));
+    const lines = model.kind === "extractive" ? messages.flatMap((m) => eventLines(m, (t) => t)) : messages.map((m) => promptLine(m, (t) => t));
     const text = await this.summarizeLines(model, lines);
     return counter ? this.bound(text, counter) : text;
   }
