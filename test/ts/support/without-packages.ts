@@ -24,19 +24,30 @@ export function projectWithout(hidden: readonly string[]): ScratchProject {
   const dir = mkdtempSync(join(tmpdir(), "ctxwin-without-"));
   const modules = join(dir, "node_modules");
   mkdirSync(modules);
+  const linked = new Set<string>();
   const link = (name: string, from: string): void => {
-    if (hidden.includes(name) || name === "ctxwin") return;
+    if (hidden.includes(name) || name === "ctxwin" || linked.has(name)) return;
     symlinkSync(from, join(modules, name));
+    linked.add(name);
   };
-  for (const entry of readdirSync(join(checkout, "node_modules"))) {
-    if (entry.startsWith(".")) continue;
-    if (entry.startsWith("@")) {
-      mkdirSync(join(modules, entry));
-      for (const scoped of readdirSync(join(checkout, "node_modules", entry))) link(`${entry}/${scoped}`, join(checkout, "node_modules", entry, scoped));
-    } else {
-      link(entry, join(checkout, "node_modules", entry));
+  const linkAll = (from: string): void => {
+    for (const entry of readdirSync(from)) {
+      if (entry.startsWith(".")) continue;
+      if (entry.startsWith("@")) {
+        mkdirSync(join(modules, entry), { recursive: true });
+        for (const scoped of readdirSync(join(from, entry))) link(`${entry}/${scoped}`, join(from, entry, scoped));
+      } else {
+        link(entry, join(from, entry));
+      }
     }
-  }
+  };
+  linkAll(join(checkout, "node_modules"));
+  // pnpm keeps only direct dependencies at the top; the packages they need are in its virtual
+  // store, found through node_modules/.pnpm/node_modules, which links every package of the
+  // install. With --preserve-symlinks a package resolves its own dependencies from the link's
+  // path, so those are linked too, after the top level (whose versions win).
+  const pnpmHoisted = join(checkout, "node_modules", ".pnpm", "node_modules");
+  if (existsSync(pnpmHoisted)) linkAll(pnpmHoisted);
   const ctxwin = join(modules, "ctxwin");
   mkdirSync(ctxwin);
   for (const part of ["package.json", "dist", "prebuilds", "build"]) {
