@@ -180,14 +180,14 @@ function invalid(result: Array<BaseMessage | undefined>, messages: BaseMessage[]
  */
 function orderedWithOneCut(list: BaseMessage[], messages: BaseMessage[], o: Options, r: number, at: number, cutSeen: boolean): string | undefined {
   const same = (a: BaseMessage | undefined, b: BaseMessage | undefined) => JSON.stringify(shape(a)) === JSON.stringify(shape(b));
-  for (; r < list.length; r++) {
-    const next = messages.findIndex((x, i) => i >= at && same(x, list[r]));
-    if (next < 0) break;
-    at = next + 1;
-  }
   if (r === list.length) return undefined;
-  if (cutSeen) return "two cut messages";
   const m = list[r] as BaseMessage;
+  // An input message, if that leads somewhere; else the cut: a cut can equal a later input message
+  // (the last block of [" ", x] is [x], and [x] may follow it).
+  const next = messages.findIndex((x, i) => i >= at && same(x, m));
+  const asInput = next < 0 ? "a message that is not an input" : orderedWithOneCut(list, messages, o, r + 1, next + 1, cutSeen);
+  if (asInput === undefined) return undefined;
+  if (cutSeen) return next < 0 ? "two cut messages" : asInput;
   const fromEnd = o.strategy === "last";
   const systemCut = fromEnd && o.includeSystem && r === 0 && messages[0]?.getType() === "system";
   const placed = (i: number) =>
@@ -251,8 +251,8 @@ describe("trimMessages against @langchain/core's", () => {
       {
         numRuns: 1000,
         // Counterexamples found before: a cut whose content is also a cut of an earlier message
-        // (["ok"]), and LangChain cutting a too-large system message from its first block, which
-        // equals a cut of the last message.
+        // (["ok"]); LangChain cutting a too-large system message from its first block, which
+        // equals a cut of the last message; a cut equal to the input message after it.
         examples: [
           [
             [
@@ -272,6 +272,17 @@ describe("trimMessages against @langchain/core's", () => {
               { kind: "system", content: [{ type: "text", text: "東京 naïve 🚀\nzweite Zeile" }, { type: "text", text: "\nᎀϏ\nࠁ㉀𐀀㏀ 𐀀𐀀𐀀𐀀\n𐀀 𐀀ࠁ𐀀ࠁ" }, { type: "text", text: "line one\nline two\nline three\n" }] },
             ],
             { strategy: "last", allowPartial: true, includeSystem: true, startOn: undefined, endOn: undefined, budget: { percent: 9 } },
+            false,
+          ],
+          [
+            [
+              { kind: "ai", content: [{ type: "text", text: " " }, { type: "text", text: "<|endoftext|>\n\ud800x" }] },
+              { kind: "ai", content: [{ type: "text", text: "<|endoftext|>\n\ud800x" }] },
+              { kind: "system", content: "line one\nline two\nline three\n" },
+              { kind: "system", content: [{ type: "text", text: "ok" }] },
+              { kind: "system", content: "line one\nline two\nline three\n" },
+            ],
+            { strategy: "last", allowPartial: true, includeSystem: false, startOn: undefined, endOn: ["ai"], budget: { at: 7426962, delta: -5 } },
             false,
           ],
         ],
