@@ -1,12 +1,14 @@
 // A scratch project where some packages are not installed, for the tests of what ctxwin does
 // without an optional framework. Its node_modules holds links to every package of this checkout's
-// but the hidden ones, and ctxwin as an installed package: a folder of links to the checkout's
-// dist/, prebuilds/, build/ and package.json, with no node_modules of its own. Programs run there
-// with --preserve-symlinks, so that Node resolves from the links' paths (not from the checkout,
-// whose node_modules has every framework) and finds no copy of the hidden packages, through
-// `import` or `require`, as on a machine where they were never installed.
+// but the hidden ones, and ctxwin as an installed package: its own copy of the checkout's dist/
+// (where ctxwin's code resolves its frameworks from), with links to prebuilds/ and build/ (data
+// and the addon, which import nothing) and its package.json. Node resolves each package from its
+// real path, so ctxwin finds no copy of the hidden packages, through `import` or `require`, as on
+// a machine where they were never installed, while every linked package finds its own
+// dependencies where its install put them (npm's flat tree or pnpm's store, with the versions
+// each one asked for).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,33 +26,24 @@ export function projectWithout(hidden: readonly string[]): ScratchProject {
   const dir = mkdtempSync(join(tmpdir(), "ctxwin-without-"));
   const modules = join(dir, "node_modules");
   mkdirSync(modules);
-  const linked = new Set<string>();
   const link = (name: string, from: string): void => {
-    if (hidden.includes(name) || name === "ctxwin" || linked.has(name)) return;
+    if (hidden.includes(name) || name === "ctxwin") return;
     symlinkSync(from, join(modules, name));
-    linked.add(name);
   };
-  const linkAll = (from: string): void => {
-    for (const entry of readdirSync(from)) {
-      if (entry.startsWith(".")) continue;
-      if (entry.startsWith("@")) {
-        mkdirSync(join(modules, entry), { recursive: true });
-        for (const scoped of readdirSync(join(from, entry))) link(`${entry}/${scoped}`, join(from, entry, scoped));
-      } else {
-        link(entry, join(from, entry));
-      }
+  for (const entry of readdirSync(join(checkout, "node_modules"))) {
+    if (entry.startsWith(".")) continue;
+    if (entry.startsWith("@")) {
+      mkdirSync(join(modules, entry));
+      for (const scoped of readdirSync(join(checkout, "node_modules", entry))) link(`${entry}/${scoped}`, join(checkout, "node_modules", entry, scoped));
+    } else {
+      link(entry, join(checkout, "node_modules", entry));
     }
-  };
-  linkAll(join(checkout, "node_modules"));
-  // pnpm keeps only direct dependencies at the top; the packages they need are in its virtual
-  // store, found through node_modules/.pnpm/node_modules, which links every package of the
-  // install. With --preserve-symlinks a package resolves its own dependencies from the link's
-  // path, so those are linked too, after the top level (whose versions win).
-  const pnpmHoisted = join(checkout, "node_modules", ".pnpm", "node_modules");
-  if (existsSync(pnpmHoisted)) linkAll(pnpmHoisted);
+  }
   const ctxwin = join(modules, "ctxwin");
   mkdirSync(ctxwin);
-  for (const part of ["package.json", "dist", "prebuilds", "build"]) {
+  cpSync(join(checkout, "dist"), join(ctxwin, "dist"), { recursive: true });
+  copyFileSync(join(checkout, "package.json"), join(ctxwin, "package.json"));
+  for (const part of ["prebuilds", "build"]) {
     if (existsSync(join(checkout, part))) symlinkSync(join(checkout, part), join(ctxwin, part));
   }
   writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "scratch", private: true })}\n`);
@@ -60,7 +53,7 @@ export function projectWithout(hidden: readonly string[]): ScratchProject {
     runCommonJs(source) {
       const file = join(dir, `program-${programs++}.cjs`);
       writeFileSync(file, source);
-      const run = spawnSync(process.execPath, ["--preserve-symlinks", file], { cwd: dir, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+      const run = spawnSync(process.execPath, [file], { cwd: dir, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
       if (run.status !== 0) throw new Error(`the program failed (${run.status}): ${run.stderr}`);
       return run.stdout;
     },
