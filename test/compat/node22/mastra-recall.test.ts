@@ -11,7 +11,7 @@ import { z } from "zod";
 import { Recall, RECALL_TOOL, getCounter, recallInputSchema } from "ctxwin";
 import { contextProcessor, recallTool } from "ctxwin/mastra";
 import { definitions, type CallOptions } from "../../ts/adapters/ai-sdk-suite.js";
-import { FINAL, READS, RECALL_CALL_ID, nextMove, readProviderPrompt } from "../../ts/recall/recall-loop.js";
+import { FINAL, READS, RECALL_CALL_ID, nextMove, providerResult, readProviderPrompt } from "../../ts/recall/recall-loop.js";
 import { LIMITS, MODEL, RESERVED_OUTPUT, SYSTEM, TASK, toolOutput } from "../../ts/support/tool-loop.js";
 
 const usage = { inputTokens: { total: 100, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 20, text: 20, reasoning: undefined } };
@@ -36,14 +36,7 @@ describe("recall in a Mastra agent loop", () => {
         sentTools.push((options as unknown as CallOptions).tools);
         const { results, callIds } = readProviderPrompt(options.prompt, definitions(options as unknown as CallOptions));
         const move = nextMove(call, results, callIds);
-        if (move.kind === "final") return { content: [{ type: "text", text: move.text }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
-        const input = move.kind === "read" ? { path: `src/module${move.step}.ts`, step: move.step } : { id: move.id };
-        return {
-          content: [{ type: "tool-call", toolCallId: move.callId, toolName: move.kind === "read" ? "read_file" : "recall", input: JSON.stringify(input) }],
-          finishReason: { unified: "tool-calls", raw: undefined },
-          usage,
-          warnings: [],
-        };
+        return providerResult(move, usage);
       },
     });
     const agent = new Agent({ id: "coder", name: "coder", instructions: SYSTEM, model, tools: { read_file: readFile, recall: await recallTool(recall) }, inputProcessors: [processor] });

@@ -7,7 +7,7 @@ import { Recall, getCounter } from "ctxwin";
 import { contextMiddleware, recallTool } from "ctxwin/ai-sdk";
 import { definitions, type AiSdk, type CallOptions } from "../adapters/ai-sdk-suite.js";
 import { LIMITS, MODEL, RESERVED_OUTPUT, SYSTEM, TASK, toolOutput } from "../support/tool-loop.js";
-import { READS, nextMove, readProviderPrompt } from "./recall-loop.js";
+import { READS, nextMove, providerResult, readProviderPrompt } from "./recall-loop.js";
 
 type Step = { toolResults: Array<{ output?: unknown }> };
 
@@ -24,14 +24,7 @@ export function runAiSdkRecallSuite(sdk: AiSdk): void {
           const { results, callIds } = readProviderPrompt(options.prompt, definitions(options));
           const move = nextMove(call, results, callIds);
           const usage = { inputTokens: { total: 100, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 20, text: 20, reasoning: undefined } };
-          if (move.kind === "final") return { content: [{ type: "text", text: move.text }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
-          const input = move.kind === "read" ? { path: `src/module${move.step}.ts`, step: move.step } : { id: move.id };
-          return {
-            content: [{ type: "tool-call", toolCallId: move.callId, toolName: move.kind === "read" ? "read_file" : "recall", input: JSON.stringify(input) }],
-            finishReason: { unified: "tool-calls", raw: undefined },
-            usage,
-            warnings: [],
-          };
+          return providerResult(move, usage);
         },
       });
       const tools = {

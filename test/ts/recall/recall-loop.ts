@@ -73,3 +73,15 @@ export function readProviderPrompt(prompt: readonly ProviderMessage[], tools: To
   });
   return { results, callIds };
 }
+
+/** What a scripted AI SDK model (LanguageModelV3 / V4, which Mastra drives too) returns for `move`. */
+export function providerResult<U>(move: Move, usage: U) {
+  if (move.kind === "final") return { content: [{ type: "text" as const, text: move.text }], finishReason: { unified: "stop" as const, raw: undefined }, usage, warnings: [] };
+  const input = move.kind === "read" ? { path: `src/module${move.step}.ts`, step: move.step } : { id: move.id };
+  return {
+    content: [{ type: "tool-call" as const, toolCallId: move.callId, toolName: move.kind === "read" ? "read_file" : "recall", input: JSON.stringify(input) }],
+    finishReason: { unified: "tool-calls" as const, raw: undefined },
+    usage,
+    warnings: [],
+  };
+}
