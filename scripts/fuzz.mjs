@@ -4,11 +4,12 @@
 // on any finding (a crash, a sanitizer report, a broken invariant, a leak, a timeout); the input
 // that caused it is kept as build-fuzz/findings/<target>/crash-*.
 //
-//   node scripts/fuzz.mjs                         every target, 30 s each
+//   node scripts/fuzz.mjs                         every target, 30 s each, one per core at a time
 //   CTXWIN_FUZZ_SECONDS=120 node scripts/fuzz.mjs tokenizer_fuzz
 //
 // Prints one line per target: executions, executions per second, coverage, corpus size.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./build.mjs";
@@ -50,9 +51,12 @@ const all = readdirSync(join(root, "test", "fuzz")).filter((f) => f.endsWith("_f
 const targets = process.argv.length > 2 ? process.argv.slice(2) : all;
 // Each tool-result input is compacted at up to dozens of bounds; smaller inputs keep its rate up.
 const MAX_LEN = { tool_result_fuzz: 16384 };
-const results = [];
-let failed = false;
-for (const target of targets) {
+// Targets run side by side, one per core: each is one single-threaded process, so on 2 cores the
+// whole round takes half as long with the same seconds per target. CTXWIN_FUZZ_JOBS overrides it.
+const jobs = Math.max(1, Number(process.env.CTXWIN_FUZZ_JOBS ?? availableParallelism()));
+
+/** Runs one target for its budget; resolves to its row of the table (and its output on a finding). */
+function fuzz(target) {
   const corpus = join(buildDir, "corpus", target);
   const findings = join(buildDir, "findings", target);
   mkdirSync(corpus, { recursive: true });
@@ -60,29 +64,57 @@ for (const target of targets) {
   const seeds = join(seedsDir, target);
   if (existsSync(seeds)) cpSync(seeds, corpus, { recursive: true });
   console.log(`== ${target} (${seconds} s)`);
-  const result = spawnSync(
+  const child = spawn(
     join(buildDir, target),
     [`-max_total_time=${seconds}`, "-timeout=20", "-rss_limit_mb=2048", `-max_len=${MAX_LEN[target] ?? 65536}`, "-print_final_stats=1", `-artifact_prefix=${findings}/`, corpus],
     {
       cwd: root,
-      encoding: "utf8",
-      maxBuffer: 1 << 28,
+      stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, ASAN_OPTIONS: "detect_leaks=1:abort_on_error=1", UBSAN_OPTIONS: "print_stacktrace=1:halt_on_error=1" },
     },
   );
-  const output = `${result.stdout ?? ""}${result.stderr ?? ""}`;
-  const stat = (name) => Number(new RegExp(`stat::${name}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
-  const cov = /cov: (\d+) ft: (\d+) corp: (\d+)/g;
-  let last;
-  for (let m; (m = cov.exec(output)); ) last = m;
-  const row = { target, executions: stat("number_of_executed_units"), perSecond: stat("average_exec_per_sec"), coverage: Number(last?.[1] ?? NaN), corpus: Number(last?.[3] ?? NaN), ok: result.status === 0 };
-  results.push(row);
-  if (!row.ok) {
-    failed = true;
-    console.log(output.split("\n").filter((line) => !/^#\d+/.test(line)).slice(-60).join("\n"));
-  }
-  console.log(`${target}: ${row.ok ? "no finding" : "FINDING"}, ${row.executions} executions (${row.perSecond}/s), coverage ${row.coverage}, corpus ${row.corpus}`);
+  // Only the tail is needed (the final stats, or a report); keep at most the last 4 MB of it.
+  let output = "";
+  const keep = (chunk) => {
+    output += chunk;
+    if (output.length > 1 << 23) output = output.slice(-(1 << 22));
+  };
+  child.stdout.setEncoding("utf8").on("data", keep);
+  child.stderr.setEncoding("utf8").on("data", keep);
+  return new Promise((resolve) => {
+    // A target that cannot start reports 'error' and may never report 'close': either settles it.
+    let settled = false;
+    const settle = (status) => {
+      if (settled) return;
+      settled = true;
+      const stat = (name) => Number(new RegExp(`stat::${name}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
+      const cov = /cov: (\d+) ft: (\d+) corp: (\d+)/g;
+      let last;
+      for (let m; (m = cov.exec(output)); ) last = m;
+      const row = { target, executions: stat("number_of_executed_units"), perSecond: stat("average_exec_per_sec"), coverage: Number(last?.[1] ?? NaN), corpus: Number(last?.[3] ?? NaN), ok: status === 0 };
+      if (!row.ok) console.log(output.split("\n").filter((line) => !/^#\d+/.test(line)).slice(-60).join("\n"));
+      console.log(`${target}: ${row.ok ? "no finding" : "FINDING"}, ${row.executions} executions (${row.perSecond}/s), coverage ${row.coverage}, corpus ${row.corpus}`);
+      resolve(row);
+    };
+    child.on("error", (error) => {
+      keep(`\n${error.message}\n`);
+      settle(null);
+    });
+    child.on("close", settle);
+  });
 }
+
+const results = new Array(targets.length);
+let next = 0;
+await Promise.all(
+  Array.from({ length: Math.min(jobs, targets.length) }, async () => {
+    while (next < targets.length) {
+      const index = next++;
+      results[index] = await fuzz(targets[index]);
+    }
+  }),
+);
+const failed = results.some((r) => !r.ok);
 
 console.log("\n| target | executions | per second | coverage (edges) | corpus | finding |");
 console.log("|---|---|---|---|---|---|");
