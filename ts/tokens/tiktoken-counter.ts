@@ -94,8 +94,10 @@ export class TiktokenCounter implements BatchTokenCounter {
   }
 
   /**
-   * countMany on libuv worker threads: a batch of a megabyte or more is split, balanced by size,
-   * over up to four jobs (no more than the machine's cores); the counts come back in order.
+   * countMany on libuv worker threads: a batch of 2^20 UTF-16 code units or more (a megabyte of
+   * ASCII) is counted by up to four jobs (no more than the machine's cores), each taking the next
+   * text when it is done with one; the counts come back in order. The event loop is held only
+   * while the strings are copied out of V8.
    */
   async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
     return this.tokenizer ? countManyAsyncWith(this.tokenizer, texts) : (this.fallback as ApproximateCounter).countMany(checkTexts(texts));

@@ -278,7 +278,7 @@ export class TokenizerJsonCounter implements TokenCounter {
     return countAsyncWith(this.tokenizer, text);
   }
 
-  /** countMany on libuv worker threads (a batch of a megabyte or more is split over up to four jobs). */
+  /** countMany on libuv worker threads (a batch of 2^20 UTF-16 code units or more is shared by up to four jobs). */
   async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
     return countManyAsyncWith(this.tokenizer, texts);
   }
