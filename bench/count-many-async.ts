@@ -13,7 +13,7 @@ parentPort.on("message", (n) => { let x = 1; for (let i = 0; i < n; i++) x = (Ma
 /**
  * The control: the same arithmetic on one worker thread and split over two, medians of 5
  * interleaved passes. Work with nothing to share scales by this much on this machine at this
- * moment: the ceiling for countManyAsync's ratio in the same run.
+ * moment: about the most countManyAsync's ratio in the same run can show.
  */
 async function controlScaling(): Promise<number> {
   const workers = [new Worker(SPIN, { eval: true }), new Worker(SPIN, { eval: true })];
