@@ -2,6 +2,7 @@
 import { arch, cpus, platform } from "node:os";
 import { benchSpec08 } from "./spec08.js";
 import { benchTokenizers } from "./tokenizers.js";
+import { benchCountManyAsync } from "./count-many-async.js";
 import { benchClaude } from "./claude.js";
 import { benchOpenModels } from "./hf.js";
 import { benchStrategies } from "./strategies.js";
@@ -29,6 +30,7 @@ const BENCHES: Array<[string, () => unknown]> = [
   ["sessions", benchSessions],
   ["frameworks", benchFrameworks],
   ["tokenizers", benchTokenizers],
+  ["count-many-async", benchCountManyAsync],
   ["claude", benchClaude],
   ["wasm", benchWasm],
   ["memory", benchMemory],

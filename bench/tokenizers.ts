@@ -1,7 +1,6 @@
 // Exact token counting, side by side in one run: ctxwin against tiktoken (WASM build of OpenAI's
 // Rust core), gpt-tokenizer and js-tiktoken, on the shared corpus.
 import { execFileSync } from "node:child_process";
-import { cpus } from "node:os";
 import { join } from "node:path";
 import * as gptCl100k from "gpt-tokenizer/encoding/cl100k_base";
 import * as gptO200k from "gpt-tokenizer/encoding/o200k_base";
@@ -9,6 +8,7 @@ import { getEncoding } from "js-tiktoken";
 import { get_encoding } from "tiktoken";
 import { CachingCounter, TiktokenCounter, type EncodingName } from "ctxwin";
 import { consume } from "./harness.js";
+import { compareCountManyAsync } from "./pool-scaling.js";
 
 // ../shared/corpus beside the checkout (as CI has it); CTXWIN_CORPUS points elsewhere (a worktree).
 const CORPUS = process.env.CTXWIN_CORPUS ?? join(import.meta.dirname, "..", "..", "shared", "corpus");
@@ -168,21 +168,8 @@ export async function benchTokenizers(): Promise<void> {
 
     // One synchronous batch vs the same batch through countManyAsync, which splits a batch of a
     // megabyte or more over the libuv pool (up to the number of cores); both on unseen text.
-    const syncTimes: number[] = [];
-    const asyncTimes: number[] = [];
-    for (let pass = 0; pass < 3; pass++) {
-      TiktokenCounter.clearPieceCaches();
-      const syncStart = process.hrtime.bigint();
-      consume(ours.countMany(texts).length);
-      syncTimes.push(Number(process.hrtime.bigint() - syncStart) / 1e9);
-      TiktokenCounter.clearPieceCaches();
-      const asyncStart = process.hrtime.bigint();
-      consume((await ours.countManyAsync(texts)).length);
-      asyncTimes.push(Number(process.hrtime.bigint() - asyncStart) / 1e9);
-    }
-    const median = (times: number[]) => times.sort((a, b) => a - b)[1] as number;
-    const [syncSeconds, asyncSeconds] = [median(syncTimes), median(asyncTimes)];
-    console.log(`\ncountMany (1 thread): ${(bytes / 1e6 / syncSeconds).toFixed(1)} MB/s; countManyAsync, the same batch on ${Math.min(cpus().length, 4)} worker threads: ${(bytes / 1e6 / asyncSeconds).toFixed(1)} MB/s`);
+    console.log();
+    await compareCountManyAsync(encoding, ours, texts, () => TiktokenCounter.clearPieceCaches(), 3);
   }
 }
 

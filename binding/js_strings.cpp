@@ -55,4 +55,38 @@ std::vector<std::string> utf8_array_of(const Napi::Value& value, const char* nam
   return texts;
 }
 
+namespace {
+
+void copy_utf16(const Napi::Value& value, std::u16string& out) {
+  napi_env env = value.Env();
+  std::size_t length = 0;
+  NAPI_THROW_IF_FAILED_VOID(env, napi_get_value_string_utf16(env, value, nullptr, 0, &length));
+  out.resize(length + 1);  // room for the terminator napi writes
+  NAPI_THROW_IF_FAILED_VOID(env, napi_get_value_string_utf16(env, value, out.data(), out.size(), &length));
+  out.resize(length);
+}
+
+}  // namespace
+
+std::u16string utf16_of(const Napi::Value& value, const char* name) {
+  if (!value.IsString()) throw Error::type(ErrorCode::InvalidArgument, std::string(name) + " must be a string");
+  std::u16string utf16;
+  copy_utf16(value, utf16);
+  return utf16;
+}
+
+std::vector<std::u16string> utf16_array_of(const Napi::Value& value, const char* name) {
+  if (!value.IsArray()) throw Error::type(ErrorCode::InvalidArgument, std::string(name) + " must be an array of strings");
+  const auto array = value.As<Napi::Array>();
+  std::vector<std::u16string> texts(array.Length());
+  for (std::uint32_t i = 0; i < array.Length(); ++i) {
+    const Napi::Value text = array.Get(i);
+    if (!text.IsString()) {
+      throw Error::type(ErrorCode::InvalidArgument, std::string(name) + "[" + std::to_string(i) + "] must be a string");
+    }
+    copy_utf16(text, texts[i]);
+  }
+  return texts;
+}
+
 }  // namespace ctxwin::binding

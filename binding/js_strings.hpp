@@ -30,4 +30,10 @@ std::string utf8_of(const Napi::Value& value, const char* name);
 // An array of strings, each as UTF-8.
 std::vector<std::string> utf8_array_of(const Napi::Value& value, const char* name);
 
+// The same strings as UTF-16, copied out of V8 and not converted: for pool jobs, which convert them
+// off the JavaScript thread (Node-API reads a JavaScript string only on its own thread, so the
+// copy itself cannot move).
+std::u16string utf16_of(const Napi::Value& value, const char* name);
+std::vector<std::u16string> utf16_array_of(const Napi::Value& value, const char* name);
+
 }  // namespace ctxwin::binding

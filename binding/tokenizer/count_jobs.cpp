@@ -1,11 +1,13 @@
 #include "tokenizer/count_jobs.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <thread>
 
 #include "async_job.hpp"
 #include "ctxwin/error.hpp"
+#include "ctxwin/tokenizer/utf8.hpp"
 #include "errors.hpp"
 #include "js_thread_state.hpp"
 #include "typed_arrays.hpp"
@@ -15,31 +17,39 @@ namespace ctxwin::binding {
 namespace {
 
 struct CountBatch {
-  CountBatch(Napi::Env env, std::vector<std::string> texts_in, bool many_in)
+  CountBatch(Napi::Env env, std::vector<std::u16string> texts_in, bool many_in)
       : deferred(Napi::Promise::Deferred::New(env)), texts(std::move(texts_in)), counts(texts.size()), many(many_in) {}
   Napi::Promise::Deferred deferred;
-  std::vector<std::string> texts;
-  std::vector<std::uint32_t> counts;  // each job writes only the entries of its own texts
+  std::vector<std::u16string> texts;  // a text is freed by the job that takes it, once converted
+  std::vector<std::uint32_t> counts;  // each entry written by the one job that took its text
+  std::atomic<std::size_t> next{0};   // the first text no job has taken yet
   bool many;
   std::size_t pending = 0;  // jobs not finished; touched on the JavaScript thread only
   bool settled = false;     // the promise is resolved or rejected
 };
 
-// One job: the texts of a batch at `indices`.
+// One job: takes the batch's next text until there is none, and counts it.
 class CountJob : public AsyncJob {
  public:
-  CountJob(Napi::Env env, std::shared_ptr<const TokenCounter> counter, std::shared_ptr<CountBatch> batch, std::vector<std::size_t> indices)
+  CountJob(Napi::Env env, std::shared_ptr<const TokenCounter> counter, std::shared_ptr<CountBatch> batch)
       : AsyncJob(env),
         counter_(std::move(counter)),
         batch_(std::move(batch)),
-        indices_(std::move(indices)),
         cache_(JsThreadState::of(env).lend(counter_)),
         generation_(JsThreadState::of(env).generation()) {}
 
  protected:
   void Execute() override {
     try {
-      for (const std::size_t i : indices_) batch_->counts[i] = static_cast<std::uint32_t>(counter_->count_valid(batch_->texts[i], cache_.get()));
+      CountBatch& batch = *batch_;
+      std::string utf8;  // this job's conversion buffer, reused from text to text
+      for (std::size_t i = batch.next.fetch_add(1, std::memory_order_relaxed); i < batch.texts.size();
+           i = batch.next.fetch_add(1, std::memory_order_relaxed)) {
+        utf8.clear();
+        append_utf16_as_utf8(batch.texts[i], utf8);
+        std::u16string().swap(batch.texts[i]);  // a long text is not held twice while it is counted
+        batch.counts[i] = static_cast<std::uint32_t>(counter_->count_valid(utf8, cache_.get()));
+      }
     } catch (const Error& error) {
       // Kept whole, so that the promise rejects with the code a synchronous count throws.
       core_error_ = error;
@@ -84,40 +94,25 @@ class CountJob : public AsyncJob {
 
   std::shared_ptr<const TokenCounter> counter_;
   std::shared_ptr<CountBatch> batch_;
-  std::vector<std::size_t> indices_;
   std::unique_ptr<CountCache> cache_;
   unsigned generation_;
   std::optional<Error> core_error_;
 };
 
-// The texts of each of `jobs` jobs: each text to the job with the fewest bytes so far. Texts of
-// one kind (prose, code, CJK) count at different speeds and often come in runs: dealing them out
-// one by one mixes them, where consecutive runs would leave one job with all the slow ones.
-std::vector<std::vector<std::size_t>> deal(const std::vector<std::string>& texts, std::size_t jobs) {
-  std::vector<std::vector<std::size_t>> indices(jobs);
-  std::vector<std::size_t> bytes(jobs, 0);
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    const auto lightest = static_cast<std::size_t>(std::min_element(bytes.begin(), bytes.end()) - bytes.begin());
-    indices[lightest].push_back(i);
-    bytes[lightest] += texts[i].size();
-  }
-  return indices;
-}
-
 }  // namespace
 
-Napi::Promise count_on_pool(Napi::Env env, std::shared_ptr<const TokenCounter> counter, std::vector<std::string> texts, bool many) {
-  constexpr std::size_t kSplitBytes = 1 << 20;
-  std::size_t total = 0;
-  for (const auto& text : texts) total += text.size();
+Napi::Promise count_on_pool(Napi::Env env, std::shared_ptr<const TokenCounter> counter, std::vector<std::u16string> texts, bool many) {
+  // A smaller batch stays on one job: each further job starts with a cold cache of its own.
+  constexpr std::size_t kSplitUnits = 1 << 20;
+  std::size_t units = 0;
+  for (const auto& text : texts) units += text.size();
   const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t jobs = total < kSplitBytes ? 1 : std::min({cores, std::size_t{4}, std::max<std::size_t>(texts.size(), 1)});
-  std::vector<std::vector<std::size_t>> indices = deal(texts, jobs);
+  const std::size_t jobs = units < kSplitUnits ? 1 : std::min({cores, std::size_t{4}, std::max<std::size_t>(texts.size(), 1)});
   auto batch = std::make_shared<CountBatch>(env, std::move(texts), many);
   Napi::Promise promise = batch->deferred.Promise();
-  batch->pending = indices.size();
-  for (auto& part : indices) {
-    auto job = std::make_unique<CountJob>(env, counter, batch, std::move(part));
+  batch->pending = jobs;
+  for (std::size_t j = 0; j < jobs; ++j) {
+    auto job = std::make_unique<CountJob>(env, counter, batch);
     job->Queue();
     job.release();  // queued: it deletes itself when it completes
   }

@@ -199,14 +199,14 @@ class Counter : public Napi::ObjectWrap<Counter> {
 
   Napi::Value count_async(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
-      std::vector<std::string> texts;
-      texts.push_back(utf8_of(info[0], "text"));
+      std::vector<std::u16string> texts;
+      texts.push_back(utf16_of(info[0], "text"));
       return count_on_pool(info.Env(), counter_, std::move(texts), false);
     });
   }
 
   Napi::Value count_many_async(const Napi::CallbackInfo& info) {
-    return guarded(info, [&]() -> Napi::Value { return count_on_pool(info.Env(), counter_, utf8_array_of(info[0], "texts"), true); });
+    return guarded(info, [&]() -> Napi::Value { return count_on_pool(info.Env(), counter_, utf16_array_of(info[0], "texts"), true); });
   }
 
   // compactToolResult(text, maxTokens, truncationMessage) -> { text, changed, json, originalTokens, tokens }

@@ -5,6 +5,7 @@ import { coreHost, native, type NativeClaudeCounter } from "../runtime/native.js
 import { CLAUDE_FAMILIES, claudeFamilyForModel, type ClaudeFamily } from "./claude-family.js";
 import { countClaudeRequest, type ClaudeRequestCount } from "./claude-messages.js";
 import { attachNativeCounter } from "./native-counter.js";
+import { countAsyncWith, countManyAsyncWith, countManyWith } from "./core-batch.js";
 import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 
@@ -13,12 +14,6 @@ export interface ClaudeCounterOptions {
   model?: string;
   /** The tokenizer family; wins over `model`. */
   family?: ClaudeFamily;
-}
-
-function checkTexts(texts: readonly string[]): string[] {
-  if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
-  texts.forEach((text, i) => requireString(text, `texts[${i}]`));
-  return texts as string[];
 }
 
 /**
@@ -69,18 +64,17 @@ export class ClaudeCounter implements BatchTokenCounter {
 
   /** Counts many texts in one call into the core. */
   countMany(texts: readonly string[]): Uint32Array {
-    return this.tokenizer.countMany(checkTexts(texts));
+    return countManyWith(this.tokenizer, texts);
   }
 
   /** Counts on a worker thread of the libuv pool: the event loop keeps running meanwhile. */
   async countAsync(text: string): Promise<number> {
-    requireString(text, "text");
-    return this.tokenizer.countAsync(text);
+    return countAsyncWith(this.tokenizer, text);
   }
 
-  /** countMany on libuv worker threads (a batch of a megabyte or more is split over up to four jobs). */
+  /** countMany on libuv worker threads (a batch of 2^20 UTF-16 code units or more is shared by up to four jobs). */
   async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
-    return this.tokenizer.countManyAsync(checkTexts(texts));
+    return countManyAsyncWith(this.tokenizer, texts);
   }
 
   /**

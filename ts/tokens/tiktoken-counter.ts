@@ -6,6 +6,7 @@ import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { coreHost, native, type DataSource, type NativeBpeCounter } from "../runtime/native.js";
 import { attachNativeCounter } from "./native-counter.js";
+import { checkTexts, countAsyncWith, countManyAsyncWith, countManyWith } from "./core-batch.js";
 import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 
@@ -21,12 +22,6 @@ export interface TiktokenCounterOptions {
    * `<encoding>.tiktoken`. Default: the package's data/openai (on the web, what init() was given).
    */
   rankDataDir?: string;
-}
-
-function checkTexts(texts: readonly string[]): string[] {
-  if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
-  texts.forEach((text, i) => requireString(text, `texts[${i}]`));
-  return texts as string[];
 }
 
 /**
@@ -90,23 +85,22 @@ export class TiktokenCounter implements BatchTokenCounter {
 
   /** Counts many texts in one call into the core. */
   countMany(texts: readonly string[]): Uint32Array {
-    checkTexts(texts);
-    return this.tokenizer ? this.tokenizer.countMany(texts as string[]) : (this.fallback as ApproximateCounter).countMany(texts);
+    return this.tokenizer ? countManyWith(this.tokenizer, texts) : (this.fallback as ApproximateCounter).countMany(checkTexts(texts));
   }
 
   /** Counts on a worker thread of the libuv pool: the event loop keeps running meanwhile. */
   async countAsync(text: string): Promise<number> {
-    requireString(text, "text");
-    return this.tokenizer ? this.tokenizer.countAsync(text) : (this.fallback as ApproximateCounter).count(text);
+    return this.tokenizer ? countAsyncWith(this.tokenizer, text) : (this.fallback as ApproximateCounter).count(requireString(text, "text"));
   }
 
   /**
-   * countMany on libuv worker threads: a batch of a megabyte or more is split, balanced by size,
-   * over up to four jobs (no more than the machine's cores); the counts come back in order.
+   * countMany on libuv worker threads: a batch of 2^20 UTF-16 code units or more (a megabyte of
+   * ASCII) is counted by up to four jobs (no more than the machine's cores), each taking the next
+   * text when it is done with one; the counts come back in order. The event loop is held only
+   * while the strings are copied out of V8.
    */
   async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
-    checkTexts(texts);
-    return this.tokenizer ? this.tokenizer.countManyAsync(texts as string[]) : (this.fallback as ApproximateCounter).countMany(texts);
+    return this.tokenizer ? countManyAsyncWith(this.tokenizer, texts) : (this.fallback as ApproximateCounter).countMany(checkTexts(texts));
   }
 
   /** Token ids. Special-token text is ordinary text unless `allowedSpecial: "all"`. */

@@ -32,6 +32,6 @@ export interface BatchTokenCounter extends TokenCounter {
   countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array;
   /** count() on a worker thread of libuv's pool (the exact counters): the event loop keeps running. */
   countAsync(text: string): Promise<number>;
-  /** countMany() on libuv's pool; a batch of a megabyte or more is split over up to four threads. */
+  /** countMany() on libuv's pool; a batch of 2^20 UTF-16 code units or more is shared by up to four threads. */
   countManyAsync(texts: readonly string[]): Promise<Uint32Array>;
 }

@@ -9,6 +9,7 @@ import { isRecord } from "../messages/message-shape.js";
 import { checkConfigOption, resolveChat, toTemplateMessage, type ChatSetup } from "./chat-template.js";
 import { hostFiles, tokenizerUnavailable } from "./tokenizer-files.js";
 import { attachNativeCounter } from "./native-counter.js";
+import { countAsyncWith, countManyAsyncWith, countManyWith } from "./core-batch.js";
 import type { CountMessagesOptions, TokenCounter } from "./token-counter.js";
 import type { MessageLike, TemplateMessage } from "../messages/types.js";
 
@@ -78,12 +79,6 @@ export function packageTokenizerPath(name: string): string | undefined {
 }
 
 const PACKAGE_TOKENIZER_FILES = ["models/tokenizer.json", "tokenizer.json"];
-
-function checkTexts(texts: readonly string[]): string[] {
-  if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
-  texts.forEach((text, i) => requireString(text, `texts[${i}]`));
-  return texts as string[];
-}
 
 /** The prepared forms' folder the `cache` option names ("" for none). */
 function cacheFolder(cache: unknown): string {
@@ -275,18 +270,17 @@ export class TokenizerJsonCounter implements TokenCounter {
   }
 
   countMany(texts: readonly string[]): Uint32Array {
-    return this.tokenizer.countMany(checkTexts(texts));
+    return countManyWith(this.tokenizer, texts);
   }
 
   /** Counts on a worker thread of the libuv pool: the event loop keeps running meanwhile. */
   async countAsync(text: string): Promise<number> {
-    requireString(text, "text");
-    return this.tokenizer.countAsync(text);
+    return countAsyncWith(this.tokenizer, text);
   }
 
-  /** countMany on libuv worker threads (a batch of a megabyte or more is split over up to four jobs). */
+  /** countMany on libuv worker threads (a batch of 2^20 UTF-16 code units or more is shared by up to four jobs). */
   async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
-    return this.tokenizer.countManyAsync(checkTexts(texts));
+    return countManyAsyncWith(this.tokenizer, texts);
   }
 
   /** Token ids. Special-token text is ordinary text unless `allowedSpecial: "all"`. */
