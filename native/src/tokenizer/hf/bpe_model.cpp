@@ -223,9 +223,28 @@ void HfBpeModel::index_tokens() {
   std::fill(std::begin(longest_from_), std::end(longest_from_), 1u);
   token_lengths_.clear();
   // The search reads a token's length from its id and joins neighbours by their bytes in the
-  // text: each id must name one spelling, every byte must be a token, and nothing may fall back.
-  bool searchable = options_.byte_level && !options_.byte_fallback;
-  for (unsigned b = 0; b < 256 && searchable; ++b) searchable = byte_ids_[b] != kNone;
+  // text: each id must name one spelling. Byte-level models: every byte must be a token, and
+  // nothing may fall back. Code-point models: every unit outside the vocabulary must fall back to
+  // its bytes' tokens (never to the unknown token), and no merge may take a byte token, so that
+  // such a unit parts the text into runs of known units that merge on their own.
+  bool searchable = false;
+  if (options_.byte_level) {
+    searchable = !options_.byte_fallback;
+    for (unsigned b = 0; b < 256 && searchable; ++b) searchable = byte_ids_[b] != kNone;
+  } else if (options_.byte_fallback) {
+    searchable = true;
+    for (unsigned b = 0; b < 256 && searchable; ++b) searchable = byte_fallback_ids_[b] != kNone;
+    if (searchable) {
+      std::vector<std::uint32_t> fallback(std::begin(byte_fallback_ids_), std::end(byte_fallback_ids_));
+      std::sort(fallback.begin(), fallback.end());
+      for (std::uint32_t id : fallback) {
+        if (std::size_t{id} + 1 < merges_by_left_.size() && merges_by_left_[id + 1] != merges_by_left_[id]) searchable = false;
+      }
+      for (std::size_t i = 0; i < merges_.size() && searchable; ++i) {
+        searchable = !std::binary_search(fallback.begin(), fallback.end(), merges_[i].right);
+      }
+    }
+  }
   if (!searchable) {
     searches_long_pieces_ = false;
     return;
@@ -252,11 +271,23 @@ void HfBpeModel::index_tokens() {
     const auto first = static_cast<unsigned char>(arena_[slot.offset]);
     longest_from_[first] = std::max(longest_from_[first], slot.length);
   }
-  // Each byte's token must be the vocabulary's token of that one byte (a prepared form holds the
-  // byte table apart from the vocabulary).
-  for (unsigned b = 0; b < 256 && searchable; ++b) {
-    const char byte = static_cast<char>(b);
-    searchable = token_id(std::string_view(&byte, 1)) == byte_ids_[b];
+  // Each unit's token must be the vocabulary's token of that one unit (a prepared form holds the
+  // unit tables apart from the vocabulary): the search takes its length from it.
+  if (options_.byte_level) {
+    for (unsigned b = 0; b < 256 && searchable; ++b) {
+      const char byte = static_cast<char>(b);
+      searchable = token_id(std::string_view(&byte, 1)) == byte_ids_[b];
+    }
+  } else {
+    std::string unit;
+    for (std::size_t cp = 0; cp < bmp_ids_.size() && searchable; ++cp) {
+      // A unit without a token (kNone) falls back to bytes in the merge loop and the search alike.
+      const std::uint32_t id = cp < 0x80 ? byte_ids_[cp] : bmp_ids_[cp];
+      if (id == kNone) continue;
+      unit.clear();
+      if (cp < 0xD800 || cp > 0xDFFF) append_utf8(unit, static_cast<char32_t>(cp));
+      searchable = !unit.empty() && token_id(unit) == id;
+    }
   }
   searches_long_pieces_ = searchable;
   if (!searchable) token_lengths_ = {};
@@ -458,9 +489,10 @@ std::size_t HfBpeModel::merge_symbols(std::vector<std::uint32_t>& symbols) const
   return n;
 }
 
-// A byte-level model as the backtracking search's vocabulary: it offers a token only when merging
-// the token's own bytes gives it back (a token no merge makes from its bytes never comes out of
-// the merge loop), which is checked once per token and remembered.
+// A model as the backtracking search's vocabulary: it offers a token only when merging the
+// token's own units gives it back (a token no merge makes from its units never comes out of the
+// merge loop), which is checked once per token and remembered. A code-point model's token must
+// also be whole characters: a text's bytes that spell it then end on a character's boundary.
 class HfBpeModel::SearchVocabulary {
  public:
   explicit SearchVocabulary(const HfBpeModel& model) : model_(model) {}
@@ -475,9 +507,13 @@ class HfBpeModel::SearchVocabulary {
     const std::uint64_t key = std::uint64_t{id} + 1;
     Remembered& slot = memo_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
     if (slot.key != key) {
-      model_.initial_symbols(bytes, symbols_);
-      model_.merge_symbols(symbols_);
-      slot = {key, symbols_.size() == 1 && symbols_[0] == id};
+      bool reachable = model_.options_.byte_level || is_valid_utf8(bytes);
+      if (reachable) {
+        model_.initial_symbols(bytes, symbols_);
+        model_.merge_symbols(symbols_);
+        reachable = symbols_.size() == 1 && symbols_[0] == id;
+      }
+      slot = {key, reachable};
     }
     return slot.reachable ? id : bpe::kNoToken;
   }
@@ -500,14 +536,69 @@ class HfBpeModel::SearchVocabulary {
   std::vector<Remembered> memo_ = std::vector<Remembered>(std::size_t{1} << kMemoBits);
 };
 
+// A code-point model's vocabulary for the search: units are characters, each a token (the search
+// only sees runs of units in the vocabulary).
+class HfBpeModel::CharacterSearchVocabulary : public HfBpeModel::SearchVocabulary {
+ public:
+  explicit CharacterSearchVocabulary(const HfBpeModel& model) : SearchVocabulary(model), model_(model) {}
+
+  std::size_t unit_length(unsigned char first) const noexcept { return utf8_length(first); }
+  std::uint32_t unit_token(std::string_view unit) const noexcept { return model_.unit_id(unit); }
+
+ private:
+  const HfBpeModel& model_;
+};
+
+std::size_t HfBpeModel::search_known_units(std::string_view run, std::vector<std::uint32_t>* out) const {
+  if (run.size() < kBacktrackBytes) return merge_part(run, out);
+  CharacterSearchVocabulary vocabulary(*this);
+  bpe::Backtracker search(run, vocabulary);
+  search.run();
+  if (out != nullptr) out->insert(out->end(), search.tokens().begin(), search.tokens().end());
+  return search.tokens().size();
+}
+
+std::size_t HfBpeModel::search_characters(std::string_view part, std::vector<std::uint32_t>* out) const {
+  // A unit outside the vocabulary becomes its bytes' tokens, which no merge takes: the runs of
+  // known units on either side merge as they would alone, so each is searched on its own.
+  std::size_t total = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < part.size();) {
+    const std::size_t length = utf8_length(static_cast<unsigned char>(part[i]));
+    const std::string_view unit = part.substr(i, length);
+    if (unit_id(unit) != kNone) {
+      i += length;
+      continue;
+    }
+    if (i > start) total += search_known_units(part.substr(start, i - start), out);
+    for (char c : unit) {
+      if (out != nullptr) out->push_back(byte_fallback_ids_[static_cast<unsigned char>(c)]);
+    }
+    total += unit.size();
+    i += length;
+    start = i;
+  }
+  if (part.size() > start) total += search_known_units(part.substr(start), out);
+  return total;
+}
+
 std::size_t HfBpeModel::encode_part(std::string_view part, std::vector<std::uint32_t>* out) const {
   if (searches_long_pieces_ && part.size() >= kBacktrackBytes) {
+    if (!options_.byte_level) {
+      // The search needs whole characters; text from a caller is valid UTF-8, other bytes merge.
+      if (is_valid_utf8(part)) return search_characters(part, out);
+      return merge_part(part, out);
+    }
     SearchVocabulary vocabulary(*this);
     bpe::Backtracker search(part, vocabulary);
     search.run();
     if (out != nullptr) out->insert(out->end(), search.tokens().begin(), search.tokens().end());
     return search.tokens().size();
   }
+  return merge_part(part, out);
+}
+
+std::size_t HfBpeModel::merge_part(std::string_view part, std::vector<std::uint32_t>* out) const {
   std::vector<std::uint32_t> symbols;
   symbols.reserve(part.size());
   initial_symbols(part, symbols);

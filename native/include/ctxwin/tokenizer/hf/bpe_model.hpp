@@ -13,11 +13,14 @@
 // no merge has at its seam; the parts then merge independently, and with a PieceCache, parts seen
 // before cost one lookup.
 //
-// Parts of kBacktrackBytes and more of byte-level models without byte_fallback are encoded by the
-// backtracking search (tokenizer/bpe/backtracker.hpp), in time and memory linear in the part,
-// instead of the merge loop's heap: it gives the merge loop's tokens when the search only takes
-// tokens that merge from their bytes back into themselves, which it checks token by token. Models
-// whose ids do not name one spelling each keep the merge loop.
+// Parts of kBacktrackBytes and more are encoded by the backtracking search
+// (tokenizer/bpe/backtracker.hpp), in time and memory linear in the part, instead of the merge
+// loop's heap: it gives the merge loop's tokens when the search only takes tokens that merge from
+// their units back into themselves, which it checks token by token. Byte-level models without
+// byte_fallback search bytes. Code-point models with byte_fallback search characters: a part is
+// first cut at its characters outside the vocabulary, whose <0xXX> tokens no merge may take (else
+// the model keeps the merge loop), so the runs between them merge on their own. Models whose ids do
+// not name one spelling each keep the merge loop.
 #pragma once
 
 #include <cstdint>
@@ -105,13 +108,20 @@ class HfBpeModel {
   void for_each_part(std::string_view piece, Part&& part) const;
   std::uint32_t unit_id(std::string_view unit) const noexcept;
   bool seam_possible(char32_t left, char32_t right) const noexcept;
-  // The backtracking search's view of this model (bpe_model.cpp).
+  // The backtracking search's view of this model, by bytes and by characters (bpe_model.cpp).
   class SearchVocabulary;
+  class CharacterSearchVocabulary;
   // Fills token_lengths_ and longest_from_ from the hash table and decides searches_long_pieces_.
   void index_tokens();
   // Tokens of one part: the backtracking search from kBacktrackBytes on when the model allows it,
   // else the merge loop. Appends them to `out` (unless null: counting); returns how many.
   std::size_t encode_part(std::string_view part, std::vector<std::uint32_t>* out) const;
+  // The merge loop's tokens of one part, appended as encode_part does.
+  std::size_t merge_part(std::string_view part, std::vector<std::uint32_t>* out) const;
+  // Code-point models: a valid UTF-8 part cut at its units outside the vocabulary (their byte
+  // tokens), and each run of known units between them searched (from kBacktrackBytes on) or merged.
+  std::size_t search_characters(std::string_view part, std::vector<std::uint32_t>* out) const;
+  std::size_t search_known_units(std::string_view run, std::vector<std::uint32_t>* out) const;
 
   Options options_;
   std::string arena_;
