@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <mutex>
 #include <cstdio>
 #include <cstring>
 
@@ -216,12 +217,19 @@ HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
     }
     merges_by_left_[left + 1] = static_cast<std::uint32_t>(merges_.size());
   }
-  index_tokens();
 }
 
-void HfBpeModel::index_tokens() {
-  std::fill(std::begin(longest_from_), std::end(longest_from_), 1u);
-  token_lengths_.clear();
+const HfBpeModel::SearchIndex& HfBpeModel::search_index() const {
+  std::call_once(search_index_once_, [this] {
+    search_index_ = build_search_index();
+    search_index_built_.store(true, std::memory_order_release);
+  });
+  return search_index_;
+}
+
+HfBpeModel::SearchIndex HfBpeModel::build_search_index() const {
+  SearchIndex index;
+  std::fill(std::begin(index.longest_from), std::end(index.longest_from), 1u);
   // The search reads a token's length from its id and joins neighbours by their bytes in the
   // text: each id must name one spelling. Byte-level models: every byte must be a token, and
   // nothing may fall back. Code-point models: every unit outside the vocabulary must fall back to
@@ -245,31 +253,25 @@ void HfBpeModel::index_tokens() {
       }
     }
   }
-  if (!searchable) {
-    searches_long_pieces_ = false;
-    return;
-  }
+  if (!searchable) return index;
   std::uint32_t max_id = 0;
   for (const Slot& slot : slots_) {
     if (slot.id != kNone) max_id = std::max(max_id, slot.id);
   }
   // The table is indexed by id: ids far beyond the vocabulary (a damaged prepared form) would ask
   // for gigabytes. The loader refuses such ids in a tokenizer.json by the same rule.
-  if (std::uint64_t{max_id} >= std::max<std::uint64_t>(std::uint64_t{vocab_count_} * 4, 1u << 20)) {
-    searches_long_pieces_ = false;
-    return;
-  }
+  if (std::uint64_t{max_id} >= std::max<std::uint64_t>(std::uint64_t{vocab_count_} * 4, 1u << 20)) return index;
   constexpr std::uint16_t kUnseen = 0;
-  token_lengths_.assign(static_cast<std::size_t>(max_id) + 1, kUnseen);
+  index.token_lengths.assign(static_cast<std::size_t>(max_id) + 1, kUnseen);
   for (const Slot& slot : slots_) {
     if (slot.id == kNone || slot.length == 0) continue;
-    if (slot.length > 0xFFFFu || token_lengths_[slot.id] != kUnseen) {
+    if (slot.length > 0xFFFFu || index.token_lengths[slot.id] != kUnseen) {
       searchable = false;  // a token too long to index, or an id spelled two ways
       break;
     }
-    token_lengths_[slot.id] = static_cast<std::uint16_t>(slot.length);
+    index.token_lengths[slot.id] = static_cast<std::uint16_t>(slot.length);
     const auto first = static_cast<unsigned char>(arena_[slot.offset]);
-    longest_from_[first] = std::max(longest_from_[first], slot.length);
+    index.longest_from[first] = std::max(index.longest_from[first], slot.length);
   }
   // Each unit's token must be the vocabulary's token of that one unit (a prepared form holds the
   // unit tables apart from the vocabulary): the search takes its length from it.
@@ -289,8 +291,9 @@ void HfBpeModel::index_tokens() {
       searchable = !unit.empty() && token_id(unit) == id;
     }
   }
-  searches_long_pieces_ = searchable;
-  if (!searchable) token_lengths_ = {};
+  index.searchable = searchable;
+  if (!searchable) index.token_lengths = {};
+  return index;
 }
 
 void HfBpeModel::insert(std::string_view bytes, std::uint32_t id) {
@@ -396,14 +399,14 @@ std::unique_ptr<HfBpeModel> HfBpeModel::restore(hf::PreparedReader& in) {
   model->bmp_ids_ = in.array<std::uint32_t>(0x10000);
   // Code-point models look every unit of the Basic Multilingual Plane up there.
   if (model->bmp_ids_.size() != (options.byte_level ? 0 : 0x10000)) throw PreparedFormError("a unit table of the wrong size");
-  model->index_tokens();
   return model;
 }
 
 std::size_t HfBpeModel::memory_bytes() const noexcept {
   return arena_.capacity() + slots_.capacity() * sizeof(Slot) + merges_.capacity() * sizeof(Merge) +
          merges_by_left_.capacity() * sizeof(std::uint32_t) + seams_.capacity() * sizeof(std::uint64_t) +
-         bmp_ids_.capacity() * sizeof(std::uint32_t) + token_lengths_.capacity() * sizeof(std::uint16_t);
+         bmp_ids_.capacity() * sizeof(std::uint32_t) +
+         (search_index_built_.load(std::memory_order_acquire) ? search_index_.token_lengths.capacity() * sizeof(std::uint16_t) : 0);
 }
 
 const HfBpeModel::Merge* HfBpeModel::find_merge(std::uint32_t left, std::uint32_t right) const noexcept {
@@ -495,11 +498,11 @@ std::size_t HfBpeModel::merge_symbols(std::vector<std::uint32_t>& symbols) const
 // also be whole characters: a text's bytes that spell it then end on a character's boundary.
 class HfBpeModel::SearchVocabulary {
  public:
-  explicit SearchVocabulary(const HfBpeModel& model) : model_(model) {}
+  explicit SearchVocabulary(const HfBpeModel& model) : model_(model), index_(model.search_index()) {}
 
   std::uint32_t byte_token(unsigned char byte) const noexcept { return model_.byte_ids_[byte]; }
-  std::size_t length_of(std::uint32_t token) const noexcept { return model_.token_lengths_[token]; }
-  std::size_t longest_token_from(unsigned char byte) const noexcept { return model_.longest_from_[byte]; }
+  std::size_t length_of(std::uint32_t token) const noexcept { return index_.token_lengths[token]; }
+  std::size_t longest_token_from(unsigned char byte) const noexcept { return index_.longest_from[byte]; }
 
   std::uint32_t token_of(std::string_view bytes) {
     const std::uint32_t id = model_.token_id(bytes);
@@ -532,6 +535,7 @@ class HfBpeModel::SearchVocabulary {
   static constexpr unsigned kMemoBits = 12;
 
   const HfBpeModel& model_;
+  const SearchIndex& index_;
   std::vector<std::uint32_t> symbols_;
   std::vector<Remembered> memo_ = std::vector<Remembered>(std::size_t{1} << kMemoBits);
 };
@@ -583,7 +587,7 @@ std::size_t HfBpeModel::search_characters(std::string_view part, std::vector<std
 }
 
 std::size_t HfBpeModel::encode_part(std::string_view part, std::vector<std::uint32_t>* out) const {
-  if (searches_long_pieces_ && part.size() >= kBacktrackBytes) {
+  if (part.size() >= kBacktrackBytes && search_index().searchable) {
     if (!options_.byte_level) {
       // The search needs whole characters; text from a caller is valid UTF-8, other bytes merge.
       if (is_valid_utf8(part)) return search_characters(part, out);
@@ -640,7 +644,7 @@ void HfBpeModel::for_each_part(std::string_view piece, Part&& part) const {
 std::size_t HfBpeModel::count_part(std::string_view part, PieceCache* cache) const {
   // The cache keeps a copy of each part: a part of megabytes would cost its size again, for a
   // count the search makes in linear time anyway.
-  if (searches_long_pieces_ && part.size() > kLongestCachedPart) cache = nullptr;
+  if (part.size() > kLongestCachedPart && search_index().searchable) cache = nullptr;
   const bool short_piece = part.size() <= PieceCache::kShortPiece;
   if (cache != nullptr) {
     const std::uint32_t known = short_piece ? cache->find_short(part) : cache->find(part);
