@@ -1,6 +1,7 @@
 // The backtracking search for the BPE encoding of one long piece (the idea of GitHub's rust-gems
 // `bpe` crate), in linear time and memory proportional to the piece, written once for both BPE
-// families: OpenAI's encodings (bpe.cpp) and byte-level tokenizer.json models (hf/bpe_model.cpp).
+// families: OpenAI's encodings (bpe.cpp) and tokenizer.json models, by bytes or by characters
+// (hf/bpe_model.cpp).
 //
 // From the piece's start it takes the longest token there and keeps it when it is compatible with
 // the token before (merging their joined bytes gives exactly those two tokens); else the next
