@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ctxwin/tokenizer/bpe/bpe.hpp"
@@ -148,6 +149,28 @@ TEST_P(CharacterSearch, SurvivesThePreparedForm) {
   Ids got;
   restored->encode(piece, got);
   EXPECT_EQ(got, expected);
+}
+
+TEST_P(CharacterSearch, BuildsItsIndexOnceWhicheverThreadMeetsALongPartFirst) {
+  // A model fresh from its prepared form has no search index yet: four threads meet long parts
+  // at once, and each gets the merge loop's ids.
+  const HfBpeModel& model = real_model(GetParam());
+  hf::PreparedWriter out;
+  model.save(out);
+  const std::string bytes = out.take();
+  hf::PreparedReader in(bytes);
+  const std::unique_ptr<HfBpeModel> fresh = HfBpeModel::restore(in);
+  const std::vector<std::string> pieces = {repeat("a", 20'000), repeat(kSpace, 20'000), repeat("ab" + kOutside[1], 20'000), repeat("\xE6\x97\xA5", 20'000)};
+  std::vector<Ids> expected(pieces.size());
+  for (std::size_t i = 0; i < pieces.size(); ++i) model.encode_by_merges(pieces[i], expected[i]);
+  std::vector<Ids> got(pieces.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    threads.emplace_back([&, i] { fresh->encode(pieces[i], got[i]); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (std::size_t i = 0; i < pieces.size(); ++i) EXPECT_EQ(got[i], expected[i]) << GetParam() << ": piece " << i;
+  EXPECT_TRUE(fresh->searches_long_pieces());
 }
 
 INSTANTIATE_TEST_SUITE_P(CodePointModels, CharacterSearch, ::testing::Values("gemma3", "llama2"));
