@@ -1,6 +1,7 @@
 // The backtracking search for the BPE encoding of one long piece (the idea of GitHub's rust-gems
 // `bpe` crate), in linear time and memory proportional to the piece, written once for both BPE
-// families: OpenAI's encodings (bpe.cpp) and byte-level tokenizer.json models (hf/bpe_model.cpp).
+// families: OpenAI's encodings (bpe.cpp) and tokenizer.json models, by bytes or by characters
+// (hf/bpe_model.cpp).
 //
 // From the piece's start it takes the longest token there and keeps it when it is compatible with
 // the token before (merging their joined bytes gives exactly those two tokens); else the next
@@ -21,6 +22,15 @@
 //     // True when merging `joined` gives exactly `left` then `right`.
 //     bool merges_into(std::string_view joined, std::uint32_t left, std::uint32_t right);
 //   };
+//
+// Vocabularies whose units are characters of one to four bytes (SentencePiece-style models, whose
+// merges start from code points) also define
+//
+//     std::size_t unit_length(unsigned char first) const;     // bytes of the unit `first` starts
+//     std::uint32_t unit_token(std::string_view unit) const;  // the token of one whole unit
+//
+// and then every unit of the piece must be a token, and token_of must offer no token that ends
+// inside a unit. Without them a unit is one byte, whose token is byte_token's.
 #pragma once
 
 #include <algorithm>
@@ -55,7 +65,7 @@ class Backtracker {
           next = pos < n ? longest_at(pos, n + 1) : Token{};
           break;
         }
-        if (token.length > 1) {
+        if (token.length > unit_length_at(pos)) {
           token = longest_at(pos, token.length);
           continue;
         }
@@ -83,15 +93,36 @@ class Backtracker {
   bool is_open(std::size_t at) const noexcept { return (open_[at >> 6] >> (at & 63)) & 1; }
   void close(std::size_t at) noexcept { open_[at >> 6] &= ~(std::uint64_t{1} << (at & 63)); }
 
-  // The longest token that starts at `pos` and is shorter than `below` bytes (every byte is one).
+  static constexpr bool kCharacterUnits = requires(const Vocabulary& v, unsigned char b, std::string_view s) {
+    v.unit_length(b);
+    v.unit_token(s);
+  };
+
+  // Bytes of the unit at `pos` (one byte unless the vocabulary's units are characters).
+  std::size_t unit_length_at(std::size_t pos) const noexcept {
+    if constexpr (kCharacterUnits) {
+      return std::min(vocabulary_.unit_length(static_cast<unsigned char>(piece_[pos])), piece_.size() - pos);
+    } else {
+      return 1;
+    }
+  }
+
+  // The longest token that starts at `pos` and is shorter than `below` bytes (every unit is one).
   // It depends only on the `window` bytes it may read: when they are those of the last answer's
   // (a run of one character, a repeated word), that answer stands, without hashing every length.
   Token longest_at(std::size_t pos, std::size_t below) {
     const auto first = static_cast<unsigned char>(piece_[pos]);
-    const std::size_t window = std::min({below - 1, piece_.size() - pos, vocabulary_.longest_token_from(first)});
+    const std::size_t unit = unit_length_at(pos);
+    // The window always covers the unit, whose token is the answer when nothing longer is.
+    const std::size_t window = std::max(unit, std::min({below - 1, piece_.size() - pos, vocabulary_.longest_token_from(first)}));
     if (last_.window == window && piece_.compare(pos, window, piece_, last_.pos, window) == 0) return last_.token;
-    Token found{vocabulary_.byte_token(first), 1};
-    for (std::size_t k = window; k >= 2; --k) {
+    Token found;
+    if constexpr (kCharacterUnits) {
+      found = {vocabulary_.unit_token(piece_.substr(pos, unit)), unit};
+    } else {
+      found = {vocabulary_.byte_token(first), 1};
+    }
+    for (std::size_t k = window; k > unit; --k) {
       const std::uint32_t id = vocabulary_.token_of(piece_.substr(pos, k));
       if (id != kNoToken) {
         found = {id, k};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <mutex>
 #include <cstdio>
 #include <cstring>
 
@@ -216,50 +217,83 @@ HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
     }
     merges_by_left_[left + 1] = static_cast<std::uint32_t>(merges_.size());
   }
-  index_tokens();
 }
 
-void HfBpeModel::index_tokens() {
-  std::fill(std::begin(longest_from_), std::end(longest_from_), 1u);
-  token_lengths_.clear();
+const HfBpeModel::SearchIndex& HfBpeModel::search_index() const {
+  std::call_once(search_index_once_, [this] {
+    search_index_ = build_search_index();
+    search_index_built_.store(true, std::memory_order_release);
+  });
+  return search_index_;
+}
+
+HfBpeModel::SearchIndex HfBpeModel::build_search_index() const {
+  SearchIndex index;
+  std::fill(std::begin(index.longest_from), std::end(index.longest_from), 1u);
   // The search reads a token's length from its id and joins neighbours by their bytes in the
-  // text: each id must name one spelling, every byte must be a token, and nothing may fall back.
-  bool searchable = options_.byte_level && !options_.byte_fallback;
-  for (unsigned b = 0; b < 256 && searchable; ++b) searchable = byte_ids_[b] != kNone;
-  if (!searchable) {
-    searches_long_pieces_ = false;
-    return;
+  // text: each id must name one spelling. Byte-level models: every byte must be a token, and
+  // nothing may fall back. Code-point models: every unit outside the vocabulary must fall back to
+  // its bytes' tokens (never to the unknown token), and no merge may take a byte token, so that
+  // such a unit parts the text into runs of known units that merge on their own.
+  bool searchable = false;
+  if (options_.byte_level) {
+    searchable = !options_.byte_fallback;
+    for (unsigned b = 0; b < 256 && searchable; ++b) searchable = byte_ids_[b] != kNone;
+  } else if (options_.byte_fallback) {
+    searchable = true;
+    for (unsigned b = 0; b < 256 && searchable; ++b) searchable = byte_fallback_ids_[b] != kNone;
+    if (searchable) {
+      std::vector<std::uint32_t> fallback(std::begin(byte_fallback_ids_), std::end(byte_fallback_ids_));
+      std::sort(fallback.begin(), fallback.end());
+      for (std::uint32_t id : fallback) {
+        if (std::size_t{id} + 1 < merges_by_left_.size() && merges_by_left_[id + 1] != merges_by_left_[id]) searchable = false;
+      }
+      for (std::size_t i = 0; i < merges_.size() && searchable; ++i) {
+        searchable = !std::binary_search(fallback.begin(), fallback.end(), merges_[i].right);
+      }
+    }
   }
+  if (!searchable) return index;
   std::uint32_t max_id = 0;
   for (const Slot& slot : slots_) {
     if (slot.id != kNone) max_id = std::max(max_id, slot.id);
   }
   // The table is indexed by id: ids far beyond the vocabulary (a damaged prepared form) would ask
   // for gigabytes. The loader refuses such ids in a tokenizer.json by the same rule.
-  if (std::uint64_t{max_id} >= std::max<std::uint64_t>(std::uint64_t{vocab_count_} * 4, 1u << 20)) {
-    searches_long_pieces_ = false;
-    return;
-  }
+  if (std::uint64_t{max_id} >= std::max<std::uint64_t>(std::uint64_t{vocab_count_} * 4, 1u << 20)) return index;
   constexpr std::uint16_t kUnseen = 0;
-  token_lengths_.assign(static_cast<std::size_t>(max_id) + 1, kUnseen);
+  index.token_lengths.assign(static_cast<std::size_t>(max_id) + 1, kUnseen);
   for (const Slot& slot : slots_) {
     if (slot.id == kNone || slot.length == 0) continue;
-    if (slot.length > 0xFFFFu || token_lengths_[slot.id] != kUnseen) {
+    if (slot.length > 0xFFFFu || index.token_lengths[slot.id] != kUnseen) {
       searchable = false;  // a token too long to index, or an id spelled two ways
       break;
     }
-    token_lengths_[slot.id] = static_cast<std::uint16_t>(slot.length);
+    index.token_lengths[slot.id] = static_cast<std::uint16_t>(slot.length);
     const auto first = static_cast<unsigned char>(arena_[slot.offset]);
-    longest_from_[first] = std::max(longest_from_[first], slot.length);
+    index.longest_from[first] = std::max(index.longest_from[first], slot.length);
   }
-  // Each byte's token must be the vocabulary's token of that one byte (a prepared form holds the
-  // byte table apart from the vocabulary).
-  for (unsigned b = 0; b < 256 && searchable; ++b) {
-    const char byte = static_cast<char>(b);
-    searchable = token_id(std::string_view(&byte, 1)) == byte_ids_[b];
+  // Each unit's token must be the vocabulary's token of that one unit (a prepared form holds the
+  // unit tables apart from the vocabulary): the search takes its length from it.
+  if (options_.byte_level) {
+    for (unsigned b = 0; b < 256 && searchable; ++b) {
+      const char byte = static_cast<char>(b);
+      searchable = token_id(std::string_view(&byte, 1)) == byte_ids_[b];
+    }
+  } else {
+    std::string unit;
+    for (std::size_t cp = 0; cp < bmp_ids_.size() && searchable; ++cp) {
+      // A unit without a token (kNone) falls back to bytes in the merge loop and the search alike.
+      const std::uint32_t id = cp < 0x80 ? byte_ids_[cp] : bmp_ids_[cp];
+      if (id == kNone) continue;
+      unit.clear();
+      if (cp < 0xD800 || cp > 0xDFFF) append_utf8(unit, static_cast<char32_t>(cp));
+      searchable = !unit.empty() && token_id(unit) == id;
+    }
   }
-  searches_long_pieces_ = searchable;
-  if (!searchable) token_lengths_ = {};
+  index.searchable = searchable;
+  if (!searchable) index.token_lengths = {};
+  return index;
 }
 
 void HfBpeModel::insert(std::string_view bytes, std::uint32_t id) {
@@ -365,14 +399,14 @@ std::unique_ptr<HfBpeModel> HfBpeModel::restore(hf::PreparedReader& in) {
   model->bmp_ids_ = in.array<std::uint32_t>(0x10000);
   // Code-point models look every unit of the Basic Multilingual Plane up there.
   if (model->bmp_ids_.size() != (options.byte_level ? 0 : 0x10000)) throw PreparedFormError("a unit table of the wrong size");
-  model->index_tokens();
   return model;
 }
 
 std::size_t HfBpeModel::memory_bytes() const noexcept {
   return arena_.capacity() + slots_.capacity() * sizeof(Slot) + merges_.capacity() * sizeof(Merge) +
          merges_by_left_.capacity() * sizeof(std::uint32_t) + seams_.capacity() * sizeof(std::uint64_t) +
-         bmp_ids_.capacity() * sizeof(std::uint32_t) + token_lengths_.capacity() * sizeof(std::uint16_t);
+         bmp_ids_.capacity() * sizeof(std::uint32_t) +
+         (search_index_built_.load(std::memory_order_acquire) ? search_index_.token_lengths.capacity() * sizeof(std::uint16_t) : 0);
 }
 
 const HfBpeModel::Merge* HfBpeModel::find_merge(std::uint32_t left, std::uint32_t right) const noexcept {
@@ -458,16 +492,17 @@ std::size_t HfBpeModel::merge_symbols(std::vector<std::uint32_t>& symbols) const
   return n;
 }
 
-// A byte-level model as the backtracking search's vocabulary: it offers a token only when merging
-// the token's own bytes gives it back (a token no merge makes from its bytes never comes out of
-// the merge loop), which is checked once per token and remembered.
+// A model as the backtracking search's vocabulary: it offers a token only when merging the
+// token's own units gives it back (a token no merge makes from its units never comes out of the
+// merge loop), which is checked once per token and remembered. A code-point model's token must
+// also be whole characters: a text's bytes that spell it then end on a character's boundary.
 class HfBpeModel::SearchVocabulary {
  public:
-  explicit SearchVocabulary(const HfBpeModel& model) : model_(model) {}
+  explicit SearchVocabulary(const HfBpeModel& model) : model_(model), index_(model.search_index()) {}
 
   std::uint32_t byte_token(unsigned char byte) const noexcept { return model_.byte_ids_[byte]; }
-  std::size_t length_of(std::uint32_t token) const noexcept { return model_.token_lengths_[token]; }
-  std::size_t longest_token_from(unsigned char byte) const noexcept { return model_.longest_from_[byte]; }
+  std::size_t length_of(std::uint32_t token) const noexcept { return index_.token_lengths[token]; }
+  std::size_t longest_token_from(unsigned char byte) const noexcept { return index_.longest_from[byte]; }
 
   std::uint32_t token_of(std::string_view bytes) {
     const std::uint32_t id = model_.token_id(bytes);
@@ -475,9 +510,13 @@ class HfBpeModel::SearchVocabulary {
     const std::uint64_t key = std::uint64_t{id} + 1;
     Remembered& slot = memo_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
     if (slot.key != key) {
-      model_.initial_symbols(bytes, symbols_);
-      model_.merge_symbols(symbols_);
-      slot = {key, symbols_.size() == 1 && symbols_[0] == id};
+      bool reachable = model_.options_.byte_level || is_valid_utf8(bytes);
+      if (reachable) {
+        model_.initial_symbols(bytes, symbols_);
+        model_.merge_symbols(symbols_);
+        reachable = symbols_.size() == 1 && symbols_[0] == id;
+      }
+      slot = {key, reachable};
     }
     return slot.reachable ? id : bpe::kNoToken;
   }
@@ -496,18 +535,74 @@ class HfBpeModel::SearchVocabulary {
   static constexpr unsigned kMemoBits = 12;
 
   const HfBpeModel& model_;
+  const SearchIndex& index_;
   std::vector<std::uint32_t> symbols_;
   std::vector<Remembered> memo_ = std::vector<Remembered>(std::size_t{1} << kMemoBits);
 };
 
+// A code-point model's vocabulary for the search: units are characters, each a token (the search
+// only sees runs of units in the vocabulary).
+class HfBpeModel::CharacterSearchVocabulary : public HfBpeModel::SearchVocabulary {
+ public:
+  explicit CharacterSearchVocabulary(const HfBpeModel& model) : SearchVocabulary(model), model_(model) {}
+
+  std::size_t unit_length(unsigned char first) const noexcept { return utf8_length(first); }
+  std::uint32_t unit_token(std::string_view unit) const noexcept { return model_.unit_id(unit); }
+
+ private:
+  const HfBpeModel& model_;
+};
+
+std::size_t HfBpeModel::search_known_units(std::string_view run, std::vector<std::uint32_t>* out) const {
+  if (run.size() < kBacktrackBytes) return merge_part(run, out);
+  CharacterSearchVocabulary vocabulary(*this);
+  bpe::Backtracker search(run, vocabulary);
+  search.run();
+  if (out != nullptr) out->insert(out->end(), search.tokens().begin(), search.tokens().end());
+  return search.tokens().size();
+}
+
+std::size_t HfBpeModel::search_characters(std::string_view part, std::vector<std::uint32_t>* out) const {
+  // A unit outside the vocabulary becomes its bytes' tokens, which no merge takes: the runs of
+  // known units on either side merge as they would alone, so each is searched on its own.
+  std::size_t total = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < part.size();) {
+    const std::size_t length = utf8_length(static_cast<unsigned char>(part[i]));
+    const std::string_view unit = part.substr(i, length);
+    if (unit_id(unit) != kNone) {
+      i += length;
+      continue;
+    }
+    if (i > start) total += search_known_units(part.substr(start, i - start), out);
+    for (char c : unit) {
+      if (out != nullptr) out->push_back(byte_fallback_ids_[static_cast<unsigned char>(c)]);
+    }
+    total += unit.size();
+    i += length;
+    start = i;
+  }
+  if (part.size() > start) total += search_known_units(part.substr(start), out);
+  return total;
+}
+
 std::size_t HfBpeModel::encode_part(std::string_view part, std::vector<std::uint32_t>* out) const {
-  if (searches_long_pieces_ && part.size() >= kBacktrackBytes) {
+  if (part.size() >= kBacktrackBytes && search_index().searchable) {
+    if (!options_.byte_level) {
+      // The search needs whole characters; text from a caller is valid UTF-8, other bytes merge.
+      if (is_valid_utf8(part)) return search_characters(part, out);
+      return merge_part(part, out);
+    }
     SearchVocabulary vocabulary(*this);
     bpe::Backtracker search(part, vocabulary);
     search.run();
     if (out != nullptr) out->insert(out->end(), search.tokens().begin(), search.tokens().end());
     return search.tokens().size();
   }
+  return merge_part(part, out);
+}
+
+std::size_t HfBpeModel::merge_part(std::string_view part, std::vector<std::uint32_t>* out) const {
   std::vector<std::uint32_t> symbols;
   symbols.reserve(part.size());
   initial_symbols(part, symbols);
@@ -549,7 +644,7 @@ void HfBpeModel::for_each_part(std::string_view piece, Part&& part) const {
 std::size_t HfBpeModel::count_part(std::string_view part, PieceCache* cache) const {
   // The cache keeps a copy of each part: a part of megabytes would cost its size again, for a
   // count the search makes in linear time anyway.
-  if (searches_long_pieces_ && part.size() > kLongestCachedPart) cache = nullptr;
+  if (part.size() > kLongestCachedPart && search_index().searchable) cache = nullptr;
   const bool short_piece = part.size() <= PieceCache::kShortPiece;
   if (cache != nullptr) {
     const std::uint32_t known = short_piece ? cache->find_short(part) : cache->find(part);

@@ -13,15 +13,20 @@
 // no merge has at its seam; the parts then merge independently, and with a PieceCache, parts seen
 // before cost one lookup.
 //
-// Parts of kBacktrackBytes and more of byte-level models without byte_fallback are encoded by the
-// backtracking search (tokenizer/bpe/backtracker.hpp), in time and memory linear in the part,
-// instead of the merge loop's heap: it gives the merge loop's tokens when the search only takes
-// tokens that merge from their bytes back into themselves, which it checks token by token. Models
-// whose ids do not name one spelling each keep the merge loop.
+// Parts of kBacktrackBytes and more are encoded by the backtracking search
+// (tokenizer/bpe/backtracker.hpp), in time and memory linear in the part, instead of the merge
+// loop's heap: it gives the merge loop's tokens when the search only takes tokens that merge from
+// their units back into themselves, which it checks token by token. Byte-level models without
+// byte_fallback search bytes. Code-point models with byte_fallback search characters: a part is
+// first cut at its characters outside the vocabulary, whose <0xXX> tokens no merge may take (else
+// the model keeps the merge loop), so the runs between them merge on their own. Models whose ids do
+// not name one spelling each keep the merge loop.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,8 +75,8 @@ class HfBpeModel {
   // The tokens of `piece` by the merge loop alone, whatever its length (the reference the
   // backtracking search of long parts is tested against).
   void encode_by_merges(std::string_view piece, std::vector<std::uint32_t>& out) const;
-  // True when long parts go through the backtracking search.
-  bool searches_long_pieces() const noexcept { return searches_long_pieces_; }
+  // True when long parts go through the backtracking search (builds the search's index).
+  bool searches_long_pieces() const { return search_index().searchable; }
   std::size_t vocab_size() const noexcept { return vocab_count_; }
   std::size_t merge_count() const noexcept { return merges_.size(); }
   bool byte_level() const noexcept { return options_.byte_level; }
@@ -105,13 +110,30 @@ class HfBpeModel {
   void for_each_part(std::string_view piece, Part&& part) const;
   std::uint32_t unit_id(std::string_view unit) const noexcept;
   bool seam_possible(char32_t left, char32_t right) const noexcept;
-  // The backtracking search's view of this model (bpe_model.cpp).
+  // The backtracking search's view of this model, by bytes and by characters (bpe_model.cpp).
   class SearchVocabulary;
-  // Fills token_lengths_ and longest_from_ from the hash table and decides searches_long_pieces_.
-  void index_tokens();
+  class CharacterSearchVocabulary;
+  // What the search reads besides the tables: each id's byte length and the longest token from
+  // each first byte, and whether the search is exact for this model at all. Built from the hash
+  // table on the first part long enough to need it (once, whatever the thread), not at load: a
+  // load would pay tens of milliseconds for Gemma 3's 262,144 tokens, for texts that may never
+  // have a long part.
+  struct SearchIndex {
+    bool searchable = false;
+    std::vector<std::uint16_t> token_lengths;
+    std::uint32_t longest_from[256] = {};
+  };
+  const SearchIndex& search_index() const;
+  SearchIndex build_search_index() const;
   // Tokens of one part: the backtracking search from kBacktrackBytes on when the model allows it,
   // else the merge loop. Appends them to `out` (unless null: counting); returns how many.
   std::size_t encode_part(std::string_view part, std::vector<std::uint32_t>* out) const;
+  // The merge loop's tokens of one part, appended as encode_part does.
+  std::size_t merge_part(std::string_view part, std::vector<std::uint32_t>* out) const;
+  // Code-point models: a valid UTF-8 part cut at its units outside the vocabulary (their byte
+  // tokens), and each run of known units between them searched (from kBacktrackBytes on) or merged.
+  std::size_t search_characters(std::string_view part, std::vector<std::uint32_t>* out) const;
+  std::size_t search_known_units(std::string_view run, std::vector<std::uint32_t>* out) const;
 
   Options options_;
   std::string arena_;
@@ -130,11 +152,10 @@ class HfBpeModel {
   std::vector<std::uint64_t> seams_;
   // Unit ids of the Basic Multilingual Plane for code-point models (kNone when missing).
   std::vector<std::uint32_t> bmp_ids_;
-  // Built from the hash table, not saved: each id's byte length and the longest token from each
-  // first byte, for the backtracking search.
-  bool searches_long_pieces_ = false;
-  std::vector<std::uint16_t> token_lengths_;
-  std::uint32_t longest_from_[256] = {};
+  // Built by search_index(), not saved.
+  mutable std::once_flag search_index_once_;
+  mutable SearchIndex search_index_;
+  mutable std::atomic<bool> search_index_built_{false};  // for memory_bytes() on another thread
 };
 
 }  // namespace ctxwin
