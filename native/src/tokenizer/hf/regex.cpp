@@ -24,15 +24,23 @@ std::string pcre2_message(int code) {
   return std::string(reinterpret_cast<const char*>(buffer));
 }
 
-// CPU time of this thread, in nanoseconds: wall time would charge a regex for the other work of a
-// loaded machine. Where the platform has no thread clock (WebAssembly), a steady clock.
-std::uint64_t thread_cpu_ns() {
+// A reading of the budget's clock, in nanoseconds.
+struct ClockReading {
+  std::uint64_t ns;
+  bool thread_cpu;  // false: the wall clock (no thread clock on this platform)
+};
+
+// CPU time of this thread: wall time would charge a regex for the other work of a loaded machine.
+// Where the platform has no thread clock (WebAssembly), a steady clock, and the caller scales its
+// budget by RegexBudget::kWallClockFactor.
+ClockReading read_clock() {
   timespec now{};
   if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) == 0) {
-    return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(now.tv_nsec);
+    return {static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(now.tv_nsec), true};
   }
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+  return {static_cast<std::uint64_t>(
+              std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count()),
+          false};
 }
 
 }  // namespace
@@ -66,15 +74,20 @@ RegexBudget::Scratch& RegexBudget::scratch() {
 }
 
 void RegexBudget::charge(const Regex& re) {
+  const std::uint64_t budget_ms = kBudgetBaseMs + kBudgetNsPerByte * text_bytes_ / 1'000'000u;
   if (deadline_ns_ == 0) {
-    deadline_ns_ = thread_cpu_ns() + kBudgetBaseMs * 1'000'000u + kBudgetNsPerByte * static_cast<std::uint64_t>(text_bytes_);
+    const ClockReading start = read_clock();
+    const std::uint64_t budget_ns = kBudgetBaseMs * 1'000'000u + kBudgetNsPerByte * static_cast<std::uint64_t>(text_bytes_);
+    deadline_ns_ = start.ns + (start.thread_cpu ? budget_ns : budget_ns * kWallClockFactor);
     return;
   }
   if (++calls_since_check_ < kCallsPerCheck) return;
   calls_since_check_ = 0;
-  if (thread_cpu_ns() > deadline_ns_) {
-    re.over_budget("took more than " + std::to_string(kBudgetBaseMs + kBudgetNsPerByte * text_bytes_ / 1'000'000u) +
-                   " ms of CPU time on a text of " + std::to_string(text_bytes_) + " bytes");
+  if (const ClockReading now = read_clock(); now.ns > deadline_ns_) {
+    re.over_budget(now.thread_cpu ? "took more than " + std::to_string(budget_ms) + " ms of CPU time on a text of " +
+                                        std::to_string(text_bytes_) + " bytes"
+                                  : "took more than " + std::to_string(budget_ms * kWallClockFactor) +
+                                        " ms (no CPU clock here: wall time) on a text of " + std::to_string(text_bytes_) + " bytes");
   }
 }
 

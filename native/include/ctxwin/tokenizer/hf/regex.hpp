@@ -13,7 +13,8 @@
 // one (`a*b|.`). The budget bounds both: each match attempt may take at most
 // kBaseSteps + kStepsPerByte x (the bytes left to search) backtracking steps, and all the searches
 // of one count at most kBudgetBaseMs + kBudgetNsPerByte x (the text's bytes) of the thread's CPU
-// time; past either, ctxwin::Error with ERR_CTXWIN_REGEX_BUDGET naming the pattern. The patterns
+// time (kWallClockFactor times that in wall time where there is no thread clock); past either,
+// ctxwin::Error with ERR_CTXWIN_REGEX_BUDGET naming the pattern. The patterns
 // of real tokenizers stay far inside both (a few steps per match, well under a microsecond a byte).
 // The clock starts at the budget's first search, so a count that runs no regex never reads it.
 //
@@ -41,6 +42,11 @@ class RegexBudget {
   // CPU time all searches of one count may take: a base, and more per byte of the text counted.
   static constexpr std::uint64_t kBudgetBaseMs = 250;
   static constexpr std::uint64_t kBudgetNsPerByte = 2'000;
+  // Where the platform has no per-thread CPU clock (WebAssembly), the budget runs on the wall clock,
+  // which also counts the time the thread waits for a CPU on a loaded machine (10x and more at a
+  // load of 12 on 2 cores), so it is this many times larger. It still catches what it is for: an
+  // exponential or quadratic pattern runs orders of magnitude past the CPU budget, not 20x.
+  static constexpr std::uint64_t kWallClockFactor = 20;
   // Memory PCRE2's interpreter may take for one attempt's backtracking frames.
   static constexpr std::uint32_t kHeapLimitKib = 64 * 1024;
 
