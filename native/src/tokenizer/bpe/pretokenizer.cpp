@@ -1,5 +1,8 @@
 #include "ctxwin/tokenizer/bpe/pretokenizer.hpp"
 
+#include <bit>
+
+#include "ctxwin/tokenizer/bpe/short_bytes.hpp"
 #include "tokenizer/char_class.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
 
@@ -122,6 +125,81 @@ std::size_t upper_plus_lower_star(std::string_view text, std::size_t p) noexcept
   return run_end(text, b, kIsLowerish);
 }
 
+// The quick paths for ASCII. A word's end is found eight bytes at a time (SWAR: every byte of a
+// 64-bit word classified at once with carry-free byte arithmetic, the first byte that is not a
+// letter found with one count of trailing zeros), so a word costs no loop whose exit the branch
+// predictor must guess at every length. Portable C++: the same on x86, ARM and WebAssembly.
+constexpr std::uint64_t kEveryByte = 0x0101010101010101ull;
+constexpr std::uint64_t kHighBits = kEveryByte * 0x80;
+
+// The high bit of each byte of `eight` that is an ASCII letter (with `fold_case`) or an ASCII lower-
+// case letter (without). The sums cannot carry out of a byte: its low seven bits plus at most 0x1F.
+inline std::uint64_t ascii_letter_bits(std::uint64_t eight, bool fold_case) noexcept {
+  const std::uint64_t low7 = (fold_case ? eight | (kEveryByte * 0x20) : eight) & ~kHighBits;
+  const std::uint64_t at_least_a = low7 + kEveryByte * (0x80 - 'a');
+  const std::uint64_t past_z = low7 + kEveryByte * (0x80 - 'z' - 1);
+  return at_least_a & ~past_z & ~eight & kHighBits;
+}
+
+inline bool is_ascii_letter(char c) noexcept { return static_cast<unsigned char>((c | 0x20) - 'a') < 26; }
+
+// End of the run of ASCII letters (or lower-case letters, without `fold_case`) from `k`.
+inline std::size_t ascii_letters_end(std::string_view text, std::size_t k, bool fold_case) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    while (k + 8 <= text.size()) {
+      const std::uint64_t other = ~ascii_letter_bits(short_bytes::load8(text.data() + k), fold_case) & kHighBits;
+      if (other != 0) return k + static_cast<std::size_t>(std::countr_zero(other)) / 8;
+      k += 8;
+    }
+  }
+  if (fold_case) {
+    while (k < text.size() && is_ascii_letter(text[k])) ++k;
+  } else {
+    while (k < text.size() && text[k] >= 'a' && text[k] <= 'z') ++k;
+  }
+  return k;
+}
+
+inline bool is_non_ascii(std::string_view text, std::size_t k) noexcept {
+  return k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80;
+}
+
+// The cl100k piece at `i` when ASCII alone decides it: a word with its optional prefix, up to
+// `max_digits` digits, or a run of punctuation with its optional space and trailing CR/LF; kNoMatch
+// when the general matcher must decide (an apostrophe, whitespace, or a non-ASCII byte that could
+// continue the piece).
+std::size_t ascii_quick_cl100k(std::string_view text, std::size_t i, int max_digits) noexcept {
+  const auto b0 = static_cast<unsigned char>(text[i]);
+  if (b0 >= 0x80 || b0 == '\'') return kNoMatch;
+  const std::uint8_t f0 = kAscii[b0];
+  std::size_t j = i;  // where the letters or the punctuation start
+  if (!(f0 & kLetter)) {
+    if (f0 & kNumber) {
+      std::size_t k = i + 1;
+      while (k < text.size() && static_cast<int>(k - i) < max_digits && text[k] >= '0' && text[k] <= '9') ++k;
+      return static_cast<int>(k - i) < max_digits && is_non_ascii(text, k) ? kNoMatch : k;
+    }
+    if ((f0 & kCrLf) || i + 1 >= text.size()) return kNoMatch;
+    j = i + 1;  // [^\r\n\p{L}\p{N}]? takes b0 when letters follow
+    if (!is_ascii_letter(text[j])) {
+      // ' ?[^\s\p{L}\p{N}]+[\r\n]*': punctuation from i, or from i + 1 after a space.
+      if (f0 & kSpace) {
+        const auto b1 = static_cast<unsigned char>(text[j]);
+        if (b0 != ' ' || b1 >= 0x80 || kAscii[b1] != 0 || b1 == '\'') return kNoMatch;
+      } else {
+        j = i;
+      }
+      std::size_t k = j;
+      while (k < text.size() && static_cast<unsigned char>(text[k]) < 0x80 && kAscii[static_cast<unsigned char>(text[k])] == 0) ++k;
+      if (is_non_ascii(text, k)) return kNoMatch;
+      while (k < text.size() && (text[k] == '\r' || text[k] == '\n')) ++k;
+      return k;
+    }
+  }
+  const std::size_t end = ascii_letters_end(text, j + 1, true);
+  return is_non_ascii(text, end) ? kNoMatch : end;
+}
+
 }  // namespace
 
 bool Pretokenizer::next(std::string_view& piece) noexcept {
@@ -161,6 +239,9 @@ std::size_t Pretokenizer::match_r50k(std::size_t i) const noexcept {
 }
 
 std::size_t Pretokenizer::match_cl100k(std::size_t i, int max_digits) const noexcept {
+  if (quick_) {
+    if (const std::size_t end = ascii_quick_cl100k(text_, i, max_digits); end != kNoMatch) return end;
+  }
   if (const std::size_t n = contraction(text_, i, true)) return i + n;
   const CodePoint c0 = at(text_, i);
   // [^\r\n\p{L}\p{N}]?\p{L}+
@@ -190,7 +271,7 @@ std::size_t ascii_word(std::string_view text, std::size_t i) noexcept {
   if (!(kAscii[static_cast<unsigned char>(text[i])] & (kLetter | kNumber | kCrLf))) ++j;  // the optional prefix
   std::size_t k = j;
   while (k < text.size() && text[k] >= 'A' && text[k] <= 'Z') ++k;
-  while (k < text.size() && text[k] >= 'a' && text[k] <= 'z') ++k;
+  k = ascii_letters_end(text, k, false);
   if (k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80) return kNoMatch;
   // No letter at j, and j holds ASCII: neither core can start at j, nor at i (when j = i + 1,
   // text[i] is not a letter).
@@ -199,7 +280,7 @@ std::size_t ascii_word(std::string_view text, std::size_t i) noexcept {
 
 std::size_t Pretokenizer::match_o200k(std::size_t i) const noexcept {
   // Most pieces of English text and code: " word", "Word", "HTTP", ".method".
-  const std::size_t word = static_cast<unsigned char>(text_[i]) < 0x80 ? ascii_word(text_, i) : kNoMatch;
+  const std::size_t word = quick_ && static_cast<unsigned char>(text_[i]) < 0x80 ? ascii_word(text_, i) : kNoMatch;
   if (word != kNoMatch && word != kNoWord) return word + contraction(text_, word, true);
   const CodePoint c0 = at(text_, i);
   const bool can_prefix = !(c0.flags & (kCrLf | kLetter | kNumber));

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace ctxwin {
@@ -26,10 +27,16 @@ namespace ctxwin {
 // Cl100kSingleDigit is cl100k with \p{N} for \p{N}{1,3}: Qwen 2.5 / 3's tokenizer.json pattern.
 enum class Pattern { R50k, Cl100k, O200k, Cl100kSingleDigit };
 
+// How pieces are matched: with the quick paths for ASCII words, numbers and punctuation first (the
+// default; they read eight bytes at a time and hand anything they cannot decide alone to the
+// general matcher), or with the general matcher alone, which tests compare them against.
+enum class Matching : std::uint8_t { WithAsciiQuickPaths, GeneralOnly };
+
 class Pretokenizer {
  public:
   // `text` must be valid UTF-8 (see utf8.hpp) and outlive the pretokenizer.
-  Pretokenizer(Pattern pattern, std::string_view text) noexcept : pattern_(pattern), text_(text) {}
+  Pretokenizer(Pattern pattern, std::string_view text, Matching matching = Matching::WithAsciiQuickPaths) noexcept
+      : pattern_(pattern), quick_(matching == Matching::WithAsciiQuickPaths), text_(text) {}
 
   // The next piece, or false at the end of the text. Pieces are never empty and cover the text.
   bool next(std::string_view& piece) noexcept;
@@ -40,6 +47,7 @@ class Pretokenizer {
   std::size_t match_o200k(std::size_t at) const noexcept;
 
   Pattern pattern_;
+  bool quick_;
   std::string_view text_;
   std::size_t position_ = 0;
 };
