@@ -279,13 +279,15 @@ std::uint32_t Vocabulary::char_cost(std::string_view c) const {
 // longest piece of where the DP first saw the run (every earlier piece has landed by then), so
 // best[q] = min over those e of best[e] + f(q - e), and best[q] = best[q - L] + 1 for every q
 // at least W = max_piece + L * L past that point. The DP runs L positions into that zone, records
-// their values, and resumes a longest piece before the run's end (where pieces may leave the run)
-// with every slot set from best[q] = best[q0 + (q - q0) % L] + (q - q0) / L: the same values the
-// DP would have computed, without walking the trie up to the longest piece at every byte.
+// their values, and resumes two of the vocabulary's longest pieces before the run's end (pieces
+// that leave the run start within one of it), the slots of the first of those set from
+// best[q] = best[q0 + (q - q0) % L] + (q - q0) / L: every value there final, every later one
+// relaxed from them as the DP would have, without walking the trie up to L bytes at every byte.
 class Vocabulary::RunSkip {
  public:
-  // Whether the loop jumped: then it continues at the position set in `pos`'s place (see tile).
-  bool at(std::size_t& pos, const unsigned char* bytes, std::size_t n, const Vocabulary& v, std::uint32_t* best, std::size_t mask) {
+  // Whether the DP jumps over the middle of a run here: then `pos` is set to just before where it
+  // resumes (the loop's ++pos lands there) and the ring holds the values from there on.
+  bool jumped(std::size_t& pos, const unsigned char* bytes, std::size_t n, const Vocabulary& v, std::uint32_t* best, std::size_t mask) {
     if (recording_ && pos == q0_ + longest_) return jump(pos, v, best, mask);
     if (pos < checked_) return false;
     const unsigned char c = bytes[pos];
@@ -352,7 +354,7 @@ std::size_t Vocabulary::tile(std::string_view s) const {
   const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
   RunSkip skip;
   for (std::size_t pos = 0; pos < n; ++pos) {
-    if (best != small.data() && skip.at(pos, bytes, n, *this, best, mask)) continue;
+    if (best != small.data() && skip.jumped(pos, bytes, n, *this, best, mask)) continue;
     const std::uint32_t cur = best[pos & mask];
     best[pos & mask] = kInf;  // the slot is reused for pos + ring
     if (cur >= kInf) continue;  // inside a character
