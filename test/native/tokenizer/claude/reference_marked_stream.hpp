@@ -1,6 +1,6 @@
 // The Claude marked stream as the core built it before it read the text in a bounded way: the
 // whole text decoded to code points, a table entry, an offset and a run per character, every run
-// kept. Kept here, unchanged but for its namespace, as the oracle of the differential test
+// kept. Kept here, unchanged but for its namespace and two `inline`s, as the oracle of the differential test
 // (marked_stream_bounds_test.cc): the bounded builder must write the same bytes on every input.
 #pragma once
 
