@@ -14,7 +14,13 @@ const OPEN_MODELS = ["llama3", "qwen3", "deepseek_v3", "gptoss", "gemma3", "llam
 const FAMILIES = ["cl100k_base", "o200k_base", "claude", ...OPEN_MODELS] as const;
 type Family = (typeof FAMILIES)[number];
 const isOpenModel = (family: Family): family is (typeof OPEN_MODELS)[number] => (OPEN_MODELS as readonly string[]).includes(family);
-type Kind = "prose" | "run";
+// Claude's other runs of one character, each a path of its own through its counter: spaces (one
+// whitespace run), `中` (multi-byte, a hard script), `é` decomposed (`e` + U+0301: NFC composes
+// every pair) and CRLF (the carriage return is removed, so the text is normalized into a copy).
+const CLAUDE_RUNS = { spaces: " ", han: "中", decomposed: "e\u0301", crlf: "\r\n" } as const;
+const CLAUDE_RUN_NAMES: Record<keyof typeof CLAUDE_RUNS, string> = { spaces: "spaces", han: "`中`", decomposed: "`e` U+0301", crlf: "CRLF" };
+type ClaudeRun = keyof typeof CLAUDE_RUNS;
+type Kind = "prose" | "run" | ClaudeRun;
 interface Measure {
   ms: number;
   peakMB: number;
@@ -26,6 +32,10 @@ interface Measure {
 // they would in a long document, which the run of one character gets too.
 function text(kind: Kind, bytes: number): string {
   if (kind === "run") return "a".repeat(bytes);
+  if (kind !== "prose") {
+    const unit = CLAUDE_RUNS[kind];
+    return unit.repeat(Math.ceil(bytes / Buffer.byteLength(unit)));
+  }
   const prose = read("prose.txt.xz");
   const out = prose.repeat(Math.ceil(bytes / Buffer.byteLength(prose)));
   return out.slice(0, bytes);
@@ -75,6 +85,19 @@ export function benchPathological(sizes = (process.env.CTXWIN_BENCH_PATHOLOGICAL
       const over = (m?: Measure) => (m ? `${((m.peakMB - m.baseMB) / mb).toFixed(1)}x` : "-");
       const ratio = prose && run ? `${(run.ms / prose.ms).toFixed(2)}x` : "-";
       console.log(`| ${family} | ${mb} | ${cell(prose)} | ${cell(run)} | ${ratio} | ${over(prose)} / ${over(run)} |`);
+    }
+  }
+  if (families.includes("claude")) {
+    console.log("\n| claude: run of | MB | CPU time | run / prose (time) | peak RSS over the input |");
+    console.log("|---|---|---|---|---|");
+    for (const mb of sizes) {
+      const prose = measure("claude", "prose", mb);
+      for (const kind of Object.keys(CLAUDE_RUNS) as ClaudeRun[]) {
+        const run = measure("claude", kind, mb);
+        const time = run ? `${run.ms.toFixed(0)} ms (${(mb / (run.ms / 1000)).toFixed(1)} MB/s)` : "failed";
+        const ratio = prose && run ? `${(run.ms / prose.ms).toFixed(2)}x` : "-";
+        console.log(`| ${CLAUDE_RUN_NAMES[kind]} | ${mb} | ${time} | ${ratio} | ${run ? `${((run.peakMB - run.baseMB) / mb).toFixed(1)}x` : "-"} |`);
+      }
     }
   }
   console.log("\nPeak RSS over the input: (peak resident memory - resident memory with the text built) / its bytes; it includes the binding's copies of the text (UTF-16, 2 bytes a character, and UTF-8).");

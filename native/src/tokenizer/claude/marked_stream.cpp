@@ -3,7 +3,6 @@
 #include <utf8proc.h>
 
 #include <cstring>
-#include <vector>
 
 #include "ctxwin/tokenizer/utf8.hpp"
 #include "tokenizer/claude/char_info.hpp"
@@ -16,193 +15,217 @@ namespace {
 
 // ---------------------------------------------------------------- runs
 
+// A run of characters of one stream class, as byte offsets into the normalized text, with what the
+// stream's rules read of it: its first and last characters and whether its characters share one
+// category. The rules look at most two runs back and one ahead, so runs are read as the stream is
+// written, a few at a time, and nothing is kept per character: the stream costs the text it reads
+// and the bytes it writes.
 struct Run {
-  std::uint8_t cls;
-  std::uint32_t begin, end;  // into the normalized code points
+  std::uint8_t cls = kWordy;
+  bool one_category = true;  // every character has the first one's category
+  CharInfo first{}, last{};
+  char32_t first_char = 0, last_char = 0;
+  std::size_t begin = 0, end = 0;
+};
+
+int hard_kind(std::uint16_t flags) {
+  if (flags & kPunctLike) return 0;
+  if (flags & kDigitBorder) return 1;
+  return 2;
+}
+
+// Splits the normalized text into runs, one at a time: consecutive characters of one class, with
+// unattached combining marks one run of their own, and a hard run split where the pretokenizer's
+// alternative changes (punctuation-like, number, letter; a variation selector rides its base).
+class RunReader {
+ public:
+  RunReader(std::string_view text, const Infos& info) : text_(text), info_(info) { read_char(); }
+
+  bool next(Run& run) {
+    if (at_ >= text_.size()) return false;
+    const bool stray = info_now_.cls == kWordy && (info_now_.flags & kStrayMark);
+    run.cls = stray ? std::uint8_t{kStray} : info_now_.cls;
+    run.begin = at_;
+    run.first = run.last = info_now_;
+    run.first_char = run.last_char = char_now_;
+    run.one_category = true;
+    int kind = hard_kind(info_now_.flags);
+    for (;;) {
+      run.end = at_ + len_now_;
+      at_ = run.end;
+      if (at_ >= text_.size()) break;
+      read_char();
+      const CharInfo ci = info_now_;
+      const bool stray_mark = ci.cls == kWordy && (ci.flags & kStrayMark);
+      if (!(run.cls == kStray && stray_mark)) {  // consecutive unattached marks are one run
+        if (ci.cls != run.cls) break;
+        if (run.cls == kHard && !(ci.flags & kSelector)) {
+          const int k = hard_kind(ci.flags);
+          if (k != kind) break;
+        }
+      }
+      run.last = ci;
+      run.last_char = char_now_;
+      run.one_category &= ci.category == run.first.category;
+    }
+    return true;
+  }
+
+ private:
+  void read_char() {
+    if (at_ >= text_.size()) return;
+    char_now_ = decode_utf8(text_, at_, len_now_);
+    info_now_ = info_(char_now_);
+  }
+
+  std::string_view text_;
+  const Infos& info_;
+  std::size_t at_ = 0;  // the start of the character read last: the next run's first
+  std::size_t len_now_ = 0;
+  char32_t char_now_ = 0;
+  CharInfo info_now_{};
+};
+
+// The runs around the one being written: two back, one ahead (null where the text has none).
+struct Around {
+  const Run* before2;
+  const Run* before;
+  const Run& run;
+  const Run* after;
 };
 
 class StreamBuilder {
  public:
-  StreamBuilder(const std::u32string& cps, const StreamOptions& options, const Infos& info)
-      : cps_(cps), options_(options) {
-    // One table lookup per character, and the text in UTF-8 with each character's offset, so
-    // that a run's body is one copy.
-    infos_.reserve(cps.size());
-    offsets_.reserve(cps.size() + 1);
-    utf8_.reserve(cps.size() + 8);
-    for (const char32_t c : cps) {
-      infos_.push_back(info(c));
-      offsets_.push_back(static_cast<std::uint32_t>(utf8_.size()));
-      append_utf8(utf8_, c);
-    }
-    offsets_.push_back(static_cast<std::uint32_t>(utf8_.size()));
-  }
+  StreamBuilder(std::string_view text, const StreamOptions& options, const Infos& info)
+      : text_(text), options_(options), info_(info) {}
 
   std::string build() {
-    split_runs();
     std::string out;
-    out.reserve(cps_.size() * 2 + 8);
-    if (runs_.empty()) {
+    // Address space only: pages the stream never writes are never touched.
+    out.reserve(text_.size() + text_.size() / 2 + 8);
+    RunReader reader(text_, info_);
+    Run ring[4];
+    std::size_t i = 0;
+    bool have_next = reader.next(ring[0]);
+    if (!have_next) {
       // Content that normalizes away still pays for the frame's ⟨bow⟩.
       if (options_.frame_bow) out.push_back(static_cast<char>(kBow));
       return out;
     }
-    // The frame ends in ⟨bow⟩. A first run that writes no ⟨bow⟩ of its own gets the frame's; a
-    // word-opening apostrophe gets the space that ⟨bow⟩ stands for, as itself.
-    const bool head_quote = opens_word(0);
-    const Run& first = runs_[0];
-    const bool own_bow = !head_quote && (first.cls == kWordy || first.cls == kPunct || first.cls == kStray || hard_bow(first) ||
-                                         ((first.cls == kDigit || first.cls == kHard) && digit_bow(first)) ||
-                                         (first.cls == kSpace && cps_[first.begin] == U' '));
-    if (!own_bow && options_.frame_bow) out.push_back(head_quote ? ' ' : static_cast<char>(kBow));
-    const std::size_t n = runs_.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      const Run& run = runs_[i];
-      if (run.cls == kWordy) {
-        const bool fused = i > 0 && runs_[i - 1].cls == kStray;
-        write_word(out, run, fused, !(fused || contraction_seam(i)));
-      } else if (run.cls == kStray) {
-        const bool letter_follows = i + 1 < n && runs_[i + 1].cls == kWordy;
-        out.push_back(static_cast<char>(kBow));
-        body(out, run);
-        if (!letter_follows) out.push_back(static_cast<char>(kEow));
-      } else if (run.cls == kPunct || hard_bow(run) || hard_eow(run)) {
-        // Marked only on a side that borders a space: `a! b` gets `!⟨eow⟩`, `a!b` a bare `!`.
-        const bool punct = run.cls == kPunct;
-        if (borders_space(i, -1) && !opens_word(i) && (punct || hard_bow(run))) out.push_back(static_cast<char>(kBow));
-        body(out, run);
-        if (borders_space(i, +1) && (punct || hard_eow(run))) out.push_back(static_cast<char>(kEow));
-      } else if ((run.cls == kDigit || run.cls == kHard) && digit_run(run)) {
-        // Digits take border markers decided by their border character (ASCII digits take none).
-        if (digit_bow(run) && borders_space(i, -1)) out.push_back(static_cast<char>(kBow));
-        body(out, run);
-        if (digit_eow(run) && borders_space(i, +1)) out.push_back(static_cast<char>(kEow));
-      } else {
-        body(out, run);  // whitespace and the isolated letters of hard scripts: no markers
-      }
+    while (have_next) {
+      const Run& run = ring[i & 3];
+      have_next = reader.next(ring[(i + 1) & 3]);
+      const Around a{i >= 2 ? &ring[(i - 2) & 3] : nullptr, i >= 1 ? &ring[(i - 1) & 3] : nullptr, run,
+                     have_next ? &ring[(i + 1) & 3] : nullptr};
+      if (i == 0) write_frame_bow(out, a);
+      write_run(out, a);
+      ++i;
     }
     absorb_seams(out);
     return out;
   }
 
  private:
-  const CharInfo& at(std::uint32_t k) const { return infos_[k]; }
+  // The frame ends in ⟨bow⟩. A first run that writes no ⟨bow⟩ of its own gets the frame's; a
+  // word-opening apostrophe gets the space that ⟨bow⟩ stands for, as itself.
+  void write_frame_bow(std::string& out, const Around& a) const {
+    const bool head_quote = opens_word(a);
+    const Run& first = a.run;
+    const bool own_bow = !head_quote && (first.cls == kWordy || first.cls == kPunct || first.cls == kStray || hard_bow(first) ||
+                                         ((first.cls == kDigit || first.cls == kHard) && digit_bow(first)) ||
+                                         (first.cls == kSpace && first.first_char == U' '));
+    if (!own_bow && options_.frame_bow) out.push_back(head_quote ? ' ' : static_cast<char>(kBow));
+  }
 
-  void split_runs() {
-    const std::size_t n = cps_.size();
-    if (n == 0) return;
-    std::vector<Run> raw;
-    auto initial = [&](std::uint32_t k, std::uint8_t cls) -> std::uint8_t {
-      return (cls == kWordy && (at(k).flags & kStrayMark)) ? std::uint8_t{kStray} : cls;
-    };
-    std::uint8_t cur = initial(0, at(0).cls);
-    std::uint32_t begin = 0;
-    for (std::uint32_t k = 1; k < n; ++k) {
-      const CharInfo ci = at(k);
-      const bool stray = ci.cls == kWordy && (ci.flags & kStrayMark);
-      if (cur == kStray && stray) continue;  // consecutive unattached marks are one run
-      if (ci.cls == cur) continue;
-      raw.push_back({cur, begin, k});
-      begin = k;
-      cur = (stray && cur != kWordy) ? std::uint8_t{kStray} : ci.cls;
-    }
-    raw.push_back({cur, begin, static_cast<std::uint32_t>(n)});
-    // A hard run splits where the pretokenizer's alternative changes (punctuation-like, number,
-    // letter); a variation selector rides its base.
-    for (const Run& r : raw) {
-      if (r.cls != kHard || r.end - r.begin == 1) {
-        runs_.push_back(r);
-        continue;
-      }
-      std::uint32_t b = r.begin;
-      int kind = hard_kind(r.begin);
-      for (std::uint32_t k = r.begin + 1; k < r.end; ++k) {
-        if (at(k).flags & kSelector) continue;
-        const int kk = hard_kind(k);
-        if (kk == kind) continue;
-        runs_.push_back({kHard, b, k});
-        b = k;
-        kind = kk;
-      }
-      runs_.push_back({kHard, b, r.end});
+  void write_run(std::string& out, const Around& a) const {
+    const Run& run = a.run;
+    if (run.cls == kWordy) {
+      const bool fused = a.before != nullptr && a.before->cls == kStray;
+      write_word(out, run, fused, !(fused || contraction_seam(a)));
+    } else if (run.cls == kStray) {
+      const bool letter_follows = a.after != nullptr && a.after->cls == kWordy;
+      out.push_back(static_cast<char>(kBow));
+      body(out, run);
+      if (!letter_follows) out.push_back(static_cast<char>(kEow));
+    } else if (run.cls == kPunct || hard_bow(run) || hard_eow(run)) {
+      // Marked only on a side that borders a space: `a! b` gets `!⟨eow⟩`, `a!b` a bare `!`.
+      const bool punct = run.cls == kPunct;
+      if (space_before(a) && !opens_word(a) && (punct || hard_bow(run))) out.push_back(static_cast<char>(kBow));
+      body(out, run);
+      if (space_after(a) && (punct || hard_eow(run))) out.push_back(static_cast<char>(kEow));
+    } else if ((run.cls == kDigit || run.cls == kHard) && digit_run(run)) {
+      // Digits take border markers decided by their border character (ASCII digits take none).
+      if (digit_bow(run) && space_before(a)) out.push_back(static_cast<char>(kBow));
+      body(out, run);
+      if (digit_eow(run) && space_after(a)) out.push_back(static_cast<char>(kEow));
+    } else {
+      body(out, run);  // whitespace and the isolated letters of hard scripts: no markers
     }
   }
 
-  int hard_kind(std::uint32_t k) const {
-    const auto flags = at(k).flags;
-    if (flags & kPunctLike) return 0;
-    if (flags & kDigitBorder) return 1;
-    return 2;
-  }
-
-  bool is_apostrophe(const Run& r) const { return r.end - r.begin == 1 && cps_[r.begin] == U'\''; }
+  bool is_apostrophe(const Run& r) const { return r.end - r.begin == 1 && text_[r.begin] == '\''; }
 
   // A lone `'` that opens the word after it: the boundary before it is not absorbed into it.
-  bool opens_word(std::size_t i) const {
-    return is_apostrophe(runs_[i]) && i + 1 < runs_.size() && (runs_[i + 1].cls == kWordy || runs_[i + 1].cls == kStray);
+  bool opens_word(const Around& a) const {
+    return is_apostrophe(a.run) && a.after != nullptr && (a.after->cls == kWordy || a.after->cls == kStray);
   }
 
-  bool digit_run(const Run& r) const {
-    const auto cat = at(r.begin).category;
-    if (cat != UTF8PROC_CATEGORY_ND && cat != UTF8PROC_CATEGORY_NO) return false;
-    for (std::uint32_t k = r.begin + 1; k < r.end; ++k) {
-      if (at(k).category != cat) return false;
-    }
-    return true;
+  static bool digit_run(const Run& r) {
+    const auto cat = r.first.category;
+    return (cat == UTF8PROC_CATEGORY_ND || cat == UTF8PROC_CATEGORY_NO) && r.one_category;
   }
-  bool digit_bow(const Run& r) const { return digit_run(r) && (at(r.begin).flags & kDigitBorder); }
-  bool digit_eow(const Run& r) const { return digit_run(r) && (at(r.end - 1).flags & kDigitBorder); }
-  bool hard_bow(const Run& r) const { return (at(r.begin).flags & (kSelector | kPunctLike)) != 0; }
-  bool hard_eow(const Run& r) const { return (at(r.end - 1).flags & (kSelector | kPunctLike)) != 0; }
+  static bool digit_bow(const Run& r) { return digit_run(r) && (r.first.flags & kDigitBorder); }
+  static bool digit_eow(const Run& r) { return digit_run(r) && (r.last.flags & kDigitBorder); }
+  static bool hard_bow(const Run& r) { return (r.first.flags & (kSelector | kPunctLike)) != 0; }
+  static bool hard_eow(const Run& r) { return (r.last.flags & (kSelector | kPunctLike)) != 0; }
 
-  bool takes_right_border(const Run& r) const {
+  static bool takes_right_border(const Run& r) {
     return r.cls == kPunct || hard_eow(r) || ((r.cls == kDigit || r.cls == kHard) && digit_eow(r));
   }
 
   // `it's` is one word boundary: a lone apostrophe before a lowercase English contraction suffix
   // is that word's ⟨bow⟩, unless the run before the apostrophe writes a right border of its own.
-  bool contraction_seam(std::size_t i) const {
-    if (i == 0) return false;
-    const Run& r = runs_[i];
-    const std::uint32_t len = r.end - r.begin;
-    const char32_t a = cps_[r.begin];
-    const char32_t b = len > 1 ? cps_[r.begin + 1] : 0;
-    const bool suffix = (len == 1 && (a == U's' || a == U't' || a == U'd' || a == U'm')) ||
-                        (len == 2 && ((a == U'l' && b == U'l') || (a == U'r' && b == U'e') || (a == U'v' && b == U'e')));
+  bool contraction_seam(const Around& a) const {
+    if (a.before == nullptr) return false;
+    const Run& r = a.run;
+    // The suffixes are ASCII: a run of one or two of their bytes is one or two characters.
+    const std::size_t len = r.end - r.begin;
+    const char x = text_[r.begin];
+    const char y = len > 1 ? text_[r.begin + 1] : '\0';
+    const bool suffix = (len == 1 && (x == 's' || x == 't' || x == 'd' || x == 'm')) ||
+                        (len == 2 && ((x == 'l' && y == 'l') || (x == 'r' && y == 'e') || (x == 'v' && y == 'e')));
     if (!suffix) return false;
-    const Run& prev = runs_[i - 1];
+    const Run& prev = *a.before;
     if (prev.cls != kPunct || !is_apostrophe(prev)) return false;
-    return i < 2 || !takes_right_border(runs_[i - 2]);
+    return a.before2 == nullptr || !takes_right_border(*a.before2);
   }
 
-  // Does side `side` of run i touch a space? The message start does where the frame ends in
-  // ⟨bow⟩; a right-hand marker is written for a single space only.
-  bool borders_space(std::size_t i, int side) const {
-    if (side < 0 && i == 0) return options_.frame_bow;
-    const std::size_t j = side < 0 ? i - 1 : i + 1;
-    if (j >= runs_.size()) return false;
-    const Run& r = runs_[j];
-    if (r.cls != kSpace) return false;
-    if (side < 0) return cps_[r.end - 1] == U' ';
-    return cps_[r.begin] == U' ' && !(r.end - r.begin >= 2 && cps_[r.begin + 1] == U' ');
+  // Does a side of the run touch a space? The message start does where the frame ends in ⟨bow⟩;
+  // a right-hand marker is written for a single space only.
+  bool space_before(const Around& a) const {
+    if (a.before == nullptr) return options_.frame_bow;
+    return a.before->cls == kSpace && a.before->last_char == U' ';
+  }
+  bool space_after(const Around& a) const {
+    if (a.after == nullptr) return false;
+    const Run& r = *a.after;
+    if (r.cls != kSpace || r.first_char != U' ') return false;
+    return !(r.end - r.begin >= 2 && text_[r.begin + 1] == ' ');
   }
 
-  void body(std::string& out, const Run& r) const {
-    out.append(utf8_, offsets_[r.begin], offsets_[r.end] - offsets_[r.begin]);
-  }
-
-  bool upper(std::uint32_t k) const { return (at(k).flags & kUpper) != 0; }
+  void body(std::string& out, const Run& r) const { out.append(text_, r.begin, r.end - r.begin); }
 
   // A case marker fires on a whole word only: all capitals (at least allcaps_min letters, v3)
   // become ⟨caps⟩ + lowercase, a title-case word ⟨shift⟩ + lowercase; anything else is literal.
   void write_word(std::string& out, const Run& r, bool head_mark, bool bow) const {
     enum { Literal, Shift, Caps, ShiftKeepDottedI } mode = Literal;
-    const std::uint32_t b = r.begin, e = r.end;
     bool sharp_s = false, dotted_i = false, unlowerable = false, any_cased = false, all_upper = true;
     bool upper_after_head = false, upper_after_head_not_i = false;
-    for (std::uint32_t k = b; k < e; ++k) {
-      const char32_t c = cps_[k];
-      const auto flags = at(k).flags;
+    std::size_t chars = 0;
+    for (std::size_t k = r.begin; k < r.end; ++chars) {
+      std::size_t len;
+      const char32_t c = decode_utf8(text_, k, len);
+      const auto flags = info_(c).flags;
       sharp_s |= c == kCapitalSharpS;
       dotted_i |= c == kCapitalDottedI;
       unlowerable |= (flags & kUnlowerable) != 0;
@@ -210,21 +233,24 @@ class StreamBuilder {
         any_cased = true;
         if (!(flags & kUpper)) all_upper = false;
       }
-      if (k > b && (flags & kUpper)) {
+      if (k > r.begin && (flags & kUpper)) {
         upper_after_head = true;
         if (c != kCapitalDottedI) upper_after_head_not_i = true;
       }
+      k += len;
     }
+    const char32_t head = r.first_char;
+    const bool head_upper = (r.first.flags & kUpper) != 0;
     if (head_mark || sharp_s) {
       mode = Literal;
     } else if (dotted_i) {
       // İ is transparent to the title-case test and stays literal in the lowered body.
-      if (upper(b) && cps_[b] != kCapitalDottedI && !upper_after_head_not_i) mode = ShiftKeepDottedI;
-    } else if (options_.allcaps_min != 0 && any_cased && all_upper && e - b >= options_.allcaps_min && !unlowerable) {
+      if (head_upper && head != kCapitalDottedI && !upper_after_head_not_i) mode = ShiftKeepDottedI;
+    } else if (options_.allcaps_min != 0 && any_cased && all_upper && chars >= options_.allcaps_min && !unlowerable) {
       mode = Caps;
-    } else if (lower_of(cps_[b]) == cps_[b]) {
+    } else if (lower_of(head) == head) {
       mode = Literal;
-    } else if (upper(b) && !upper_after_head) {
+    } else if (head_upper && !upper_after_head) {
       mode = Shift;
     }
     if (mode == Shift || mode == ShiftKeepDottedI) out.push_back(static_cast<char>(kShift));
@@ -233,9 +259,11 @@ class StreamBuilder {
     if (mode == Literal) {
       body(out, r);
     } else {
-      for (std::uint32_t k = b; k < e; ++k) {
-        const char32_t c = cps_[k];
-        append_utf8(out, (mode == ShiftKeepDottedI && k > b && c == kCapitalDottedI) ? c : lower_of(c));
+      for (std::size_t k = r.begin; k < r.end;) {
+        std::size_t len;
+        const char32_t c = decode_utf8(text_, k, len);
+        append_utf8(out, (mode == ShiftKeepDottedI && k > r.begin && c == kCapitalDottedI) ? c : lower_of(c));
+        k += len;
       }
     }
     out.push_back(static_cast<char>(kEow));
@@ -271,17 +299,14 @@ class StreamBuilder {
     s.resize(w);
   }
 
-  const std::u32string& cps_;
+  std::string_view text_;
   const StreamOptions& options_;
-  std::vector<CharInfo> infos_;
-  std::vector<std::uint32_t> offsets_;
-  std::string utf8_;
-  std::vector<Run> runs_;
+  const Infos& info_;
 };
 
 }  // namespace
 
-MarkedStream build_marked_stream(std::string_view text, const StreamOptions& options) {
+MarkedStream build_marked_stream(std::string_view text, const StreamOptions& options, std::size_t normalization_chunk_bytes) {
   const Infos info;
   const bool raw_head_space = !text.empty() && text.front() == ' ';
   if (options.free_tail) {
@@ -289,20 +314,21 @@ MarkedStream build_marked_stream(std::string_view text, const StreamOptions& opt
     // a space, which is not free.
     while (!text.empty() && (text.back() == ' ' || (text.back() >= '\t' && text.back() <= '\r'))) text.remove_suffix(1);
   }
-  std::u32string cps = normalize(text, options.fold_quotes, info);
+  std::string storage;
+  std::string_view normal = normalize(text, options.fold_quotes, info, storage, normalization_chunk_bytes);
   MarkedStream result{{}, 0};
   if (!options.free_tail) {
-    while (!cps.empty() && cps.back() == U'\n') {
-      cps.pop_back();
+    while (!normal.empty() && normal.back() == '\n') {
+      normal.remove_suffix(1);
       ++result.tail_newlines;
     }
   }
   // One leading space is the frame's ⟨bow⟩; two or more are a whitespace token of their own. A
   // space that normalization exposed or made is not the raw head, and is not absorbed.
-  if (options.frame_bow && raw_head_space && !cps.empty() && cps[0] == U' ' && (cps.size() < 2 || cps[1] != U' ')) {
-    cps.erase(0, 1);
+  if (options.frame_bow && raw_head_space && !normal.empty() && normal[0] == ' ' && (normal.size() < 2 || normal[1] != ' ')) {
+    normal.remove_prefix(1);
   }
-  result.bytes = StreamBuilder(cps, options, info).build();
+  result.bytes = StreamBuilder(normal, options, info).build();
   return result;
 }
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "tokenizer/claude/text_normalization.hpp"
+
 namespace ctxwin::claude {
 
 struct StreamOptions {
@@ -25,7 +27,9 @@ struct MarkedStream {
   std::size_t tail_newlines;   // content-final newlines the ladder prices (0 on a free tail)
 };
 
-// `text` must be valid UTF-8.
-MarkedStream build_marked_stream(std::string_view text, const StreamOptions& options);
+// `text` must be valid UTF-8. Memory: the stream, and a normalized copy of the text only when
+// normalization changes it (NFC reads pieces of `normalization_chunk_bytes`: text_normalization.hpp).
+MarkedStream build_marked_stream(std::string_view text, const StreamOptions& options,
+                                 std::size_t normalization_chunk_bytes = kNormalizationChunkBytes);
 
 }  // namespace ctxwin::claude

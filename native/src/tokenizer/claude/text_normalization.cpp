@@ -7,22 +7,14 @@ namespace ctxwin::claude {
 
 namespace {
 
-void decode_all(std::string_view text, std::u32string& out) {
-  out.clear();
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    std::size_t len;
-    out.push_back(decode_utf8(text, i, len));
-    i += len;
-  }
-}
-
 bool is_funny_space(char32_t c) {
   return c == 0x00A0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
          c == 0x205F;
 }
 
 bool is_stripped_control(char32_t c) { return (c >= 0x01 && c <= 0x08) || (c >= 0x0B && c <= 0x1F) || (c >= 0x7F && c <= 0x9F); }
+
+bool is_private_use(char32_t c) { return c >= 0xE000 && c <= 0xF8FF; }
 
 char32_t fold(char32_t c, bool fold_quotes) {
   if (fold_quotes) {
@@ -32,54 +24,132 @@ char32_t fold(char32_t c, bool fold_quotes) {
   return is_funny_space(c) ? U' ' : c;
 }
 
-// The normalization in its written order, for text that NFC may change.
-std::u32string normalize_with_nfc(std::string_view text, bool fold_quotes) {
-  std::u32string cps;
-  decode_all(normalized(NormalForm::Nfc, text), cps);
-  std::size_t w = 0;
-  for (const char32_t c : cps) {
-    if (is_stripped_control(c)) continue;
-    cps[w++] = c == 0 ? U' ' : c;
-  }
-  cps.resize(w);
-  w = 0;
-  for (std::size_t r = 0; r < cps.size(); ++r) {
-    char32_t c = cps[r];
-    if (c == 0x0E4D && r + 1 < cps.size() && cps[r + 1] == 0x0E32) {
-      c = 0x0E33;
-      ++r;
-    }
-    if (c >= 0xE000 && c <= 0xF8FF) continue;
-    cps[w++] = fold(c, fold_quotes);
-  }
-  cps.resize(w);
-  return cps;
+bool needs_nfc(char32_t c, const Infos& info) { return c >= 0x80 && (info(c).flags & kNeedsNfc) != 0; }
+
+// Whether the character-by-character steps leave `c` as it is (NFC aside).
+bool kept_as_is(char32_t c, bool fold_quotes) {
+  if (c < 0x80) return c >= 0x20 ? c != 0x7F : (c == U'\t' || c == U'\n');
+  return !is_stripped_control(c) && !is_private_use(c) && fold(c, fold_quotes) == c && c != 0x0E4D;
 }
+
+// The steps after NFC, in their written order, over the NFC'd code points as they come: controls
+// removed (NUL read as a space), then U+0E4D U+0E32 composed to U+0E33 (across removed controls,
+// which are gone by then, but not across anything kept), then private use removed and the folds.
+// The one character of state is a U+0E4D waiting to see what follows it.
+class AfterNfc {
+ public:
+  AfterNfc(bool fold_quotes, std::string& out) : fold_quotes_(fold_quotes), out_(out) {}
+
+  void feed(std::string_view nfc) {
+    for (std::size_t i = 0; i < nfc.size();) {
+      const auto b = static_cast<unsigned char>(nfc[i]);
+      if (b < 0x80 && !sara_am_waits_) {  // ASCII: only the control rules apply
+        ++i;
+        if (b == 0) {
+          out_.push_back(' ');
+        } else if (!is_stripped_control(b)) {
+          out_.push_back(static_cast<char>(b));
+        }
+        continue;
+      }
+      std::size_t len;
+      const char32_t c = decode_utf8(nfc, i, len);
+      i += len;
+      take(c);
+    }
+  }
+
+  void finish() {
+    if (sara_am_waits_) append_utf8(out_, 0x0E4D);
+    sara_am_waits_ = false;
+  }
+
+ private:
+  void take(char32_t c) {
+    if (is_stripped_control(c)) return;
+    if (c == 0) c = U' ';
+    if (sara_am_waits_) {
+      sara_am_waits_ = false;
+      if (c == 0x0E32) {
+        append_utf8(out_, 0x0E33);
+        return;
+      }
+      append_utf8(out_, 0x0E4D);
+    }
+    if (c == 0x0E4D) {
+      sara_am_waits_ = true;
+      return;
+    }
+    if (is_private_use(c)) return;
+    append_utf8(out_, fold(c, fold_quotes_));
+  }
+
+  bool fold_quotes_;
+  std::string& out_;
+  bool sara_am_waits_ = false;
+};
 
 }  // namespace
 
 // Claude's normalization: NFC; C0/C1 controls but TAB and LF removed, NUL read as a space;
 // decomposed Thai SARA AM composed; BMP private use removed; on v3 the four curly quotes folded;
-// the other space separators read as U+0020. One pass while no character needs NFC (the usual
-// case); text that does takes the written order through utf8proc.
-std::u32string normalize(std::string_view text, bool fold_quotes, const Infos& info) {
-  std::u32string cps;
-  cps.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
+// the other space separators read as U+0020.
+//
+// The text is read once up to the first character any step changes (usually there is none, and
+// the text is its own normal form). From there on it is normalized piece by piece, each piece
+// ending before a character that NFC leaves alone whatever surrounds it (not flagged kNeedsNfc:
+// combining class 0, never the second of a composition, its own NFC). Such a character has a
+// normalization boundary before it (Unicode's "boundary before", UAX #15), so NFC of the whole
+// text is the NFC of the pieces put end to end: the pieces change nothing, and NFC's buffer holds
+// one piece, not the text. The steps after NFC read one code point at a time but for the SARA AM
+// pair, whose first half AfterNfc carries from one piece to the next.
+std::string_view normalize(std::string_view text, bool fold_quotes, const Infos& info, std::string& storage,
+                           std::size_t chunk_bytes) {
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  std::size_t previous = 0;  // where the character before i starts
+  for (;;) {
+    if (i == n) return text;
     std::size_t len;
     const char32_t c = decode_utf8(text, i, len);
+    if (!kept_as_is(c, fold_quotes) || needs_nfc(c, info)) break;
+    previous = i;
     i += len;
-    if (c < 0x80) {
-      if (is_stripped_control(c)) continue;
-      cps.push_back(c == 0 ? U' ' : c);
-      continue;
-    }
-    // Thai SARA AM (U+0E4D) is flagged too: the NFC path composes it with a following U+0E32.
-    if (c >= 0x300 && (info(c).flags & kNeedsNfc)) return normalize_with_nfc(text, fold_quotes);
-    if (is_stripped_control(c) || (c >= 0xE000 && c <= 0xF8FF)) continue;
-    cps.push_back(fold(c, fold_quotes));
   }
-  return cps;
+  // NFC may join the first changed character to the one before it (a letter, then its accent), so
+  // the piecewise part starts there; everything before that one is kept as it is.
+  std::size_t begin = previous;
+  storage.clear();
+  storage.reserve(n);
+  storage.append(text.substr(0, begin));
+  AfterNfc after(fold_quotes, storage);
+  const std::size_t chunk = chunk_bytes == 0 ? 1 : chunk_bytes;
+  while (begin < n) {
+    std::size_t end = begin + chunk < n ? begin + chunk : n;
+    while (end < n && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;  // a character's start
+    bool nfc = false;
+    for (std::size_t k = begin; k < end;) {
+      std::size_t len;
+      nfc |= needs_nfc(decode_utf8(text, k, len), info);
+      k += len;
+    }
+    // Extend to the next boundary: the characters that NFC may join to the piece come with it.
+    while (end < n) {
+      std::size_t len;
+      if (!needs_nfc(decode_utf8(text, end, len), info)) break;
+      nfc = true;
+      end += len;
+    }
+    const std::string_view piece = text.substr(begin, end - begin);
+    if (nfc) {
+      after.feed(normalized(NormalForm::Nfc, piece));
+    } else {
+      after.feed(piece);
+    }
+    begin = end;
+  }
+  after.finish();
+  return storage;
 }
 
 }  // namespace ctxwin::claude

@@ -3,6 +3,7 @@
 // the four curly quotes folded; the other space separators read as U+0020. Internal to the core.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -10,7 +11,14 @@
 
 namespace ctxwin::claude {
 
-// The normalized code points of valid UTF-8 `text`.
-std::u32string normalize(std::string_view text, bool fold_quotes, const Infos& info);
+// NFC runs over pieces of about this many bytes (see normalize).
+inline constexpr std::size_t kNormalizationChunkBytes = std::size_t{64} << 10;
+
+// The normalized text of valid UTF-8 `text`: `text` itself when normalization leaves it as it is
+// (the usual case: nothing is copied), else a view of `storage`, which holds it. It costs at most
+// the text's size in `storage` plus a buffer for one piece of `chunk_bytes` (tests pass small
+// sizes to cross many piece boundaries).
+std::string_view normalize(std::string_view text, bool fold_quotes, const Infos& info, std::string& storage,
+                           std::size_t chunk_bytes = kNormalizationChunkBytes);
 
 }  // namespace ctxwin::claude

@@ -269,6 +269,67 @@ std::uint32_t Vocabulary::char_cost(std::string_view c) const {
   return byte_floor(c);
 }
 
+// The minimum-cost tiling across a long run of one ASCII byte `c`, in time independent of the
+// run's length. Inside the run every piece is c^L for L in the lengths the vocabulary holds (and
+// the byte alone, one token), so from a position e in the run to q the fewest tokens are f(q - e),
+// the fewest coins of those lengths summing to q - e. With L the longest, f(m) = f(m - L) + 1 once
+// m > (L - 1)^2: an optimal set of coins holds fewer than L coins shorter than L (among L of them
+// some non-empty subset sums to a multiple k of L, and k coins of L are fewer), so past (L - 1)^2
+// it holds an L. A path into position q of the run enters it through a position e within the
+// longest piece of where the DP first saw the run (every earlier piece has landed by then), so
+// best[q] = min over those e of best[e] + f(q - e), and best[q] = best[q - L] + 1 for every q
+// at least W = max_piece + L * L past that point. The DP runs L positions into that zone, records
+// their values, and resumes two of the vocabulary's longest pieces before the run's end (pieces
+// that leave the run start within one of it), the slots of the first of those set from
+// best[q] = best[q0 + (q - q0) % L] + (q - q0) / L: every value there final, every later one
+// relaxed from them as the DP would have, without walking the trie up to L bytes at every byte.
+class Vocabulary::RunSkip {
+ public:
+  // Whether the DP jumps over the middle of a run here: then `pos` is set to just before where it
+  // resumes (the loop's ++pos lands there) and the ring holds the values from there on.
+  bool jumped(std::size_t& pos, const unsigned char* bytes, std::size_t n, const Vocabulary& v, std::uint32_t* best, std::size_t mask) {
+    if (recording_ && pos == q0_ + longest_) return jump(pos, v, best, mask);
+    if (pos < checked_) return false;
+    const unsigned char c = bytes[pos];
+    std::size_t end = pos + 1;
+    while (end < n && bytes[end] == c) ++end;
+    checked_ = end;
+    if (c >= 0x80) return false;
+    const std::size_t longest = v.longest_run_piece(c);
+    const std::size_t reach = v.max_piece_bytes_;
+    const std::size_t warm = reach + longest * longest;
+    if (end - pos < warm + 2 * longest + 2 * reach + 64) return false;  // not worth a jump
+    recording_ = true;
+    longest_ = longest;
+    q0_ = pos + warm;
+    run_end_ = end;
+    period_.assign(longest, kInf);
+    return false;
+  }
+  void record(std::size_t pos, std::uint32_t cur) {
+    if (recording_ && pos >= q0_ && pos < q0_ + longest_) period_[pos - q0_] = cur;
+  }
+
+ private:
+  bool jump(std::size_t& pos, const Vocabulary& v, std::uint32_t* best, std::size_t mask) {
+    recording_ = false;
+    const std::size_t reach = v.max_piece_bytes_;
+    const std::size_t resume = run_end_ - 2 * reach;  // >= q0_ + longest_: the run is long enough
+    std::fill(best, best + mask + 1, kInf);
+    for (std::size_t q = resume; q < resume + reach; ++q) {
+      const std::size_t k = q - q0_;
+      best[q & mask] = period_[k % longest_] + static_cast<std::uint32_t>(k / longest_);  // kInf never: ASCII is reachable
+    }
+    pos = resume - 1;  // the loop's ++pos resumes there
+    return true;
+  }
+
+  bool recording_ = false;
+  std::size_t checked_ = 0;  // positions before this were looked at as part of a run
+  std::size_t longest_ = 1, q0_ = 0, run_end_ = 0;
+  std::vector<std::uint32_t> period_;
+};
+
 std::size_t Vocabulary::tile(std::string_view s) const {
   const std::size_t n = s.size();
   if (n == 0) return 0;
@@ -291,10 +352,13 @@ std::size_t Vocabulary::tile(std::string_view s) const {
   }
   best[0] = 0;
   const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
+  RunSkip skip;
   for (std::size_t pos = 0; pos < n; ++pos) {
+    if (best != small.data() && skip.jumped(pos, bytes, n, *this, best, mask)) continue;
     const std::uint32_t cur = best[pos & mask];
     best[pos & mask] = kInf;  // the slot is reused for pos + ring
     if (cur >= kInf) continue;  // inside a character
+    skip.record(pos, cur);
     // The one-character edge: a piece, a lone marker, or the byte floor.
     const std::size_t len = char_length(bytes[pos]);
     if (pos + len <= n) {
@@ -358,7 +422,28 @@ std::size_t Vocabulary::tile_segments(std::string_view s, SegmentCache* cache) c
 
 std::size_t Vocabulary::newline_tail(std::size_t n) const {
   if (n == 0) return 0;
-  return tile(std::string(n + 2, '\n')) - 1;
+  // A run of one byte tiles as coins: f(m + L) = f(m) + 1 past L * L (L its longest piece; see
+  // RunSkip), so the run tiled is at most that long and the rest is counted, not allocated.
+  const std::size_t longest = longest_run_piece('\n');
+  std::size_t m = n + 2, extra = 0;
+  const std::size_t bound = longest * longest + longest;
+  if (m > bound) {
+    extra = (m - bound) / longest;
+    m -= extra * longest;
+  }
+  return tile(std::string(m, '\n')) + extra - 1;
+}
+
+std::size_t Vocabulary::longest_run_piece(unsigned char c) const {
+  std::size_t longest = 1;  // the byte alone always costs one token
+  std::uint32_t node = 0;
+  for (std::size_t depth = 1; depth <= max_piece_bytes_; ++depth) {
+    const std::uint32_t t = (units_[node].base & ~kTerminal) + c;
+    if (units_[t].check != node) break;
+    node = t;
+    if (units_[t].base & kTerminal) longest = depth;
+  }
+  return longest;
 }
 
 }  // namespace ctxwin::claude

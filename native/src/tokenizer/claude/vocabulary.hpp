@@ -61,7 +61,10 @@ class Vocabulary {
   static constexpr std::uint32_t kTerminal = 0x80000000u;
 
  private:
+  class RunSkip;
   Vocabulary() = default;
+  // The longest piece that is `c` repeated (1 when none is: the byte alone).
+  std::size_t longest_run_piece(unsigned char c) const;
   void build_trie(std::vector<std::string>& pieces);
   std::uint32_t byte_floor(std::string_view bytes) const;
 
