@@ -1,5 +1,6 @@
 // A bounded LRU cache in front of any counter: the same text is counted once.
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
+import { checkTexts } from "./core-batch.js";
 import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
 import type { TiktokenCounter } from "./tiktoken-counter.js";
 import { TokenizerJsonCounter } from "./tokenizer-json-counter.js";
@@ -13,11 +14,6 @@ interface FramingCounter {
     messages: readonly MessageLike[],
     options?: CountMessagesOptions,
   ): { perMessage: Uint32Array; total: number };
-}
-
-function checkTexts(texts: readonly string[]): void {
-  if (!Array.isArray(texts)) throw typeError(`texts must be an array of strings, got ${describe(texts)}`);
-  texts.forEach((text, i) => requireString(text, `texts[${i}]`));
 }
 
 export interface CachingCounterOptions {
