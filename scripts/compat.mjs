@@ -22,7 +22,10 @@ export function installCompatProject() {
   const lock = join(compatDir, "package-lock.json");
   if (mtime(installed) >= Math.max(mtime(lock), mtime(join(compatDir, "package.json")))) return;
   console.log("ctxwin: npm ci in test/compat/node22 (AI SDK 7, Mastra, OpenAI Agents 0.20 and a Node 24 binary)");
-  execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", ["ci", "--no-audit", "--no-fund"], { cwd: compatDir, stdio: "inherit" });
+  // Installed by this Node's npm (20 and up) for the project's own Node 22+ binary: npm would warn
+  // of each package's engines (dozens of EBADENGINE lines in every first `npm test` or `npm run
+  // demo`), which say nothing here. Errors are still printed, and fail the install.
+  execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: compatDir, stdio: "inherit" });
 }
 
 /**
