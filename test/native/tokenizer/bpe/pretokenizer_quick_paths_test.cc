@@ -11,19 +11,12 @@
 
 #include "ctxwin/tokenizer/bpe/pretokenizer.hpp"
 #include "ctxwin/tokenizer/hf/regex.hpp"
+#include "../openai_patterns.hpp"
 
 namespace ctxwin {
 namespace {
 
-const std::pair<Pattern, const char*> kPatterns[] = {
-    {Pattern::Cl100k,
-     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"},
-    {Pattern::Cl100kSingleDigit,
-     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"},
-    {Pattern::O200k,
-     R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)"},
-    {Pattern::R50k, R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)"},
-};
+using openai_patterns::kPatterns;
 
 std::vector<std::string> pieces_of(Pattern pattern, std::string_view text, Matching matching) {
   std::vector<std::string> out;

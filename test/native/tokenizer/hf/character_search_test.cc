@@ -70,12 +70,7 @@ std::vector<std::string> adversarial_pieces() {
       {"a", "b"}, {"a", "b", "c"}, {"e", "\xC3\xA9"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, {kSpace, "\n", "\t"},
       {"\xE6\x97\xA5", "\xE6\x9C\xAC"}, {"a", "A", kSpace}, {"=", "-", "*"}, {"x", "y", "z", "\xF0\x9F\x98\x80", kSpace, "1"},
       {"a", kSpace, kOutside[0]}, {"t", "h", "e", kSpace, kOutside[2], kOutside[3]}, {kSpace, "the", "of", "and", "ing", "s"}};
-  for (const auto& alphabet : alphabets) {
-    for (int round = 0; round < 6; ++round) {
-      std::uniform_int_distribution<std::size_t> length(300, 3000);
-      pieces.push_back(random_text(alphabet, length(rng), rng));
-    }
-  }
+  append_random_pieces(pieces, alphabets, rng);
   return pieces;
 }
 

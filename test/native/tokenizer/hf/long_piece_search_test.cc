@@ -51,12 +51,7 @@ std::vector<std::string> adversarial_pieces() {
   const std::vector<std::vector<std::string>> alphabets = {
       {"a", "b"}, {"a", "b", "c"}, {"e", "\xC3\xA9"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, {" ", "\n", "\t"},
       {"\xE6\x97\xA5", "\xE6\x9C\xAC"}, {"a", "A", " "}, {"=", "-", "*"}, {"x", "y", "z", "\xF0\x9F\x98\x80", " ", "1"}};
-  for (const auto& alphabet : alphabets) {
-    for (int round = 0; round < 6; ++round) {
-      std::uniform_int_distribution<std::size_t> length(300, 3000);
-      pieces.push_back(random_text(alphabet, length(rng), rng));
-    }
-  }
+  append_random_pieces(pieces, alphabets, rng);
   return pieces;
 }
 

@@ -10,6 +10,7 @@
 
 #include "ctxwin/error.hpp"
 #include "ctxwin/tokenizer/bpe/pretokenizer.hpp"
+#include "../openai_patterns.hpp"
 
 namespace ctxwin {
 namespace {
@@ -104,15 +105,8 @@ TEST(Regex, TokenizerPatternsOnLongRunsStayInsideTheBudget) {
 // The hand-written pretokenizer and PCRE2 cut the same pieces from pseudo-random text made of the
 // characters these patterns treat differently.
 TEST(Regex, AgreesWithTheHandWrittenPretokenizer) {
-  const std::pair<Pattern, const char*> patterns[] = {
-      {Pattern::Cl100k,
-       R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"},
-      {Pattern::Cl100kSingleDigit,
-       R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"},
-      {Pattern::O200k,
-       R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)"},
-      {Pattern::R50k, R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)"},
-  };
+  const auto& patterns = openai_patterns::kPatterns;
+
   const std::vector<std::string> alphabet = {
       " ", "  ", "\n", "\r", "\t", "\xC2\x85", "\xEF\xBB\xBF", "\xC2\xA0", "\xE3\x80\x80", "a", "Z", "\xC3\xA9", "e\xCC\x81",
       "\xC5\xBF" /* long s */, "'", "s", "S", "ll", "LL", "re", "1", "\xD9\xA1" /* Arabic-Indic 1 */, "\xC2\xBD", "/", ".",
