@@ -106,6 +106,8 @@ export function toTemplateMessage(given: unknown, index: number): { message: Cha
   if (typeof read.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(read.role)}`);
   const { body: message, reasoning } = splitReasoning(read);
   const texts: string[] = [];
+  // An AI SDK or Anthropic tool result names its call in the part, not in the message.
+  let resultId: string | undefined;
   const calls: NonNullable<TemplateMessage["tool_calls"]> = [];
   let images = 0;
   const text = (value: unknown) => {
@@ -120,7 +122,10 @@ export function toTemplateMessage(given: unknown, index: number): { message: Cha
     toolCall: (id, name, args) => {
       calls.push({ ...(id !== undefined ? { id } : {}), type: "function", function: { name: String(name ?? ""), arguments: parseArguments(args) } });
     },
-    toolResult: (_id, output) => visitToolOutput(output, visitor),
+    toolResult: (id, output) => {
+      resultId ??= id;
+      visitToolOutput(output, visitor);
+    },
   };
   const body: Record<string, unknown> = { ...message };
   // The template gets these as fields (visitMessage would count tool_call_id as text).
@@ -129,6 +134,7 @@ export function toTemplateMessage(given: unknown, index: number): { message: Cha
   const out: ChatTemplateMessage = { role: read.role, content: texts.join("") };
   if (typeof message.name === "string") out.name = message.name;
   if (typeof message.tool_call_id === "string") out.tool_call_id = message.tool_call_id;
+  else if (resultId !== undefined && read.role === "tool") out.tool_call_id = resultId;
   if (calls.length > 0) out.tool_calls = calls;
   if (reasoning.length > 0) out.reasoning_content = reasoning.join("\n");
   return { message: out, images };
