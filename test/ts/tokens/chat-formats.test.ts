@@ -70,6 +70,17 @@ describe("tools count for every family that takes them", () => {
     expect(counter.render(oneMessage, { tools: AGENT_TOOLS.slice(0, 1) })?.startsWith("<｜begin▁of▁sentence｜>\n\n## Tools\n")).toBe(true);
   });
 
+  it("DeepSeek's template renders a tool call: content None and the arguments as the JSON text sent", () => {
+    const counter = counterOf("deepseek-chat");
+    const text = counter.render([
+      ...oneMessage,
+      { role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+      { role: "tool", tool_call_id: "c1", content: "sunny" },
+    ]);
+    expect(text).toContain('<｜Assistant｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city":"Paris"}\n```<｜tool▁call▁end｜>');
+    expect(text).toContain("<｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>sunny<｜tool▁output▁end｜><｜tool▁outputs▁end｜>");
+  });
+
   it("Gemma 3's tools open the first user turn, after the system prompt", () => {
     const counter = counterOf("gemma3:27b");
     const text = counter.render([{ role: "system", content: "Be brief." }, ...oneMessage], { tools: AGENT_TOOLS.slice(0, 1) }) ?? "";
