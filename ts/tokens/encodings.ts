@@ -35,6 +35,11 @@ const MODEL_TO_ENCODING: Record<string, EncodingName> = {
   "text-similarity-davinci-001": "r50k_base", "text-similarity-curie-001": "r50k_base", "text-similarity-babbage-001": "r50k_base", "text-similarity-ada-001": "r50k_base",
   "text-search-davinci-doc-001": "r50k_base", "text-search-curie-doc-001": "r50k_base", "text-search-babbage-doc-001": "r50k_base", "text-search-ada-doc-001": "r50k_base",
   "code-search-babbage-code-001": "r50k_base", "code-search-ada-code-001": "r50k_base",
+  // The query and text halves of the search models, which tiktoken's table dropped and
+  // gpt-tokenizer's (from an older model.py) keeps.
+  "text-search-davinci-query-001": "r50k_base", "text-search-curie-query-001": "r50k_base", "text-search-babbage-query-001": "r50k_base", "text-search-ada-query-001": "r50k_base",
+  "code-search-babbage-text-001": "r50k_base", "code-search-ada-text-001": "r50k_base",
+  "gpt-3.5-0301": "cl100k_base",
   // tiktoken's gpt2 encoding is r50k_base under another name: the same ranks (GPT-2's
   // encoder.json and vocab.bpe), the same pattern and the same <|endoftext|> (50256).
   "gpt2": "r50k_base", "gpt-2": "r50k_base",

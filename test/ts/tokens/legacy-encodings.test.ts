@@ -4,6 +4,7 @@
 // token for token; p50k_edit is p50k_base plus three special tokens, whose text counts as text.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { get_encoding } from "tiktoken";
 import { describe, expect, it } from "vitest";
 import { TiktokenCounter, encodingForModel, getCounter } from "ctxwin";
@@ -22,6 +23,17 @@ describe("legacy model ids, as tiktoken maps them", () => {
     const counter = getCounter(model, { logger: { warn: () => {} } }).inner;
     expect(counter).toBeInstanceOf(TiktokenCounter);
     expect((counter as TiktokenCounter).encoding).toBe(expected);
+  });
+
+  // gpt-tokenizer's table (its shipped src/modelsMap.ts, MIT), made from an older model.py: the
+  // search models' query halves too. Its o200k_harmony (gpt-oss) is left out: ctxwin counts gpt-oss
+  // with gpt-oss's own tokenizer.json when its package is installed, as here.
+  it("every model gpt-tokenizer's table lists counts with the encoding it gives", async () => {
+    const source = join(dirname(require.resolve("gpt-tokenizer")), "..", "src", "modelsMap.ts");
+    const table = (await import(source)) as Record<string, readonly string[]>;
+    const models = Object.entries(table).filter(([encoding]) => encoding !== "o200k_harmony").flatMap(([encoding, ids]) => ids.map((id) => [id, SAME_RANKS[encoding] ?? encoding] as const));
+    expect(models.length).toBeGreaterThan(60);
+    for (const [model, encoding] of models) expect([model, encodingForModel(model)]).toEqual([model, { encoding, exact: true }]);
   });
 
   const texts = realTexts(20);
