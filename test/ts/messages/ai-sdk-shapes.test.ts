@@ -7,7 +7,8 @@
 // (`for (const m of response.messages) context.addMessage(m)`), countMessages and a trim, a
 // provider-executed call with its result as one unit.
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { convertToModelMessages, generateText, wrapLanguageModel, type ModelMessage, type UIMessage } from "ai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { convertToModelMessages, generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage, type UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import { ClaudeCounter, MessageContextManager, TiktokenCounter, TokenBudgetStrategy, type MessageLike } from "ctxwin";
 import { contextMiddleware, type FitEvent } from "ctxwin/ai-sdk";
@@ -177,5 +178,34 @@ describe("convertToModelMessages' output", () => {
         expect(kept.has(messages[i - 1]!), `kept the answer at ${i} without its call (budget ${budget})`).toBe(true);
       });
     }
+  });
+});
+
+describe("an OpenAI-compatible provider's converted request", () => {
+  it("holds the chat messages the AI SDK converts a tool loop into (tool_calls, tool messages), which ctxwin reads as they are", async () => {
+    const bodies: Array<{ messages: MessageLike[]; tools?: unknown[] }> = [];
+    let call = 0;
+    const provider = createOpenAICompatible({
+      name: "compat",
+      baseURL: "https://example.invalid/v1",
+      fetch: async (_url, init) => {
+        bodies.push(JSON.parse(String(init?.body)));
+        call++;
+        const message =
+          call < 3
+            ? { role: "assistant", content: null, tool_calls: [{ id: `call_${call}`, type: "function", function: { name: "lookup", arguments: JSON.stringify({ q: `term ${call}` }) } }] }
+            : { role: "assistant", content: "Both terms are defined." };
+        const body = { id: `r${call}`, object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, message, finish_reason: call < 3 ? "tool_calls" : "stop" }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+        return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+      },
+    });
+    const lookup = tool({ description: "Look up a term", inputSchema: jsonSchema<{ q: string }>({ type: "object", properties: { q: { type: "string", description: "The term" } }, required: ["q"] }), execute: async ({ q }) => `definition of ${q}: ${page}` });
+    await generateText({ model: provider("m"), tools: { lookup }, stopWhen: stepCountIs(5), system: "Be brief.", prompt: "Define two terms." });
+    const sent = bodies.at(-1)!;
+    expect(sent.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "tool"]);
+    const context = new MessageContextManager({ model: "gpt-4o", counter });
+    for (const m of sent.messages) context.addMessage(m);
+    expect(context.getMessages()).toEqual(sent.messages);
+    expect(counter.countMessages(sent.messages, { tools: sent.tools as never })).toBeGreaterThan(2 * counter.count(page) + counter.countMessages(sent.messages.slice(0, 2)));
   });
 });
