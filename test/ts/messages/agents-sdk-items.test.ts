@@ -1,9 +1,9 @@
-// Every item type of the OpenAI Agents SDK (the members of @openai/agents-core's protocol.ModelItem
+// Every item type of the OpenAI Agents SDK (the members of its protocol.ModelItem
 // schema, enumerated from the package, so that a type it adds fails here), each written below and
 // validated by that schema, through ctxwin/openai-agents: toMessageLikes and back to the very same
 // items, counted, added to a managed history, and fitted by contextInputFilter into a window too
 // small for them, each call kept with its result.
-import { protocol, type AgentInputItem } from "@openai/agents-core";
+import { protocol, type AgentInputItem } from "@openai/agents";
 import { describe, expect, it } from "vitest";
 import { MessageContextManager, TiktokenCounter } from "ctxwin";
 import { contextInputFilter, toItems, toMessageLikes } from "ctxwin/openai-agents";
@@ -46,7 +46,7 @@ describe("the Agents SDK's item types", () => {
       const shape = option.shape as { type: { def?: { values?: unknown[] } }; role?: { def?: { values?: unknown[] } } };
       return kindOf({ type: shape.type.def?.values?.[0], role: shape.role?.def?.values?.[0] });
     });
-    expect(members.length).toBeGreaterThanOrEqual(19); // 19 in @openai/agents-core 0.14.3
+    expect(members.length).toBeGreaterThanOrEqual(19); // 19 in @openai/agents 0.14.3
     const items = turn(0, "alpha");
     expect(new Set(items.map(kindOf))).toEqual(new Set(members));
     for (const item of items) expect(() => protocol.ModelItem.parse(item), kindOf(item)).not.toThrow();
