@@ -85,6 +85,22 @@ export function responsesItemRole(message: Record<string, unknown>): "assistant"
   return responsesItemShape(message)?.role;
 }
 
+/**
+ * The chat role of a message, or of a Responses item (the role it stands for). A shape without a
+ * role that is no item ctxwin knows (an item_reference, an unknown type) is the coded error that
+ * names its type, as checkMessage gives it; a known item's fields are checked here too, since
+ * the counters that read roles this way read the item next.
+ */
+export function roleOf(message: Record<string, unknown>, at: string): string {
+  if (typeof message.role === "string") return message.role;
+  if (message.role === undefined) {
+    checkResponsesItem(message, at);
+    const item = responsesItemRole(message);
+    if (item !== undefined) return item;
+  }
+  throw typeError(`${at}.role must be a string, got ${describe(message.role)}`);
+}
+
 /** The roles of the shapes (OpenAI's developer and function included). */
 export const KNOWN_ROLES: readonly string[] = ["system", "developer", "user", "assistant", "tool", "function"];
 

