@@ -41,6 +41,14 @@ function lastNonEmpty(lines: readonly string[]): string | undefined {
   return undefined;
 }
 
+function lastErrorLike(lines: readonly string[]): string | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = (lines[i] as string).trim();
+    if (/\b(error|Error|ERROR|exception|Exception|failed|Failed|FAILED|fatal)\b/.test(line)) return line;
+  }
+  return undefined;
+}
+
 /** The failing and passing tests an output names. */
 function tests(lines: readonly string[]): { failing: string[]; passing: string[]; failLines: string[]; tallyLines: string[]; tallyFailed: boolean } {
   const failing: string[] = [];
@@ -113,7 +121,8 @@ export function readOutcome(content: string): Outcome {
   let errorLine = tb.line ?? t.failLines[0] ?? t.tallyLines.at(-1) ?? compiler?.trim() ?? rejectedEdit ?? shell?.trim();
   if (timedOut) errorLine ??= content.split("\n", 1)[0];
   const exitCode = exit ? Number(exit[1]) : undefined;
-  if (errorLine === undefined && exitCode !== undefined && exitCode !== 0) errorLine = lastNonEmpty(lines);
+  // A failing exit with none of the above: the last line that says error or failure, else the last line.
+  if (errorLine === undefined && exitCode !== undefined && exitCode !== 0) errorLine = lastErrorLike(lines) ?? lastNonEmpty(lines);
   return {
     exitCode,
     timedOut,

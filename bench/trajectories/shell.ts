@@ -19,6 +19,8 @@ export interface ParsedCommand {
   segments: string[][];
   /** Output redirections' targets (`> f`, `>> f`, `2> f`), /dev/null and &N left out. */
   redirects: string[];
+  /** A quote left open: bash rejects the command and runs none of it. */
+  unterminated: boolean;
 }
 
 const HEREDOC = /<<-?\s*(['"]?)([A-Za-z_][\w-]*)\1/g;
@@ -43,7 +45,7 @@ export function splitHeredocs(command: string): { text: string; heredocs: Heredo
 }
 
 /** Splits `text` into simple commands' words (quotes removed), and collects output redirections. */
-export function splitSegments(text: string): { segments: string[][]; redirects: string[] } {
+export function splitSegments(text: string): { segments: string[][]; redirects: string[]; unterminated: boolean } {
   const segments: string[][] = [];
   const redirects: string[] = [];
   let words: string[] = [];
@@ -129,13 +131,13 @@ export function splitSegments(text: string): { segments: string[][]; redirects: 
     }
   }
   endSegment();
-  return { segments, redirects };
+  return { segments, redirects, unterminated: quote !== undefined };
 }
 
 export function parseCommand(command: string): ParsedCommand {
   const { text, heredocs } = splitHeredocs(command);
-  const { segments, redirects } = splitSegments(text);
-  return { text, heredocs, segments, redirects };
+  const { segments, redirects, unterminated } = splitSegments(text);
+  return { text, heredocs, segments, redirects, unterminated };
 }
 
 /** A segment's program (its base name, and the word as written) and arguments, past `sudo`, `time`, `timeout N`, `env`, `nice` and assignments. */
@@ -266,6 +268,7 @@ export function patchFiles(patch: string): string[] {
  */
 export function editedFiles(command: string, cwd: string | undefined, written: ReadonlyMap<string, string> = new Map()): string[] {
   const parsed = parseCommand(command);
+  if (parsed.unterminated) return [];
   const files: string[] = [];
   let dir = cwd;
   const add = (path: string) => {
@@ -293,7 +296,9 @@ export function editedFiles(command: string, cwd: string | undefined, written: R
         if (a === "-e" || a === "--expression" || a === "-f") skipNext = true;
         else if (!a.startsWith("-")) rest.push(a);
       }
-      for (const f of hasE ? rest : rest.slice(1)) add(f);
+      // A script quoted wrong (`'... Don\'t ...'`) leaves words that bash passes as files and sed
+      // cannot read: only words that look like paths count.
+      for (const f of hasE ? rest : rest.slice(1)) if (/[./]/.test(f)) add(f);
     } else if (name === "tee") {
       for (const f of operands) add(f);
     } else if (name === "cp" || name === "install") {

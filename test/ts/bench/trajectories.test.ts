@@ -172,6 +172,10 @@ describe("command and output readers", () => {
     expect(editedFiles("cd sub && sed -i.bak -e 's/a/b/' one.py two.py", "/testbed")).toEqual(["/testbed/sub/one.py", "/testbed/sub/two.py"]);
     expect(editedFiles("python x.py > out.log 2>&1 && echo ok >/dev/null", "/testbed")).toEqual(["/testbed/out.log"]);
     expect(editedFiles("cp a.py b.py && touch c.py", undefined)).toEqual(["b.py", "c.py"]);
+    // A script quoted wrong leaves words bash passes to sed as files: only paths count. A quote
+    // left open is a syntax error: bash runs nothing.
+    expect(editedFiles("sed -i '1i Don\\'t show the doc's' src/doc.py", "/w")).toEqual(["/w/src/doc.py"]);
+    expect(editedFiles("sed -i '3c\\    # Don\\'t show the docstring' src/doc.py", "/w")).toEqual([]);
     expect(editedFiles("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** End Patch\nEOF", "/w")).toEqual(["/w/src/a.ts"]);
   });
 
@@ -179,6 +183,8 @@ describe("command and output readers", () => {
     expect(readOutcome("<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"r.py\", line 3, in <module>\n    f()\nValueError: bad\n</output>")).toMatchObject({ exitCode: 1, tracebackOutcome: true, errorLine: "ValueError: bad" });
     expect(readOutcome("Ran 4 tests in 0.01s\n\nFAIL: test_x (pkg.tests.T)\nFAILED (failures=1)")).toMatchObject({ testsFailed: true, failingTests: ["test_x (pkg.tests.T)"], errorLine: "FAIL: test_x (pkg.tests.T)" });
     expect(readOutcome("[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0\n[ERROR] BUILD FAILURE")).toMatchObject({ testsFailed: true, errorLine: "[ERROR] BUILD FAILURE" });
+    // A failing exit without a traceback or test report: the last line that says error, not the output's last line.
+    expect(readOutcome("<returncode>2</returncode>\n<output>\nRunning Sphinx\nException occurred: KeyError 'x'\nA bug report can be filed in the tracker.\n</output>").errorLine).toBe("Exception occurred: KeyError 'x'");
     expect(readOutcome("<returncode>0</returncode>\n<output>\nall good\n</output>")).toMatchObject({ exitCode: 0, testsFailed: false, tracebackOutcome: false, errorLine: undefined });
   });
 });
