@@ -57,6 +57,12 @@ function missingReport(dir: string, missing: readonly ManifestEntry[], changed: 
   return lines.join("\n");
 }
 
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
+
 export async function benchTrajectories(options: TrajectoryOptions = {}): Promise<Results | undefined> {
   const split = options.split ?? "dev";
   if (!["dev", "heldout", "all"].includes(split)) throw new RangeError(`--split must be dev, heldout or all, got ${split}`);
@@ -75,6 +81,9 @@ export async function benchTrajectories(options: TrajectoryOptions = {}): Promis
   const counter = new TiktokenCounter({ model: "gpt-4o" });
   const prepared: Array<PreparedRun & { entry: ManifestEntry }> = runs.map(({ entry, data }) => {
     const converted = convertTrajectory(data);
+    // Every method reads the same message objects: frozen, so that a method that changed one
+    // (ctxwin promises not to) fails its replay, reported, instead of skewing the others.
+    deepFreeze(converted.messages);
     return {
       entry,
       id: entry.id,
