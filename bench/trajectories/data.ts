@@ -63,7 +63,7 @@ export interface LoadedRun {
   data: unknown;
 }
 
-/** The entries of `splits` read from `dir` and checked against their sha256; the missing and the changed listed apart. */
+/** The files of `entries` read from `dir` and checked against their sha256; the missing and the changed listed apart. */
 export function loadRuns(dir: string, entries: readonly ManifestEntry[]): { runs: LoadedRun[]; missing: ManifestEntry[]; changed: ManifestEntry[] } {
   const runs: LoadedRun[] = [];
   const missing: ManifestEntry[] = [];
