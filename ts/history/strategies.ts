@@ -6,7 +6,7 @@ import { native, type NativeStrategySpec } from "../runtime/native.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 import { checkRole, type InsertedRole } from "../messages/roles.js";
-import { omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
+import { namedMarkerTokens, omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
 import { ROLE_CODES, ROLE_NAMES, type KnownRole } from "../messages/roles.js";
 
 /** Options every strategy takes. */
@@ -63,19 +63,25 @@ export interface KeptPlan {
 /**
  * The messages `strategy` keeps of `history` within `target` conversation tokens (undefined for an
  * empty history). Built-in strategies plan in one call into the core over the metadata already
- * there, without a walk over the messages; a custom one plans over the messages.
+ * there, without a walk over the messages; a custom one plans over the messages. The omission
+ * marker is priced as a managed history writes it, naming the ids of what it stands for
+ * (namedMarkerTokens of the target).
  */
 export function planKept<M extends MessageLike>(strategy: TruncationStrategy, history: MessageColumns<M>, target: number, counter: TokenCounter): KeptPlan | undefined {
   if (history.messages.length === 0) return undefined;
   const chain = coreChain(strategy);
   if (chain) {
+    const named = namedMarkerTokens(target);
     const plan = native.planTruncation(
       new Uint8Array(history.roles),
       new Uint32Array(history.tokens),
       new Uint8Array(history.flags),
       new Int32Array(history.units),
       target,
-      chain.map((s) => s.spec(history.messages, counter)),
+      chain.map((s) => {
+        const spec = s.spec(history.messages, counter);
+        return spec.kind === 2 ? { ...spec, markerTokens: Math.max(spec.markerTokens ?? 0, named) } : spec;
+      }),
     );
     return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition };
   }
