@@ -14,6 +14,7 @@
 // UsageWarnings; the SessionLink to a session's log; and ProgressiveCompaction, whose edits the
 // manager applies through the editor.
 import type { ContextCompactor } from "../compaction/context-compactor.js";
+import type { CompactionLevelName } from "../compaction/compaction-level.js";
 import type { AppliedEdit, HistoryEdit, HistoryView } from "../compaction/history-edit.js";
 import { ProgressiveCompaction, type CompactionReport, type CompactionRun } from "../compaction/progressive-compaction.js";
 import { checkProblemRecord } from "../compaction/open-problems.js";
@@ -283,7 +284,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       const request = step.value;
       let input: unknown;
       try {
-        input = request.kind === "apply" ? this.apply(request.edit) : await request.promise;
+        input = request.kind === "apply" ? this.apply(request.edit, request.level.name) : await request.promise;
       } catch (error) {
         step = run.throw(error);
         continue;
@@ -293,17 +294,28 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     return step.value;
   }
 
-  /** Applies an edit a compaction planned, then runs the policy once (a trim re-arms the warnings instead, as truncate() does). */
-  private apply(edit: HistoryEdit<M>): AppliedEdit<M> {
+  /**
+   * Applies an edit a compaction planned and tells it (`compactionEdit`: what a Recall keeps the
+   * originals of, before the policy may trim the copies), then runs the policy once (a trim re-arms
+   * the warnings instead, as truncate() does).
+   */
+  private apply(edit: HistoryEdit<M>, level: CompactionLevelName): AppliedEdit<M> {
     switch (edit.kind) {
       case "replace": {
+        const replaced = edit.replacements.map(([i, after]) => ({ before: this.editor.history.messages[i] as M, after }));
         const changed = this.editor.replace(edit.replacements);
-        if (changed > 0) this.afterChange();
+        if (changed > 0) {
+          this.emit("compactionEdit", { level, replaced, removed: [] });
+          this.afterChange();
+        }
         return { changed, removed: [] };
       }
       case "summarize": {
         const applied = this.editor.summarize(edit.removed, edit.summary);
-        if (applied.changed > 0) this.afterChange();
+        if (applied.changed > 0) {
+          this.emit("compactionEdit", { level, replaced: [], removed: applied.removed.slice() });
+          this.afterChange();
+        }
         return applied;
       }
       case "trim": {

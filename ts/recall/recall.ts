@@ -46,6 +46,7 @@ export interface RecallFitEvent {
 /** A manager whose compactions and trims a Recall follows (a MessageContextManager). */
 export interface RecallContext {
   readonly counter: TokenCounter;
+  on(event: "compactionEdit", listener: (edit: RecallReport) => void): unknown;
   on(event: "compacted", listener: (report: RecallReport) => void): unknown;
   on(event: "trimmed", listener: (event: { removed: readonly MessageLike[] }) => void): unknown;
 }
@@ -94,9 +95,12 @@ export class Recall {
     this.counter = counter;
     this.session = session;
     this.cache = new RecallCache(maxBytes);
-    context?.on("compacted", (report) => this.remember(report));
-    // A trim outside a compaction (addMessage past trimAt, truncate()) reports only here.
+    // Each edit as it is applied (a request made while a summary is being written already shows
+    // the placeholders of the levels before it), each trim (in a compaction or not), and the
+    // whole report (what a context that tells no edits reports).
+    context?.on("compactionEdit", (edit) => this.remember(edit));
     context?.on("trimmed", (event) => this.remember({ replaced: [], removed: event.removed as MessageLike[] }));
+    context?.on("compacted", (report) => this.remember(report));
   }
 
   /**
