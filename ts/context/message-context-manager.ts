@@ -294,35 +294,19 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     return step.value;
   }
 
-  /**
-   * Applies an edit a compaction planned and tells it (`compactionEdit`: what a Recall keeps the
-   * originals of, before the policy may trim the copies), then runs the policy once (a trim re-arms
-   * the warnings instead, as truncate() does).
-   */
+  /** Applies an edit a compaction planned, tells it (`compactionEdit`: what a Recall keeps the originals of, before the policy may trim the copies), then runs the policy once (a trim re-arms the warnings instead, as truncate() does). */
   private apply(edit: HistoryEdit<M>, level: CompactionLevelName): AppliedEdit<M> {
-    switch (edit.kind) {
-      case "replace": {
-        const replaced = edit.replacements.map(([i, after]) => ({ before: this.editor.history.messages[i] as M, after }));
-        const changed = this.editor.replace(edit.replacements);
-        if (changed > 0) {
-          this.emit("compactionEdit", { level, replaced, removed: [] });
-          this.afterChange();
-        }
-        return { changed, removed: [] };
-      }
-      case "summarize": {
-        const applied = this.editor.summarize(edit.removed, edit.summary);
-        if (applied.changed > 0) {
-          this.emit("compactionEdit", { level, replaced: [], removed: applied.removed.slice() });
-          this.afterChange();
-        }
-        return applied;
-      }
-      case "trim": {
-        const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex });
-        return { changed: event.removed.length, removed: event.removed };
-      }
+    if (edit.kind === "trim") {
+      const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex });
+      return { changed: event.removed.length, removed: event.removed };
     }
+    const replaced = edit.kind === "replace" ? edit.replacements.map(([i, after]) => ({ before: this.editor.history.messages[i] as M, after })) : [];
+    const applied: AppliedEdit<M> = edit.kind === "replace" ? { changed: this.editor.replace(edit.replacements), removed: [] } : this.editor.summarize(edit.removed, edit.summary);
+    if (applied.changed > 0) {
+      this.emit("compactionEdit", { level, replaced, removed: applied.removed.slice() });
+      this.afterChange();
+    }
+    return applied;
   }
 
   /** The plan of a compaction (`{ target }` tokens, or compactIfNeeded's `{ threshold }`), nothing changed: context/compaction-preview.ts. */
