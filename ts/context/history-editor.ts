@@ -9,7 +9,7 @@ import type { AppliedEdit, HistoryView } from "../compaction/history-edit.js";
 import { markerRoleOf, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
 import type { UsageAnchor } from "../history/usage-anchor.js";
 import { MetadataReader, type MessageFacts } from "../messages/metadata-reader.js";
-import { namedMarkerTokens, omissionMarker, type OmissionMarker, type OmittedEntry } from "../messages/omission-marker.js";
+import { MAX_NAMED_MARKER_TOKENS, namedMarkerTokens, omissionMarker, type OmissionMarker, type OmittedEntry } from "../messages/omission-marker.js";
 import { namesWithin, omittedEntries } from "../compaction/omitted-entries.js";
 import { ROLE_CODES, type InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
@@ -235,13 +235,14 @@ export class HistoryEditor<M extends MessageLike> {
     this.cache.touched(this.history, marker !== undefined ? Math.min(firstRemoved, marker.index) : firstRemoved, false);
     this.anchor.rewritten();
     this.history.select(kept.indices);
-    // The marker names what it stands for (the newest first): within what the trim's planner
-    // reserved for it (planKept), which the kept conversation's share never exceeds.
+    // The marker names what it stands for (the newest first), within what the trim's target
+    // leaves it (planKept), or what a planner reserves of the kept conversation's share.
     const entries = omittedEntries(removed);
     if (kept.markerIndex >= 0) {
       const omitted = (marker?.omitted ?? 0) + removed.length;
       const role = markerRoleOf([this.strategy]);
-      this.history.setMarker(this.namedMarker(kept.markerIndex, omitted, role, marker, entries, namedMarkerTokens(this.history.conversationTokens)));
+      const budget = Math.min(MAX_NAMED_MARKER_TOKENS, kept.markerTokens ?? namedMarkerTokens(this.history.conversationTokens));
+      this.history.setMarker(this.namedMarker(kept.markerIndex, omitted, role, marker, entries, budget));
     } else if (marker) {
       // The marker stays before the first message that followed it, if that message is still here
       // (no larger than it was: this trim's plan did not count it).

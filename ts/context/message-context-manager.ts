@@ -297,7 +297,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** Applies an edit a compaction planned, tells it (`compactionEdit`: what a Recall keeps the originals of, before the policy may trim the copies), then runs the policy once (a trim re-arms the warnings instead, as truncate() does). */
   private apply(edit: HistoryEdit<M>, level: CompactionLevelName): AppliedEdit<M> {
     if (edit.kind === "trim") {
-      const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex });
+      const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex, markerTokens: edit.markerTokens });
       return { changed: event.removed.length, removed: event.removed };
     }
     const replaced = edit.kind === "replace" ? edit.replacements.map(([i, after]) => ({ before: this.editor.history.messages[i] as M, after })) : [];

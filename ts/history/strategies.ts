@@ -58,6 +58,8 @@ export interface MessageColumns<M extends MessageLike = MessageLike> {
 export interface KeptPlan {
   indices: number[];
   markerIndex: number;
+  /** The tokens the marker may take within the target: what was reserved for it and what the kept messages leave below the target. */
+  markerTokens?: number | undefined;
 }
 
 /**
@@ -72,6 +74,7 @@ export function planKept<M extends MessageLike>(strategy: TruncationStrategy, hi
   const chain = coreChain(strategy);
   if (chain) {
     const named = namedMarkerTokens(target);
+    let reserved = 0;
     const plan = native.planTruncation(
       new Uint8Array(history.roles),
       new Uint32Array(history.tokens),
@@ -80,10 +83,14 @@ export function planKept<M extends MessageLike>(strategy: TruncationStrategy, hi
       target,
       chain.map((s) => {
         const spec = s.spec(history.messages, counter);
-        return spec.kind === 2 ? { ...spec, markerTokens: Math.max(spec.markerTokens ?? 0, named) } : spec;
+        if (spec.kind !== 2) return spec;
+        reserved = Math.max(reserved, spec.markerTokens ?? 0, named);
+        return { ...spec, markerTokens: reserved };
       }),
     );
-    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition };
+    // The core counted the marker at `reserved` in keptTokens: what the target leaves it.
+    const markerTokens = plan.markerPosition >= 0 ? Math.max(reserved, target - plan.keptTokens + reserved) : undefined;
+    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition, markerTokens };
   }
   const plan = strategy.plan(history.messages, target, counter);
   return { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 };

@@ -26,8 +26,10 @@ export interface OmittedEntry {
 
 /** Entries a marker names at most. */
 export const MAX_NAMED_OMISSIONS = 12;
-/** A marker that names ids costs at most this many tokens (and at most 1/32 of the conversation it stands in). */
+/** A marker that names ids costs at most this many tokens. */
 export const MAX_NAMED_MARKER_TOKENS = 200;
+/** What a trim's planner reserves for the names at most (the rest of their room is what the trim leaves below its target). */
+const MAX_RESERVED_MARKER_TOKENS = 100;
 
 /** How every omission marker begins: "[N messages omitted" and then "]" or "; ". */
 export const OMISSION_MARKER = /^\[(\d+) messages omitted(?:\]$|; )/;
@@ -38,12 +40,13 @@ export function isOmissionMarkerText(text: unknown): boolean {
 }
 
 /**
- * The tokens a marker that names ids may take in a conversation of `conversationTokens`: a
- * trim's planner reserves this much (of its target) for the marker, and the history that writes
- * the marker names no more than fits it (of what the trim kept, which is less).
+ * The tokens a trim's planner reserves for a marker that names ids, of a target of `target`
+ * conversation tokens: 1/64 of it, at most 100. A trim takes whole units and so usually lands
+ * below its target; the marker's names also take what it leaves there (KeptPlan.markerTokens),
+ * up to MAX_NAMED_MARKER_TOKENS, so that naming what went seldom costs a message more.
  */
-export function namedMarkerTokens(conversationTokens: number): number {
-  return Math.min(MAX_NAMED_MARKER_TOKENS, Math.floor(Math.max(0, conversationTokens) / 32));
+export function namedMarkerTokens(target: number): number {
+  return Math.min(MAX_RESERVED_MARKER_TOKENS, Math.floor(Math.max(0, target) / 64));
 }
 
 /** The marker for `omitted` messages, naming `named` (oldest first) and counting `unnamed` more. */
