@@ -34,9 +34,15 @@ export function omittedEntries(removed: readonly MessageLike[], max = MAX_NAMED_
     const message = removed[--start] as MessageLike;
     const entry = entriesOf(message);
     count += entry.length;
-    found.unshift({ message, entries: entry });
+    found.push({ message, entries: entry });
   }
-  const calls = toolCallsById(removed.slice(Math.max(0, start - CALL_LOOKBACK), removed.length));
+  found.reverse();
+  // The calls the results answer: looked for from the newest back, until each is found.
+  const wanted = new Set(found.flatMap((f) => f.entries.filter((e) => e.call).map((e) => e.id)));
+  const calls = new Map<string, { name: string; args: unknown }>();
+  for (let i = removed.length - 1; i >= Math.max(0, start - CALL_LOOKBACK) && calls.size < wanted.size; i--) {
+    for (const [id, call] of toolCallsById([removed[i] as MessageLike])) if (wanted.has(id)) calls.set(id, call);
+  }
   const out: OmittedEntry[] = [];
   for (const { message, entries } of found) {
     for (const { id, call: isResult, text } of entries) {
@@ -123,6 +129,12 @@ function subjectOf(args: unknown): string {
 /** `text` on one line (runs of white space as one space), at most MAX_LINE code points, "…" where it was cut. */
 function oneLine(text: string): string {
   const flat = text.slice(0, 4 * MAX_LINE).replace(/\s+/g, " ").trim();
-  const points = Array.from(flat);
-  return points.length <= MAX_LINE ? flat : `${points.slice(0, MAX_LINE - 1).join("")}…`;
+  if (flat.length <= MAX_LINE) return flat; // as many code points at most
+  let cut = "";
+  let points = 0;
+  for (const point of flat) {
+    if (++points === MAX_LINE) return `${cut}…`;
+    cut += point;
+  }
+  return flat;
 }

@@ -237,17 +237,16 @@ export class HistoryEditor<M extends MessageLike> {
     this.history.select(kept.indices);
     // The marker names what it stands for (the newest first), within what the trim's target
     // leaves it (planKept), or what a planner reserves of the kept conversation's share.
-    const entries = omittedEntries(removed);
     if (kept.markerIndex >= 0) {
       const omitted = (marker?.omitted ?? 0) + removed.length;
       const role = markerRoleOf([this.strategy]);
       const budget = Math.min(MAX_NAMED_MARKER_TOKENS, kept.markerTokens ?? namedMarkerTokens(this.history.conversationTokens));
-      this.history.setMarker(this.namedMarker(kept.markerIndex, omitted, role, marker, entries, budget));
+      this.history.setMarker(this.namedMarker(kept.markerIndex, omitted, role, marker, omittedEntries(removed), budget));
     } else if (marker) {
       // The marker stays before the first message that followed it, if that message is still here
       // (no larger than it was: this trim's plan did not count it).
       const survivors = kept.indices.filter((i) => i < marker.index).length;
-      this.history.setMarker(this.namedMarker(survivors, marker.omitted + removed.length, marker.role, marker, entries, marker.tokens));
+      this.history.setMarker(this.namedMarker(survivors, marker.omitted + removed.length, marker.role, marker, omittedEntries(removed), marker.tokens));
     }
     const first = kept.markerIndex >= 0 ? kept.markerIndex : 0;
     const length = this.history.length;
