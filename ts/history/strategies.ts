@@ -6,7 +6,7 @@ import { native, type NativeStrategySpec } from "../runtime/native.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 import { checkRole, type InsertedRole } from "../messages/roles.js";
-import { namedMarkerTokens, omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
+import { namedMarkerRoom, namedMarkerTokens, omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
 import { ROLE_CODES, ROLE_NAMES, type KnownRole } from "../messages/roles.js";
 
 /** Options every strategy takes. */
@@ -88,8 +88,8 @@ export function planKept<M extends MessageLike>(strategy: TruncationStrategy, hi
         return { ...spec, markerTokens: reserved };
       }),
     );
-    // The core counted the marker at `reserved` in keptTokens: what the target leaves it.
-    const markerTokens = plan.markerPosition >= 0 ? Math.max(reserved, target - plan.keptTokens + reserved) : undefined;
+    // The core counted the marker at `reserved` in keptTokens: what the target leaves it, within its share.
+    const markerTokens = plan.markerPosition >= 0 ? Math.max(reserved, Math.min(namedMarkerRoom(target), target - plan.keptTokens + reserved)) : undefined;
     return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition, markerTokens };
   }
   const plan = strategy.plan(history.messages, target, counter);

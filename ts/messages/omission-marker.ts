@@ -26,7 +26,7 @@ export interface OmittedEntry {
 
 /** Entries a marker names at most. */
 export const MAX_NAMED_OMISSIONS = 12;
-/** A marker that names ids costs at most this many tokens. */
+/** A marker that names ids costs at most this many tokens (and at most 1/16 of its trim's target: namedMarkerRoom). */
 export const MAX_NAMED_MARKER_TOKENS = 200;
 /** What a trim's planner reserves for the names at most (the rest of their room is what the trim leaves below its target). */
 const MAX_RESERVED_MARKER_TOKENS = 100;
@@ -43,10 +43,20 @@ export function isOmissionMarkerText(text: unknown): boolean {
  * The tokens a trim's planner reserves for a marker that names ids, of a target of `target`
  * conversation tokens: 1/64 of it, at most 100. A trim takes whole units and so usually lands
  * below its target; the marker's names also take what it leaves there (KeptPlan.markerTokens),
- * up to MAX_NAMED_MARKER_TOKENS, so that naming what went seldom costs a message more.
+ * up to namedMarkerRoom, so that naming what went seldom costs a message more.
  */
 export function namedMarkerTokens(target: number): number {
   return Math.min(MAX_RESERVED_MARKER_TOKENS, Math.floor(Math.max(0, target) / 64));
+}
+
+/**
+ * The most a marker that names ids may take of a trim's target of `target` conversation tokens,
+ * however much the trim leaves below it: 1/16 of it, at most MAX_NAMED_MARKER_TOKENS. What a trim
+ * leaves below its target is the room the next requests grow into before the next trim (which
+ * keeps a provider's prompt cache hitting): the names take a small share of it.
+ */
+export function namedMarkerRoom(target: number): number {
+  return Math.min(MAX_NAMED_MARKER_TOKENS, Math.floor(Math.max(0, target) / 16));
 }
 
 /** The marker for `omitted` messages, naming `named` (oldest first) and counting `unnamed` more. */
