@@ -48,7 +48,8 @@ export interface RecallContext {
   readonly counter: TokenCounter;
   on(event: "compactionEdit", listener: (edit: RecallReport) => void): unknown;
   on(event: "compacted", listener: (report: RecallReport) => void): unknown;
-  on(event: "trimmed", listener: (event: { removed: readonly MessageLike[] }) => void): unknown;
+  /** A trim's removed messages, and the messages it cut in place when it tells them (`replaced`: each as it was, and its cut copy). */
+  on(event: "trimmed", listener: (event: { removed: readonly MessageLike[]; replaced?: readonly RecallRewrite[] | undefined }) => void): unknown;
 }
 
 export interface RecallOptions {
@@ -99,7 +100,7 @@ export class Recall {
     // the placeholders of the levels before it), each trim (in a compaction or not), and the
     // whole report (what a context that tells no edits reports).
     context?.on("compactionEdit", (edit) => this.remember(edit));
-    context?.on("trimmed", (event) => this.remember({ replaced: [], removed: event.removed as MessageLike[] }));
+    context?.on("trimmed", (event) => this.remember({ replaced: [...(event.replaced ?? [])], removed: event.removed as MessageLike[] }));
     context?.on("compacted", (report) => this.remember(report));
   }
 

@@ -126,6 +126,24 @@ describe("Recall", () => {
     expect(() => new Recall({ context, session: { store: {} as MemorySessionStore, id: "s" } })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
   });
 
+  it("keeps what a context's trim cut in place as well as what it removed: the original, never the cut", async () => {
+    // A context that cuts a result to make a request fit tells the rewrite in its trimmed event,
+    // as a compaction's report tells its levels' rewrites.
+    const listeners = new Map<string, (event: never) => void>();
+    const context = { counter, on: (event: string, listener: (event: never) => void) => listeners.set(event, listener) };
+    const recall = new Recall({ context, maxTokens: 50_000 });
+    const original: Msg = { role: "tool", tool_call_id: "call_cut", content: bigResult(7) };
+    const cut: Msg = { role: "tool", tool_call_id: "call_cut", content: `${bigResult(7).slice(0, 200)}\n[Output truncated...; recall("call_cut")]` };
+    const removed: Msg = { role: "tool", tool_call_id: "call_old", content: bigResult(8) };
+    const trimmed = listeners.get("trimmed") as (event: { removed: Msg[]; replaced?: Array<{ before: Msg; after: Msg }> }) => void;
+    trimmed({ removed: [removed], replaced: [{ before: original, after: cut }] });
+    trimmed({ removed: [cut] });
+    const answer = await recall.read("call_cut");
+    expect(answer.ok && answer.text).toBe(bigResult(7));
+    const old = await recall.read("call_old");
+    expect(old.ok && old.text).toBe(bigResult(8));
+  });
+
   it("reads from the session's log what the cache evicted, however old", async () => {
     const store = new MemorySessionStore();
     const context = manager({ session: { store, id: "s1" } });
