@@ -2,4 +2,4 @@
 // the roles ctxwin writes itself, and the omission marker.
 export type { MessageLike, ToolDefinition, FunctionDefinition, JsonSchema, SystemTextBlock } from "./types.js";
 export type { InsertedRole } from "./roles.js";
-export type { OmissionMarker } from "./omission-marker.js";
+export type { OmissionMarker, OmittedEntry, OmissionNames } from "./omission-marker.js";
