@@ -25,7 +25,7 @@ function sourceText(source: ModelSource): string {
     case "catalog":
       return `models.dev, through ${catalogSource()}`;
     case "supplement":
-      return `models.dev's values for a model newer than ${catalogSource()} (ctxwin's supplement)`;
+      return `models.dev's values for a model ${catalogSource()} lacks (ctxwin's supplement)`;
     case "compatibility":
       return "the specification's ContextLimits table (a compatibility row)";
     case "registered":
