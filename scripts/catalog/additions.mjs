@@ -65,7 +65,9 @@ export const COMPATIBILITY_ROWS = [
 
 /**
  * Models the package's snapshot (September 2025) lacks whose families ctxwin counts (Claude 4.5 to
- * 5, GPT-5.1 to 5.5, Gemini 2.5 Flash-Lite to 3.5, Qwen 2.5 and Alibaba's Qwen API models), in
+ * 5, GPT-5.1 to 5.5, Gemini 2.5 Flash-Lite to 3.5, Qwen 2.5 and Alibaba's Qwen API models), or
+ * whose limits differ from their family's newest entry (GPT-4o's first snapshot writes 4,096
+ * tokens, not gpt-4o's 16,384), in
  * models.dev's JSON format with the values models.dev lists for them (its repository as of
  * 2026-07-02). `npm run catalog` drops a row as soon as the package has the model, and says so.
  */
@@ -85,6 +87,7 @@ export const SUPPLEMENT = {
   },
   openai: {
     models: {
+      "gpt-4o-2024-05-13": { name: "GPT-4o (2024-05-13)", release_date: "2024-05-13", open_weights: false, cost: { input: 5, output: 15 }, limit: { context: 128000, output: 4096 } },
       "gpt-5.1": { name: "GPT-5.1", release_date: "2025-11-13", open_weights: false, cost: { input: 1.25, output: 10, cache_read: 0.125 }, limit: { context: 400000, input: 272000, output: 128000 } },
       "gpt-5.2": { name: "GPT-5.2", release_date: "2025-12-11", open_weights: false, cost: { input: 1.75, output: 14, cache_read: 0.175 }, limit: { context: 400000, input: 272000, output: 128000 } },
       "gpt-5.4": { name: "GPT-5.4", release_date: "2026-03-05", open_weights: false, cost: { input: 2.5, output: 15, cache_read: 0.25 }, limit: { context: 1050000, input: 922000, output: 128000 } },

@@ -67,7 +67,9 @@ export async function compactCommand(args: string[], io: Io): Promise<number> {
   context.load(conversation.messages);
   const messagesBefore = conversation.messages.length;
   if (values["dry-run"]) {
-    const plan = await context.preview({ threshold: 1 });
+    const preview = await context.preview({ threshold: 1 });
+    // The messages the run writes: the omission marker a trim leaves is one of them.
+    const plan = { ...preview, messagesAfter: preview.messagesAfter + (preview.omissionMarker ? 1 : 0) };
     const head = { file, model, target, toolDefinitionTokens: toolTokens };
     if (values.json) io.stdout.write(`${JSON.stringify({ ...head, ...plan }, null, 2)}\n`);
     else io.stdout.write(`${renderPreview(plan, head, paletteFor(io.stdout, io.env))}\n`);

@@ -25,7 +25,7 @@ function sourceText(source: ModelSource): string {
     case "catalog":
       return `models.dev, through ${catalogSource()}`;
     case "supplement":
-      return `models.dev's values for a model newer than ${catalogSource()} (ctxwin's supplement)`;
+      return `models.dev's values for a model ${catalogSource()} lacks (ctxwin's supplement)`;
     case "compatibility":
       return "the specification's ContextLimits table (a compatibility row)";
     case "registered":
@@ -109,8 +109,15 @@ export async function modelsCommand(args: string[], io: Io): Promise<number> {
     if (values.provider !== undefined || values.search !== undefined) throw new UsageError("--provider and --search filter the list: give them without an ID", "models");
     const resolved = defaultModelRegistry.resolve(id);
     if (!resolved) {
+      // A word rather than an id ("claude"): what a user who types it wants is the list it names.
+      const found = values.json ? [] : listModels({ search: id });
+      if (found.length > 0) {
+        io.stderr.write(`ctxwin: "${id}" is no model id; the models whose provider, id or name contains it (ctxwin models --search ${id}):\n`);
+        table(found, io);
+        return 0;
+      }
       const closest = defaultModelRegistry.closest(id, 3);
-      io.stderr.write(`ctxwin: unknown model "${id}"${closest.length > 0 ? `; closest known: ${closest.join(", ")}` : ""}. Register it with --models FILE (models.dev's JSON format).\n`);
+      io.stderr.write(`ctxwin: unknown model "${id}"${closest.length > 0 ? `; closest known: ${closest.join(", ")}` : ""}. Register it with --models FILE (models.dev's JSON format); ctxwin models --search TEXT lists the known ids.\n`);
       return 1;
     }
     if (values.json) {

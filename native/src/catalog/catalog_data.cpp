@@ -733,6 +733,7 @@ constexpr ModelRow kModels[] = {
     {1, "claude-sonnet-4-5", "Claude Sonnet 4.5", 200000, 0, 64000, 3, 15, 0.3, 3.75, "2025-09-29", false, RowSource::Supplement},
     {1, "claude-sonnet-4-6", "Claude Sonnet 4.6", 1000000, 0, 64000, 3, 15, 0.3, 3.75, "2026-02-17", false, RowSource::Supplement},
     {1, "claude-sonnet-5", "Claude Sonnet 5", 1000000, 0, 128000, 2, 10, 0.2, 2.5, "2026-06-30", false, RowSource::Supplement},
+    {0, "gpt-4o-2024-05-13", "GPT-4o (2024-05-13)", 128000, 0, 4096, 5, 15, -1, -1, "2024-05-13", false, RowSource::Supplement},
     {0, "gpt-5.1", "GPT-5.1", 400000, 272000, 128000, 1.25, 10, 0.125, -1, "2025-11-13", false, RowSource::Supplement},
     {0, "gpt-5.2", "GPT-5.2", 400000, 272000, 128000, 1.75, 14, 0.175, -1, "2025-12-11", false, RowSource::Supplement},
     {0, "gpt-5.4", "GPT-5.4", 1050000, 922000, 128000, 2.5, 15, 0.25, -1, "2026-03-05", false, RowSource::Supplement},

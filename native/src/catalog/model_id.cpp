@@ -120,10 +120,16 @@ std::vector<std::string> model_names(std::string_view id) {
   if (const auto slash = s.rfind('/'); slash != std::string::npos) s.erase(0, slash + 1);
   if (s.starts_with("hf:")) s.erase(0, 3);
   // Vertex AI: "claude-3-5-sonnet@20240620" (a date: kept) or "gemini-1.5-pro@002" (a revision).
+  // Before a date, Vertex marks a model's second release with "-v2" where Anthropic's id has only
+  // the date ("claude-3-5-sonnet-v2@20241022" is claude-3-5-sonnet-20241022): the date says it.
   if (const auto at = s.find('@'); at != std::string::npos) {
     const std::string tail = s.substr(at + 1);
     s.erase(at);
-    if (tail.size() == 8 && all_digits(tail)) s += "-" + tail;
+    if (tail.size() == 8 && all_digits(tail)) {
+      const std::string_view last = last_segment(s);
+      if (last.size() >= 2 && last.size() < s.size() && last[0] == 'v' && all_digits(last.substr(1))) s.erase(s.size() - last.size() - 1);
+      s += "-" + tail;
+    }
   }
   bool bedrock_version = false;
   if (const auto colon = s.find(':'); colon != std::string::npos) {

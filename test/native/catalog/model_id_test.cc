@@ -31,6 +31,7 @@ TEST(ModelId, NamesWithoutProviderPackaging) {
   EXPECT_EQ(model_names("openai/gpt-4o"), Names{"gpt-4o"});
   EXPECT_EQ(model_names("openrouter/anthropic/claude-3.5-sonnet:free"), Names{"claude-3-5-sonnet"});
   EXPECT_EQ(model_names("claude-3-5-sonnet@20240620"), Names{"claude-3-5-sonnet-20240620"});
+  EXPECT_EQ(model_names("claude-3-5-sonnet-v2@20241022"), Names{"claude-3-5-sonnet-20241022"});
   EXPECT_EQ(model_names("gemini-1.5-pro@002"), Names{"gemini-1-5-pro"});
   EXPECT_EQ(model_names("llama3.3:70b"), Names{"llama-3-3-70b"});
   EXPECT_EQ(model_names("qwen2.5:7b-instruct-q4_K_M"), Names{"qwen-2-5-7b-instruct"});

@@ -11,7 +11,7 @@ const IDS: Array<[string, string]> = [
   // OpenAI, as OpenAI writes its ids (dated snapshots resolve to their model)
   ["gpt-4o", "openai/gpt-4o"],
   ["gpt-4o-2024-08-06", "openai/gpt-4o"],
-  ["gpt-4o-2024-05-13", "openai/gpt-4o"],
+  ["gpt-4o-2024-05-13", "openai/gpt-4o-2024-05-13"], // GPT-4o's first snapshot: 4,096 output tokens, not gpt-4o's 16,384
   ["gpt-4o-2024-11-20", "openai/gpt-4o"],
   ["gpt-4o-mini", "openai/gpt-4o-mini"],
   ["gpt-4o-mini-2024-07-18", "openai/gpt-4o-mini"],
@@ -128,6 +128,8 @@ const IDS: Array<[string, string]> = [
   ["claude-3-7-sonnet@20250219", "google-vertex-anthropic/claude-3-7-sonnet@20250219"],
   ["claude-3-5-haiku@20241022", "google-vertex-anthropic/claude-3-5-haiku@20241022"],
   ["claude-3-5-sonnet@20240620", "anthropic/claude-3-5-sonnet-20240620"],
+  ["claude-3-5-sonnet-v2@20241022", "anthropic/claude-3-5-sonnet-20241022"], // Vertex's own id of the second 3.5 Sonnet
+  ["vertex/claude-3-5-sonnet-v2@20241022", "google-vertex-anthropic/claude-3-5-sonnet@20241022"],
   ["claude-sonnet-4-5@20250929", "anthropic/claude-sonnet-4-5"],
   ["vertex_ai/gemini-2.5-pro", "google-vertex/gemini-2.5-pro"],
   ["vertex/claude-opus-4@20250514", "google-vertex-anthropic/claude-opus-4@20250514"],
@@ -271,6 +273,7 @@ const SUPPLEMENT: Record<string, [number, number, number, number, number?, numbe
   "anthropic/claude-opus-4-8": [1000000, 128000, 5, 25, 0.5, 6.25],
   "anthropic/claude-sonnet-5": [1000000, 128000, 2, 10, 0.2, 2.5],
   "anthropic/claude-fable-5": [1000000, 128000, 10, 50, 1, 12.5],
+  "openai/gpt-4o-2024-05-13": [128000, 4096, 5, 15],
   "openai/gpt-5.1": [400000, 128000, 1.25, 10, 0.125],
   "openai/gpt-5.2": [400000, 128000, 1.75, 14, 0.175],
   "openai/gpt-5.4": [1050000, 128000, 2.5, 15, 0.25],

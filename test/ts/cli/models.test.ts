@@ -79,7 +79,13 @@ describe("ctxwin models", () => {
     const unknown = await runCtxwin(["models", "claude-opus-4-9"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe("");
-    expect(unknown.stderr).toBe('ctxwin: unknown model "claude-opus-4-9"; closest known: claude-opus-4-8, claude-opus-4-7, claude-opus-4-6. Register it with --models FILE (models.dev\'s JSON format).\n');
+    expect(unknown.stderr).toBe('ctxwin: unknown model "claude-opus-4-9"; closest known: claude-opus-4-8, claude-opus-4-7, claude-opus-4-6. Register it with --models FILE (models.dev\'s JSON format); ctxwin models --search TEXT lists the known ids.\n');
+    // A word that is part of known ids, not an id: the models it names, as --search lists them.
+    const word = await runCtxwin(["models", "claude"]);
+    expect(word.code).toBe(0);
+    expect(word.stderr).toBe('ctxwin: "claude" is no model id; the models whose provider, id or name contains it (ctxwin models --search claude):\n');
+    expect(word.stdout).toBe((await runCtxwin(["models", "--search", "claude"])).stdout);
+    expect(word.stdout).toMatch(/claude-sonnet-4-5/);
     const none = await runCtxwin(["models", "--search", "no-such-model-anywhere"]);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("no model matches --search no-such-model-anywhere");

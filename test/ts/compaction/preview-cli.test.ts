@@ -1,5 +1,8 @@
 // `ctxwin compact --dry-run` as a user runs it: the plan printed as a diff (or JSON), equal to what
 // the same command then does, and nothing written.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCtxwin } from "../support/cli.js";
 
@@ -23,6 +26,30 @@ describe("ctxwin compact --dry-run", () => {
         expect(u.index).toBeGreaterThanOrEqual(0);
       }
       expect(plan.cost?.after).toBeLessThan(plan.cost?.before ?? 0);
+    }
+  });
+
+  it("counts the omission marker a trim leaves, as the written file has it", async () => {
+    // Plain turns only: the last level trims the middle and leaves "[N messages omitted]" there.
+    const messages = [{ role: "system", content: "You are a helpful assistant." }];
+    for (let i = 0; i < 90; i++) messages.push({ role: i % 2 ? "assistant" : "user", content: `Message ${i}: ${"the quick brown fox jumps over the lazy dog and runs on through the field ".repeat(20)}` });
+    const dir = mkdtempSync(join(tmpdir(), "ctxwin-dry-run-"));
+    try {
+      const file = join(dir, "long.json");
+      const out = join(dir, "out.json");
+      writeFileSync(file, JSON.stringify(messages));
+      const dry = await runCtxwin(["compact", file, "--target", "3000", "--dry-run", "--json"]);
+      expect(dry.code, dry.stderr).toBe(0);
+      const plan = JSON.parse(dry.stdout) as { messagesBefore: number; messagesAfter: number };
+      const real = await runCtxwin(["compact", file, "--target", "3000", "-o", out]);
+      expect(real.code, real.stderr).toBe(0);
+      const written = JSON.parse(readFileSync(out, "utf8")) as Array<{ role: string; content: string }>;
+      expect(written.some((m) => /^\[\d+ messages omitted\]$/.test(m.content))).toBe(true);
+      expect(plan.messagesBefore).toBe(91);
+      expect(plan.messagesAfter).toBe(written.length);
+      expect(real.stdout).toContain(`wrote ${written.length} messages`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -11,6 +11,7 @@
 // prompt does not carry; processLLMResponse passes the reported usage on. Nothing here imports
 // @mastra/core: the processor matches Mastra's Processor interface by shape, and recallTool loads
 // Mastra's createTool when it is called.
+import "../../runtime/node-loader.js"; // loads the core on Node before anything uses it
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
 import { asProviderMessage, observeQuietly, type ProviderPromptMessage } from "../shared/provider-prompt.js";
 import { toolDefinitions } from "./tool-definitions.js";
