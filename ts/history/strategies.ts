@@ -17,6 +17,12 @@ export interface TruncationOptions {
   startOn?: "user" | "any";
   /** Never drop the most recent user message (default true): it is the request being answered. */
   keepLastUser?: boolean;
+  /**
+   * Never drop the newest exchange (the last message, system messages aside, with its tool unit:
+   * the calls the model just made and the results it is about to read) while it fits the target
+   * with the pinned messages (default true).
+   */
+  keepNewestExchange?: boolean;
   /** A tool result without its call: report it (`"error"`, default) or drop it (`"drop"`). */
   orphanToolResults?: "error" | "drop";
   /** Messages pinned through the API: kept like system messages. */
@@ -58,16 +64,27 @@ export interface MessageColumns<M extends MessageLike = MessageLike> {
 export interface KeptPlan {
   indices: number[];
   markerIndex: number;
+  /**
+   * Tokens by which the pinned messages and the newest exchange exceed the request's limit, when
+   * the exchange was dropped for that (0 otherwise): what cutting its results must free.
+   */
+  newestExchangeExcess?: number;
 }
+
+/** The core takes a request limit of up to 2^32 - 1 tokens. */
+const MAX_LIMIT = 0xffffffff;
 
 /**
  * The messages `strategy` keeps of `history` within `target` conversation tokens (undefined for an
  * empty history). Built-in strategies plan in one call into the core over the metadata already
- * there, without a walk over the messages; a custom one plans over the messages.
+ * there, without a walk over the messages; a custom one plans over the messages. `requestLimit`:
+ * the conversation tokens the whole request may hold, when more than the target (a trim aims at
+ * its target but keeps the newest exchange while the request fits with it).
  */
-export function planKept<M extends MessageLike>(strategy: TruncationStrategy, history: MessageColumns<M>, target: number, counter: TokenCounter): KeptPlan | undefined {
+export function planKept<M extends MessageLike>(strategy: TruncationStrategy, history: MessageColumns<M>, target: number, counter: TokenCounter, requestLimit = target): KeptPlan | undefined {
   if (history.messages.length === 0) return undefined;
   const chain = coreChain(strategy);
+  const limit = Math.min(MAX_LIMIT, Math.max(target, requestLimit));
   if (chain) {
     const plan = native.planTruncation(
       new Uint8Array(history.roles),
@@ -75,12 +92,49 @@ export function planKept<M extends MessageLike>(strategy: TruncationStrategy, hi
       new Uint8Array(history.flags),
       new Int32Array(history.units),
       target,
-      chain.map((s) => s.spec(history.messages, counter)),
+      chain.map((s) => ({ ...s.spec(history.messages, counter), requestLimit: limit })),
     );
-    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition };
+    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition, newestExchangeExcess: plan.newestExchangeExcess };
   }
   const plan = strategy.plan(history.messages, target, counter);
-  return { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 };
+  return keepNewestExchange(history, { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 }, limit);
+}
+
+/**
+ * The last message of `history`, system messages aside, with the rest of its tool unit (the calls
+ * the model just made and the results it is about to read): the exchange the model answers next.
+ * Empty for a history of system messages only.
+ */
+export function newestExchange(history: Pick<MessageColumns, "roles" | "units">): number[] {
+  const { roles, units } = history;
+  let last = roles.length - 1;
+  while (last >= 0 && roles[last] === ROLE_CODES.system) last--;
+  if (last < 0) return [];
+  const unit = units[last] ?? -1;
+  if (unit < 0) return [last];
+  const out: number[] = [];
+  for (let i = 0; i < units.length; i++) if (units[i] === unit) out.push(i);
+  return out;
+}
+
+/**
+ * A custom strategy's plan with the newest exchange put back when the request still fits with it
+ * (the core's strategies keep it themselves, dropping older messages first); otherwise by how
+ * much it does not.
+ */
+function keepNewestExchange(history: MessageColumns, plan: KeptPlan, limit: number): KeptPlan {
+  const newest = newestExchange(history);
+  const kept = new Set(plan.indices);
+  const missing = newest.filter((i) => !kept.has(i));
+  if (missing.length === 0) return plan;
+  let tokens = 0;
+  for (const i of plan.indices) tokens += history.tokens[i] ?? 0;
+  for (const i of missing) tokens += history.tokens[i] ?? 0;
+  if (tokens > limit) return { ...plan, newestExchangeExcess: tokens - limit };
+  const indices = [...plan.indices, ...missing].sort((a, b) => a - b);
+  // The marker stays before the message it preceded.
+  const before = plan.markerIndex >= 0 ? plan.indices[plan.markerIndex] : undefined;
+  return { indices, markerIndex: before === undefined ? -1 : indices.indexOf(before) };
 }
 
 /** The marker role of the first smart strategy in a chain ("system" when there is none). */
@@ -120,7 +174,12 @@ function commonSpec(options: TruncationOptions): Omit<NativeStrategySpec, "kind"
   if (options.startOn !== undefined && options.startOn !== "user" && options.startOn !== "any") {
     throw rangeError(`options.startOn must be "user" or "any", got ${describe(options.startOn)}`);
   }
-  return { preserveSystem: options.preserveSystem ?? true, startOnUser: options.startOn === "user", keepLastUser: options.keepLastUser ?? true };
+  return {
+    preserveSystem: options.preserveSystem ?? true,
+    startOnUser: options.startOn === "user",
+    keepLastUser: options.keepLastUser ?? true,
+    keepNewestExchange: options.keepNewestExchange ?? true,
+  };
 }
 
 /** Strategies whose plan the core computes; a composite of them plans in one call. */
