@@ -138,6 +138,9 @@ export class HistoryEditor<M extends MessageLike> {
       get fixedTokens() {
         return editor.promptTokens + editor.requestOverhead;
       },
+      get markerTokens() {
+        return history.markerTokens;
+      },
       conversationBudget: (requestTokens) => this.conversationBudget(requestTokens),
     };
   }

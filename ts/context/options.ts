@@ -33,6 +33,8 @@ export type TruncationMode = (typeof TruncationMode)[keyof typeof TruncationMode
 
 export interface TrimEvent<M> {
   removed: M[];
+  /** The newest exchange's results the trim cut so that the request fits with them (before, after): empty unless it had to. */
+  replaced: Array<{ before: M; after: M }>;
   kept: number;
   /** "Context trimmed. Kept first 2 and last 10 turns." with the real numbers. */
   message: string;
@@ -152,6 +154,19 @@ export interface LimitStats {
   effectiveLimit: number;
   /** Present when the response reserve is less than the model's output limit, and says why. */
   responseReserveNote?: string;
+}
+
+/** What getStats() says of `limits`. */
+export function limitStats(limits: ContextLimits): LimitStats {
+  const note = limits.responseReserveNote;
+  return {
+    window: limits.maxTokens,
+    responseReserve: limits.maxOutputTokens,
+    modelMaxOutput: limits.modelMaxOutput,
+    reservedTokens: limits.reservedTokens,
+    effectiveLimit: limits.effectiveLimit,
+    ...(note === undefined ? {} : { responseReserveNote: note }),
+  };
 }
 
 export interface ContextStats {

@@ -20,7 +20,7 @@ import { ROLE_CODES } from "../../messages/roles.js";
 import { mapToolResults } from "../../messages/tool-results.js";
 import type { MessageLike } from "../../messages/types.js";
 import { native } from "../../runtime/native.js";
-import { isProtected, takeOldestUntilTarget, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
+import { isProtected, newestExchangeOf, takeOldestUntilTarget, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
 import type { HistoryView } from "../history-edit.js";
 import { messageId } from "../tool-events.js";
 
@@ -47,9 +47,10 @@ export class ClearOldToolResults implements CompactionLevel {
     const resultUnits = units.filter((u, i) => u >= 0 && roles[i] === ROLE_CODES.tool);
     const recent = new Set([...new Set(resultUnits)].slice(-this.keepUnits));
     const old: number[] = [];
+    const newest = newestExchangeOf(view);
     messages.forEach((m, i) => {
       const unit = units[i] ?? -1;
-      if (roles[i] === ROLE_CODES.tool && unit >= 0 && !recent.has(unit) && !isProtected(view, i) && !isCleared(m)) old.push(i);
+      if (roles[i] === ROLE_CODES.tool && unit >= 0 && !recent.has(unit) && !isProtected(view, i) && !newest.has(i) && !isCleared(m)) old.push(i);
     });
     if (old.length === 0) return {};
     // Every result's text and call id, then every placeholder in one core call.

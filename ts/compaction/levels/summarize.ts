@@ -85,7 +85,8 @@ export class Summarize implements CompactionLevel {
     this.breaker.calling();
     const goal = context.early ? 0 : context.target;
     const result = await compactor.compactWithDetails(snapshot, Math.max(0, goal - view.fixedTokens), view.counter, {
-      preserveLast: this.preserveLast,
+      // At least the last message stays: the summary never splits a tool unit, so the newest exchange stays whole.
+      preserveLast: Math.max(1, this.preserveLast),
       problems: context.problems,
       pinned: new Set(snapshot.filter((_, i) => ((view.flags[i] ?? 0) & FLAG_MARKED) !== 0) as object[]),
     });
