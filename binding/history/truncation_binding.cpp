@@ -44,6 +44,7 @@ StrategySpec spec_of(const Napi::Value& value, const std::string& where) {
   spec.preserve_first = u32_field(o, "preserveFirst", spec.preserve_first, where);
   spec.preserve_last = u32_field(o, "preserveLast", spec.preserve_last, where);
   spec.marker_tokens = u32_field(o, "markerTokens", 0, where);
+  spec.drop_middle_as_needed = bool_field(o, "dropMiddleAsNeeded", false);
   spec.preserve_roles = static_cast<std::uint8_t>(u32_field(o, "preserveRoles", 0, where) & 0xFF);
   spec.preserve_marked = bool_field(o, "preserveMarked", true);
   spec.drop_tool_results_first = bool_field(o, "dropToolResultsFirst", true);

@@ -102,9 +102,10 @@ export function isProtected<M extends MessageLike>(view: HistoryView<M>, index: 
 }
 
 /**
- * The newest exchange's messages (the results the model is about to read): levels 1 and 2 leave
- * them whole, and only a trim that cannot fit the request otherwise cuts them (newest-exchange.ts).
+ * The newest exchange's messages, with the newest tool unit (the results the
+ * model is about to read): levels 1 and 2 leave them whole, and only a trim that cannot fit the
+ * request otherwise cuts them (newest-exchange.ts).
  */
 export function newestExchangeOf<M extends MessageLike>(view: HistoryView<M>): ReadonlySet<number> {
-  return new Set(newestExchange(view));
+  return new Set(newestExchange(view, true));
 }

@@ -9,12 +9,16 @@
 // fit, the exchange's tool results are cut to what fits, their notices naming the recall call that
 // reads them back whole (`[Output truncated...; recall("call_17")]`), and the trim is planned again
 // on the cut counts; only when no cut makes room (a result cannot shrink below its notice) does
-// the exchange go, as any other message would.
-import { newestExchange, planKept, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
+// the exchange go, as any other message would. A call too large for any cut (a command of thousands
+// of tokens) may take the room of a summary a compaction wrote. And when even the pinned messages
+// exceed the window, the last user message, unless pinned through the API, yields (lastUserYields).
+import { newestExchange, planKept, type KeptPlan, type MessageColumns, type TruncationStrategy } from "../history/strategies.js";
+import { FLAG_MARKED } from "../messages/metadata-reader.js";
 import { ROLE_CODES } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import type { HistoryView } from "./history-edit.js";
+import { messageId } from "./tool-events.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
 
 /** What a trim does: the messages it keeps and, first, the newest exchange's results it cuts in place. */
@@ -34,21 +38,81 @@ export function planTrim<M extends MessageLike>(view: HistoryView<M>, strategy: 
   const target = view.conversationBudget(targetTokens);
   // An omission marker already there stays unless the trim places its own: it takes its room.
   const limit = Math.max(target, view.conversationBudget(limitTokens) - view.markerTokens);
-  const kept = planKept(strategy, view, target, view.counter, limit);
-  if (kept === undefined) return undefined;
-  const excess = kept.newestExchangeExcess ?? 0;
+  let plan = planKept(strategy, view, target, view.counter, limit);
+  if (plan === undefined) return undefined;
+  let cut: Array<readonly [number, M, number]> = [];
+  const excess = plan.newestExchangeExcess ?? 0;
   if (excess > 0) {
-    const cut = cutNewestResults(view, excess);
-    if (cut !== undefined) {
-      const tokens = Array.from(view.tokens);
-      for (const [i, , count] of cut) tokens[i] = count;
-      const columns = { messages: view.messages, roles: view.roles, flags: view.flags, units: view.units, tokens };
-      const again = planKept(strategy, columns, target, view.counter, limit);
-      if (again !== undefined && (again.newestExchangeExcess ?? 0) === 0) return { ...again, cut: cut.map(([i, after]) => [i, after] as const) };
+    const results = cutNewestResults(view, excess) ?? [];
+    const again = results.length === 0 ? undefined : planKept(strategy, withCounts(view, results), target, view.counter, limit);
+    if (again !== undefined && (again.newestExchangeExcess ?? 0) === 0) {
+      plan = again;
+      cut = results;
     }
   }
-  if (kept.indices.length === view.messages.length) return undefined;
-  return { ...kept, cut: [] };
+  // Still no room for the exchange, or for the newest tool unit before the agent's note (a call or
+  // a note of thousands of tokens, which no cut of a result makes room for): a summary a
+  // compaction wrote gives way, as any older turn would; what it stood for stays recallable.
+  const wanted = newestExchange(view, true);
+  const keeps = (p: KeptPlan) => (p.newestExchangeExcess ?? 0) === 0 && wanted.every((i) => p.indices.includes(i));
+  if (!keeps(plan) && view.messages.some((_, i) => view.isSummary(i))) {
+    const results = excess > 0 && cut.length === 0 ? (cutNewestResults(view, excess) ?? []) : cut;
+    const yielding = planKept(strategy, summariesUnpinned(view, withCounts(view, results)), target, view.counter, limit);
+    if (yielding !== undefined && keeps(yielding)) {
+      plan = yielding;
+      cut = results;
+    }
+  }
+  const yielded = lastUserYields(view, plan, cut, limit);
+  if (yielded !== undefined) ({ plan, cut } = yielded);
+  if (cut.length === 0 && plan.indices.length === view.messages.length) return undefined;
+  return { ...plan, cut: cut.map(([i, after]) => [i, after] as const) };
+}
+
+/** `columns` with the summaries a compaction wrote as plain messages: neither pinned nor system. */
+function summariesUnpinned<M extends MessageLike>(view: HistoryView<M>, columns: MessageColumns<M>): MessageColumns<M> {
+  const roles = Array.from(view.roles);
+  const flags = Array.from(view.flags);
+  for (let i = 0; i < roles.length; i++) {
+    if (!view.isSummary(i)) continue;
+    roles[i] = ROLE_CODES.assistant;
+    flags[i] = (flags[i] ?? 0) & ~FLAG_MARKED;
+  }
+  return { ...columns, roles, flags };
+}
+
+/** `view`'s columns with the counts of `cut` in place of its messages'. */
+function withCounts<M extends MessageLike>(view: HistoryView<M>, cut: ReadonlyArray<readonly [number, M, number]>): MessageColumns<M> {
+  const tokens = Array.from(view.tokens);
+  for (const [i, , count] of cut) tokens[i] = count;
+  return { messages: view.messages, roles: view.roles, flags: view.flags, units: view.units, tokens };
+}
+
+/**
+ * When even the pinned messages exceed the request's limit, the last user message, unless pinned
+ * through the API (the task, `_preserve`), yields: cut to what fits (its notice naming its recall
+ * id), or left out when no cut makes room. A request over the window fails at the provider; a
+ * correction an agent framework sent is not worth that.
+ */
+function lastUserYields<M extends MessageLike>(view: HistoryView<M>, plan: KeptPlan, cut: Array<readonly [number, M, number]>, limit: number): { plan: KeptPlan; cut: Array<readonly [number, M, number]> } | undefined {
+  if (plan.tokens === undefined || plan.tokens <= limit) return undefined;
+  const excess = plan.tokens - limit;
+  let user = view.roles.length - 1;
+  while (user >= 0 && view.roles[user] !== ROLE_CODES.user) user--;
+  const at = plan.indices.indexOf(user);
+  if (user < 0 || at < 0 || ((view.flags[user] ?? 0) & FLAG_MARKED) !== 0 || cut.some(([i]) => i === user)) return undefined;
+  const message = view.messages[user] as M;
+  const tokens = view.tokens[user] ?? 0;
+  if (typeof message.content === "string" && tokens - excess >= MIN_CUT_TOKENS) {
+    const notice = `[Message truncated...; recall(${JSON.stringify(messageId(message))})]`;
+    const after = { ...message, content: new ToolResultCompactor({ maxResultTokens: tokens - excess, truncationMessage: notice }).compactResult(message.content, view.counter) } as M;
+    const [count] = messageTokens(view.counter, [after]);
+    if (count !== undefined && tokens - count >= excess) return { plan: { ...plan, tokens: plan.tokens - (tokens - count) }, cut: [...cut, [user, after, count]] };
+  }
+  const indices = plan.indices.filter((i) => i !== user);
+  // The marker stays before the message it preceded (the next one, when that was the user's).
+  const markerIndex = plan.markerIndex < 0 || plan.markerIndex < at ? plan.markerIndex : plan.markerIndex === at && at === indices.length ? -1 : plan.markerIndex - (plan.markerIndex > at ? 1 : 0);
+  return { plan: { ...plan, indices, markerIndex, tokens: plan.tokens - tokens }, cut };
 }
 
 /**

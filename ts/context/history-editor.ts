@@ -141,6 +141,7 @@ export class HistoryEditor<M extends MessageLike> {
       get markerTokens() {
         return history.markerTokens;
       },
+      isSummary: (index) => index >= 0 && index < history.length && history.isSummary(history.messages[index] as M),
       conversationBudget: (requestTokens) => this.conversationBudget(requestTokens),
     };
   }

@@ -427,7 +427,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const replaced = cut.map(([i, after]) => ({ before: this.editor.history.messages[i] as M, after }));
     if (cut.length > 0) this.editor.replace(cut);
     const all = kept.indices.length === this.editor.history.length && kept.markerIndex < 0;
-    const { removed, message } = all ? { removed: [], message: `Context trimmed. Kept every turn; cut ${cut.length} tool results.` } : this.editor.trim(kept);
+    const { removed, message } = all ? { removed: [], message: `Context trimmed. Kept every turn; cut ${cut.length} of the newest to fit the window.` } : this.editor.trim(kept);
     const event: TrimEvent<M> = { removed, replaced, kept: this.editor.history.length, message, tokensBefore: before, tokensAfter: this.tokenUsage };
     this.warnings.rearm(this.usagePercentage);
     this.onTrim?.(event);

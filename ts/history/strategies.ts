@@ -64,6 +64,8 @@ export interface MessageColumns<M extends MessageLike = MessageLike> {
 export interface KeptPlan {
   indices: number[];
   markerIndex: number;
+  /** The kept messages' tokens, the marker's included (when the planner says). */
+  tokens?: number;
   /**
    * Tokens by which the pinned messages and the newest exchange exceed the request's limit, when
    * the exchange was dropped for that (0 otherwise): what cutting its results must free.
@@ -94,7 +96,7 @@ export function planKept<M extends MessageLike>(strategy: TruncationStrategy, hi
       target,
       chain.map((s) => ({ ...s.spec(history.messages, counter), requestLimit: limit })),
     );
-    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition, newestExchangeExcess: plan.newestExchangeExcess };
+    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition, tokens: plan.keptTokens, newestExchangeExcess: plan.newestExchangeExcess };
   }
   const plan = strategy.plan(history.messages, target, counter);
   return keepNewestExchange(history, { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 }, limit);
@@ -103,17 +105,30 @@ export function planKept<M extends MessageLike>(strategy: TruncationStrategy, hi
 /**
  * The last message of `history`, system messages aside, with the rest of its tool unit (the calls
  * the model just made and the results it is about to read): the exchange the model answers next.
- * Empty for a history of system messages only.
+ * With `withToolUnit`, also the newest tool unit when other messages came after it (the command
+ * run last and its output, before the agent's note or a framework's correction), which the core
+ * keeps too when it fits. Empty for a history of system messages only; ascending.
  */
-export function newestExchange(history: Pick<MessageColumns, "roles" | "units">): number[] {
+export function newestExchange(history: Pick<MessageColumns, "roles" | "units">, withToolUnit = false): number[] {
   const { roles, units } = history;
   let last = roles.length - 1;
   while (last >= 0 && roles[last] === ROLE_CODES.system) last--;
   if (last < 0) return [];
-  const unit = units[last] ?? -1;
-  if (unit < 0) return [last];
+  const out = new Set<number>(unitOf(history, last));
+  if (withToolUnit) {
+    let tool = last;
+    while (tool >= 0 && (roles[tool] === ROLE_CODES.system || ((units[tool] ?? -1) < 0 && roles[tool] !== ROLE_CODES.tool))) tool--;
+    if (tool >= 0) for (const i of unitOf(history, tool)) out.add(i);
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+/** The message at `index` with the rest of its tool unit. */
+function unitOf(history: Pick<MessageColumns, "units">, index: number): number[] {
+  const unit = history.units[index] ?? -1;
+  if (unit < 0) return [index];
   const out: number[] = [];
-  for (let i = 0; i < units.length; i++) if (units[i] === unit) out.push(i);
+  for (let i = 0; i < history.units.length; i++) if (history.units[i] === unit) out.push(i);
   return out;
 }
 
@@ -296,21 +311,33 @@ export class TokenBudgetStrategy extends CoreStrategy {
 /**
  * Keeps the first and last messages, drops the middle, and marks the gap "[N messages omitted]"
  * (a system message unless `markerRole` says otherwise: Anthropic's API, for one, takes system
- * text only outside the messages).
+ * text only outside the messages). `dropMiddle: "as-needed"` drops the middle oldest first only
+ * until the target (the first messages still kept, the gap still marked), not whole.
  */
 export class SmartTruncationStrategy extends CoreStrategy {
   readonly name = "smart";
   readonly preserveFirst: number;
   readonly preserveLast: number;
   readonly markerRole: InsertedRole;
-  constructor(options: TruncationOptions & { preserveFirst?: number; preserveLast?: number; markerRole?: InsertedRole } = {}) {
+  readonly dropMiddle: "all" | "as-needed";
+  constructor(options: TruncationOptions & { preserveFirst?: number; preserveLast?: number; markerRole?: InsertedRole; dropMiddle?: "all" | "as-needed" } = {}) {
     super(options);
     this.markerRole = checkRole(options.markerRole ?? "system", "options.markerRole");
     this.preserveFirst = requireCount(options.preserveFirst ?? 2, "options.preserveFirst");
     this.preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
+    const dropMiddle = options.dropMiddle ?? "all";
+    if (dropMiddle !== "all" && dropMiddle !== "as-needed") throw rangeError(`options.dropMiddle must be "all" or "as-needed", got ${describe(dropMiddle)}`);
+    this.dropMiddle = dropMiddle;
   }
   spec(messages: readonly MessageLike[], counter: TokenCounter): NativeStrategySpec {
-    return { kind: 2, preserveFirst: this.preserveFirst, preserveLast: this.preserveLast, markerTokens: markerTokens(messages, counter), ...commonSpec(this.options) };
+    return {
+      kind: 2,
+      preserveFirst: this.preserveFirst,
+      preserveLast: this.preserveLast,
+      markerTokens: markerTokens(messages, counter),
+      dropMiddleAsNeeded: this.dropMiddle === "as-needed",
+      ...commonSpec(this.options),
+    };
   }
 }
 

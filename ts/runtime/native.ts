@@ -84,6 +84,7 @@ export interface NativeStrategySpec {
   preserveFirst?: number;
   preserveLast?: number;
   markerTokens?: number;
+  dropMiddleAsNeeded?: boolean;
   preserveRoles?: number;
   preserveMarked?: boolean;
   dropToolResultsFirst?: boolean;

@@ -76,25 +76,41 @@ History build(std::span<const MessageMeta> messages, const TruncationOptions& op
   return h;
 }
 
-// Pins the newest exchange (the atom of the last non-system message) when the pinned messages and
-// it, with the marker a removal brings, fit `limit`; otherwise returns by how much they exceed it.
+// Pins the newest exchange when the pinned messages and it, with the marker a removal brings, fit
+// `limit`: first the atom of the last non-system message (the message or tool unit the model
+// answers next; when it does not fit, returns by how much), then the newest tool unit, when other
+// messages came after it (the agent's note, a framework's correction) and it fits too: the command
+// the model ran last and its output, which the messages between may give way to.
 std::uint64_t protect_newest_exchange(History& h, std::span<const MessageMeta> messages, std::uint64_t limit,
                                       std::uint32_t marker_tokens) {
   std::size_t last = messages.size();
   while (last > 0 && messages[last - 1].role == Role::System) --last;
   if (last == 0) return 0;
+  // What pinning `atom` needs, with the pinned ones.
+  auto need = [&](std::size_t atom) {
+    std::uint64_t total = h.atoms[atom].tokens;
+    bool others = false;  // something else may go, and a marker with it
+    for (std::size_t a = 0; a < h.atoms.size(); ++a) {
+      if (h.atoms[a].pinned) total += h.atoms[a].tokens;
+      else if (a != atom && !h.atoms[a].system) others = true;
+    }
+    return total + (others ? marker_tokens : 0);
+  };
   const std::uint32_t newest = h.atom_of[last - 1];
-  if (h.atoms[newest].pinned) return 0;
-  std::uint64_t pinned = 0;
-  bool others = false;  // something else may go, and a marker with it
-  for (std::size_t a = 0; a < h.atoms.size(); ++a) {
-    if (h.atoms[a].pinned) pinned += h.atoms[a].tokens;
-    else if (a != newest && !h.atoms[a].system) others = true;
+  if (!h.atoms[newest].pinned) {
+    const std::uint64_t needed = need(newest);
+    if (needed > limit) return needed - limit;
+    h.atoms[newest].pinned = true;
+    h.newest_pinned = true;
   }
-  const std::uint64_t need = pinned + h.atoms[newest].tokens + (others ? marker_tokens : 0);
-  if (need > limit) return need - limit;
-  h.atoms[newest].pinned = true;
-  h.newest_pinned = true;
+  for (std::size_t a = h.atoms.size(); a-- > 0;) {
+    if (h.atoms[a].system || !h.atoms[a].tool_bearing) continue;
+    if (!h.atoms[a].pinned && need(a) <= limit) {
+      h.atoms[a].pinned = true;
+      h.newest_pinned = true;
+    }
+    break;
+  }
   return 0;
 }
 
@@ -232,7 +248,9 @@ TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint6
       std::uint32_t non_system = 0;
       for (const Atom& atom : h.atoms) non_system += atom.non_system;
       std::vector<bool> head(h.atoms.size(), false);
-      if (non_system > spec.preserve_first + spec.preserve_last) {
+      // As needed: the opening turns are kept as ever, and the middle goes oldest first, only
+      // until the target (the fallback below), not whole.
+      if (non_system > spec.preserve_first + spec.preserve_last || spec.drop_middle_as_needed) {
         std::uint32_t count = 0;
         for (std::size_t a = 0; a < h.atoms.size() && count < spec.preserve_first; ++a) {
           if (h.atoms[a].system) continue;
@@ -246,10 +264,12 @@ TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint6
           tail[a] = true;
           count += h.atoms[a].non_system;
         }
-        for (std::size_t a = 0; a < h.atoms.size(); ++a) {
-          if (!head[a] && !tail[a] && !h.atoms[a].pinned) h.keep[a] = false;
+        if (!spec.drop_middle_as_needed && non_system > spec.preserve_first + spec.preserve_last) {
+          for (std::size_t a = 0; a < h.atoms.size(); ++a) {
+            if (!head[a] && !tail[a] && !h.atoms[a].pinned) h.keep[a] = false;
+          }
+          marker = true;
         }
-        marker = true;
       }
       // Still too large: the oldest of the kept conversation goes first, the opening turns last.
       std::vector<std::size_t> fallback;

@@ -95,6 +95,26 @@ TEST(Smart, SmallConversationsAreNotTruncatedAndGetNoMarker) {
   EXPECT_EQ(plan.marker_position, -1);
 }
 
+TEST(Smart, AsNeededDropsTheMiddleOldestFirstOnlyUntilTheTarget) {
+  auto s = spec(StrategyKind::Smart);
+  s.preserve_first = 2;
+  s.preserve_last = 5;
+  s.marker_tokens = 8;
+  s.drop_middle_as_needed = true;
+  // 1,000 tokens, a target of 500: the first two stay, the oldest of the rest go until it fits.
+  auto plan = plan_truncation(alternating(100, 10), 500, s);
+  EXPECT_TRUE(plan.fits);
+  EXPECT_EQ(plan.kept.size(), 49u);  // 2 + 47, and the marker: 2 * 10 + 47 * 10 + 8 = 498
+  EXPECT_EQ(plan.kept[0], 0u);
+  EXPECT_EQ(plan.kept[1], 1u);
+  EXPECT_EQ(plan.kept[2], 53u);
+  EXPECT_EQ(plan.marker_position, 2);
+  // Under the target nothing goes, whatever preserve_last says.
+  plan = plan_truncation(alternating(100, 10), 1'000'000, s);
+  EXPECT_EQ(plan.kept.size(), 100u);
+  EXPECT_EQ(plan.marker_position, -1);
+}
+
 TEST(Selective, PreservedRolesStayToolResultsGoFirst) {
   std::vector<MessageMeta> history = {
       m(Role::System, 10), m(Role::User, 10), m(Role::Assistant, 10, 7), m(Role::Tool, 100, 7),
@@ -190,6 +210,23 @@ TEST(NewestExchange, KeptWhenItFitsTheTargetWhereStrategiesUsedToDropItFirst) {
   auto window = spec(StrategyKind::SlidingWindow);
   window.window_size = 3;
   EXPECT_EQ(plan_truncation(parallel, 1000, window).kept.size(), 7u);
+}
+
+// mini-swe-agent answers a reply without a command with a correction (a user message): the
+// command run last and its output come before the agent's notes and the corrections, and stay
+// while they fit the request's limit, the notes between giving way first.
+TEST(NewestExchange, TheNewestToolUnitStaysWhenNotesAndCorrectionsFollowIt) {
+  std::vector<MessageMeta> history = {m(Role::User, 1000, -1, MessageMeta::kMarked), m(Role::Assistant, 30, 0), m(Role::Tool, 400, 0),
+                                      m(Role::Assistant, 30, 1), m(Role::Tool, 600, 1), m(Role::Assistant, 40), m(Role::User, 50),
+                                      m(Role::Assistant, 40), m(Role::User, 50)};
+  auto s = spec(StrategyKind::TokenBudget);
+  s.options.request_limit = 2000;
+  // Past the target with them: the task, the newest command and output, the last correction.
+  EXPECT_EQ(plan_truncation(history, 1200, s).kept, (std::vector<std::uint32_t>{0, 3, 4, 8}));
+  EXPECT_EQ(plan_truncation(history, 1800, s).kept, (std::vector<std::uint32_t>{0, 3, 4, 6, 7, 8}));  // the oldest note before it
+  // Without the room the oldest go first, as before.
+  s.options.request_limit = 1500;
+  EXPECT_EQ(plan_truncation(history, 1200, s).kept, (std::vector<std::uint32_t>{0, 5, 6, 7, 8}));
 }
 
 TEST(NewestExchange, ACompositeLeavesRoomForTheMarkerAndReportsTheLargestExcess) {

@@ -1,13 +1,15 @@
 // Agent-shaped sessions replayed request by request through a MessageContextManager, in every
-// mode: tool units of one or two calls, results from a line to 3,200 tokens, a pinned task of up
-// to 4,000 tokens, windows of 2,000 to 32,000. At every request (counted again here, independently
-// of the manager's running total):
+// mode: tool units of one or two calls, results from a line to 3,200 tokens, now and then a user
+// message, or an agent's note answered by its framework's correction, a pinned task of up to 4,000
+// tokens, windows of 2,000 to 32,000. At every request (counted again here, independently of the
+// manager's running total):
 //   - it fits the window;
 //   - the task is in it, as the caller's own message;
 //   - no tool unit is split: every call with all its results, every result with its call;
-//   - the newest exchange (the call just made and its results) is in it whenever dropping the
-//     oldest turns (system prompt, task and last user message pinned) keeps it; whole (the caller's
-//     own messages) in the modes without a summary, where nothing else is pinned.
+//   - the newest exchange (the call made last and its results, with what followed them) is in it
+//     whenever dropping the oldest turns (system prompt, task and last user message pinned) keeps
+//     it; whole (the caller's own messages) in the modes without a summary, where nothing else is
+//     pinned.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, extractiveSummarizer, type MessageLike } from "ctxwin";
@@ -16,7 +18,7 @@ const counter = new TiktokenCounter({ model: "gpt-4o" });
 const quiet = { warn: () => {} };
 
 type Msg = MessageLike & { role: string; content: unknown; tool_call_id?: string; tool_calls?: Array<{ id: string }> };
-type Step = { thought: number; results: number[]; failing: boolean; user: boolean };
+type Step = { thought: number; results: number[]; failing: boolean; user: boolean; correction: boolean };
 
 const LINE = "  41  src/importer/csv_reader.py: value = parse_row(rows[i], dialect)";
 const LINE_TOKENS = counter.count(`${LINE}\n`);
@@ -33,6 +35,9 @@ const step: fc.Arbitrary<Step> = fc.record({
   failing: fc.boolean(),
   // Now and then the user says something between steps.
   user: fc.integer({ min: 0, max: 6 }).map((k) => k === 0),
+  // Now and then the agent writes a note without a command, and its framework answers with a
+  // correction (a user message), as mini-swe-agent does: the newest result is then before them.
+  correction: fc.integer({ min: 0, max: 5 }).map((k) => k === 0),
 });
 
 const session = fc.record({
@@ -43,8 +48,8 @@ const session = fc.record({
   steps: fc.array(step, { minLength: 1, maxLength: 36 }),
 });
 
-/** The messages a step adds: the assistant's call(s), then one result per call. */
-function stepMessages(s: Step, n: number): { user?: Msg; call: Msg; results: Msg[] } {
+/** The messages a step adds: the assistant's call(s), then one result per call (then a note and a correction). */
+function stepMessages(s: Step, n: number): { user?: Msg; call: Msg; results: Msg[]; after: Msg[] } {
   const ids = s.results.map((_, k) => `call_${n}_${k}`);
   const call = {
     role: "assistant",
@@ -52,7 +57,10 @@ function stepMessages(s: Step, n: number): { user?: Msg; call: Msg; results: Msg
     tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `pytest -k case${n}` }) } })),
   } as Msg;
   const results = s.results.map((tokens, k) => ({ role: "tool", tool_call_id: ids[k], content: text(tokens, s.failing ? `FAILED tests/test_csv.py::test_case${n} - AssertionError` : `${n} passed`) }) as Msg);
-  return { ...(s.user ? { user: { role: "user", content: `Also check case ${n}.` } as Msg } : {}), call, results };
+  const after = s.correction
+    ? [{ role: "assistant", content: `The output of case ${n} looks fine; moving on.` } as Msg, { role: "user", content: "Please always provide EXACTLY ONE action in triple backticks." } as Msg]
+    : [];
+  return { ...(s.user ? { user: { role: "user", content: `Also check case ${n}.` } as Msg } : {}), call, results, after };
 }
 
 /**
@@ -97,14 +105,18 @@ describe("agent-shaped histories, request by request", () => {
           const calls = new Set(request.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)));
           const results = new Set(request.flatMap((m) => (m.role === "tool" && m.tool_call_id ? [m.tool_call_id] : [])));
           expect([...calls].sort(), `request ${n}: a split unit`).toEqual([...results].sort());
-          if (dropOldestKeeps(systemMessages, history, newest, limit)) {
+          // The newest call and its results, and what came after them (a note, a correction): dropping
+          // the oldest turns keeps them together or not at all. With messages after them the planner
+          // also keeps room for the omission marker.
+          const slack = history[history.length - 1] === newest[newest.length - 1] ? 0 : 40;
+          if (dropOldestKeeps(systemMessages, history, history.slice(history.indexOf(newest[0] as Msg)), limit - slack)) {
             for (const m of newest) {
               const id = m.role === "tool" ? m.tool_call_id : undefined;
               const found = id === undefined ? request.includes(m) : request.some((r) => r.tool_call_id === id);
               expect(found, `request ${n} lost the newest exchange (${mode}, window ${window})`).toBe(true);
             }
             // Without a summary nothing but the pinned messages competes with it (a marker aside).
-            if (mode !== TruncationMode.SUMMARIZE && dropOldestKeeps(systemMessages, history, newest, limit - 40)) {
+            if (mode !== TruncationMode.SUMMARIZE && dropOldestKeeps(systemMessages, history, history.slice(history.indexOf(newest[0] as Msg)), limit - 40)) {
               for (const m of newest) expect(request, `request ${n}: the newest exchange was cut (${mode})`).toContain(m);
             }
           }
@@ -115,7 +127,7 @@ describe("agent-shaped histories, request by request", () => {
             context.addMessage(added.user);
             history.push(added.user);
           }
-          for (const m of [added.call, ...added.results]) {
+          for (const m of [added.call, ...added.results, ...added.after]) {
             context.addMessage(m);
             history.push(m);
           }

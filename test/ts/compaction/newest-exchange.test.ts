@@ -160,6 +160,66 @@ describe("the newest exchange", () => {
     expect(read.ok && read.text).toBe(original.content);
   });
 
+  // A command of thousands of tokens (a file written through a heredoc) has no result to cut: the
+  // summary a compaction wrote gives way to it, as an older turn would.
+  it("takes the room of a summary when a call too large for any cut needs it", async () => {
+    const context = manager(TruncationMode.SUMMARIZE);
+    const messages = issueRequest();
+    context.load(messages);
+    await context.compactIfNeeded();
+    const summary = context.getMessages().find((m) => String(m.content).startsWith("Summary of the"));
+    expect(summary).toBeDefined();
+    const frame = counter.countMessages([]);
+    const summaryTokens = counter.countMessages([summary as Msg]) - frame;
+    const taskTokens = counter.countMessages([messages[0] as Msg]) - frame;
+    // Room for the task and the call, not for the summary besides.
+    const wanted = 5400 - frame - taskTokens - Math.floor(summaryTokens / 2) - 60;
+    const writing = (tokens: number) =>
+      ({ role: "assistant", content: "Writing the reader.", tool_calls: [{ id: "call_write", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `cat > csv/reader.py <<'EOF'\n${output(tokens, "reader")}\nEOF` }) } }] }) as Msg;
+    const measured = counter.countMessages([writing(wanted)]) - frame;
+    const write = writing(Math.floor((wanted * wanted) / measured) - 20);
+    const writeTokens = counter.countMessages([write]) - frame;
+    expect(taskTokens + writeTokens + 40).toBeLessThan(5400 - frame);
+    expect(taskTokens + summaryTokens + writeTokens).toBeGreaterThan(5400 - frame);
+    context.addMessage(write);
+    context.addMessage(result("call_write", "<returncode>0</returncode>"));
+    const request = context.getContextForRequest() as Msg[];
+    expect(request).toContain(write);
+    expect(ids(request)).toContain("call_write");
+    expect(request).toContain(messages[0]);
+    expect(counter.countMessages(request)).toBeLessThanOrEqual(5400);
+  });
+
+  // The trajectory bench's pytest-7490 at 8K: the system prompt and the task take 5,379 of the 5,400
+  // tokens, and mini-swe-agent's last correction (a user message of about 100 tokens) made every
+  // request after it overflow, although dropping the oldest turns makes a valid one.
+  it("gives way in the last user message when even the pinned messages exceed the window", async () => {
+    const words = (tokens: number) => {
+      let t = "";
+      for (let i = 0; counter.count(t) < tokens; i++) t += ` w${i % 97}`;
+      return t;
+    };
+    const context = new MessageContextManager<Msg>({ model: "gpt-4o", counter, limits: { maxTokens: 8000 }, logger: quiet });
+    context.setSystemPrompt(words(105));
+    const task = { role: "user", content: words(5262) } as Msg;
+    context.addMessage(task);
+    for (let i = 0; i < 3; i++) {
+      context.addMessage({ role: "assistant", content: words(60) } as Msg);
+      context.addMessage({ role: "user", content: `Please always provide EXACTLY ONE action in triple backticks.${words(96)}` } as Msg);
+    }
+    await context.compactIfNeeded();
+    const request = context.getContextForRequest() as Msg[];
+    expect(counter.countMessages(request)).toBeLessThanOrEqual(context.limits.effectiveLimit);
+    expect(request).toContain(task);
+    // A user message pinned through the API does not give way: the overflow error says so.
+    const pinned = new MessageContextManager<Msg>({ model: "gpt-4o", counter, limits: { maxTokens: 8000 }, logger: quiet });
+    pinned.setSystemPrompt(words(105));
+    pinned.addMessage(task);
+    pinned.addMessage({ role: "assistant", content: words(60) } as Msg);
+    pinned.addMessage({ role: "user", content: words(96), _preserve: true } as Msg);
+    expect(() => pinned.getContextForRequest()).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_CONTEXT_OVERFLOW" }));
+  });
+
   it("is kept by the strategies themselves while it fits their target", () => {
     // The agent's notes between steps: plain messages, which Selective drops only after tool results.
     const session = issueSession().flatMap((m) => (m.role === "tool" && m.tool_call_id !== "call_new" ? [m, { role: "assistant", content: `Checked ${m.tool_call_id}.` } as Msg] : [m]));

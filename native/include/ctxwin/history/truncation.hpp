@@ -12,7 +12,8 @@
 //   5. marked messages (kMarked) are kept like system messages;
 //   and the most recent user message is never dropped (the request the model must answer), nor the
 //   newest exchange (the message or tool unit last in the history: the calls the model just made
-//   and the results it is about to read) while the pinned messages and it fit the request's limit
+//   and the results it is about to read; then also the newest tool unit, when an agent's note or a
+//   framework's correction came after it) while the pinned messages and it fit the request's limit
 //   (`request_limit`, the target unless it is given). When they do not, the plan says by how much
 //   (`newest_exchange_excess`), so that its caller can cut the exchange's results rather than lose them.
 // A plan is a pure function of its input.
@@ -78,6 +79,7 @@ struct StrategySpec {
   std::uint32_t preserve_first = 2;        // Smart
   std::uint32_t preserve_last = 10;        // Smart
   std::uint32_t marker_tokens = 0;         // Smart: what the marker message costs
+  bool drop_middle_as_needed = false;      // Smart: the middle goes oldest first until the target, not whole
   std::uint8_t preserve_roles = 0;         // Selective: bit (1 << Role)
   bool preserve_marked = true;             // Selective (marked messages are kept by every strategy)
   bool drop_tool_results_first = true;     // Selective
