@@ -26,6 +26,11 @@ export interface LevelContext {
   readonly limit: number;
   /** The run is below its threshold and runs level 3 only because the messages to summarize are about to outgrow the summarizer's input. */
   readonly early: boolean;
+  /**
+   * No summary can follow in this run (no model, the circuit breaker open, or a run without level
+   * 3): what the levels before the trim leave above the target, the trim drops as whole turns.
+   */
+  readonly trimFollows: boolean;
   /** The session's open and resolved problems as a summary lists them ("" for none): every summary receives them. */
   readonly problems: string;
   /** Whether this level freed nothing last time for the same `candidates`: it is not run on them again. */

@@ -50,12 +50,12 @@ export function planTrim<M extends MessageLike>(view: HistoryView<M>, strategy: 
       cut = results;
     }
   }
-  // Still no room for the exchange, or for the newest tool unit before the agent's note (a call or
-  // a note of thousands of tokens, which no cut of a result makes room for): a summary a
-  // compaction wrote gives way, as any older turn would; what it stood for stays recallable.
-  const wanted = newestExchange(view, true);
+  // Still no room for the newest tool call and its results (a call or a note of thousands of
+  // tokens, which no cut of a result makes room for): a summary a compaction wrote gives way, as
+  // any older turn would; what it stood for stays recallable. In a chat without tools it stays.
+  const wanted = newestExchange(view, true).filter((i) => (view.units[i] ?? -1) >= 0 || view.roles[i] === ROLE_CODES.tool);
   const keeps = (p: KeptPlan) => (p.newestExchangeExcess ?? 0) === 0 && wanted.every((i) => p.indices.includes(i));
-  if (!keeps(plan) && view.messages.some((_, i) => view.isSummary(i))) {
+  if (wanted.length > 0 && !keeps(plan) && view.messages.some((_, i) => view.isSummary(i))) {
     const results = excess > 0 && cut.length === 0 ? (cutNewestResults(view, excess) ?? []) : cut;
     const yielding = planKept(strategy, summariesUnpinned(view, withCounts(view, results)), target, view.counter, limit);
     if (yielding !== undefined && keeps(yielding)) {

@@ -235,6 +235,7 @@ export class ProgressiveCompaction {
       breaker: this.breaker,
     };
     const over = () => triggered && view.tokenUsage > target;
+    const trimFollows = !(levels.includes(this.summarize) && this.summarize.canSummarize());
     // Every tool result is read for failures before any level clears, cuts or summarizes one.
     if (triggered || levels.some((level) => level.neededEarly?.(view) === true)) this.problems.observe(view.messages);
     for (const level of levels) {
@@ -249,6 +250,7 @@ export class ProgressiveCompaction {
         effectiveLimit,
         limit: options.target ?? effectiveLimit,
         early,
+        trimFollows,
         problems: this.problems.describe(),
         repeated: (candidates) => candidates.length > 0 && this.fruitless.get(level.name) === this.identities.key(candidates),
       };

@@ -221,7 +221,7 @@ export function strategyFor(mode: TruncationMode): TruncationStrategy {
     case TruncationMode.TOKEN_BUDGET:
       return new TokenBudgetStrategy();
     case TruncationMode.SMART:
-      return new SmartTruncationStrategy();
+      return new SmartTruncationStrategy({ dropMiddle: "as-needed" });
     case TruncationMode.SUMMARIZE:
       // Summaries of old turns come first, from compaction's level 3; what a request still cannot
       // carry is trimmed with the smart strategy, and the oldest go first when that is not enough.

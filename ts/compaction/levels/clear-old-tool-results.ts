@@ -9,9 +9,9 @@
 //   Error lines kept:
 //   Error: duplicate charge detected for ch_17_5
 //
-// At least `clearAtLeast` tokens go at once, or none (unless clearing less reaches the target): a
-// clearing breaks the prompt cache from the first cleared result on, and clearing little at a
-// time would break it every few requests. MessageContextManager passes the room a trim makes,
+// At least `clearAtLeast` tokens go at once, or none (unless clearing less reaches the target, or
+// only a trim follows, which drops whole turns): a clearing breaks the prompt cache from the first
+// cleared result on, and clearing little at a time would break it every few requests. MessageContextManager passes the room a trim makes,
 // (trimAt - trimTo) of the effective limit, so that clearings come no more often than trims;
 // without it, the gap between the run's threshold and its target. A result whose placeholder
 // would cost as much as it does is never cleared.
@@ -77,7 +77,10 @@ export class ClearOldToolResults implements CompactionLevel {
     const plan = takeOldestUntilTarget(view, context, replacements, atLeast);
     if (plan === undefined) return {};
     const sum = plan.taken.reduce((total, unit) => total + unit.freed, 0);
-    if (sum < atLeast && sum < view.tokenUsage - context.target) {
+    // Less than clearAtLeast and short of the target: a summary (which reads the results whole)
+    // breaks the cache next anyway. When only a trim follows, everything is cleared first, so that
+    // the trim drops as few turns as it can (it breaks the cache as early).
+    if (sum < atLeast && sum < view.tokenUsage - context.target && !context.trimFollows) {
       return { skipped: `clearing every old tool result frees ${sum} tokens, less than clearAtLeast (${atLeast}) and than needed` };
     }
     return plan;
