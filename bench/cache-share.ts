@@ -70,12 +70,15 @@ interface Outcome {
   summaries?: { count: number; tokens: number; history: number };
 }
 
-async function runCtxwin(turns: Turn[], mode: TruncationMode, counter: TiktokenCounter, trimTo: number): Promise<Outcome> {
+/** The manager's default trimAt and trimTo (what a manager made without them uses). */
+const DEFAULTS = new MessageContextManager({ model: "gpt-4o", limits: { maxTokens: WINDOW } });
+
+async function runCtxwin(turns: Turn[], mode: TruncationMode, counter: TiktokenCounter, trimTo: number | undefined): Promise<Outcome> {
   const cm = new MessageContextManager<Msg>({
     model: "gpt-4o",
     counter,
     mode,
-    trimTo,
+    ...(trimTo === undefined ? {} : { trimTo }),
     llm: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined,
     limits: new ContextLimits({ model: "gpt-4o", maxTokens: WINDOW, maxOutputTokens: 0, reservedTokens: 0 }),
     logger: { warn: () => {} },
@@ -138,7 +141,7 @@ export async function replayTrimMessages(turns: Turn[], counter: TiktokenCounter
   add({ role: "system", content: SYSTEM });
   const systemTokens = overhead + (tokensById.get("0") ?? 0);
   const tokenCounter = (ms: BaseMessage[]) => ms.reduce((sum, m) => sum + (tokensById.get(m.id as string) ?? 0), 0);
-  const target = Math.floor(WINDOW * 0.8) - overhead;
+  const target = Math.floor(WINDOW * DEFAULTS.trimAt) - overhead;
   let previous: string[] = [];
   const request = async () => {
     const trimmed = await trimMessages(history, { maxTokens: target, strategy: "last", tokenCounter, startOn: "human", includeSystem: true });
@@ -182,15 +185,15 @@ export async function benchCacheShare(): Promise<void> {
   const turns = session();
   const lc = await runTrimMessages(turns, counter);
   console.log(`\n### Cacheable share of prompt tokens: ${TURNS} tool-using turns (2 requests each), ${WINDOW.toLocaleString("en-US")}-token window\n`);
-  console.log("| mode | ctxwin (trimAt 0.8, trimTo 0.6) | trims / compactions | same strategy, trimTo = trimAt | @langchain/core trimMessages to the target every request | budget >= 85% |");
+  console.log(`| mode | ctxwin (trimAt ${DEFAULTS.trimAt}, trimTo ${DEFAULTS.trimTo}) | trims / compactions | same strategy, trimTo = trimAt | @langchain/core trimMessages to the target every request | budget >= 85% |`);
   console.log("|---|---|---|---|---|---|");
   const summaries: string[] = [];
   for (const mode of [TruncationMode.SLIDING_WINDOW, TruncationMode.TOKEN_BUDGET, TruncationMode.SMART, TruncationMode.SUMMARIZE]) {
-    const ours = await runCtxwin(turns, mode, counter, 0.6);
-    const naive = await runCtxwin(turns, mode, counter, 0.8);
+    const ours = await runCtxwin(turns, mode, counter, undefined);
+    const naive = await runCtxwin(turns, mode, counter, DEFAULTS.trimAt);
     if (ours.largest > WINDOW || ours.trims < 10) throw new Error(`cache-share bench: ${mode} sent ${ours.largest} tokens in one request and trimmed ${ours.trims} times`);
     if (mode === TruncationMode.SUMMARIZE) {
-      for (const [label, run] of [["trimTo 0.6", ours], ["trimTo = trimAt", naive]] as const) {
+      for (const [label, run] of [[`trimTo ${DEFAULTS.trimTo}`, ours], ["trimTo = trimAt", naive]] as const) {
         const { count = 0, tokens = 0, history = 0 } = run.summaries ?? {};
         summaries.push(`${count} (${tokens.toLocaleString("en-US")} of ${history.toLocaleString("en-US")} tokens) with ${label}`);
       }

@@ -44,12 +44,15 @@ StrategySpec spec_of(const Napi::Value& value, const std::string& where) {
   spec.preserve_first = u32_field(o, "preserveFirst", spec.preserve_first, where);
   spec.preserve_last = u32_field(o, "preserveLast", spec.preserve_last, where);
   spec.marker_tokens = u32_field(o, "markerTokens", 0, where);
+  spec.drop_middle_as_needed = bool_field(o, "dropMiddleAsNeeded", false);
   spec.preserve_roles = static_cast<std::uint8_t>(u32_field(o, "preserveRoles", 0, where) & 0xFF);
   spec.preserve_marked = bool_field(o, "preserveMarked", true);
   spec.drop_tool_results_first = bool_field(o, "dropToolResultsFirst", true);
   spec.options.preserve_system = bool_field(o, "preserveSystem", true);
   spec.options.start_on = bool_field(o, "startOnUser", false) ? StartOn::User : StartOn::Any;
   spec.options.keep_last_user = bool_field(o, "keepLastUser", true);
+  spec.options.keep_newest_exchange = bool_field(o, "keepNewestExchange", true);
+  if (!o.Get("requestLimit").IsUndefined()) spec.options.request_limit = u32_field(o, "requestLimit", 0, where);
   return spec;
 }
 
@@ -86,6 +89,7 @@ Napi::Value plan_truncation_js(const Napi::CallbackInfo& info) {
     out.Set("fits", Napi::Boolean::New(env, plan.fits));
     out.Set("markerPosition", Napi::Number::New(env, static_cast<double>(plan.marker_position)));
     out.Set("warning", Napi::String::New(env, plan.warning));
+    out.Set("newestExchangeExcess", Napi::Number::New(env, static_cast<double>(plan.newest_exchange_excess)));
     return out;
   });
 }

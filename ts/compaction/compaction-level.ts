@@ -4,6 +4,7 @@
 import { FLAG_MARKED } from "../messages/metadata-reader.js";
 import { ROLE_CODES } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
+import { newestExchange } from "../history/strategies.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import type { HistoryEdit, HistoryView } from "./history-edit.js";
 
@@ -18,8 +19,18 @@ export interface LevelContext {
   /** The share of the effective limit the run brings the history down to (the target's share, before the threshold caps it). */
   readonly targetShare: number;
   readonly effectiveLimit: number;
+  /**
+   * What the whole request may hold, in tokens: the effective limit, or a run's own target. A
+   * level aims at `target` but never takes the newest exchange while the request fits this with it.
+   */
+  readonly limit: number;
   /** The run is below its threshold and runs level 3 only because the messages to summarize are about to outgrow the summarizer's input. */
   readonly early: boolean;
+  /**
+   * No summary can follow in this run (no model, the circuit breaker open, or a run without level
+   * 3): what the levels before the trim leave above the target, the trim drops as whole turns.
+   */
+  readonly trimFollows: boolean;
   /** The session's open and resolved problems as a summary lists them ("" for none): every summary receives them. */
   readonly problems: string;
   /** Whether this level freed nothing last time for the same `candidates`: it is not run on them again. */
@@ -93,4 +104,13 @@ export function takeOldestUntilTarget<M extends MessageLike>(
 /** Whether the message at `index` of `view` is pinned or a system message: no level rewrites it. */
 export function isProtected<M extends MessageLike>(view: HistoryView<M>, index: number): boolean {
   return view.roles[index] === ROLE_CODES.system || ((view.flags[index] ?? 0) & FLAG_MARKED) !== 0;
+}
+
+/**
+ * The newest exchange's messages, with the newest tool unit (the results the
+ * model is about to read): levels 1 and 2 leave them whole, and only a trim that cannot fit the
+ * request otherwise cuts them (newest-exchange.ts).
+ */
+export function newestExchangeOf<M extends MessageLike>(view: HistoryView<M>): ReadonlySet<number> {
+  return new Set(newestExchange(view, true));
 }

@@ -16,6 +16,10 @@ export interface HistoryView<M extends MessageLike = MessageLike> extends Messag
   readonly conversationTokens: number;
   /** Tokens the request costs beyond the conversation: the system prompt and the request's frame. */
   readonly fixedTokens: number;
+  /** The omission marker's tokens (0 without one): counted in tokenUsage, not in the conversation. */
+  readonly markerTokens: number;
+  /** Whether the message at `index` is a summary a compaction wrote (pinned, and recallable by the ids its head names). */
+  isSummary(index: number): boolean;
   /** The conversation tokens, in local counts, that a request of `requestTokens` leaves (a trim's target). */
   conversationBudget(requestTokens: number): number;
 }
@@ -31,8 +35,12 @@ export type HistoryEdit<M> =
    * no longer applies.
    */
   | { kind: "summarize"; removed: readonly M[]; summary: SummaryMessage }
-  /** Keeps the messages at `kept`, in order, with the omission marker before kept[markerIndex] (-1: none). */
-  | { kind: "trim"; kept: readonly number[]; markerIndex: number; markerTokens?: number | undefined };
+  /**
+   * Keeps the messages at `kept`, in order, with the omission marker before kept[markerIndex] (-1:
+   * none) at up to `markerTokens`; first puts `cut` in place (the newest exchange's results cut so
+   * that the request fits with them: newest-exchange.ts).
+   */
+  | { kind: "trim"; kept: readonly number[]; markerIndex: number; markerTokens?: number | undefined; cut?: ReadonlyArray<readonly [index: number, after: M]> };
 
 /** What applying an edit did. */
 export interface AppliedEdit<M> {

@@ -65,8 +65,14 @@ export interface CompactionReport<M> {
   breaker: BreakerState;
 }
 
-/** What a run asks of the history's owner: apply an edit (resume with the AppliedEdit), or wait for a promise (resume with its value, or throw its error). */
-export type CompactionStep<M> = { kind: "apply"; edit: HistoryEdit<M>; level: CompactionLevel; taken?: readonly TakenUnit[] } | { kind: "wait"; promise: Promise<unknown> };
+/**
+ * What a run asks of the history's owner: apply an edit (resume with the AppliedEdit), or wait for
+ * a promise (resume with its value, or throw its error). A `pause` between levels only spreads the
+ * work over turns of the event loop: a run of levels that plan at once may go on without it.
+ */
+export type CompactionStep<M> =
+  | { kind: "apply"; edit: HistoryEdit<M>; level: CompactionLevel; taken?: readonly TakenUnit[] }
+  | { kind: "wait"; promise: Promise<unknown>; pause?: true };
 
 export type CompactionRun<M> = Generator<CompactionStep<M>, CompactionReport<M>, unknown>;
 
@@ -125,6 +131,8 @@ export class ProgressiveCompaction {
   readonly preserveLast: number;
   /** The levels, cheapest first. */
   readonly levels: readonly CompactionLevel[];
+  /** The levels that plan at once, without a model (all but level 3): a run of them needs no waiting. */
+  readonly immediateLevels: readonly CompactionLevel[];
   private readonly circuitBreaker: CircuitBreaker;
   private readonly summarize: Summarize;
   private identities = new Identities();
@@ -159,6 +167,7 @@ export class ProgressiveCompaction {
       this.summarize,
       new Truncate(options.strategy),
     ];
+    this.immediateLevels = this.levels.filter((level) => level !== this.summarize);
   }
 
   /**
@@ -226,6 +235,7 @@ export class ProgressiveCompaction {
       breaker: this.breaker,
     };
     const over = () => triggered && view.tokenUsage > target;
+    const trimFollows = !(levels.includes(this.summarize) && this.summarize.canSummarize());
     // Every tool result is read for failures before any level clears, cuts or summarizes one.
     if (triggered || levels.some((level) => level.neededEarly?.(view) === true)) this.problems.observe(view.messages);
     for (const level of levels) {
@@ -238,16 +248,45 @@ export class ProgressiveCompaction {
         threshold,
         targetShare,
         effectiveLimit,
+        limit: options.target ?? effectiveLimit,
         early,
+        trimFollows,
         problems: this.problems.describe(),
         repeated: (candidates) => candidates.length > 0 && this.fruitless.get(level.name) === this.identities.key(candidates),
       };
       report.levels.push(yield* this.runLevel(level, view, context, needed, report));
-      yield { kind: "wait", promise: Promise.resolve() };
+      yield { kind: "wait", promise: Promise.resolve(), pause: true };
     }
     report.tokensAfter = view.tokenUsage;
     report.breaker = this.breaker;
     return report;
+  }
+
+  /**
+   * run() over the levels that plan at once (immediateLevels), to its end without waiting: each
+   * edit goes to `apply` as it is planned, and what apply throws goes back into the run, as
+   * driveRun does. For a policy that must be done inside the call that set it off.
+   */
+  runNow<M extends MessageLike>(
+    view: HistoryView<M>,
+    options: { threshold: number; targetShare: number; effectiveLimit: number },
+    apply: (edit: HistoryEdit<M>, level: CompactionLevel) => AppliedEdit<M>,
+  ): CompactionReport<M> {
+    const run = this.run(view, options, this.immediateLevels);
+    let step = run.next();
+    while (!step.done) {
+      const request = step.value;
+      if (request.kind === "wait" && request.pause !== true) throw new Error("ctxwin: a level that waits for its model ran in runNow");
+      let input: AppliedEdit<M> | undefined;
+      try {
+        input = request.kind === "apply" ? apply(request.edit, request.level) : undefined;
+      } catch (error) {
+        step = run.throw(error);
+        continue;
+      }
+      step = run.next(input);
+    }
+    return step.value;
   }
 
   /** One level: planned if needed, its edit applied by the owner, its outcome in the report. */
@@ -268,11 +307,11 @@ export class ProgressiveCompaction {
         let candidates = plan.candidates;
         if (plan.edit !== undefined) {
           const edit = plan.edit;
-          if (edit.kind === "replace") {
-            for (const [i, after] of edit.replacements) {
-              report.replaced.push({ before: view.messages[i] as M, after });
-              this.problems.markObserved(after); // its original was read
-            }
+          // A trim's cut of the newest exchange's results is a replacement too.
+          const replacements = edit.kind === "replace" ? edit.replacements : edit.kind === "trim" ? (edit.cut ?? []) : [];
+          for (const [i, after] of replacements) {
+            report.replaced.push({ before: view.messages[i] as M, after });
+            this.problems.markObserved(after); // its original was read
           }
           const applied = (yield { kind: "apply", edit, level, ...(plan.taken === undefined ? {} : { taken: plan.taken }) }) as AppliedEdit<M>;
           entry.messagesChanged = applied.changed;
@@ -298,4 +337,24 @@ export class ProgressiveCompaction {
     entry.tokensAfter = view.tokenUsage;
     return entry;
   }
+}
+
+/**
+ * Drives `run` to its end as a history's owner does: each edit planned goes to `apply` (what it
+ * throws goes back into the run), each wait is awaited and the run resumed with its value.
+ */
+export async function driveRun<M>(run: CompactionRun<M>, apply: (edit: HistoryEdit<M>, level: CompactionLevel) => unknown): Promise<CompactionReport<M>> {
+  let step = run.next();
+  while (!step.done) {
+    const request = step.value;
+    let input: unknown;
+    try {
+      input = request.kind === "apply" ? apply(request.edit, request.level) : await request.promise;
+    } catch (error) {
+      step = run.throw(error);
+      continue;
+    }
+    step = run.next(input);
+  }
+  return step.value;
 }

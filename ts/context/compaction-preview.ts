@@ -6,16 +6,18 @@
 // dollars, where the catalog prices the model) before and after.
 //
 // The copy follows the manager's policy too: an edit after which the manager would trim (its
-// autoTruncate) is followed by the same trim here, so the plan is what compactIfNeeded does next
+// autoTruncate: during a compaction, only a request past the window) is followed by the same trim here, so the plan is what compactIfNeeded does next
 // when nothing is added in between. Level 3 is planned offline with the extractive summarizer
 // unless the manager's own summarizer is that one: a preview never pays for a model call.
 import { resolveModel } from "../catalog/model-registry.js";
 import type { CompactionLevelName } from "../compaction/compaction-level.js";
 import type { AppliedEdit, HistoryEdit } from "../compaction/history-edit.js";
-import type { CompactionLevelReport, ProgressiveCompaction } from "../compaction/progressive-compaction.js";
+import { driveRun, type CompactionLevelReport, type ProgressiveCompaction } from "../compaction/progressive-compaction.js";
 import { messageId } from "../compaction/tool-events.js";
 import type { ContextLimits } from "../history/context-limits.js";
-import { planKept, type TruncationStrategy } from "../history/strategies.js";
+import type { TruncationStrategy } from "../history/strategies.js";
+import { planTrim } from "../compaction/newest-exchange.js";
+import { messageTokens } from "../tokens/message-tokens.js";
 import type { MessageLike } from "../messages/types.js";
 import { ExtractiveSummarizer, extractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { SummaryModel } from "../models/summary-model.js";
@@ -84,8 +86,8 @@ export interface PreviewSource<M extends MessageLike> {
   llm: SummaryModel | undefined;
   trimAt: number;
   trimTo: number;
-  /** The manager trims after each change (autoTruncate), and how: in SUMMARIZE mode only past the window. */
-  policy: "none" | "window" | "trimAt";
+  /** The manager trims after each change (autoTruncate): during a compaction, only past the window. */
+  policy: "none" | "window";
 }
 
 export function checkPreviewOptions(options: unknown): PreviewOptions {
@@ -121,13 +123,23 @@ export async function previewCompaction<M extends MessageLike>(source: PreviewSo
     tokensAfter,
     freed: tokensBefore - tokensAfter,
   });
-  /** The manager's policy after an edit: the trim it would make. */
+  /** The manager's policy after an edit: while a compaction runs, it trims only a request past the window. */
   const policyTrim = () => {
-    if (source.policy === "none" || view.tokenUsage <= (source.policy === "window" || editor.exchanges.midExchange ? limit : limit * source.trimAt)) return;
-    const kept = planKept(source.strategy, view, view.conversationBudget(Math.floor(limit * source.trimTo)), source.counter);
-    if (kept === undefined || kept.indices.length === view.messages.length) return;
-    dropped(kept.indices, "trim");
-    editor.trim(kept);
+    if (source.policy === "none" || view.tokenUsage <= limit) return;
+    const trim = planTrim(view, source.strategy, Math.floor(limit * source.trimTo), limit);
+    if (trim === undefined) return;
+    applyCut(trim.cut, "trim");
+    dropped(trim.indices, "trim");
+    editor.trim(trim);
+  };
+  /** The newest exchange's results a trim cuts first: units, applied to the copy. */
+  const applyCut = (cut: ReadonlyArray<readonly [number, M]>, level: PreviewUnit["level"]) => {
+    const counts = messageTokens(source.counter, cut.map(([, after]) => after));
+    cut.forEach(([i, after], k) => {
+      units.push(unit(view.messages[i] as M, level, "cut", view.tokens[i] ?? 0, counts[k] ?? 0));
+      position.set(after as object, position.get(view.messages[i] as object) ?? -1);
+    });
+    editor.replace(cut);
   };
   const dropped = (kept: readonly number[], level: PreviewUnit["level"]) => {
     const keep = new Set(kept);
@@ -158,26 +170,16 @@ export async function previewCompaction<M extends MessageLike>(source: PreviewSo
       }
       return applied;
     }
+    const cut = edit.cut ?? [];
+    applyCut(cut, level);
     dropped(edit.kept, level);
-    const { removed } = editor.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex, markerTokens: edit.markerTokens });
-    return { changed: removed.length, removed };
+    const all = edit.kept.length === view.messages.length && edit.markerIndex < 0;
+    const { removed } = all ? { removed: [] } : editor.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex, markerTokens: edit.markerTokens });
+    return { changed: removed.length + cut.length, removed };
   };
   const tokensBefore = view.tokenUsage;
   const runOptions = target === undefined ? { threshold, targetShare: source.trimTo, effectiveLimit: limit } : { threshold: 1, targetShare: 1, effectiveLimit: limit, target };
-  const run = compaction.run(view, runOptions);
-  let step = run.next();
-  while (!step.done) {
-    const request = step.value;
-    let input: unknown;
-    try {
-      input = request.kind === "apply" ? apply(request.edit, request.level.name) : await request.promise;
-    } catch (error) {
-      step = run.throw(error);
-      continue;
-    }
-    step = run.next(input);
-  }
-  const report = step.value;
+  const report = await driveRun(compaction.run(view, runOptions), (edit, level) => apply(edit, level.name));
   const prices = resolveModel(source.model)?.prices;
   const perToken = prices === undefined ? undefined : prices.input / 1e6;
   return {

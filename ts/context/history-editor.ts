@@ -139,6 +139,10 @@ export class HistoryEditor<M extends MessageLike> {
       get fixedTokens() {
         return editor.promptTokens + editor.requestOverhead;
       },
+      get markerTokens() {
+        return history.markerTokens;
+      },
+      isSummary: (index) => index >= 0 && index < history.length && history.isSummary(history.messages[index] as M),
       conversationBudget: (requestTokens) => this.conversationBudget(requestTokens),
     };
   }

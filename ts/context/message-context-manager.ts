@@ -16,10 +16,11 @@
 import type { ContextCompactor } from "../compaction/context-compactor.js";
 import type { CompactionLevelName } from "../compaction/compaction-level.js";
 import type { AppliedEdit, HistoryEdit, HistoryView } from "../compaction/history-edit.js";
-import { ProgressiveCompaction, type CompactionReport, type CompactionRun } from "../compaction/progressive-compaction.js";
+import { driveRun, ProgressiveCompaction, type CompactionReport } from "../compaction/progressive-compaction.js";
 import { checkProblemRecord } from "../compaction/open-problems.js";
 import { ContextLimits } from "../history/context-limits.js";
-import { planKept, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
+import type { KeptPlan, TruncationStrategy } from "../history/strategies.js";
+import { planTrim } from "../compaction/newest-exchange.js";
 import { UsageAnchor } from "../history/usage-anchor.js";
 import { UsageCalibration, type ReportedUsage } from "../history/usage-calibration.js";
 import { MetadataReader } from "../messages/metadata-reader.js";
@@ -41,7 +42,7 @@ import { checkPolicyOptions } from "./policy-options.js";
 import { contextOverflowError } from "./context-overflow.js";
 import { HistoryEditor } from "./history-editor.js";
 import { previewCompaction, type CompactionPreview } from "./compaction-preview.js";
-import { strategyFor, TruncationMode, type ContextEvents, type ContextStats, type MessageContextManagerOptions, type SeparatedRequest, type TrimEvent } from "./options.js";
+import { limitStats, strategyFor, TruncationMode, type ContextEvents, type ContextStats, type MessageContextManagerOptions, type SeparatedRequest, type TrimEvent } from "./options.js";
 import { UsageWarnings } from "./usage-warnings.js";
 
 const ROLE_KEYS = ["system", "user", "assistant", "tool"] as const;
@@ -79,6 +80,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private readonly compaction: ProgressiveCompaction;
   /** The compaction running now, if any. */
   private compacting: Promise<CompactionReport<M>> | undefined;
+  /** The default mode's policy is running its levels (they change the history, and the policy must not start again). */
+  private clearing = false;
   /** What the compaction levels read: the history as it is, never a copy. */
   private readonly view: HistoryView<M>;
   private createdAt = Date.now();
@@ -273,32 +276,15 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
         if (changed || this.editor.replacements !== replacements) this.afterChange();
         return report;
       });
-    start(this.drive(this.compaction.run(this.view, { threshold, targetShare: this.trimTo, effectiveLimit: this.limits.effectiveLimit })));
+    start(driveRun(this.compaction.run(this.view, { threshold, targetShare: this.trimTo, effectiveLimit: this.limits.effectiveLimit }), (edit, level) => this.apply(edit, level.name)));
     return this.compacting;
   }
 
-  /** Runs a compaction: applies each edit it plans, and waits for what it waits for (its model). */
-  private async drive(run: CompactionRun<M>): Promise<CompactionReport<M>> {
-    let step = run.next();
-    while (!step.done) {
-      const request = step.value;
-      let input: unknown;
-      try {
-        input = request.kind === "apply" ? this.apply(request.edit, request.level.name) : await request.promise;
-      } catch (error) {
-        step = run.throw(error);
-        continue;
-      }
-      step = run.next(input);
-    }
-    return step.value;
-  }
-
-  /** Applies an edit a compaction planned, tells it (`compactionEdit`: what a Recall keeps the originals of, before the policy may trim the copies), then runs the policy once (a trim re-arms the warnings instead, as truncate() does). */
+  /** Applies an edit a compaction planned, tells it (`compactionEdit`: what a Recall keeps the originals of, before the policy may trim the copies), then runs the policy once (a trim re-arms the warnings instead, as truncate() does; its own `trimmed` event names what it took and cut). */
   private apply(edit: HistoryEdit<M>, level: CompactionLevelName): AppliedEdit<M> {
     if (edit.kind === "trim") {
-      const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex, markerTokens: edit.markerTokens });
-      return { changed: event.removed.length, removed: event.removed };
+      const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex, markerTokens: edit.markerTokens }, edit.cut ?? []);
+      return { changed: event.removed.length + event.replaced.length, removed: event.removed };
     }
     const replaced = edit.kind === "replace" ? edit.replacements.map(([i, after]) => ({ before: this.editor.history.messages[i] as M, after })) : [];
     const applied: AppliedEdit<M> = edit.kind === "replace" ? { changed: this.editor.replace(edit.replacements), removed: [] } : this.editor.summarize(edit.removed, edit.summary);
@@ -311,8 +297,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** The plan of a compaction (`{ target }` tokens, or compactIfNeeded's `{ threshold }`), nothing changed: context/compaction-preview.ts. */
   preview(options: { target?: number; threshold?: number } = {}): Promise<CompactionPreview> {
-    const policy = !this.autoTruncate ? "none" : this.mode === TruncationMode.SUMMARIZE && this.compaction.compactor !== undefined ? "window" : "trimAt";
-    return previewCompaction({ ...this, editor: this.editor, compaction: this.compaction, policy }, options);
+    return previewCompaction({ ...this, editor: this.editor, compaction: this.compaction, policy: this.autoTruncate ? "window" : "none" }, options);
   }
 
   setSystemPrompt(prompt: string): number {
@@ -405,22 +390,11 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   getStats(): ContextStats {
     const byRole = { system: this.editor.systemPrompt === undefined ? 0 : 1, user: 0, assistant: 0, tool: 0 };
-    for (const role of this.editor.history.roles) {
-      const key = ROLE_KEYS[role];
-      if (key) byRole[key]++;
-    }
-    const note = this.limits.responseReserveNote;
+    for (const role of this.editor.history.roles) if (ROLE_KEYS[role]) byRole[ROLE_KEYS[role]]++;
     return {
       model: this.model,
       mode: this.mode,
-      limits: {
-        window: this.limits.maxTokens,
-        responseReserve: this.limits.maxOutputTokens,
-        modelMaxOutput: this.limits.modelMaxOutput,
-        reservedTokens: this.limits.reservedTokens,
-        effectiveLimit: this.limits.effectiveLimit,
-        ...(note === undefined ? {} : { responseReserveNote: note }),
-      },
+      limits: limitStats(this.limits),
       messageCount: this.editor.history.length,
       byRole,
       tokenUsage: this.tokenUsage,
@@ -435,19 +409,22 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     };
   }
 
-  /** Trims now to `targetTokens` (default: trimTo of the effective limit). Returns what happened. */
+  /** Trims now to `targetTokens` (default: trimTo); the newest exchange stays while the request fits the window (or `targetTokens`): compaction/newest-exchange.ts. */
   truncate(targetTokens?: number): TrimEvent<M> | undefined {
-    const target = targetTokens === undefined ? Math.floor(this.limits.effectiveLimit * this.trimTo) : requireCount(targetTokens, "targetTokens");
-    const kept = planKept(this.strategy, this.editor.history, this.editor.conversationBudget(target), this.counter);
-    if (kept === undefined || kept.indices.length === this.editor.history.length) return undefined;
-    return this.trim(kept);
+    const limit = this.limits.effectiveLimit;
+    const target = targetTokens === undefined ? Math.floor(limit * this.trimTo) : requireCount(targetTokens, "targetTokens");
+    const trim = planTrim(this.view, this.strategy, target, targetTokens === undefined ? limit : target);
+    return trim === undefined ? undefined : this.trim(trim, trim.cut);
   }
 
-  /** Keeps what `kept` names, and tells the caller (the 'trimmed' event, onTrim). */
-  private trim(kept: KeptPlan): TrimEvent<M> {
+  /** Cuts what `cut` names, keeps what `kept` names, and tells the caller (the 'trimmed' event, onTrim). */
+  private trim(kept: KeptPlan, cut: ReadonlyArray<readonly [number, M]> = []): TrimEvent<M> {
     const before = this.tokenUsage;
-    const { removed, message } = this.editor.trim(kept);
-    const event: TrimEvent<M> = { removed, kept: this.editor.history.length, message, tokensBefore: before, tokensAfter: this.tokenUsage };
+    const replaced = cut.map(([i, after]) => ({ before: this.editor.history.messages[i] as M, after }));
+    if (cut.length > 0) this.editor.replace(cut);
+    const all = kept.indices.length === this.editor.history.length && kept.markerIndex < 0;
+    const { removed, message } = all ? { removed: [], message: `Context trimmed. Kept every turn; cut ${cut.length} of the newest to fit the window.` } : this.editor.trim(kept);
+    const event: TrimEvent<M> = { removed, replaced, kept: this.editor.history.length, message, tokensBefore: before, tokensAfter: this.tokenUsage };
     this.warnings.rearm(this.usagePercentage);
     this.onTrim?.(event);
     this.emit("trimmed", event);
@@ -471,17 +448,43 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private afterChange(): void {
     const usage = this.usagePercentage;
     for (const warning of this.warnings.crossed(usage)) this.emit("warning", warning);
-    if (!this.autoTruncate) return;
+    if (!this.autoTruncate || this.clearing) return;
     const limit = this.limits.effectiveLimit;
-    if (this.mode === TruncationMode.SUMMARIZE && this.compaction.compactor !== undefined) {
+    if (this.mode === TruncationMode.SUMMARIZE && this.compaction.compactor !== undefined && this.compacting === undefined) {
       // Summaries need the model, which addMessage never waits for: compaction starts in the
       // background (compactIfNeeded() joins it) and trims only what a request could not carry.
-      if (this.compacting === undefined && (this.tokenUsage > this.editor.cache.trimLine(limit, this.trimAt, this.trimTo) || this.compaction.summarizerFull(this.view))) {
+      if (this.tokenUsage > this.editor.cache.trimLine(limit, this.trimAt, this.trimTo) || this.compaction.summarizerFull(this.view)) {
         this.startCompaction(this.trimAt).catch((error: unknown) => (this.logger ?? consoleLogger).warn(`ctxwin: compaction failed: ${String(error)}`));
       }
+    }
+    // A compaction running brings usage down to its target itself, cheapest level first: until it
+    // has, only a request past the window is trimmed.
+    if (this.compacting !== undefined || this.mode === TruncationMode.SUMMARIZE) {
       if (this.tokenUsage > limit) this.truncate();
       return;
     }
-    if (this.tokenUsage > (this.editor.exchanges.midExchange ? limit : this.editor.cache.trimLine(limit, this.trimAt, this.trimTo))) this.truncate();
+    if (this.tokenUsage <= (this.editor.exchanges.midExchange ? limit : this.editor.cache.trimLine(limit, this.trimAt, this.trimTo))) return;
+    if (this.mode === TruncationMode.SMART) this.clearThenTrim();
+    else this.truncate();
+  }
+
+  /**
+   * The default mode's trim, at once as a plain trim is: the levels without a model first, down to
+   * trimTo (old results cleared to placeholders that keep their error lines and recall call), and
+   * only then whole turns dropped with the strategy. Reported as a compaction ('compacted').
+   */
+  private clearThenTrim(): void {
+    const limit = this.limits.effectiveLimit;
+    this.clearing = true;
+    const report = (() => {
+      try {
+        return this.compaction.runNow(this.view, { threshold: this.trimTo, targetShare: this.trimTo, effectiveLimit: limit }, (edit, level) => this.apply(edit, level.name));
+      } finally {
+        this.clearing = false;
+      }
+    })();
+    this.emit("compacted", report);
+    // Levels that freed nothing more (a history of pinned messages) leave it past the window: trim.
+    if (this.tokenUsage > limit) this.truncate();
   }
 }

@@ -34,6 +34,8 @@ export type TruncationMode = (typeof TruncationMode)[keyof typeof TruncationMode
 
 export interface TrimEvent<M> {
   removed: M[];
+  /** The newest exchange's results the trim cut so that the request fits with them (before, after): empty unless it had to. */
+  replaced: Array<{ before: M; after: M }>;
   kept: number;
   /** "Context trimmed. Kept first 2 and last 10 turns." with the real numbers. */
   message: string;
@@ -155,6 +157,19 @@ export interface LimitStats {
   responseReserveNote?: string;
 }
 
+/** What getStats() says of `limits`. */
+export function limitStats(limits: ContextLimits): LimitStats {
+  const note = limits.responseReserveNote;
+  return {
+    window: limits.maxTokens,
+    responseReserve: limits.maxOutputTokens,
+    modelMaxOutput: limits.modelMaxOutput,
+    reservedTokens: limits.reservedTokens,
+    effectiveLimit: limits.effectiveLimit,
+    ...(note === undefined ? {} : { responseReserveNote: note }),
+  };
+}
+
 export interface ContextStats {
   model: string;
   mode: TruncationMode;
@@ -219,7 +234,7 @@ export function strategyFor(mode: TruncationMode): TruncationStrategy {
     case TruncationMode.TOKEN_BUDGET:
       return new TokenBudgetStrategy();
     case TruncationMode.SMART:
-      return new SmartTruncationStrategy();
+      return new SmartTruncationStrategy({ dropMiddle: "as-needed" });
     case TruncationMode.SUMMARIZE:
       // Summaries of old turns come first, from compaction's level 3; what a request still cannot
       // carry is trimmed with the smart strategy, and the oldest go first when that is not enough.

@@ -17,6 +17,12 @@ export interface TruncationOptions {
   startOn?: "user" | "any";
   /** Never drop the most recent user message (default true): it is the request being answered. */
   keepLastUser?: boolean;
+  /**
+   * Never drop the newest exchange (the last message, system messages aside, with its tool unit:
+   * the calls the model just made and the results it is about to read) while it fits the target
+   * with the pinned messages (default true).
+   */
+  keepNewestExchange?: boolean;
   /** A tool result without its call: report it (`"error"`, default) or drop it (`"drop"`). */
   orphanToolResults?: "error" | "drop";
   /** Messages pinned through the API: kept like system messages. */
@@ -60,18 +66,31 @@ export interface KeptPlan {
   markerIndex: number;
   /** The tokens the marker may take within the target: what was reserved for it and what the kept messages leave below the target. */
   markerTokens?: number | undefined;
+  /** The kept messages' tokens, the marker's included (when the planner says). */
+  tokens?: number;
+  /**
+   * Tokens by which the pinned messages and the newest exchange exceed the request's limit, when
+   * the exchange was dropped for that (0 otherwise): what cutting its results must free.
+   */
+  newestExchangeExcess?: number;
 }
+
+/** The core takes a request limit of up to 2^32 - 1 tokens. */
+const MAX_LIMIT = 0xffffffff;
 
 /**
  * The messages `strategy` keeps of `history` within `target` conversation tokens (undefined for an
  * empty history). Built-in strategies plan in one call into the core over the metadata already
  * there, without a walk over the messages; a custom one plans over the messages. The omission
  * marker is priced as a managed history writes it, naming the ids of what it stands for
- * (namedMarkerTokens of the target).
+ * (namedMarkerTokens of the target). `requestLimit`: the conversation tokens the whole request may
+ * hold, when more than the target (a trim aims at its target but keeps the newest exchange while
+ * the request fits with it).
  */
-export function planKept<M extends MessageLike>(strategy: TruncationStrategy, history: MessageColumns<M>, target: number, counter: TokenCounter): KeptPlan | undefined {
+export function planKept<M extends MessageLike>(strategy: TruncationStrategy, history: MessageColumns<M>, target: number, counter: TokenCounter, requestLimit = target): KeptPlan | undefined {
   if (history.messages.length === 0) return undefined;
   const chain = coreChain(strategy);
+  const limit = Math.min(MAX_LIMIT, Math.max(target, requestLimit));
   if (chain) {
     const named = namedMarkerTokens(target);
     let reserved = 0;
@@ -82,7 +101,7 @@ export function planKept<M extends MessageLike>(strategy: TruncationStrategy, hi
       new Int32Array(history.units),
       target,
       chain.map((s) => {
-        const spec = s.spec(history.messages, counter);
+        const spec = { ...s.spec(history.messages, counter), requestLimit: limit };
         if (spec.kind !== 2) return spec;
         reserved = Math.max(reserved, spec.markerTokens ?? 0, named);
         return { ...spec, markerTokens: reserved };
@@ -90,10 +109,60 @@ export function planKept<M extends MessageLike>(strategy: TruncationStrategy, hi
     );
     // The core counted the marker at `reserved` in keptTokens: what the target leaves it, within its share.
     const markerTokens = plan.markerPosition >= 0 ? Math.max(reserved, Math.min(namedMarkerRoom(target), target - plan.keptTokens + reserved)) : undefined;
-    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition, markerTokens };
+    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition, markerTokens, tokens: plan.keptTokens, newestExchangeExcess: plan.newestExchangeExcess };
   }
   const plan = strategy.plan(history.messages, target, counter);
-  return { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 };
+  return keepNewestExchange(history, { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 }, limit);
+}
+
+/**
+ * The last message of `history`, system messages aside, with the rest of its tool unit (the calls
+ * the model just made and the results it is about to read): the exchange the model answers next.
+ * With `withToolUnit`, also the newest tool unit when other messages came after it (the command
+ * run last and its output, before the agent's note or a framework's correction), which the core
+ * keeps too when it fits. Empty for a history of system messages only; ascending.
+ */
+export function newestExchange(history: Pick<MessageColumns, "roles" | "units">, withToolUnit = false): number[] {
+  const { roles, units } = history;
+  let last = roles.length - 1;
+  while (last >= 0 && roles[last] === ROLE_CODES.system) last--;
+  if (last < 0) return [];
+  const out = new Set<number>(unitOf(history, last));
+  if (withToolUnit) {
+    let tool = last;
+    while (tool >= 0 && (roles[tool] === ROLE_CODES.system || ((units[tool] ?? -1) < 0 && roles[tool] !== ROLE_CODES.tool))) tool--;
+    if (tool >= 0) for (const i of unitOf(history, tool)) out.add(i);
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+/** The message at `index` with the rest of its tool unit. */
+function unitOf(history: Pick<MessageColumns, "units">, index: number): number[] {
+  const unit = history.units[index] ?? -1;
+  if (unit < 0) return [index];
+  const out: number[] = [];
+  for (let i = 0; i < history.units.length; i++) if (history.units[i] === unit) out.push(i);
+  return out;
+}
+
+/**
+ * A custom strategy's plan with the newest exchange put back when the request still fits with it
+ * (the core's strategies keep it themselves, dropping older messages first); otherwise by how
+ * much it does not.
+ */
+function keepNewestExchange(history: MessageColumns, plan: KeptPlan, limit: number): KeptPlan {
+  const newest = newestExchange(history);
+  const kept = new Set(plan.indices);
+  const missing = newest.filter((i) => !kept.has(i));
+  if (missing.length === 0) return plan;
+  let tokens = 0;
+  for (const i of plan.indices) tokens += history.tokens[i] ?? 0;
+  for (const i of missing) tokens += history.tokens[i] ?? 0;
+  if (tokens > limit) return { ...plan, newestExchangeExcess: tokens - limit };
+  const indices = [...plan.indices, ...missing].sort((a, b) => a - b);
+  // The marker stays before the message it preceded.
+  const before = plan.markerIndex >= 0 ? plan.indices[plan.markerIndex] : undefined;
+  return { indices, markerIndex: before === undefined ? -1 : indices.indexOf(before) };
 }
 
 /** The marker role of the first smart strategy in a chain ("system" when there is none). */
@@ -133,7 +202,12 @@ function commonSpec(options: TruncationOptions): Omit<NativeStrategySpec, "kind"
   if (options.startOn !== undefined && options.startOn !== "user" && options.startOn !== "any") {
     throw rangeError(`options.startOn must be "user" or "any", got ${describe(options.startOn)}`);
   }
-  return { preserveSystem: options.preserveSystem ?? true, startOnUser: options.startOn === "user", keepLastUser: options.keepLastUser ?? true };
+  return {
+    preserveSystem: options.preserveSystem ?? true,
+    startOnUser: options.startOn === "user",
+    keepLastUser: options.keepLastUser ?? true,
+    keepNewestExchange: options.keepNewestExchange ?? true,
+  };
 }
 
 /** Strategies whose plan the core computes; a composite of them plans in one call. */
@@ -250,21 +324,33 @@ export class TokenBudgetStrategy extends CoreStrategy {
 /**
  * Keeps the first and last messages, drops the middle, and marks the gap "[N messages omitted]"
  * (a system message unless `markerRole` says otherwise: Anthropic's API, for one, takes system
- * text only outside the messages).
+ * text only outside the messages). `dropMiddle: "as-needed"` drops the middle oldest first only
+ * until the target (the first messages still kept, the gap still marked), not whole.
  */
 export class SmartTruncationStrategy extends CoreStrategy {
   readonly name = "smart";
   readonly preserveFirst: number;
   readonly preserveLast: number;
   readonly markerRole: InsertedRole;
-  constructor(options: TruncationOptions & { preserveFirst?: number; preserveLast?: number; markerRole?: InsertedRole } = {}) {
+  readonly dropMiddle: "all" | "as-needed";
+  constructor(options: TruncationOptions & { preserveFirst?: number; preserveLast?: number; markerRole?: InsertedRole; dropMiddle?: "all" | "as-needed" } = {}) {
     super(options);
     this.markerRole = checkRole(options.markerRole ?? "system", "options.markerRole");
     this.preserveFirst = requireCount(options.preserveFirst ?? 2, "options.preserveFirst");
     this.preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
+    const dropMiddle = options.dropMiddle ?? "all";
+    if (dropMiddle !== "all" && dropMiddle !== "as-needed") throw rangeError(`options.dropMiddle must be "all" or "as-needed", got ${describe(dropMiddle)}`);
+    this.dropMiddle = dropMiddle;
   }
   spec(messages: readonly MessageLike[], counter: TokenCounter): NativeStrategySpec {
-    return { kind: 2, preserveFirst: this.preserveFirst, preserveLast: this.preserveLast, markerTokens: markerTokens(messages, counter), ...commonSpec(this.options) };
+    return {
+      kind: 2,
+      preserveFirst: this.preserveFirst,
+      preserveLast: this.preserveLast,
+      markerTokens: markerTokens(messages, counter),
+      dropMiddleAsNeeded: this.dropMiddle === "as-needed",
+      ...commonSpec(this.options),
+    };
   }
 }
 

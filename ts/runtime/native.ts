@@ -84,12 +84,16 @@ export interface NativeStrategySpec {
   preserveFirst?: number;
   preserveLast?: number;
   markerTokens?: number;
+  dropMiddleAsNeeded?: boolean;
   preserveRoles?: number;
   preserveMarked?: boolean;
   dropToolResultsFirst?: boolean;
   preserveSystem?: boolean;
   startOnUser?: boolean;
   keepLastUser?: boolean;
+  keepNewestExchange?: boolean;
+  /** What the whole request may hold, when more than the target (the newest exchange is kept within it). */
+  requestLimit?: number;
 }
 
 export interface NativeTruncationPlan {
@@ -99,6 +103,8 @@ export interface NativeTruncationPlan {
   fits: boolean;
   markerPosition: number;
   warning: string;
+  /** Tokens by which the pinned messages and the newest exchange exceed the request's limit, when it was not kept for that (0 otherwise). */
+  newestExchangeExcess: number;
 }
 
 export interface NativeCounterConstructor {

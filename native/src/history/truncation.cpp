@@ -26,6 +26,7 @@ struct History {
   std::vector<Atom> atoms;  // in order of their first message
   std::vector<std::uint32_t> atom_of;  // per message
   std::vector<bool> keep;   // per atom
+  bool newest_pinned = false;  // the newest exchange was pinned for the request's limit
 };
 
 History build(std::span<const MessageMeta> messages, const TruncationOptions& options, std::uint8_t pinned_roles) {
@@ -75,6 +76,44 @@ History build(std::span<const MessageMeta> messages, const TruncationOptions& op
   return h;
 }
 
+// Pins the newest exchange when the pinned messages and it, with the marker a removal brings, fit
+// `limit`: first the atom of the last non-system message (the message or tool unit the model
+// answers next; when it does not fit, returns by how much), then the newest tool unit, when other
+// messages came after it (the agent's note, a framework's correction) and it fits too: the command
+// the model ran last and its output, which the messages between may give way to.
+std::uint64_t protect_newest_exchange(History& h, std::span<const MessageMeta> messages, std::uint64_t limit,
+                                      std::uint32_t marker_tokens) {
+  std::size_t last = messages.size();
+  while (last > 0 && messages[last - 1].role == Role::System) --last;
+  if (last == 0) return 0;
+  // What pinning `atom` needs, with the pinned ones.
+  auto need = [&](std::size_t atom) {
+    std::uint64_t total = h.atoms[atom].tokens;
+    bool others = false;  // something else may go, and a marker with it
+    for (std::size_t a = 0; a < h.atoms.size(); ++a) {
+      if (h.atoms[a].pinned) total += h.atoms[a].tokens;
+      else if (a != atom && !h.atoms[a].system) others = true;
+    }
+    return total + (others ? marker_tokens : 0);
+  };
+  const std::uint32_t newest = h.atom_of[last - 1];
+  if (!h.atoms[newest].pinned) {
+    const std::uint64_t needed = need(newest);
+    if (needed > limit) return needed - limit;
+    h.atoms[newest].pinned = true;
+    h.newest_pinned = true;
+  }
+  for (std::size_t a = h.atoms.size(); a-- > 0;) {
+    if (h.atoms[a].system || !h.atoms[a].tool_bearing) continue;
+    if (!h.atoms[a].pinned && need(a) <= limit) {
+      h.atoms[a].pinned = true;
+      h.newest_pinned = true;
+    }
+    break;
+  }
+  return 0;
+}
+
 std::uint64_t kept_tokens(const History& h) {
   std::uint64_t total = 0;
   for (std::size_t a = 0; a < h.atoms.size(); ++a) {
@@ -100,7 +139,17 @@ std::vector<std::size_t> oldest_first(const History& h) {
   return order;
 }
 
-TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::uint64_t target,
+// Where the marker goes: before the first kept message after the first removed one (-1: none).
+std::int64_t marker_place(const History& h) {
+  bool seen_removed = false;
+  for (std::size_t a = 0; a < h.atoms.size(); ++a) {
+    if (!h.keep[a] && !h.atoms[a].system) seen_removed = true;
+    if (h.keep[a] && seen_removed && !h.atoms[a].system) return h.atoms[a].first_message;
+  }
+  return -1;
+}
+
+TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::uint64_t target, std::uint64_t limit,
                       const TruncationOptions& options, std::uint32_t marker_tokens, bool marker_wanted) {
   TruncationPlan plan;
   // startOn 'user': leading unpinned non-user atoms go.
@@ -116,17 +165,9 @@ TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::ui
     }
   }
   std::uint64_t total = kept_tokens(h);
-  // Where the marker goes: before the first kept message after the first removed one.
   std::int64_t marker_before = -1;
   if (marker_wanted) {
-    bool seen_removed = false;
-    for (std::size_t a = 0; a < h.atoms.size(); ++a) {
-      if (!h.keep[a] && !h.atoms[a].system) seen_removed = true;
-      if (h.keep[a] && seen_removed && !h.atoms[a].system) {
-        marker_before = h.atoms[a].first_message;
-        break;
-      }
-    }
+    marker_before = marker_place(h);
     if (marker_before >= 0) total += marker_tokens;
     // A marker that itself breaks the target is left out: fitting matters more than saying so.
     if (marker_before >= 0 && total > target && total - marker_tokens <= target) {
@@ -142,8 +183,15 @@ TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::ui
       for (std::size_t a = 0; a < h.atoms.size(); ++a) h.keep[a] = h.atoms[a].pinned;
       total = pinned;
       marker_before = -1;
-      plan.warning = "the pinned messages (system, marked and the last user message) need " + std::to_string(pinned) +
-                     " tokens, more than the target of " + std::to_string(target) + "; only they are kept";
+      // Past the target only for the newest exchange, the request still has room for the marker
+      // (its protection counted it): the model is told that messages were left out.
+      if (marker_wanted && h.newest_pinned && pinned + marker_tokens <= limit) {
+        marker_before = marker_place(h);
+        if (marker_before >= 0) total += marker_tokens;
+      }
+      plan.warning = std::string(h.newest_pinned ? "the pinned messages (system, marked and the last user message) and the newest exchange need "
+                                                 : "the pinned messages (system, marked and the last user message) need ") +
+                     std::to_string(pinned) + " tokens, more than the target of " + std::to_string(target) + "; only they are kept";
     }
   }
   plan.kept.reserve(messages.size());
@@ -168,6 +216,11 @@ std::uint8_t pinned_roles_of(const StrategySpec& spec) {
 
 TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint64_t target, const StrategySpec& spec) {
   History h = build(messages, spec.options, pinned_roles_of(spec));
+  std::uint64_t excess = 0;
+  const std::uint64_t limit = std::max(target, spec.options.request_limit.value_or(target));
+  if (spec.options.keep_newest_exchange) {
+    excess = protect_newest_exchange(h, messages, limit, spec.kind == StrategyKind::Smart ? spec.marker_tokens : 0);
+  }
   const auto order = oldest_first(h);
   bool marker = false;
   switch (spec.kind) {
@@ -195,7 +248,9 @@ TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint6
       std::uint32_t non_system = 0;
       for (const Atom& atom : h.atoms) non_system += atom.non_system;
       std::vector<bool> head(h.atoms.size(), false);
-      if (non_system > spec.preserve_first + spec.preserve_last) {
+      // As needed: the opening turns are kept as ever, and the middle goes oldest first, only
+      // until the target (the fallback below), not whole.
+      if (non_system > spec.preserve_first + spec.preserve_last || spec.drop_middle_as_needed) {
         std::uint32_t count = 0;
         for (std::size_t a = 0; a < h.atoms.size() && count < spec.preserve_first; ++a) {
           if (h.atoms[a].system) continue;
@@ -209,10 +264,12 @@ TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint6
           tail[a] = true;
           count += h.atoms[a].non_system;
         }
-        for (std::size_t a = 0; a < h.atoms.size(); ++a) {
-          if (!head[a] && !tail[a] && !h.atoms[a].pinned) h.keep[a] = false;
+        if (!spec.drop_middle_as_needed && non_system > spec.preserve_first + spec.preserve_last) {
+          for (std::size_t a = 0; a < h.atoms.size(); ++a) {
+            if (!head[a] && !tail[a] && !h.atoms[a].pinned) h.keep[a] = false;
+          }
+          marker = true;
         }
-        marker = true;
       }
       // Still too large: the oldest of the kept conversation goes first, the opening turns last.
       std::vector<std::size_t> fallback;
@@ -236,8 +293,10 @@ TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint6
       break;
     }
   }
-  return finish(h, messages, target, spec.options, spec.kind == StrategyKind::Smart ? spec.marker_tokens : 0,
-                spec.kind == StrategyKind::Smart && marker);
+  TruncationPlan plan = finish(h, messages, target, limit, spec.options, spec.kind == StrategyKind::Smart ? spec.marker_tokens : 0,
+                               spec.kind == StrategyKind::Smart && marker);
+  plan.newest_exchange_excess = excess;
+  return plan;
 }
 
 TruncationPlan plan_composite(std::span<const MessageMeta> messages, std::uint64_t target,
@@ -255,7 +314,11 @@ TruncationPlan plan_composite(std::span<const MessageMeta> messages, std::uint64
     std::vector<MessageMeta> subset;
     subset.reserve(current.size());
     for (std::uint32_t i : current) subset.push_back(messages[i]);
-    TruncationPlan step = plan_truncation(subset, target > marker_cost ? target - marker_cost : 0, spec);
+    // The marker an earlier strategy placed comes out of the request's limit as out of the target.
+    StrategySpec room = spec;
+    if (room.options.request_limit) room.options.request_limit = *room.options.request_limit > marker_cost ? *room.options.request_limit - marker_cost : 0;
+    TruncationPlan step = plan_truncation(subset, target > marker_cost ? target - marker_cost : 0, room);
+    result.newest_exchange_excess = std::max(result.newest_exchange_excess, step.newest_exchange_excess);
     std::vector<std::uint32_t> next;
     next.reserve(step.kept.size());
     for (std::uint32_t k : step.kept) next.push_back(current[k]);

@@ -95,6 +95,26 @@ TEST(Smart, SmallConversationsAreNotTruncatedAndGetNoMarker) {
   EXPECT_EQ(plan.marker_position, -1);
 }
 
+TEST(Smart, AsNeededDropsTheMiddleOldestFirstOnlyUntilTheTarget) {
+  auto s = spec(StrategyKind::Smart);
+  s.preserve_first = 2;
+  s.preserve_last = 5;
+  s.marker_tokens = 8;
+  s.drop_middle_as_needed = true;
+  // 1,000 tokens, a target of 500: the first two stay, the oldest of the rest go until it fits.
+  auto plan = plan_truncation(alternating(100, 10), 500, s);
+  EXPECT_TRUE(plan.fits);
+  EXPECT_EQ(plan.kept.size(), 49u);  // 2 + 47, and the marker: 2 * 10 + 47 * 10 + 8 = 498
+  EXPECT_EQ(plan.kept[0], 0u);
+  EXPECT_EQ(plan.kept[1], 1u);
+  EXPECT_EQ(plan.kept[2], 53u);
+  EXPECT_EQ(plan.marker_position, 2);
+  // Under the target nothing goes, whatever preserve_last says.
+  plan = plan_truncation(alternating(100, 10), 1'000'000, s);
+  EXPECT_EQ(plan.kept.size(), 100u);
+  EXPECT_EQ(plan.marker_position, -1);
+}
+
 TEST(Selective, PreservedRolesStayToolResultsGoFirst) {
   std::vector<MessageMeta> history = {
       m(Role::System, 10), m(Role::User, 10), m(Role::Assistant, 10, 7), m(Role::Tool, 100, 7),
@@ -122,6 +142,104 @@ TEST(Composite, StopsAsSoonAsItFitsAndMapsIndicesBack) {
   EXPECT_TRUE(plan.fits);
   EXPECT_LE(plan.kept_tokens, 200u);
   EXPECT_GE(plan.marker_position, 0);
+}
+
+// The issue's session: a pinned task and summary (2,266 tokens), nine older messages, and the
+// exchange the model is about to read (a call and its 1,400-token result). A trim to 3,240 cannot
+// keep the exchange; within the window (5,400) it must, whatever it drops before it.
+std::vector<MessageMeta> issue_session() {
+  std::vector<MessageMeta> history = {m(Role::User, 1500, -1, MessageMeta::kMarked), m(Role::System, 766, -1, MessageMeta::kMarked)};
+  for (std::int32_t unit = 0; unit < 3; ++unit) {
+    history.push_back(m(Role::Assistant, 40, unit));
+    history.push_back(m(Role::Tool, 200, unit));
+    history.push_back(m(Role::Assistant, 30));
+  }
+  history.push_back(m(Role::Assistant, 50, 3));
+  history.push_back(m(Role::Tool, 1400, 3));
+  return history;
+}
+
+TEST(NewestExchange, KeptWithinTheRequestLimitWhenTheTargetCannotHoldIt) {
+  const auto history = issue_session();
+  for (StrategyKind kind : {StrategyKind::TokenBudget, StrategyKind::Smart, StrategyKind::SlidingWindow, StrategyKind::Selective}) {
+    auto s = spec(kind);
+    s.marker_tokens = kind == StrategyKind::Smart ? 8 : 0;
+    s.preserve_roles = 1u << static_cast<unsigned>(Role::User);
+    s.options.request_limit = 5400;
+    const auto plan = plan_truncation(history, 3240, s);
+    EXPECT_EQ(plan.kept, (std::vector<std::uint32_t>{0, 1, 11, 12})) << "strategy " << static_cast<int>(kind);
+    EXPECT_FALSE(plan.fits);
+    EXPECT_EQ(plan.newest_exchange_excess, 0u);
+    EXPECT_NE(plan.warning.find("and the newest exchange need 3716 tokens"), std::string::npos) << plan.warning;
+    // The request has room for the marker: the model is told that messages were left out.
+    if (kind == StrategyKind::Smart) {
+      EXPECT_EQ(plan.marker_position, 2);
+      EXPECT_EQ(plan.kept_tokens, 3724u);
+    }
+  }
+}
+
+TEST(NewestExchange, DroppedWhenEvenTheLimitCannotHoldItAndTheExcessSaysByHowMuch) {
+  const auto history = issue_session();
+  auto s = spec(StrategyKind::TokenBudget);
+  s.options.request_limit = 3500;
+  auto plan = plan_truncation(history, 3240, s);
+  EXPECT_EQ(plan.kept, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(plan.newest_exchange_excess, 3716u - 3500u);
+  // Cut by that much, the exchange is kept.
+  auto cut = history;
+  cut.back().tokens -= static_cast<std::uint32_t>(plan.newest_exchange_excess);
+  plan = plan_truncation(cut, 3240, s);
+  EXPECT_EQ(plan.kept, (std::vector<std::uint32_t>{0, 1, 11, 12}));
+  EXPECT_EQ(plan.newest_exchange_excess, 0u);
+  EXPECT_EQ(plan.kept_tokens, 3500u);
+}
+
+TEST(NewestExchange, KeptWhenItFitsTheTargetWhereStrategiesUsedToDropItFirst) {
+  // Selective drops tool units first: the newest one went before any plain message.
+  std::vector<MessageMeta> history = {m(Role::User, 10), m(Role::Assistant, 10, 0), m(Role::Tool, 100, 0), m(Role::Assistant, 60),
+                                      m(Role::Assistant, 10, 1), m(Role::Tool, 100, 1)};
+  auto selective = spec(StrategyKind::Selective);
+  auto plan = plan_truncation(history, 130, selective);
+  EXPECT_EQ(plan.kept, (std::vector<std::uint32_t>{0, 4, 5}));
+  selective.options.keep_newest_exchange = false;
+  EXPECT_EQ(plan_truncation(history, 130, selective).kept, (std::vector<std::uint32_t>{0, 3}));
+  // A sliding window smaller than the newest unit kept none of it.
+  std::vector<MessageMeta> parallel = {m(Role::User, 10), m(Role::Assistant, 10, 0)};
+  for (int r = 0; r < 5; ++r) parallel.push_back(m(Role::Tool, 10, 0));
+  auto window = spec(StrategyKind::SlidingWindow);
+  window.window_size = 3;
+  EXPECT_EQ(plan_truncation(parallel, 1000, window).kept.size(), 7u);
+}
+
+// mini-swe-agent answers a reply without a command with a correction (a user message): the
+// command run last and its output come before the agent's notes and the corrections, and stay
+// while they fit the request's limit, the notes between giving way first.
+TEST(NewestExchange, TheNewestToolUnitStaysWhenNotesAndCorrectionsFollowIt) {
+  std::vector<MessageMeta> history = {m(Role::User, 1000, -1, MessageMeta::kMarked), m(Role::Assistant, 30, 0), m(Role::Tool, 400, 0),
+                                      m(Role::Assistant, 30, 1), m(Role::Tool, 600, 1), m(Role::Assistant, 40), m(Role::User, 50),
+                                      m(Role::Assistant, 40), m(Role::User, 50)};
+  auto s = spec(StrategyKind::TokenBudget);
+  s.options.request_limit = 2000;
+  // Past the target with them: the task, the newest command and output, the last correction.
+  EXPECT_EQ(plan_truncation(history, 1200, s).kept, (std::vector<std::uint32_t>{0, 3, 4, 8}));
+  EXPECT_EQ(plan_truncation(history, 1800, s).kept, (std::vector<std::uint32_t>{0, 3, 4, 6, 7, 8}));  // the oldest note before it
+  // Without the room the oldest go first, as before.
+  s.options.request_limit = 1500;
+  EXPECT_EQ(plan_truncation(history, 1200, s).kept, (std::vector<std::uint32_t>{0, 5, 6, 7, 8}));
+}
+
+TEST(NewestExchange, ACompositeLeavesRoomForTheMarkerAndReportsTheLargestExcess) {
+  auto history = issue_session();
+  std::vector<StrategySpec> chain = {spec(StrategyKind::Smart), spec(StrategyKind::TokenBudget)};
+  chain[0].marker_tokens = 8;
+  for (auto& s : chain) s.options.request_limit = 5400;
+  auto plan = plan_composite(history, 3240, chain);
+  EXPECT_EQ(plan.kept, (std::vector<std::uint32_t>{0, 1, 11, 12}));
+  EXPECT_LE(plan.kept_tokens, 5400u);
+  for (auto& s : chain) s.options.request_limit = 3600;
+  plan = plan_composite(history, 3240, chain);
+  EXPECT_EQ(plan.newest_exchange_excess, 3716u + 8u - 3600u);
 }
 
 // The invariants over random histories with tool units, system and marked messages.
@@ -163,6 +281,31 @@ TEST(Invariants, HoldForEveryStrategyOnRandomHistories) {
       const bool pin = history[i].role == Role::System || (history[i].flags & MessageMeta::kMarked) || static_cast<std::int64_t>(i) == last_user;
       if (pin) pinned += history[i].tokens;
     }
+    // What the planner keeps whole for the newest exchange's sake: every message of a unit with a
+    // pinned member (for Selective, with a member of a preserved role: users here).
+    auto pinned_tokens = [&](bool users) {
+      std::set<std::int32_t> units;
+      std::vector<bool> pin(history.size());
+      for (std::size_t i = 0; i < history.size(); ++i) {
+        pin[i] = history[i].role == Role::System || (history[i].flags & MessageMeta::kMarked) || static_cast<std::int64_t>(i) == last_user ||
+                 (users && history[i].role == Role::User);
+        if (pin[i] && history[i].unit >= 0) units.insert(history[i].unit);
+      }
+      std::uint64_t total = 0;
+      for (std::size_t i = 0; i < history.size(); ++i) if (pin[i] || units.count(history[i].unit)) total += history[i].tokens;
+      return total;
+    };
+    // The newest exchange: the last non-system message with its unit, when nothing of it is pinned.
+    std::int64_t newest = static_cast<std::int64_t>(history.size()) - 1;
+    while (newest >= 0 && history[static_cast<std::size_t>(newest)].role == Role::System) --newest;
+    std::uint64_t newest_tokens = 0;
+    for (std::size_t i = 0; newest >= 0 && i < history.size(); ++i) {
+      const auto& last = history[static_cast<std::size_t>(newest)];
+      const bool in = static_cast<std::int64_t>(i) == newest || (last.unit >= 0 && history[i].unit == last.unit);
+      const bool pin = history[i].role == Role::System || (history[i].flags & MessageMeta::kMarked) || static_cast<std::int64_t>(i) == last_user;
+      if (in && pin) newest = -1;  // pinned already: the check above covers it
+      else if (in) newest_tokens += history[i].tokens;
+    }
     for (const auto& plan : plans) {
       std::set<std::uint32_t> kept(plan.kept.begin(), plan.kept.end());
       ASSERT_TRUE(std::is_sorted(plan.kept.begin(), plan.kept.end()));               // order
@@ -177,6 +320,16 @@ TEST(Invariants, HoldForEveryStrategyOnRandomHistories) {
           if (h.unit >= 0 && history[j].unit == h.unit) {
             ASSERT_EQ(kept.count(static_cast<std::uint32_t>(i)), kept.count(static_cast<std::uint32_t>(j)));
           }
+        }
+      }
+      // The newest exchange stays whenever it fits the target with the pinned messages (and the
+      // marker a smart trim adds); the composite's later strategies leave room for an earlier marker.
+      if (&plan != &plans.back() && newest >= 0) {
+        const std::uint64_t marker = &plan == &plans[2] ? specs[2].marker_tokens : 0;
+        const std::uint64_t held = pinned_tokens(&plan == &plans[3]);
+        if (held + newest_tokens + marker <= target) {
+          ASSERT_TRUE(kept.count(static_cast<std::uint32_t>(newest))) << "round " << round << ": newest exchange dropped by plan " << (&plan - plans.data())
+                                                                  << " (target " << target << ", pinned " << held << ", newest " << newest_tokens << ")";
         }
       }
       if (pinned <= target && plan.warning.empty()) {

@@ -102,6 +102,8 @@ describe("the observed cases", () => {
         model: "gpt-4o",
         counter,
         limits: new ContextLimits({ model: "gpt-4o", maxTokens: 400, maxOutputTokens: 0, reservedTokens: 0 }),
+        // Drop-oldest: unpinned, the task is the first to go (SMART keeps its first messages longest).
+        mode: TruncationMode.TOKEN_BUDGET,
         logger: quiet,
         ...(pinFirstUserMessage === undefined ? {} : { pinFirstUserMessage }),
       });

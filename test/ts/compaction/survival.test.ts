@@ -9,6 +9,7 @@ import {
   MessageContextManager,
   TiktokenCounter,
   TruncationMode,
+  extractiveSummarizer,
   type BreakerEvent,
   type MessageLike,
   type TokenCounter,
@@ -171,14 +172,22 @@ describe("level 2 clears at least clearAtLeast tokens at once", () => {
     expect(cleared.indexOf(false)).toBe(cleared.filter(Boolean).length);
   });
 
-  it("clears nothing when all it could clear is less than clearAtLeast and would not reach the target", async () => {
-    const cm = make({ clearAtLeast: 50_000, keepToolResults: 10 }); // 2 old results: about 2,200 tokens
+  it("clears nothing when all it could clear is less than clearAtLeast and would not reach the target, before a summary", async () => {
+    const cm = make({ clearAtLeast: 50_000, keepToolResults: 10, mode: TruncationMode.SUMMARIZE, llm: extractiveSummarizer() }); // 2 old results: about 2,200 tokens
     cm.load(toolHistory(12, 140));
     const report = await cm.compactIfNeeded({ threshold: 0.3 });
     const level2 = report.levels.find((l) => l.level === 2)!;
     expect(level2).toMatchObject({ applied: false, messagesChanged: 0 });
     expect(level2.skipped).toMatch(/less than clearAtLeast \(50000\)/);
-    expect(report.levels.find((l) => l.level === 4)?.applied).toBe(true); // the trim did the work
+    expect(report.levels.find((l) => l.level === 3)?.applied).toBe(true); // the summary did the work, from the results whole
+  });
+
+  it("clears all it can when only a trim follows, so that the trim drops fewer turns", async () => {
+    const cm = make({ clearAtLeast: 50_000, keepToolResults: 10 });
+    cm.load(toolHistory(12, 140));
+    const report = await cm.compactIfNeeded({ threshold: 0.3 });
+    expect(report.levels.find((l) => l.level === 2)).toMatchObject({ applied: true, messagesChanged: 2 });
+    expect(report.levels.find((l) => l.level === 4)?.applied).toBe(true);
   });
 });
 

@@ -144,11 +144,20 @@ describe.each(["ai-sdk", "anthropic", "responses"] as const)("reasoning in %s co
         const messages = build(shape, conversation);
         const removed = new Set<Item>();
         const cm = new MessageContextManager<Item>({ model: "gpt-4o", counter, mode, logger: { warn: () => {} }, limits: new ContextLimits({ model: "gpt-4o", maxTokens: 400, maxOutputTokens: 0, reservedTokens: 0 }) });
-        cm.on("trimmed", (t) => t.removed.forEach((m) => removed.add(m)));
+        // The default mode clears old reasoning and results (copies) before it trims, and a trim
+        // that cannot fit the newest exchange whole cuts its results: each copy stands for the
+        // caller's message it was made from.
+        const origin = new Map<Item, Item>();
+        const copied = (replaced: Array<{ before: Item; after: Item }>) => replaced.forEach(({ before, after }) => origin.set(after, origin.get(before) ?? before));
+        cm.on("trimmed", (t) => {
+          t.removed.forEach((m) => removed.add(m));
+          copied(t.replaced);
+        });
+        cm.on("compacted", (report) => copied(report.replaced));
         for (const m of messages) cm.addMessage(m);
         // What the manager holds is what survived every trim: check it against the whole conversation
         // (a result whose call a trim past the window removed is left out when it comes).
-        checkKept(messages, cm.getMessages());
+        checkKept(messages, cm.getMessages().map((m) => origin.get(m) ?? m));
         expect(cm.getMessages().length + removed.size).toBeLessThanOrEqual(messages.length);
       }),
       { numRuns: 40 },

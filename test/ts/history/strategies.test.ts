@@ -91,6 +91,20 @@ describe("SmartTruncationStrategy", () => {
     const messages = conversation(5, 10);
     expect(new SmartTruncationStrategy({ preserveFirst: 2, preserveLast: 5 }).truncate(messages, BIG, fixed)).toEqual(messages);
   });
+
+  it("drops the middle only as far as the target needs with dropMiddle: \"as-needed\"", () => {
+    const messages = conversation(50, 10);
+    const smart = new SmartTruncationStrategy({ preserveFirst: 2, preserveLast: 5, dropMiddle: "as-needed" });
+    expect(smart.truncate(messages, BIG, fixed)).toEqual(messages);
+    const plan = smart.plan(messages, 300, fixed);
+    expect(plan.fits).toBe(true);
+    expect(plan.kept.slice(0, 2)).toEqual(messages.slice(0, 2));
+    // The newest that fit after the first two, the gap marked: far more than the last 5.
+    expect(plan.kept.length).toBeGreaterThan(7);
+    expect(plan.kept.slice(2)).toEqual(messages.slice(-(plan.kept.length - 2)));
+    expect(plan.marker?.message.content).toBe(`[${50 - plan.kept.length} messages omitted]`);
+    expect(() => new SmartTruncationStrategy({ dropMiddle: "some" as never })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+  });
 });
 
 describe("SelectiveTruncationStrategy", () => {
@@ -221,6 +235,7 @@ const strategies: Array<[string, () => TruncationStrategy]> = [
   ["sliding window", () => new SlidingWindowStrategy({ windowSize: 6 })],
   ["token budget", () => new TokenBudgetStrategy()],
   ["smart", () => new SmartTruncationStrategy({ preserveFirst: 2, preserveLast: 4 })],
+  ["smart, the middle as needed", () => new SmartTruncationStrategy({ preserveFirst: 2, preserveLast: 4, dropMiddle: "as-needed" })],
   ["selective", () => new SelectiveTruncationStrategy({ preserveRoles: ["system"] })],
   ["token budget, startOn user", () => new TokenBudgetStrategy({ startOn: "user" })],
   ["composite", () => new CompositeStrategy([new SmartTruncationStrategy({ preserveFirst: 1, preserveLast: 3 }), new SlidingWindowStrategy({ windowSize: 4 }), new TokenBudgetStrategy()])],

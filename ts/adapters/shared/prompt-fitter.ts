@@ -275,9 +275,10 @@ export class PromptFitter {
 
   /**
    * Pins, on copies, what no level may take from a prompt: the task (the most recent user message
-   * ctxwin did not write) and the step's own tool exchange (the tool unit of the last message: the
-   * calls the model just made and the results it is about to read; without them the model repeats
-   * the calls, or answers without their results). Returns each copy with the message it stands for.
+   * ctxwin did not write). The step's own tool exchange (the calls the model just made and the
+   * results it is about to read) the manager keeps itself while the prompt fits with it, and cuts
+   * its results, naming their recall call, when it does not (compaction/newest-exchange.ts).
+   * Returns each copy with the message it stands for.
    */
   private pin<M extends MessageLike>(working: Array<M | SummaryMessage>): Map<object, object> {
     const reader = new MetadataReader({ orphanToolResults: "drop" });
@@ -290,8 +291,6 @@ export class PromptFitter {
         break;
       }
     }
-    const lastUnit = facts[facts.length - 1]?.unit ?? -1;
-    if (lastUnit >= 0) facts.forEach((f, i) => f.unit === lastUnit && pinned.add(i));
     const pins = new Map<object, object>();
     for (const i of pinned) {
       const original = working[i] as M;

@@ -12,6 +12,7 @@
 // prompt budget) trims first, before the request is sent, and says so.
 import { readFile, writeFile } from "node:fs/promises";
 import { MessageContextManager } from "../../context/message-context-manager.js";
+import { SmartTruncationStrategy } from "../../history/strategies.js";
 import type { SessionStore } from "../../session/store.js";
 import { extractiveSummarizer } from "../../models/extractive-summarizer.js";
 import { encodingForModel } from "../../tokens/tokenizer-choice.js";
@@ -55,6 +56,9 @@ function managerOptions(model: string, window: number | undefined): MessageConte
     limits: limitsFor(model, window),
     // The chat decides when to trim (see the top of this file); the manager warns and counts.
     autoTruncate: false,
+    // The chat's trim keeps the first 2 and the last 10 turns and drops the turns between, as its
+    // specification says (the default mode's strategy drops only as many as its target needs).
+    strategy: new SmartTruncationStrategy(),
     llm: extractiveSummarizer(),
   };
 }

@@ -9,9 +9,9 @@
 //   Error lines kept:
 //   Error: duplicate charge detected for ch_17_5
 //
-// At least `clearAtLeast` tokens go at once, or none (unless clearing less reaches the target): a
-// clearing breaks the prompt cache from the first cleared result on, and clearing little at a
-// time would break it every few requests. MessageContextManager passes the room a trim makes,
+// At least `clearAtLeast` tokens go at once, or none (unless clearing less reaches the target, or
+// only a trim follows, which drops whole turns): a clearing breaks the prompt cache from the first
+// cleared result on, and clearing little at a time would break it every few requests. MessageContextManager passes the room a trim makes,
 // (trimAt - trimTo) of the effective limit, so that clearings come no more often than trims;
 // without it, the gap between the run's threshold and its target. A result whose placeholder
 // would cost as much as it does is never cleared.
@@ -20,7 +20,7 @@ import { ROLE_CODES } from "../../messages/roles.js";
 import { mapToolResults } from "../../messages/tool-results.js";
 import type { MessageLike } from "../../messages/types.js";
 import { native } from "../../runtime/native.js";
-import { isProtected, takeOldestUntilTarget, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
+import { isProtected, newestExchangeOf, takeOldestUntilTarget, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
 import type { HistoryView } from "../history-edit.js";
 import { messageId } from "../tool-events.js";
 
@@ -47,9 +47,10 @@ export class ClearOldToolResults implements CompactionLevel {
     const resultUnits = units.filter((u, i) => u >= 0 && roles[i] === ROLE_CODES.tool);
     const recent = new Set([...new Set(resultUnits)].slice(-this.keepUnits));
     const old: number[] = [];
+    const newest = newestExchangeOf(view);
     messages.forEach((m, i) => {
       const unit = units[i] ?? -1;
-      if (roles[i] === ROLE_CODES.tool && unit >= 0 && !recent.has(unit) && !isProtected(view, i) && !isCleared(m)) old.push(i);
+      if (roles[i] === ROLE_CODES.tool && unit >= 0 && !recent.has(unit) && !isProtected(view, i) && !newest.has(i) && !isCleared(m)) old.push(i);
     });
     if (old.length === 0) return {};
     // Every result's text and call id, then every placeholder in one core call.
@@ -76,7 +77,10 @@ export class ClearOldToolResults implements CompactionLevel {
     const plan = takeOldestUntilTarget(view, context, replacements, atLeast);
     if (plan === undefined) return {};
     const sum = plan.taken.reduce((total, unit) => total + unit.freed, 0);
-    if (sum < atLeast && sum < view.tokenUsage - context.target) {
+    // Less than clearAtLeast and short of the target: a summary (which reads the results whole)
+    // breaks the cache next anyway. When only a trim follows, everything is cleared first, so that
+    // the trim drops as few turns as it can (it breaks the cache as early).
+    if (sum < atLeast && sum < view.tokenUsage - context.target && !context.trimFollows) {
       return { skipped: `clearing every old tool result frees ${sum} tokens, less than clearAtLeast (${atLeast}) and than needed` };
     }
     return plan;

@@ -1,6 +1,6 @@
 // Level 3: old turns become one summary written by a model (ContextCompactor), placed where the
-// first of them was and pinned; the recent turns, system messages and the user's own words (up to
-// a bound) stay. The model is called only while the circuit breaker lets it.
+// first of them was and pinned; the recent turns, the newest exchange, system messages and the
+// user's own words (up to a bound) stay. The model is called only while the circuit breaker lets it.
 //
 // The summary is written while the history goes on: its edit names the summarized messages
 // themselves, so that messages added meanwhile stay, and a summary whose messages were meanwhile
@@ -9,7 +9,7 @@ import { FLAG_MARKED } from "../../messages/metadata-reader.js";
 import { ROLE_CODES } from "../../messages/roles.js";
 import type { MessageLike } from "../../messages/types.js";
 import type { CircuitBreaker } from "../circuit-breaker.js";
-import { REPEAT_NOTICE, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
+import { REPEAT_NOTICE, newestExchangeOf, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
 import type { ContextCompactor } from "../context-compactor.js";
 import type { HistoryView } from "../history-edit.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
@@ -85,9 +85,12 @@ export class Summarize implements CompactionLevel {
     this.breaker.calling();
     const goal = context.early ? 0 : context.target;
     const result = await compactor.compactWithDetails(snapshot, Math.max(0, goal - view.fixedTokens), view.counter, {
-      preserveLast: this.preserveLast,
+      // At least the last message stays: the summary never splits a tool unit, so the newest exchange stays whole.
+      preserveLast: Math.max(1, this.preserveLast),
       problems: context.problems,
-      pinned: new Set(snapshot.filter((_, i) => ((view.flags[i] ?? 0) & FLAG_MARKED) !== 0) as object[]),
+      // Pinned messages stay beside the summary, and so does the newest tool unit (the command run
+      // last and its output) when notes and corrections after it outnumber preserveLast.
+      pinned: new Set([...snapshot.filter((_, i) => ((view.flags[i] ?? 0) & FLAG_MARKED) !== 0), ...[...newestExchangeOf(view)].map((i) => snapshot[i] as M)] as object[]),
     });
     if (result.error) {
       this.breaker.failed(result.error);

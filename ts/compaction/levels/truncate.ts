@@ -1,10 +1,12 @@
 // Level 4: the history is trimmed to the target with its own truncation strategy (the system
 // prompt, pinned messages and whole tool units kept, order kept), the omission marker where the
-// strategy puts one.
-import { planKept, type TruncationStrategy } from "../../history/strategies.js";
+// strategy puts one. The trim stops before the newest exchange while the request fits with it, and
+// cuts that exchange's results when it does not (newest-exchange.ts).
+import type { TruncationStrategy } from "../../history/strategies.js";
 import type { MessageLike } from "../../messages/types.js";
 import { REPEAT_NOTICE, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
 import type { HistoryView } from "../history-edit.js";
+import { planTrim } from "../newest-exchange.js";
 
 export class Truncate implements CompactionLevel {
   readonly level = 4;
@@ -16,8 +18,8 @@ export class Truncate implements CompactionLevel {
     const candidates = view.messages;
     if (context.repeated(candidates)) return { skipped: REPEAT_NOTICE };
     const snapshot = candidates.slice();
-    const kept = planKept(this.strategy, view, view.conversationBudget(context.target), view.counter);
-    if (kept === undefined || kept.indices.length === view.messages.length) return { candidates: snapshot };
-    return { edit: { kind: "trim", kept: kept.indices, markerIndex: kept.markerIndex, markerTokens: kept.markerTokens }, candidates: snapshot };
+    const trim = planTrim(view, this.strategy, context.target, context.limit);
+    if (trim === undefined) return { candidates: snapshot };
+    return { edit: { kind: "trim", kept: trim.indices, markerIndex: trim.markerIndex, markerTokens: trim.markerTokens, cut: trim.cut }, candidates: snapshot };
   }
 }

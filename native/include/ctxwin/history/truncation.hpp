@@ -10,7 +10,12 @@
 //   4. the result fits the target whenever the pinned messages allow it; when even they do not,
 //      the result is the pinned messages alone and `warning` says why;
 //   5. marked messages (kMarked) are kept like system messages;
-//   and the most recent user message is never dropped (the request the model must answer).
+//   and the most recent user message is never dropped (the request the model must answer), nor the
+//   newest exchange (the message or tool unit last in the history: the calls the model just made
+//   and the results it is about to read; then also the newest tool unit, when an agent's note or a
+//   framework's correction came after it) while the pinned messages and it fit the request's limit
+//   (`request_limit`, the target unless it is given). When they do not, the plan says by how much
+//   (`newest_exchange_excess`), so that its caller can cut the exchange's results rather than lose them.
 // A plan is a pure function of its input.
 //
 //   std::vector<MessageMeta> meta = ...;                  // one per message
@@ -19,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,6 +50,12 @@ struct TruncationOptions {
   // The kept conversation (after system messages) opens on a user message, as providers require.
   StartOn start_on = StartOn::Any;
   bool keep_last_user = true;
+  // The newest exchange is kept like a pinned message while the pinned messages and it fit
+  // `request_limit`: a trim aims at its target but stops before the exchange the model answers next.
+  bool keep_newest_exchange = true;
+  // What the whole request may hold, when more than the target (a manager trims to 60% of the
+  // window, and the newest exchange may take the rest); unset: the target.
+  std::optional<std::uint64_t> request_limit;
 };
 
 struct TruncationPlan {
@@ -54,6 +66,9 @@ struct TruncationPlan {
   // Where a "[N messages omitted]" marker goes: before kept[marker_position]; -1 for none.
   std::int64_t marker_position = -1;
   std::string warning;                 // empty unless the result cannot honour everything
+  // Tokens by which the pinned messages and the newest exchange exceed the request's limit, when
+  // the exchange was not kept for that reason (0 otherwise): what cutting its results must free.
+  std::uint64_t newest_exchange_excess = 0;
 };
 
 enum class StrategyKind : std::uint8_t { SlidingWindow = 0, TokenBudget = 1, Smart = 2, Selective = 3 };
@@ -64,6 +79,7 @@ struct StrategySpec {
   std::uint32_t preserve_first = 2;        // Smart
   std::uint32_t preserve_last = 10;        // Smart
   std::uint32_t marker_tokens = 0;         // Smart: what the marker message costs
+  bool drop_middle_as_needed = false;      // Smart: the middle goes oldest first until the target, not whole
   std::uint8_t preserve_roles = 0;         // Selective: bit (1 << Role)
   bool preserve_marked = true;             // Selective (marked messages are kept by every strategy)
   bool drop_tool_results_first = true;     // Selective
