@@ -30,7 +30,7 @@ describe("ctxwin compact --dry-run", () => {
   });
 
   it("counts the omission marker a trim leaves, as the written file has it", async () => {
-    // Plain turns only: the last level trims the middle and leaves "[N messages omitted]" there.
+    // Plain turns only: the last level trims the middle and leaves "[N messages omitted…]" there (naming recall ids).
     const messages = [{ role: "system", content: "You are a helpful assistant." }];
     for (let i = 0; i < 90; i++) messages.push({ role: i % 2 ? "assistant" : "user", content: `Message ${i}: ${"the quick brown fox jumps over the lazy dog and runs on through the field ".repeat(20)}` });
     const dir = mkdtempSync(join(tmpdir(), "ctxwin-dry-run-"));
@@ -44,7 +44,7 @@ describe("ctxwin compact --dry-run", () => {
       const real = await runCtxwin(["compact", file, "--target", "3000", "-o", out]);
       expect(real.code, real.stderr).toBe(0);
       const written = JSON.parse(readFileSync(out, "utf8")) as Array<{ role: string; content: string }>;
-      expect(written.some((m) => /^\[\d+ messages omitted\]$/.test(m.content))).toBe(true);
+      expect(written.some((m) => /^\[\d+ messages omitted[\];]/.test(m.content))).toBe(true);
       expect(plan.messagesBefore).toBe(91);
       expect(plan.messagesAfter).toBe(written.length);
       expect(real.stdout).toContain(`wrote ${written.length} messages`);
