@@ -117,7 +117,8 @@ export interface CompactOptions {
   preserveLast?: number;
   /**
    * The session's open and resolved problems as a summary lists them (OpenProblems.describe): put
-   * at the head of the summary, before its bound cuts anything, and given to the model.
+   * at the head of the summary's text, before what its bound cuts and within that bound
+   * (summary-bound.ts), and given to the model.
    */
   problems?: string;
   /** Messages pinned beside `_preserve: true` ones (the history's own pins): never summarized. */

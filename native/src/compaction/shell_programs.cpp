@@ -625,10 +625,11 @@ std::string run_key(const SimpleCommand& command) {
       space = !out.empty();
       continue;
     }
+    // Bounded, and cut before a code point's first byte.
+    if (out.size() >= 400 && (static_cast<unsigned char>(c) & 0xC0) != 0x80) break;
     if (space) out.push_back(' ');
     space = false;
     out.push_back(c);
-    if (out.size() >= 400) break;
   }
   return out;
 }
