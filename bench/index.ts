@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, peers side by side in one run, ratios printed.
 import { arch, cpus, platform } from "node:os";
+import { parseArgs } from "node:util";
 import { benchSpec08 } from "./spec08.js";
 import { benchTokenizers } from "./tokenizers.js";
 import { benchCountManyAsync } from "./count-many-async.js";
@@ -17,8 +18,11 @@ import { benchCatalog } from "./catalog.js";
 import { benchCatalogImport } from "./catalog-import.js";
 import { benchPathological } from "./pathological.js";
 import { benchColdStart } from "./cold-start.js";
+import { benchTrajectories, TRAJECTORY_OPTIONS } from "./trajectories.js";
 
 // `npm run bench -- cost cold-start` runs only the benchmarks named (the names below); none: all.
+// Options after the names are the trajectories part's (`--split heldout`, `--json out.json`, ...).
+const { values: options, positionals: only } = parseArgs({ options: TRAJECTORY_OPTIONS, allowPositionals: true });
 const BENCHES: Array<[string, () => unknown]> = [
   ["spec08", benchSpec08],
   ["catalog", benchCatalog],
@@ -37,8 +41,8 @@ const BENCHES: Array<[string, () => unknown]> = [
   ["hf", benchOpenModels],
   ["pathological", benchPathological],
   ["cold-start", benchColdStart],
+  ["trajectories", () => benchTrajectories(options)],
 ];
-const only = process.argv.slice(2);
 const unknown = only.filter((name) => !BENCHES.some(([known]) => known === name));
 if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(", ")}: one of ${BENCHES.map(([name]) => name).join(", ")}`);
 

@@ -1,0 +1,138 @@
+// `npm run bench -- trajectories [--split dev|heldout|all] [--trajectories <dir>] [--json <file>] [--verbose] [--sample <n>] [--windows 8000,16000] [--limit <n>]`:
+// real agent runs (bench/trajectories/manifest.json: mini-swe-agent and SWE-agent on SWE-bench
+// tasks) replayed request by request through MessageContextManager in every mode and through two
+// baselines, each request checked against questions generated from the trajectory alone
+// (bench/trajectories/README.md says what each figure means). The files live outside the
+// repository; without them this part says which are missing and how to get them, and fails alone.
+import { resolve } from "node:path";
+import { TiktokenCounter } from "ctxwin";
+import { writeFileSync } from "node:fs";
+import { convertTrajectory } from "./trajectories/convert.js";
+import { loadRuns, readManifest, trajectoriesDir, type ManifestEntry } from "./trajectories/data.js";
+import { METHODS, dropOldest, effectiveLimit } from "./trajectories/methods.js";
+import { callRecords, generateQuestions } from "./trajectories/questions.js";
+import { addTally, emptyTally, replay, type PreparedRun, type Tally } from "./trajectories/replay.js";
+import { printTables, type Results } from "./trajectories/report.js";
+
+export const TRAJECTORY_OPTIONS = {
+  split: { type: "string" },
+  trajectories: { type: "string" },
+  json: { type: "string" },
+  verbose: { type: "boolean" },
+  sample: { type: "string" },
+  windows: { type: "string" },
+  limit: { type: "string" },
+} as const;
+
+export interface TrajectoryOptions {
+  split?: string;
+  trajectories?: string;
+  json?: string;
+  verbose?: boolean;
+  sample?: string;
+  windows?: string;
+  limit?: string;
+}
+
+const ROOT = resolve(import.meta.dirname, "..");
+
+function positive(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`--${name} must be a positive integer, got ${value}`);
+  return n;
+}
+
+function missingReport(dir: string, missing: readonly ManifestEntry[], changed: readonly ManifestEntry[]): string {
+  const lines = [`trajectories: ${missing.length} of the manifest's files are missing and ${changed.length} differ from their sha256 in ${dir}.`];
+  for (const e of [...missing, ...changed].slice(0, 10)) lines.push(`  ${e.file}  (${e.source.repository}@${e.source.commit.slice(0, 12)}:${e.source.path})`);
+  if (missing.length + changed.length > 10) lines.push(`  ... and ${missing.length + changed.length - 10} more`);
+  const repos = [...new Set([...missing, ...changed].map((e) => e.source.repository))];
+  lines.push(
+    "Get them (bench/trajectories/README.md):",
+    ...repos.map((r) => `  git clone https://github.com/${r} /tmp/${r.replace("/", "+")}`),
+    `  node --import tsx bench/trajectories/data.ts place ${repos.map((r) => `/tmp/${r.replace("/", "+")}`).join(" ")} --to ${dir}`,
+    "or point --trajectories <dir> / CTXWIN_TRAJECTORIES at a directory that holds them.",
+  );
+  return lines.join("\n");
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
+
+export async function benchTrajectories(options: TrajectoryOptions = {}): Promise<Results | undefined> {
+  const split = options.split ?? "dev";
+  if (!["dev", "heldout", "all"].includes(split)) throw new RangeError(`--split must be dev, heldout or all, got ${split}`);
+  const sample = positive(options.sample, "sample", 1);
+  const windows = (options.windows ?? "8000,16000").split(",").map((w) => positive(w, "windows", 0));
+  const manifest = readManifest();
+  const entries = manifest.entries.filter((e) => split === "all" || e.split === split).slice(0, positive(options.limit, "limit", Number.MAX_SAFE_INTEGER));
+  const dir = trajectoriesDir(options.trajectories, ROOT);
+  const { runs, missing, changed } = loadRuns(dir, entries);
+  console.log(`\n### Compaction on real agent trajectories (${split} split: ${entries.length} runs, ${dir})\n`);
+  if (missing.length > 0 || changed.length > 0) {
+    console.error(missingReport(dir, missing, changed));
+    process.exitCode = 1;
+    return undefined;
+  }
+  const counter = new TiktokenCounter({ model: "gpt-4o" });
+  const prepared: Array<PreparedRun & { entry: ManifestEntry }> = runs.map(({ entry, data }) => {
+    const converted = convertTrajectory(data);
+    // Every method reads the same message objects: frozen, so that a method that changed one
+    // (ctxwin promises not to) fails its replay, reported, instead of skewing the others.
+    deepFreeze(converted.messages);
+    return {
+      entry,
+      id: entry.id,
+      messages: converted.messages,
+      questions: generateQuestions(converted.messages, converted.format === "mini-swe-agent" ? "/testbed" : undefined),
+      calls: new Map(callRecords(converted.messages).map((c) => [c.id, c])),
+    };
+  });
+  const results: Results = { split, sample, windows, runs: prepared.length, requests: 0, methods: METHODS.map((m) => m.name), totals: {}, perRun: {}, pinnedOverWindow: {} };
+  const started = performance.now();
+  const cpuStarted = process.cpuUsage();
+  for (const run of prepared) {
+    results.perRun[run.id] = {};
+    // The system messages and the task, which every method but LangChain's keeps: when they alone
+    // exceed what the prompt may use, no request of the run can be made at that window.
+    const taskIndex = run.messages.findIndex((m) => m.role === "user");
+    const pinned = counter.countMessages(run.messages.filter((m, i) => m.role === "system" || i === taskIndex));
+    for (const window of windows) {
+      if (pinned > effectiveLimit(window)) {
+        const over = (results.pinnedOverWindow[window] ??= { runs: [], requests: 0 });
+        over.runs.push(run.id);
+        over.requests += run.questions.length;
+        continue;
+      }
+      const baseline = await replay(run, dropOldest, window, counter, { sample });
+      for (const method of METHODS) {
+        const { tally } = method === dropOldest ? baseline : await replay(run, method, window, counter, { sample, dropOldestNewest: baseline.newestPresent });
+        const key = `${window}|${method.name}`;
+        (results.perRun[run.id] as Record<string, Tally>)[key] = tally;
+        const total = (results.totals[key] ??= emptyTally());
+        addTally(total, tally);
+      }
+    }
+    if (options.verbose) process.stderr.write(`  ${run.id}: ${run.questions.length} requests, ${Math.round(performance.now() - started) / 1000}s so far\n`);
+  }
+  results.requests = prepared.reduce((sum, r) => sum + r.questions.length, 0);
+  results.seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuStarted);
+  results.cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  printTables(results, prepared.map((r) => r.entry), options.verbose ?? false);
+  if (options.json !== undefined) {
+    writeFileSync(resolve(options.json), `${JSON.stringify(results, null, 1)}\n`);
+    console.log(`\nFigures written to ${resolve(options.json)}.`);
+  }
+  return results;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { parseArgs } = await import("node:util");
+  const { values } = parseArgs({ options: TRAJECTORY_OPTIONS, allowPositionals: false });
+  await benchTrajectories(values);
+}
