@@ -106,7 +106,7 @@ TEST(SummarizeExtractive, ErrorsComeFromRunsNotFromWhatAReadPrinted) {
       R"({"type":"tool_call","toolName":"bash","toolCallId":"r2","args":{"command":"python reproduce.py"}})",
       R"({"type":"tool_result","toolCallId":"r2","result":"Traceback (most recent call last):\nKeyError: 'name'"})",
   });
-  EXPECT_TRUE(contains(summary, "Error: \"KeyError: 'name'\".")) << summary;
+  EXPECT_TRUE(contains(summary, "Errors: \"Traceback (most recent call last)\"; \"KeyError: 'name'\".")) << summary;
   EXPECT_FALSE(contains(summary, "docstring")) << summary;
 }
 
