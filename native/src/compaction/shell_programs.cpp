@@ -563,6 +563,12 @@ ProgramReading read_program(const SimpleCommand& command, const std::vector<std:
     }
   } else if (p == "apply_patch" || p == "applypatch") {
     r.patch(i + 1 < w.size() ? std::string_view(w[i + 1]) : std::string_view(stdin_text(command)));
+  } else if (one_of(p, {"open", "goto", "scroll_up", "scroll_down", "search_dir", "search_file", "find_file"})) {
+    // SWE-agent's interface: its file viewer and searches read.
+    out.kind = ProgramClass::Reader;
+    if (p == "open" && i + 1 < w.size()) r.read(w[i + 1]);
+  } else if (p == "create" && i + 1 < w.size() && w.size() <= i + 2) {
+    r.change(FileChange::Created, w[i + 1]);  // SWE-agent's `create path`
   } else if (p == "git") {
     read_git(r, w, i, written);
   } else if (p == "find") {

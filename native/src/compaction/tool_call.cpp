@@ -273,6 +273,18 @@ ToolCallReading read_tool_call(std::string_view tool, std::string_view args_json
     return c;
   }
   if (shell_command_of(args, c.command)) {
+    // SWE-agent's `edit 12:14` ... `end_of_edit`: its lines are the file's new text, not commands;
+    // it changes the file its viewer has open, which only its results name.
+    if (c.command.starts_with("edit ") && c.command.find("end_of_edit") != std::string::npos) {
+      c.kind = CallKind::Change;
+      c.edits_open_file = true;
+      const std::string range = c.command.substr(0, c.command.find('\n'));
+      c.check = std::string(tool) + "\n" + range;
+      c.label.assign(1, '`');
+      c.label.append(collapsed(range, max_label_code_points));
+      c.label.push_back('`');
+      return c;
+    }
     read_shell(c, tool, max_label_code_points);
     return c;
   }

@@ -187,10 +187,16 @@ bool tally_counts_failures(std::string_view line) {
       std::size_t digits_end = i;
       while (i > 0 && is_digit(line[i - 1])) --i;
       if (i < digits_end && std::strtol(std::string(line.substr(i, digits_end - i)).c_str(), nullptr, 10) > 0) return true;
-      // "failures=1" (unittest)
+      // "failures=1" (unittest), "Failures: 1" (Surefire)
       std::size_t after = at + word.size();
       while (after < line.size() && is_alpha(line[after])) ++after;
-      if (after + 1 < line.size() && line[after] == '=' && is_digit(line[after + 1]) && line[after + 1] != '0') return true;
+      if (after < line.size() && (line[after] == '=' || line[after] == ':')) {
+        ++after;
+        while (after < line.size() && line[after] == ' ') ++after;
+        std::size_t digits = after;
+        while (digits < line.size() && is_digit(line[digits])) ++digits;
+        if (digits > after && std::strtol(std::string(line.substr(after, digits - after)).c_str(), nullptr, 10) > 0) return true;
+      }
       at = find_ci(line, word, at + 1);
     }
   }
@@ -287,9 +293,18 @@ bool reports_error(std::string_view line) {
       }
     }
   }
-  // 3. A runner's verdict at the end of the line: "test a::b ... FAILED", "tests/x.py::t FAILED".
+  // 3. A runner's verdict at the end of the line: "test a::b ... FAILED", "tests/x.py::t FAILED",
+  //    Maven's "BUILD FAILURE" and Surefire's "<<< FAILURE!".
   const std::string_view end = trim(line);
-  if (end.ends_with(" FAILED") || end.ends_with(" FAIL") || end.ends_with(" ERROR")) return true;
+  if (end.ends_with(" FAILED") || end.ends_with(" FAIL") || end.ends_with(" ERROR") || end.ends_with(" FAILURE") ||
+      line.find("<<< FAILURE!") != std::string_view::npos || line.find("<<< ERROR!") != std::string_view::npos) {
+    return true;
+  }
+  // The shell's and editors' own reports: "bash: foo: command not found", "No such file or
+  // directory", "syntax error near unexpected token", "Your proposed edit has introduced new syntax error(s)".
+  for (std::string_view phrase : {"command not found", "no such file or directory", "syntax error", "permission denied"}) {
+    if (find_ci(line, phrase) != std::string_view::npos) return true;
+  }
   // 4. A thread that panicked (Rust), system error codes, and a non-zero exit code.
   if (line.find("panicked at") != std::string_view::npos) return true;
   if (is_errno_code(line)) return true;
@@ -390,6 +405,13 @@ TestMark test_mark(std::string_view line) {
       const std::size_t dash = rest.find(" - ");
       if (dash != std::string_view::npos) return {clean_test_name(rest.substr(dash + 3)), passed};
     }
+  }
+  // "testFoo(com.x.FooTest)  Time elapsed: 0.01 s  <<< FAILURE!" (Maven Surefire), with "[ERROR] " before it.
+  if (const std::size_t verdict = t.find("<<< "); verdict != std::string_view::npos && t.find("Time elapsed") != std::string_view::npos) {
+    std::string_view name = t.substr(0, t.find("Time elapsed"));
+    if (name.starts_with("[ERROR] ")) name.remove_prefix(8);
+    name = trim(name);
+    if (!name.empty() && name.find(' ') == std::string_view::npos) return {std::string(name), false};
   }
   // "rspec ./spec/user_spec.rb:12 # User validates email" (rspec's list of failed examples).
   if (t.starts_with("rspec ./") || t.starts_with("rspec spec/")) {

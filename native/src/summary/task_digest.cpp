@@ -57,6 +57,8 @@ struct Digest {
   // is read; bounded.
   std::vector<std::pair<std::string, std::string>> bodies;
   std::size_t body_bytes = 0;
+  // The file an agent's viewer has open (SWE-agent's `open`), which its `edit` changes.
+  std::string open_file;
   bool problems_given = false;  // the caller puts the session's record beside the digest
   bool last_was_assistant = false;
 };
@@ -171,6 +173,27 @@ std::size_t word_count(std::string_view s) {
 
 bool has_digit(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The file a viewer says it has open: SWE-agent's "[File: /repo/x.java (120 lines total)]" or
+// "(Open file: /repo/x.java)", the last one in `output`; "" when none.
+std::string open_file_in(std::string_view output) {
+  std::string file;
+  std::size_t start = 0;
+  while (start < output.size()) {
+    std::size_t end = output.find('\n', start);
+    if (end == std::string_view::npos) end = output.size();
+    std::string_view line = output.substr(start, end - start);
+    start = end + 1;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (line.starts_with("[File: ") && line.ends_with(" lines total)]")) {
+      const std::size_t open = line.rfind(" (");
+      if (open != std::string_view::npos && open > 7) file = std::string(line.substr(7, open - 7));
+    } else if (line.starts_with("(Open file: ") && line.ends_with(")") && line != "(Open file: n/a)") {
+      file = std::string(line.substr(12, line.size() - 13));
+    }
+  }
+  return file;
 }
 
 // "patching file src/x.py" (patch), "Applied patch src/x.py cleanly." (git apply -v).
@@ -307,6 +330,16 @@ void read_event(const json& event, Digest& digest, const TaskDigestOptions& opti
     call->failed = verdict.failed;
     call->outcome = outcome_of(outcome, options.max_excerpt_code_points);
     if (!error.empty() && !outcome.failed()) call->outcome = "failed: " + clip(error, options.max_excerpt_code_points);
+    // SWE-agent's viewer: the file its `edit` changes is the one its results say is open.
+    const std::string shown = open_file_in(output);
+    if (call->reading.edits_open_file && !verdict.failed) {
+      const std::string& file = shown.empty() ? digest.open_file : shown;
+      if (!file.empty()) {
+        call->changes.push_back({FileChange::Edited, file, {}});
+        digest.paths.add(file);
+      }
+    }
+    if (!shown.empty()) digest.open_file = shown;
     // `patch` and `git apply -v` name the files they changed.
     if (call->reading.shell && !call->reading.shell_reading.patch_files.empty()) {
       for (const auto& e : patched_files(output)) {

@@ -225,6 +225,22 @@ TEST(ReadToolOutcome, MochaAndRspecNumberTheirFailures) {
   EXPECT_TRUE(rspec.tally_failed);
 }
 
+TEST(ReadToolOutcome, MavenSurefire) {
+  const ToolOutcome o = read_tool_outcome(
+      "[INFO] Running com.example.ParserTest\n"
+      "[ERROR] Tests run: 4, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.05 s <<< FAILURE! - in com.example.ParserTest\n"
+      "[ERROR] testEmpty(com.example.ParserTest)  Time elapsed: 0.01 s  <<< FAILURE!\njava.lang.AssertionError: expected:<0> but was:<1>\n"
+      "\tat com.example.ParserTest.testEmpty(ParserTest.java:42)\n\n[INFO] BUILD FAILURE");
+  ASSERT_EQ(o.failed_tests.size(), 1u);
+  EXPECT_EQ(o.failed_tests[0].name, "testEmpty(com.example.ParserTest)");
+  EXPECT_TRUE(o.failed());
+  EXPECT_TRUE(reports_error("[INFO] BUILD FAILURE"));
+  EXPECT_TRUE(read_tool_outcome("[INFO] Tests run: 12, Failures: 0, Errors: 0, Skipped: 1\n[INFO] BUILD SUCCESS").tally.starts_with("[INFO] Tests run: 12"));
+  EXPECT_FALSE(read_tool_outcome("[INFO] Tests run: 12, Failures: 0, Errors: 0, Skipped: 1\n[INFO] BUILD SUCCESS").failed());
+  EXPECT_TRUE(reports_error("bash: line 1: mvnw: command not found"));
+  EXPECT_TRUE(reports_error("python: can't open file '/testbed/x.py': [Errno 2] No such file or directory"));
+}
+
 TEST(ReadToolOutcome, ExitStatusesAsAgentsToolsPrintThem) {
   EXPECT_EQ(read_tool_outcome("<returncode>2</returncode>\n<output>\nexit code 0 is what we want\n</output>").exit_code, 2);
   EXPECT_EQ(read_tool_outcome("building\n[Command finished with exit code 1]").exit_code, 1);

@@ -215,5 +215,25 @@ TEST(SummarizeTask, FilesEditToolsChanged) {
   EXPECT_FALSE(contains(d, "Files read: /testbed/src/cli.py")) << d;  // changed, not only read
 }
 
+// SWE-agent 0.x's interface: `open` and `search_*` read, `create` makes a file, `edit N:M` changes
+// the file its viewer has open (its results say which); a rejected edit changed nothing.
+TEST(SummarizeTask, FilesSweAgentsInterfaceChanged) {
+  std::vector<std::string> lines = {R"({"type":"message","role":"user","content":"Fix the NPE in the parser."})"};
+  call(lines, "s1", "search_dir", R"({"command":"search_dir NullPointerException src"})", "Found 3 matches for \"NullPointerException\" in /repo/src:\n/repo/src/Parser.java (2 matches)");
+  call(lines, "s2", "open", R"({"command":"open src/main/java/Parser.java 120"})",
+       "[File: /repo/src/main/java/Parser.java (300 lines total)]\n(120 more lines above)\n121:        } catch (NullPointerException e) {\n122:            throw new IllegalStateException(\"Error: no node\");\n(Open file: /repo/src/main/java/Parser.java)\n(Current directory: /repo)\nbash-$");
+  call(lines, "s3", "edit", R"({"command":"edit 121:122\n        } catch (IllegalArgumentException e) {\nend_of_edit"})",
+       "Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\n\nERRORS:\n- ';' expected");
+  call(lines, "s4", "edit", R"({"command":"edit 121:122\n        } catch (IllegalArgumentException e) {\n            return null;\nend_of_edit"})",
+       "[File: /repo/src/main/java/Parser.java (300 lines total)]\n121:        } catch (IllegalArgumentException e) {\nFile updated. Please review the changes.\n(Open file: /repo/src/main/java/Parser.java)");
+  call(lines, "s5", "create", R"({"command":"create Repro.java"})", "[File: /repo/Repro.java (1 lines total)]\n1:\n(Open file: /repo/Repro.java)");
+  const std::string d = digest(lines);
+  EXPECT_TRUE(contains(d, "\nFiles changed: /repo/src/main/java/Parser.java and Repro.java (created).\n")) << d;
+  // The viewer's code is not an error; the rejected edit was, and the next edit on the range resolved it.
+  EXPECT_FALSE(contains(d, "no node")) << d;
+  EXPECT_FALSE(contains(d, "Open problems")) << d;
+  EXPECT_TRUE(contains(d, "Resolved problems, newest first:\n- `edit 121:122`: Your proposed edit has introduced new syntax error(s)")) << d;
+}
+
 }  // namespace
 }  // namespace ctxwin

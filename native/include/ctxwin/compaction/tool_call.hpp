@@ -46,6 +46,9 @@ struct ToolCallReading {
   std::string label;
   // The files whose tests it runs.
   std::vector<std::string> test_paths;
+  // It changes the file an agent's viewer has open (SWE-agent's `edit N:M ... end_of_edit`): the
+  // results say which ("[File: /repo/x.java (120 lines total)]", "(Open file: /repo/x.java)").
+  bool edits_open_file = false;
 };
 
 // `args_json`: the arguments as JSON text (an object; a string or anything else names no
