@@ -313,8 +313,8 @@ bool is_frame(std::string_view line) {
 std::string describe_open_problem(const Problem& p) {
   std::string reasons;
   for (const auto& l : p.lines) {
-    // The test's own mark line says nothing its heading does not.
-    if (!p.test.empty() && test_mark(l).name == p.test && p.lines.size() > 1) continue;
+    // The test's own mark line says nothing its heading does not, unless it says why.
+    if (!p.test.empty() && test_mark(l).name == p.test && p.lines.size() > 1 && l.find(" - ") == std::string::npos) continue;
     reasons += (reasons.empty() ? " " : " | ") + without_indent(l);
   }
   std::string line = "- " + what_failed(p) + ":" + (reasons.empty() ? std::string(" failed") : reasons);

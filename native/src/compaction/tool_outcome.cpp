@@ -483,20 +483,36 @@ ToolOutcome read_tool_outcome(std::string_view text, const ErrorLineLimits& limi
     }
     if (reasons.size() < limits.max_lines) reasons.push_back(clipped(line, limits.max_line_bytes));
   };
-  auto failing_test = [&](std::string name, std::string_view t, bool header) {
+  // Per failing test: whether a line that reports it has been noted (a pytest section header is not
+  // one: the short summary's "FAILED path::name - reason" that comes later is).
+  std::vector<bool> reported;
+  // `section`: pytest's "____ name ____", which opens its failure's lines but reports nothing itself.
+  auto failing_test = [&](std::string name, std::string_view t, bool header, bool section = false) {
     const std::string key = test_key(name);
     auto it = std::find_if(out.failed_tests.begin(), out.failed_tests.end(), [&](const FailedTest& f) { return test_key(f.name) == key; });
     if (it == out.failed_tests.end()) {
       out.failed_tests.push_back({std::move(name), {}});
       only_marked.push_back(false);
+      reported.push_back(false);
       it = out.failed_tests.end() - 1;
-      note(t, number);
     }
     const auto index = static_cast<std::size_t>(it - out.failed_tests.begin());
     block = header ? index : kNone;
+    if (section) return;
+    if (!reported[index]) {
+      note(t, number);
+      reported[index] = true;
+    }
+    const std::string line = clipped(t, limits.max_line_bytes);
     if (it->lines.empty()) {
-      it->lines.push_back(clipped(t, limits.max_line_bytes));
+      it->lines.push_back(line);
       only_marked[index] = true;
+    } else if (t.find(" - ") != std::string_view::npos && std::find(it->lines.begin(), it->lines.end(), line) == it->lines.end()) {
+      // A runner's line that names the test and says why ("FAILED tests/a.py::test_x - AssertionError:
+      // ..."): the first of its lines, in place of one that only marked it.
+      if (only_marked[index] || !test_mark(it->lines.front()).name.empty()) it->lines.front() = line;
+      else it->lines.insert(it->lines.begin(), line);
+      only_marked[index] = false;
     }
   };
   std::vector<std::size_t> frame_numbers;
@@ -527,28 +543,26 @@ ToolOutcome read_tool_outcome(std::string_view text, const ErrorLineLimits& limi
       continue;
     }
     out.last_line = std::string(t);
-    // unittest's verdict after "Ran 12 tests in 0.3s": "OK", "OK (skipped=1)", "FAILED (failures=1, errors=2)".
-    const bool unittest_verdict = t == "OK" || t.starts_with("OK (") || t.starts_with("FAILED (");
-    if (unittest_verdict && out.tally.starts_with("Ran ")) {
-      out.tally = out.tally + "; " + std::string(t);
+    // unittest's verdict after "Ran 12 tests in 0.3s": "OK", "OK (skipped=1)", "FAILED (failures=1, errors=2)"
+    // (a failing one even where the output lost its "Ran" line).
+    const bool unittest_verdict = t == "OK" || t.starts_with("OK (") || (t.starts_with("FAILED (") && t.ends_with(")"));
+    if (unittest_verdict && (out.tally.starts_with("Ran ") || t.starts_with("FAILED"))) {
+      out.tally = out.tally.starts_with("Ran ") ? out.tally + "; " + std::string(t) : std::string(t);
       out.tally_failed = t.starts_with("FAILED");
       if (out.tally_failed) note(t, number);
       block = kNone;
       continue;
     }
     if (is_tally(t) && !reports_error(t) && test_mark(t).name.empty()) {
-      // "===== 2 failed, 10 passed in 1.2s =====": the decoration off.
-      std::string_view tally = t;
-      while (!tally.empty() && (tally.front() == '=' || tally.front() == ' ')) tally.remove_prefix(1);
-      while (!tally.empty() && (tally.back() == '=' || tally.back() == ' ')) tally.remove_suffix(1);
-      out.tally = std::string(tally);
+      // As printed, "===== 2 failed, 10 passed in 1.2s =====" with its rule: the line a reader finds.
+      out.tally = std::string(t);
       out.tally_failed = tally_counts_failures(t);
       block = kNone;
       continue;
     }
     if (const std::string header = pytest_header(t); !header.empty()) {
       details_left = 0;
-      failing_test(header, t, true);
+      failing_test(header, t, true, true);
       continue;
     }
     if (numbered_failures) {

@@ -247,7 +247,8 @@ TEST(ProblemLedger, PytestSpellingsOfOneTest) {
                  "=========================== short test summary info ============================\n"
                  "FAILED astropy/io/fits/tests/test_card.py::TestCard::test_float - AssertionError\n1 failed in 0.30s\n");
   ASSERT_EQ(ledger.open().size(), 1u);
-  EXPECT_EQ(ledger.open().front()->lines.front(), "E       AssertionError: assert '1.0E-10' == '1e-10'");
+  EXPECT_EQ(ledger.open().front()->lines, (std::vector<std::string>{"FAILED astropy/io/fits/tests/test_card.py::TestCard::test_float - AssertionError",
+                                                                    "E       AssertionError: assert '1.0E-10' == '1e-10'"}));
   // -v names it passing, by its node id.
   ledger.observe({"p2", "bash", R"({"command":"python -m pytest astropy/io/fits/tests/test_card.py -k float -v"})"},
                  "astropy/io/fits/tests/test_card.py::TestCard::test_float PASSED [100%]\n1 passed, 40 deselected in 0.2s");

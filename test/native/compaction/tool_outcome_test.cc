@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -203,8 +204,12 @@ TEST(ReadToolOutcome, PytestFailureSections) {
       "========================= 1 failed, 2 passed in 0.21s ==========================");
   ASSERT_EQ(o.failed_tests.size(), 1u);  // the header and the summary line are one test
   EXPECT_EQ(o.failed_tests[0].name, "TestCard.test_float");
-  EXPECT_EQ(o.failed_tests[0].lines.front(), "E       AssertionError: assert '1.0000000000E-10' == '1e-10'");
-  EXPECT_EQ(o.tally, "1 failed, 2 passed in 0.21s");
+  // The summary's line, which names the test and says why, then the section's explanation.
+  EXPECT_EQ(o.failed_tests[0].lines, (Lines{"FAILED tests/test_card.py::TestCard::test_float - AssertionError: assert '1.00...",
+                                            "E       AssertionError: assert '1.0000000000E-10' == '1e-10'"}));
+  // The section's header is not a line that reports the failure; the summary's is.
+  EXPECT_EQ(std::count(o.error_lines.begin(), o.error_lines.end(), "_____________________________ TestCard.test_float ______________________________"), 0);
+  EXPECT_EQ(o.tally, "========================= 1 failed, 2 passed in 0.21s ==========================");
   EXPECT_TRUE(o.tally_failed);
 }
 

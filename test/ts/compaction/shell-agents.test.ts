@@ -23,7 +23,7 @@ describe("a summary of a shell agent's work", () => {
     expect(summary).toContain("\nFiles changed: reproduce.py (deleted), django/db/models/query.py and django/db/models/options.py.\n");
     // The script that failed passed later, and so did the test file: no problem is open.
     expect(summary).not.toContain("Open problems");
-    expect(summary).toMatch(/Resolved problems, newest first:\n- test "TestCard.test_case_0": E +AssertionError: assert '1\.0E-10' == '1e-10' -> now passed: tests\/model_fields\/test_card\.py::TestCard::test_case\.\.\.\n- `cd \/testbed && python reproduce\.py`: KeyError: 'name' -> now <django\.db\.models\.fields\.CharField: name>; exit code 0/);
+    expect(summary).toMatch(/Resolved problems, newest first:\n- test "TestCard.test_case_0": FAILED tests\/model_fields\/test_card\.py::TestCard::test_case_0 - AssertionError -> now passed: tests\/model_fields\/test_card\.py::TestCard::test_case\.\.\.\n- `cd \/testbed && python reproduce\.py`: KeyError: 'name' -> now <django\.db\.models\.fields\.CharField: name>; exit code 0/);
     // What the reads printed (a file's `except KeyError:` and `raise FieldError("Error: ...")`) is nowhere.
     expect(summary).not.toContain("FieldError");
     expect(summary).not.toContain("sed -n");
@@ -101,8 +101,9 @@ describe("the placeholders of a shell agent's results", () => {
     // (Step 8's one line is not cleared: its placeholder would cost as much.)
     // The tests failing, then passing: after the fix the prompt shows the success too.
     expect(result("call_9")).toContain("E       AssertionError: assert '1.0E-10' == '1e-10'");
-    expect(result("call_9")).toContain("1 failed, 211 passed in 0.41s");
-    expect(result("call_11")).toMatch(/\nOutcome kept: 212 passed in 0\.40s$/);
+    expect(result("call_9")).toContain("FAILED tests/model_fields/test_card.py::TestCard::test_case_0 - AssertionError");
+    expect(result("call_9")).toContain("========================= 1 failed, 211 passed in 0.41s =========================");
+    expect(result("call_11")).toMatch(/\nOutcome kept: =+ 212 passed in 0\.40s =+$/);
     expect(context.getMessages()).toHaveLength(messages.length);
   });
 });

@@ -70,8 +70,8 @@ struct ToolOutcome {
   std::vector<FailedTest> failed_tests;
   std::vector<std::string> passed_tests;
   std::optional<long> exit_code;
-  // The last line that tallies the run, if any, without its decoration ("2 failed, 10 passed in
-  // 1.2s" of pytest's "==== ... ===="); unittest's "Ran 12 tests in 0.3s; OK" joins its verdict.
+  // The last line that tallies the run, if any, as printed ("==== 2 failed, 10 passed in 1.2s ====");
+  // unittest's "Ran 12 tests in 0.3s; OK" joins its verdict.
   std::string tally;
   // The tally counts failures ("3 failed", "2 errors", "1 problem").
   bool tally_failed = false;
