@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { TiktokenCounter } from "ctxwin";
 import { writeFileSync } from "node:fs";
 import { convertTrajectory } from "./trajectories/convert.js";
-import { loadRuns, readManifest, trajectoriesDir, type ManifestEntry } from "./trajectories/data.js";
+import { loadRuns, missingReport, readManifest, trajectoriesDir, type ManifestEntry } from "./trajectories/data.js";
 import { METHODS, dropOldest, effectiveLimit } from "./trajectories/methods.js";
 import { callRecords, generateQuestions } from "./trajectories/questions.js";
 import { addTally, emptyTally, replay, type PreparedRun, type Tally } from "./trajectories/replay.js";
@@ -41,20 +41,6 @@ function positive(value: string | undefined, name: string, fallback: number): nu
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`--${name} must be a positive integer, got ${value}`);
   return n;
-}
-
-function missingReport(dir: string, missing: readonly ManifestEntry[], changed: readonly ManifestEntry[]): string {
-  const lines = [`trajectories: ${missing.length} of the manifest's files are missing and ${changed.length} differ from their sha256 in ${dir}.`];
-  for (const e of [...missing, ...changed].slice(0, 10)) lines.push(`  ${e.file}  (${e.source.repository}@${e.source.commit.slice(0, 12)}:${e.source.path})`);
-  if (missing.length + changed.length > 10) lines.push(`  ... and ${missing.length + changed.length - 10} more`);
-  const repos = [...new Set([...missing, ...changed].map((e) => e.source.repository))];
-  lines.push(
-    "Get them (bench/trajectories/README.md):",
-    ...repos.map((r) => `  git clone https://github.com/${r} /tmp/${r.replace("/", "+")}`),
-    `  node --import tsx bench/trajectories/data.ts place ${repos.map((r) => `/tmp/${r.replace("/", "+")}`).join(" ")} --to ${dir}`,
-    "or point --trajectories <dir> / CTXWIN_TRAJECTORIES at a directory that holds them.",
-  );
-  return lines.join("\n");
 }
 
 function deepFreeze(value: unknown): void {

@@ -83,7 +83,13 @@ export function buildTypescript({ force = false } = {}) {
   console.log("ctxwin: compiling the TypeScript API (tsc)");
   // From scratch: a file moved or deleted in ts/ must not live on in dist/ (npm pack would ship it).
   rmSync(join(root, "dist"), { recursive: true, force: true });
-  run(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")]);
+  const project = join(root, "tsconfig.build.json");
+  // Two emits: the declarations with their doc comments (what an editor shows), then the
+  // JavaScript without comments (--noCheck: the first pass checked the same program). Comments are a
+  // quarter of the JavaScript, twice over with the CommonJS twin, and the install budget
+  // (15 MB, .ci/install-smoke.sh) counts every byte; the commented source is in the repository.
+  run(process.execPath, [tsc, "-p", project, "--emitDeclarationOnly"]);
+  run(process.execPath, [tsc, "-p", project, "--declaration", "false", "--removeComments", "--noCheck"]);
   buildCommonJs();
   // tsc keeps the shebang but not an executable mode; npm sets it on install, a checkout needs it too.
   if (existsSync(cliEntry)) chmodSync(cliEntry, 0o755);

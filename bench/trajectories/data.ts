@@ -4,6 +4,9 @@
 //   node --import tsx bench/trajectories/data.ts place <git-dir-or-clone>... [--to <dir>]
 //     copies every manifest entry whose repository one of the clones holds (`git show commit:path`)
 //     to <dir>/<file> and checks its sha256.
+//   node --import tsx bench/trajectories/data.ts verify [--trajectories <dir>]
+//     checks that every file the manifest names is in <dir> (else the default directory, as the
+//     bench finds it) with its sha256; lists the missing and the changed, and exits 1 if any.
 //   node --import tsx bench/trajectories/data.ts select <agent>=<git-dir>@<commit>:<prefix>:<min calls>:<count>:<licence>...
 //     (how manifest.json was made, once, before any run) lists the agent's trajectory files under
 //     <prefix> at <commit>, keeps those with at least <min calls> tool calls, takes the first
@@ -63,7 +66,7 @@ export interface LoadedRun {
   data: unknown;
 }
 
-/** The entries of `splits` read from `dir` and checked against their sha256; the missing and the changed listed apart. */
+/** The files of `entries` read from `dir` and checked against their sha256; the missing and the changed listed apart. */
 export function loadRuns(dir: string, entries: readonly ManifestEntry[]): { runs: LoadedRun[]; missing: ManifestEntry[]; changed: ManifestEntry[] } {
   const runs: LoadedRun[] = [];
   const missing: ManifestEntry[] = [];
@@ -82,6 +85,60 @@ export function loadRuns(dir: string, entries: readonly ManifestEntry[]): { runs
     runs.push({ entry, data: JSON.parse(bytes.toString("utf8")) });
   }
   return { runs, missing, changed };
+}
+
+/**
+ * What the bench says when `dir` lacks files of the manifest or holds changed ones: which, where
+ * each comes from, and the commands that put them in place. No figure is computed from a partial set.
+ */
+export function missingReport(dir: string, missing: readonly ManifestEntry[], changed: readonly ManifestEntry[]): string {
+  const lines: string[] = [];
+  if (!existsSync(dir)) {
+    lines.push(
+      `trajectories: the directory ${dir} does not exist.`,
+      "  It is --trajectories <dir>, else CTXWIN_TRAJECTORIES, else /work/data/trajectories, else ../shared/trajectories beside the checkout.",
+    );
+  }
+  lines.push(`trajectories: ${missing.length} of the manifest's files are missing and ${changed.length} differ from their sha256 in ${dir}.`);
+  for (const e of missing.slice(0, 5)) lines.push(`  missing  ${e.file}  (${e.source.repository}@${e.source.commit.slice(0, 12)})`);
+  if (missing.length > 5) lines.push(`  ... and ${missing.length - 5} more missing`);
+  for (const e of changed) lines.push(`  changed  ${e.file}  (sha256 should be ${e.sha256})`);
+  const repos = [...new Set([...missing, ...changed].map((e) => e.source.repository))];
+  const clones = repos.map((r) => `/tmp/${r.replace("/", "+")}`);
+  lines.push(
+    `Each file's repository, commit, path, licence and sha256 are in ${MANIFEST_PATH}. Get them (bench/trajectories/README.md):`,
+    ...repos.map((r, i) => `  git clone https://github.com/${r} ${clones[i] as string}`),
+    `  node --import tsx bench/trajectories/data.ts place ${clones.join(" ")} --to ${dir}`,
+    `  node --import tsx bench/trajectories/data.ts verify --trajectories ${dir}`,
+    "or point --trajectories <dir> / CTXWIN_TRAJECTORIES at a directory that holds them.",
+  );
+  return lines.join("\n");
+}
+
+/** Every file of the manifest checked in `dir` by its sha256, without parsing it. */
+export function verifyFiles(dir: string, entries: readonly ManifestEntry[]): { ok: number; missing: ManifestEntry[]; changed: ManifestEntry[] } {
+  const missing: ManifestEntry[] = [];
+  const changed: ManifestEntry[] = [];
+  let ok = 0;
+  for (const entry of entries) {
+    const path = join(dir, entry.file);
+    if (!existsSync(path)) missing.push(entry);
+    else if (sha256(readFileSync(path)) !== entry.sha256) changed.push(entry);
+    else ok++;
+  }
+  return { ok, missing, changed };
+}
+
+function verifyCommand(args: string[]): void {
+  const dirIndex = args.indexOf("--trajectories");
+  const dir = trajectoriesDir(dirIndex >= 0 ? args[dirIndex + 1] : undefined, resolve(import.meta.dirname, "..", ".."));
+  const { entries } = readManifest();
+  const { ok, missing, changed } = verifyFiles(dir, entries);
+  console.log(`${dir}: ${ok} of the manifest's ${entries.length} files present with their sha256`);
+  if (missing.length > 0 || changed.length > 0) {
+    console.error(missingReport(dir, missing, changed));
+    process.exitCode = 1;
+  }
 }
 
 function gitShow(gitDir: string, commit: string, path: string): Buffer {
@@ -209,6 +266,7 @@ function selectCommand(specs: string[]): void {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [command, ...args] = process.argv.slice(2);
   if (command === "place") placeCommand(args);
+  else if (command === "verify") verifyCommand(args);
   else if (command === "select") selectCommand(args);
-  else throw new Error("usage: data.ts place <clone>... [--to <dir>] | data.ts select <spec>...");
+  else throw new Error("usage: data.ts place <clone>... [--to <dir>] | data.ts verify [--trajectories <dir>] | data.ts select <spec>...");
 }

@@ -39,11 +39,12 @@ export function diffResults(before: Results, after: Results, runs: number): stri
   for (const [run, byKey] of Object.entries(after.perRun)) {
     for (const [key, t] of Object.entries(byKey)) {
       const b = before.perRun[run]?.[key];
-      if (b !== undefined) moves.push({ run, key, delta: lostShare(t) - lostShare(b) });
+      if (b !== undefined && lostShare(t) !== lostShare(b)) moves.push({ run, key, delta: lostShare(t) - lostShare(b) });
     }
   }
   moves.sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta));
-  if (moves.length > 0 && runs > 0) {
+  if (moves.length === 0) lines.push("", "No run's lost share moved.");
+  else if (runs > 0) {
     lines.push("", `The ${Math.min(runs, moves.length)} largest moves of a run's lost share:`);
     for (const m of moves.slice(0, runs)) lines.push(`- ${m.run}, ${m.key.replace("|", " ")}: ${signed(m.delta)} points`);
   }

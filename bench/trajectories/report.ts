@@ -52,8 +52,8 @@ function verdicts(v: VerdictCounts): string {
 const windowLabel = (w: number) => `${w / 1000}K`;
 
 export function printTables(results: Results, entries: readonly ManifestEntry[], verbose: boolean): void {
-  const agents = [...new Set(entries.map((e) => e.agent))].map((a) => `${entries.filter((e) => e.agent === a).length} ${a}`).join(", ");
-  console.log(`${results.runs} runs (${agents}), ${results.requests.toLocaleString("en-US")} requests${results.sample > 1 ? `, every ${results.sample}th checked (and each run's last)` : ""}; gpt-4o counter, window = the prompt's effective limit at that maxTokens.\n`);
+  const agentCounts = [...new Set(entries.map((e) => e.agent))].map((a) => `${entries.filter((e) => e.agent === a).length} ${a}`).join(", ");
+  console.log(`${results.runs} runs (${agentCounts}), ${results.requests.toLocaleString("en-US")} requests${results.sample > 1 ? `, every ${results.sample}th checked (and each run's last)` : ""}; gpt-4o counter, window = the prompt's effective limit at that maxTokens.\n`);
   for (const window of results.windows) {
     const over = results.pinnedOverWindow[window];
     if (over === undefined) continue;
@@ -98,6 +98,27 @@ export function printTables(results: Results, entries: readonly ManifestEntry[],
         return share(v.lost, v.present + v.recoverable + v.lost);
       });
       console.log(`| ${windowLabel(window)} | ${method} | ${cells.join(" | ")} |`);
+    }
+  }
+  const agents = [...new Set(entries.map((e) => e.agent))];
+  if (agents.length > 1) {
+    console.log("\nLost by agent (share of that agent's answers; its runs at that window):\n");
+    console.log(`| window | method | ${agents.join(" | ")} |`);
+    console.log(`|---|---|${agents.map(() => "---").join("|")}|`);
+    for (const window of results.windows) {
+      for (const method of results.methods) {
+        const cells = agents.map((agent) => {
+          const sum = emptyVerdicts();
+          for (const e of entries.filter((x) => x.agent === agent)) {
+            const t = results.perRun[e.id]?.[`${window}|${method}`];
+            if (t === undefined) continue;
+            const v = all(t);
+            for (const k of ["present", "recoverable", "lost"] as const) sum[k] += v[k];
+          }
+          return share(sum.lost, sum.present + sum.recoverable + sum.lost);
+        });
+        console.log(`| ${windowLabel(window)} | ${method} | ${cells.join(" | ")} |`);
+      }
     }
   }
   const errors = Object.entries(results.totals).filter(([, t]) => t.error !== undefined);

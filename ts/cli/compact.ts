@@ -9,7 +9,7 @@ import type { CompactionReport } from "../compaction/progressive-compaction.js";
 import { getCounter } from "../tokens/get-counter.js";
 import type { MessageLike } from "../messages/types.js";
 import { InputError } from "./input.js";
-import { loadConversation, strategyNamed } from "./inspect.js";
+import { loadConversation, strategyNamed, toolDefinitionTokens } from "./inspect.js";
 import { num, paletteFor, preview, type Io } from "./terminal.js";
 import { renderPreview } from "./compact-preview.js";
 import { COMMANDS, UsageError, intOption, parse } from "./usage.js";
@@ -47,7 +47,7 @@ export async function compactCommand(args: string[], io: Io): Promise<number> {
   if (values["dry-run"] && values.output !== undefined) throw new UsageError("--dry-run writes nothing: leave out -o", "compact");
 
   const counter = getCounter(model);
-  const toolTokens = conversation.tools.length > 0 ? counter.countMessages([], { tools: conversation.tools }) - counter.countMessages([]) : 0;
+  const toolTokens = toolDefinitionTokens(counter, conversation);
   const budget = target - toolTokens;
   if (budget < 1) throw new InputError(`--target ${num(target)} leaves no room: the tool definitions alone take ${num(toolTokens)} tokens`);
     const context = new MessageContextManager<MessageLike>({

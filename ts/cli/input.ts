@@ -80,7 +80,7 @@ function fromSessionLog(records: Array<{ entry: SessionEntry }>): Conversation {
 
 function conversationOf(view: ContextView, records: number): Conversation {
   const messages = view.entries.map((e) => e.message);
-  if (view.marker) messages.splice(view.marker.index, 0, omissionMarker(view.marker.omitted, view.marker.role));
+  if (view.marker) messages.splice(view.marker.index, 0, omissionMarker(view.marker.omitted, view.marker.role, view.marker.named, view.marker.unnamed));
   const system = view.systemPrompt ?? undefined;
   return {
     messages,

@@ -172,6 +172,19 @@ function textOf(message: MessageLike): string {
 const roleComponent = (role: string): string =>
   role === "system" || role === "developer" ? "system" : role === "user" ? "user" : role === "assistant" ? "assistant" : "tool results";
 
+/**
+ * What a conversation's tool definitions add to its request. The API writes them after the
+ * request's first system message, which changes that message's count too (docs/tokens.md), so they
+ * are counted beside it.
+ */
+export function toolDefinitionTokens(counter: TokenCounter, conversation: Conversation): number {
+  if (conversation.tools.length === 0) return 0;
+  const system: MessageLike | undefined =
+    conversation.system !== undefined && conversation.system !== "" ? { role: "system", content: conversation.system } : conversation.messages.find((m) => m.role === "system");
+  const head = system === undefined ? [] : [system];
+  return counter.countMessages(head, { tools: conversation.tools }) - counter.countMessages(head);
+}
+
 export interface AnalyzeOptions {
   model: string;
   counter?: TokenCounter;
@@ -188,10 +201,10 @@ export function analyzeContext(conversation: Conversation, options: AnalyzeOptio
   const limits = options.limits ?? ContextLimits.forModel(model);
   const strategy = options.strategy ?? new SmartTruncationStrategy();
   const { encoding, exact } = encodingForModel(model);
-  const { messages, tools } = conversation;
+  const { messages } = conversation;
 
   const overhead = counter.countMessages([]);
-  const toolTokens = tools.length > 0 ? counter.countMessages([], { tools }) - overhead : 0;
+  const toolTokens = toolDefinitionTokens(counter, conversation);
   const systemPrompt = conversation.system !== undefined && conversation.system !== "" ? counter.countMessages([{ role: "system", content: conversation.system }]) - overhead : 0;
   const perMessage = messageTokens(counter, messages);
 

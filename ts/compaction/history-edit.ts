@@ -32,7 +32,7 @@ export type HistoryEdit<M> =
    */
   | { kind: "summarize"; removed: readonly M[]; summary: SummaryMessage }
   /** Keeps the messages at `kept`, in order, with the omission marker before kept[markerIndex] (-1: none). */
-  | { kind: "trim"; kept: readonly number[]; markerIndex: number };
+  | { kind: "trim"; kept: readonly number[]; markerIndex: number; markerTokens?: number | undefined };
 
 /** What applying an edit did. */
 export interface AppliedEdit<M> {

@@ -51,6 +51,8 @@ function checkCounter(counter: unknown): void {
 export class ToolResultCompactor {
   readonly maxResultTokens: number;
   readonly truncationMessage: string;
+  /** The tool call whose recall this compactor's notice names (namingRecall). */
+  private recallId: string | undefined;
 
   constructor(options: ToolResultCompactorOptions = {}) {
     if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
@@ -77,21 +79,51 @@ export class ToolResultCompactor {
     checkCounter(counter);
     const text = typeof result === "string" ? result : JSON.stringify(result);
     if (typeof text !== "string") throw typeError(`result must be a string or a JSON value, got ${describe(result)}`);
+    const out = this.compactWithin(text, this.maxResultTokens, counter);
+    return this.recallId === undefined ? out : this.namedInJson(text, out, counter);
+  }
+
+  /** `text` cut to `bound` tokens by `counter`. */
+  private compactWithin(text: string, bound: number, counter: TokenCounter | undefined): CompactedToolResult {
     // The core cuts with the counter's own tokenizer when it is an exact one (any family), so the
     // bound holds by that counter's count. Any other counter (an approximation) is cut with
     // cl100k_base and checks the result, the bound tightening until it agrees.
     const own = coreOf(counter);
-    if (own) return own.compactToolResult(text, this.maxResultTokens, this.truncationMessage);
+    if (own) return own.compactToolResult(text, bound, this.truncationMessage);
     const tokenizer = fallbackCore();
-    let bound = this.maxResultTokens;
-    let out: NativeCompactedResult = tokenizer.compactToolResult(text, bound, this.truncationMessage);
+    let inner = bound;
+    let out: NativeCompactedResult = tokenizer.compactToolResult(text, inner, this.truncationMessage);
     for (let attempt = 0; counter && attempt < 8; attempt++) {
       const measured = counter.count(out.text);
-      if (measured <= this.maxResultTokens) return { ...out, changed: out.text !== text, tokens: measured, originalTokens: counter.count(text) };
-      bound = Math.max(1, Math.floor((bound * this.maxResultTokens) / measured) - 1);
-      out = tokenizer.compactToolResult(text, bound, this.truncationMessage);
+      if (measured <= bound) return { ...out, changed: out.text !== text, tokens: measured, originalTokens: counter.count(text) };
+      inner = Math.max(1, Math.floor((inner * bound) / measured) - 1);
+      out = tokenizer.compactToolResult(text, inner, this.truncationMessage);
     }
     return out;
+  }
+
+  /**
+   * A JSON result is cut by eliding items, keys and string middles, each elision saying what went
+   * but none naming how to get it back: a compactor that names a recall call writes its notice
+   * into the first elision (JSON-escaped, so the result stays valid JSON), within the bound.
+   */
+  private namedInJson(text: string, out: CompactedToolResult, counter: TokenCounter | undefined): CompactedToolResult {
+    if (!out.changed || !out.json) return out;
+    const inside = JSON.stringify(this.truncationMessage).slice(1, -1);
+    if (out.text.includes(inside)) return out;
+    const measure = (t: string) => (counter ?? (fallbackCore(), fallbackCounter as TiktokenCounter)).count(t);
+    let current = out;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const named = withNotice(current.text, inside);
+      if (named === undefined) return current;
+      const tokens = measure(named);
+      if (tokens <= this.maxResultTokens) return { ...current, text: named, tokens };
+      const bound = current.tokens - (tokens - this.maxResultTokens) - attempt;
+      if (bound < 1) return current;
+      current = this.compactWithin(text, bound, counter);
+      if (!current.json || current.text.includes(inside)) return current;
+    }
+    return current;
   }
 
   /**
@@ -108,16 +140,40 @@ export class ToolResultCompactor {
     const nameRecall = options.nameRecall ?? false;
     if (typeof nameRecall !== "boolean") throw typeError(`options.nameRecall must be a boolean, got ${describe(nameRecall)}`);
     return mapToolResults(message, (value, kind, id) => {
-      const compactor = nameRecall && id !== undefined ? this.naming(id) : this;
+      const compactor = nameRecall && id !== undefined ? this.namingRecall(id) : this;
       return kind === "json" ? (JSON.parse(compactor.compactResult(value, counter)) as unknown) : compactor.compactResult(value, counter);
     });
   }
 
-  /** This compactor with a notice that names `recall(id)`. */
-  private naming(id: string): ToolResultCompactor {
+  /**
+   * This compactor with a notice that names the recall call reading back the result of the tool
+   * call `id` (`[Output truncated...; recall("call_17")]`): what level 1 and the adapters' cut on
+   * arrival write.
+   */
+  namingRecall(id: string): ToolResultCompactor {
+    requireString(id, "id");
     const notice = this.truncationMessage;
     const call = `recall(${JSON.stringify(id)})`;
     const truncationMessage = notice.endsWith("]") ? `${notice.slice(0, -1)}; ${call}]` : `${notice} ${call}`;
-    return new ToolResultCompactor({ maxResultTokens: this.maxResultTokens, truncationMessage });
+    const named = new ToolResultCompactor({ maxResultTokens: this.maxResultTokens, truncationMessage });
+    named.recallId = id;
+    return named;
+  }
+}
+
+/** The elisions the core writes into a JSON result it cuts (each inside a JSON string). */
+const JSON_ELISION = /\[\.\.\. \d+ more items \.\.\.\]|\d+ more keys|\[\.\.\. \d+ bytes elided \.\.\.\]|\[nested data elided\]/;
+
+/** `json` with `inside` (JSON-escaped text) after its first elision, or undefined when it has none (or the result would not parse). */
+function withNotice(json: string, inside: string): string | undefined {
+  const match = JSON_ELISION.exec(json);
+  if (match === null) return undefined;
+  const at = match.index + match[0].length;
+  const named = `${json.slice(0, at)} ${inside}${json.slice(at)}`;
+  try {
+    JSON.parse(named);
+    return named;
+  } catch {
+    return undefined;
   }
 }

@@ -156,7 +156,7 @@ export async function previewCompaction<M extends MessageLike>(source: PreviewSo
       return applied;
     }
     dropped(edit.kept, level);
-    const { removed } = editor.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex });
+    const { removed } = editor.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex, markerTokens: edit.markerTokens });
     return { changed: removed.length, removed };
   };
   const tokensBefore = view.tokenUsage;

@@ -6,17 +6,21 @@
 // operations below, each of which leaves all five arrays the same length and the conversation's
 // total equal to the sum of its tokens (checkInvariant() says whether they do).
 import { FLAG_MARKED, type MessageFacts } from "../messages/metadata-reader.js";
+import type { OmittedEntry } from "../messages/omission-marker.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
 import type { MessageColumns } from "../history/strategies.js";
 
-/** Where earlier turns were omitted: "[N messages omitted]" goes before messages[index]. */
+/** Where earlier turns were omitted: "[N messages omitted; recall by id: ...]" goes before messages[index]. */
 export interface Marker {
   index: number;
   omitted: number;
   /** The marker's own tokens. */
   tokens: number;
   role: InsertedRole;
+  /** The omitted messages it names (oldest first), and how many more it does not. */
+  named?: readonly OmittedEntry[] | undefined;
+  unnamed?: number | undefined;
 }
 
 /** What a message holds beside itself in the columns. */

@@ -9,7 +9,8 @@ import type { AppliedEdit, HistoryView } from "../compaction/history-edit.js";
 import { markerRoleOf, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
 import type { UsageAnchor } from "../history/usage-anchor.js";
 import { MetadataReader, type MessageFacts } from "../messages/metadata-reader.js";
-import { omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
+import { MAX_NAMED_MARKER_TOKENS, namedMarkerTokens, omissionMarker, type OmissionMarker, type OmittedEntry } from "../messages/omission-marker.js";
+import { namesWithin, omittedEntries } from "../compaction/omitted-entries.js";
 import { ROLE_CODES, type InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
@@ -181,7 +182,7 @@ export class HistoryEditor<M extends MessageLike> {
     const marker = this.history.marker;
     this.cache.request(total, this.prompt, this.promptTokens, this.history.conversationTokens + this.history.markerTokens, marker ? this.history.tokensBefore(marker.index, true) : 0);
     const conversation: Array<M | OmissionMarker> = this.history.messages.slice();
-    if (marker) conversation.splice(marker.index, 0, omissionMarker(marker.omitted, marker.role));
+    if (marker) conversation.splice(marker.index, 0, omissionMarker(marker.omitted, marker.role, marker.named, marker.unnamed));
     return this.prompt === undefined ? conversation : [{ role: "system", content: this.prompt }, ...conversation];
   }
 
@@ -234,14 +235,18 @@ export class HistoryEditor<M extends MessageLike> {
     this.cache.touched(this.history, marker !== undefined ? Math.min(firstRemoved, marker.index) : firstRemoved, false);
     this.anchor.rewritten();
     this.history.select(kept.indices);
+    // The marker names what it stands for (the newest first), within what the trim's target
+    // leaves it (planKept), or what a planner reserves of the kept conversation's share.
     if (kept.markerIndex >= 0) {
       const omitted = (marker?.omitted ?? 0) + removed.length;
       const role = markerRoleOf([this.strategy]);
-      this.history.setMarker({ index: kept.markerIndex, omitted, tokens: this.markerTokens(omitted, role), role });
+      const budget = Math.min(MAX_NAMED_MARKER_TOKENS, kept.markerTokens ?? namedMarkerTokens(this.history.conversationTokens));
+      this.history.setMarker(this.namedMarker(kept.markerIndex, omitted, role, marker, omittedEntries(removed), budget));
     } else if (marker) {
-      // The marker stays before the first message that followed it, if that message is still here.
+      // The marker stays before the first message that followed it, if that message is still here
+      // (no larger than it was: this trim's plan did not count it).
       const survivors = kept.indices.filter((i) => i < marker.index).length;
-      this.history.setMarker({ ...marker, index: survivors, omitted: marker.omitted + removed.length });
+      this.history.setMarker(this.namedMarker(survivors, marker.omitted + removed.length, marker.role, marker, omittedEntries(removed), marker.tokens));
     }
     const first = kept.markerIndex >= 0 ? kept.markerIndex : 0;
     const length = this.history.length;
@@ -277,8 +282,8 @@ export class HistoryEditor<M extends MessageLike> {
     const promptTokens = prompt === undefined ? 0 : this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
     let marker: Marker | undefined;
     if (state.marker) {
-      const { omitted, role } = state.marker;
-      marker = { index: Math.min(state.marker.index, state.messages.length), omitted, tokens: this.markerTokens(omitted, role), role };
+      const { omitted, role, named, unnamed } = state.marker;
+      marker = { index: Math.min(state.marker.index, state.messages.length), omitted, tokens: this.markerTokens(omitted, role, named, unnamed), role, named, unnamed };
     }
     return { messages: state.messages, reader, facts, tokens, summaries: state.summaries, marker, systemPrompt: { prompt, tokens: promptTokens } };
   }
@@ -315,7 +320,7 @@ export class HistoryEditor<M extends MessageLike> {
   /** The history as an export and the session's log see it. */
   state(): ContextState<M> {
     const m = this.history.marker;
-    const marker = m ? { index: m.index, omitted: m.omitted, role: m.role } : undefined;
+    const marker = m ? { index: m.index, omitted: m.omitted, role: m.role, ...(m.named !== undefined && m.named.length > 0 ? { named: m.named.slice(), unnamed: m.unnamed ?? 0 } : {}) } : undefined;
     return { messages: this.history.messages.slice(), summaries: this.history.summaryIndices(), marker, systemPrompt: this.prompt ?? null };
   }
 
@@ -324,7 +329,13 @@ export class HistoryEditor<M extends MessageLike> {
   }
 
   /** The omission marker's own tokens. */
-  private markerTokens(omitted: number, role: InsertedRole): number {
-    return Math.max(0, this.counter.countMessages([omissionMarker(omitted, role)]) - this.requestOverhead);
+  private markerTokens(omitted: number, role: InsertedRole, named?: readonly OmittedEntry[], unnamed?: number): number {
+    return Math.max(0, this.counter.countMessages([omissionMarker(omitted, role, named, unnamed)]) - this.requestOverhead);
+  }
+
+  /** A marker at `index` for `omitted` messages naming, after what `previous` named, the newest of `entries` that fit `budget` tokens. */
+  private namedMarker(index: number, omitted: number, role: InsertedRole, previous: Marker | undefined, entries: readonly OmittedEntry[], budget: number): Marker {
+    const names = namesWithin(omitted, role, previous, entries, budget, this.counter, this.requestOverhead);
+    return { index, omitted, tokens: names.tokens, role, ...(names.named.length > 0 ? { named: names.named, unnamed: names.unnamed } : {}) };
   }
 }

@@ -14,6 +14,7 @@
 // UsageWarnings; the SessionLink to a session's log; and ProgressiveCompaction, whose edits the
 // manager applies through the editor.
 import type { ContextCompactor } from "../compaction/context-compactor.js";
+import type { CompactionLevelName } from "../compaction/compaction-level.js";
 import type { AppliedEdit, HistoryEdit, HistoryView } from "../compaction/history-edit.js";
 import { ProgressiveCompaction, type CompactionReport, type CompactionRun } from "../compaction/progressive-compaction.js";
 import { checkProblemRecord } from "../compaction/open-problems.js";
@@ -283,7 +284,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       const request = step.value;
       let input: unknown;
       try {
-        input = request.kind === "apply" ? this.apply(request.edit) : await request.promise;
+        input = request.kind === "apply" ? this.apply(request.edit, request.level.name) : await request.promise;
       } catch (error) {
         step = run.throw(error);
         continue;
@@ -293,24 +294,19 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     return step.value;
   }
 
-  /** Applies an edit a compaction planned, then runs the policy once (a trim re-arms the warnings instead, as truncate() does). */
-  private apply(edit: HistoryEdit<M>): AppliedEdit<M> {
-    switch (edit.kind) {
-      case "replace": {
-        const changed = this.editor.replace(edit.replacements);
-        if (changed > 0) this.afterChange();
-        return { changed, removed: [] };
-      }
-      case "summarize": {
-        const applied = this.editor.summarize(edit.removed, edit.summary);
-        if (applied.changed > 0) this.afterChange();
-        return applied;
-      }
-      case "trim": {
-        const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex });
-        return { changed: event.removed.length, removed: event.removed };
-      }
+  /** Applies an edit a compaction planned, tells it (`compactionEdit`: what a Recall keeps the originals of, before the policy may trim the copies), then runs the policy once (a trim re-arms the warnings instead, as truncate() does). */
+  private apply(edit: HistoryEdit<M>, level: CompactionLevelName): AppliedEdit<M> {
+    if (edit.kind === "trim") {
+      const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex, markerTokens: edit.markerTokens });
+      return { changed: event.removed.length, removed: event.removed };
     }
+    const replaced = edit.kind === "replace" ? edit.replacements.map(([i, after]) => ({ before: this.editor.history.messages[i] as M, after })) : [];
+    const applied: AppliedEdit<M> = edit.kind === "replace" ? { changed: this.editor.replace(edit.replacements), removed: [] } : this.editor.summarize(edit.removed, edit.summary);
+    if (applied.changed > 0) {
+      this.emit("compactionEdit", { level, replaced, removed: applied.removed.slice() });
+      this.afterChange();
+    }
+    return applied;
   }
 
   /** The plan of a compaction (`{ target }` tokens, or compactIfNeeded's `{ threshold }`), nothing changed: context/compaction-preview.ts. */

@@ -1,6 +1,7 @@
 // What a MessageContextManager is made with, what it reports, and the modes it trims in.
 import type { UnknownModelPolicy } from "../catalog/model-registry.js";
 import type { BreakerEvent, BreakerState } from "../compaction/circuit-breaker.js";
+import type { CompactionLevelName } from "../compaction/compaction-level.js";
 import type { CompactionReport } from "../compaction/progressive-compaction.js";
 import type { ContextLimits, LimitOverrides } from "../history/context-limits.js";
 import {
@@ -189,9 +190,21 @@ export interface SessionLostEvent {
   error: SessionLostError;
 }
 
+/**
+ * One edit of a running compaction, told as the manager applies it (the `compacted` report comes
+ * when the whole run ends, which a summary's model call may delay): the messages a level rewrote,
+ * each with its copy, and those a summary removed. A trim inside a compaction is `trimmed`.
+ */
+export interface CompactionEditEvent<M> {
+  level: CompactionLevelName;
+  replaced: Array<{ before: M; after: M }>;
+  removed: M[];
+}
+
 export interface ContextEvents<M> {
   warning: [ContextWarning];
   trimmed: [TrimEvent<M>];
+  compactionEdit: [CompactionEditEvent<M>];
   compacted: [CompactionReport<M>];
   /** The summarizer's circuit breaker opened, let a trial call through, or closed. */
   breaker: [BreakerEvent];

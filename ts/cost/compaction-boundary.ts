@@ -6,12 +6,11 @@
 // level that writes it.
 import { CLEARED_TOOL_RESULT } from "../compaction/levels/clear-old-tool-results.js";
 import { SUMMARY_HEAD } from "../compaction/summary-head.js";
-
-const MARKER = /^\[\d+ messages omitted\]$/;
+import { isOmissionMarkerText } from "../messages/omission-marker.js";
 
 /** Whether a text is one a compaction wrote. */
 export function isCompactionText(text: string): boolean {
-  return MARKER.test(text) || SUMMARY_HEAD.test(text) || text.startsWith(CLEARED_TOOL_RESULT);
+  return isOmissionMarkerText(text) || SUMMARY_HEAD.test(text) || text.startsWith(CLEARED_TOOL_RESULT);
 }
 
 /** The texts of a message's content, whatever its shape (a string, text parts, tool results' outputs), at most `depth` levels down. */

@@ -6,7 +6,7 @@ import { native, type NativeStrategySpec } from "../runtime/native.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 import { checkRole, type InsertedRole } from "../messages/roles.js";
-import { omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
+import { namedMarkerRoom, namedMarkerTokens, omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
 import { ROLE_CODES, ROLE_NAMES, type KnownRole } from "../messages/roles.js";
 
 /** Options every strategy takes. */
@@ -58,26 +58,39 @@ export interface MessageColumns<M extends MessageLike = MessageLike> {
 export interface KeptPlan {
   indices: number[];
   markerIndex: number;
+  /** The tokens the marker may take within the target: what was reserved for it and what the kept messages leave below the target. */
+  markerTokens?: number | undefined;
 }
 
 /**
  * The messages `strategy` keeps of `history` within `target` conversation tokens (undefined for an
  * empty history). Built-in strategies plan in one call into the core over the metadata already
- * there, without a walk over the messages; a custom one plans over the messages.
+ * there, without a walk over the messages; a custom one plans over the messages. The omission
+ * marker is priced as a managed history writes it, naming the ids of what it stands for
+ * (namedMarkerTokens of the target).
  */
 export function planKept<M extends MessageLike>(strategy: TruncationStrategy, history: MessageColumns<M>, target: number, counter: TokenCounter): KeptPlan | undefined {
   if (history.messages.length === 0) return undefined;
   const chain = coreChain(strategy);
   if (chain) {
+    const named = namedMarkerTokens(target);
+    let reserved = 0;
     const plan = native.planTruncation(
       new Uint8Array(history.roles),
       new Uint32Array(history.tokens),
       new Uint8Array(history.flags),
       new Int32Array(history.units),
       target,
-      chain.map((s) => s.spec(history.messages, counter)),
+      chain.map((s) => {
+        const spec = s.spec(history.messages, counter);
+        if (spec.kind !== 2) return spec;
+        reserved = Math.max(reserved, spec.markerTokens ?? 0, named);
+        return { ...spec, markerTokens: reserved };
+      }),
     );
-    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition };
+    // The core counted the marker at `reserved` in keptTokens: what the target leaves it, within its share.
+    const markerTokens = plan.markerPosition >= 0 ? Math.max(reserved, Math.min(namedMarkerRoom(target), target - plan.keptTokens + reserved)) : undefined;
+    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition, markerTokens };
   }
   const plan = strategy.plan(history.messages, target, counter);
   return { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 };

@@ -16,8 +16,12 @@ const ROLE_OF_TYPE: Readonly<Record<string, string>> = { human: "user", ai: "ass
 /** A ChatMessage's free-form role, in the chat roles ctxwin reads. */
 const CHAT_ROLE_ALIASES: Readonly<Record<string, string>> = { human: "user", ai: "assistant" };
 
-/** Content blocks that repeat a tool call `tool_calls` already carries (Anthropic, OpenAI Responses, LangChain's own). */
-const CALL_BLOCKS = new Set(["tool_use", "tool_call", "tool_call_chunk", "function_call", "server_tool_call", "input_json_delta"]);
+/**
+ * Content blocks that repeat a tool call `tool_calls` already carries (Anthropic, OpenAI Responses,
+ * LangChain's own). A provider's own tool (`server_tool_call`, Anthropic's `server_tool_use`) is
+ * in no `tool_calls`: its block is the call, answered by a result block in the same message.
+ */
+const CALL_BLOCKS = new Set(["tool_use", "tool_call", "tool_call_chunk", "function_call", "input_json_delta"]);
 
 type Record_ = Record<string, unknown>;
 

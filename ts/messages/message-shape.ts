@@ -1,88 +1,55 @@
-// The message shapes ctxwin reads, in one place: OpenAI chat, OpenAI Responses input items
-// (reasoning, function_call, function_call_output), AI SDK ModelMessage and Anthropic Messages.
-// checkMessage checks a message before anything reads it (each field of the right type, tool
-// arguments and outputs that JSON can carry; bad input rejected with a coded TypeError /
-// RangeError naming the field, never guessed at); visitMessage walks one, handing its text,
-// images, documents, tool calls and tool results to a visitor. Counting, the metadata reader,
-// compaction and the command line all read messages through here, so a shape learned here is
-// learned everywhere. Reasoning (AI SDK `reasoning` parts, Anthropic `thinking` /
-// `redacted_thinking` blocks, OpenAI `reasoning` items) is visited as text. LangChain messages are
-// read through their chat view (langchain-shape.ts), whose tool calls keep LangChain's `args`.
-import { describe, rangeError, typeError } from "../runtime/errors.js";
+// The message shapes ctxwin reads, in one place: OpenAI chat (legacy `function_call` and
+// `role: "function"` included), the OpenAI Responses API's items (responses-items.ts), AI SDK
+// ModelMessage (provider-executed tool calls with their results in one assistant message, tool
+// approvals) and Anthropic Messages (server tools' blocks included). checkMessage checks a message
+// before anything reads it (each field of the right type, tool arguments and outputs that JSON can
+// carry; bad input rejected with a coded TypeError / RangeError naming the field, never guessed
+// at; a shape ctxwin cannot place rejected with ERR_CTXWIN_UNSUPPORTED_MESSAGE naming its type);
+// visitMessage walks one, handing its text, images, documents, tool calls and tool results to a
+// visitor. Counting, the metadata reader, compaction and the command line all read messages
+// through here, so a shape learned here is learned everywhere. Reasoning (AI SDK `reasoning`
+// parts, Anthropic `thinking` / `redacted_thinking` blocks, OpenAI `reasoning` items) is visited
+// as text. LangChain messages are read through their chat view (langchain-shape.ts), whose tool
+// calls keep LangChain's `args`.
+import { describe, typeError } from "../runtime/errors.js";
 import { isLangChainMessage, langChainView } from "./langchain-shape.js";
+import { checkJsonValue, checkPart, idOf, isRecord, visitPart, type MessageVisitor } from "./content-parts.js";
+import { checkResponsesItem, responsesItemShape } from "./responses-items.js";
 
-export interface MessageVisitor {
-  /** Text to count (message content, text and reasoning parts, and fields such as tool_call_id). */
-  text(value: unknown): void;
-  /** An image part (the part itself, for a counter that sizes images). */
-  image(part?: Record<string, unknown>): void;
-  /**
-   * A document part: an Anthropic `document` block, or an AI SDK `file` part that is a PDF. A
-   * visitor without this method sees a text document's text (and an AI SDK file's data) as text.
-   */
-  document?(part: Record<string, unknown>): void;
-  /** A tool call: OpenAI `tool_calls[]`, AI SDK `tool-call` part, Anthropic `tool_use` block. */
-  toolCall(id: string | undefined, name: unknown, args: unknown): void;
-  /** A tool result: OpenAI `role: "tool"` message, AI SDK `tool-result` part, Anthropic `tool_result` block. */
-  toolResult(id: string | undefined, output: unknown): void;
-}
+export {
+  checkJsonValue,
+  isRecord,
+  isTypedOutput,
+  MAX_JSON_DEPTH,
+  toolOutputText,
+  visitPart,
+  visitToolOutput,
+  type MessageVisitor,
+} from "./content-parts.js";
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
-}
-
-const idOf = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
-
-/** Visits one content part or block of any of the three shapes. */
-export function visitPart(part: unknown, visitor: MessageVisitor): void {
-  if (typeof part === "string") return visitor.text(part);
-  if (!isRecord(part)) return;
-  switch (part.type) {
-    case "text": // OpenAI, AI SDK, Anthropic
-    case "reasoning": // AI SDK
-      return visitor.text(part.text);
-    case "thinking": // Anthropic: the thinking and its signature are sent back, and counted
-      visitor.text(part.thinking);
-      return visitor.text(part.signature);
-    case "redacted_thinking": // Anthropic: encrypted thinking
-      return visitor.text(part.data);
-    case "image": // AI SDK, Anthropic
-    case "image_url": // OpenAI
-    case "input_image":
-      return visitor.image(part);
-    case "document": // Anthropic
-      if (visitor.document) return visitor.document(part);
-      if (isRecord(part.source) && part.source.type === "text") visitor.text(part.source.data);
-      return;
-    case "file": // AI SDK: images cost an image; text files count as text
-      if (typeof part.mediaType === "string" && part.mediaType.startsWith("image/")) return visitor.image(part);
-      if (part.mediaType === "application/pdf" && visitor.document) return visitor.document(part);
-      if (typeof part.data === "string") visitor.text(part.data);
-      return;
-    case "tool-call": // AI SDK
-      return visitor.toolCall(idOf(part.toolCallId), part.toolName, part.input ?? part.args);
-    case "tool_use": // Anthropic
-      return visitor.toolCall(idOf(part.id), part.name, part.input);
-    case "tool-result": // AI SDK: output { type, value } (v5+) or result (v4)
-      return visitor.toolResult(idOf(part.toolCallId), part.output ?? part.result);
-    case "tool_result": // Anthropic
-      return visitor.toolResult(idOf(part.tool_use_id), part.content);
-    default:
-      if (typeof part.text === "string") visitor.text(part.text);
-  }
+/** The link between a legacy `function_call` and the `role: "function"` message that answers it: the function's name. */
+function legacyFunctionLink(name: unknown): string | undefined {
+  return typeof name === "string" ? `function:${name}` : undefined;
 }
 
 /**
- * Visits a message: its content (string or parts), OpenAI's `tool_calls`, and, for an OpenAI tool
- * message, its `tool_call_id` (counted as text) and its content as the result.
+ * Visits a message: its content (string or parts), OpenAI's `tool_calls` and legacy
+ * `function_call`; for an OpenAI tool message its `tool_call_id` (counted as text) and its content
+ * as the result, for a legacy function message its content as the result of the `function_call`
+ * before it; a Responses item as responses-items.ts reads it.
  */
 export function visitMessage(message: Record<string, unknown>, visitor: MessageVisitor): void {
   if (isLangChainMessage(message)) return visitMessage(langChainView(message, "message"), visitor);
-  if (message.role === undefined && typeof message.type === "string" && visitResponsesItem(message, visitor)) return;
+  const item = responsesItemShape(message);
+  if (item !== undefined) return item.visit(message, visitor);
   const content = message.content;
   if (typeof message.tool_call_id === "string") {
     visitor.text(message.tool_call_id);
     visitor.toolResult(message.tool_call_id, content);
+  } else if (message.role === "function") {
+    const link = legacyFunctionLink(message.name);
+    if (link !== undefined) visitor.link?.(link, "result");
+    visitor.toolResult(undefined, content);
   } else if (Array.isArray(content)) {
     for (const part of content) visitPart(part, visitor);
   } else {
@@ -93,8 +60,19 @@ export function visitMessage(message: Record<string, unknown>, visitor: MessageV
       if (!isRecord(call)) continue;
       const fn = isRecord(call.function) ? call.function : call;
       visitor.toolCall(idOf(call.id), fn.name, argumentsOf(fn));
+      // A LangChain message's legacy function_call comes as a call without an id.
+      if (call.id === undefined && message.role === "assistant") linkLegacyCall(fn.name, visitor);
     }
   }
+  if (isRecord(message.function_call)) {
+    visitor.toolCall(undefined, message.function_call.name, message.function_call.arguments);
+    linkLegacyCall(message.function_call.name, visitor);
+  }
+}
+
+function linkLegacyCall(name: unknown, visitor: MessageVisitor): void {
+  const link = legacyFunctionLink(name);
+  if (link !== undefined) visitor.link?.(link, "call");
 }
 
 /** A tool call's arguments: OpenAI's `arguments`, or LangChain's `args`. */
@@ -102,157 +80,33 @@ function argumentsOf(fn: Record<string, unknown>): unknown {
   return fn.arguments === undefined && fn.args !== undefined ? fn.args : fn.arguments;
 }
 
-/** The role a Responses item stands for in a conversation, or undefined when it is not one of them. */
-export function responsesItemRole(message: Record<string, unknown>): "assistant" | "tool" | undefined {
-  if (message.role !== undefined) return undefined;
-  if (message.type === "reasoning" || message.type === "function_call") return "assistant";
-  if (message.type === "function_call_output") return "tool";
-  return undefined;
+/** The role a Responses item stands for in a conversation, or undefined when it is a message (it has a role) or no known item. */
+export function responsesItemRole(message: Record<string, unknown>): "assistant" | "tool" | "user" | "developer" | undefined {
+  return responsesItemShape(message)?.role;
 }
-
-function visitResponsesItem(item: Record<string, unknown>, visitor: MessageVisitor): boolean {
-  switch (item.type) {
-    case "reasoning":
-      for (const list of [item.summary, item.content]) if (Array.isArray(list)) for (const part of list) if (isRecord(part)) visitor.text(part.text);
-      visitor.text(item.encrypted_content);
-      return true;
-    case "function_call":
-      visitor.toolCall(idOf(item.call_id), item.name, item.arguments);
-      return true;
-    case "function_call_output":
-      visitor.toolResult(idOf(item.call_id), item.output);
-      return true;
-    default:
-      return false;
-  }
-}
-
-/** AI SDK's tool output `{ type: "text" | "json" | ..., value }` (v5+). */
-export function isTypedOutput(output: unknown): output is { type: string; value: unknown } {
-  return isRecord(output) && typeof output.type === "string" && "value" in output;
-}
-
-/** Visits a tool result's output: a string, parts, or AI SDK's { type, value }. */
-export function visitToolOutput(output: unknown, visitor: MessageVisitor): void {
-  if (Array.isArray(output)) {
-    for (const item of output) visitPart(item, visitor);
-  } else if (isTypedOutput(output)) {
-    if (Array.isArray(output.value)) for (const item of output.value) visitPart(item, visitor);
-    else visitor.text(output.value);
-  } else {
-    visitor.text(output);
-  }
-}
-
-/** A tool result's output as text: its text parts joined by newlines, other values as JSON. */
-export function toolOutputText(output: unknown): string {
-  const texts: string[] = [];
-  const push = (v: unknown) => texts.push(typeof v === "string" ? v : (JSON.stringify(v) ?? ""));
-  visitToolOutput(output, { text: push, image: () => {}, toolCall: () => {}, toolResult: (_id, inner) => push(inner) });
-  return texts.join("\n");
-}
-
-/** How deep a tool call's arguments or a tool's output may nest (JSON.stringify overflows the stack near 5,000). */
-export const MAX_JSON_DEPTH = 512;
 
 /**
- * Checks that `value` is what JSON.stringify turns into text: no cycle, no BigInt, no function or
- * symbol in its place, at most MAX_JSON_DEPTH levels deep. Throws a coded error naming `path`, so
- * that counting never meets "Maximum call stack size exceeded" or a silently dropped value.
+ * The chat role of a message, or of a Responses item (the role it stands for). A shape without a
+ * role that is no item ctxwin knows (an item_reference, an unknown type) is the coded error that
+ * names its type, as checkMessage gives it; a known item's fields are checked here too, since
+ * the counters that read roles this way read the item next.
  */
-export function checkJsonValue(value: unknown, path: string): void {
-  const ancestors: object[] = [];
-  const walk = (v: unknown, at: string, depth: number): void => {
-    switch (typeof v) {
-      case "string":
-      case "number":
-      case "boolean":
-        return;
-      case "bigint":
-        throw typeError(`${at} must be a JSON value, got ${describe(v)}`);
-      case "undefined":
-      case "function":
-      case "symbol":
-        if (depth === 0) throw typeError(`${path} must be a JSON value, got ${describe(v)}`);
-        return; // JSON.stringify leaves these out of objects (and writes null in arrays)
-      default:
-        if (v === null) return;
-    }
-    const object = v as object;
-    if (typeof (object as { toJSON?: unknown }).toJSON === "function") return; // Dates and the like: toJSON decides
-    if (depth >= MAX_JSON_DEPTH) throw rangeError(`${path} is nested more than ${MAX_JSON_DEPTH} levels deep`);
-    if (ancestors.includes(object)) throw typeError(`${at} refers back to itself (a cycle): it has no JSON form`);
-    ancestors.push(object);
-    if (Array.isArray(object)) {
-      for (let i = 0; i < object.length; i++) walk(object[i], `${at}[${i}]`, depth + 1);
-    } else {
-      for (const key of Object.keys(object)) walk((object as Record<string, unknown>)[key], `${at}.${key}`, depth + 1);
-    }
-    ancestors.pop();
-  };
-  walk(value, path, 0);
+export function roleOf(message: Record<string, unknown>, at: string): string {
+  if (typeof message.role === "string") return message.role;
+  if (message.role === undefined) {
+    checkResponsesItem(message, at);
+    const item = responsesItemRole(message);
+    if (item !== undefined) return item;
+  }
+  throw typeError(`${at}.role must be a string, got ${describe(message.role)}`);
 }
 
-/** The roles of the three shapes (OpenAI's developer and function included). */
+/** The roles of the shapes (OpenAI's developer and function included). */
 export const KNOWN_ROLES: readonly string[] = ["system", "developer", "user", "assistant", "tool", "function"];
 
-const TEXT_PART_TYPES = new Set(["text", "reasoning"]);
-
-function checkPart(part: unknown, at: string): void {
-  if (typeof part === "string") return;
-  if (!isRecord(part) || Array.isArray(part)) throw typeError(`${at} must be a content part object, got ${describe(part)}`);
-  if (typeof part.type !== "string") throw typeError(`${at}.type must be a string, got ${describe(part.type)}`);
-  if (TEXT_PART_TYPES.has(part.type) && typeof part.text !== "string") throw typeError(`${at}.text must be a string, got ${describe(part.text)}`);
-  switch (part.type) {
-    case "tool-call":
-      if (typeof part.toolName !== "string") throw typeError(`${at}.toolName must be a string, got ${describe(part.toolName)}`);
-      if (part.toolCallId !== undefined && typeof part.toolCallId !== "string") throw typeError(`${at}.toolCallId must be a string, got ${describe(part.toolCallId)}`);
-      return checkJsonValue(part.input ?? part.args ?? null, `${at}.input`);
-    case "tool_use":
-      if (typeof part.name !== "string") throw typeError(`${at}.name must be a string, got ${describe(part.name)}`);
-      if (part.id !== undefined && typeof part.id !== "string") throw typeError(`${at}.id must be a string, got ${describe(part.id)}`);
-      return checkJsonValue(part.input ?? null, `${at}.input`);
-    case "tool-result":
-      if (part.toolCallId !== undefined && typeof part.toolCallId !== "string") throw typeError(`${at}.toolCallId must be a string, got ${describe(part.toolCallId)}`);
-      return checkJsonValue(part.output ?? part.result ?? null, `${at}.output`);
-    case "tool_result":
-      if (part.tool_use_id !== undefined && typeof part.tool_use_id !== "string") throw typeError(`${at}.tool_use_id must be a string, got ${describe(part.tool_use_id)}`);
-      if (Array.isArray(part.content)) part.content.forEach((block, i) => checkPart(block, `${at}.content[${i}]`));
-      else if (part.content !== undefined && typeof part.content !== "string") throw typeError(`${at}.content must be a string or an array of blocks, got ${describe(part.content)}`);
-      return;
-    default:
-      if (part.text !== undefined && typeof part.text !== "string") throw typeError(`${at}.text must be a string, got ${describe(part.text)}`);
-  }
-}
-
-/** An OpenAI Responses input item (reasoning, function_call, function_call_output), checked as checkMessage checks messages. */
-function checkResponsesItem(item: Record<string, unknown>, at: string): void {
-  if (item.call_id !== undefined && typeof item.call_id !== "string") throw typeError(`${at}.call_id must be a string, got ${describe(item.call_id)}`);
-  switch (item.type) {
-    case "function_call":
-      if (typeof item.name !== "string") throw typeError(`${at}.name must be a string, got ${describe(item.name)}`);
-      if (typeof item.arguments !== "string") checkJsonValue(item.arguments ?? null, `${at}.arguments`);
-      return;
-    case "function_call_output":
-      if (typeof item.output !== "string") checkJsonValue(item.output ?? null, `${at}.output`);
-      return;
-    default: // reasoning
-      for (const key of ["summary", "content"] as const) {
-        const list = item[key];
-        if (list === undefined || list === null) continue;
-        if (!Array.isArray(list)) throw typeError(`${at}.${key} must be an array of parts, got ${describe(list)}`);
-        list.forEach((part: unknown, i) => {
-          if (!isRecord(part) || (part.text !== undefined && typeof part.text !== "string")) throw typeError(`${at}.${key}[${i}] must be a part with string text, got ${describe(part)}`);
-        });
-      }
-      if (item.encrypted_content !== undefined && item.encrypted_content !== null && typeof item.encrypted_content !== "string") {
-        throw typeError(`${at}.encrypted_content must be a string, got ${describe(item.encrypted_content)}`);
-      }
-  }
-}
-
 /**
- * Checks a message of any of the three shapes before anything reads it: content a string, null or
+ * Checks a message of any of the shapes before anything reads it (a Responses item as
+ * responses-items.ts checks it): content a string, null or
  * an array of parts; every part an object with a string `type` (text parts with string text, tool
  * calls with a string name and JSON arguments, tool results with JSON output); OpenAI `tool_calls`
  * an array of calls with a string name and string or JSON arguments; `tool_call_id` and `name`
@@ -262,7 +116,8 @@ function checkResponsesItem(item: Record<string, unknown>, at: string): void {
 export function checkMessage(message: unknown, at: string): asserts message is Record<string, unknown> {
   if (!isRecord(message) || Array.isArray(message)) throw typeError(`${at} must be a message object, got ${describe(message)}`);
   if (isLangChainMessage(message)) return checkMessage(langChainView(message, at), at);
-  if (responsesItemRole(message) !== undefined) return checkResponsesItem(message, at);
+  checkResponsesItem(message, at);
+  if (responsesItemShape(message) !== undefined) return;
   if (typeof message.role !== "string" || !KNOWN_ROLES.includes(message.role)) {
     throw typeError(`${at}.role must be one of ${KNOWN_ROLES.join(", ")}, got ${describe(message.role)}`);
   }
@@ -273,6 +128,12 @@ export function checkMessage(message: unknown, at: string): asserts message is R
   }
   for (const key of ["tool_call_id", "name"] as const) {
     if (message[key] !== undefined && typeof message[key] !== "string") throw typeError(`${at}.${key} must be a string, got ${describe(message[key])}`);
+  }
+  const legacy = message.function_call;
+  if (legacy !== undefined && legacy !== null) {
+    if (!isRecord(legacy) || Array.isArray(legacy)) throw typeError(`${at}.function_call must be an object { name, arguments }, got ${describe(legacy)}`);
+    if (typeof legacy.name !== "string") throw typeError(`${at}.function_call.name must be a string, got ${describe(legacy.name)}`);
+    if (typeof legacy.arguments !== "string") checkJsonValue(legacy.arguments ?? null, `${at}.function_call.arguments`);
   }
   const calls = message.tool_calls;
   if (calls === undefined || calls === null) return;

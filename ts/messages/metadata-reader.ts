@@ -26,7 +26,10 @@ export interface MessageFacts {
   unit: number;
   /** True for a tool result whose call was not seen. */
   orphan: boolean;
-  /** Ids of the tool calls it makes and of the calls whose results it holds (when it has any). */
+  /**
+   * Ids of the tool calls it makes that wait for results in later messages, and of the earlier
+   * calls whose results it holds (a call answered in its own message is in neither).
+   */
   callIds?: string[];
   resultIds?: string[];
 }
@@ -62,28 +65,28 @@ export class MetadataReader {
     if (!isRecord(original) || Array.isArray(original)) throw typeError(`messages[${index}] must be a message object, got ${describe(original)}`);
     // A LangChain message is read through its chat view; pins and marks are the caller's object's.
     const message = isLangChainMessage(original) ? langChainView(original, `messages[${index}]`) : original;
-    const itemRole = responsesItemRole(message);
-    const role = itemRole ?? message.role;
-    if (typeof role !== "string" || !Object.hasOwn(ROLE_CODES, role)) {
-      throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
-    }
     checkMessage(message, `messages[${index}]`);
+    const itemRole = responsesItemRole(message);
+    const role = (itemRole ?? message.role) as string;
+    if (!Object.hasOwn(ROLE_CODES, role)) throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
     const content = message.content;
     const marked = (original as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(original) === true;
     const flags = marked ? FLAG_MARKED : 0;
-    // Only an assistant's item may join a reasoning item before it.
-    const pending = itemRole === undefined && role !== "assistant" ? -1 : this.reasoningUnit;
+    // Only an assistant's message or item may join a reasoning item before it.
+    const pending = role === "assistant" ? this.reasoningUnit : -1;
     if (message.type === "reasoning" && itemRole !== undefined) {
       // A unit of its own, which the items that follow join.
       return { role: ROLE_CODES.assistant, flags, unit: -1, orphan: false, calls: [], fresh: true, after: "unit" };
     }
     // Most messages are plain text: no parts to look through for tool calls or results.
-    if (itemRole === undefined && typeof content !== "object" && message.tool_calls === undefined && message.tool_call_id === undefined) {
+    if (itemRole === undefined && typeof content !== "object" && message.tool_calls === undefined && message.tool_call_id === undefined && message.function_call === undefined && role !== "function") {
       return { role: ROLE_CODES[role as KnownRole], flags, unit: role === "assistant" ? pending : -1, orphan: false, calls: [], fresh: false, after: -1 };
     }
     const calls: string[] = [];
     const results: string[] = [];
-    let hasResult = false;
+    const linkCalls: string[] = [];
+    const linkResults: string[] = [];
+    let anonymousResult = false;
     const visitor: MessageVisitor = {
       text: () => {},
       image: () => {},
@@ -91,20 +94,25 @@ export class MetadataReader {
         if (id !== undefined) calls.push(id);
       },
       toolResult: (id) => {
-        hasResult = true;
         if (id !== undefined) results.push(id);
+        else anonymousResult = true;
       },
+      link: (id, kind) => (kind === "call" ? linkCalls : linkResults).push(id),
     };
     visitMessage(message, visitor);
     let unit = -1;
     let orphan = false;
-    if (results.length > 0) {
-      const found = results.map((id) => this.unitOfCall.get(id)).find((u) => u !== undefined);
+    // A result whose call is in the same message (an AI SDK provider-executed tool, a hosted
+    // Responses tool, an Anthropic server tool) is answered there.
+    const own = new Set(calls);
+    const elsewhere = results.filter((id) => !own.has(id));
+    if (elsewhere.length > 0) {
+      const found = elsewhere.map((id) => this.unitOfCall.get(id)).find((u) => u !== undefined);
       if (found === undefined) {
         if ((this.options.orphanToolResults ?? "error") === "error") {
           throw Object.assign(
             typeError(
-              `messages[${index}] is a result of tool call "${results[0] ?? ""}", whose call is not in the messages; ` +
+              `messages[${index}] is a result of tool call "${elsewhere[0] ?? ""}", whose call is not in the messages; ` +
                 `pass orphanToolResults: "drop" to remove such results`,
             ),
             { code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT" },
@@ -115,18 +123,27 @@ export class MetadataReader {
         unit = found;
       }
     }
+    // An approval's answer, a legacy function's result: with what it answers when that is there.
+    if (unit < 0 && !orphan) unit = linkResults.map((id) => this.unitOfCall.get(id)).find((u) => u !== undefined) ?? -1;
+    // A message holding results of earlier calls reads as a tool message; one whose results all
+    // answer its own calls is what the model produced (its role stays).
+    const hasResult = elsewhere.length > 0 || anonymousResult;
     let fresh = false;
     let after = -1;
-    if (calls.length > 0) {
+    const opens = [...calls, ...linkCalls];
+    if (opens.length > 0) {
       if (unit < 0 && pending >= 0) unit = pending;
       fresh = unit < 0;
-      // Parallel function_call items of one response stay with the reasoning before them.
-      after = message.type === "function_call" && pending >= 0 ? pending : -1;
+      // Parallel call items of one response stay with the reasoning before them.
+      after = itemRole === "assistant" && pending >= 0 ? pending : -1;
     } else if (!hasResult && role === "assistant" && pending >= 0) {
       unit = pending; // the assistant message a reasoning item precedes
     }
-    const facts = { role: hasResult ? ROLE_CODES.tool : ROLE_CODES[role as KnownRole], flags, unit, orphan, callIds: calls, resultIds: results };
-    return { ...facts, calls, fresh, after };
+    // The calls left open (waiting for results in later messages) and the results of earlier calls.
+    const answered = new Set(results);
+    const open = calls.filter((id) => !answered.has(id));
+    const facts = { role: hasResult ? ROLE_CODES.tool : ROLE_CODES[role as KnownRole], flags, unit, orphan, callIds: open, resultIds: elsewhere };
+    return { ...facts, calls: opens, fresh, after };
   }
 
   /** Remembers what inspect() found: a new unit, the calls results will join, the reasoning item pending. */

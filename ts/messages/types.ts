@@ -28,11 +28,21 @@ export interface ToolDefinition {
 export interface FunctionDefinition {
   name: string;
   description?: string;
-  parameters?: {
-    type?: string;
-    properties?: Record<string, { type?: string | string[]; description?: string; enum?: unknown[] }>;
-    required?: string[];
-  };
+  /** Its arguments' JSON schema (an object schema). */
+  parameters?: JsonSchema;
+}
+
+/** A JSON schema, with the keywords the counters read named; any other keyword is carried along. */
+export interface JsonSchema {
+  type?: string | string[];
+  description?: string;
+  enum?: unknown[];
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  required?: string[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  [keyword: string]: unknown;
 }
 
 /** A text block of an Anthropic system prompt. */

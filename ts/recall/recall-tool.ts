@@ -17,10 +17,11 @@ export const RECALL_TOOL = {
     "Read again a tool result or message that was cleared, cut or summarized to save context. " +
     'Pass the id its placeholder names (e.g. "[tool result cleared: 48 KB; recall("call_17")]" gives id "call_17"). ' +
     "Without lines or pattern it returns the whole original when it fits; lines [from, to] (1-based, inclusive) returns a range; " +
-    "pattern (a JavaScript regular expression) returns the matching lines with their numbers. A long answer is cut and says which lines to ask for next.",
+    "pattern (a JavaScript regular expression) returns the matching lines with their numbers. A long answer is cut and says which lines to ask for next " +
+    "(and, inside a line longer than one answer, the column to go on from).",
 } as const;
 
-/** The recall tool's input: `{ id, lines?, pattern?, maxTokens? }`, as a JSON schema (draft 7). */
+/** The recall tool's input: `{ id, lines?, column?, pattern?, maxTokens? }`, as a JSON schema (draft 7). */
 export const recallInputSchema = {
   type: "object",
   properties: {
@@ -32,6 +33,7 @@ export const recallInputSchema = {
       maxItems: 2,
       description: "[from, to]: only these lines, 1-based and inclusive.",
     },
+    column: { type: "integer", minimum: 1, description: "With lines: start the first line at this column (1-based), to read on inside a long line." },
     pattern: { type: "string", description: "Only the lines this regular expression matches." },
     maxTokens: { type: "integer", minimum: 1, description: "At most this many tokens (the tool has its own bound too)." },
   },
@@ -43,6 +45,7 @@ export const recallInputSchema = {
 export interface RecallInput {
   id: string;
   lines?: [number, number];
+  column?: number;
   pattern?: string;
   maxTokens?: number;
 }

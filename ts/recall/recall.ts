@@ -6,8 +6,13 @@
 // Where the originals come from: a session's log keeps every message as it was appended (the
 // store is append-only), so with a session a recall reads the log through the SessionStore
 // interface and finds anything, however old. Without one, the originals are kept as compaction
-// takes them, in a RecallCache bounded in bytes; a recall of one that was evicted (or of an id
-// that never existed) gets a coded answer, never an exception inside the agent's loop.
+// takes them (a level's rewrite, a summary, a trim, an adapter's cut on arrival), in a RecallCache
+// bounded in bytes; a recall of one that was evicted (or of an id that never existed) gets a
+// coded answer, never an exception inside the agent's loop.
+//
+// What is kept is always the original, never a level's copy: a report names each rewrite with the
+// message it replaced, and a copy remembered first (a trim during a compaction is told before the
+// compaction's report) gives way to the original the report names.
 import type { CompactionReport } from "../compaction/progressive-compaction.js";
 import { isClearedToolResult } from "../compaction/levels/clear-old-tool-results.js";
 import { messageId } from "../compaction/tool-events.js";
@@ -26,14 +31,29 @@ export const DEFAULT_RECALL_TOKENS = 1000;
 /** What a recall can be told about: a compaction's report (the manager's `compacted` event, an adapter's `onCompact`). */
 export type RecallReport = Pick<CompactionReport<MessageLike>, "replaced" | "removed">;
 
-/** A manager whose compactions a Recall follows (a MessageContextManager). */
+/** A rewrite a Recall is told about: the message as it was, and the copy that took its place. */
+export interface RecallRewrite {
+  before: MessageLike;
+  after: MessageLike;
+}
+
+/** What an adapter's `onCompact` hands a Recall: the results it cut on arrival, and the levels' report. */
+export interface RecallFitEvent {
+  cut?: readonly RecallRewrite[] | undefined;
+  report?: RecallReport | undefined;
+}
+
+/** A manager whose compactions and trims a Recall follows (a MessageContextManager). */
 export interface RecallContext {
   readonly counter: TokenCounter;
+  on(event: "compactionEdit", listener: (edit: RecallReport) => void): unknown;
   on(event: "compacted", listener: (report: RecallReport) => void): unknown;
+  /** A trim's removed messages, and the messages it cut in place when it tells them (`replaced`: each as it was, and its cut copy). */
+  on(event: "trimmed", listener: (event: { removed: readonly MessageLike[]; replaced?: readonly RecallRewrite[] | undefined }) => void): unknown;
 }
 
 export interface RecallOptions {
-  /** The manager whose compactions to follow: every original it takes is remembered, and its counter bounds the answers. */
+  /** The manager whose compactions and trims to follow: every original they take is remembered, and its counter bounds the answers. */
   context?: RecallContext;
   /** The counter that bounds the answers (default: the context's). */
   counter?: TokenCounter;
@@ -76,17 +96,27 @@ export class Recall {
     this.counter = counter;
     this.session = session;
     this.cache = new RecallCache(maxBytes);
+    // Each edit as it is applied (a request made while a summary is being written already shows
+    // the placeholders of the levels before it), each trim (in a compaction or not), and the
+    // whole report (what a context that tells no edits reports).
+    context?.on("compactionEdit", (edit) => this.remember(edit));
+    context?.on("trimmed", (event) => this.remember({ replaced: [...(event.replaced ?? [])], removed: event.removed as MessageLike[] }));
     context?.on("compacted", (report) => this.remember(report));
   }
 
-  /** Remembers the originals a compaction took: the results it replaced and the messages it removed. */
+  /**
+   * Remembers the originals a compaction took: the messages its levels rewrote (each `before`)
+   * and the messages it removed. A program that trims or compacts on its own tells it the same
+   * way: `recall.remember({ replaced: [], removed: plan.removed })`.
+   */
   remember(report: RecallReport): void {
-    for (const { before } of report.replaced) this.rememberMessage(before);
+    for (const rewrite of report.replaced) this.rememberRewrite(rewrite);
     for (const message of report.removed) this.rememberMessage(message);
   }
 
-  /** An adapter's `onCompact`: `{ onCompact: recall.onCompact }`. */
-  readonly onCompact = (event: { report?: RecallReport | undefined }): void => {
+  /** An adapter's `onCompact`: `{ onCompact: recall.onCompact }`. The results cut on arrival come first: theirs are the originals. */
+  readonly onCompact = (event: RecallFitEvent): void => {
+    for (const rewrite of event?.cut ?? []) this.rememberRewrite(rewrite);
     if (event?.report !== undefined) this.remember(event.report);
   };
 
@@ -122,14 +152,24 @@ export class Recall {
    */
   async answer(input: unknown): Promise<string> {
     const { id, ...query } = (input ?? {}) as { id?: unknown } & RecallQuery;
-    let answer: RecallAnswer;
     try {
-      answer = await this.read(id as string, query);
+      let answer = await this.read(id as string, query);
+      // The last line saying what the answer holds is part of the answer: the whole stays within
+      // the bound, so that an adapter's level 1 (maxToolResultTokens, the same bound by default)
+      // never cuts a page the agent is reading.
+      const bound = Math.min(this.maxTokens, typeof query.maxTokens === "number" ? query.maxTokens : this.maxTokens);
+      let text = formatAnswer(answer);
+      for (let attempt = 0; answer.ok && text !== answer.text && attempt < 4; attempt++) {
+        const over = this.counter.count(text) - bound;
+        if (over <= 0) break;
+        answer = await this.read(id as string, { ...query, maxTokens: Math.max(1, answer.tokens - over - attempt) });
+        text = formatAnswer(answer);
+      }
+      return text;
     } catch (error) {
       const code = (error as { code?: RecallErrorCode }).code ?? "ERR_CTXWIN_INVALID_ARGUMENT";
-      answer = { ok: false, id: String(id), code, message: error instanceof Error ? error.message : String(error) };
+      return formatAnswer({ ok: false, id: String(id), code, message: error instanceof Error ? error.message : String(error) });
     }
-    return formatAnswer(answer);
   }
 
   /**
@@ -138,15 +178,28 @@ export class Recall {
    * own id. A message that makes tool calls shares its id with their results and is not kept.
    */
   private rememberMessage(message: MessageLike): void {
-    let sawResult = false;
-    mapToolResults(message, (value, _kind, callId) => {
-      sawResult = true;
-      if (callId !== undefined && !isClearedToolResult(value) && this.cache.lookup(callId).kind === "unknown") this.cache.remember(callId, toolOutputText(value));
-      return value;
-    });
-    if (sawResult || makesToolCalls(message)) return;
-    const id = messageId(message);
-    if (this.cache.lookup(id).kind === "unknown") this.cache.remember(id, messageText(message));
+    for (const [id, text] of originalsOf(message)) if (this.cache.lookup(id).kind === "unknown") this.cache.remember(id, text);
+  }
+
+  /**
+   * Keeps the originals of a rewrite's `before`, under the ids its copy is named by too (a
+   * message known by a hash of its content gets another id when a level rewrites it). What the
+   * cache holds under such an id is replaced when it is the copy's own text: a copy remembered
+   * before the report that names its original (a trim during the same compaction).
+   */
+  private rememberRewrite({ before, after }: RecallRewrite): void {
+    const originals = originalsOf(before);
+    const copies = originalsOf(after);
+    if (originals.size === 1 && copies.size === 1) {
+      const [id, text] = [...originals][0] as [string, string];
+      const [copyId] = [...copies][0] as [string, string];
+      if (copyId !== id) originals.set(copyId, text);
+    }
+    for (const [id, text] of originals) {
+      const found = this.cache.lookup(id);
+      const copy = copies.get(id);
+      if (found.kind === "unknown" || (found.kind === "found" && copy !== undefined && found.text === copy && copy !== text)) this.cache.remember(id, text);
+    }
   }
 
   /** The first message of the session's log that answers or is `id`, as a recall returns it. */
@@ -170,6 +223,23 @@ export class Recall {
   }
 }
 
+/**
+ * The originals a message holds, by the id a recall reads each back by: each tool result (not a
+ * cleared placeholder) under its call's id, any other message under its own id. A message that
+ * makes tool calls shares its id with their results and holds none.
+ */
+function originalsOf(message: MessageLike): Map<string, string> {
+  const out = new Map<string, string>();
+  let sawResult = false;
+  mapToolResults(message, (value, _kind, callId) => {
+    sawResult = true;
+    if (callId !== undefined && !isClearedToolResult(value) && !out.has(callId)) out.set(callId, toolOutputText(value));
+    return value;
+  });
+  if (!sawResult && !makesToolCalls(message)) out.set(messageId(message), messageText(message));
+  return out;
+}
+
 function checkQuery(query: unknown, defaultTokens: number): { pattern: RegExp | undefined; maxTokens: number } {
   if (query === null || typeof query !== "object") throw typeError(`query must be an object, got ${describe(query)}`);
   const q = query as RecallQuery;
@@ -180,6 +250,10 @@ function checkQuery(query: unknown, defaultTokens: number): { pattern: RegExp | 
     if (to < from) throw rangeError(`query.lines must be [from, to] with from <= to, got [${from}, ${to}]`);
   }
   if (q.lines !== undefined && q.pattern !== undefined) throw typeError("query.lines and query.pattern: give one of them");
+  if (q.column !== undefined) {
+    requireCount(q.column, "query.column", 1);
+    if (q.lines === undefined) throw typeError("query.column reads on inside the first of query.lines: give lines with it");
+  }
   let pattern: RegExp | undefined;
   if (q.pattern !== undefined) {
     requireString(q.pattern, "query.pattern");
@@ -206,12 +280,20 @@ function messageText(message: MessageLike): string {
   return typeof content === "string" ? content : (JSON.stringify(content ?? message) ?? "");
 }
 
-/** The text a recall tool returns for `answer`. */
+/**
+ * The text a recall tool returns for `answer`: the original itself when the answer is all of it;
+ * otherwise the selection and a last line saying what it holds and where to read on (the next
+ * lines, or the column a line cut inside goes on at).
+ */
 export function formatAnswer(answer: RecallAnswer): string {
   if (!answer.ok) return `[recall ${answer.code}: ${answer.message}]`;
-  const whole = !answer.truncated && answer.matches === undefined && answer.fromLine === 1 && answer.toLine === answer.totalLines;
+  const whole = !answer.truncated && answer.matches === undefined && answer.fromLine === 1 && answer.fromColumn === undefined && answer.toLine === answer.totalLines;
   if (whole) return answer.text;
-  const what = answer.matches !== undefined ? `${answer.matches} matching lines of ${answer.totalLines}, shown through line ${answer.toLine}` : `lines ${answer.fromLine}-${answer.toLine} of ${answer.totalLines}`;
-  const next = answer.truncated && answer.toLine < answer.totalLines ? `; cut at ${answer.tokens} tokens: ask for lines [${answer.toLine + 1}, ${answer.totalLines}] next` : answer.truncated ? `; cut at ${answer.tokens} tokens` : "";
+  const from = answer.fromColumn === undefined ? `${answer.fromLine}` : `${answer.fromLine} (from column ${answer.fromColumn})`;
+  const what = answer.matches !== undefined ? `${answer.matches} matching lines of ${answer.totalLines}, shown through line ${answer.toLine}` : `lines ${from}-${answer.toLine} of ${answer.totalLines}`;
+  let next = "";
+  if (answer.nextColumn !== undefined) next = `; line ${answer.toLine} cut at ${answer.tokens} tokens: ask for lines [${answer.toLine}, ${answer.totalLines}] with column ${answer.nextColumn} next`;
+  else if (answer.truncated && answer.toLine < answer.totalLines) next = `; cut at ${answer.tokens} tokens: ask for lines [${answer.toLine + 1}, ${answer.totalLines}] next`;
+  else if (answer.truncated) next = `; cut at ${answer.tokens} tokens`;
   return `${answer.text}\n[recall ${JSON.stringify(answer.id)}: ${what}${next}]`;
 }

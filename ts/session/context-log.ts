@@ -7,6 +7,7 @@
 // replay can start at the last one; the replay is a fold, entry by entry, so what it holds is the
 // view, never the log it reads.
 import { checkMessage } from "../messages/message-shape.js";
+import { omissionNamesOf, omissionNamesProblem, type OmissionNames } from "../messages/omission-marker.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
 import { SNAPSHOT_TYPE, corruptError, type SessionEntry } from "./store.js";
@@ -15,7 +16,7 @@ import { SNAPSHOT_TYPE, corruptError, type SessionEntry } from "./store.js";
  * Where the omission marker stands: right after the message with id `after` (null: first). Named
  * by the message before it, since messages added later go after the marker.
  */
-export interface LoggedMarker {
+export interface LoggedMarker extends OmissionNames {
   after: string | null;
   omitted: number;
   role: InsertedRole;
@@ -81,7 +82,7 @@ export interface ViewEntry {
 /** The manager's view of a session, derived from its log. */
 export interface ContextView {
   entries: ViewEntry[];
-  marker: { index: number; omitted: number; role: InsertedRole } | undefined;
+  marker: ({ index: number; omitted: number; role: InsertedRole } & OmissionNames) | undefined;
   systemPrompt: string | null | undefined;
   metadata: Record<string, unknown> | undefined;
 }
@@ -95,7 +96,8 @@ const isMarker = (v: unknown): boolean =>
     typeof v.omitted === "number" &&
     Number.isSafeInteger(v.omitted) &&
     v.omitted >= 0 &&
-    (v.role === "system" || v.role === "user" || v.role === "assistant"));
+    (v.role === "system" || v.role === "user" || v.role === "assistant") &&
+    omissionNamesProblem(v) === undefined);
 
 /** What is wrong with a logged message, or undefined: the manager's own check, worded for a log. */
 function messageProblem(message: unknown, what: string): string | undefined {
@@ -243,7 +245,7 @@ export class ContextReplay {
       const after = this.marker.after;
       const index = after === null ? 0 : this.view.findIndex((e) => e.id === after) + 1;
       // A marker whose message left the view (another writer's trim) stands first.
-      placed = { index, omitted: this.marker.omitted, role: this.marker.role };
+      placed = { index, omitted: this.marker.omitted, role: this.marker.role, ...omissionNamesOf(this.marker) };
     }
     return { entries: this.view.slice(), marker: placed, systemPrompt: this.systemPrompt, metadata: this.metadata };
   }

@@ -6,12 +6,14 @@
 //                   "message_count", "token_usage", ...the manager's own metadata },
 //     "system_prompt": "..." | null,
 //     "turns": [ {message}, ..., {role, content, "ctxwin": {"kind": "summary"}},
-//                {role, content: "[12 messages omitted]", "ctxwin": {"kind": "omission", "omitted": 12}} ] }
+//                {role, content: "[12 messages omitted; recall by id: ...]",
+//                 "ctxwin": {"kind": "omission", "omitted": 12, "named": [{id, line}, ...], "unnamed": 3}} ] }
 //
 // A turn is the caller's message as it was (any of the shapes ctxwin reads), so other tools can
 // read the file; what ctxwin wrote itself (summaries, the omission marker) carries a `ctxwin`
 // key. Import validates the whole file before anything changes (zod's parse / safeParse).
 import { ROLE_NAMES, type InsertedRole } from "../messages/roles.js";
+import { omissionMarker, omissionNamesOf, omissionNamesProblem, type OmissionNames } from "../messages/omission-marker.js";
 import { describe, type WithCode } from "../runtime/errors.js";
 import type { MessageLike } from "../messages/types.js";
 import type { ProblemRecord } from "../compaction/open-problems.js";
@@ -33,7 +35,7 @@ export interface ExportMetadata {
   [key: string]: unknown;
 }
 
-export type TurnAnnotation = { kind: "summary" } | { kind: "omission"; omitted: number };
+export type TurnAnnotation = { kind: "summary" } | ({ kind: "omission"; omitted: number } & OmissionNames);
 
 export type ExportTurn = MessageLike & { ctxwin?: TurnAnnotation };
 
@@ -52,8 +54,8 @@ export interface ContextState<M extends MessageLike = MessageLike> {
   messages: M[];
   /** Indices (in `messages`) of the summaries a compaction wrote. */
   summaries: readonly number[];
-  /** The omission marker: before messages[index]. */
-  marker: { index: number; omitted: number; role: InsertedRole } | undefined;
+  /** The omission marker: before messages[index], with the omitted messages it names. */
+  marker: ({ index: number; omitted: number; role: InsertedRole } & OmissionNames) | undefined;
   /** undefined: leave the manager's as it is. */
   systemPrompt?: string | null;
   metadata?: Record<string, unknown>;
@@ -194,6 +196,8 @@ function check(value: unknown): ExportError | undefined {
         if (typeof note.omitted !== "number" || !Number.isSafeInteger(note.omitted) || note.omitted < 1) return fail(`${at}.ctxwin.omitted`, "an integer from 1 to 2^53 - 1", note.omitted);
         if (turn.role !== "system" && turn.role !== "user" && turn.role !== "assistant") return fail(`${at}.role`, "system, user or assistant for an omission marker", turn.role);
         if (++omissions > 1) return exportError(`${at}.ctxwin.kind`, "is a second omission marker: a context has at most one");
+        const names = omissionNamesProblem(note);
+        if (names !== undefined) return fail(`${at}.ctxwin.${names[0]}`, names[1], note[names[0]]);
       } else if (note.kind !== "summary") {
         return fail(`${at}.ctxwin.kind`, '"summary" or "omission"', note.kind);
       }
@@ -234,8 +238,9 @@ export function buildExport(state: Required<Pick<ContextState, "sessionId" | "cr
   };
 }
 
-function omissionTurn(marker: { omitted: number; role: InsertedRole }): ExportTurn {
-  return { role: marker.role, content: `[${marker.omitted} messages omitted]`, ctxwin: { kind: "omission", omitted: marker.omitted } };
+function omissionTurn(marker: { omitted: number; role: InsertedRole } & OmissionNames): ExportTurn {
+  const names = omissionNamesOf(marker);
+  return { role: marker.role, content: omissionMarker(marker.omitted, marker.role, names.named, names.unnamed).content, ctxwin: { kind: "omission", omitted: marker.omitted, ...names } };
 }
 
 /** The state an export describes (validated first). */
@@ -247,7 +252,7 @@ export function stateOfExport<M extends MessageLike>(input: unknown): ContextSta
   for (const turn of data.turns) {
     const { ctxwin: note, ...message } = JSON.parse(JSON.stringify(turn)) as ExportTurn;
     if (note?.kind === "omission") {
-      marker = { index: messages.length, omitted: note.omitted, role: turn.role as InsertedRole };
+      marker = { index: messages.length, omitted: note.omitted, role: turn.role as InsertedRole, ...omissionNamesOf(note) };
       continue;
     }
     if (note?.kind === "summary") summaries.push(messages.length);

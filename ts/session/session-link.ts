@@ -11,6 +11,7 @@
 // manager (expired, deleted, replaced, lost by a server restarted without persistence) is told to
 // the manager (its 'sessionLost' event) and makes flush() reject with ERR_CTXWIN_SESSION_LOST; the
 // manager keeps its view and its queued changes rather than starting over on an empty log.
+import { omissionNamesOf, type OmissionNames } from "../messages/omission-marker.js";
 import type { InsertedRole } from "../messages/roles.js";
 import { randomBase64url } from "../runtime/random-id.js";
 import { describe, typeError } from "../runtime/errors.js";
@@ -38,7 +39,7 @@ export interface LinkedManager<M extends MessageLike> {
 /** Codes of the manager's own checks that, for a view read from a log, mean the log is not a history. */
 const NOT_A_HISTORY = new Set(["ERR_CTXWIN_INVALID_ARGUMENT", "ERR_CTXWIN_OUT_OF_RANGE", "ERR_CTXWIN_ORPHAN_TOOL_RESULT"]);
 
-type Marker = { index: number; omitted: number; role: InsertedRole } | undefined;
+type Marker = ({ index: number; omitted: number; role: InsertedRole } & OmissionNames) | undefined;
 
 export class SessionLink<M extends MessageLike> {
   /** The link for a manager's `options.session` (checked); undefined when it has none. */
@@ -163,7 +164,7 @@ export class SessionLink<M extends MessageLike> {
 
   private logged(marker: Marker): LoggedMarker | null {
     if (!marker) return null;
-    return { after: marker.index > 0 ? (this.ids[marker.index - 1] ?? null) : null, omitted: marker.omitted, role: marker.role };
+    return { after: marker.index > 0 ? (this.ids[marker.index - 1] ?? null) : null, omitted: marker.omitted, role: marker.role, ...omissionNamesOf(marker) };
   }
 
   private queue(entry: ContextEntry): void {

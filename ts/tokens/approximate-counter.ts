@@ -2,7 +2,7 @@
 // charsPerToken (4 is the usual rule of thumb; the thread manager's estimate uses 3.5). Computed by
 // the core.
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
-import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
+import { countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { native } from "../runtime/native.js";
 import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
@@ -57,11 +57,11 @@ export class ApproximateCounter implements BatchTokenCounter {
 
   /** Same structure as OpenAI's chat format (cl100k_base overheads), with approximate text counts. */
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
-    return countMessagesWith((texts) => this.countMany(texts), chatOverheads("cl100k_base"), messages, options);
+    return countMessagesWith((texts) => this.countMany(texts), messages, options);
   }
   /** Each message's tokens (structure overhead included, reply priming not), in one batch. */
   countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array {
-    return countEachMessageWith((texts) => this.countMany(texts), chatOverheads("cl100k_base"), messages, options).perMessage;
+    return countEachMessageWith((texts) => this.countMany(texts), messages, options).perMessage;
   }
 
 }

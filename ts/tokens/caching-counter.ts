@@ -1,8 +1,7 @@
 // A bounded LRU cache in front of any counter: the same text is counted once.
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { checkTexts } from "./core-batch.js";
-import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
-import type { TiktokenCounter } from "./tiktoken-counter.js";
+import { countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { TokenizerJsonCounter } from "./tokenizer-json-counter.js";
 import type { BatchTokenCounter, CountMessagesOptions, TokenCounter } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
@@ -103,14 +102,13 @@ export class CachingCounter implements TokenCounter {
   /**
    * Counts the request's strings through the cache, framed as the inner counter frames messages: a
    * TokenizerJsonCounter counts its own chat template; a counter with its own framing (ClaudeCounter)
-   * frames them itself; else the OpenAI chat overheads of its encoding.
+   * frames them itself; else OpenAI's chat framing.
    */
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
     if (this.inner instanceof TokenizerJsonCounter) return this.inner.countMessages(messages, options);
     const framed = this.framing();
     if (framed) return framed.countMessagesWith((texts) => this.countMany(texts), messages, options).total;
-    const encoding = (this.inner as Partial<TiktokenCounter>).encoding ?? "cl100k_base";
-    return countMessagesWith((texts) => this.countMany(texts), chatOverheads(encoding), messages, options);
+    return countMessagesWith((texts) => this.countMany(texts), messages, options);
   }
 
   /** Each message's tokens through the cache (structure overhead included, reply priming not). */
@@ -124,8 +122,7 @@ export class CachingCounter implements TokenCounter {
     }
     const framed = this.framing();
     if (framed) return framed.countMessagesWith((texts) => this.countMany(texts), messages, options).perMessage;
-    const encoding = (this.inner as Partial<TiktokenCounter>).encoding ?? "cl100k_base";
-    return countEachMessageWith((texts) => this.countMany(texts), chatOverheads(encoding), messages, options).perMessage;
+    return countEachMessageWith((texts) => this.countMany(texts), messages, options).perMessage;
   }
 
   /** The inner counter's own message framing, when it has one. */

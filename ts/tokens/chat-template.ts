@@ -2,7 +2,7 @@
 // tokens), the template class, and messages read into the shape chat templates expect.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import { coreHost, type JinjaTemplateClass } from "../runtime/native.js";
-import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
+import { isRecord, roleOf, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import { chatMessageOf } from "../messages/langchain-shape.js";
 import type { TemplateMessage } from "../messages/types.js";
 import { hostFiles, tokenizerUnavailable } from "./tokenizer-files.js";
@@ -86,6 +86,14 @@ function splitReasoning(message: Record<string, unknown>): { body: Record<string
   for (const key of ["reasoning_content", "reasoning", "thinking"]) {
     if (typeof message[key] === "string" && message[key] !== "") reasoning.push(message[key]);
   }
+  // A Responses reasoning item: its summary and its text, as reasoning (its encrypted_content is
+  // OpenAI's, as a signature is Anthropic's).
+  if (message.role === undefined && message.type === "reasoning") {
+    for (const list of [message.summary, message.content]) {
+      if (Array.isArray(list)) for (const part of list) if (isRecord(part) && typeof part.text === "string" && part.text !== "") reasoning.push(part.text);
+    }
+    return { body: { role: "assistant", content: [] }, reasoning };
+  }
   if (!Array.isArray(message.content)) return { body: message, reasoning };
   const content: unknown[] = [];
   for (const part of message.content) {
@@ -103,7 +111,8 @@ function splitReasoning(message: Record<string, unknown>): { body: Record<string
 export function toTemplateMessage(given: unknown, index: number): { message: ChatTemplateMessage; images: number } {
   const read = chatMessageOf(given, `messages[${index}]`);
   if (!isRecord(read)) throw typeError(`messages[${index}] must be a message object, got ${describe(read)}`);
-  if (typeof read.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(read.role)}`);
+  // A Responses item goes in as the message of the role it stands for.
+  const role = roleOf(read, `messages[${index}]`);
   const { body: message, reasoning } = splitReasoning(read);
   const texts: string[] = [];
   // An AI SDK or Anthropic tool result names its call in the part, not in the message.
@@ -131,10 +140,10 @@ export function toTemplateMessage(given: unknown, index: number): { message: Cha
   // The template gets these as fields (visitMessage would count tool_call_id as text).
   for (const key of ["tool_call_id", "reasoning_content", "reasoning", "thinking"]) delete body[key];
   visitMessage(body, visitor);
-  const out: ChatTemplateMessage = { role: read.role, content: texts.join("") };
+  const out: ChatTemplateMessage = { role, content: texts.join("") };
   if (typeof message.name === "string") out.name = message.name;
   if (typeof message.tool_call_id === "string") out.tool_call_id = message.tool_call_id;
-  else if (resultId !== undefined && read.role === "tool") out.tool_call_id = resultId;
+  else if (resultId !== undefined && role === "tool") out.tool_call_id = resultId;
   if (calls.length > 0) out.tool_calls = calls;
   if (reasoning.length > 0) out.reasoning_content = reasoning.join("\n");
   return { message: out, images };

@@ -10,7 +10,7 @@
 // pages. docs/claude.md lists each figure and why it is one.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { ClaudeFamily } from "./claude-family.js";
-import { isRecord, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
+import { isRecord, roleOf, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import { chatMessageOf } from "../messages/langchain-shape.js";
 import { Tally, countTallies, systemBlocksText } from "./message-count.js";
 import type { CountMessagesOptions } from "./token-counter.js";
@@ -278,7 +278,7 @@ export function countClaudeRequest(
   const tallies = messages.map((given, index) => {
     const message = chatMessageOf(given, `messages[${index}]`);
     if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
-    if (typeof message.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(message.role)}`);
+    roleOf(message, `messages[${index}]`); // a Responses item is read by what it holds, as any message
     // The measured frame of one message; a message after the first is charged a whole frame too,
     // which is more than the turn markers it adds.
     const tally = new ClaudeTally();

@@ -1,49 +1,33 @@
 // Counting a chat request: message shapes are detected here, in one place, and every string of the
 // request is counted in one batch.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
-import type { EncodingName } from "./encodings.js";
 import type { CountMessagesOptions } from "./token-counter.js";
 import type { FunctionDefinition, MessageLike, ToolDefinition } from "../messages/types.js";
-import { chatMessageOf } from "../messages/langchain-shape.js";
-import { checkJsonValue, checkMessage, isCheckedBatch, isRecord, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
-
-/** Per-request overheads of OpenAI chat models. */
-export interface ChatOverheads {
-  /** Every message is wrapped as <|start|>{role/name}\n{content}<|end|>\n: 3 tokens (OpenAI Cookbook, "How to count tokens with tiktoken"). */
-  perMessage: number;
-  /** A `name` field adds 1 token (same source). */
-  perName: number;
-  /** Every reply is primed with <|start|>assistant<|message|>: 3 tokens (same source). */
-  replyPriming: number;
-  /** Tool-definition formula constants (OpenAI Cookbook, same notebook, section 6 "tool calls"). */
-  functionInit: number;
-  propertyInit: number;
-  propertyKey: number;
-  enumInit: number;
-  enumItem: number;
-  functionEnd: number;
-}
-
-export function chatOverheads(encoding: EncodingName): ChatOverheads {
-  return {
-    perMessage: 3,
-    perName: 1,
-    replyPriming: 3,
-    // The cookbook gives 7 for gpt-4o / gpt-4o-mini (o200k_base) and 10 for gpt-3.5-turbo / gpt-4 (cl100k_base).
-    functionInit: encoding === "o200k_base" ? 7 : 10,
-    propertyInit: 3,
-    propertyKey: 3,
-    enumInit: -3,
-    enumItem: 3,
-    functionEnd: 12,
-  };
-}
+import { chatMessageOf, isLangChainMessage, langChainRole } from "../messages/langchain-shape.js";
+import { checkMessage, isCheckedBatch, isRecord, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
+import { FUNCTION_DEFINITIONS_OVERHEAD, SYSTEM_WITH_FUNCTIONS_DEDUCTION, functionCallCost, functionOf, renderFunctions } from "./openai-functions.js";
 
 /**
- * Tokens for one tool call inside an assistant message beyond its name and arguments. OpenAI
- * publishes no figure for this; 3 is ctxwin's estimate (the call's own framing tokens).
+ * Per-message overheads of OpenAI chat models (OpenAI Cookbook, "How to count tokens with
+ * tiktoken", and hmarr/openai-chat-tokens for function calling; the same for every encoding:
+ * checked against the API's prompt_tokens in test/ts/tokens/openai-function-calling.test.ts).
  */
-const TOOL_CALL_OVERHEAD = 3;
+export const CHAT_OVERHEADS = {
+  /** Every message is wrapped as <|start|>{role/name}\n{content}<|end|>\n: 3 tokens. */
+  perMessage: 3,
+  /** A `name` field adds 1 token. */
+  perName: 1,
+  /** A `role: "function"` message (a legacy function's result) costs 2 tokens less than others. */
+  functionRoleDiscount: 2,
+  /** Every reply is primed with <|start|>assistant<|message|>: 3 tokens. */
+  replyPriming: 3,
+  /**
+   * Each call an assistant message makes, beyond its name and arguments: 3 (measured for the
+   * legacy `function_call`; ctxwin charges the same for each of `tool_calls`).
+   */
+  toolCall: 3,
+} as const;
+
 /** OpenAI vision pricing: 85 base + 170 per 512 px tile; a 1024x1024 image at high detail is 4 tiles. */
 export const DEFAULT_IMAGE_TOKENS = 765;
 
@@ -65,7 +49,7 @@ function tallyVisitor(tally: Tally, imageTokens: number): MessageVisitor {
       tally.fixed += imageTokens;
     },
     toolCall: (_id, name, args) => {
-      tally.fixed += TOOL_CALL_OVERHEAD;
+      tally.fixed += CHAT_OVERHEADS.toolCall;
       tally.text(name);
       tally.text(args);
     },
@@ -74,66 +58,64 @@ function tallyVisitor(tally: Tally, imageTokens: number): MessageVisitor {
   return visitor;
 }
 
-/** Reads one message into `tally`; `checked`: it was checked already (a CHECKED batch), and is not again. */
-function readMessage(message: unknown, index: number, tally: Tally, overheads: ChatOverheads, imageTokens: number, checked: boolean): void {
-  const record = chatMessageOf(message, `messages[${index}]`) as Record<string, unknown>;
-  if (!checked) checkMessage(record, `messages[${index}]`);
+/** How one message is read: checked already (a CHECKED batch) or not, and whether it is the system message function definitions join. */
+interface ReadOptions {
+  imageTokens: number;
+  checked: boolean;
+  joinsFunctions: boolean;
+}
+
+/** Reads one message into `tally`. */
+function readMessage(message: unknown, index: number, tally: Tally, o: ReadOptions): void {
+  let record = chatMessageOf(message, `messages[${index}]`) as Record<string, unknown>;
+  if (!o.checked) checkMessage(record, `messages[${index}]`);
+  // The API writes the function definitions after the first system message, on a line of their
+  // own: a newline is added to its text when it has none at its end (hmarr/openai-chat-tokens).
+  if (o.joinsFunctions) record = withTrailingNewline(record);
   const item = responsesItemRole(record);
-  tally.fixed += overheads.perMessage;
+  tally.fixed += CHAT_OVERHEADS.perMessage;
+  if (record.role === "function") tally.fixed -= CHAT_OVERHEADS.functionRoleDiscount;
   tally.text(item === undefined ? record.role : record.type);
-  visitMessage(record, tallyVisitor(tally, imageTokens));
-  if (typeof record.name === "string") {
-    tally.fixed += overheads.perName;
+  visitMessage(record, tallyVisitor(tally, o.imageTokens));
+  if (typeof record.name === "string" && item === undefined) {
+    tally.fixed += CHAT_OVERHEADS.perName;
     tally.text(record.name);
   }
 }
 
-function functionOf(tool: ToolDefinition, index: number): FunctionDefinition {
-  const at = `options.tools[${index}]`;
-  if (tool === null || typeof tool !== "object" || Array.isArray(tool)) throw typeError(`${at} must be a tool definition object, got ${describe(tool)}`);
-  const fn = tool.function ?? (typeof tool.name === "string" ? (tool as FunctionDefinition) : undefined);
-  if (!fn || typeof fn !== "object" || typeof fn.name !== "string") throw typeError(`${at} must be a function tool definition with a name`);
-  if (fn.description !== undefined && typeof fn.description !== "string") throw typeError(`${at}.description must be a string, got ${describe(fn.description)}`);
-  const properties: unknown = fn.parameters?.properties;
-  if (fn.parameters !== undefined && (fn.parameters === null || typeof fn.parameters !== "object")) throw typeError(`${at}.parameters must be an object, got ${describe(fn.parameters)}`);
-  if (properties !== undefined) {
-    if (properties === null || typeof properties !== "object" || Array.isArray(properties)) throw typeError(`${at}.parameters.properties must be an object, got ${describe(properties)}`);
-    for (const [key, property] of Object.entries(properties)) {
-      if (property === null || typeof property !== "object" || Array.isArray(property)) throw typeError(`${at}.parameters.properties.${key} must be an object, got ${describe(property)}`);
-      const { description, enum: values } = property as { description?: unknown; enum?: unknown };
-      if (description !== undefined && typeof description !== "string") throw typeError(`${at}.parameters.properties.${key}.description must be a string, got ${describe(description)}`);
-      if (values !== undefined) checkJsonValue(values, `${at}.parameters.properties.${key}.enum`);
-    }
-  }
-  return fn;
+/** A view of a system message whose text ends with a newline (its last text part's, for parts). */
+function withTrailingNewline(message: Record<string, unknown>): Record<string, unknown> {
+  const content = message.content;
+  if (typeof content === "string") return content === "" || content.endsWith("\n") ? message : { ...message, content: `${content}\n` };
+  if (!Array.isArray(content)) return message;
+  const last = content.findLastIndex((part: unknown) => typeof part === "string" || (isRecord(part) && part.type === "text" && typeof part.text === "string"));
+  if (last < 0) return message;
+  const part = content[last] as string | { text: string };
+  const text = typeof part === "string" ? part : part.text;
+  if (text === "" || text.endsWith("\n")) return message;
+  const parts = content.slice();
+  parts[last] = typeof part === "string" ? `${part}\n` : { ...part, text: `${text}\n` };
+  return { ...message, content: parts };
 }
 
-/** OpenAI Cookbook's num_tokens_for_tools: strings go to the tally, constants to its fixed part. */
-function readTools(tools: readonly ToolDefinition[], tally: Tally, o: ChatOverheads): void {
-  if (tools.length === 0) return;
-  tools.forEach((tool, index) => {
-    const fn = functionOf(tool, index);
-    tally.fixed += o.functionInit;
-    tally.texts.push(`${fn.name}:${(fn.description ?? "").replace(/\.$/, "")}`);
-    const properties = fn.parameters?.properties ?? {};
-    const keys = Object.keys(properties);
-    if (keys.length > 0) {
-      tally.fixed += o.propertyInit;
-      for (const key of keys) {
-        const property = properties[key] ?? {};
-        tally.fixed += o.propertyKey;
-        if (Array.isArray(property.enum)) {
-          tally.fixed += o.enumInit;
-          for (const item of property.enum) {
-            tally.fixed += o.enumItem;
-            tally.texts.push(String(item));
-          }
-        }
-        tally.texts.push(`${key}:${String(property.type ?? "")}:${(property.description ?? "").replace(/\.$/, "")}`);
-      }
-    }
-  });
-  tally.fixed += o.functionEnd;
+/** Whether a message is a system message (a LangChain SystemMessage included), read without checking it. */
+function isSystemMessage(message: unknown): boolean {
+  if (!isRecord(message)) return false;
+  if (message.role === "system") return true;
+  if (message.role !== undefined || !isLangChainMessage(message)) return false;
+  return langChainRole(message) === "system";
+}
+
+/** The function definitions of a request: its `tools` (function tools) and its legacy `functions`. */
+function functionsOf(options: CountMessagesOptions): FunctionDefinition[] {
+  const functions: FunctionDefinition[] = [];
+  for (const key of ["tools", "functions"] as const) {
+    const list: unknown = options[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) throw typeError(`options.${key} must be an array, got ${describe(list)}`);
+    list.forEach((tool: ToolDefinition, i) => functions.push(functionOf(tool, `options.${key}[${i}]`)));
+  }
+  return functions;
 }
 
 /** The text of a system prompt given as text blocks (Anthropic's `system: [{ type: "text", text }]`). */
@@ -148,25 +130,20 @@ export function systemBlocksText(system: unknown): string {
 }
 
 /** Counts a request with `countMany`, which sees every string of it in one call. */
-export function countMessagesWith(
-  countMany: (texts: string[]) => ArrayLike<number>,
-  overheads: ChatOverheads,
-  messages: readonly MessageLike[],
-  options: CountMessagesOptions = {},
-): number {
-  const { perMessage, tools } = countEachMessageWith(countMany, overheads, messages, options);
-  let total = tools + overheads.replyPriming;
+export function countMessagesWith(countMany: (texts: string[]) => ArrayLike<number>, messages: readonly MessageLike[], options: CountMessagesOptions = {}): number {
+  const { perMessage, tools } = countEachMessageWith(countMany, messages, options);
+  let total = tools + CHAT_OVERHEADS.replyPriming;
   for (let i = 0; i < perMessage.length; i++) total += perMessage[i] as number;
   return total;
 }
 
 /**
- * Each message's tokens (structure overhead included, reply priming not) and the tools' tokens,
- * with every string of the request counted in one call of `countMany`.
+ * Each message's tokens (structure overhead included, reply priming not) and the tokens of the rest
+ * of the request (tool definitions, `function_call`, a `system` option), with every string of the
+ * request counted in one call of `countMany`.
  */
 export function countEachMessageWith(
   countMany: (texts: string[]) => ArrayLike<number>,
-  overheads: ChatOverheads,
   messages: readonly MessageLike[],
   options: CountMessagesOptions = {},
 ): { perMessage: Uint32Array; tools: number } {
@@ -174,26 +151,33 @@ export function countEachMessageWith(
   if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
   const imageTokens = options.imageTokens ?? DEFAULT_IMAGE_TOKENS;
   if (!Number.isInteger(imageTokens) || imageTokens < 0) throw rangeError(`options.imageTokens must be an integer >= 0, got ${describe(imageTokens)}`);
-  // One tally per message and one for the tools, flattened for a single countMany call.
+  const functions = functionsOf(options);
+  const call = functionCallCost(options.functionCall, "options.functionCall");
+  const hasSystem = options.system !== undefined || messages.some(isSystemMessage);
+  // The first system message is the one function definitions join (a `system` option comes first).
+  const joining = functions.length === 0 || options.system !== undefined ? -1 : messages.findIndex(isSystemMessage);
+  // One tally per message and one for the rest, flattened for a single countMany call.
   const checked = isCheckedBatch(messages);
   const tallies = messages.map((message, index) => {
     const tally = new Tally();
-    readMessage(message, index, tally, overheads, imageTokens, checked);
+    readMessage(message, index, tally, { imageTokens, checked, joinsFunctions: index === joining });
     return tally;
   });
-  const toolTally = new Tally();
+  const rest = new Tally();
   if (options.system !== undefined) {
     // A system prompt passed beside the messages counts as a system message.
     const content = typeof options.system === "string" ? options.system : systemBlocksText(options.system);
-    readMessage({ role: "system", content }, -1, toolTally, overheads, imageTokens, false);
+    readMessage({ role: "system", content }, -1, rest, { imageTokens, checked: false, joinsFunctions: functions.length > 0 });
   }
-  if (options.tools !== undefined) {
-    if (!Array.isArray(options.tools)) throw typeError(`options.tools must be an array, got ${describe(options.tools)}`);
-    readTools(options.tools, toolTally, overheads);
+  if (functions.length > 0) {
+    rest.texts.push(renderFunctions(functions));
+    rest.fixed += FUNCTION_DEFINITIONS_OVERHEAD - (hasSystem ? SYSTEM_WITH_FUNCTIONS_DEDUCTION : 0);
   }
-  const { each, rest } = countTallies(countMany, tallies, toolTally);
+  rest.texts.push(...call.texts);
+  rest.fixed += call.fixed;
+  const { each, rest: restTokens } = countTallies(countMany, tallies, rest);
   const perMessage = Uint32Array.from(each, (tokens) => Math.max(0, tokens));
-  return { perMessage, tools: rest };
+  return { perMessage, tools: restTokens };
 }
 
 /**

@@ -3,7 +3,7 @@ import { ApproximateCounter } from "./approximate-counter.js";
 import { checkEncodingName, tiktokenEncodingForModel, type EncodingName } from "./encodings.js";
 import { describe, plainError, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
-import { chatOverheads, countEachMessageWith, countMessagesWith } from "./message-count.js";
+import { countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { coreHost, native, type DataSource, type NativeBpeCounter } from "../runtime/native.js";
 import { attachNativeCounter } from "./native-counter.js";
 import { checkTexts, countAsyncWith, countManyAsyncWith, countManyWith } from "./core-batch.js";
@@ -125,11 +125,11 @@ export class TiktokenCounter implements BatchTokenCounter {
   }
 
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number {
-    return countMessagesWith((texts) => this.countMany(texts), chatOverheads(this.encoding), messages, options);
+    return countMessagesWith((texts) => this.countMany(texts), messages, options);
   }
   /** Each message's tokens (structure overhead included, reply priming not), in one batch. */
   countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array {
-    return countEachMessageWith((texts) => this.countMany(texts), chatOverheads(this.encoding), messages, options).perMessage;
+    return countEachMessageWith((texts) => this.countMany(texts), messages, options).perMessage;
   }
 
   private requireTokenizer(operation: string): NativeBpeCounter {

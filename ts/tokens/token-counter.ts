@@ -1,12 +1,17 @@
 // The counter interface every counter implements: count(text) and countMessages(messages).
-import type { MessageLike, SystemTextBlock, ToolDefinition } from "../messages/types.js";
+import type { FunctionDefinition, MessageLike, SystemTextBlock, ToolDefinition } from "../messages/types.js";
 
 export interface CountMessagesOptions {
   /**
-   * Tool definitions sent with the request: counted by OpenAI's published formula by the OpenAI
-   * counters, as their JSON plus Anthropic's tool-use system prompt by ClaudeCounter.
+   * Tool definitions sent with the request: counted by the OpenAI counters as the API renders them
+   * (a TypeScript namespace, docs/tokens.md), as their JSON plus Anthropic's tool-use system
+   * prompt by ClaudeCounter.
    */
   tools?: readonly ToolDefinition[];
+  /** OpenAI's legacy `functions` request field: counted as `tools` are. */
+  functions?: readonly FunctionDefinition[];
+  /** OpenAI's legacy `function_call` request field ("auto", "none" or `{ name }`): what it adds to the prompt. */
+  functionCall?: "auto" | "none" | { name: string };
   /**
    * Tokens charged for each image part. Default: 765 for the OpenAI counters (a 1024x1024 image at
    * high detail); ClaudeCounter sizes each image by Anthropic's formula instead.

@@ -148,7 +148,7 @@ describe("ctxwin inspect", () => {
     const results = view.components.find((c) => c.name === "tool results");
     expect(results?.children?.map((c) => c.name).sort()).toEqual(["edit_file", "list_files", "read_file", "run_command", "run_tests", "search_code"]);
     expect(results?.children?.reduce((a, c) => a + c.tokens, 0)).toBe(results?.tokens);
-    expect(view.components[1]?.tokens).toBe(o200k.countMessages([], { tools: request.tools }) - o200k.countMessages([]));
+    expect(view.components[1]?.tokens).toBe(o200k.countMessages(request.messages, { tools: request.tools }) - o200k.countMessages(request.messages));
     expect(view.largest[0]).toMatchObject({ role: "tool", tool: "read_file" });
     expect(view.window).toBe(128000);
     expect(view.trim).toMatchObject({ due: false, threshold: Math.floor(view.effectiveLimit * 0.8) });
@@ -168,11 +168,11 @@ describe("ctxwin inspect", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("95 messages (request body)");
     expect(result.stdout).toMatch(/^ {4}read_file\s+[\d,]+\s+\d+\.\d%\s+█+/m);
-    expect(result.stdout).toMatch(/^ {2}total\s+24,467 /m);
+    expect(result.stdout).toMatch(/^ {2}total\s+24,451 /m);
     expect(result.stdout).toContain('due (over 16,000 tokens): removes 81 messages (#5-#85)');
     expect(result.stdout).toContain('and puts "[81 messages omitted]" in their place');
     expect(result.stdout).toMatch(/^Cost per request \(openai prompt cache; USD per 1M tokens: input [\d.]+, cache read [\d.]+, cache write [\d.]+\)$/m);
-    expect(result.stdout).toMatch(/^ {2}warm \(prefix cached\)\s+\$[\d.]+ {3}24,448 cached, 0 written, 19 uncached$/m);
+    expect(result.stdout).toMatch(/^ {2}warm \(prefix cached\)\s+\$[\d.]+ {3}24,448 cached, 0 written, 3 uncached$/m);
     expect(result.stdout).toMatch(/^ {2}after the next trim\s+\$[\d.]+/m);
     expect(result.stdout).not.toContain("\x1b["); // not a terminal: no colour
   });

@@ -25,8 +25,13 @@ import type { MessageLike } from "../../../ts/messages/types.js";
 import { messageTokens } from "../../../ts/tokens/message-tokens.js";
 import { TiktokenCounter } from "../../../ts/tokens/tiktoken-counter.js";
 import { extractiveSummarizer } from "../../../ts/models/extractive-summarizer.js";
+import { isClearedToolResult } from "../../../ts/compaction/levels/clear-old-tool-results.js";
+import { messageId } from "../../../ts/compaction/tool-events.js";
+import { toolOutputText, visitMessage } from "../../../ts/messages/message-shape.js";
+import { mapToolResults } from "../../../ts/messages/tool-results.js";
+import { Recall } from "../../../ts/recall/recall.js";
 
-type Rule = "owned" | "units" | "reasoning" | "pinned" | "order" | "frees" | "stops" | "report" | "at-target";
+type Rule = "owned" | "units" | "reasoning" | "pinned" | "order" | "frees" | "stops" | "report" | "at-target" | "recall";
 
 interface LevelCase {
   name: CompactionLevelName;
@@ -190,6 +195,28 @@ async function runLevel(level: CompactionLevel, messages: readonly MessageLike[]
   return { report, entry: report.levels[0] as CompactionLevelReport, before, after: editor.history.messages.slice(), usageBefore, usageAfter: view.tokenUsage, originOf, touched };
 }
 
+/**
+ * What a recall must give back for `message` as the caller added it, by id: each tool result's
+ * text under its call's id, any other message's text under its own id (`messageId`); a message
+ * that makes tool calls is named by its results.
+ */
+function originalTexts(message: MessageLike): Map<string, string> {
+  const out = new Map<string, string>();
+  let results = false;
+  let calls = false;
+  mapToolResults(message, (value, _kind, id) => {
+    results = true;
+    if (id !== undefined && !isClearedToolResult(value) && !out.has(id)) out.set(id, toolOutputText(value));
+    return value;
+  });
+  visitMessage(message as unknown as Record<string, unknown>, { text: () => {}, image: () => {}, toolCall: () => (calls = true), toolResult: () => {} });
+  if (!results && !calls) {
+    const content = (message as { content?: unknown }).content;
+    out.set(messageId(message), typeof content === "string" ? content : (JSON.stringify(content ?? message) ?? ""));
+  }
+  return out;
+}
+
 /** The tool unit of each message (-1: none), as the metadata reader groups them. */
 function unitsOf(messages: readonly MessageLike[]): number[] {
   const reader = new MetadataReader();
@@ -253,7 +280,7 @@ function runLevelConformance({ name, newLevel, skip = {} }: LevelCase): void {
     });
 
     rule("stops", "stops at its target: ends no more than one unit's tokens below it", async ({ system, turns, share }) => {
-      const { report, before, usageAfter } = await runLevel(newLevel(), build(system, turns), share);
+      const { report, before, after, usageAfter } = await runLevel(newLevel(), build(system, turns), share);
       if (usageAfter >= report.targetTokens) return;
       // The largest unit: a tool unit's messages together, any other message alone; units whose
       // messages interleave (parallel Responses calls: call, call, output, output) are one block,
@@ -272,7 +299,10 @@ function runLevelConformance({ name, newLevel, skip = {} }: LevelCase): void {
           block = 0;
         }
       }
-      expect(usageAfter).toBeGreaterThanOrEqual(report.targetTokens - largest);
+      // A history emptied to the last message also sheds the request's fixed tokens (the reply
+      // priming), which only a request with messages pays: 3 + 5 + 6 to a target of 7 keeps nothing.
+      const fixed = after.length === 0 ? counter.countMessages([]) : 0;
+      expect(usageAfter).toBeGreaterThanOrEqual(report.targetTokens - largest - fixed);
     });
 
     rule("report", "reports what it did: the tokens before and after, the messages it changed", async ({ system, turns, share }) => {
@@ -284,6 +314,25 @@ function runLevelConformance({ name, newLevel, skip = {} }: LevelCase): void {
       expect(entry.error).toBeUndefined();
       expect(entry.messagesChanged).toBe(touched.size);
       if (entry.skipped !== undefined) expect(entry.messagesChanged).toBe(0);
+    });
+
+    rule("recall", "leaves what it takes recallable as the caller added it: by the ids of each original and of each copy", async ({ system, turns, share }) => {
+      const { report, touched, originOf } = await runLevel(newLevel(), build(system, turns), share);
+      const recall = new Recall({ counter, maxTokens: 1_000_000 });
+      recall.remember(report);
+      const expected = new Map<string, string>();
+      for (const original of touched) for (const [id, text] of originalTexts(original as MessageLike)) expected.set(id, text);
+      // A copy named by another id (a message known by a hash of its content) reads back its original too.
+      for (const [copy, original] of originOf) {
+        const ids = [...originalTexts(copy as MessageLike).keys()];
+        const texts = [...originalTexts(original as MessageLike).values()];
+        if (ids.length === 1 && texts.length === 1 && !expected.has(ids[0] as string)) expected.set(ids[0] as string, texts[0] as string);
+      }
+      for (const [id, text] of expected) {
+        const answer = await recall.read(id);
+        expect(answer, id).toMatchObject({ ok: true, truncated: false });
+        expect(answer.ok && answer.text === text, `${id} reads back its original`).toBe(true);
+      }
     });
 
     rule("at-target", "changes nothing when the history is already at its target", async ({ system, turns, share }) => {

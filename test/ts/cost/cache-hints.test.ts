@@ -66,7 +66,7 @@ describe("cache hints and cost at every step of a tool loop", () => {
       expect(Array.isArray(last) && last[last.length - 1]?.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
       expect(Array.isArray(hinted.system) && hinted.system[0]?.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
       expect(hinted.tools?.[0]?.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
-      const marker = body.messages.findIndex((m) => typeof m.content === "string" && /^\[\d+ messages omitted\]$/.test(m.content));
+      const marker = body.messages.findIndex((m) => typeof m.content === "string" && /^\[\d+ messages omitted(\]$|; )/.test(m.content));
       if (marker >= 0 && marker < body.messages.length - 1) {
         sawBoundary = true;
         const content = hinted.messages[marker]?.content;

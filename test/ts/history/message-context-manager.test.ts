@@ -78,8 +78,11 @@ describe("MessageContextManager", () => {
     expect(cm.tokenUsage).toBeLessThanOrEqual(800);
     expect(trims[0]!.message).toBe("Context trimmed. Kept first 2 and last 10 turns.");
     expect(trims[0]!.removed.length).toBe(21 - 12);
+    // The marker names each omitted message by the id a recall reads it back by, with its first words.
     const request = cm.getContextForRequest();
-    expect(request[2]).toEqual({ role: "system", content: `[${21 - 12} messages omitted]` });
+    const named = Array.from({ length: 9 }, (_, k) => `: ${k % 2 ? "assistant" : "user"}: turn ${k + 2}`).join("\n");
+    expect(request[2]).toEqual({ role: "system", content: expect.stringMatching(/^\[9 messages omitted; recall by id:\n/) });
+    expect((request[2] as { content: string }).content.replace(/recall\("m[0-9a-f]{8}"\)/g, "")).toBe(`[9 messages omitted; recall by id:\n${named}]`);
   });
 
   it("warns once per crossing at 80% and 90%, with the chat's words, without blocking", () => {

@@ -167,3 +167,37 @@ describe("LangChain messages", () => {
     expect(out).toContain(system);
   });
 });
+
+describe("a provider's own tools in LangChain messages", () => {
+  const page = "ctxwin keeps an agent's conversation inside its model's context window. ".repeat(10);
+  // What ChatAnthropic returns after a web search: Anthropic's blocks, none of them in tool_calls.
+  const anthropicNative = () =>
+    new AIMessage({
+      content: [
+        { type: "text", text: "Let me search." },
+        { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "ctxwin" } },
+        { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", url: "https://example.com", title: "ctxwin", encrypted_content: page }] },
+        { type: "text", text: "Found it." },
+      ],
+    });
+  // LangChain's standard blocks for the same.
+  const standard = () =>
+    new AIMessage({
+      content: [
+        { type: "server_tool_call", id: "st_1", name: "web_search", args: { query: "ctxwin" } },
+        { type: "server_tool_call_result", toolCallId: "st_1", status: "success", output: { text: page } },
+        { type: "text", text: "Found it." },
+      ],
+    });
+
+  it.each([["Anthropic's blocks", anthropicNative], ["LangChain's standard blocks", standard]])("%s: the call and its result in the one message are added, counted and trimmed as one", async (_name, make) => {
+    const history: BaseMessage[] = [new HumanMessage("What is ctxwin?"), make(), new HumanMessage("Thanks."), new AIMessage("You're welcome.")];
+    const context = new MessageContextManager({ model: "gpt-4o", counter });
+    for (const m of history) context.addMessage(m);
+    expect(context.getMessages()).toEqual(history);
+    expect(counter.countMessages(history)).toBeGreaterThan(counter.count(page));
+    const { trimMessages } = await import("ctxwin/langchain");
+    const kept = await trimMessages(history, { maxTokens: counter.countMessages(history.slice(2)) + 5, tokenCounter: counter, strategy: "last" });
+    expect(kept).toEqual(history.slice(2));
+  });
+});

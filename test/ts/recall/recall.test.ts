@@ -101,7 +101,11 @@ describe("Recall", () => {
     if (!small.ok) throw new Error("unreachable");
     expect(counter.count(small.text)).toBeLessThanOrEqual(100);
     expect(small.text).toBe(bigResult(2).split("\n").slice(0, small.toLine).join("\n"));
-    expect(await recall.answer({ id: "call_2", maxTokens: 100 })).toContain(`ask for lines [${small.toLine + 1}, 400] next`);
+    // What the tool answers holds its last line within the bound too, so it holds fewer lines.
+    const page = await recall.answer({ id: "call_2", maxTokens: 100 });
+    expect(counter.count(page)).toBeLessThanOrEqual(100);
+    const shown = page.split("\n").length - 1;
+    expect(page).toBe(`${bigResult(2).split("\n").slice(0, shown).join("\n")}\n[recall "call_2": lines 1-${shown} of 400; cut at ${counter.count(bigResult(2).split("\n").slice(0, shown).map((l) => `${l}\n`).join(""))} tokens: ask for lines [${shown + 1}, 400] next]`);
   });
 
   it("gives coded answers, never throws, for unknown ids, evicted originals and a model's bad arguments", async () => {
@@ -123,6 +127,24 @@ describe("Recall", () => {
     expect(() => new Recall({ context, maxBytes: -1 })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
     expect(() => new Recall({})).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
     expect(() => new Recall({ context, session: { store: {} as MemorySessionStore, id: "s" } })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
+  });
+
+  it("keeps what a context's trim cut in place as well as what it removed: the original, never the cut", async () => {
+    // A context that cuts a result to make a request fit tells the rewrite in its trimmed event,
+    // as a compaction's report tells its levels' rewrites.
+    const listeners = new Map<string, (event: never) => void>();
+    const context = { counter, on: (event: string, listener: (event: never) => void) => listeners.set(event, listener) };
+    const recall = new Recall({ context, maxTokens: 50_000 });
+    const original: Msg = { role: "tool", tool_call_id: "call_cut", content: bigResult(7) };
+    const cut: Msg = { role: "tool", tool_call_id: "call_cut", content: `${bigResult(7).slice(0, 200)}\n[Output truncated...; recall("call_cut")]` };
+    const removed: Msg = { role: "tool", tool_call_id: "call_old", content: bigResult(8) };
+    const trimmed = listeners.get("trimmed") as (event: { removed: Msg[]; replaced?: Array<{ before: Msg; after: Msg }> }) => void;
+    trimmed({ removed: [removed], replaced: [{ before: original, after: cut }] });
+    trimmed({ removed: [cut] });
+    const answer = await recall.read("call_cut");
+    expect(answer.ok && answer.text).toBe(bigResult(7));
+    const old = await recall.read("call_old");
+    expect(old.ok && old.text).toBe(bigResult(8));
   });
 
   it("reads from the session's log what the cache evicted, however old", async () => {

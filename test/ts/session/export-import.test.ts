@@ -69,7 +69,10 @@ describe("export", () => {
     const markers = out.turns.filter((t) => t.ctxwin?.kind === "omission");
     expect(summaries).toHaveLength(1);
     expect(markers).toHaveLength(1);
-    expect(markers[0]).toMatchObject({ content: expect.stringMatching(/^\[\d+ messages omitted\]$/), ctxwin: { omitted: expect.any(Number) } });
+    // The marker names what it stands for (when it names anything, the names are in the annotation too).
+    expect(markers[0]).toMatchObject({ content: expect.stringMatching(/^\[\d+ messages omitted(\]$|; recall by id:\n)/), ctxwin: { omitted: expect.any(Number) } });
+    const named = (markers[0]?.ctxwin as { named?: Array<{ id: string }> } | undefined)?.named ?? [];
+    for (const { id } of named) expect(markers[0]?.content).toContain(`recall(${JSON.stringify(id)})`);
     // The turns are the request's conversation, in order.
     const request = cm.getContextForRequest().slice(1);
     expect(out.turns.map(({ ctxwin: _, ...m }) => m)).toEqual(request);

@@ -150,25 +150,20 @@ describe("countMessages", () => {
     expect(image).toBe(3 + counter.count("user") + 765 + 3);
   });
 
-  it("counts tool definitions by OpenAI's per-function / per-property / per-enum formula", () => {
+  it("counts tool definitions as the TypeScript namespace the API writes them into (openai-function-calling.test.ts checks it against the API)", () => {
     const tools = [
       {
         type: "function",
         function: {
           name: "get_weather",
           description: "Get the weather.",
-          parameters: { type: "object", properties: { city: { type: "string", description: "City name." }, unit: { type: "string", enum: ["c", "f"] } } },
+          parameters: { type: "object", properties: { city: { type: "string", description: "City name." }, unit: { type: "string", enum: ["c", "f"] } }, required: ["city"] },
         },
       },
     ];
     const messages = [{ role: "user", content: "Weather in Paris?" }];
-    const expected =
-      counter.countMessages(messages) +
-      7 + counter.count("get_weather:Get the weather") + 3 +
-      3 + counter.count("city:string:City name") +
-      3 + -3 + 3 + counter.count("c") + 3 + counter.count("f") + counter.count("unit:string:") +
-      12;
-    expect(counter.countMessages(messages, { tools })).toBe(expected);
+    const namespace = ["namespace functions {", "", "// Get the weather.", "type get_weather = (_: {", "// City name.", "city: string,", 'unit?: "c" | "f",', "}) => any;", "", "} // namespace functions"].join("\n");
+    expect(counter.countMessages(messages, { tools })).toBe(counter.countMessages(messages) + counter.count(namespace) + 9);
   });
 
   it("rejects messages without a role", () => {

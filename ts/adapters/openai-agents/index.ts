@@ -17,7 +17,7 @@ import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent }
 import { reportedInputTokens } from "../../history/usage-calibration.js";
 import { describe, requireCount, requireString, typeError } from "../../runtime/errors.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
-import { toItems, toMessageLikes, type LinkedItemMessage } from "./items.js";
+import { isResultItem, toItems, toMessageLikes, type LinkedItemMessage } from "./items.js";
 import { StoreItems } from "./store-items.js";
 import type { SessionStore } from "../../session/store.js";
 
@@ -220,9 +220,4 @@ export class ContextSession implements Session {
   clearSession(): Promise<void> {
     return this.inner.clearSession();
   }
-}
-
-function isResultItem(item: AgentInputItem | undefined): boolean {
-  const record = item as { callId?: unknown; type?: unknown } | undefined;
-  return typeof record?.callId === "string" && !(typeof record.type === "string" && record.type.endsWith("_call"));
 }

@@ -17,12 +17,25 @@ export type LinkedItemMessage = MessageLike & { [ITEMS]?: AgentInputItem[]; [CON
 type Record_ = Record<string, unknown>;
 const isRecord = (v: unknown): v is Record_ => typeof v === "object" && v !== null;
 
-function isCall(item: Record_): boolean {
-  return typeof item.callId === "string" && typeof item.type === "string" && item.type.endsWith("_call");
+/** An item's call id: the SDK's `callId`, or the Responses API's `call_id` some items keep (tool search). */
+function callIdOf(item: Record_): string | undefined {
+  const id = item.callId ?? item.call_id;
+  return typeof id === "string" ? id : undefined;
 }
 
+/** A call the model makes: `*_call` items with a call id, and a program (whose output answers it). */
+function isCall(item: Record_): boolean {
+  return callIdOf(item) !== undefined && typeof item.type === "string" && (item.type.endsWith("_call") || item.type === "program");
+}
+
+/** A call's result: the items that answer a call by its id (`function_call_result`, `shell_call_output`, `program_output`, ...). */
 function isResult(item: Record_): boolean {
-  return typeof item.callId === "string" && !isCall(item);
+  return callIdOf(item) !== undefined && !isCall(item);
+}
+
+/** Whether an Agents SDK item is a call's result (a history must not start with one). */
+export function isResultItem(item: AgentInputItem | undefined): boolean {
+  return isRecord(item) && isResult(item as unknown as Record_);
 }
 
 function isInput(item: Record_): boolean {
@@ -48,7 +61,8 @@ function outputOf(item: Record_): unknown {
   if (Array.isArray(output)) return parts(output);
   if (isRecord(output)) {
     if (output.type === "text" && typeof output.text === "string") return output.text;
-    if (output.type === "image") return [{ type: "image" }];
+    // A computer call's screenshot is an image to the model, not its base64 text.
+    if (output.type === "image" || output.type === "computer_screenshot") return [{ type: "image" }];
   }
   return JSON.stringify(output ?? "");
 }
@@ -75,7 +89,7 @@ export function toMessageLikes(items: readonly AgentInputItem[]): LinkedItemMess
     } else if (isResult(item)) {
       flush();
       const content = outputOf(item);
-      out.push({ role: "tool", tool_call_id: item.callId as string, content, [ITEMS]: [original], [CONTENT]: content });
+      out.push({ role: "tool", tool_call_id: callIdOf(item) as string, content, [ITEMS]: [original], [CONTENT]: content });
     } else {
       // Reasoning, assistant messages and calls of one response: one unit.
       group ??= { items: [], content: [], calls: [] };
@@ -88,8 +102,8 @@ export function toMessageLikes(items: readonly AgentInputItem[]): LinkedItemMess
         else if (typeof c === "string") group.content.push({ type: "text", text: c });
       } else if (isCall(item)) {
         const name = typeof item.name === "string" ? item.name : String(item.type);
-        const args = typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.action ?? item.arguments ?? {});
-        group.calls.push({ id: item.callId, type: "function", function: { name, arguments: args } });
+        const args = typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.action ?? item.actions ?? item.operation ?? item.code ?? item.arguments ?? {});
+        group.calls.push({ id: callIdOf(item), type: "function", function: { name, arguments: args } });
       } else {
         group.content.push({ type: "text", text: JSON.stringify(item) });
       }

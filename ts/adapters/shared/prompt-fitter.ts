@@ -94,6 +94,12 @@ export interface FitEvent {
    * when the earlier prompt plus the new messages fit without running the levels.
    */
   report: CompactionReport<MessageLike> | undefined;
+  /**
+   * The tool results this call cut on arrival (level 1, applied to what the caller added before
+   * the levels run): each message as the caller added it, and its copy, whose cut names the recall
+   * call that reads the whole result back. A Recall's `onCompact` keeps these originals.
+   */
+  cut: Array<{ before: MessageLike; after: MessageLike }>;
 }
 
 export interface FitRequest {
@@ -213,21 +219,22 @@ export class PromptFitter {
       if (earlier) from = end;
     }
     const key = fingerprints[fingerprints.length - 1] as string;
-    const added = messages.slice(from).map((m) => this.compactResults(m));
+    const cut: FitEvent["cut"] = [];
+    const added = messages.slice(from).map((m) => this.compactResults(m, cut));
     if (earlier) {
       const candidate = [...(earlier as M[]), ...added];
       const tokens = this.counter.countMessages(candidate, { tools: request.tools });
       if (tokens <= budget) {
         this.remember(key, candidate);
         this.requests.set(candidate, tokens);
-        this.options.onCompact?.({ tokensBefore, tokensAfter: tokens, budget, report: undefined });
+        this.options.onCompact?.({ tokensBefore, tokensAfter: tokens, budget, report: undefined, cut });
         return { messages: candidate, changed: true, tokens, budget };
       }
     }
     // Level 1 always applies to a prompt that does not fit: applied here first, from the results
     // compacted at earlier steps, so that old results are not compacted again at every step.
     this.readProblems(messages);
-    const working: Array<M | SummaryMessage> = (earlier ? [...(earlier as M[]), ...added] : messages.map((m) => this.compactResults(m))).filter((m) => !this.notes.has(m));
+    const working: Array<M | SummaryMessage> = (earlier ? [...(earlier as M[]), ...added] : messages.map((m) => this.compactResults(m, cut))).filter((m) => !this.notes.has(m));
     const pins = this.pin(working);
 
     const manager = new MessageContextManager<MessageLike>({
@@ -262,7 +269,7 @@ export class PromptFitter {
     }
     this.remember(key, fitted as MessageLike[]);
     this.requests.set(fitted, tokensAfter);
-    this.options.onCompact?.({ tokensBefore, tokensAfter, budget, report });
+    this.options.onCompact?.({ tokensBefore, tokensAfter, budget, report, cut });
     return { messages: fitted, changed: true, tokens: tokensAfter, budget };
   }
 
@@ -323,23 +330,30 @@ export class PromptFitter {
     return [...fitted.slice(0, at), note, ...fitted.slice(at)];
   }
 
-  /** `message` with its tool results compacted as level 1 would (the same compactor), or itself when none changes. */
-  private compactResults<M extends object>(message: M): M {
+  /**
+   * `message` with its tool results compacted as level 1 would (the same compactor, each cut
+   * naming the recall call that reads its result back), or itself when none changes. A copy is
+   * added to `cut` with the message it stands for.
+   */
+  private compactResults<M extends object>(message: M, cut: FitEvent["cut"]): M {
     let changed = false;
-    const copy = mapToolResults(message, (value, kind) => {
+    const copy = mapToolResults(message, (value, kind, id) => {
       const text = typeof value === "string" ? value : JSON.stringify(value);
       if (typeof text !== "string") return value;
-      let out = this.compacted.get(text);
+      const key = `${id ?? ""}\u0000${text}`;
+      let out = this.compacted.get(key);
       if (out === undefined) {
-        out = this.compactor.compactResult(text, this.counter);
-        this.compacted.set(text, out);
+        out = (id === undefined ? this.compactor : this.compactor.namingRecall(id)).compactResult(text, this.counter);
+        this.compacted.set(key, out);
         if (this.compacted.size > MAX_CACHED_RESULTS) this.compacted.delete(this.compacted.keys().next().value as string);
       }
       if (out === text) return value;
       changed = true;
       return kind === "json" ? (JSON.parse(out) as unknown) : out;
     });
-    return changed ? copy : message;
+    if (!changed) return message;
+    cut.push({ before: message as MessageLike, after: copy as MessageLike });
+    return copy;
   }
 
   /** Records `prompt` (a framework's copy of a prompt fit() returned) as sent with `tokens` local tokens. */

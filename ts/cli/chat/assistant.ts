@@ -8,6 +8,7 @@
 import { extractiveSummarizer } from "../../models/extractive-summarizer.js";
 import { plainError } from "../../runtime/errors.js";
 import type { MessageLike } from "../../messages/types.js";
+import { OMISSION_MARKER, isOmissionMarkerText } from "../../messages/omission-marker.js";
 
 /** A message of the request, as MessageContextManager.getContextForRequest gives it. */
 export type ChatMessage = MessageLike;
@@ -43,13 +44,13 @@ export class OfflineAssistant implements Assistant {
     const conversation = messages.filter((m) => m.role === "user" || m.role === "assistant");
     const last = conversation.at(-1);
     const earlier = conversation.slice(0, -1);
-    const marker = messages.find((m) => m.role !== "user" && m.role !== "assistant" && /^\[\d+ messages omitted\]$/.test(textOf(m)));
+    const marker = messages.find((m) => m.role !== "user" && m.role !== "assistant" && isOmissionMarkerText(textOf(m)));
     const firstUser = earlier.find((m) => m.role === "user");
     const parts: string[] = [];
     if (earlier.length === 0) {
       parts.push("(offline) This is the start of the conversation as I receive it.");
     } else {
-      const omitted = marker ? ` and a note that ${textOf(marker).slice(1, -1).replace(" omitted", " were left out")}` : "";
+      const omitted = marker ? ` and a note that ${OMISSION_MARKER.exec(textOf(marker))?.[1] ?? "some"} messages were left out` : "";
       parts.push(`(offline) I receive ${earlier.length} earlier messages${omitted}.`);
       if (firstUser) parts.push(`The first: "${clip(textOf(firstUser), 80)}".`);
     }

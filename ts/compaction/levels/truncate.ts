@@ -18,6 +18,6 @@ export class Truncate implements CompactionLevel {
     const snapshot = candidates.slice();
     const kept = planKept(this.strategy, view, view.conversationBudget(context.target), view.counter);
     if (kept === undefined || kept.indices.length === view.messages.length) return { candidates: snapshot };
-    return { edit: { kind: "trim", kept: kept.indices, markerIndex: kept.markerIndex }, candidates: snapshot };
+    return { edit: { kind: "trim", kept: kept.indices, markerIndex: kept.markerIndex, markerTokens: kept.markerTokens }, candidates: snapshot };
   }
 }

@@ -1,0 +1,140 @@
+// What an omission marker names of the messages a trim took: the ids a Recall keeps their
+// originals under (a tool result under its call's id, any other message under messageId(), as a
+// summary's head names them) and one line on each: the tool and its subject (`bash pytest -x`,
+// `read_file src/a.ts`), or a message's role and first words. A message that makes tool calls is
+// named by its results. The marker names the newest entries that fit its bound in tokens, and
+// counts the rest.
+import { toolOutputText, visitMessage } from "../messages/message-shape.js";
+import { MAX_NAMED_OMISSIONS, omissionMarker, type OmittedEntry } from "../messages/omission-marker.js";
+import type { InsertedRole } from "../messages/roles.js";
+import type { MessageLike } from "../messages/types.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import { messageId, toolCallsById } from "./tool-events.js";
+
+/** A line's length at most, in code points (an id comes before it). */
+const MAX_LINE = 72;
+
+/** Argument names that say what a call is about, most telling first. */
+const SUBJECT_KEYS = ["command", "cmd", "path", "file_path", "filePath", "file", "filename", "query", "pattern", "url", "name", "id"];
+
+/** Messages looked back at, past the entries named, for the calls their results answer. */
+const CALL_LOOKBACK = 64;
+
+/**
+ * The newest `max` entries for `removed` (in order): each tool result by its call's id, each
+ * other message by its own; a message that makes tool calls by its results. Only the messages
+ * those entries come from (and the calls before them) are read: a trim of thousands of messages
+ * names a dozen.
+ */
+export function omittedEntries(removed: readonly MessageLike[], max = MAX_NAMED_OMISSIONS): OmittedEntry[] {
+  const found: Array<{ message: MessageLike; entries: Array<{ id: string; call: boolean; text: string }> }> = [];
+  let count = 0;
+  let start = removed.length;
+  while (start > 0 && count < max) {
+    const message = removed[--start] as MessageLike;
+    const entry = entriesOf(message);
+    count += entry.length;
+    found.push({ message, entries: entry });
+  }
+  found.reverse();
+  // The calls the results answer: looked for from the newest back, until each is found.
+  const wanted = new Set(found.flatMap((f) => f.entries.filter((e) => e.call).map((e) => e.id)));
+  const calls = new Map<string, { name: string; args: unknown }>();
+  for (let i = removed.length - 1; i >= Math.max(0, start - CALL_LOOKBACK) && calls.size < wanted.size; i--) {
+    for (const [id, call] of toolCallsById([removed[i] as MessageLike])) if (wanted.has(id)) calls.set(id, call);
+  }
+  const out: OmittedEntry[] = [];
+  for (const { message, entries } of found) {
+    for (const { id, call: isResult, text } of entries) {
+      if (!isResult) {
+        const role = typeof message.role === "string" ? message.role : "message";
+        out.push({ id, line: oneLine(`${role}: ${text}`) });
+        continue;
+      }
+      const call = calls.get(id);
+      out.push({ id, line: oneLine(call === undefined ? `tool result: ${text}` : `${call.name} ${subjectOf(call.args)}`) });
+    }
+  }
+  return out.slice(Math.max(0, out.length - max));
+}
+
+/** The entries of one message: its tool results (`call`: true) with their text, or the message itself. */
+function entriesOf(message: MessageLike): Array<{ id: string; call: boolean; text: string }> {
+  const texts: string[] = [];
+  const results: Array<{ id: string; call: boolean; text: string }> = [];
+  let sawResult = false;
+  let makesCalls = false;
+  visitMessage(message as unknown as Record<string, unknown>, {
+    text: (value) => {
+      if (typeof value === "string") texts.push(value.slice(0, 4 * MAX_LINE));
+    },
+    image: () => texts.push("[image]"),
+    toolCall: () => (makesCalls = true),
+    toolResult: (id, output) => {
+      sawResult = true;
+      if (id !== undefined) results.push({ id, call: true, text: toolOutputText(output).slice(0, 4 * MAX_LINE) });
+    },
+  });
+  if (sawResult || makesCalls) return results;
+  return [{ id: messageId(message), call: false, text: texts.join(" ") }];
+}
+
+/**
+ * The marker's names: of `entries` (oldest first, after those `previous` named), the newest that
+ * fit `budget` tokens, the marker counted as a message less `overhead` (an empty request), and how
+ * many it leaves unnamed. No entry fitting gives the bare marker.
+ */
+export function namesWithin(
+  omitted: number,
+  role: InsertedRole,
+  previous: { named?: readonly OmittedEntry[] | undefined; unnamed?: number | undefined } | undefined,
+  entries: readonly OmittedEntry[],
+  budget: number,
+  counter: TokenCounter,
+  overhead: number,
+): { named: OmittedEntry[]; unnamed: number; tokens: number } {
+  const all = [...(previous?.named ?? []), ...entries];
+  let unnamed = (previous?.unnamed ?? 0) + Math.max(0, all.length - MAX_NAMED_OMISSIONS);
+  let named = all.slice(Math.max(0, all.length - MAX_NAMED_OMISSIONS));
+  const cost = (list: readonly OmittedEntry[], rest: number) => Math.max(0, counter.countMessages([omissionMarker(omitted, role, list, rest)]) - overhead);
+  let tokens = cost(named, unnamed);
+  // Over the bound: the oldest lines go, as many as their own counts say, then one count of the whole again.
+  while (named.length > 0 && tokens > budget) {
+    let over = tokens - budget;
+    let drop = 0;
+    while (drop < named.length && over > 0) {
+      const entry = named[drop] as OmittedEntry;
+      over -= counter.count(`recall(${JSON.stringify(entry.id)}): ${entry.line}\n`);
+      drop++;
+    }
+    named = named.slice(Math.max(1, drop));
+    unnamed += Math.max(1, drop);
+    tokens = cost(named, unnamed);
+  }
+  if (named.length === 0) return { named: [], unnamed: 0, tokens: cost([], 0) };
+  return { named, unnamed, tokens };
+}
+
+/** What a call is about: its most telling string argument, else its arguments as JSON. */
+function subjectOf(args: unknown): string {
+  if (typeof args === "string") return args;
+  if (args !== null && typeof args === "object" && !Array.isArray(args)) {
+    const record = args as Record<string, unknown>;
+    for (const key of SUBJECT_KEYS) if (typeof record[key] === "string") return record[key];
+    for (const value of Object.values(record)) if (typeof value === "string") return value;
+  }
+  return args === undefined ? "" : (JSON.stringify(args) ?? "");
+}
+
+/** `text` on one line (runs of white space as one space), at most MAX_LINE code points, "…" where it was cut. */
+function oneLine(text: string): string {
+  const flat = text.slice(0, 4 * MAX_LINE).replace(/\s+/g, " ").trim();
+  if (flat.length <= MAX_LINE) return flat; // as many code points at most
+  let cut = "";
+  let points = 0;
+  for (const point of flat) {
+    if (++points === MAX_LINE) return `${cut}…`;
+    cut += point;
+  }
+  return flat;
+}
