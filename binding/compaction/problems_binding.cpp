@@ -1,4 +1,4 @@
-// clearedToolResults(texts, ids), observeToolResults(record, events) and describeProblems(record).
+// clearedToolResults(texts, ids, tools?, args?), observeToolResults(record, events) and describeProblems(record).
 #include "ctxwin/compaction/cleared_result.hpp"
 #include "ctxwin/compaction/problem_ledger.hpp"
 
@@ -28,14 +28,24 @@ std::vector<std::string> strings_arg(const Napi::CallbackInfo& info, std::size_t
   return out;
 }
 
-// clearedToolResults(texts, ids) -> the placeholder of each text, its id named.
+// clearedToolResults(texts, ids, tools?, args?) -> the placeholder of each text, its id named;
+// given each result's tool name and arguments (JSON text), judged with its call.
 Napi::Value cleared_tool_results_js(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     const auto texts = strings_arg(info, 0, "texts");
     const auto ids = strings_arg(info, 1, "ids");
     if (ids.size() != texts.size()) throw Error::range(ErrorCode::OutOfRange, "ids must have one id per text");
+    const bool with_calls = info.Length() > 2 && !info[2].IsUndefined();
+    const auto tools = with_calls ? strings_arg(info, 2, "tools") : std::vector<std::string>();
+    const auto args = with_calls ? strings_arg(info, 3, "args") : std::vector<std::string>();
+    if (with_calls && (tools.size() != texts.size() || args.size() != texts.size())) {
+      throw Error::range(ErrorCode::OutOfRange, "tools and args must have one entry per text");
+    }
     auto out = Napi::Array::New(info.Env(), texts.size());
-    for (std::size_t i = 0; i < texts.size(); ++i) out.Set(static_cast<uint32_t>(i), Napi::String::New(info.Env(), cleared_tool_result(texts[i], ids[i])));
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const std::string placeholder = with_calls ? cleared_tool_result(texts[i], ids[i], tools[i], args[i]) : cleared_tool_result(texts[i], ids[i]);
+      out.Set(static_cast<uint32_t>(i), Napi::String::New(info.Env(), placeholder));
+    }
     return out;
   });
 }

@@ -8,8 +8,12 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxwin/compaction/patch_text.hpp"
+#include "ctxwin/compaction/script_writes.hpp"
+#include "ctxwin/compaction/shell_command.hpp"
 #include "ctxwin/error.hpp"
 #include "ctxwin/summary/extractive_summary.hpp"
+#include "ctxwin/summary/task_digest.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
 #include "fuzz_support.hpp"
 
@@ -33,6 +37,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (valid) FUZZ_CHECK(ctxwin::is_valid_utf8(prompt));
     const std::string digest = ctxwin::failure_digest(lines, lines.empty() ? std::string_view() : lines.front());
     if (valid) FUZZ_CHECK(ctxwin::is_valid_utf8(digest));
+    const std::string task = ctxwin::summarize_task(lines, {.complete = true});
+    if (valid) FUZZ_CHECK(ctxwin::is_valid_utf8(task));
+    for (std::string_view text : {input, lines.front()}) {
+      const ctxwin::ShellReading shell = ctxwin::read_shell_command(text);
+      for (const auto& change : shell.changes) {
+        if (valid) FUZZ_CHECK(ctxwin::is_valid_utf8(change.path) && ctxwin::is_valid_utf8(change.from));
+      }
+      if (valid) FUZZ_CHECK(ctxwin::is_valid_utf8(ctxwin::shell_label(text)) && ctxwin::is_valid_utf8(shell.run_key));
+      FUZZ_CHECK(ctxwin::parse_shell(text).size() <= ctxwin::kMaxSimpleCommands);
+      for (const auto& change : ctxwin::script_changes(text)) {
+        if (valid) FUZZ_CHECK(ctxwin::is_valid_utf8(change.path));
+      }
+      for (const auto& change : ctxwin::patch_changes(text)) {
+        if (valid) FUZZ_CHECK(ctxwin::is_valid_utf8(change.path));
+      }
+    }
   } catch (const ctxwin::Error&) {
   }
   return 0;

@@ -7,9 +7,10 @@
 // survive in the user's words whatever the summarizer writes.
 //
 // Compaction never makes things worse: the summarizer's input is budgeted (long tool outputs are
-// clipped first) so the call fits the summarizing model's window, the summary is cut to
-// maxSummaryTokens if the model ignores the bound, and a failing model leaves the messages as
-// they were (reported through the logger and a 'failed' event).
+// clipped first) so the call fits the summarizing model's window, the summary's text (the
+// session's problems included) is cut to maxSummaryTokens if the model ignores the bound and its
+// head kept under 100 tokens (summary-bound.ts), and a failing model leaves the messages as they
+// were (reported through the logger and a 'failed' event).
 import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { TypedEventEmitter } from "../runtime/event-emitter.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
@@ -25,6 +26,7 @@ import { checkMessage } from "../messages/message-shape.js";
 import { eventLines, promptLine } from "./tool-events.js";
 import { mergeSections, readSections, boundSections, writeSections } from "./summary-fold.js";
 import { addRecords, readSummary, recordOf, withOneIdFewer, writeHead, type SummaryRecord } from "./summary-head.js";
+import { cutToTokens, headWithin, withinBound } from "./summary-bound.js";
 
 export const DEFAULT_SUMMARY_PROMPT =
   "You are compacting the earlier part of an agent's conversation: the agent will continue its task " +
@@ -115,7 +117,8 @@ export interface CompactOptions {
   preserveLast?: number;
   /**
    * The session's open and resolved problems as a summary lists them (OpenProblems.describe): put
-   * at the head of the summary, before its bound cuts anything, and given to the model.
+   * at the head of the summary's text, before what its bound cuts and within that bound
+   * (summary-bound.ts), and given to the model.
    */
   problems?: string;
   /** Messages pinned beside `_preserve: true` ones (the history's own pins): never summarized. */
@@ -294,15 +297,15 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
 
   /** The summary message's tokens for `parts`: written and counted by the digest, at the bound for a model. */
   private async summaryTokens<M extends MessageLike>(span: SpanContext<M>, parts: Span<M>): Promise<number> {
-    const { counter, problems } = span;
+    const { counter } = span;
     if (span.model.kind === "extractive" && !plannedForModel.has(this)) {
       return messageTokens(counter, [(await this.writeSummary(span, parts)) as unknown as MessageLike])[0] ?? 0;
     }
-    // A model's answer is cut to its bound: counted at the bound (a token more for where its text
-    // joins the problems), so that the summary it writes never takes the conversation over the target.
-    const head = this.summaryMessage(parts.record, problems === "" ? "" : `${problems}\n`);
-    const room = problems === "" ? this.maxSummaryTokens : Math.max(1, this.maxSummaryTokens - counter.count(problems));
-    return (messageTokens(counter, [head as unknown as MessageLike])[0] ?? 0) + room + 1;
+    // A model's answer and the problems before it are cut to the bound: counted at the bound (a
+    // token more for where they join), so that the summary it writes never takes the conversation
+    // over the target.
+    const head = this.summaryMessage(parts.record, "");
+    return (messageTokens(counter, [head as unknown as MessageLike])[0] ?? 0) + this.maxSummaryTokens + 1;
   }
 
   /** The summarized span ending at `end`: its messages, the user messages kept beside it; undefined when it would not be summarized. */
@@ -325,7 +328,7 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     if (taken.length === 0) return undefined;
     const old = oldIndices.map((i) => messages[i] as M);
     const readBack = earlier.map((i) => readSummary((messages[i] as { content?: unknown }).content) as { record: SummaryRecord; text: string });
-    const record = addRecords([...readBack.map((r) => r.record), recordOf(taken.map((i) => messages[i] as M))]);
+    const record = headWithin(addRecords([...readBack.map((r) => r.record), recordOf(taken.map((i) => messages[i] as M))]), counter);
     const removedIndices = [...earlier, ...taken].sort((a, b) => a - b);
     return { end, old, removedIndices, removed: removedIndices.map((i) => messages[i] as M), keptUser, earlierTexts: readBack.map((r) => r.text), record };
   }
@@ -347,11 +350,6 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     return lines;
   }
 
-  /** The session's problems first, so that the bound cuts the summary's text, not them. */
-  private withProblems(text: string, problems: string, counter: TokenCounter): string {
-    return problems === "" ? this.bound(text, counter) : `${problems}\n${this.bound(text, counter, Math.max(1, this.maxSummaryTokens - counter.count(problems)))}`;
-  }
-
   private summaryMessage(record: SummaryRecord, text: string): SummaryMessage {
     return { role: this.summaryRole, content: `${writeHead(record)}\n${text}` };
   }
@@ -370,7 +368,7 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
       const room = given ? Math.max(1, this.maxSummaryTokens - counter.count(problems)) : this.maxSummaryTokens;
       text = boundSections(merged, room, counter) ?? writeSections(merged);
     }
-    return this.summaryMessage(parts.record, this.withProblems(text, problems, counter));
+    return this.summaryMessage(parts.record, withinBound(text, problems, this.maxSummaryTokens, counter));
   }
 
   /** Summarizes `parts` (system, pinned and kept user messages stay); `unchanged` when it would not pay. */
@@ -425,7 +423,7 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     const model = await resolveSummaryModel(this.model, "options.model");
     const lines = model.kind === "extractive" ? messages.flatMap((m) => eventLines(m, (t) => t)) : messages.map((m) => promptLine(m, (t) => t));
     const text = await this.summarizeLines(model, lines);
-    return counter ? this.bound(text, counter) : text;
+    return counter ? cutToTokens(text, counter, this.maxSummaryTokens) : text;
   }
 
   /**
@@ -442,35 +440,5 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     // The earlier summary is the model's to carry over: its answer replaces it.
     const earlier = soFar.length === 0 ? "" : `The summary so far, of the messages before these (your summary replaces it: keep what the agent still needs from it, newer facts winning):\n${soFar.join("\n")}\n\nThe messages since:\n`;
     return model.call(this.summaryPrompt + known + earlier + lines.join("\n"));
-  }
-
-  /**
-   * Cuts `text` to maxSummaryTokens: after its last whole quoted fact or line that fits when that
-   * keeps most of what fits (a summary in lines, as the digest writes, loses its least needed
-   * facts whole rather than ending in a fragment of one), else after a whole word.
-   */
-  private bound(text: string, counter: TokenCounter, maxTokens = this.maxSummaryTokens): string {
-    if (counter.count(text) <= maxTokens) return text;
-    let lo = 0;
-    let hi = text.length;
-    while (lo < hi) {
-      const mid = Math.ceil((lo + hi) / 2);
-      if (counter.count(`${text.slice(0, mid)}...`) <= maxTokens) lo = mid;
-      else hi = mid - 1;
-    }
-    const safe = lo > 0 && /[\uD800-\uDBFF]/.test(text[lo - 1] as string) ? lo - 1 : lo; // never half a pair
-    const cut = text.slice(0, safe);
-    const line = cut.lastIndexOf("\n");
-    // Within a line of quoted facts ("a"; "b"; ...), after the last whole one.
-    const item = cut.lastIndexOf('"; ');
-    if (item > line && item > safe * 0.6) return `${cut.slice(0, item + 1)}...`;
-    if (line > safe * 0.6) {
-      // A heading whose items were all cut goes too.
-      const kept = cut.slice(0, line);
-      const last = kept.lastIndexOf("\n");
-      return kept.endsWith(":") && last > 0 ? kept.slice(0, last) : kept;
-    }
-    const space = cut.lastIndexOf(" ");
-    return `${space > safe * 0.8 ? cut.slice(0, space) : cut}...`;
   }
 }

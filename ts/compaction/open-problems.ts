@@ -10,6 +10,7 @@
 import type { MessageLike } from "../messages/types.js";
 import { describe, typeError } from "../runtime/errors.js";
 import { native } from "../runtime/native.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import { hasToolResult, resultIds, toolCallsById, toolResultEvents } from "./tool-events.js";
 
 /** A failure the session's tools reported. */
@@ -150,4 +151,64 @@ export function checkProblemRecord(record: unknown, name: string): ProblemRecord
 /** The problems of `record` as a summary lists them (see OpenProblems.describe). */
 export function describeProblems(record: ProblemRecord, maxOpen = 8, maxResolved = 4): string {
   return record.problems.length === 0 ? "" : native.describeProblems(JSON.stringify(record), maxOpen, maxResolved);
+}
+
+const OPEN_HEADING = "Open problems, newest first:";
+const RESOLVED_HEADING = "Resolved problems, newest first:";
+
+/**
+ * A problem line (`- what: reason | frame | reason (last output: ...) [id x]`) with one reason: the
+ * last that is neither a stack frame nor an exit code (a traceback's exception comes after its
+ * frames), and its id.
+ */
+function compactProblemLine(line: string): string {
+  const id = / \[id [^\]]*\]$/.exec(line)?.[0] ?? "";
+  let rest = id === "" ? line : line.slice(0, -id.length);
+  rest = rest.replace(/ \(last output: [^()]*\)$/, "").replace(/ -> now .*$/, "");
+  const colon = rest.indexOf(": ");
+  if (colon < 0) return line;
+  const reasons = rest.slice(colon + 2).split(" | ");
+  const reason = [...reasons].reverse().find((r) => !/^(at |File "|exit code\b|Traceback\b)/.test(r.trim())) ?? reasons[reasons.length - 1] ?? "";
+  return `${rest.slice(0, colon)}: ${reason}${id}`;
+}
+
+/**
+ * The problems as a summary lists them (describeProblems' text), within `maxTokens`: when over,
+ * the resolved ones go first, then each open problem keeps one reason, then the oldest open ones
+ * go (counted in a last line), and last the newest one's line is cut; "" when not even its heading fits.
+ */
+export function boundProblemText(text: string, maxTokens: number, counter: TokenCounter): string {
+  if (text === "" || counter.count(text) <= maxTokens) return text;
+  const lines = text.split("\n");
+  const open: string[] = [];
+  let older = 0;
+  for (let i = 0, section = ""; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (line === OPEN_HEADING || line === RESOLVED_HEADING) section = line;
+    else if (section === OPEN_HEADING && /^- and \d+ older open problems$/.test(line)) older += Number(/\d+/.exec(line)?.[0]);
+    else if (section === OPEN_HEADING && line.startsWith("- ")) open.push(line);
+  }
+  const write = (items: readonly string[], dropped: number) =>
+    [OPEN_HEADING, ...items, ...(dropped > 0 ? [`- and ${dropped} older open problems`] : [])].join("\n");
+  if (open.length === 0) return "";
+  let kept = open.slice();
+  if (counter.count(write(kept, older)) <= maxTokens) return write(kept, older);
+  kept = kept.map(compactProblemLine);
+  while (kept.length > 1 && counter.count(write(kept, older + open.length - kept.length)) > maxTokens) kept.pop();
+  const dropped = older + open.length - kept.length;
+  let result = write(kept, dropped);
+  if (counter.count(result) <= maxTokens) return result;
+  // One problem and still over: its line cut where it fits.
+  const line = kept[0] as string;
+  let lo = 0;
+  let hi = line.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (counter.count(write([`${line.slice(0, mid)}...`], dropped)) <= maxTokens) lo = mid;
+    else hi = mid - 1;
+  }
+  if (lo < 3) return "";
+  const end = /[\uD800-\uDBFF]/.test(line[lo - 1] as string) ? lo - 1 : lo;
+  result = write([`${line.slice(0, end)}...`], dropped);
+  return counter.count(result) <= maxTokens ? result : "";
 }

@@ -10,11 +10,16 @@ import { describeProblems, type Problem, type ProblemRecord } from "./open-probl
 
 export const PROBLEM_NOTE_HEADING = "Problems still open from tool results no longer shown in full (each stays open until a later result shows it resolved):";
 
-/** The line that shows a problem: its first failure line, not the failing test's own mark or the exit code. */
+/**
+ * The line that shows a problem: its last failure line that is not the failing test's own mark, a
+ * stack frame or the exit code (a traceback's exception comes after its frames; the line a summary
+ * keeps of a problem when it keeps one).
+ */
 function telltale(problem: Problem): string | undefined {
   const lines = problem.lines.map((l) => l.trim()).filter((l) => l !== "" && !/^exit code\b/i.test(l));
   const reasons = problem.test !== undefined && lines.length > 1 ? lines.filter((l) => !l.includes(problem.test as string)) : lines;
-  return reasons[0] ?? lines[0];
+  const errors = reasons.filter((l) => !/^(at |File "|Traceback\b)/.test(l));
+  return errors[errors.length - 1] ?? reasons[0] ?? lines[0];
 }
 
 /** The open problems of `record` (newest first) whose failure lines `promptText` (the prompt as JSON) does not show. */

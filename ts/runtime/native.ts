@@ -16,8 +16,11 @@ export interface NativeCore {
   summarizePrompt(prompt: string): string;
   failureDigest(texts: string[], reason: string): string;
   summarizeTask(texts: string[], complete?: boolean): string;
-  /** The placeholder of each cleared tool result: its size, its call's id, its error lines. */
-  clearedToolResults(texts: string[], ids: string[]): string[];
+  /**
+   * The placeholder of each cleared tool result: its size, its call's id, its error lines (or a
+   * passing run's outcome line); given each result's tool name and arguments (JSON), judged with its call.
+   */
+  clearedToolResults(texts: string[], ids: string[], tools?: string[], args?: string[]): string[];
   /** The problem record (JSON; "" for none) after reading `events` (tool_result JSON lines), as JSON. */
   observeToolResults(record: string, events: string[]): string;
   /** The record's open and resolved problems as a summary lists them. */

@@ -1,9 +1,24 @@
 #include "ctxwin/compaction/cleared_result.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
+#include "ctxwin/compaction/run_verdict.hpp"
+#include "ctxwin/compaction/tool_call.hpp"
+
 namespace ctxwin {
+
+namespace {
+
+std::string clipped_line(std::string_view line, std::size_t max_bytes) {
+  if (line.size() <= max_bytes) return std::string(line);
+  std::size_t at = max_bytes;
+  while (at > 0 && (static_cast<unsigned char>(line[at]) & 0xC0) == 0x80) --at;
+  return std::string(line.substr(0, at)) + "...";
+}
+
+}  // namespace
 
 std::string describe_size(std::size_t bytes) {
   if (bytes < 1024) return std::to_string(bytes) + " B";
@@ -17,8 +32,11 @@ std::string describe_size(std::size_t bytes) {
   return buffer;
 }
 
-std::string cleared_tool_result(std::string_view text, std::string_view id, const ErrorLineLimits& limits) {
-  const ToolOutcome outcome = read_tool_outcome(kept_error_text(text), limits);
+namespace {
+
+std::string placeholder(std::string_view text, std::string_view id, const ToolCallReading* call, const ErrorLineLimits& limits) {
+  const std::string_view source = kept_error_text(text);
+  const ToolOutcome outcome = read_tool_outcome(source, limits);
   std::string out(kClearedResultPrefix);
   out += describe_size(text.size());
   if (!id.empty()) {
@@ -26,17 +44,51 @@ std::string cleared_tool_result(std::string_view text, std::string_view id, cons
     out += id;
   }
   out += "]";
-  std::vector<std::string> lines = outcome.error_lines;
-  // A failing run's tally says how much failed.
-  if (outcome.tally_failed && lines.size() < limits.max_lines) lines.push_back(outcome.tally);
-  if (lines.empty()) return out;
-  out += "\n";
-  out += kClearedErrorsHeading;
-  for (const auto& line : lines) {
-    out += "\n";
-    out += line;
+  if (is_cleared_tool_result(text)) {
+    // Cleared again: what the placeholder kept stays.
+    const std::size_t kept = text.find(std::string("\n").append(kClearedOutcomePrefix));
+    if (kept != std::string_view::npos) {
+      const std::size_t end = text.find('\n', kept + 1);
+      out += text.substr(kept, end == std::string_view::npos ? std::string_view::npos : end - kept);
+      return out;
+    }
   }
+  static const ToolCallReading kUnknownCall;
+  const RunVerdict verdict = judge_run(call != nullptr ? *call : kUnknownCall, outcome, source, false, limits.max_line_bytes);
+  if (verdict.failed) {
+    std::vector<std::string> lines = verdict.lines;
+    if (lines.size() > limits.max_lines) lines.resize(limits.max_lines);
+    // A failing run's tally says how much failed.
+    if (outcome.tally_failed && lines.size() < limits.max_lines && std::find(lines.begin(), lines.end(), outcome.tally) == lines.end()) lines.push_back(outcome.tally);
+    out += "\n";
+    out += kClearedErrorsHeading;
+    for (const auto& line : lines) {
+      out += "\n";
+      out += line;
+    }
+    return out;
+  }
+  if (!verdict.succeeded) return out;
+  // A passing run keeps its outcome: its tally; a command whose call is known, the line it ended with.
+  std::string line = outcome.tally;
+  if (line.empty() && call != nullptr && !call->read_only && call->kind != CallKind::Change) line = outcome.last_line;
+  if (line.empty()) return out;
+  out += "\n";
+  out += kClearedOutcomePrefix;
+  out += clipped_line(line, limits.max_line_bytes);
   return out;
+}
+
+}  // namespace
+
+std::string cleared_tool_result(std::string_view text, std::string_view id, const ErrorLineLimits& limits) {
+  return placeholder(text, id, nullptr, limits);
+}
+
+std::string cleared_tool_result(std::string_view text, std::string_view id, std::string_view tool, std::string_view args_json,
+                                const ErrorLineLimits& limits) {
+  const ToolCallReading call = read_tool_call(tool, args_json);
+  return placeholder(text, id, &call, limits);
 }
 
 bool is_cleared_tool_result(std::string_view text) noexcept { return text.starts_with(kClearedResultPrefix); }

@@ -7,6 +7,8 @@
 #include <cctype>
 
 #include "ctxwin/compaction/cleared_result.hpp"
+#include "ctxwin/compaction/run_verdict.hpp"
+#include "ctxwin/compaction/tool_call.hpp"
 #include "ctxwin/error.hpp"
 
 namespace ctxwin {
@@ -40,49 +42,6 @@ std::string collapsed(std::string_view text, std::size_t max) {
   return out;
 }
 
-json parse_args(std::string_view args_json) {
-  json parsed = json::parse(args_json, nullptr, /*allow_exceptions=*/false);
-  return parsed.is_discarded() ? json() : parsed;
-}
-
-std::string text_of(const json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_array()) {
-    std::string out;
-    for (const auto& item : value) {
-      if (!item.is_string()) return value.dump();
-      if (!out.empty()) out.push_back(' ');
-      out.append(item.get<std::string>());
-    }
-    return out;
-  }
-  return value.is_null() ? std::string() : value.dump();
-}
-
-bool is_id_key(std::string_view key) {
-  return key == "id" || key.ends_with("_id") || (key.size() > 2 && key.ends_with("Id"));
-}
-
-std::string subject_of(const json& args) {
-  if (!args.is_object()) return {};
-  static constexpr std::array<std::array<std::string_view, 8>, 3> kKeys = {{
-      {"command", "cmd", "script", "commandLine", "shell", "", "", ""},
-      {"path", "file", "file_path", "filePath", "filename", "target_file", "url", "uri"},
-      {"filter", "test", "tests", "testNamePattern", "grep", "spec", "", ""},
-  }};
-  for (const auto& keys : kKeys) {
-    for (std::string_view key : keys) {
-      if (key.empty()) continue;
-      auto it = args.find(std::string(key));
-      if (it != args.end() && !it->is_null()) return collapsed(text_of(*it), 400);
-    }
-  }
-  for (auto it = args.begin(); it != args.end(); ++it) {
-    if (is_id_key(it.key()) && (it->is_string() || it->is_number())) return collapsed(text_of(*it), 200);
-  }
-  return {};
-}
-
 json problem_json(const Problem& p) {
   json out = {{"check", p.check}, {"label", p.label}, {"id", p.id}, {"lines", p.lines}, {"outcome", p.outcome}, {"seen", p.seen}};
   if (!p.test.empty()) out["test"] = p.test;
@@ -107,49 +66,75 @@ std::string string_field(const json& object, const char* key, const std::string&
 
 }  // namespace
 
-std::string check_of_call(std::string_view tool, std::string_view args_json) {
-  return std::string(tool) + "\n" + subject_of(parse_args(args_json));
-}
+std::string check_of_call(std::string_view tool, std::string_view args_json) { return read_tool_call(tool, args_json).check; }
 
 std::string describe_call(std::string_view tool, std::string_view args_json, std::size_t max_code_points) {
-  const json args = parse_args(args_json);
-  if (args.is_object()) {
-    for (const char* key : {"command", "cmd", "script"}) {
-      auto it = args.find(key);
-      if (it != args.end() && !it->is_null()) return "`" + collapsed(text_of(*it), max_code_points) + "`";
-    }
-  }
-  const std::string name = tool.empty() ? std::string("an unnamed tool") : std::string(tool);
-  if (args.is_null() || (args.is_object() && args.empty())) return name;
-  return name + " " + collapsed(args.is_string() ? args.get<std::string>() : args.dump(-1, ' ', false, json::error_handler_t::replace), max_code_points);
+  return read_tool_call(tool, args_json, max_code_points).label;
 }
+
+namespace {
+
+// The file part of a test's name ("tests/a.py" of "tests/a.py::test_x"), or "".
+std::string_view test_file(std::string_view name) {
+  const std::size_t at = name.find("::");
+  if (at == std::string_view::npos) return {};
+  const std::string_view file = name.substr(0, at);
+  return file.find('/') != std::string_view::npos || file.find('.') != std::string_view::npos ? file : std::string_view();
+}
+
+// The program of a check's command ("pytest" of "bash\npytest tests/a.py").
+std::string_view program_of(std::string_view check) {
+  const std::size_t nl = check.find('\n');
+  std::string_view key = nl == std::string_view::npos ? check : check.substr(nl + 1);
+  return key.substr(0, key.find(' '));
+}
+
+// A test run that passed as a whole covers a failing test when it ran that test's file (or the
+// directory or module it is in), or ran the same runner over everything.
+bool run_covers(const ToolCallReading& run, const std::string& run_check, const Problem& p) {
+  if (p.test.empty()) return false;
+  const std::string_view file = test_file(p.test);
+  if (run.test_paths.empty()) {
+    const std::string_view program = program_of(run_check);
+    return !program.empty() && program == program_of(p.command) && p.command.substr(0, p.command.find('\n')) == run_check.substr(0, run_check.find('\n'));
+  }
+  for (const auto& path : run.test_paths) {
+    if (p.test.find(path) != std::string::npos) return true;
+    if (!file.empty() && (file.starts_with(path) || path.starts_with(file))) return true;
+    if (p.command.find(path) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 void ProblemLedger::observe(const ToolCallRef& call, std::string_view result, bool reported_error) {
   observed_through_ = std::string(call.id);
   const bool cleared = is_cleared_tool_result(result);
-  ToolOutcome outcome = read_tool_outcome(kept_error_text(result), limits_.lines);
-  if (reported_error && !outcome.failed()) {
-    // Its first line is the error, whatever words it uses ("permission denied").
-    const std::size_t end = result.find('\n');
-    const std::string first = collapsed(result.substr(0, end), limits_.lines.max_line_bytes);
-    outcome.error_lines.push_back(first.empty() ? std::string("failed") : first);
-  }
+  const std::string_view text = kept_error_text(result);
+  const ToolCallReading reading = read_tool_call(call.tool, call.args_json);
+  const ToolOutcome outcome = read_tool_outcome(text, limits_.lines);
+  RunVerdict verdict = judge_run(reading, outcome, text, reported_error, limits_.lines.max_line_bytes);
   // A cleared result keeps only its error lines: it shows no check passing.
-  if (cleared && !outcome.failed()) return;
+  if (cleared && !verdict.failed) return;
+  // A read shows content: neither a failure nor a success.
+  if (!verdict.failed && !verdict.succeeded) return;
   const std::uint64_t seq = ++seen_;
-  const std::string command = check_of_call(call.tool, call.args_json);
-  const std::string label = describe_call(call.tool, call.args_json);
+  const std::string& command = reading.check;
+  const std::string& label = reading.label;
   if (!cleared) {
     for (const auto& name : outcome.passed_tests) {
+      const std::string key = test_key(name);
       for (auto& p : problems_) {
-        if (!p.resolved && p.test == name) resolve(p, call.id, "passed: " + name);
+        if (!p.resolved && !p.test.empty() && test_key(p.test) == key) resolve(p, call.id, "passed: " + name);
       }
     }
-    if (!outcome.failed()) {
+    if (verdict.succeeded) {
       std::string line = !outcome.tally.empty() ? outcome.tally : outcome.last_line;
-      if (outcome.exit_code.has_value()) line += (line.empty() ? "" : "; ") + std::string("exit code ") + std::to_string(*outcome.exit_code);
+      if (outcome.exit_code.has_value() && line.find("exit code") == std::string::npos) line += (line.empty() ? "" : "; ") + std::string("exit code ") + std::to_string(*outcome.exit_code);
       for (auto& p : problems_) {
-        if (!p.resolved && (p.check == command || p.command == command)) resolve(p, call.id, line.empty() ? "succeeded" : line);
+        if (p.resolved) continue;
+        if (p.check == command || p.command == command || (verdict.tests_passed && run_covers(reading, command, p))) resolve(p, call.id, line.empty() ? "succeeded" : line);
       }
       std::stable_sort(problems_.begin(), problems_.end(), [](const Problem& a, const Problem& b) { return a.seen < b.seen; });
       bound();
@@ -162,7 +147,7 @@ void ProblemLedger::observe(const ToolCallRef& call, std::string_view result, bo
     Problem& p = upsert(check);
     // A run that only marks the test as failing ("× name", a summary list) says less than the
     // run before it that said why: the reason stays.
-    const bool only_marks = !test.empty() && std::all_of(lines.begin(), lines.end(), [&](const std::string& l) { return test_mark(l).name == test; });
+    const bool only_marks = !test.empty() && std::all_of(lines.begin(), lines.end(), [&](const std::string& l) { return test_key(test_mark(l).name) == test_key(test); });
     if (!lines.empty() && !(only_marks && !p.lines.empty())) p.lines = lines;
     p.test = std::move(test);
     p.label = label;
@@ -172,11 +157,9 @@ void ProblemLedger::observe(const ToolCallRef& call, std::string_view result, bo
     p.seen = seq;
   };
   if (!outcome.failed_tests.empty()) {
-    for (const auto& failed : outcome.failed_tests) record("test\n" + failed.name, failed.name, failed.lines);
+    for (const auto& failed : outcome.failed_tests) record("test\n" + test_key(failed.name), failed.name, failed.lines);
   } else {
-    std::vector<std::string> lines = outcome.error_lines;
-    if (lines.empty() && outcome.tally_failed) lines.push_back(outcome.tally);
-    record(command, std::string(), lines);
+    record(command, std::string(), verdict.lines);
   }
   std::stable_sort(problems_.begin(), problems_.end(), [](const Problem& a, const Problem& b) { return a.seen < b.seen; });
   bound();
@@ -330,8 +313,8 @@ bool is_frame(std::string_view line) {
 std::string describe_open_problem(const Problem& p) {
   std::string reasons;
   for (const auto& l : p.lines) {
-    // The test's own mark line says nothing its heading does not.
-    if (!p.test.empty() && test_mark(l).name == p.test && p.lines.size() > 1) continue;
+    // The test's own mark line says nothing its heading does not, unless it says why.
+    if (!p.test.empty() && test_mark(l).name == p.test && p.lines.size() > 1 && l.find(" - ") == std::string::npos) continue;
     reasons += (reasons.empty() ? " " : " | ") + without_indent(l);
   }
   std::string line = "- " + what_failed(p) + ":" + (reasons.empty() ? std::string(" failed") : reasons);

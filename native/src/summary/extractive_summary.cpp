@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "ctxwin/compaction/tool_call.hpp"
 #include "ctxwin/compaction/tool_outcome.hpp"
 #include "ctxwin/summary/text_facts.hpp"
 
@@ -34,6 +35,8 @@ struct Facts {
   OrderedSet bulk_figures;
   OrderedSet errors;
   std::vector<std::string> activity;  // short clauses: messages, questions, answers, plain text
+  // The calls that only read (a `cat`, a view): what their results print is content, not errors.
+  std::vector<std::string> read_calls;
   std::string completion;
   bool completion_seen = false;
   bool completion_verified = false;
@@ -120,10 +123,17 @@ void read_event(const json& event, Facts& facts, const ExtractiveOptions& option
   if (type == "tool_call") {
     const std::string name = string_or_empty(event, "toolName");
     count_tool(facts, name.empty() ? std::string("an unnamed tool") : name);
+    const auto args = event.find("args");
+    const std::string args_json = args == event.end() ? std::string("null") : args->dump(-1, ' ', false, json::error_handler_t::replace);
+    const std::string id = string_or_empty(event, "toolCallId");
+    if (!id.empty() && facts.read_calls.size() < 4096 && read_tool_call(name, args_json).read_only) facts.read_calls.push_back(id);
   } else if (type == "tool_result") {
     ++facts.tool_results;
-    // A result's lines that report failures are errors too (tools often return them as output).
-    if (auto result = event.find("result"); result != event.end() && result->is_string()) {
+    const std::string id = string_or_empty(event, "toolCallId");
+    const bool read = !id.empty() && std::find(facts.read_calls.begin(), facts.read_calls.end(), id) != facts.read_calls.end();
+    // A result's lines that report failures are errors too (tools often return them as output),
+    // unless the call only read: a file's `except KeyError:` is not one.
+    if (auto result = event.find("result"); !read && result != event.end() && result->is_string()) {
       const std::string& text = result->get_ref<const std::string&>();
       std::size_t start = 0;
       while (start < text.size()) {

@@ -8,7 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "ctxwin/compaction/patch_text.hpp"
 #include "ctxwin/compaction/problem_ledger.hpp"
+#include "ctxwin/compaction/run_verdict.hpp"
+#include "ctxwin/compaction/tool_call.hpp"
 #include "ctxwin/compaction/tool_outcome.hpp"
 #include "ctxwin/summary/text_facts.hpp"
 
@@ -19,8 +22,9 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kShortList = 8;  // items per section unless `complete`
+constexpr std::size_t kMaxBodyBytes = 1 << 18;  // heredoc bodies kept to read a later `git apply`
 
-enum class Kind { Read, Change, Command, Other };
+using Kind = CallKind;
 
 struct Call {
   std::string tool;
@@ -28,8 +32,11 @@ struct Call {
   Kind kind = Kind::Other;
   std::string args;   // the arguments as JSON text
   std::string label;  // the command, or the tool with its arguments
-  std::vector<std::string> paths;
+  ToolCallReading reading;
+  // The files it changed (as far as its result says: a patch's files from `patching file x`).
+  std::vector<FileEffect> changes;
   bool answered = false;
+  bool failed = false;
   std::string outcome;
 };
 
@@ -46,6 +53,12 @@ struct Digest {
   std::vector<Call> calls;
   OrderedSet paths;
   ProblemLedger problems;
+  // What heredocs wrote to files (`cat > fix.patch <<'EOF'`), so that a later `git apply fix.patch`
+  // is read; bounded.
+  std::vector<std::pair<std::string, std::string>> bodies;
+  std::size_t body_bytes = 0;
+  // The file an agent's viewer has open (SWE-agent's `open`), which its `edit` changes.
+  std::string open_file;
   bool problems_given = false;  // the caller puts the session's record beside the digest
   bool last_was_assistant = false;
 };
@@ -59,23 +72,6 @@ std::string lower(std::string_view s) {
 bool contains_any(const std::string& haystack, std::initializer_list<std::string_view> needles) {
   return std::any_of(needles.begin(), needles.end(),
                      [&](std::string_view n) { return haystack.find(n) != std::string::npos; });
-}
-
-Kind kind_of(std::string_view tool) {
-  const std::string name = lower(tool);
-  if (contains_any(name, {"write", "edit", "create", "patch", "replace", "delete", "remove", "rename",
-                          "move", "insert", "save", "apply", "append", "update"})) {
-    return Kind::Change;
-  }
-  if (contains_any(name, {"run", "bash", "shell", "exec", "command", "terminal", "test", "build", "lint",
-                          "make", "npm", "git", "python"})) {
-    return Kind::Command;
-  }
-  if (contains_any(name, {"read", "view", "open", "cat", "list", "search", "grep", "find", "glob",
-                          "fetch", "get", "ls", "lookup", "check"})) {
-    return Kind::Read;
-  }
-  return Kind::Other;
 }
 
 // Whitespace collapsed, at most `max` code points, "..." where cut. The cut falls after a whole
@@ -179,29 +175,47 @@ bool has_digit(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// Paths named by a call's arguments: the usual keys first, else any path in them.
-std::vector<std::string> call_paths(const json& args) {
-  OrderedSet paths;
-  OrderedSet figures;  // collect_paths_and_figures fills both; only the paths are used
-  if (args.is_object()) {
-    for (const char* key : {"path", "file_path", "filePath", "file", "filename", "target_file", "target",
-                            "source", "destination", "paths", "files"}) {
-      auto it = args.find(key);
-      if (it == args.end()) continue;
-      if (it->is_string()) collect_paths_and_figures(it->get_ref<const std::string&>(), paths, figures);
-      if (it->is_array()) {
-        for (const auto& item : *it) {
-          if (item.is_string()) collect_paths_and_figures(item.get_ref<const std::string&>(), paths, figures);
-        }
-      }
-      // A value that is a bare file name without a known extension is still the file it names.
-      if (it->is_string() && paths.empty() && !it->get_ref<const std::string&>().empty() &&
-          it->get_ref<const std::string&>().size() < 200) {
-        paths.add(it->get<std::string>());
-      }
+// The file a viewer says it has open: SWE-agent's "[File: /repo/x.java (120 lines total)]" or
+// "(Open file: /repo/x.java)", the last one in `output`; "" when none.
+std::string open_file_in(std::string_view output) {
+  std::string file;
+  std::size_t start = 0;
+  while (start < output.size()) {
+    std::size_t end = output.find('\n', start);
+    if (end == std::string_view::npos) end = output.size();
+    std::string_view line = output.substr(start, end - start);
+    start = end + 1;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (line.starts_with("[File: ") && line.ends_with(" lines total)]")) {
+      const std::size_t open = line.rfind(" (");
+      if (open != std::string_view::npos && open > 7) file = std::string(line.substr(7, open - 7));
+    } else if (line.starts_with("(Open file: ") && line.ends_with(")") && line != "(Open file: n/a)") {
+      file = std::string(line.substr(12, line.size() - 13));
     }
   }
-  return paths.items();
+  return file;
+}
+
+// "patching file src/x.py" (patch), "Applied patch src/x.py cleanly." (git apply -v).
+std::vector<FileEffect> patched_files(std::string_view output) {
+  std::vector<FileEffect> out;
+  std::size_t start = 0;
+  while (start < output.size() && out.size() < 64) {
+    std::size_t end = output.find('\n', start);
+    if (end == std::string_view::npos) end = output.size();
+    std::string_view line = output.substr(start, end - start);
+    start = end + 1;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    std::string_view path;
+    if (line.starts_with("patching file ")) {
+      path = line.substr(14);
+    } else if (line.starts_with("Applied patch ") && line.ends_with(" cleanly.")) {
+      path = line.substr(14, line.size() - 14 - 9);
+    }
+    if (path.size() > 1 && path.front() == '\'' && path.back() == '\'') path = path.substr(1, path.size() - 2);
+    if (!path.empty() && path.size() < 400) out.push_back({FileChange::Edited, std::string(path), {}});
+  }
+  return out;
 }
 
 void add_paths(std::string_view text, Digest& digest) {
@@ -271,12 +285,27 @@ void read_event(const json& event, Digest& digest, const TaskDigestOptions& opti
     call.tool = string_of(event, "toolName");
     if (call.tool.empty()) call.tool = "an unnamed tool";
     call.id = string_of(event, "toolCallId");
-    call.kind = kind_of(call.tool);
     const json args = event.contains("args") ? event["args"] : json();
     call.args = args.dump(-1, ' ', false, json::error_handler_t::replace);
-    call.label = describe_call(call.tool, call.args, options.max_excerpt_code_points);
-    call.paths = call_paths(args);
-    for (const auto& path : call.paths) digest.paths.add(path);
+    call.reading = read_tool_call(call.tool, call.args, options.max_excerpt_code_points);
+    call.kind = call.reading.kind;
+    call.label = call.reading.label;
+    call.changes = call.reading.changes;
+    // A patch file written earlier and applied now.
+    for (const auto& file : call.reading.shell_reading.patch_files) {
+      for (auto it = digest.bodies.rbegin(); it != digest.bodies.rend(); ++it) {
+        if (it->first != file) continue;
+        for (auto& e : patch_changes(it->second)) call.changes.push_back(std::move(e));
+        break;
+      }
+    }
+    for (const auto& [file, body] : call.reading.shell_reading.bodies_written) {
+      if (digest.body_bytes + body.size() > kMaxBodyBytes) break;
+      digest.body_bytes += body.size();
+      digest.bodies.emplace_back(file, body);
+    }
+    for (const auto& e : call.changes) digest.paths.add(e.path);
+    for (const auto& path : call.reading.files_read) digest.paths.add(path);
     digest.calls.push_back(std::move(call));
   } else if (type == "tool_result" || type == "error") {
     Call* call = open_call(digest, string_of(event, "toolCallId"));
@@ -297,8 +326,27 @@ void read_event(const json& event, Digest& digest, const TaskDigestOptions& opti
     }
     call->answered = true;
     ToolOutcome outcome = read_tool_outcome(output);
+    const RunVerdict verdict = judge_run(call->reading, outcome, output, !error.empty());
+    call->failed = verdict.failed;
     call->outcome = outcome_of(outcome, options.max_excerpt_code_points);
     if (!error.empty() && !outcome.failed()) call->outcome = "failed: " + clip(error, options.max_excerpt_code_points);
+    // SWE-agent's viewer: the file its `edit` changes is the one its results say is open.
+    const std::string shown = open_file_in(output);
+    if (call->reading.edits_open_file && !verdict.failed) {
+      const std::string& file = shown.empty() ? digest.open_file : shown;
+      if (!file.empty()) {
+        call->changes.push_back({FileChange::Edited, file, {}});
+        digest.paths.add(file);
+      }
+    }
+    if (!shown.empty()) digest.open_file = shown;
+    // `patch` and `git apply -v` name the files they changed.
+    if (call->reading.shell && !call->reading.shell_reading.patch_files.empty()) {
+      for (const auto& e : patched_files(output)) {
+        call->changes.push_back(e);
+        digest.paths.add(e.path);
+      }
+    }
     digest.problems.observe({call->id, call->tool, call->args}, output, !error.empty());
     // Paths of short results (an error, a tally); long ones are file contents.
     if (output.size() <= 400) add_paths(output, digest);
@@ -360,19 +408,53 @@ std::string write(const Digest& d, const TaskDigestOptions& options) {
     lines.push_back("The user later said, newest first: " + quoted(later, many));
   }
 
+  // Files changed, in the order first changed, each with what happened to it last: an edit
+  // plainly, "(created)", "(deleted)", "(moved from a.py)". A shell command's changes count
+  // whatever its status (`sed -i ... && pytest` failed in its tests, not in its edit); another
+  // tool's only when it did not fail (a str_replace whose text was not found changed nothing).
+  std::vector<FileEffect> files;
+  for (const auto& call : d.calls) {
+    if (!call.reading.shell && call.failed) continue;
+    for (const auto& e : call.changes) {
+      if (e.change == FileChange::Moved) {
+        files.erase(std::remove_if(files.begin(), files.end(), [&](const FileEffect& f) { return f.path == e.from; }), files.end());
+      }
+      auto it = std::find_if(files.begin(), files.end(), [&](const FileEffect& f) { return f.path == e.path; });
+      if (it == files.end()) {
+        files.push_back(e);
+      } else if (e.change != FileChange::Edited || it->change == FileChange::Deleted) {
+        // An edit after a creation or a move keeps that; a deletion, creation or move replaces it.
+        *it = e;
+      }
+    }
+  }
   OrderedSet changed;
+  std::vector<std::string> changed_items;
+  for (const auto& f : files) {
+    changed.add(f.path);
+    switch (f.change) {
+      case FileChange::Edited:
+        changed_items.push_back(f.path);
+        break;
+      case FileChange::Created:
+        changed_items.push_back(f.path + " (created)");
+        break;
+      case FileChange::Deleted:
+        changed_items.push_back(f.path + " (deleted)");
+        break;
+      case FileChange::Moved:
+        changed_items.push_back(f.path + " (moved from " + f.from + ")");
+        if (!f.from.empty()) changed.add(f.from);
+        break;
+    }
+  }
   OrderedSet read;
   for (const auto& call : d.calls) {
-    for (const auto& path : call.paths) {
-      if (call.kind == Kind::Change) changed.add(path);
+    for (const auto& path : call.reading.files_read) {
+      if (!std::count(changed.items().begin(), changed.items().end(), path)) read.add(path);
     }
   }
-  for (const auto& call : d.calls) {
-    for (const auto& path : call.paths) {
-      if (call.kind != Kind::Change && !std::count(changed.items().begin(), changed.items().end(), path)) read.add(path);
-    }
-  }
-  if (!changed.empty()) lines.push_back("Files changed: " + join_list(changed.items(), many));
+  if (!changed_items.empty()) lines.push_back("Files changed: " + join_list(changed_items, options.complete ? many : std::max<std::size_t>(many, 24)));
 
   const auto open = d.problems_given ? std::vector<const Problem*>() : d.problems.open();
   if (!open.empty()) {

@@ -217,6 +217,11 @@ std::size_t utf8_sequence_length(unsigned char lead) {
   return 1;  // stray continuation or invalid lead byte: step over it alone
 }
 
+// `</output>`, `</returncode>`: the word between "<" and ">" is a tag's name, not a rooted path.
+bool is_closing_tag(std::string_view text, std::size_t begin, std::size_t end) {
+  return begin > 0 && text[begin - 1] == '<' && text[begin] == '/' && end < text.size() && text[end] == '>';
+}
+
 }  // namespace
 
 bool OrderedSet::add(std::string value) {
@@ -231,7 +236,7 @@ void collect_paths_and_numbers(std::string_view text, OrderedSet& paths, Ordered
     while (i < text.size() && is_word_separator(static_cast<unsigned char>(text[i]))) ++i;
     const std::size_t begin = i;
     while (i < text.size() && !ends_word(text, i)) ++i;
-    if (i > begin) collect_word(text.substr(begin, i - begin), paths, numbers);
+    if (i > begin && !is_closing_tag(text, begin, i)) collect_word(text.substr(begin, i - begin), paths, numbers);
   }
 }
 
@@ -298,6 +303,7 @@ void collect_paths_and_figures(std::string_view text, OrderedSet& paths, Ordered
     const std::string_view between = text.substr(gap, begin - gap);
     const bool spaced = between.find_first_not_of(" \t") == std::string_view::npos;
     const std::string_view raw = text.substr(begin, i - begin);
+    if (is_closing_tag(text, begin, i)) continue;
     words.push_back({trim_punctuation(raw), raw, spaced});
   }
   for (std::size_t k = 0; k < words.size(); ++k) {

@@ -192,5 +192,95 @@ TEST(ObserveToolResults, EventsInOrderAndDescribed) {
   EXPECT_EQ(describe_problems(ProblemLedger()), "");
 }
 
+// What a shell agent's session looks like to the ledger (mini-swe-agent's bash tool, its
+// <returncode> and <output> tags): reads never open a problem, the script that failed is resolved
+// when it runs clean, whatever `cd` or edit comes before it on the line.
+TEST(ProblemLedger, AShellAgentsSession) {
+  ProblemLedger ledger;
+  ledger.observe({"c1", "bash", R"({"command":"grep -rn \"except KeyError\" django/db/ | head -5"})"},
+                 "<returncode>0</returncode>\n<output>\ndjango/db/models/query.py:890:        except KeyError:\ndjango/db/utils.py:204:            raise ImproperlyConfigured(\"Error: %s\" % e)\n</output>");
+  ledger.observe({"c2", "bash", R"({"command":"sed -n '885,895p' django/db/models/query.py"})"},
+                 "<returncode>0</returncode>\n<output>\n        try:\n            return self._cache[key]\n        except KeyError:\n            raise FieldError(\"Error: unknown field\")\n</output>");
+  ledger.observe({"c3", "bash", R"({"command":"cat /tmp/old_run.log"})"}, "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: from an old run");
+  ledger.observe({"c4", "bash", R"({"command":"grep -c missing_symbol setup.py"})"}, "<returncode>1</returncode>\n<output>\n0\n</output>");
+  EXPECT_TRUE(ledger.empty());
+  ledger.observe({"c5", "bash", R"({"command":"cd /testbed && python reproduce.py"})"},
+                 "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"/testbed/reproduce.py\", line 7, in <module>\n    qs.get(name='x')\n"
+                 "KeyError: 'name'\n</output>");
+  ASSERT_EQ(ledger.open().size(), 1u);
+  EXPECT_EQ(ledger.open().front()->label, "`cd /testbed && python reproduce.py`");
+  EXPECT_EQ(ledger.open().front()->lines, (std::vector<std::string>{"File \"/testbed/reproduce.py\", line 7, in <module>", "KeyError: 'name'", "exit code 1"}));
+  EXPECT_EQ(ledger.open().front()->outcome, "exit code 1");
+  // An edit, then the same script on a line of its own: resolved.
+  ledger.observe({"c6", "bash", R"({"command":"sed -i 's/_cache\\[key\\]/_cache.get(key)/' django/db/models/query.py"})"}, "<returncode>0</returncode>\n<output>\n</output>");
+  EXPECT_EQ(ledger.open().size(), 1u);
+  ledger.observe({"c7", "bash", R"({"command":"python reproduce.py 2>&1"})"}, "<returncode>0</returncode>\n<output>\nAll lookups work\n</output>");
+  EXPECT_TRUE(ledger.open().empty());
+  ASSERT_EQ(ledger.resolved().size(), 1u);
+  EXPECT_EQ(ledger.resolved().front()->resolution, "All lookups work; exit code 0");
+}
+
+TEST(ProblemLedger, UnittestFailuresAreTestsNotTheirVerdicts) {
+  ProblemLedger ledger;
+  ledger.observe({"t1", "bash", R"({"command":"python tests/runtests.py auth_tests.test_validators"})"},
+                 "<returncode>1</returncode>\n<output>\nE.\n======================================================================\n"
+                 "ERROR: test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests)\n----------------------------------------------------------------------\n"
+                 "Traceback (most recent call last):\n  File \"/testbed/django/contrib/auth/validators.py\", line 20, in __call__\nTypeError: bad pattern\n\n"
+                 "----------------------------------------------------------------------\nRan 2 tests in 0.002s\n\nFAILED (errors=1)\n</output>");
+  ASSERT_EQ(ledger.open().size(), 1u);
+  const Problem& p = *ledger.open().front();
+  EXPECT_EQ(p.test, "test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests)");
+  EXPECT_EQ(p.check, "test\nUsernameValidatorsTests::test_unicode_validator");
+  EXPECT_EQ(describe_open_problem(p).find("(errors=1)\""), std::string::npos) << describe_open_problem(p);
+  // The module's run passing as a whole resolves it, though -v was not given and no test is named.
+  ledger.observe({"t2", "bash", R"({"command":"python tests/runtests.py auth_tests 2>&1 | tail -3"})"}, "Ran 48 tests in 0.211s\n\nOK");
+  EXPECT_TRUE(ledger.open().empty());
+  EXPECT_EQ(ledger.resolved().front()->resolution, "Ran 48 tests in 0.211s; OK");
+}
+
+TEST(ProblemLedger, PytestSpellingsOfOneTest) {
+  ProblemLedger ledger;
+  ledger.observe({"p1", "bash", R"({"command":"python -m pytest astropy/io/fits/tests/test_card.py -x -q"})"},
+                 "F\n=================================== FAILURES ===================================\n"
+                 "_____________________________ TestCard.test_float _____________________________\n"
+                 "E       AssertionError: assert '1.0E-10' == '1e-10'\n"
+                 "=========================== short test summary info ============================\n"
+                 "FAILED astropy/io/fits/tests/test_card.py::TestCard::test_float - AssertionError\n1 failed in 0.30s\n");
+  ASSERT_EQ(ledger.open().size(), 1u);
+  EXPECT_EQ(ledger.open().front()->lines, (std::vector<std::string>{"FAILED astropy/io/fits/tests/test_card.py::TestCard::test_float - AssertionError",
+                                                                    "E       AssertionError: assert '1.0E-10' == '1e-10'"}));
+  // -v names it passing, by its node id.
+  ledger.observe({"p2", "bash", R"({"command":"python -m pytest astropy/io/fits/tests/test_card.py -k float -v"})"},
+                 "astropy/io/fits/tests/test_card.py::TestCard::test_float PASSED [100%]\n1 passed, 40 deselected in 0.2s");
+  EXPECT_TRUE(ledger.open().empty());
+  // A later failure reopens it; the whole file passing quietly resolves it again.
+  ledger.observe({"p3", "bash", R"({"command":"python -m pytest astropy/io/fits/tests/test_card.py::TestCard::test_float"})"},
+                 "FAILED astropy/io/fits/tests/test_card.py::TestCard::test_float - AssertionError\n1 failed in 0.1s");
+  EXPECT_EQ(ledger.open().size(), 1u);
+  ledger.observe({"p4", "bash", R"({"command":"python -m pytest astropy/io/fits/tests/ -q"})"}, "........\n314 passed in 9.1s");
+  EXPECT_TRUE(ledger.open().empty());
+  // Another file's pass resolves nothing.
+  ledger.observe({"p5", "bash", R"({"command":"python -m pytest astropy/io/fits/tests/test_card.py -q"})"}, "FAILED astropy/io/fits/tests/test_card.py::test_other - x\n1 failed");
+  ledger.observe({"p6", "bash", R"({"command":"python -m pytest astropy/units/tests/test_units.py -q"})"}, "90 passed in 2.0s");
+  EXPECT_EQ(ledger.open().size(), 1u);
+}
+
+// An edit tool's view shows a file; a failed edit is the edit's problem until that edit succeeds.
+TEST(ProblemLedger, EditorToolsViewAndEdit) {
+  ProblemLedger ledger;
+  ledger.observe({"e1", "str_replace_editor", R"({"command":"view","path":"/testbed/src/app.py"})"},
+                 "Here's the result of running `cat -n` on /testbed/src/app.py:\n    12\t    except ValueError:\n    13\t        raise RuntimeError(\"Error: bad\")");
+  EXPECT_TRUE(ledger.empty());
+  ledger.observe({"e2", "str_replace_editor", R"({"command":"str_replace","path":"/testbed/src/app.py","old_str":"x","new_str":"y"})"},
+                 "Error: no replacement was performed, old_str `x` did not appear verbatim in /testbed/src/app.py.");
+  ASSERT_EQ(ledger.open().size(), 1u);
+  EXPECT_EQ(ledger.open().front()->label, "str_replace_editor str_replace /testbed/src/app.py");
+  // Another file's edit does not resolve it; the same file's does.
+  ledger.observe({"e3", "str_replace_editor", R"({"command":"str_replace","path":"/testbed/src/other.py","old_str":"a","new_str":"b"})"}, "The file /testbed/src/other.py has been edited.");
+  EXPECT_EQ(ledger.open().size(), 1u);
+  ledger.observe({"e4", "str_replace_editor", R"({"command":"str_replace","path":"/testbed/src/app.py","old_str":"z","new_str":"y"})"}, "The file /testbed/src/app.py has been edited.");
+  EXPECT_TRUE(ledger.open().empty());
+}
+
 }  // namespace
 }  // namespace ctxwin

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,142 @@ TEST(ReadToolOutcome, BoundsAndHostileInput) {
   EXPECT_EQ(cjk.error_lines.front(), "Error: " + std::string(60, 'a') + "...");
   EXPECT_NO_THROW(read_tool_outcome(std::string("\0\xff\xfe\n exit code 99999999999999\n\xe2\x9c", 30)));
   EXPECT_TRUE(read_tool_outcome("").error_lines.empty());
+}
+
+// Program text printed by a reader (a file's lines, grep -n, nl) is not a failure.
+TEST(ReportsError, CodeIsNotAFailure) {
+  for (const char* line : {"            except KeyError:", "   890\t        except (KeyError, ValueError):", "django/db/models/query.py:890:        except KeyError:",
+                           "412-    raise ValueError('bad value')", "        msg = \"Error: %s\" % detail", "    error = None", "if error.code == 2:",
+                           "failure.reason = reason", "class ValidationError(Exception):", "    def error(self, msg):", "  catch (err) {"}) {
+    EXPECT_FALSE(reports_error(line)) << line;
+  }
+  for (const char* line : {"KeyError: 'plan_tier'", "E       AssertionError: assert 'a' == 'b'", "E       assert 1 == 2", "FAILED (failures=1, errors=2)",
+                           "thread 'parser::tests::empty' panicked at src/parser.rs:41:9:", "test_x (pkg.Case) ... ERROR"}) {
+    EXPECT_TRUE(reports_error(line)) << line;
+  }
+}
+
+TEST(TestMark, UnittestPytestAndTheirVerdicts) {
+  const std::vector<std::tuple<std::string, std::string, bool>> cases = {
+      {"test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests) ... ok", "test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests)", true},
+      {"test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests) ... FAIL", "test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)", false},
+      {"FAIL: test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)", "test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)", false},
+      {"ERROR: test_setup (app.tests.Case.test_setup)", "test_setup (app.tests.Case.test_setup)", false},
+      {"tests/test_card.py::test_long_strings PASSED                        [ 50%]", "tests/test_card.py::test_long_strings", true},
+      {"tests/test_card.py::TestCard::test_float FAILED                      [100%]", "tests/test_card.py::TestCard::test_float", false},
+      {"ERROR tests/test_io.py::test_read - FileNotFoundError: x", "tests/test_io.py::test_read", false},
+      {"rspec ./spec/models/user_spec.rb:12 # User validates email", "User validates email", false},
+  };
+  for (const auto& [line, name, passed] : cases) {
+    const TestMark mark = test_mark(line);
+    EXPECT_EQ(mark.name, name) << line;
+    EXPECT_EQ(mark.passed, passed) << line;
+  }
+  // Verdicts and other lines that are not a test.
+  for (const char* line : {"FAILED (errors=1)", "FAILED (failures=2, errors=1)", "OK (skipped=3)", "ERROR: Could not find a version that satisfies the requirement foo",
+                           "test_x (pkg.Case) ... skipped 'needs network'"}) {
+    EXPECT_TRUE(test_mark(line).name.empty()) << line;
+  }
+}
+
+TEST(TestKey, OneTestWhateverItsSpelling) {
+  EXPECT_EQ(test_key("tests/test_card.py::TestCard::test_float"), "TestCard::test_float");
+  EXPECT_EQ(test_key("TestCard.test_float"), "TestCard::test_float");
+  EXPECT_EQ(test_key("test_float (astropy.io.fits.tests.test_card.TestCard)"), "TestCard::test_float");
+  EXPECT_EQ(test_key("test_float (astropy.io.fits.tests.test_card.TestCard.test_float)"), "TestCard::test_float");
+  EXPECT_EQ(test_key("tests/test_card.py::test_long"), "test_long");
+  EXPECT_EQ(test_key("parser::tests::empty"), "empty");
+  EXPECT_EQ(test_key("rejects a duplicate charge"), "rejects a duplicate charge");
+}
+
+TEST(ReadToolOutcome, UnittestAsDjangosRunnerPrintsIt) {
+  const ToolOutcome o = read_tool_outcome(
+      "<returncode>1</returncode>\n<output>\nTesting against Django installed in '/testbed/django' with up to 8 processes\n"
+      "System check identified no issues (0 silenced).\n"
+      "test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests) ... ok\n"
+      "test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests) ... FAIL\n\n"
+      "======================================================================\n"
+      "FAIL: test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests)\n"
+      "----------------------------------------------------------------------\nTraceback (most recent call last):\n"
+      "  File \"/testbed/tests/auth_tests/test_validators.py\", line 256, in test_unicode_validator\n    v(invalid)\n"
+      "AssertionError: ValidationError not raised\n\n----------------------------------------------------------------------\n"
+      "Ran 2 tests in 0.004s\n\nFAILED (failures=1)\n</output>");
+  EXPECT_EQ(o.exit_code, 1);
+  ASSERT_EQ(o.failed_tests.size(), 1u);
+  EXPECT_EQ(o.failed_tests[0].name, "test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests)");
+  EXPECT_EQ(o.failed_tests[0].lines.back(), "AssertionError: ValidationError not raised");
+  EXPECT_EQ(o.passed_tests, (Lines{"test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)"}));
+  EXPECT_EQ(o.tally, "Ran 2 tests in 0.004s; FAILED (failures=1)");
+  EXPECT_TRUE(o.tally_failed);
+  EXPECT_EQ(o.error_lines.back(), "exit code 1");  // the <returncode> tag's status, after the lines it is the status of
+  EXPECT_EQ(o.last_line, "FAILED (failures=1)");
+  const ToolOutcome ok = read_tool_outcome("Ran 14 tests in 0.120s\n\nOK (skipped=1)\n");
+  EXPECT_EQ(ok.tally, "Ran 14 tests in 0.120s; OK (skipped=1)");
+  EXPECT_FALSE(ok.failed());
+}
+
+TEST(ReadToolOutcome, PytestFailureSections) {
+  const ToolOutcome o = read_tool_outcome(
+      "============================= test session starts ==============================\ncollected 3 items\n\n"
+      "tests/test_card.py .F.                                                   [100%]\n\n"
+      "=================================== FAILURES ===================================\n"
+      "_____________________________ TestCard.test_float ______________________________\n\n"
+      "self = <test_card.TestCard object at 0x7f>\n\n    def test_float(self):\n>       assert fmt(1e-10) == '1e-10'\n"
+      "E       AssertionError: assert '1.0000000000E-10' == '1e-10'\n\ntests/test_card.py:41: AssertionError\n"
+      "=========================== short test summary info ============================\n"
+      "FAILED tests/test_card.py::TestCard::test_float - AssertionError: assert '1.00...\n"
+      "========================= 1 failed, 2 passed in 0.21s ==========================");
+  ASSERT_EQ(o.failed_tests.size(), 1u);  // the header and the summary line are one test
+  EXPECT_EQ(o.failed_tests[0].name, "TestCard.test_float");
+  // The summary's line, which names the test and says why, then the section's explanation.
+  EXPECT_EQ(o.failed_tests[0].lines, (Lines{"FAILED tests/test_card.py::TestCard::test_float - AssertionError: assert '1.00...",
+                                            "E       AssertionError: assert '1.0000000000E-10' == '1e-10'"}));
+  // The section's header is not a line that reports the failure; the summary's is.
+  EXPECT_EQ(std::count(o.error_lines.begin(), o.error_lines.end(), "_____________________________ TestCard.test_float ______________________________"), 0);
+  EXPECT_EQ(o.tally, "========================= 1 failed, 2 passed in 0.21s ==========================");
+  EXPECT_TRUE(o.tally_failed);
+}
+
+TEST(ReadToolOutcome, MochaAndRspecNumberTheirFailures) {
+  const ToolOutcome mocha = read_tool_outcome(
+      "  Parser\n    \xE2\x9C\x93 parses numbers\n    1) parses dates\n\n  1 passing (12ms)\n  1 failing\n\n"
+      "  1) Parser\n       parses dates:\n     AssertionError: expected 1 to equal 2\n      at Context.<anonymous> (test/parser.test.js:9:12)\n");
+  ASSERT_EQ(mocha.failed_tests.size(), 1u);
+  EXPECT_EQ(mocha.failed_tests[0].name, "parses dates");
+  EXPECT_EQ(mocha.failed_tests[0].lines.front(), "AssertionError: expected 1 to equal 2");
+  EXPECT_EQ(mocha.passed_tests, (Lines{"parses numbers"}));
+  const ToolOutcome rspec = read_tool_outcome(
+      "F.\n\nFailures:\n\n  1) User validates email\n     Failure/Error: expect(user).to be_valid\n       expected valid? to be truthy\n\n"
+      "2 examples, 1 failure\n\nFailed examples:\n\nrspec ./spec/models/user_spec.rb:12 # User validates email");
+  ASSERT_EQ(rspec.failed_tests.size(), 1u);
+  EXPECT_EQ(rspec.failed_tests[0].name, "User validates email");
+  EXPECT_EQ(rspec.tally, "2 examples, 1 failure");
+  EXPECT_TRUE(rspec.tally_failed);
+}
+
+TEST(ReadToolOutcome, MavenSurefire) {
+  const ToolOutcome o = read_tool_outcome(
+      "[INFO] Running com.example.ParserTest\n"
+      "[ERROR] Tests run: 4, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.05 s <<< FAILURE! - in com.example.ParserTest\n"
+      "[ERROR] testEmpty(com.example.ParserTest)  Time elapsed: 0.01 s  <<< FAILURE!\njava.lang.AssertionError: expected:<0> but was:<1>\n"
+      "\tat com.example.ParserTest.testEmpty(ParserTest.java:42)\n\n[INFO] BUILD FAILURE");
+  ASSERT_EQ(o.failed_tests.size(), 1u);
+  EXPECT_EQ(o.failed_tests[0].name, "testEmpty(com.example.ParserTest)");
+  EXPECT_TRUE(o.failed());
+  EXPECT_TRUE(reports_error("[INFO] BUILD FAILURE"));
+  EXPECT_TRUE(read_tool_outcome("[INFO] Tests run: 12, Failures: 0, Errors: 0, Skipped: 1\n[INFO] BUILD SUCCESS").tally.starts_with("[INFO] Tests run: 12"));
+  EXPECT_FALSE(read_tool_outcome("[INFO] Tests run: 12, Failures: 0, Errors: 0, Skipped: 1\n[INFO] BUILD SUCCESS").failed());
+  EXPECT_TRUE(reports_error("bash: line 1: mvnw: command not found"));
+  EXPECT_TRUE(reports_error("python: can't open file '/testbed/x.py': [Errno 2] No such file or directory"));
+}
+
+TEST(ReadToolOutcome, ExitStatusesAsAgentsToolsPrintThem) {
+  EXPECT_EQ(read_tool_outcome("<returncode>2</returncode>\n<output>\nexit code 0 is what we want\n</output>").exit_code, 2);
+  EXPECT_EQ(read_tool_outcome("building\n[Command finished with exit code 1]").exit_code, 1);
+  EXPECT_EQ(read_tool_outcome("Exit code: 0\nWall time: 1.2 seconds\nOutput:\nok").exit_code, 0);
+  EXPECT_EQ(read_tool_outcome("<returncode>0</returncode>\n<output>\nhello\n</output>").last_line, "hello");
+  EXPECT_EQ(exit_status_in("<returncode>3</returncode>"), 3);
+  EXPECT_FALSE(exit_status_in("no status here").has_value());
 }
 
 }  // namespace

@@ -97,6 +97,19 @@ TEST(SummarizeExtractive, SurvivesHostileInput) {
   EXPECT_FALSE(summarize({nested, "{not json", std::string("\0\xff", 2), ""}).empty());
 }
 
+// What a read printed (a file's `except` and `raise ...("Error: ...")`) is content, not an error;
+// what a run printed is its outcome.
+TEST(SummarizeExtractive, ErrorsComeFromRunsNotFromWhatAReadPrinted) {
+  const std::string summary = summarize({
+      R"({"type":"tool_call","toolName":"bash","toolCallId":"r1","args":{"command":"sed -n '1,40p' src/cache.py"}})",
+      R"({"type":"tool_result","toolCallId":"r1","result":"    except KeyError:\n        raise LookupError(\"Error: missing key\")\nKeyError: 'from a docstring'"})",
+      R"({"type":"tool_call","toolName":"bash","toolCallId":"r2","args":{"command":"python reproduce.py"}})",
+      R"({"type":"tool_result","toolCallId":"r2","result":"Traceback (most recent call last):\nKeyError: 'name'"})",
+  });
+  EXPECT_TRUE(contains(summary, "Errors: \"Traceback (most recent call last)\"; \"KeyError: 'name'\".")) << summary;
+  EXPECT_FALSE(contains(summary, "docstring")) << summary;
+}
+
 TEST(SummarizePrompt, ReadsOnlyTheJsonLinesWhenThereAreAny) {
   std::string prompt =
       "Summarize the following agent iteration events in 2-3 sentences. Focus on what tools "

@@ -26,7 +26,12 @@ describe("ContextCompactor", () => {
     const messages = chat(50);
     const out = await compactor.compact(messages, 500, counter, { preserveLast: 10 });
     expect(out).toHaveLength(11);
-    expect(out[0]).toEqual({ role: "system", content: expect.stringMatching(/^Summary of the 40 earlier messages \(\d+ KB; recall by id: (m[0-9a-f]{8}, ){11}m[0-9a-f]{8}; not named: 28 other messages\):\nThe user asked about 50 things\.$/) });
+    // The head names the newest ids that keep it under 100 tokens (at most 12) and counts the rest.
+    expect(out[0]).toEqual({ role: "system", content: expect.stringMatching(/^Summary of the 40 earlier messages \(\d+ KB; recall by id: (m[0-9a-f]{8}, ){1,11}m[0-9a-f]{8}; not named: \d+ other messages\):\nThe user asked about 50 things\.$/) });
+    const head = (out[0] as { content: string }).content.split("\n")[0] as string;
+    expect(counter.count(head)).toBeLessThan(100);
+    const named = /recall by id: ([^;]*);/.exec(head)?.[1]?.split(", ") ?? [];
+    expect(named.length + Number(/not named: (\d+)/.exec(head)?.[1])).toBe(40);
     expect(out.slice(1)).toEqual(messages.slice(40));
     out.slice(1).forEach((m, i) => expect(m).toBe(messages[40 + i]));
     expect(prompts).toHaveLength(1);

@@ -8,7 +8,10 @@ type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; fu
 const quiet = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} };
 const counter = getCounter("gpt-4o");
 
-/** A long tool result whose lines are all different: "row N: ..." with an error line in the middle. */
+/**
+ * A long tool result whose lines are all different: "row N: ..." with an error line in the middle
+ * (of an audit, not a read: what a read prints is content, and its placeholder keeps no lines).
+ */
 function bigResult(i: number, lines = 400): string {
   return Array.from({ length: lines }, (_, n) => (n === 200 ? `Error: checksum mismatch in part ${i}` : `row ${n + 1}: value ${i * 1000 + n} résumé 数据`)).join("\n");
 }
@@ -16,7 +19,7 @@ function bigResult(i: number, lines = 400): string {
 function session(turns: number): Msg[] {
   const messages: Msg[] = [{ role: "user", content: "Audit the parts" }];
   for (let i = 0; i < turns; i++) {
-    messages.push({ role: "assistant", content: "", tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read_part", arguments: `{"part":${i}}` } }] });
+    messages.push({ role: "assistant", content: "", tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "audit_part", arguments: `{"part":${i}}` } }] });
     messages.push({ role: "tool", tool_call_id: `call_${i}`, content: bigResult(i) });
     messages.push({ role: "assistant", content: `part ${i} read` });
   }

@@ -2,16 +2,22 @@
 // at the run's target; the calls stay, so the conversation stays valid, and the results of the
 // last `keepUnits` tool units and pinned results stay whole. The placeholder names the size of
 // the result and the call that reads it back by its tool call's id (the recall tool, ts/recall/),
-// and keeps the result's error lines (the core's cleared_result), so a failure stays in front of
-// the model after its output is gone:
+// and keeps how its run went (the core's cleared_result, judged with the call): a failed run's
+// error lines, so a failure stays in front of the model after its output is gone, and a passing
+// run's outcome line, so the success that fixed it does too; a read (`cat`, `sed -n`, a view) keeps
+// nothing, its output being content:
 //
 //   [tool result cleared: 5.2 KB; recall("call_17")]
 //   Error lines kept:
 //   Error: duplicate charge detected for ch_17_5
 //
+//   [tool result cleared: 2.8 KB; recall("call_21")]
+//   Outcome kept: Tests  212 passed (212)
+//
 // At least `clearAtLeast` tokens go at once, or none (unless clearing less reaches the target, or
 // only a trim follows, which drops whole turns): a clearing breaks the prompt cache from the first
-// cleared result on, and clearing little at a time would break it every few requests. MessageContextManager passes the room a trim makes,
+// cleared result on, and clearing little at a time would break it every few requests.
+// MessageContextManager passes the room a trim makes,
 // (trimAt - trimTo) of the effective limit, so that clearings come no more often than trims;
 // without it, the gap between the run's threshold and its target. A result whose placeholder
 // would cost as much as it does is never cleared.
@@ -22,7 +28,7 @@ import type { MessageLike } from "../../messages/types.js";
 import { native } from "../../runtime/native.js";
 import { isProtected, newestExchangeOf, takeOldestUntilTarget, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
 import type { HistoryView } from "../history-edit.js";
-import { messageId } from "../tool-events.js";
+import { messageId, toolCallsById } from "../tool-events.js";
 
 /** How every placeholder of a cleared tool result begins. */
 export const CLEARED_TOOL_RESULT = "[tool result cleared: ";
@@ -53,17 +59,24 @@ export class ClearOldToolResults implements CompactionLevel {
       if (roles[i] === ROLE_CODES.tool && unit >= 0 && !recent.has(unit) && !isProtected(view, i) && !newest.has(i) && !isCleared(m)) old.push(i);
     });
     if (old.length === 0) return {};
-    // Every result's text and call id, then every placeholder in one core call.
+    // Every result's text, call id and call (a read keeps no lines, a passing run its outcome),
+    // then every placeholder in one core call.
     const texts: string[] = [];
     const ids: string[] = [];
+    const tools: string[] = [];
+    const args: string[] = [];
+    const calls = toolCallsById(messages);
     for (const i of old) {
       mapToolResults(messages[i] as M, (value, _kind, id) => {
+        const call = id === undefined ? undefined : calls.get(id);
         texts.push(isClearedToolResult(value) ? (value as string) : toolOutputText(value));
         ids.push(id ?? messageId(messages[i] as M));
+        tools.push(call?.name ?? "");
+        args.push(JSON.stringify(call?.args ?? null) ?? "null");
         return value;
       });
     }
-    const placeholders = native.clearedToolResults(texts, ids).map((text, k) => withRecallHint(text, ids[k] as string));
+    const placeholders = native.clearedToolResults(texts, ids, tools, args).map((text, k) => withRecallHint(text, ids[k] as string));
     let next = 0;
     const replacements = old.map((i) => {
       const cleared = mapToolResults(messages[i] as M, (value) => {
