@@ -37,14 +37,23 @@ const MIN_CUT_TOKENS = 32;
 export function planTrim<M extends MessageLike>(view: HistoryView<M>, strategy: TruncationStrategy, targetTokens: number, limitTokens: number): TrimPlan<M> | undefined {
   const target = view.conversationBudget(targetTokens);
   // An omission marker already there stays unless the trim places its own: it takes its room.
-  const limit = Math.max(target, view.conversationBudget(limitTokens) - view.markerTokens);
-  let plan = planKept(strategy, view, target, view.counter, limit);
+  const window = view.conversationBudget(limitTokens);
+  const limit = Math.max(target, window - view.markerTokens);
+  const planWithin = (columns: MessageColumns<M>): KeptPlan | undefined => {
+    const plan = planKept(strategy, columns, target, view.counter, limit);
+    if (plan === undefined || (plan.newestExchangeExcess ?? 0) === 0 || view.markerTokens === 0) return plan;
+    // A trim that places its own marker replaces the old one (a named marker takes tens of
+    // tokens): planned in the whole window, the exchange may fit where it did not beside both.
+    const own = planKept(strategy, columns, target, view.counter, Math.max(target, window));
+    return own !== undefined && own.markerIndex >= 0 && (own.newestExchangeExcess ?? 0) === 0 ? own : plan;
+  };
+  let plan = planWithin(view);
   if (plan === undefined) return undefined;
   let cut: Array<readonly [number, M, number]> = [];
   const excess = plan.newestExchangeExcess ?? 0;
   if (excess > 0) {
     const results = cutNewestResults(view, excess) ?? [];
-    const again = results.length === 0 ? undefined : planKept(strategy, withCounts(view, results), target, view.counter, limit);
+    const again = results.length === 0 ? undefined : planWithin(withCounts(view, results));
     if (again !== undefined && (again.newestExchangeExcess ?? 0) === 0) {
       plan = again;
       cut = results;
@@ -57,7 +66,7 @@ export function planTrim<M extends MessageLike>(view: HistoryView<M>, strategy: 
   const keeps = (p: KeptPlan) => (p.newestExchangeExcess ?? 0) === 0 && wanted.every((i) => p.indices.includes(i));
   if (wanted.length > 0 && !keeps(plan) && view.messages.some((_, i) => view.isSummary(i))) {
     const results = excess > 0 && cut.length === 0 ? (cutNewestResults(view, excess) ?? []) : cut;
-    const yielding = planKept(strategy, summariesUnpinned(view, withCounts(view, results)), target, view.counter, limit);
+    const yielding = planWithin(summariesUnpinned(view, withCounts(view, results)));
     if (yielding !== undefined && keeps(yielding)) {
       plan = yielding;
       cut = results;

@@ -195,7 +195,9 @@ describe("what each compaction level takes", () => {
       await written;
       return offline.summarize(prompt);
     };
-    const context = new MessageContextManager<Msg>({ model: "gpt-4o", mode: TruncationMode.SUMMARIZE, llm, limits: limits(200_000), autoTruncate: false, maxToolResultTokens: 100_000, keepToolResults: 1, logger: quiet });
+    // clearAtLeast 0: level 2 clears whatever it can (its placeholders keep error and outcome
+    // lines), and the summary is still needed after it, so the request below is made mid-compaction.
+    const context = new MessageContextManager<Msg>({ model: "gpt-4o", mode: TruncationMode.SUMMARIZE, llm, limits: limits(200_000), autoTruncate: false, maxToolResultTokens: 100_000, keepToolResults: 1, clearAtLeast: 0, logger: quiet });
     const recall = new Recall({ context, maxTokens: BIG });
     const originals = new Originals();
     const cleared = new Promise<void>((resolve) => context.on("compactionEdit", (edit) => edit.level === "clear_old_tool_results" && resolve()));
