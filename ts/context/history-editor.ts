@@ -8,6 +8,7 @@ import type { SummaryMessage } from "../compaction/context-compactor.js";
 import type { AppliedEdit, HistoryView } from "../compaction/history-edit.js";
 import { markerRoleOf, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
 import type { UsageAnchor } from "../history/usage-anchor.js";
+import { checkLoggable, checkLoggableList } from "../messages/log-safe.js";
 import { MetadataReader, type MessageFacts } from "../messages/metadata-reader.js";
 import { omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
 import { ROLE_CODES, type InsertedRole } from "../messages/roles.js";
@@ -32,6 +33,8 @@ export interface ReadHistory<M> {
   marker?: Marker;
   /** The system prompt, with its tokens, when it changes too. */
   systemPrompt?: { prompt: string | undefined; tokens: number };
+  /** Messages given but left out (orphan results dropped), each with the number of kept messages before it. */
+  dropped?: ReadonlyArray<readonly [number, M]>;
 }
 
 export class HistoryEditor<M extends MessageLike> {
@@ -143,12 +146,26 @@ export class HistoryEditor<M extends MessageLike> {
   }
 
   /**
+   * The door: a message that comes in (addMessage, canAdd) must be what the history can hold, and,
+   * with a session, what its log can hold and give back equal (log-safe.ts); refused with a coded
+   * error naming its path before anything reads it.
+   */
+  checkIncoming(message: unknown): void {
+    checkLoggable(message, `messages[${this.history.length}]`, this.session !== undefined);
+  }
+
+  /**
    * Adds `message` at the end, counting only it; returns false when its tool exchange leaves it
-   * out (warned). Checked, read and counted before anything changes: a failure changes nothing.
+   * out (warned; logged all the same, as left out). Checked, read and counted before anything
+   * changes: a failure changes nothing.
    */
   appendMessage(message: M): boolean {
+    this.checkIncoming(message);
     const pending = this.exchanges.admit(message, this.history.length);
-    if (pending === undefined) return false;
+    if (pending === undefined) {
+      this.session?.leftOut(message, this.history.marker);
+      return false;
+    }
     const [tokens] = messageTokens(this.counter, [message], { checked: true });
     const facts = this.exchanges.accept(message, pending);
     this.history.append(message, facts, tokens ?? 0);
@@ -256,13 +273,18 @@ export class HistoryEditor<M extends MessageLike> {
    * call is not among them dropped with a warning when orphanToolResults is "drop".
    */
   readMessages(messages: readonly M[]): ReadHistory<M> {
+    checkLoggableList(messages, "messages", this.session !== undefined);
     const reader = new MetadataReader({ orphanToolResults: this.orphanToolResults, pinFirstUserMessage: this.pinFirstUserMessage });
     const all = messages.map((m, i) => reader.read(m, i)); // validate everything first
     const keep = all.map((f) => !f.orphan);
     if (keep.includes(false)) (this.logger ?? consoleLogger).warn(`ctxwin: dropped ${keep.filter((k) => !k).length} tool results whose calls are not in the history`);
     const kept = messages.filter((_, i) => keep[i]);
     const facts = all.filter((_, i) => keep[i]);
-    return { messages: kept, reader, facts, tokens: messageTokens(this.counter, kept, { checked: true }) };
+    // A session's log still gets each dropped one, in its place (how many kept ones precede it).
+    const dropped: Array<readonly [number, M]> = [];
+    let before = 0;
+    messages.forEach((m, i) => (keep[i] ? before++ : dropped.push([before, m])));
+    return { messages: kept, reader, facts, tokens: messageTokens(this.counter, kept, { checked: true }), dropped };
   }
 
   /**
@@ -298,7 +320,7 @@ export class HistoryEditor<M extends MessageLike> {
     }
     this.cache.restart();
     this.exchanges.restart(read.reader, read.messages, read.facts);
-    if (log !== undefined) this.session?.restored(log);
+    if (log !== undefined) this.session?.restored(log, read.dropped);
   }
 
   /** Drops the conversation (the system prompt stays). */

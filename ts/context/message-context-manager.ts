@@ -333,6 +333,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** Whether `message` fits without trimming. */
   canAdd(message: M): boolean {
+    this.editor.checkIncoming(message);
     new MetadataReader({ orphanToolResults: "drop" }).read(message, this.editor.history.length);
     const [tokens] = messageTokens(this.counter, [message], { checked: true });
     const added = this.anchor.scale((tokens ?? 0) + (this.tokenUsage === 0 ? this.editor.requestOverhead : 0));

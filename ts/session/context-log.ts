@@ -30,8 +30,11 @@ export interface MessageEntry extends SessionEntry {
 }
 
 export type Boundary =
-  /** A trim: these messages left the view; the marker as it stands after the trim. */
-  | { kind: "trim"; removed: string[]; marker: LoggedMarker | null }
+  /**
+   * A trim: these messages left the view; the marker as it stands after the trim. `leftOut`: the
+   * message just before it, which never entered the view (a tool result whose call a trim removed).
+   */
+  | { kind: "trim"; removed: string[]; marker: LoggedMarker | null; leftOut?: true }
   /** Compaction levels 1-2: new content for messages that stay where they are. */
   | { kind: "replace"; messages: Array<{ id: string; message: MessageLike }> }
   /** Compaction level 3: these messages became one summary, placed where the first of them was. */
