@@ -88,6 +88,14 @@ export function describe(value: unknown): string {
   }
 }
 
+/** The longest prefix of an input an error message quotes: a hostile 1 MB model id is not repeated whole. */
+export const MAX_QUOTED_CHARS = 80;
+
+/** `text` as a JSON string, cut to MAX_QUOTED_CHARS characters (with "..." and its length when cut). */
+export function quoted(text: string): string {
+  return text.length > MAX_QUOTED_CHARS ? `${JSON.stringify(text.slice(0, MAX_QUOTED_CHARS))}... (${text.length} characters)` : JSON.stringify(text);
+}
+
 export function requireString(value: unknown, name: string): string {
   if (typeof value !== "string") throw typeError(`${name} must be a string, got ${describe(value)}`);
   return value;

