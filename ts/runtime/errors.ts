@@ -44,6 +44,7 @@ export const ERROR_CODES = [
   "ERR_CTXWIN_CONTEXT_OVERFLOW",
   "ERR_CTXWIN_RECALL_UNKNOWN_ID",
   "ERR_CTXWIN_RECALL_EVICTED",
+  "ERR_CTXWIN_ABORTED",
 ] as const;
 
 export type CtxwinErrorCode = (typeof ERROR_CODES)[number];

@@ -11,7 +11,7 @@ import { checkConfigOption, resolveChat, toTemplateMessage, type ChatSetup } fro
 import { hostFiles, tokenizerUnavailable } from "./tokenizer-files.js";
 import { attachNativeCounter } from "./native-counter.js";
 import { countAsyncWith, countManyAsyncWith, countManyWith } from "./core-batch.js";
-import type { CountMessagesOptions, TokenCounter } from "./token-counter.js";
+import type { AsyncCountOptions, CountMessagesOptions, TokenCounter } from "./token-counter.js";
 import type { MessageLike, TemplateMessage } from "../messages/types.js";
 
 /** A parsed tokenizer.json (only `model` is required to be present). */
@@ -282,13 +282,13 @@ export class TokenizerJsonCounter implements TokenCounter {
   }
 
   /** Counts on a worker thread of the libuv pool: the event loop keeps running meanwhile. */
-  async countAsync(text: string): Promise<number> {
-    return countAsyncWith(this.tokenizer, text);
+  async countAsync(text: string, options?: AsyncCountOptions): Promise<number> {
+    return countAsyncWith(this.tokenizer, text, options);
   }
 
   /** countMany on libuv worker threads (a batch of 2^20 UTF-16 code units or more is shared by up to four jobs). */
-  async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
-    return countManyAsyncWith(this.tokenizer, texts);
+  async countManyAsync(texts: readonly string[], options?: AsyncCountOptions): Promise<Uint32Array> {
+    return countManyAsyncWith(this.tokenizer, texts, options);
   }
 
   /** Token ids. Special-token text is ordinary text unless `allowedSpecial: "all"`. */
