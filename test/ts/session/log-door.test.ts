@@ -108,7 +108,7 @@ describe("the door: what the log cannot hold and give back is refused before any
     const holes: MessageLike[] = [{ role: "user", content: "a" }];
     holes[2] = { role: "assistant", content: "c" };
     expect(() => cm.load(holes)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("messages[1]") }));
-    expect(() => cm.load([{ role: "user", content: "a" }, { role: "user", content: "b", n: Number.NaN }])).toThrow(expect.objectContaining({ message: expect.stringContaining("messages[1].n") }));
+    expect(() => cm.load([{ role: "user", content: "a" }, { role: "user", content: "b", n: Number.NaN } as MessageLike])).toThrow(expect.objectContaining({ message: expect.stringContaining("messages[1].n") }));
     expect(cm.getMessages()).toEqual([{ role: "user", content: "kept" }]);
     await cm.flush();
     expect((await MessageContextManager.open(options(store, "load"))).getMessages()).toEqual([{ role: "user", content: "kept" }]);
@@ -118,7 +118,7 @@ describe("the door: what the log cannot hold and give back is refused before any
     const cm = new MessageContextManager({ model: "gpt-4o", logger: quiet, autoTruncate: false });
     const raw: Record<string, unknown> = {};
     raw.self = raw;
-    expect(() => cm.addMessage({ role: "user", content: "x", raw })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("messages[0].raw.self") }));
+    expect(() => cm.addMessage({ role: "user", content: "x", raw } as MessageLike)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("messages[0].raw.self") }));
     expect(() => cm.addMessage({ role: "user", content: sparse({ type: "text", text: "a" }, { type: "text", text: "b" }) })).toThrow(expect.objectContaining({ message: expect.stringContaining("messages[0].content[1]") }));
     // No log: an image as bytes and a LangChain message stay the caller's objects.
     cm.addMessage({ role: "user", content: [{ type: "image", image: new Uint8Array([1, 2, 3]) }] });
