@@ -19,6 +19,7 @@ import type { SessionLink } from "../session/session-link.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { HistoryColumns, type Marker } from "./history-columns.js";
+import { countMessagesNow, type LaterCount } from "./large-message-count.js";
 import { PromptCacheAccounting } from "./prompt-cache.js";
 import { ToolExchanges } from "./tool-exchanges.js";
 
@@ -35,6 +36,8 @@ export interface ReadHistory<M> {
   systemPrompt?: { prompt: string | undefined; tokens: number };
   /** Messages given but left out (orphan results dropped), each with the number of kept messages before it. */
   dropped?: ReadonlyArray<readonly [number, M]>;
+  /** Counts still to come (messages with texts past the synchronous bound: `tokens` holds their bounds). */
+  later?: LaterCount[];
 }
 
 export class HistoryEditor<M extends MessageLike> {
@@ -47,6 +50,10 @@ export class HistoryEditor<M extends MessageLike> {
   private loads = 0;
   private prompt: string | undefined;
   private promptTokens = 0;
+  /** Counts of large messages still running off the main thread (large-message-count.ts). */
+  private readonly recounts = new Set<Promise<void>>();
+  /** Told after a large message's bound was replaced by its count (the manager runs its policy again). */
+  onRecount: (() => void) | undefined;
 
   constructor(
     private readonly counter: TokenCounter,
@@ -166,12 +173,38 @@ export class HistoryEditor<M extends MessageLike> {
       this.session?.leftOut(message, this.history.marker);
       return false;
     }
-    const [tokens] = messageTokens(this.counter, [message], { checked: true });
+    const { tokens, later } = countMessagesNow(this.counter, [message], true);
     const facts = this.exchanges.accept(message, pending);
-    this.history.append(message, facts, tokens ?? 0);
+    this.history.append(message, facts, tokens[0] ?? 0);
     this.session?.added(message);
     this.touch();
+    this.countLater([message], later);
     return true;
+  }
+
+  /** Resolves once every large message's count that was running has replaced its bound. */
+  get counted(): Promise<void> {
+    return Promise.all([...this.recounts]).then(() => undefined);
+  }
+
+  /** Replaces each large message's bound with its count when that arrives (if it is still here). */
+  private countLater(messages: readonly M[], later: readonly LaterCount[] | undefined): void {
+    for (const { index, count } of later ?? []) {
+      const message = messages[index] as M;
+      const done = count
+        .then(
+          (tokens) => {
+            const at = this.history.messages.indexOf(message);
+            if (at < 0 || this.history.tokens[at] === tokens) return;
+            this.anchor.rewritten(); // a usage reported meanwhile was for the bound
+            this.history.replace([[at, message]], [tokens]);
+            this.onRecount?.();
+          },
+          (error: unknown) => (this.logger ?? consoleLogger).warn(`ctxwin: a large message could not be counted off the main thread; its count stays an upper bound: ${String(error)}`),
+        )
+        .finally(() => this.recounts.delete(done));
+      this.recounts.add(done);
+    }
   }
 
   /** Sets the system prompt; returns its tokens. */
@@ -284,7 +317,8 @@ export class HistoryEditor<M extends MessageLike> {
     const dropped: Array<readonly [number, M]> = [];
     let before = 0;
     messages.forEach((m, i) => (keep[i] ? before++ : dropped.push([before, m])));
-    return { messages: kept, reader, facts, tokens: messageTokens(this.counter, kept, { checked: true }), dropped };
+    const { tokens, later } = countMessagesNow(this.counter, kept, true);
+    return { messages: kept, reader, facts, tokens, dropped, later };
   }
 
   /**
@@ -294,7 +328,7 @@ export class HistoryEditor<M extends MessageLike> {
   read(state: ContextState<M>): ReadHistory<M> {
     const reader = new MetadataReader({ orphanToolResults: "error", pinFirstUserMessage: this.pinFirstUserMessage });
     const facts = state.messages.map((m, i) => reader.read(m, i));
-    const tokens = messageTokens(this.counter, state.messages, { checked: true });
+    const { tokens, later } = countMessagesNow(this.counter, state.messages, true);
     const prompt = state.systemPrompt === undefined ? this.prompt : (state.systemPrompt ?? undefined);
     const promptTokens = prompt === undefined ? 0 : this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
     let marker: Marker | undefined;
@@ -302,7 +336,7 @@ export class HistoryEditor<M extends MessageLike> {
       const { omitted, role } = state.marker;
       marker = { index: Math.min(state.marker.index, state.messages.length), omitted, tokens: this.markerTokens(omitted, role), role };
     }
-    return { messages: state.messages, reader, facts, tokens, summaries: state.summaries, marker, systemPrompt: { prompt, tokens: promptTokens } };
+    return { messages: state.messages, reader, facts, tokens, summaries: state.summaries, marker, systemPrompt: { prompt, tokens: promptTokens }, later };
   }
 
   /**
@@ -321,6 +355,7 @@ export class HistoryEditor<M extends MessageLike> {
     this.cache.restart();
     this.exchanges.restart(read.reader, read.messages, read.facts);
     if (log !== undefined) this.session?.restored(log, read.dropped);
+    this.countLater(read.messages, read.later);
   }
 
   /** Drops the conversation (the system prompt stays). */
