@@ -114,6 +114,58 @@ function thrownText(error: unknown): string {
   return text.length > 120 ? `${text.slice(0, 120)}...` : text;
 }
 
+/** The quick path's reach: messages are small and shallow; anything past these takes the full walk. */
+const QUICK_DEPTH = 12;
+const QUICK_NODES = 2000;
+
+/**
+ * Whether `value` is certainly fine, found by a short recursive look (bounded in depth and nodes,
+ * so it cannot overflow the stack; a cycle just runs into the depth bound). False means "look
+ * properly": the full walk finds the problem and its path, or accepts.
+ */
+function quicklyFine(value: unknown, strict: boolean, maxBytes: number): boolean {
+  let nodes = 0;
+  let bytes = 0;
+  const fine = (v: unknown, depth: number, inArray: boolean): boolean => {
+    switch (typeof v) {
+      case "string":
+        bytes += v.length;
+        return true;
+      case "number":
+        return !strict || Number.isFinite(v);
+      case "boolean":
+        return true;
+      case "undefined":
+        return !inArray && depth > 0;
+      case "object":
+        break;
+      default:
+        return false;
+    }
+    if (v === null) return true;
+    if (depth >= QUICK_DEPTH || ++nodes > QUICK_NODES) return false;
+    if (Array.isArray(v)) {
+      const length = v.length;
+      if (length > QUICK_NODES || (strict && Object.keys(v).length !== length)) return false;
+      for (let i = 0; i < length; i++) if (!(i in v) || !fine(v[i], depth + 1, true)) return false;
+      return true;
+    }
+    const proto: unknown = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return false;
+    if (strict && typeof (v as { toJSON?: unknown }).toJSON === "function") return false;
+    for (const key in v) {
+      if (!Object.hasOwn(v, key)) return false;
+      if (!fine((v as Record<string, unknown>)[key], depth + 1, false)) return false;
+    }
+    return true;
+  };
+  try {
+    return fine(value, 0, false) && bytes * ESCAPE_FACTOR <= maxBytes;
+  } catch {
+    return false; // a getter or a trap threw: the full walk says where
+  }
+}
+
 /**
  * What is wrong with `value` as JSON the log can hold and give back, or undefined. `root` is the
  * path the problem's path starts with (`message`, `messages[3]`, `turns[2]`). Never throws.
@@ -122,6 +174,7 @@ export function jsonProblem(value: unknown, root: string, options: JsonCheckOpti
   const strict = options.strict ?? true;
   // No log, no bound on size: what is counted is read whole anyway.
   const maxBytes = options.maxBytes ?? (strict ? MAX_LOGGED_BYTES : Number.MAX_SAFE_INTEGER);
+  if (options.skip === undefined && quicklyFine(value, strict, maxBytes)) return undefined;
   const open = new Set<object>();
   /** Subtrees walked already (shared objects are written once per place: their size counts each time). */
   const done = new Map<object, { bytes: number; height: number }>();
