@@ -7,6 +7,7 @@
 // replay can start at the last one; the replay is a fold, entry by entry, so what it holds is the
 // view, never the log it reads.
 import { checkMessage } from "../messages/message-shape.js";
+import { quoted } from "../runtime/errors.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
 import { SNAPSHOT_TYPE, corruptError, type SessionEntry } from "./store.js";
@@ -90,7 +91,12 @@ export interface ContextView {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-const isIdList = (v: unknown): v is string[] => Array.isArray(v) && v.every((id) => typeof id === "string");
+// Index by index: every() skips holes, which a store of one's own may hand over.
+const isIdList = (v: unknown): v is string[] => {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false;
+  return true;
+};
 const isMarker = (v: unknown): boolean =>
   v === null ||
   (isObject(v) &&
@@ -139,9 +145,11 @@ function problemOf(entry: unknown): string | undefined {
       if (!isObject(b) || typeof b.kind !== "string") return "has no boundary object with a kind";
       if (b.kind === "trim") return isIdList(b.removed) && isMarker(b.marker) ? undefined : "is a trim without a list of ids and a marker";
       if (b.kind === "replace") {
-        if (!Array.isArray(b.messages) || !b.messages.every((m) => isObject(m) && typeof m.id === "string")) return "is a replace without a list of { id, message }";
+        if (!Array.isArray(b.messages)) return "is a replace without a list of { id, message }";
+        // entries() visits holes too (as undefined), where every() would skip them.
         for (const [i, m] of b.messages.entries()) {
-          const problem = messageProblem((m as Record<string, unknown>).message, `boundary.messages[${i}].message`);
+          if (!isObject(m) || typeof m.id !== "string") return "is a replace without a list of { id, message }";
+          const problem = messageProblem(m.message, `boundary.messages[${i}].message`);
           if (problem) return `is a replace that ${problem}`;
         }
         return undefined;
@@ -172,7 +180,13 @@ export class ContextReplay {
 
   /** Applies the entry at log position `seq`. */
   apply(entry: SessionEntry, seq: number): void {
-    const problem = problemOf(entry);
+    let problem: string | undefined;
+    try {
+      problem = problemOf(entry);
+    } catch (error) {
+      // A store of one's own may hand over what throws when read (a getter, a Proxy): corrupt too.
+      problem = `cannot be read: it threw ${quoted(error instanceof Error ? `${error.name}: ${error.message}` : String(error))}`;
+    }
     if (problem !== undefined) throw corruptError(`session log entry ${seq} ${problem}`);
     this.applyChecked(entry);
   }
