@@ -360,6 +360,24 @@ describe("what the fuzzing found, kept as cases", () => {
     expect(safeParseExport({ metadata: { session_id: "x" }, turns: Array.from({ length: 50 }, () => ({ role: "user", content: [part, part] })) }).success).toBe(true);
   });
 
+  it("edits that leave a hole in turns (two deletions, then a write past the new end) are a coded failure naming the hole", () => {
+    // The mutations above can do this (main threw "undefined is not iterable" on it, uncoded, from
+    // safeParseExport too): seen on main under a seed the run happened to draw.
+    const turns = (base as { turns: unknown[] }).turns;
+    const last = turns.length - 1;
+    const input = setAt(deleteAt(deleteAt(base, ["turns", 0]), ["turns", 0]), ["turns", last], { role: "user", content: "x" });
+    expect(Object.keys((input as { turns: unknown[] }).turns)).not.toContain(String(last - 1));
+    const cm = new MessageContextManager({ model: "gpt-4o", logger: quiet });
+    cm.addMessage({ role: "user", content: "kept" });
+    const before = snapshot(cm);
+    const refused = { code: "ERR_CTXWIN_INVALID_EXPORT", message: expect.stringContaining(`turns[${last - 1}] is a hole`) };
+    expect(safeParseExport(input)).toMatchObject({ success: false, error: { code: "ERR_CTXWIN_INVALID_EXPORT", path: `turns[${last - 1}]` } });
+    expect(() => parseExport(input)).toThrow(expect.objectContaining(refused));
+    expect(() => cm.import(input)).toThrow(expect.objectContaining(refused));
+    expect(() => MessageContextManager.fromExport(input, { model: "gpt-4o" })).toThrow(expect.objectContaining(refused));
+    expect(snapshot(cm)).toBe(before);
+  });
+
   it("a log entry of the manager's types with the wrong shape is ERR_CTXWIN_SESSION_CORRUPT, naming the entry", async () => {
     const cases = [{ type: "boundary" }, { type: "boundary", boundary: { kind: "trim", removed: "m1" } }, { type: "message", id: 5, message: { role: "user", content: "x" } }, { type: "message", id: "m", message: null }, { type: "system", prompt: 5 }, { type: "metadata", metadata: [] }];
     for (const bad of cases) {
