@@ -67,12 +67,47 @@ function parseArguments(args: unknown): unknown {
   }
 }
 
+/**
+ * A message as chat templates read it, with its reasoning apart from its text, in the field
+ * Qwen 3's and DeepSeek's templates (and vLLM, SGLang) read it from: each template places it.
+ */
+export interface ChatTemplateMessage extends TemplateMessage {
+  reasoning_content?: string;
+}
+
+// Reasoning parts: the AI SDK's `reasoning`, Anthropic's `thinking` (its signature and Anthropic's
+// encrypted `redacted_thinking` mean nothing to an open model's template and are not sent to one).
+const REASONING_PART_TYPES = new Set(["reasoning", "thinking", "redacted_thinking"]);
+
+/** The reasoning a message carries: its reasoning parts, or the field providers return it in. */
+function splitReasoning(message: Record<string, unknown>): { body: Record<string, unknown>; reasoning: string[] } {
+  const reasoning: string[] = [];
+  // DeepSeek's and vLLM's `reasoning_content`, OpenRouter's `reasoning`, Ollama's `thinking`.
+  for (const key of ["reasoning_content", "reasoning", "thinking"]) {
+    if (typeof message[key] === "string" && message[key] !== "") reasoning.push(message[key]);
+  }
+  if (!Array.isArray(message.content)) return { body: message, reasoning };
+  const content: unknown[] = [];
+  for (const part of message.content) {
+    if (isRecord(part) && typeof part.type === "string" && REASONING_PART_TYPES.has(part.type)) {
+      const text = part.type === "reasoning" ? part.text : part.type === "thinking" ? part.thinking : undefined;
+      if (typeof text === "string" && text !== "") reasoning.push(text);
+    } else {
+      content.push(part);
+    }
+  }
+  return { body: { ...message, content }, reasoning };
+}
+
 /** Reads any message shape ctxwin knows into the chat format templates expect; counts its images. */
-export function toTemplateMessage(given: unknown, index: number): { message: TemplateMessage; images: number } {
-  const message = chatMessageOf(given, `messages[${index}]`);
-  if (!isRecord(message)) throw typeError(`messages[${index}] must be a message object, got ${describe(message)}`);
-  if (typeof message.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(message.role)}`);
+export function toTemplateMessage(given: unknown, index: number): { message: ChatTemplateMessage; images: number } {
+  const read = chatMessageOf(given, `messages[${index}]`);
+  if (!isRecord(read)) throw typeError(`messages[${index}] must be a message object, got ${describe(read)}`);
+  if (typeof read.role !== "string") throw typeError(`messages[${index}].role must be a string, got ${describe(read.role)}`);
+  const { body: message, reasoning } = splitReasoning(read);
   const texts: string[] = [];
+  // An AI SDK or Anthropic tool result names its call in the part, not in the message.
+  let resultId: string | undefined;
   const calls: NonNullable<TemplateMessage["tool_calls"]> = [];
   let images = 0;
   const text = (value: unknown) => {
@@ -87,15 +122,21 @@ export function toTemplateMessage(given: unknown, index: number): { message: Tem
     toolCall: (id, name, args) => {
       calls.push({ ...(id !== undefined ? { id } : {}), type: "function", function: { name: String(name ?? ""), arguments: parseArguments(args) } });
     },
-    toolResult: (_id, output) => visitToolOutput(output, visitor),
+    toolResult: (id, output) => {
+      resultId ??= id;
+      visitToolOutput(output, visitor);
+    },
   };
   const body: Record<string, unknown> = { ...message };
-  delete body.tool_call_id; // visitMessage counts it as text; the template gets it as a field
+  // The template gets these as fields (visitMessage would count tool_call_id as text).
+  for (const key of ["tool_call_id", "reasoning_content", "reasoning", "thinking"]) delete body[key];
   visitMessage(body, visitor);
-  const out: TemplateMessage = { role: message.role, content: texts.join("") };
+  const out: ChatTemplateMessage = { role: read.role, content: texts.join("") };
   if (typeof message.name === "string") out.name = message.name;
   if (typeof message.tool_call_id === "string") out.tool_call_id = message.tool_call_id;
+  else if (resultId !== undefined && read.role === "tool") out.tool_call_id = resultId;
   if (calls.length > 0) out.tool_calls = calls;
+  if (reasoning.length > 0) out.reasoning_content = reasoning.join("\n");
   return { message: out, images };
 }
 

@@ -15,6 +15,7 @@ export {
   type TokenizerJson,
   type TokenizerLoadOrigin,
 } from "./tokenizer-json-counter.js";
+export type { ChatFormatName } from "./chat-formats.js";
 export { registerTokenizer, clearRegisteredTokenizers } from "./open-models.js";
 export { ENCODING_NAMES, type EncodingName, type ClaudeEncodingName, type ModelEncoding } from "./encodings.js";
 export { encodingForModel } from "./tokenizer-choice.js";

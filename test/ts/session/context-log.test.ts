@@ -107,7 +107,7 @@ describe("entries from a store of one's own", () => {
   it("holes, and what throws when read, are ERR_CTXWIN_SESSION_CORRUPT naming the entry, never an uncoded error", () => {
     const holes: unknown[] = ["m1"];
     holes[2] = "m3";
-    const throwing = new Proxy({ type: "message" }, { get: (t, key) => (key === "type" ? "message" : (() => { throw new Error("trap"); })()) });
+    const throwing = new Proxy({ type: "message" }, { get: (_target, key) => (key === "type" ? "message" : (() => { throw new Error("trap"); })()) });
     const replace: unknown[] = [{ id: "m1", message: { role: "user", content: "x" } }];
     replace[2] = { id: "m2", message: { role: "user", content: "y" } };
     const cases: unknown[] = [
