@@ -23,6 +23,7 @@ struct CountBatch {
   std::vector<std::u16string> texts;  // a text is freed by the job that takes it, once converted
   std::vector<std::uint32_t> counts;  // each entry written by the one job that took its text
   std::atomic<std::size_t> next{0};   // the first text no job has taken yet
+  std::atomic<bool> cancelled{false};  // the caller gave up (an AbortSignal): no job takes another text
   bool many;
   std::size_t pending = 0;  // jobs not finished; touched on the JavaScript thread only
   bool settled = false;     // the promise is resolved or rejected
@@ -43,7 +44,8 @@ class CountJob : public AsyncJob {
     try {
       CountBatch& batch = *batch_;
       std::string utf8;  // this job's conversion buffer, reused from text to text
-      for (std::size_t i = batch.next.fetch_add(1, std::memory_order_relaxed); i < batch.texts.size();
+      for (std::size_t i = batch.next.fetch_add(1, std::memory_order_relaxed);
+           i < batch.texts.size() && !batch.cancelled.load(std::memory_order_relaxed);
            i = batch.next.fetch_add(1, std::memory_order_relaxed)) {
         utf8.clear();
         append_utf16_as_utf8(batch.texts[i], utf8);
@@ -110,6 +112,12 @@ Napi::Promise count_on_pool(Napi::Env env, std::shared_ptr<const TokenCounter> c
   const std::size_t jobs = units < kSplitUnits ? 1 : std::min({cores, std::size_t{4}, std::max<std::size_t>(texts.size(), 1)});
   auto batch = std::make_shared<CountBatch>(env, std::move(texts), many);
   Napi::Promise promise = batch->deferred.Promise();
+  // promise.cancel(): the jobs take no further text (one being counted is finished). The caller
+  // that cancels has given up on the promise; it still settles, with the counts made so far.
+  std::weak_ptr<CountBatch> weak = batch;
+  promise.Set("cancel", Napi::Function::New(env, [weak](const Napi::CallbackInfo&) {
+    if (const auto alive = weak.lock()) alive->cancelled.store(true, std::memory_order_relaxed);
+  }));
   batch->pending = jobs;
   for (std::size_t j = 0; j < jobs; ++j) {
     auto job = std::make_unique<CountJob>(env, counter, batch);

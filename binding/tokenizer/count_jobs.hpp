@@ -27,7 +27,8 @@ namespace ctxwin::binding {
 
 // Counts `texts` (JavaScript strings as UTF-16, lone surrogates counted as U+FFFD like every other
 // count) with `counter` on the pool. The promise resolves with a number, the count of the one text,
-// or (`many`) with a Uint32Array of the counts in order.
+// or (`many`) with a Uint32Array of the counts in order. Its `cancel()` stops the jobs taking
+// further texts (an AbortSignal's abort, in the TypeScript layer, which then rejects its own promise).
 Napi::Promise count_on_pool(Napi::Env env, std::shared_ptr<const TokenCounter> counter, std::vector<std::u16string> texts, bool many);
 
 }  // namespace ctxwin::binding

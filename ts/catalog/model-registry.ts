@@ -2,7 +2,7 @@
 // (context window, output limit, prices), used alike by limits, counters and prices. The catalog
 // and the resolver live in the core (native/src/catalog): models.dev's catalog, derived from its
 // npm package into the binary by `npm run catalog`, plus the models a caller registers.
-import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
+import { describe, quoted, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { native, type NativeModelResolver } from "../runtime/native.js";
 import { declaredCount, OUTPUT_KEYS, WINDOW_KEYS, type ModelConfig } from "./model-config.js";
 import { modelEntryOf, resolvedModelOf, type ModelEntry, type ResolvedModel } from "./model-entry.js";
@@ -154,7 +154,7 @@ const API_REMEDY = 'register it (registerModel, registerCatalog), give its windo
 export function unknownModelError(model: string, registry: ModelRegistry, where: string, remedy = API_REMEDY): RangeError {
   const closest = registry.closest(model, 3);
   return rangeError(
-    `${where}: unknown model ${JSON.stringify(model)}${closest.length > 0 ? ` (closest known: ${closest.join(", ")})` : ""}; ${remedy}`,
+    `${where}: unknown model ${quoted(model)}${closest.length > 0 ? ` (closest known: ${closest.join(", ")})` : ""}; ${remedy}`,
     "ERR_CTXWIN_UNKNOWN_MODEL",
   );
 }

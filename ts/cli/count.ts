@@ -1,19 +1,23 @@
 // `ctxwin count`: exact token counts of files (or standard input), per file and in total.
 //
-// Large inputs are counted in chunks on the libuv pool so that a progress bar can move. The
+// Inputs are read as a stream and counted in chunks on the libuv pool, so that a file of any size
+// is counted (one string holds at most about 512 MB) and a progress bar can move. The
 // chunks are cut only where every OpenAI encoding (r50k, p50k, cl100k, o200k) ends a pre-tokenizer
 // piece, so the sum of the chunks' counts is the count of the whole text: after a "\n" that a
 // letter, digit, punctuation mark or symbol other than "/" follows. No pattern of those encodings
 // carries a piece across that point (a letter run may take one leading non-newline character,
 // never "\n"; runs of whitespace and newlines stop before a non-space), except o200k_base's run of
 // punctuation, which takes the newlines and slashes after it ("}\n\n//" is one piece): hence no
-// cut before "/". Counters of other tokenizers count each file whole.
+// cut before "/". Counters of other tokenizers count each input whole: one that is larger than a
+// string holds is refused with a message saying so.
+import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
+import { StringDecoder } from "node:string_decoder";
 import { encodingForModel } from "../tokens/tokenizer-choice.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { TiktokenCounter } from "../tokens/tiktoken-counter.js";
-import type { TokenCounter } from "../tokens/token-counter.js";
-import { readText } from "./input.js";
+import type { BatchTokenCounter, TokenCounter } from "../tokens/token-counter.js";
+import { InputError } from "./input.js";
 import { num, paletteFor, type Io } from "./terminal.js";
 import { COMMANDS, UsageError, parse } from "./usage.js";
 
@@ -48,6 +52,19 @@ export function chunkAtPieceBoundaries(text: string, size = CHUNK): string[] {
   return chunks;
 }
 
+/** The last place in `text` where chunkAtPieceBoundaries may cut (0: none). */
+export function lastPieceBoundary(text: string): number {
+  for (let nl = text.lastIndexOf("\n", text.length - 2); nl >= 0; nl = text.lastIndexOf("\n", nl - 1)) {
+    const next = text[nl + 1] as string;
+    if (next !== JOINS_PUNCTUATION && SAFE_AFTER_NEWLINE.test(next)) return nl + 1;
+    if (nl === 0) break;
+  }
+  return 0;
+}
+
+/** What the text held between cuts may reach: V8's longest string (2^29 - 24 UTF-16 units) less room for a decoded chunk. */
+const MAX_HELD = 2 ** 29 - 2 ** 21;
+
 interface FileCount {
   file: string;
   bytes: number;
@@ -61,24 +78,80 @@ function rawCounter(model: string): TokenCounter {
   return counter.inner;
 }
 
-async function countText(counter: TokenCounter, text: string, onProgress: (characters: number) => void): Promise<number> {
-  if (!(counter instanceof TiktokenCounter) || !counter.exact) {
-    const tokens = counter.count(text);
-    onProgress(text.length);
-    return tokens;
-  }
+/** Counts `text` (a whole input, or a part of one that ends at a piece boundary) in chunks on the pool. */
+async function countChunks(counter: TiktokenCounter, text: string): Promise<number> {
   let tokens = 0;
-  // A few chunks per call: the pool counts them in parallel, and the bar moves between calls.
+  // A few chunks per call: the pool counts them in parallel.
   const chunks = chunkAtPieceBoundaries(text);
   for (let i = 0; i < chunks.length; i += 4) {
-    const batch = chunks.slice(i, i + 4);
-    const counts = await counter.countManyAsync(batch);
-    for (let k = 0; k < batch.length; k++) {
-      tokens += counts[k] as number;
-      onProgress((batch[k] as string).length);
-    }
+    const counts = await counter.countManyAsync(chunks.slice(i, i + 4));
+    for (const n of counts) tokens += n;
   }
   return tokens;
+}
+
+/**
+ * Counts a stream of bytes (UTF-8) with `counter`: an exact OpenAI encoding part by part, cut at
+ * piece boundaries as they come (memory: a few chunks, whatever the size), any other counter whole
+ * (a text larger than a string holds is an InputError). `chunkChars`: how much is gathered before a cut.
+ */
+export async function countStream(
+  counter: TokenCounter,
+  source: AsyncIterable<Buffer | string>,
+  where: string,
+  onProgress: (bytes: number) => void,
+  chunkChars = 4 * CHUNK,
+): Promise<{ tokens: number; bytes: number; characters: number }> {
+  const decoder = new StringDecoder("utf8");
+  const streamed = counter instanceof TiktokenCounter && counter.exact;
+  let held = "";
+  let tokens = 0;
+  let bytes = 0;
+  let characters = 0;
+  for await (const chunk of source) {
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    bytes += buffer.length;
+    const part = decoder.write(buffer);
+    if (held.length + part.length > MAX_HELD) {
+      throw new InputError(
+        streamed
+          ? `${where}: more than ${MAX_HELD} characters without a place where the count may be cut (a newline before a letter, digit or punctuation): too long to count as one piece`
+          : `${where}: more than ${MAX_HELD} characters: ${counter.constructor.name} counts an input whole, and one this large does not fit in a string (the OpenAI encodings count inputs of any size)`,
+      );
+    }
+    held += part;
+    if (streamed && held.length >= chunkChars) {
+      const cut = lastPieceBoundary(held);
+      if (cut > 0) {
+        tokens += await countChunks(counter, held.slice(0, cut));
+        characters += cut;
+        held = held.slice(cut);
+      }
+    }
+    onProgress(buffer.length);
+  }
+  held += decoder.end();
+  // Off the main thread where the counter can (a text past 2^24 units has no synchronous count).
+  const whole = counter as Partial<BatchTokenCounter>;
+  tokens += streamed ? await countChunks(counter, held) : typeof whole.countAsync === "function" ? await whole.countAsync(held) : counter.count(held);
+  characters += held.length;
+  return { tokens, bytes, characters };
+}
+
+/** The bytes of a file or standard input ("-"), as they are read. */
+function open(file: string, io: Io): AsyncIterable<Buffer | string> {
+  if (file === "-") return io.stdin as AsyncIterable<Buffer | string>;
+  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        for await (const chunk of stream) yield chunk as Buffer;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new InputError(code === "ENOENT" ? `${file}: no such file` : code === "EISDIR" ? `${file}: is a directory` : `${file}: ${(error as Error).message}`);
+      }
+    },
+  };
 }
 
 export async function countCommand(args: string[], io: Io): Promise<number> {
@@ -105,15 +178,12 @@ export async function countCommand(args: string[], io: Io): Promise<number> {
   let done = 0;
   try {
     for (const file of files) {
-      const text = await readText(file, io);
-      const bytes = Buffer.byteLength(text, "utf8");
-      // The bar counts bytes; characters are converted at the file's own ratio.
-      const ratio = text.length > 0 ? bytes / text.length : 0;
-      const tokens = await countText(counter, text, (characters) => {
-        done += characters * ratio;
-        bar?.update(Math.min(totalBytes, Math.round(done)));
+      const name = file === "-" ? "(stdin)" : file;
+      const counted = await countStream(counter, open(file, io), name, (bytes) => {
+        done += bytes;
+        bar?.update(Math.min(totalBytes, done));
       });
-      results.push({ file: file === "-" ? "(stdin)" : file, bytes, characters: text.length, tokens });
+      results.push({ file: name, ...counted });
     }
   } finally {
     bar?.stop();

@@ -8,6 +8,7 @@ import type { SummaryMessage } from "../compaction/context-compactor.js";
 import type { AppliedEdit, HistoryView } from "../compaction/history-edit.js";
 import { markerRoleOf, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
 import type { UsageAnchor } from "../history/usage-anchor.js";
+import { checkLoggable, checkLoggableList } from "../messages/log-safe.js";
 import { MetadataReader, type MessageFacts } from "../messages/metadata-reader.js";
 import { MAX_NAMED_MARKER_TOKENS, namedMarkerTokens, omissionMarker, type OmissionMarker, type OmittedEntry } from "../messages/omission-marker.js";
 import { namesWithin, omittedEntries } from "../compaction/omitted-entries.js";
@@ -19,6 +20,7 @@ import type { SessionLink } from "../session/session-link.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { HistoryColumns, type Marker } from "./history-columns.js";
+import { countMessagesNow, type LaterCount } from "./large-message-count.js";
 import { PromptCacheAccounting } from "./prompt-cache.js";
 import { ToolExchanges } from "./tool-exchanges.js";
 
@@ -33,6 +35,10 @@ export interface ReadHistory<M> {
   marker?: Marker;
   /** The system prompt, with its tokens, when it changes too. */
   systemPrompt?: { prompt: string | undefined; tokens: number };
+  /** Messages given but left out (orphan results dropped), each with the number of kept messages before it. */
+  dropped?: ReadonlyArray<readonly [number, M]>;
+  /** Counts still to come (messages with texts past the synchronous bound: `tokens` holds their bounds). */
+  later?: LaterCount[];
 }
 
 export class HistoryEditor<M extends MessageLike> {
@@ -45,6 +51,10 @@ export class HistoryEditor<M extends MessageLike> {
   private loads = 0;
   private prompt: string | undefined;
   private promptTokens = 0;
+  /** Counts of large messages still running off the main thread (large-message-count.ts). */
+  private readonly recounts = new Set<Promise<void>>();
+  /** Told after a large message's bound was replaced by its count (the manager runs its policy again). */
+  onRecount: (() => void) | undefined;
 
   constructor(
     private readonly counter: TokenCounter,
@@ -148,18 +158,58 @@ export class HistoryEditor<M extends MessageLike> {
   }
 
   /**
+   * The door: a message that comes in (addMessage, canAdd) must be what the history can hold, and,
+   * with a session, what its log can hold and give back equal (log-safe.ts); refused with a coded
+   * error naming its path before anything reads it.
+   */
+  checkIncoming(message: unknown): void {
+    checkLoggable(message, `messages[${this.history.length}]`, this.session !== undefined);
+  }
+
+  /**
    * Adds `message` at the end, counting only it; returns false when its tool exchange leaves it
-   * out (warned). Checked, read and counted before anything changes: a failure changes nothing.
+   * out (warned; logged all the same, as left out). Checked, read and counted before anything
+   * changes: a failure changes nothing.
    */
   appendMessage(message: M): boolean {
+    this.checkIncoming(message);
     const pending = this.exchanges.admit(message, this.history.length);
-    if (pending === undefined) return false;
-    const [tokens] = messageTokens(this.counter, [message], { checked: true });
+    if (pending === undefined) {
+      this.session?.leftOut(message, this.history.marker);
+      return false;
+    }
+    const { tokens, later } = countMessagesNow(this.counter, [message], true);
     const facts = this.exchanges.accept(message, pending);
-    this.history.append(message, facts, tokens ?? 0);
+    this.history.append(message, facts, tokens[0] ?? 0);
     this.session?.added(message);
     this.touch();
+    this.countLater([message], later);
     return true;
+  }
+
+  /** Resolves once every large message's count that was running has replaced its bound. */
+  get counted(): Promise<void> {
+    return Promise.all([...this.recounts]).then(() => undefined);
+  }
+
+  /** Replaces each large message's bound with its count when that arrives (if it is still here). */
+  private countLater(messages: readonly M[], later: readonly LaterCount[] | undefined): void {
+    for (const { index, count } of later ?? []) {
+      const message = messages[index] as M;
+      const done = count
+        .then(
+          (tokens) => {
+            const at = this.history.messages.indexOf(message);
+            if (at < 0 || this.history.tokens[at] === tokens) return;
+            this.anchor.rewritten(); // a usage reported meanwhile was for the bound
+            this.history.replace([[at, message]], [tokens]);
+            this.onRecount?.();
+          },
+          (error: unknown) => (this.logger ?? consoleLogger).warn(`ctxwin: a large message could not be counted off the main thread; its count stays an upper bound: ${String(error)}`),
+        )
+        .finally(() => this.recounts.delete(done));
+      this.recounts.add(done);
+    }
   }
 
   /** Sets the system prompt; returns its tokens. */
@@ -265,13 +315,19 @@ export class HistoryEditor<M extends MessageLike> {
    * call is not among them dropped with a warning when orphanToolResults is "drop".
    */
   readMessages(messages: readonly M[]): ReadHistory<M> {
+    checkLoggableList(messages, "messages", this.session !== undefined);
     const reader = new MetadataReader({ orphanToolResults: this.orphanToolResults, pinFirstUserMessage: this.pinFirstUserMessage });
     const all = messages.map((m, i) => reader.read(m, i)); // validate everything first
     const keep = all.map((f) => !f.orphan);
     if (keep.includes(false)) (this.logger ?? consoleLogger).warn(`ctxwin: dropped ${keep.filter((k) => !k).length} tool results whose calls are not in the history`);
     const kept = messages.filter((_, i) => keep[i]);
     const facts = all.filter((_, i) => keep[i]);
-    return { messages: kept, reader, facts, tokens: messageTokens(this.counter, kept, { checked: true }) };
+    // A session's log still gets each dropped one, in its place (how many kept ones precede it).
+    const dropped: Array<readonly [number, M]> = [];
+    let before = 0;
+    messages.forEach((m, i) => (keep[i] ? before++ : dropped.push([before, m])));
+    const { tokens, later } = countMessagesNow(this.counter, kept, true);
+    return { messages: kept, reader, facts, tokens, dropped, later };
   }
 
   /**
@@ -281,7 +337,7 @@ export class HistoryEditor<M extends MessageLike> {
   read(state: ContextState<M>): ReadHistory<M> {
     const reader = new MetadataReader({ orphanToolResults: "error", pinFirstUserMessage: this.pinFirstUserMessage });
     const facts = state.messages.map((m, i) => reader.read(m, i));
-    const tokens = messageTokens(this.counter, state.messages, { checked: true });
+    const { tokens, later } = countMessagesNow(this.counter, state.messages, true);
     const prompt = state.systemPrompt === undefined ? this.prompt : (state.systemPrompt ?? undefined);
     const promptTokens = prompt === undefined ? 0 : this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
     let marker: Marker | undefined;
@@ -289,7 +345,7 @@ export class HistoryEditor<M extends MessageLike> {
       const { omitted, role, named, unnamed } = state.marker;
       marker = { index: Math.min(state.marker.index, state.messages.length), omitted, tokens: this.markerTokens(omitted, role, named, unnamed), role, named, unnamed };
     }
-    return { messages: state.messages, reader, facts, tokens, summaries: state.summaries, marker, systemPrompt: { prompt, tokens: promptTokens } };
+    return { messages: state.messages, reader, facts, tokens, summaries: state.summaries, marker, systemPrompt: { prompt, tokens: promptTokens }, later };
   }
 
   /**
@@ -307,7 +363,8 @@ export class HistoryEditor<M extends MessageLike> {
     }
     this.cache.restart();
     this.exchanges.restart(read.reader, read.messages, read.facts);
-    if (log !== undefined) this.session?.restored(log);
+    if (log !== undefined) this.session?.restored(log, read.dropped);
+    this.countLater(read.messages, read.later);
   }
 
   /** Drops the conversation (the system prompt stays). */

@@ -35,12 +35,12 @@ import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { buildExport, stateOfExport, type ContextExport, type ContextState } from "../session/export.js";
 import { SessionLink } from "../session/session-link.js";
 import { getCounter } from "../tokens/get-counter.js";
-import { messageTokens } from "../tokens/message-tokens.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { costForManager } from "../cost/ledger-for-manager.js";
 import { checkPolicyOptions } from "./policy-options.js";
 import { contextOverflowError } from "./context-overflow.js";
 import { HistoryEditor } from "./history-editor.js";
+import { countMessagesNow } from "./large-message-count.js";
 import { previewCompaction, type CompactionPreview } from "./compaction-preview.js";
 import { limitStats, strategyFor, TruncationMode, type ContextEvents, type ContextStats, type MessageContextManagerOptions, type SeparatedRequest, type TrimEvent } from "./options.js";
 import { UsageWarnings } from "./usage-warnings.js";
@@ -157,6 +157,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.editor = new HistoryEditor<M>(this.counter, requestOverhead, this.strategy, this.anchor, this.session, orphanToolResults, this.logger, pinFirst);
     Object.assign(this.editor.cache, costForManager(this.model, options.cost, options.compactionTiming, Math.floor(this.limits.effectiveLimit * this.trimAt)));
     this.view = this.editor.view();
+    this.editor.onRecount = () => this.afterChange();
   }
 
   /** A manager whose session is open: the log read, the context continued where it was. */
@@ -174,6 +175,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
    */
   async flush(): Promise<void> {
     do {
+      // A large message's count, still running off the main thread, may start a compaction.
+      await this.editor.counted;
       while (this.compacting !== undefined) await this.compacting.catch(() => undefined);
       await this.session?.flush();
     } while (this.compacting !== undefined);
@@ -314,8 +317,10 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** Whether `message` fits without trimming. */
   canAdd(message: M): boolean {
+    this.editor.checkIncoming(message);
     new MetadataReader({ orphanToolResults: "drop" }).read(message, this.editor.history.length);
-    const [tokens] = messageTokens(this.counter, [message], { checked: true });
+    // A message past the synchronous bound is judged by its upper bound.
+    const [tokens] = countMessagesNow(this.counter, [message], true, true).tokens;
     const added = this.anchor.scale((tokens ?? 0) + (this.tokenUsage === 0 ? this.editor.requestOverhead : 0));
     return this.tokenUsage + added <= this.limits.effectiveLimit;
   }

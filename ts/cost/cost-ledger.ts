@@ -6,7 +6,7 @@
 // and, once over its target, is cut at its front, so it shares only its fixed part (system prompt,
 // tools) with the request before.
 import { defaultModelRegistry } from "../catalog/model-registry.js";
-import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
+import { describe, quoted, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { cachePricesFor, cacheProviderOf, checkPrices, requestDollars, type CachePrices } from "./cache-prices.js";
 import { anthropicMinimumPrefix, CACHE_PROVIDERS, ProviderCache, type AnthropicCacheTtl, type CachedRequest, type CacheProvider, type CacheUse } from "./provider-cache.js";
 
@@ -103,7 +103,7 @@ export class CostLedger {
     if (typeof trimTarget !== "number") throw typeError(`trimTarget must be a number, got ${describe(trimTarget)}`);
     if (!Number.isSafeInteger(trimTarget) || trimTarget < 1) throw rangeError(`trimTarget must be an integer >= 1, got ${trimTarget}`);
     const resolved = resolveOptions(model, options);
-    if (resolved.prices === undefined) throw rangeError(`the catalog lists no prices for ${JSON.stringify(model)}: give options.prices`, "ERR_CTXWIN_UNKNOWN_MODEL");
+    if (resolved.prices === undefined) throw rangeError(`the catalog lists no prices for ${quoted(model)}: give options.prices`, "ERR_CTXWIN_UNKNOWN_MODEL");
     this.provider = resolved.provider;
     this.ttl = resolved.ttl;
     this.prices = resolved.prices;

@@ -3,7 +3,7 @@
 import { declaredCount, OUTPUT_KEYS, WINDOW_KEYS, type ModelConfig } from "../catalog/model-config.js";
 import type { ResolvedModel } from "../catalog/model-entry.js";
 import { checkUnknownModelPolicy, defaultModelRegistry, unknownModelError, type ModelRegistry, type UnknownModelPolicy } from "../catalog/model-registry.js";
-import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
+import { describe, quoted, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 
 /** The share of the window reserved for the response when the model publishes no output limit (seed 004). */
@@ -106,7 +106,7 @@ export class ContextLimits {
     if (!known) {
       const closest = registry.closest(model, 3);
       (options.logger ?? consoleLogger).warn(
-        `ctxwin: unknown model "${model}"${closest.length > 0 ? ` (closest known: ${closest.join(", ")})` : ""}: using default limits ` +
+        `ctxwin: unknown model ${quoted(model)}${closest.length > 0 ? ` (closest known: ${closest.join(", ")})` : ""}: using default limits ` +
           `(${DEFAULT_CONTEXT_WINDOW} tokens, ${DEFAULT_RESPONSE_SHARE * 100}% reserved for the response); register it or pass contextLength`,
       );
     }

@@ -229,8 +229,10 @@ export function checkOptionalString(value: unknown, at: string): void {
 const TEXT_PART_TYPES = new Set(["text", "reasoning", "input_text", "output_text"]);
 
 /** Checks one content part: an object with a string `type`, and the fields its type reads of the right type. */
-export function checkPart(part: unknown, at: string): void {
+export function checkPart(part: unknown, at: string, depth = 0): void {
   if (typeof part === "string") return;
+  // tool_result blocks nest: bounded as JSON values are, so that no input overflows the stack.
+  if (depth > MAX_JSON_DEPTH) throw rangeError(`${at} is nested more than ${MAX_JSON_DEPTH} levels deep`);
   if (!isRecord(part) || Array.isArray(part)) throw typeError(`${at} must be a content part object, got ${describe(part)}`);
   if (typeof part.type !== "string") throw typeError(`${at}.type must be a string, got ${describe(part.type)}`);
   if (TEXT_PART_TYPES.has(part.type) && typeof part.text !== "string") throw typeError(`${at}.text must be a string, got ${describe(part.text)}`);
@@ -260,7 +262,7 @@ export function checkPart(part: unknown, at: string): void {
       return checkJsonValue(part.output ?? part.result ?? null, `${at}.output`);
     case "tool_result":
       checkOptionalString(part.tool_use_id, `${at}.tool_use_id`);
-      if (Array.isArray(part.content)) part.content.forEach((block, i) => checkPart(block, `${at}.content[${i}]`));
+      if (Array.isArray(part.content)) part.content.forEach((block, i) => checkPart(block, depth < 8 ? `${at}.content[${i}]` : depth === 8 ? `${at}.content...` : at, depth + 1));
       else if (part.content !== undefined && typeof part.content !== "string") throw typeError(`${at}.content must be a string or an array of blocks, got ${describe(part.content)}`);
       return;
     case "tool-approval-request":

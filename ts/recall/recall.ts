@@ -19,7 +19,7 @@ import { messageId } from "../compaction/tool-events.js";
 import { toolOutputText, visitMessage } from "../messages/message-shape.js";
 import { mapToolResults } from "../messages/tool-results.js";
 import type { MessageLike } from "../messages/types.js";
-import { describe, rangeError, requireCount, requireString, typeError, type CtxwinErrorCode } from "../runtime/errors.js";
+import { describe, quoted, rangeError, requireCount, requireString, typeError, type CtxwinErrorCode } from "../runtime/errors.js";
 import type { SessionStore } from "../session/store.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { DEFAULT_RECALL_CACHE_BYTES, RecallCache } from "./recall-cache.js";
@@ -138,9 +138,9 @@ export class Recall {
     }
     if (original === undefined) {
       if (found.kind === "evicted") {
-        return { ok: false, id, code: "ERR_CTXWIN_RECALL_EVICTED", message: `${JSON.stringify(id)} was evicted from the recall cache (its bound is ${this.cache.maxBytes} bytes) and no session log keeps it` };
+        return { ok: false, id, code: "ERR_CTXWIN_RECALL_EVICTED", message: `${quoted(id)} was evicted from the recall cache (its bound is ${this.cache.maxBytes} bytes) and no session log keeps it` };
       }
-      return { ok: false, id, code: "ERR_CTXWIN_RECALL_UNKNOWN_ID", message: `no result or message with id ${JSON.stringify(id)} was compacted away` };
+      return { ok: false, id, code: "ERR_CTXWIN_RECALL_UNKNOWN_ID", message: `no result or message with id ${quoted(id)} was compacted away` };
     }
     return { ok: true, id, source, ...selectFromOriginal(original, query, pattern, maxTokens, this.counter) };
   }

@@ -45,6 +45,7 @@ export const ERROR_CODES = [
   "ERR_CTXWIN_CONTEXT_OVERFLOW",
   "ERR_CTXWIN_RECALL_UNKNOWN_ID",
   "ERR_CTXWIN_RECALL_EVICTED",
+  "ERR_CTXWIN_ABORTED",
 ] as const;
 
 export type CtxwinErrorCode = (typeof ERROR_CODES)[number];
@@ -87,6 +88,14 @@ export function describe(value: unknown): string {
     default:
       return "an object";
   }
+}
+
+/** The longest prefix of an input an error message quotes: a hostile 1 MB model id is not repeated whole. */
+export const MAX_QUOTED_CHARS = 80;
+
+/** `text` as a JSON string, cut to MAX_QUOTED_CHARS characters (with "..." and its length when cut). */
+export function quoted(text: string): string {
+  return text.length > MAX_QUOTED_CHARS ? `${JSON.stringify(text.slice(0, MAX_QUOTED_CHARS))}... (${text.length} characters)` : JSON.stringify(text);
 }
 
 export function requireString(value: unknown, name: string): string {

@@ -132,8 +132,9 @@ export interface NativeCounter {
   /** Tokens of `text`; `allowSpecial`: special-token text is that token (else ordinary text). */
   count(text: string, allowSpecial?: boolean): number;
   countMany(texts: string[], allowSpecial?: boolean): Uint32Array;
-  countAsync(text: string): Promise<number>;
-  countManyAsync(texts: string[]): Promise<Uint32Array>;
+  /** `cancel()`: the jobs take no further text (the promise still settles, with what was counted). */
+  countAsync(text: string): Promise<number> & { cancel?: () => void };
+  countManyAsync(texts: string[]): Promise<Uint32Array> & { cancel?: () => void };
   compactToolResult(result: string, maxResultTokens: number, truncationMessage: string): NativeCompactedResult;
   /** Forgets what this thread remembers for this counter (counts stay exact). */
   clearCache(): void;

@@ -8,6 +8,7 @@
 // view, never the log it reads.
 import { checkMessage } from "../messages/message-shape.js";
 import { omissionNamesOf, omissionNamesProblem, type OmissionNames } from "../messages/omission-marker.js";
+import { quoted } from "../runtime/errors.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
 import { SNAPSHOT_TYPE, corruptError, type SessionEntry } from "./store.js";
@@ -31,8 +32,11 @@ export interface MessageEntry extends SessionEntry {
 }
 
 export type Boundary =
-  /** A trim: these messages left the view; the marker as it stands after the trim. */
-  | { kind: "trim"; removed: string[]; marker: LoggedMarker | null }
+  /**
+   * A trim: these messages left the view; the marker as it stands after the trim. `leftOut`: the
+   * message just before it, which never entered the view (a tool result whose call a trim removed).
+   */
+  | { kind: "trim"; removed: string[]; marker: LoggedMarker | null; leftOut?: true }
   /** Compaction levels 1-2: new content for messages that stay where they are. */
   | { kind: "replace"; messages: Array<{ id: string; message: MessageLike }> }
   /** Compaction level 3: these messages became one summary, placed where the first of them was. */
@@ -88,7 +92,12 @@ export interface ContextView {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-const isIdList = (v: unknown): v is string[] => Array.isArray(v) && v.every((id) => typeof id === "string");
+// Index by index: every() skips holes, which a store of one's own may hand over.
+const isIdList = (v: unknown): v is string[] => {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false;
+  return true;
+};
 const isMarker = (v: unknown): boolean =>
   v === null ||
   (isObject(v) &&
@@ -138,9 +147,11 @@ function problemOf(entry: unknown): string | undefined {
       if (!isObject(b) || typeof b.kind !== "string") return "has no boundary object with a kind";
       if (b.kind === "trim") return isIdList(b.removed) && isMarker(b.marker) ? undefined : "is a trim without a list of ids and a marker";
       if (b.kind === "replace") {
-        if (!Array.isArray(b.messages) || !b.messages.every((m) => isObject(m) && typeof m.id === "string")) return "is a replace without a list of { id, message }";
+        if (!Array.isArray(b.messages)) return "is a replace without a list of { id, message }";
+        // entries() visits holes too (as undefined), where every() would skip them.
         for (const [i, m] of b.messages.entries()) {
-          const problem = messageProblem((m as Record<string, unknown>).message, `boundary.messages[${i}].message`);
+          if (!isObject(m) || typeof m.id !== "string") return "is a replace without a list of { id, message }";
+          const problem = messageProblem(m.message, `boundary.messages[${i}].message`);
           if (problem) return `is a replace that ${problem}`;
         }
         return undefined;
@@ -171,7 +182,13 @@ export class ContextReplay {
 
   /** Applies the entry at log position `seq`. */
   apply(entry: SessionEntry, seq: number): void {
-    const problem = problemOf(entry);
+    let problem: string | undefined;
+    try {
+      problem = problemOf(entry);
+    } catch (error) {
+      // A store of one's own may hand over what throws when read (a getter, a Proxy): corrupt too.
+      problem = `cannot be read: it threw ${quoted(error instanceof Error ? `${error.name}: ${error.message}` : String(error))}`;
+    }
     if (problem !== undefined) throw corruptError(`session log entry ${seq} ${problem}`);
     this.applyChecked(entry);
   }

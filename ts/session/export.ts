@@ -15,6 +15,8 @@
 import { ROLE_NAMES, type InsertedRole } from "../messages/roles.js";
 import { omissionMarker, omissionNamesOf, omissionNamesProblem, type OmissionNames } from "../messages/omission-marker.js";
 import { describe, type WithCode } from "../runtime/errors.js";
+import { jsonProblem, MAX_LOGGED_BYTES } from "../messages/log-safe.js";
+import { MAX_JSON_DEPTH } from "../messages/message-shape.js";
 import type { MessageLike } from "../messages/types.js";
 import type { ProblemRecord } from "../compaction/open-problems.js";
 
@@ -80,19 +82,30 @@ export function parseExport(input: unknown): ContextExport {
   return result.data;
 }
 
-/** Like parseExport, but returns `{ success, data }` or `{ success, error }` instead of throwing. */
+/**
+ * Like parseExport, but returns `{ success, data }` or `{ success, error }` instead of throwing,
+ * whatever it is given (a Proxy whose traps throw, a getter that throws: a failure too).
+ */
 export function safeParseExport(input: unknown): SafeParseResult {
   let value = input;
   if (typeof input === "string") {
     try {
       value = JSON.parse(input);
     } catch (error) {
-      return { success: false, error: exportError("", `is not JSON (${(error as Error).message})`) };
+      return { success: false, error: exportError("", `is not JSON (${bounded((error as Error).message)})`) };
     }
   }
-  const problem = check(value);
+  let problem: ExportError | undefined;
+  try {
+    problem = check(value);
+  } catch (error) {
+    // What the checks read threw (the walk catches what it reads itself; this is the rest).
+    problem = exportError("", `cannot be read: it threw ${bounded(error instanceof Error ? `${error.name}: ${error.message}` : describe(error))}`);
+  }
   return problem ? { success: false, error: problem } : { success: true, data: value as ContextExport };
 }
+
+const bounded = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}...` : text);
 
 function exportError(path: string, problem: string): ExportError {
   const where = path === "" ? "the export" : path;
@@ -101,36 +114,27 @@ function exportError(path: string, problem: string): ExportError {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** How deep an export may nest: far beyond any message, well within what JSON.stringify can copy. */
-export const MAX_EXPORT_DEPTH = 512;
+/** How deep a turn may nest, and the rest of an export: what a manager accepts in a message (MAX_JSON_DEPTH). */
+export const MAX_EXPORT_DEPTH = MAX_JSON_DEPTH;
+
+/** The JSON of an export's parts other than its turns, at most (each turn is bounded as a logged message is). */
+const MAX_EXPORT_REST_BYTES = 64 * 1024 * 1024;
 
 /**
- * What JSON cannot carry, found without recursion (so that no input can overflow the stack): nesting
- * deeper than MAX_EXPORT_DEPTH, a cycle, a bigint. Shared objects are walked once.
+ * What JSON cannot give back equal, anywhere in the export (log-safe.ts's walk, without recursion,
+ * bounded by the input's real size): each turn as a manager's door checks a message (so a
+ * context that imports can be logged and reopened), the rest of the file likewise.
  */
-function shapeProblem(root: unknown): ExportError | undefined {
-  const done = new Set<object>();
-  const open = new Set<object>();
-  const stack: Array<{ value: unknown; path: string; depth: number; leaving?: true }> = [{ value: root, path: "", depth: 0 }];
-  while (stack.length > 0) {
-    const { value, path, depth, leaving } = stack.pop() as (typeof stack)[number];
-    if (typeof value === "bigint") return exportError(path, "is a bigint, which JSON cannot carry");
-    if (value === null || typeof value !== "object") continue;
-    if (leaving) {
-      open.delete(value);
-      done.add(value);
-      continue;
-    }
-    if (done.has(value)) continue;
-    if (open.has(value)) return exportError(path, "is circular: it contains itself");
-    if (depth > MAX_EXPORT_DEPTH) return exportError(path, `nests deeper than ${MAX_EXPORT_DEPTH} levels`);
-    open.add(value);
-    stack.push({ value, path, depth, leaving: true });
-    const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [`[${i}]`, v]) : Object.entries(value).map(([k, v]) => [path === "" ? k : `.${k}`, v]);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, child] = entries[i] as [string, unknown];
-      stack.push({ value: child, path: `${path}${key}`, depth: depth + 1 });
-    }
+function shapeProblem(root: Record<string, unknown>): ExportError | undefined {
+  const rest = jsonProblem(root, "", { skip: "turns", maxBytes: MAX_EXPORT_REST_BYTES });
+  if (rest) return exportError(rest.path.replace(/^\./, ""), rest.problem);
+  const turns = root.turns;
+  if (!Array.isArray(turns)) return undefined; // check() says what it must be
+  const own = Object.keys(turns);
+  for (let i = 0; i < turns.length; i++) {
+    if (own[i] !== String(i)) return exportError(`turns[${i}]`, "is a hole in its array, which JSON writes as null");
+    const problem = jsonProblem(turns[i], `turns[${i}]`, { maxBytes: MAX_LOGGED_BYTES });
+    if (problem) return exportError(problem.path, problem.problem);
   }
   return undefined;
 }
@@ -188,6 +192,10 @@ function check(value: unknown): ExportError | undefined {
       }
     }
     if (turn.tool_call_id !== undefined && typeof turn.tool_call_id !== "string") return fail(`${at}.tool_call_id`, "a string", turn.tool_call_id);
+    // A tool result names its call: OpenAI's tool_call_id, or (AI SDK) tool-result parts that do.
+    if (turn.role === "tool" && turn.tool_call_id === undefined && !(Array.isArray(content) && content.length > 0 && content.every((p) => isObject(p) && p.type === "tool-result"))) {
+      return fail(`${at}.tool_call_id`, "the id of the tool call a tool turn answers (or its content AI SDK tool-result parts)", turn.tool_call_id);
+    }
     const note = turn.ctxwin;
     if (note !== undefined) {
       if (!isObject(note)) return fail(`${at}.ctxwin`, "an object", note);

@@ -16,9 +16,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { lstat, mkdir, open, readdir, rm, type FileHandle } from "node:fs/promises";
 import { basename, join } from "node:path";
-import lockfile from "proper-lockfile";
 import { describe, plainError, requireString, typeError, type WithCode } from "../runtime/errors.js";
 import { backwardLines, forwardLines } from "./file-lines.js";
+import { takeLock } from "./file-lock.js";
 import { Acceptance, MAX_LINE_BYTES, acceptedBatches, encodeWrite, parseLine } from "./file-log.js";
 import { findApplied, findCheckpoint, firstAccepted, legacyLogId, metadataAt, pointersOf, readTail } from "./file-tail.js";
 import {
@@ -359,18 +359,7 @@ export class FileSessionStore implements SessionStore {
    * the append checks whether its line was accepted, which is what decides.
    */
   private async locked<T>(path: string, body: () => Promise<T>): Promise<T> {
-    let release: () => Promise<void>;
-    try {
-      release = await lockfile.lock(path, {
-        realpath: false,
-        stale: this.staleLockMs,
-        retries: { retries: Math.ceil(this.lockTimeoutMs / 25), factor: 1.3, minTimeout: 1, maxTimeout: 25, randomize: true },
-        onCompromised: () => {},
-      });
-    } catch (error) {
-      if (errno(error) !== "ELOCKED") throw error;
-      throw Object.assign(plainError(`${path}: another writer held the session's lock for lockTimeoutMs (${this.lockTimeoutMs} ms)`, "ERR_CTXWIN_SESSION_BUSY"), { cause: error });
-    }
+    const release = await takeLock(path, { staleLockMs: this.staleLockMs, lockTimeoutMs: this.lockTimeoutMs });
     try {
       return await body();
     } finally {

@@ -14,6 +14,7 @@ import type { BaseMessage, StoredMessage } from "@langchain/core/messages";
 import { LANGCHAIN_CORE_PEER } from "../runtime/require-peer.js";
 import { loadPeer } from "../runtime/load-peer.js";
 import { describe, typeError } from "../runtime/errors.js";
+import { checkLoggable } from "../messages/log-safe.js";
 import type { MessageLike } from "../messages/types.js";
 import { replay, type ContextEntry, type MessageEntry } from "./context-log.js";
 import { checkSessionId, type SessionStore } from "./store.js";
@@ -70,6 +71,7 @@ export class SessionChatMessageHistory extends ChatMessageHistoryBase {
 
   /** One append for all of them: atomic, and in order. */
   override async addMessages(messages: BaseMessage[]): Promise<void> {
+    if (!Array.isArray(messages)) throw typeError(`messages must be an array of LangChain messages, got ${describe(messages)}`);
     const stored = mapChatMessagesToStoredMessages(messages);
     const entries: ContextEntry[] = stored.map((s, i) => ({
       type: "message",
@@ -77,6 +79,12 @@ export class SessionChatMessageHistory extends ChatMessageHistoryBase {
       message: chatMessageOf(messages[i] as BaseMessage, s),
       langchain: s,
     }));
+    // Both forms must be what the log gives back equal (a Map in additional_kwargs, NaN, a cycle
+    // would come back as something else, or not at all): refused before the append, naming the message.
+    entries.forEach((entry, i) => {
+      checkLoggable((entry as MessageEntry).message, `messages[${i}]`);
+      checkLoggable(entry.langchain, `messages[${i}] (stored)`);
+    });
     await this.store.append(this.sessionId, entries);
   }
 

@@ -19,7 +19,8 @@ import type { MessageLike } from "../messages/types.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import type { Boundary, ContextEntry, ContextView, LoggedMarker } from "./context-log.js";
 import type { ContextState } from "./export.js";
-import { SessionLog } from "./session-log.js";
+import { jsonProblem, problemError } from "../messages/log-safe.js";
+import { refusedError, SessionLog } from "./session-log.js";
 import { checkSessionId, corruptError, isLost, type SessionLostError, type SessionStore } from "./store.js";
 
 export interface SessionOptions {
@@ -62,6 +63,10 @@ export class SessionLink<M extends MessageLike> {
   private scheduled = false;
   private lastError: unknown;
   private persistedMetadata = "{}";
+  /** What could not be logged, for the next flush() to reject with (once). */
+  private refusal: Error | undefined;
+  /** The metadata last refused, and why: refused again as it is, it is not reported again. */
+  private refusedMetadata: { value: unknown; why: string } | undefined;
   private readonly writer = randomBase64url(6);
   private counter = 0;
   /** The manager was told its log is lost (once: every flush after that rejects with it). */
@@ -93,15 +98,28 @@ export class SessionLink<M extends MessageLike> {
     return this.log.updatedAt;
   }
 
-  /** Resolves when everything the manager did so far is in the store (durable). */
+  /**
+   * Resolves when everything the manager did so far is in the store (durable). Rejects, once, when
+   * something could not be logged at all (an entry no append holds, metadata JSON cannot hold):
+   * named in the error, left out, and everything after it written all the same.
+   */
   async flush(): Promise<void> {
+    await this.write();
+    const refusal = this.refusal;
+    if (refusal !== undefined) {
+      this.refusal = undefined;
+      throw refusal;
+    }
+  }
+
+  private async write(): Promise<void> {
     await this.ready;
     this.draining ??= this.drain().finally(() => {
       this.draining = undefined;
     });
     await this.draining;
     // Changes made while that append was on its way.
-    if (this.pending.length > 0 || this.metadataChanged()) await this.flush();
+    if (this.pending.length > 0 || this.metadataJson() !== undefined) await this.write();
   }
 
   // ---- hooks: the manager calls these after each change, with the indices of its old view ----
@@ -110,6 +128,17 @@ export class SessionLink<M extends MessageLike> {
     const id = this.nextId();
     this.ids.push(id);
     this.queue({ type: "message", id, message });
+  }
+
+  /**
+   * A message the history left out (a tool result whose call a trim removed, an orphan result
+   * dropped): logged all the same, once, in its place, and at once marked as out of the view (a
+   * trim naming it alone, `leftOut: true`), so the log holds every message added and recall finds it.
+   */
+  leftOut(message: M, marker: Marker): void {
+    const id = this.nextId();
+    this.queue({ type: "message", id, message });
+    this.queue(boundary({ kind: "trim", removed: [id], marker: this.logged(marker), leftOut: true }));
   }
 
   trimmed(keptIndices: readonly number[], marker: Marker): void {
@@ -142,16 +171,25 @@ export class SessionLink<M extends MessageLike> {
     this.queue({ type: "system", prompt });
   }
 
-  /** The manager's whole view was replaced (load, import): a clear, then the messages again. */
-  restored(state: ContextState<M>): void {
+  /**
+   * The manager's whole view was replaced (load, import): a clear, then the messages again, with
+   * those it left out (`dropped`: each after that many of the messages) logged in their places.
+   */
+  restored(state: ContextState<M>, dropped: ReadonlyArray<readonly [number, M]> = []): void {
     this.ids = [];
     this.queue(boundary({ kind: "clear" }));
     const summaries = new Set(state.summaries);
+    let next = 0;
+    const leftOutBefore = (i: number) => {
+      for (; next < dropped.length && (dropped[next] as readonly [number, M])[0] <= i; next++) this.leftOut((dropped[next] as readonly [number, M])[1], undefined);
+    };
     state.messages.forEach((message, i) => {
+      leftOutBefore(i);
       const id = this.nextId();
       this.ids.push(id);
       this.queue(summaries.has(i) ? { type: "message", id, message, summary: true } : { type: "message", id, message });
     });
+    leftOutBefore(state.messages.length);
     if (state.marker) this.queue(boundary({ kind: "marker", marker: this.logged(state.marker) }));
     if (state.systemPrompt !== undefined) this.queue({ type: "system", prompt: state.systemPrompt });
   }
@@ -178,7 +216,7 @@ export class SessionLink<M extends MessageLike> {
     this.scheduled = true;
     queueMicrotask(() => {
       this.scheduled = false;
-      this.flush().catch((error: unknown) => {
+      this.write().catch((error: unknown) => {
         // Kept queued; the caller sees the error from flush().
         if (error !== this.lastError) (this.logger ?? consoleLogger).warn(`ctxwin: session ${JSON.stringify(this.id)}: append failed, will retry on flush(): ${(error as Error).message}`);
         this.lastError = error;
@@ -186,14 +224,36 @@ export class SessionLink<M extends MessageLike> {
     });
   }
 
-  private metadataChanged(): boolean {
-    return JSON.stringify(this.manager.metadata()) !== this.persistedMetadata;
+  /**
+   * The manager's metadata as JSON when it changed since it was last logged; undefined when it did
+   * not, or when it is not what the log can hold and give back (checked as messages are at the
+   * door): then the next flush() names its path, once for as long as it stays so.
+   */
+  private metadataJson(): string | undefined {
+    const metadata = this.manager.metadata();
+    const problem = jsonProblem(metadata, "metadata");
+    if (problem !== undefined) {
+      const why = `${problem.path} ${problem.problem}`;
+      if (this.refusedMetadata?.value !== metadata || this.refusedMetadata.why !== why) {
+        this.refusedMetadata = { value: metadata, why };
+        this.refuse(problemError(problem, `session ${JSON.stringify(this.id)}: manager.metadata cannot be logged (the rest is): `));
+      }
+      return undefined;
+    }
+    this.refusedMetadata = undefined;
+    const json = JSON.stringify(metadata);
+    return json === this.persistedMetadata ? undefined : json;
+  }
+
+  /** Keeps an error for the next flush() (the first one; every one is told to the logger). */
+  private refuse(error: Error): void {
+    (this.logger ?? consoleLogger).warn(`ctxwin: ${error.message}`);
+    this.refusal ??= error;
   }
 
   private async drain(): Promise<void> {
     for (;;) {
-      const metadata = JSON.stringify(this.manager.metadata());
-      const changed = metadata === this.persistedMetadata ? undefined : metadata;
+      const changed = this.metadataJson();
       if (!this.log.pending && this.pending.length === 0 && changed === undefined) return;
       let outcome;
       try {
@@ -214,6 +274,7 @@ export class SessionLink<M extends MessageLike> {
       }
       this.pending.splice(0, outcome.queued);
       if (outcome.metadata !== undefined) this.persistedMetadata = outcome.metadata;
+      if (outcome.refused.length > 0) this.refuse(refusedError(this.id, outcome.refused));
       this.lastError = undefined;
     }
   }

@@ -14,18 +14,41 @@
 //   ends with a snapshot of the view, so that the next open reads from there.
 import { randomBase64url } from "../runtime/random-id.js";
 import { ContextReplay, type ContextView } from "./context-log.js";
-import { isConflict, isLost, type SessionEntry, type SessionStore } from "./store.js";
+import { isConflict, isLost, MAX_APPEND_BYTES, tooLargeError, utf8Length, type SessionEntry, type SessionStore } from "./store.js";
 
 /** Records since the last snapshot before a new one is written: at least this many... */
 const SNAPSHOT_MIN_RECORDS = 1000;
 /** ...and at least this many times the records the view holds (so that snapshots cost O(1) per record). */
 const SNAPSHOT_VIEW_FACTOR = 2;
 
+/** The bytes of an entry's JSON in an append, or undefined when it has none (nothing the manager queues). */
+function entryBytes(entry: SessionEntry): number | undefined {
+  try {
+    const json = JSON.stringify(entry);
+    return json === undefined ? undefined : utf8Length(json) + 1;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An entry no append can hold: left out of the log, named to the caller of the next flush(). */
+export interface RefusedEntry {
+  /** Its place among the entries queued since the session opened. */
+  position: number;
+  type: string;
+  /** The message's id, for a message entry. */
+  id: string | undefined;
+  /** Its JSON's bytes (undefined: it has no JSON). */
+  bytes: number | undefined;
+}
+
 /** A batch on its way to the store: tried again as it is until the store answers. */
 interface Batch {
   entries: SessionEntry[];
-  /** How many of the link's queued entries it holds (the rest of `entries` is metadata, a snapshot). */
+  /** How many of the link's queued entries it takes (some may be refused: see `refused`); the rest of `entries` is metadata, a snapshot. */
   queued: number;
+  /** Queued entries it leaves out because no append can hold them. */
+  refused: RefusedEntry[];
   /** The metadata it records (JSON), if any. */
   metadata: string | undefined;
   appendId: string;
@@ -33,7 +56,7 @@ interface Batch {
   logId: string | undefined;
 }
 
-export type AppendOutcome = { kind: "appended"; queued: number; metadata: string | undefined; time: number } | { kind: "conflict" };
+export type AppendOutcome = { kind: "appended"; queued: number; metadata: string | undefined; time: number; refused: RefusedEntry[] } | { kind: "conflict" };
 
 export class SessionLog {
   /** The number of records the manager has read or written: the version it extends. */
@@ -48,6 +71,8 @@ export class SessionLog {
   private inFlight: Batch | undefined;
   private readonly writer = randomBase64url(6);
   private batches = 0;
+  /** Entries taken from the link's queue so far (a refused entry's position). */
+  private taken = 0;
 
   constructor(
     readonly store: SessionStore,
@@ -110,6 +135,11 @@ export class SessionLog {
    */
   async append(queued: readonly SessionEntry[], metadata: string | undefined): Promise<AppendOutcome> {
     const batch = this.inFlight ?? this.form(queued, metadata);
+    if (batch.entries.length === 0) {
+      // Everything it took was refused: nothing to write.
+      this.taken += batch.queued;
+      return { kind: "appended", queued: batch.queued, metadata: undefined, time: this.updatedAt ?? Date.now(), refused: batch.refused };
+    }
     this.inFlight = batch;
     let result;
     try {
@@ -125,18 +155,65 @@ export class SessionLog {
     this.logId = result.logId ?? this.logId;
     this.createdAt ??= result.time;
     this.updatedAt = result.time;
-    return { kind: "appended", queued: batch.queued, metadata: batch.metadata, time: result.time };
+    this.taken += batch.queued;
+    return { kind: "appended", queued: batch.queued, metadata: batch.metadata, time: result.time, refused: batch.refused };
   }
 
+  /**
+   * The next batch: as many queued entries as one append holds (MAX_APPEND_BYTES of JSON; a long
+   * queue, a load of large messages, goes in several appends), then the metadata and a snapshot
+   * when they fit too (a snapshot that does not is left for a later batch). An entry no append can
+   * hold is refused, never retried: it would stop every entry after it.
+   */
   private form(queued: readonly SessionEntry[], metadata: string | undefined): Batch {
-    const entries = queued.slice();
-    if (metadata !== undefined) entries.push({ type: "metadata", metadata: JSON.parse(metadata) as Record<string, unknown> });
+    const entries: SessionEntry[] = [];
+    const refused: RefusedEntry[] = [];
+    let bytes = 0;
+    let taken = 0;
+    for (const entry of queued) {
+      const size = entryBytes(entry);
+      if (size === undefined || size > MAX_APPEND_BYTES) {
+        const id = typeof entry.id === "string" ? entry.id : undefined;
+        refused.push({ position: this.taken + taken, type: entry.type, id, bytes: size });
+        taken++;
+        continue;
+      }
+      if (entries.length > 0 && bytes + size > MAX_APPEND_BYTES) break;
+      entries.push(entry);
+      bytes += size;
+      taken++;
+    }
+    let logged: string | undefined;
+    if (metadata !== undefined && taken === queued.length) {
+      const size = utf8Length(metadata) + 32;
+      if (size > MAX_APPEND_BYTES) {
+        refused.push({ position: this.taken + taken, type: "metadata", id: undefined, bytes: size });
+      } else if (bytes + size <= MAX_APPEND_BYTES) {
+        entries.push({ type: "metadata", metadata: JSON.parse(metadata) as Record<string, unknown> });
+        bytes += size;
+        logged = metadata;
+      }
+    }
     const view = this.view(entries);
-    if (this.sinceSnapshot + entries.length >= Math.max(SNAPSHOT_MIN_RECORDS, SNAPSHOT_VIEW_FACTOR * view.entries.length)) {
+    if (entries.length > 0 && this.sinceSnapshot + entries.length >= Math.max(SNAPSHOT_MIN_RECORDS, SNAPSHOT_VIEW_FACTOR * view.entries.length)) {
       const replay = this.logged.clone();
       entries.forEach((entry, i) => replay.apply(entry, this.version + i));
-      entries.push(replay.snapshot());
+      const snapshot = replay.snapshot();
+      const size = entryBytes(snapshot);
+      if (size !== undefined && bytes + size <= MAX_APPEND_BYTES) entries.push(snapshot);
     }
-    return { entries, queued: queued.length, metadata, appendId: `${this.writer}.${(this.batches++).toString(36)}`, expected: this.version, logId: this.logId };
+    return { entries, queued: taken, refused, metadata: logged, appendId: `${this.writer}.${(this.batches++).toString(36)}`, expected: this.version, logId: this.logId };
   }
+}
+
+/** The error a flush() gives for entries it could not write (the first named, the others counted). */
+export function refusedError(sessionId: string, refused: readonly RefusedEntry[]): Error {
+  const first = refused[0] as RefusedEntry;
+  const what = first.type === "message" && first.id !== undefined ? `the message ${first.id}` : `a ${first.type} entry`;
+  const size = first.bytes === undefined ? "has no JSON form" : `is ${first.bytes} bytes of JSON, more than one append holds (${MAX_APPEND_BYTES})`;
+  const more = refused.length > 1 ? ` (and ${refused.length - 1} more entries)` : "";
+  return Object.assign(
+    tooLargeError(`session ${JSON.stringify(sessionId)}: ${what} (entry ${first.position} of this manager's) ${size}: it was left out of the log${more}; the entries after it were appended`),
+    { entries: refused.map((r) => ({ ...r })) },
+  );
 }

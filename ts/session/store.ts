@@ -17,6 +17,7 @@
 //  - every bound is checked up front with a code: id bytes, the size of an append, of a log, of
 //    what read() returns at once (scan() streams any log in bounded memory).
 import { describe, plainError, rangeError, typeError, type WithCode } from "../runtime/errors.js";
+import { utf8Length } from "../runtime/utf8.js";
 
 /** What a caller appends: any JSON object with a string `type`. */
 export interface SessionEntry {
@@ -173,9 +174,7 @@ export function tooLargeError(message: string): WithCode<RangeError> {
   return rangeError(message, "ERR_CTXWIN_SESSION_TOO_LARGE");
 }
 
-/** Bytes of a string in UTF-8 (Node's Buffer where there is one; a lone surrogate counts as U+FFFD). */
-export const utf8Length: (text: string) => number =
-  typeof Buffer === "function" ? (text) => Buffer.byteLength(text, "utf8") : (text) => new TextEncoder().encode(text).length;
+export { utf8Length } from "../runtime/utf8.js";
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -204,8 +203,12 @@ export function checkSessionId(id: unknown, name = "id"): string {
 /** Serializes the entries first, so that a bad one fails the append before anything is written. */
 export function serializeEntries(entries: unknown, name = "entries"): string[] {
   if (!Array.isArray(entries)) throw typeError(`${name} must be an array of entries, got ${describe(entries)}`);
+  // Each entry writes at least 12 bytes ({"type":""}): a length past the bound is refused before one is read.
+  if (entries.length * 12 > MAX_APPEND_BYTES) throw tooLargeError(`${name} hold more than an append may (${MAX_APPEND_BYTES} bytes of JSON): ${entries.length} entries`);
   let total = 0;
-  return entries.map((entry, i) => {
+  // Index by index, not map(): a hole is an entry that is not an object, never a gap in the log.
+  return Array.from({ length: entries.length }, (_, i) => {
+    const entry: unknown = entries[i];
     if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
       throw typeError(`${name}[${i}] must be an object, got ${describe(entry)}`);
     }

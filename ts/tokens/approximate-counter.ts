@@ -4,7 +4,8 @@
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { native } from "../runtime/native.js";
-import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
+import type { AsyncCountOptions, BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
+import { settleLater, signalOf } from "./core-batch.js";
 import type { MessageLike } from "../messages/types.js";
 
 export type ApproximateCounterOptions = { tokensPerWord?: number; charsPerToken?: never } | { charsPerToken: number; tokensPerWord?: never };
@@ -46,12 +47,14 @@ export class ApproximateCounter implements BatchTokenCounter {
   }
 
   /** count(), as a promise: the estimate is cheap enough to make on the event loop. */
-  async countAsync(text: string): Promise<number> {
+  async countAsync(text: string, options?: AsyncCountOptions): Promise<number> {
+    await settleLater(signalOf(options));
     return this.count(text);
   }
 
   /** countMany(), as a promise. */
-  async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
+  async countManyAsync(texts: readonly string[], options?: AsyncCountOptions): Promise<Uint32Array> {
+    await settleLater(signalOf(options));
     return this.countMany(texts);
   }
 

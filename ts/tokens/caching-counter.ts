@@ -1,9 +1,9 @@
 // A bounded LRU cache in front of any counter: the same text is counted once.
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
-import { checkTexts } from "./core-batch.js";
+import { checkTexts, settleLater, signalOf } from "./core-batch.js";
 import { countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { TokenizerJsonCounter } from "./tokenizer-json-counter.js";
-import type { BatchTokenCounter, CountMessagesOptions, TokenCounter } from "./token-counter.js";
+import type { AsyncCountOptions, BatchTokenCounter, CountMessagesOptions, TokenCounter } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 
 /** A counter that frames messages its own way (ClaudeCounter) and lets a wrapper count the strings. */
@@ -69,24 +69,29 @@ export class CachingCounter implements TokenCounter {
   }
 
   /** count() with the texts not yet cached counted by the inner counter's countAsync, when it has one. */
-  async countAsync(text: string): Promise<number> {
+  async countAsync(text: string, options?: AsyncCountOptions): Promise<number> {
     requireString(text, "text");
-    if (this.cache.has(text)) return this.count(text);
+    if (this.cache.has(text)) {
+      await settleLater(signalOf(options));
+      return this.count(text);
+    }
     const inner = this.inner as Partial<BatchTokenCounter>;
-    const value = typeof inner.countAsync === "function" ? await inner.countAsync(text) : this.inner.count(text);
+    const value = typeof inner.countAsync === "function" ? await inner.countAsync(text, options) : this.inner.count(text);
     this.misses++;
     this.remember(text, value);
     return value;
   }
 
   /** countMany() with the texts not yet cached counted in one batch by the inner counter's countManyAsync, when it has one. */
-  async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
+  async countManyAsync(texts: readonly string[], options?: AsyncCountOptions): Promise<Uint32Array> {
     checkTexts(texts);
     const unseen = [...new Set(texts.filter((text) => !this.cache.has(text)))];
+    // The inner counter's count honours the signal; a batch all in the cache settles a turn later.
+    if (unseen.length === 0) await settleLater(signalOf(options));
     const inner = this.inner as Partial<BatchTokenCounter>;
     const counted = new Map<string, number>();
     if (unseen.length > 0) {
-      const counts = typeof inner.countManyAsync === "function" ? await inner.countManyAsync(unseen) : Uint32Array.from(unseen, (text) => this.inner.count(text));
+      const counts = typeof inner.countManyAsync === "function" ? await inner.countManyAsync(unseen, options) : Uint32Array.from(unseen, (text) => this.inner.count(text));
       unseen.forEach((text, i) => counted.set(text, counts[i] as number));
     }
     return Uint32Array.from(texts, (text) => {

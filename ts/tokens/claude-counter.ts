@@ -6,7 +6,7 @@ import { CLAUDE_FAMILIES, claudeFamilyForModel, type ClaudeFamily } from "./clau
 import { countClaudeRequest, type ClaudeRequestCount } from "./claude-messages.js";
 import { attachNativeCounter } from "./native-counter.js";
 import { countAsyncWith, countManyAsyncWith, countManyWith } from "./core-batch.js";
-import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
+import type { AsyncCountOptions, BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 
 export interface ClaudeCounterOptions {
@@ -68,13 +68,13 @@ export class ClaudeCounter implements BatchTokenCounter {
   }
 
   /** Counts on a worker thread of the libuv pool: the event loop keeps running meanwhile. */
-  async countAsync(text: string): Promise<number> {
-    return countAsyncWith(this.tokenizer, text);
+  async countAsync(text: string, options?: AsyncCountOptions): Promise<number> {
+    return countAsyncWith(this.tokenizer, text, options);
   }
 
   /** countMany on libuv worker threads (a batch of 2^20 UTF-16 code units or more is shared by up to four jobs). */
-  async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
-    return countManyAsyncWith(this.tokenizer, texts);
+  async countManyAsync(texts: readonly string[], options?: AsyncCountOptions): Promise<Uint32Array> {
+    return countManyAsyncWith(this.tokenizer, texts, options);
   }
 
   /**

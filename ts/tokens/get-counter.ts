@@ -3,7 +3,7 @@
 import { CachingCounter } from "./caching-counter.js";
 import { ClaudeCounter } from "./claude-counter.js";
 import { defaultModelRegistry } from "../catalog/model-registry.js";
-import { requireString } from "../runtime/errors.js";
+import { quoted, requireString } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { TiktokenCounter } from "./tiktoken-counter.js";
 import { chooseTokenizer } from "./tokenizer-choice.js";
@@ -92,7 +92,7 @@ function counterWithout(model: string, choice: ReturnType<typeof chooseTokenizer
   } else if (choice.resolved === undefined) {
     warnOnce(`model:${model}`, logger, () => {
       const closest = defaultModelRegistry.closest(model, 3);
-      return `ctxwin: unknown model "${model}"${closest.length > 0 ? ` (closest known: ${closest.join(", ")})` : ""}; counting with o200k_base, an approximation`;
+      return `ctxwin: unknown model ${quoted(model)}${closest.length > 0 ? ` (closest known: ${closest.join(", ")})` : ""}; counting with o200k_base, an approximation`;
     });
   }
   return new CachingCounter(new TiktokenCounter({ model, encoding: "o200k_base", logger: options.logger }), cache);

@@ -19,4 +19,4 @@ export type { ChatFormatName } from "./chat-formats.js";
 export { registerTokenizer, clearRegisteredTokenizers } from "./open-models.js";
 export { ENCODING_NAMES, type EncodingName, type ClaudeEncodingName, type ModelEncoding } from "./encodings.js";
 export { encodingForModel } from "./tokenizer-choice.js";
-export type { TokenCounter, BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
+export type { TokenCounter, BatchTokenCounter, CountMessagesOptions, AsyncCountOptions } from "./token-counter.js";

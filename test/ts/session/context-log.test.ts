@@ -102,3 +102,23 @@ describe("malformed entries of the manager's types", () => {
     expect(r.result().entries.map((e) => e.id)).toEqual(["m0"]);
   });
 });
+
+describe("entries from a store of one's own", () => {
+  it("holes, and what throws when read, are ERR_CTXWIN_SESSION_CORRUPT naming the entry, never an uncoded error", () => {
+    const holes: unknown[] = ["m1"];
+    holes[2] = "m3";
+    const throwing = new Proxy({ type: "message" }, { get: (_target, key) => (key === "type" ? "message" : (() => { throw new Error("trap"); })()) });
+    const replace: unknown[] = [{ id: "m1", message: { role: "user", content: "x" } }];
+    replace[2] = { id: "m2", message: { role: "user", content: "y" } };
+    const cases: unknown[] = [
+      { type: "boundary", boundary: { kind: "trim", removed: holes, marker: null } },
+      { type: "boundary", boundary: { kind: "replace", messages: replace } },
+      throwing,
+    ];
+    for (const entry of cases) {
+      expect(() => replay([{ type: "message", id: "m1", message: { role: "user", content: "hi" } }, entry as SessionEntry])).toThrow(
+        expect.objectContaining({ code: "ERR_CTXWIN_SESSION_CORRUPT", message: expect.stringContaining("entry 1") }),
+      );
+    }
+  });
+});

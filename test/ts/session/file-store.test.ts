@@ -1,7 +1,7 @@
 // FileSessionStore's file, made deterministic: the line format, torn writes, late lines of a writer
 // that lost its lock (written here by hand where the multi-process tests make a real one), the
 // first format, corruption, symbolic links, long ids, locks.
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -170,7 +170,45 @@ describe("FileSessionStore", () => {
   it("waits for a live lock and gives up after lockTimeoutMs with ERR_CTXWIN_SESSION_BUSY", async () => {
     const store = new FileSessionStore({ directory, staleLockMs: 60_000, lockTimeoutMs: 200 });
     mkdirSync(`${store.pathOf("s")}.lock`);
-    await expect(store.append("s", [entry(0)])).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_BUSY", cause: { code: "ELOCKED" } });
+    await expect(store.append("s", [entry(0)])).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_BUSY", cause: { code: "ELOCKED" }, message: expect.stringContaining("last refreshed") });
+  });
+
+  describe("a directory the writer cannot write (a read-only file system; here, one without write permission)", () => {
+    /** One append by a user for whom `dir` is not writable: another user when this one is root (whom permissions do not stop). */
+    function appendAsOutsider(dir: string, staleLockMs: number, lockTimeoutMs: number): { ok?: boolean; code?: string; message?: string } {
+      const fixture = join(import.meta.dirname, "fixtures", "append-once.mjs");
+      const args = [fixture, dir, "s", String(staleLockMs), String(lockTimeoutMs)];
+      const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+      return JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8", ...asNobody })) as { ok?: boolean; code?: string; message?: string };
+    }
+
+    /** A session whose directory is readable by everyone, writable by no one, with a lock left in it `age` ms ago. */
+    async function lockedAndReadOnly(age: number): Promise<string> {
+      chmodSync(directory, 0o755);
+      const dir = join(directory, "sessions");
+      const store = new FileSessionStore({ directory: dir });
+      await store.append("s", [entry(0)]);
+      const lock = `${store.pathOf("s")}.lock`;
+      mkdirSync(lock);
+      const when = new Date(Date.now() - age);
+      utimesSync(lock, when, when);
+      chmodSync(dir, 0o555);
+      return dir;
+    }
+
+    it("a lock left by a writer that stopped, still fresh: the directory's error (EACCES), not ERR_CTXWIN_SESSION_BUSY", async () => {
+      const dir = await lockedAndReadOnly(0);
+      const outcome = appendAsOutsider(dir, 60_000, 300);
+      expect(outcome).toMatchObject({ code: "EACCES", message: expect.stringContaining("its directory is not writable") });
+      chmodSync(dir, 0o755);
+    });
+
+    it("a stale lock that cannot be removed: the removal's error, saying so", async () => {
+      const dir = await lockedAndReadOnly(60_000);
+      const outcome = appendAsOutsider(dir, 2000, 300);
+      expect(outcome).toMatchObject({ code: "EACCES", message: expect.stringContaining("cannot take the session's lock") });
+      chmodSync(dir, 0o755);
+    });
   });
 
   it("a file that is only a torn line reads as empty, and the first append starts the log", async () => {

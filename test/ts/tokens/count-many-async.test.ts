@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as ctxwin from "ctxwin";
+import type { NativeCounter } from "../../../ts/runtime/native.js";
 
 /** The batch size (UTF-16 code units) from which the native backend counts on more than one pool job. */
 const SPLIT_UNITS = 1 << 20;
@@ -137,5 +138,20 @@ describe.each(families)("$name: countManyAsync", ({ make }) => {
     expect(() => counter.countMany("abc" as unknown as string[])).toThrow(expect.objectContaining(notArray));
     await expect(counter.countManyAsync("abc" as unknown as string[])).rejects.toMatchObject(notArray);
     await expect(counter.countAsync(null as unknown as string)).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });
+  });
+});
+
+describe("cancel(): the core's async batch stops taking texts", () => {
+  it("texts no job took yet are left uncounted once the batch is cancelled (what an AbortSignal's abort calls)", async () => {
+    const counter = new ctxwin.TiktokenCounter({ encoding: "o200k_base" });
+    const core = (counter as unknown as { tokenizer: NativeCounter }).tokenizer;
+    // Text no piece cache has seen (each text its own words), so that counting takes its time.
+    const batch = Array.from({ length: 64 }, (_, i) => Array.from({ length: 40_000 }, (_, k) => ((i * 40_000 + k) * 2654435761 >>> 7).toString(36)).join(" "));
+    const pending = core.countManyAsync(batch);
+    expect(typeof pending.cancel).toBe("function");
+    pending.cancel?.();
+    const counts = await pending;
+    // Texts the jobs had not taken when it was cancelled stay uncounted (every text has tokens).
+    expect(Array.from(counts).filter((n) => n === 0).length).toBeGreaterThan(0);
   });
 });

@@ -13,8 +13,8 @@ interface CounterEntry {
   /** Builds the counter from the package's exports. Self-contained: it is also run in a worker. */
   make: (m: Ctxwin) => TokenCounter & {
     countMany(texts: readonly string[]): Uint32Array;
-    countAsync(text: string): Promise<number>;
-    countManyAsync(texts: readonly string[]): Promise<Uint32Array>;
+    countAsync(text: string, options?: ctxwin.AsyncCountOptions): Promise<number>;
+    countManyAsync(texts: readonly string[], options?: ctxwin.AsyncCountOptions): Promise<Uint32Array>;
   };
   /** The documented cost of a request holding one user message whose content is `text`. */
   oneUserMessage: (counter: TokenCounter, text: string) => number;
@@ -165,6 +165,22 @@ describe.each(counters)("TokenCounter contract: $name", (entry) => {
     await expect(counter.countAsync(42 as unknown as string)).rejects.toMatchObject({ name: "TypeError", code: expect.stringMatching(/^ERR_CTXWIN_/) });
     await expect(counter.countManyAsync(["a", null as unknown as string])).rejects.toBeInstanceOf(TypeError);
     await expect(counter.countManyAsync("abc" as unknown as string[])).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it("an AbortSignal rejects the async counts with ERR_CTXWIN_ABORTED, aborted before or while they run", async () => {
+    const aborted = { code: "ERR_CTXWIN_ABORTED", name: "AbortError", cause: "enough" };
+    const before = new AbortController();
+    before.abort("enough");
+    await expect(counter.countAsync(samples[0] as string, { signal: before.signal })).rejects.toMatchObject(aborted);
+    await expect(counter.countManyAsync(samples, { signal: before.signal })).rejects.toMatchObject(aborted);
+    const during = new AbortController();
+    const big = Array.from({ length: 64 }, (_, i) => `${i} ${samples[1] as string} `.repeat(1200));
+    const pending = counter.countManyAsync(big, { signal: during.signal });
+    during.abort("enough");
+    await expect(pending).rejects.toMatchObject(aborted);
+    // A signal that never aborts changes nothing; a bad one is a coded TypeError.
+    expect(Array.from(await counter.countManyAsync(samples, { signal: new AbortController().signal }))).toEqual(Array.from(counter.countMany(samples)));
+    await expect(counter.countAsync("x", { signal: "stop" as unknown as AbortSignal })).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });
   });
 
   it("is a ToolResultCompactor's measure: results cut to the bound by this counter's count, errors and JSON kept", () => {

@@ -77,3 +77,21 @@ describe("the largest text a synchronous call counts", () => {
     }
   });
 });
+
+describe("a tokenizer.json's added tokens", () => {
+  const model = { type: "BPE", vocab: { a: 0, x: 1 }, merges: [] };
+  const withToken = (content: string) => ({ model, added_tokens: [{ id: 2, content: "<ok>", normalized: false }, { id: 3, content, normalized: false }] });
+
+  it("an added token past 1 MiB is refused with ERR_CTXWIN_INVALID_TOKENIZER naming it (a 20 MB one used to take a gigabyte)", () => {
+    const error = failure(() => new TokenizerJsonCounter({ tokenizer: withToken("x".repeat(2 * 1024 * 1024)) }));
+    expect(error?.code).toBe("ERR_CTXWIN_INVALID_TOKENIZER");
+    expect(error?.message).toContain("added_tokens[1].content is 2097152 bytes");
+    expect(error?.message.length).toBeLessThan(300);
+  });
+
+  it("one at the bound loads and is matched as one token", () => {
+    const token = "x".repeat(1024 * 1024);
+    const counter = new TokenizerJsonCounter({ tokenizer: withToken(token) });
+    expect(counter.count(`${token}a<ok>`)).toBe(3);
+  });
+});

@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { replay, type ContextEntry } from "../../session/context-log.js";
 import { checkSessionId, isConflict, type SessionEntry, type SessionStore } from "../../session/store.js";
 import { describe, typeError } from "../../runtime/errors.js";
+import { checkLoggableList } from "../../messages/log-safe.js";
 import type { MessageLike } from "../../messages/types.js";
 import { toItems, toMessageLikes } from "./items.js";
 
@@ -56,6 +57,8 @@ export class StoreItems implements Session {
     if (!Array.isArray(items)) return Promise.reject(typeError(`items must be an array, got ${describe(items)}`));
     let entries: ContextEntry[];
     try {
+      // What the log cannot hold and give back equal is refused first, naming the item (log-safe.ts).
+      checkLoggableList(items, "items");
       toMessageLikes(items); // checks every item first, naming the bad one
       entries = items.map((item) => {
         const [message] = toMessageLikes([item]); // one item alone is one message

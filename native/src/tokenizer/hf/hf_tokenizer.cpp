@@ -124,12 +124,22 @@ void read_stages(const json& root, HfTokenizer::Impl& impl) {
   if (root.contains("pre_tokenizer")) collect_pre_tokenizers(root["pre_tokenizer"], impl.pre_tokenizers);
 }
 
+// The longest added token a tokenizer.json may hold: far past any model's (tens of bytes), and a
+// bound on the work of matching one at a position of a text.
+constexpr std::size_t kMaxAddedTokenBytes = std::size_t{1} << 20;
+
 void read_added_tokens(const json& root, HfTokenizer::Impl& impl) {
   if (!root.contains("added_tokens") || !root["added_tokens"].is_array()) return;
+  std::size_t position = 0;
   for (const json& t : root["added_tokens"]) {
     if (!t.is_object() || !t.contains("id") || !t["id"].is_number_unsigned() || !t.contains("content") || !t["content"].is_string()) {
       invalid("added_tokens entries need \"id\" and \"content\"");
     }
+    const std::size_t bytes = t["content"].get_ref<const std::string&>().size();
+    if (bytes > kMaxAddedTokenBytes) {
+      invalid("added_tokens[" + std::to_string(position) + "].content is " + std::to_string(bytes) + " bytes, more than an added token may be (" + std::to_string(kMaxAddedTokenBytes) + ")");
+    }
+    ++position;
     AddedToken token{t["content"].get<std::string>(), t["id"].get<std::uint32_t>(), flag(t, "special", false),
                      flag(t, "lstrip", false), flag(t, "rstrip", false), flag(t, "single_word", false),
                      flag(t, "normalized", !flag(t, "special", false))};

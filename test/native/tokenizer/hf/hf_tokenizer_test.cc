@@ -146,6 +146,18 @@ TEST(HfTokenizer, AddedTokens) {
   EXPECT_EQ(tok->token_to_id("nope"), -1);
 }
 
+TEST(HfTokenizer, AnAddedTokenPastOneMiBIsRefusedNamingIt) {
+  json j = byte_level({{"a", 0}}, json::array());
+  j["added_tokens"] = json::array({{{"id", 1}, {"content", "<ok>"}, {"normalized", false}},
+                                   {{"id", 2}, {"content", std::string((1u << 20) + 1, 'x')}, {"normalized", false}}});
+  std::string message;
+  EXPECT_EQ(code_of(j, message), ErrorCode::InvalidTokenizer);
+  EXPECT_NE(message.find("added_tokens[1].content is 1048577 bytes"), std::string::npos) << message;
+  j["added_tokens"][1]["content"] = std::string(1u << 20, 'x');  // at the bound: loads, and matches
+  const auto tok = load(j);
+  EXPECT_EQ(tok->encode(std::string(1u << 20, 'x') + "a"), (Ids{2, 0}));
+}
+
 TEST(HfTokenizer, InvalidUtf8IsRepaired) {
   const auto tok = load(byte_level({{"a", 0}, {"\xC3\xAF", 1}, {"\xC2\xBF", 2}, {"\xC2\xBD", 3}}, json::array()));
   EXPECT_EQ(tok->count("a\xFF"), tok->count("a\xEF\xBF\xBD"));  // U+FFFD, three bytes
