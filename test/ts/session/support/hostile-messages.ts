@@ -75,7 +75,13 @@ export interface HostileMessage {
 }
 
 const text = fc.string({ unit: "grapheme", maxLength: 40 });
-const json = fc.jsonValue({ maxDepth: 3 }).filter((v) => !Object.is(v, -0) && !JSON.stringify(v).includes("-0"));
+/** Whether `value` holds a -0 at any depth (JSON writes it as 0, so it reopens as 0: documented, not a loss). */
+function holdsNegativeZero(value: unknown): boolean {
+  if (Object.is(value, -0)) return true;
+  if (typeof value !== "object" || value === null) return false;
+  return Object.values(value).some(holdsNegativeZero);
+}
+const json = fc.jsonValue({ maxDepth: 3 }).filter((v) => !holdsNegativeZero(v));
 
 /** A base message of one of the shapes, as a builder of fresh copies (so splices never alias). */
 const baseMessages: fc.Arbitrary<(id: string) => MessageLike> = fc.oneof(
