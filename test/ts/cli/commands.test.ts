@@ -236,15 +236,17 @@ describe("ctxwin inspect", () => {
 describe("ctxwin compact", () => {
   it("compacts offline to the target, writes the messages and prints the report", async () => {
     const out = join(dir, "compacted.json");
-    const result = await runCtxwin(["compact", agentRequest, "--target", "8000", "-o", out]);
+    // A target the two cheap levels reach alone (their placeholders keep the outcome lines of the
+    // runs they clear: 7,937 tokens with the tool definitions), so nothing is summarized.
+    const result = await runCtxwin(["compact", agentRequest, "--target", "8500", "-o", out]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("compact to 8,000 tokens (gpt-4o; offline, extractive summarizer)");
+    expect(result.stdout).toContain("compact to 8,500 tokens (gpt-4o; offline, extractive summarizer)");
     expect(result.stdout).toMatch(/1\s+compact large tool results\s+yes/);
     expect(result.stdout).toMatch(/2\s+clear old tool results\s+yes/);
     expect(result.stdout).toContain("(fits the target)");
     const compacted = JSON.parse(readFileSync(out, "utf8")) as MessageLike[];
     expect(compacted).toHaveLength(95);
-    expect(o200k.countMessages(compacted, { tools: request.tools })).toBeLessThanOrEqual(8000);
+    expect(o200k.countMessages(compacted, { tools: request.tools })).toBeLessThanOrEqual(8500);
     expect(JSON.stringify(compacted)).toContain("[tool result cleared: ");
   });
 

@@ -48,6 +48,13 @@ function manager(): MessageContextManager<Msg> {
   return cm;
 }
 
+/** The texts of a message's content: a string, text blocks, tool_result blocks' text. */
+function textsOf(content: unknown): string[] {
+  if (typeof content === "string") return [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((block: { text?: unknown; content?: unknown }) => (typeof block.text === "string" ? [block.text] : textsOf(block.content)));
+}
+
 describe("cache hints and cost at every step of a tool loop", () => {
   it("marks tools, system, the boundary and the newest turn; the manager bills each request exactly", () => {
     const cm = manager();
@@ -66,11 +73,13 @@ describe("cache hints and cost at every step of a tool loop", () => {
       expect(Array.isArray(last) && last[last.length - 1]?.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
       expect(Array.isArray(hinted.system) && hinted.system[0]?.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
       expect(hinted.tools?.[0]?.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
-      const marker = body.messages.findIndex((m) => typeof m.content === "string" && /^\[\d+ messages omitted(\]$|; )/.test(m.content));
+      // The boundary: the last message holding what a compaction wrote (the omission marker, or a
+      // placeholder of a result the default mode cleared before it dropped turns).
+      const marker = body.messages.findLastIndex((m) => textsOf(m.content).some((t) => /^\[\d+ messages omitted(\]$|; )/.test(t) || t.startsWith("[tool result cleared: ")));
       if (marker >= 0 && marker < body.messages.length - 1) {
         sawBoundary = true;
         const content = hinted.messages[marker]?.content;
-        expect(Array.isArray(content) && content[0]?.cache_control).toBeTruthy();
+        expect(Array.isArray(content) && content[content.length - 1]?.cache_control).toBeTruthy();
         expect(breakpoints(hinted)).toBe(4);
       }
       const cost = cm.getStats().cost;

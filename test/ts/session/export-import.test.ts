@@ -101,8 +101,10 @@ describe("round trip", () => {
     expect(back.metadata).toEqual(cm.metadata);
     expect(back.sessionId).toBe(cm.sessionId);
     expect(back.export()).toEqual(cm.export());
-    // The summary is still a summary (a second export marks it) and still survives trims.
-    back.truncate(Math.floor(back.tokenUsage / 2));
+    // The summary is still a summary (a second export marks it) and still survives trims that
+    // leave it room (to a target below the summary and the newest exchange together, the summary
+    // gives way to the exchange: docs/compaction.md, the newest exchange).
+    expect(back.truncate(Math.floor(back.tokenUsage * 0.8))?.removed.length).toBeGreaterThan(0);
     expect(back.export().turns.some((t) => t.ctxwin?.kind === "summary")).toBe(true);
   });
 

@@ -144,8 +144,9 @@ describe("every message added reaches the log exactly once", () => {
     const cm = await MessageContextManager.open(options(store, "left-out", { autoTruncate: true, limits: limits(400) }));
     const added: MessageLike[] = [
       { role: "user", content: "run both" },
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "a", arguments: "{}" } }, { id: "c2", type: "function", function: { name: "b", arguments: "{}" } }] },
-      { role: "tool", tool_call_id: "c1", content: "word ".repeat(600) }, // past the window: the trim takes the exchange
+      // A call past the window that no cut of a result can make room for: the trim takes the exchange.
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "a", arguments: JSON.stringify({ text: "word ".repeat(600) }) } }, { id: "c2", type: "function", function: { name: "b", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "c1", content: "the first result" },
       { role: "tool", tool_call_id: "c2", content: "the second result, left out" },
       { role: "user", content: "next" },
     ];
