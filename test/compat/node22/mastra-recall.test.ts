@@ -57,7 +57,7 @@ describe("recall in a Mastra agent loop", () => {
   it("answers what Recall.answer answers: the whole original, a range, the matching lines, a coded notice", async () => {
     const recall = new Recall({ counter: getCounter(MODEL), maxTokens: 4000 });
     const original = toolOutput(3);
-    recall.remember({ replaced: [{ before: { role: "tool", tool_call_id: "call_3", content: original } } as never], removed: [] });
+    recall.remember({ replaced: [{ before: { role: "tool", tool_call_id: "call_3", content: original }, after: { role: "tool", tool_call_id: "call_3", content: '[tool result cleared: 2.1 KB; recall("call_3")]' } }], removed: [] });
     const tool = await recallTool(recall);
     expect(tool.id).toBe("recall");
     const inputs = [{ id: "call_3" }, { id: "call_3", lines: [2, 4] as [number, number] }, { id: "call_3", pattern: "helper3_1\\d\\b" }, { id: "call_3", maxTokens: 50 }, { id: "call_404" }, { id: "call_3", pattern: "(" }];
