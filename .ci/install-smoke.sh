@@ -154,7 +154,14 @@ done
 # addon was stripped and the data modules deflated (docs/install.md), plus about 5%: a regression
 # fails the run.
 target_bytes=15000000
-ceiling_kib=14620  # 13,992 KiB measured 2026-11-26 (npm 11.19), plus 4.5%: still under the 15 MB target
+# 15,420 KiB measured 2026-12-02 after the chat formats, request shapes, recall, the newest exchange,
+# the shell-reading summary and the session log's door landed (the addon +300 KiB, the WebAssembly
+# core +150 KiB, the C++ sources the source build ships +180 KiB, the API and docs): OVER the 15 MB
+# target, which this run prints as NOT met. The way back under it (README, Budgets): the C++ sources
+# shipped as one deflated file the source build unpacks (about -1 MB of node_modules: 130 small files
+# at 4 KiB blocks), and the token tables shipped once for Node and the web (issue 36). The ceiling
+# stops further growth meanwhile: the measured size plus 2%.
+ceiling_kib=15730
 npm_bytes=$((npm_kib * 1024))
 mb() { awk -v b="$1" 'BEGIN { printf "%.2f MB", b / 1e6 }'; }
 if [ "$npm_kib" -gt "$ceiling_kib" ]; then
