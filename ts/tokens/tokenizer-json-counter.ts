@@ -113,12 +113,14 @@ function resolveSource(source: TokenizerSource, name: string): { path: string } 
   if (!isRecord(source) || Array.isArray(source)) {
     throw typeError(`${name} must be a path, a package name or a parsed tokenizer.json, got ${describe(source)}`);
   }
+  // A cycle, a BigInt, nesting past the bound: found first without recursion, to name where.
+  // JSON.stringify's own stack overflow is a RangeError on the main thread, but a crash of the
+  // whole process in a worker thread on Node 26 (its stack limit past the thread's stack).
+  const problem = jsonProblem(source, name, { strict: false, maxBytes: Number.MAX_SAFE_INTEGER });
+  if (problem) throw problemError(problem);
   try {
     return { text: JSON.stringify(source) };
   } catch (error) {
-    // A cycle, a BigInt, nesting past the stack: found again without recursion, to name where.
-    const problem = jsonProblem(source, name, { strict: false, maxBytes: Number.MAX_SAFE_INTEGER });
-    if (problem) throw problemError(problem);
     throw typeError(`${name} is not a parsed tokenizer.json: JSON.stringify threw ${describe((error as Error).message)}`);
   }
 }
