@@ -23,6 +23,10 @@ const entries = async (store: FileSessionStore, id: string) => (await store.read
 const lineFor = (seq: number, after: number, items: object[], extra: Record<string, unknown> = {}) =>
   JSON.stringify({ seq, version: seq + items.length, after, log: "L", append: `hand-${seq}-${after}`, time: 1, ...extra, entries: items });
 
+// The Node `nobody` runs: the test runner's own, unless it lives where nobody cannot read it (the
+// newer Nodes CI installs under /root/.cache), then the system's.
+const nodeForNobody = process.execPath.startsWith("/root/") && existsSync("/usr/bin/node") ? "/usr/bin/node" : process.execPath;
+
 describe("FileSessionStore", () => {
   it("writes one line per append into <directory>/<id>.jsonl, each write starting with a newline", async () => {
     const store = new FileSessionStore({ directory });
@@ -179,7 +183,7 @@ describe("FileSessionStore", () => {
       const fixture = join(import.meta.dirname, "fixtures", "append-once.mjs");
       const args = [fixture, dir, "s", String(staleLockMs), String(lockTimeoutMs)];
       const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-      return JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8", ...asNobody })) as { ok?: boolean; code?: string; message?: string };
+      return JSON.parse(execFileSync(nodeForNobody, args, { encoding: "utf8", ...asNobody })) as { ok?: boolean; code?: string; message?: string };
     }
 
     /** A session whose directory is readable by everyone, writable by no one, with a lock left in it `age` ms ago. */
