@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "ctxwin/compaction/cleared_result.hpp"
+#include "ctxwin/compaction/collapsed_text.hpp"
 #include "ctxwin/compaction/run_verdict.hpp"
 #include "ctxwin/compaction/tool_call.hpp"
 #include "ctxwin/error.hpp"
@@ -16,31 +17,6 @@ namespace ctxwin {
 namespace {
 
 using nlohmann::json;
-
-// Whitespace collapsed, at most `max` code points, "..." where cut.
-std::string collapsed(std::string_view text, std::size_t max) {
-  std::string out;
-  std::size_t code_points = 0;
-  bool space = false;
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      space = !out.empty();
-      continue;
-    }
-    if ((c & 0xC0) != 0x80) {
-      if (code_points + (space ? 1 : 0) >= max) return out + "...";
-      if (space) {
-        out.push_back(' ');
-        ++code_points;
-        space = false;
-      }
-      ++code_points;
-    }
-    out.push_back(ch);
-  }
-  return out;
-}
 
 json problem_json(const Problem& p) {
   json out = {{"check", p.check}, {"label", p.label}, {"id", p.id}, {"lines", p.lines}, {"outcome", p.outcome}, {"seen", p.seen}};
@@ -183,7 +159,7 @@ Problem& ProblemLedger::upsert(const std::string& check) {
 void ProblemLedger::resolve(Problem& problem, std::string_view by, std::string_view line) {
   problem.resolved = true;
   problem.resolved_by = std::string(by);
-  problem.resolution = collapsed(line, limits_.lines.max_line_bytes);
+  problem.resolution = collapsed_text(line, limits_.lines.max_line_bytes);
   problem.seen = seen_;
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <utility>
 
+#include "ctxwin/compaction/collapsed_text.hpp"
 #include "compaction/shell_lexer.hpp"
 #include "compaction/shell_programs.hpp"
 
@@ -170,28 +171,7 @@ std::string shell_label(std::string_view line, std::size_t max_code_points) {
     at = end;
   }
   if (at < line.size()) raw.append(line.substr(at));
-  // Whitespace collapsed, cut at a code point.
-  std::string out;
-  std::size_t code_points = 0;
-  bool space = false;
-  for (char ch : raw) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      space = !out.empty();
-      continue;
-    }
-    if ((c & 0xC0) != 0x80) {
-      if (code_points + (space ? 1 : 0) >= max_code_points) return out + "...";
-      if (space) {
-        out.push_back(' ');
-        ++code_points;
-        space = false;
-      }
-      ++code_points;
-    }
-    out.push_back(ch);
-  }
-  return out;
+  return collapsed_text(raw, max_code_points);
 }
 
 ShellReading read_shell_command(std::string_view line) {

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <initializer_list>
 
+#include "ctxwin/compaction/collapsed_text.hpp"
 #include "ctxwin/compaction/patch_text.hpp"
 
 namespace ctxwin {
@@ -14,31 +15,6 @@ namespace ctxwin {
 namespace {
 
 using nlohmann::json;
-
-// Whitespace collapsed, at most `max` code points, "..." where cut.
-std::string collapsed(std::string_view text, std::size_t max) {
-  std::string out;
-  std::size_t code_points = 0;
-  bool space = false;
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      space = !out.empty();
-      continue;
-    }
-    if ((c & 0xC0) != 0x80) {
-      if (code_points + (space ? 1 : 0) >= max) return out + "...";
-      if (space) {
-        out.push_back(' ');
-        ++code_points;
-        space = false;
-      }
-      ++code_points;
-    }
-    out.push_back(ch);
-  }
-  return out;
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -93,11 +69,11 @@ std::string subject_of(const json& args) {
     for (std::string_view key : keys) {
       if (key.empty()) continue;
       auto it = args.find(std::string(key));
-      if (it != args.end() && !it->is_null()) return collapsed(text_of(*it), 400);
+      if (it != args.end() && !it->is_null()) return collapsed_text(text_of(*it), 400);
     }
   }
   for (auto it = args.begin(); it != args.end(); ++it) {
-    if (is_id_key(it.key()) && (it->is_string() || it->is_number())) return collapsed(text_of(*it), 200);
+    if (is_id_key(it.key()) && (it->is_string() || it->is_number())) return collapsed_text(text_of(*it), 200);
   }
   return {};
 }
@@ -197,7 +173,7 @@ void read_shell(ToolCallReading& c, std::string_view tool, std::size_t max_label
   c.status_reliable = s.status_reliable;
   c.test_paths = s.test_paths;
   c.kind = s.read_only ? CallKind::Read : CallKind::Command;
-  c.check = std::string(tool) + "\n" + (s.run_key.empty() ? collapsed(c.command, 400) : s.run_key);
+  c.check = std::string(tool) + "\n" + (s.run_key.empty() ? collapsed_text(c.command, 400) : s.run_key);
   // Built by appending: GCC 12 misreads `"`" + string` as an overlapping copy.
   c.label.assign(1, '`');
   c.label.append(shell_label(c.command, max_label));
@@ -281,7 +257,7 @@ ToolCallReading read_tool_call(std::string_view tool, std::string_view args_json
       const std::string range = c.command.substr(0, c.command.find('\n'));
       c.check = std::string(tool) + "\n" + range;
       c.label.assign(1, '`');
-      c.label.append(collapsed(range, max_label_code_points));
+      c.label.append(collapsed_text(range, max_label_code_points));
       c.label.push_back('`');
       return c;
     }
@@ -294,7 +270,7 @@ ToolCallReading read_tool_call(std::string_view tool, std::string_view args_json
   if (args.is_discarded() || args.is_null() || (args.is_object() && args.empty())) {
     c.label = tool_name;
   } else {
-    c.label = tool_name + " " + collapsed(args.is_string() ? args.get<std::string>() : args.dump(-1, ' ', false, json::error_handler_t::replace), max_label_code_points);
+    c.label = tool_name + " " + collapsed_text(args.is_string() ? args.get<std::string>() : args.dump(-1, ' ', false, json::error_handler_t::replace), max_label_code_points);
   }
   const std::string name = lower(tool);
   c.runs_tests = name.find("test") != std::string::npos;

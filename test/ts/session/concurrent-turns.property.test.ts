@@ -2,33 +2,14 @@
 // session's log holds every message added, once, in the order added, and reopens to the same view
 // (issue 39: 2-6 of 80 messages were missing per run). On the memory, file and Redis stores; the
 // chaos run (npm run chaos) runs 1,000 plans more. CTXWIN_TURN_RUNS sets the memory store's runs.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FileSessionStore, MemorySessionStore, RedisSessionStore, type SessionStore } from "ctxwin";
-import { startRedisServer, type RedisServer } from "../support/redis-server.js";
+import { describe, expect, it } from "vitest";
+import { everyStore } from "./support/every-store.js";
 import { runConcurrentTurns, turnPlans } from "./support/concurrent-turns.js";
 
 const RUNS = Number(process.env.CTXWIN_TURN_RUNS ?? 60);
 
-let redis: RedisServer;
-let directory: string;
-beforeAll(async () => {
-  redis = await startRedisServer();
-  directory = mkdtempSync(join(tmpdir(), "ctxwin-turns-"));
-});
-afterAll(async () => {
-  await redis.stop();
-  rmSync(directory, { recursive: true, force: true });
-});
-
-const STORES: Array<[string, () => SessionStore, number]> = [
-  ["memory", () => new MemorySessionStore(), RUNS],
-  ["file", () => new FileSessionStore({ directory, fsync: false }), Math.max(1, Math.round(RUNS / 6))],
-  ["redis", () => new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } } }), Math.max(1, Math.round(RUNS / 6))],
-];
+const STORES = everyStore("ctxwin-turns-", RUNS);
 
 let sessions = 0;
 

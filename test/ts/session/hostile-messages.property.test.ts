@@ -4,33 +4,15 @@
 // exactly what is refused; every flush resolves (nothing wedges it), the session reopens to the
 // view the manager holds, and the log holds every accepted message once, in order.
 // CTXWIN_HOSTILE_RUNS sets the memory store's runs (the file and Redis stores run a sixth).
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ContextLimits, FileSessionStore, MemorySessionStore, MessageContextManager, RedisSessionStore, type MessageLike, type SessionStore } from "ctxwin";
-import { startRedisServer, type RedisServer } from "../support/redis-server.js";
+import { describe, expect, it } from "vitest";
+import { ContextLimits, MessageContextManager, type MessageLike, type SessionStore } from "ctxwin";
+import { everyStore } from "./support/every-store.js";
 import { isCoded, operations, type Operation } from "./support/hostile-messages.js";
 
 const RUNS = Number(process.env.CTXWIN_HOSTILE_RUNS ?? 120);
 
-let redis: RedisServer;
-let directory: string;
-beforeAll(async () => {
-  redis = await startRedisServer();
-  directory = mkdtempSync(join(tmpdir(), "ctxwin-hostile-"));
-});
-afterAll(async () => {
-  await redis.stop();
-  rmSync(directory, { recursive: true, force: true });
-});
-
-const STORES: Array<[string, () => SessionStore, number]> = [
-  ["memory", () => new MemorySessionStore(), RUNS],
-  ["file", () => new FileSessionStore({ directory, fsync: false }), Math.max(1, Math.round(RUNS / 6))],
-  ["redis", () => new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } } }), Math.max(1, Math.round(RUNS / 6))],
-];
+const STORES = everyStore("ctxwin-hostile-", RUNS);
 
 const options = (store: SessionStore, id: string) => ({
   model: "gpt-4o",
