@@ -7,8 +7,9 @@
 //   catalog/     every model's window, output limit and prices (models.dev), the one id resolver
 //   tokens/      token counters and the counting of whole chat requests
 //   models/      the summary-model adapters and the offline extractive summarizer
-//   spec08/      ContextManager for threads of agent events: the reference API's drop-in
-//   history/     limits, budgets, the tracker and the truncation strategies
+//   agent-threads/ ContextManager for threads of agent events: the reference API's (SPEC-08) drop-in
+//   budget/      per-model limits, the budget split, the tracker, usage calibration
+//   truncation/  the truncation strategies
 //   compaction/  tool-result compaction, summaries of old turns, the progressive levels
 //   session/     export/import, the append-only session stores (memory, JSONL files, Redis)
 //   cost/        prompt-cache billing in dollars, provider cache hints, cache-aware compaction timing
@@ -20,8 +21,9 @@ export * from "./messages/index.js";
 export * from "./catalog/index.js";
 export * from "./tokens/index.js";
 export * from "./models/index.js";
-export * from "./spec08/index.js";
-export * from "./history/index.js";
+export * from "./agent-threads/index.js";
+export * from "./budget/index.js";
+export * from "./truncation/index.js";
 export * from "./compaction/index.js";
 export * from "./session/index.js";
 export * from "./cost/index.js";

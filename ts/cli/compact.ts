@@ -2,7 +2,7 @@
 // file: large tool results compacted, old ones cleared, old turns summarized by the built-in
 // extractive summarizer, then a trim, each level only while the conversation is over the target.
 import { writeFile } from "node:fs/promises";
-import { ContextLimits } from "../history/context-limits.js";
+import { ContextLimits } from "../budget/context-limits.js";
 import { MessageContextManager } from "../context/message-context-manager.js";
 import { extractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { CompactionReport } from "../compaction/progressive-compaction.js";

@@ -5,7 +5,7 @@
 // message (its tool calls, its tool results) counts the same strings the request count does, so
 // the components add up to the total. The trim is the strategy's own plan().
 import { defaultModelRegistry, unknownModelError } from "../catalog/model-registry.js";
-import { ContextLimits } from "../history/context-limits.js";
+import { ContextLimits } from "../budget/context-limits.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import {
   SelectiveTruncationStrategy,
@@ -13,7 +13,7 @@ import {
   SmartTruncationStrategy,
   TokenBudgetStrategy,
   type TruncationStrategy,
-} from "../history/strategies.js";
+} from "../truncation/strategies.js";
 import { encodingForModel } from "../tokens/tokenizer-choice.js";
 import { getCounter } from "../tokens/get-counter.js";
 import { DEFAULT_IMAGE_TOKENS } from "../tokens/message-count.js";

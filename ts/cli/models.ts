@@ -3,7 +3,7 @@
 // resolves, from which entry, and what ctxwin plans with it (ContextLimits.forModel).
 import { catalogSource, defaultModelRegistry, listModels } from "../catalog/model-registry.js";
 import type { ModelEntry, ModelMatch, ModelPrices, ModelSource, ResolvedModel } from "../catalog/model-entry.js";
-import { ContextLimits } from "../history/context-limits.js";
+import { ContextLimits } from "../budget/context-limits.js";
 import { native } from "../runtime/native.js";
 import { encodingForModel } from "../tokens/tokenizer-choice.js";
 import { num, paletteFor, type Io } from "./terminal.js";

@@ -2,7 +2,7 @@
 // its levels plan. Compaction never changes a history itself: the history's owner
 // (MessageContextManager) applies each edit, with its own bookkeeping, and runs its policy once
 // afterwards.
-import type { MessageColumns } from "../history/strategies.js";
+import type { MessageColumns } from "../truncation/strategies.js";
 import type { MessageLike } from "../messages/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { SummaryMessage } from "./context-compactor.js";

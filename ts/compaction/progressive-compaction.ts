@@ -17,7 +17,7 @@
 // level that freed nothing is not run again on the same messages; and after `maxSummaryFailures`
 // failed summaries in a row a circuit breaker stops calling the model (levels 0, 1, 2 and 4 still
 // run) until `breakerResetMs` have passed, when one trial call may close it again.
-import type { TruncationStrategy } from "../history/strategies.js";
+import type { TruncationStrategy } from "../truncation/strategies.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
 import { ExtractiveSummarizer } from "../models/extractive-summarizer.js";

@@ -9,7 +9,7 @@ import { FLAG_MARKED, type MessageFacts } from "../messages/metadata-reader.js";
 import type { OmittedEntry } from "../messages/omission-marker.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
-import type { MessageColumns } from "../history/strategies.js";
+import type { MessageColumns } from "../truncation/strategies.js";
 
 /** Where earlier turns were omitted: "[N messages omitted; recall by id: ...]" goes before messages[index]. */
 export interface Marker {

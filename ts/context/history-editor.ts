@@ -6,8 +6,8 @@
 // change what (its policy) and runs that policy after each change; it never edits a part itself.
 import type { SummaryMessage } from "../compaction/context-compactor.js";
 import type { AppliedEdit, HistoryView } from "../compaction/history-edit.js";
-import { markerRoleOf, type KeptPlan, type TruncationStrategy } from "../history/strategies.js";
-import type { UsageAnchor } from "../history/usage-anchor.js";
+import { markerRoleOf, type KeptPlan, type TruncationStrategy } from "../truncation/strategies.js";
+import type { UsageAnchor } from "../budget/usage-anchor.js";
 import { checkLoggable, checkLoggableList } from "../messages/log-safe.js";
 import { MetadataReader, type MessageFacts } from "../messages/metadata-reader.js";
 import { MAX_NAMED_MARKER_TOKENS, namedMarkerTokens, omissionMarker, type OmissionMarker, type OmittedEntry } from "../messages/omission-marker.js";

@@ -3,15 +3,15 @@ import type { UnknownModelPolicy } from "../catalog/model-registry.js";
 import type { BreakerEvent, BreakerState } from "../compaction/circuit-breaker.js";
 import type { CompactionLevelName } from "../compaction/compaction-level.js";
 import type { CompactionReport } from "../compaction/progressive-compaction.js";
-import type { ContextLimits, LimitOverrides } from "../history/context-limits.js";
+import type { ContextLimits, LimitOverrides } from "../budget/context-limits.js";
 import {
   CompositeStrategy,
   SlidingWindowStrategy,
   SmartTruncationStrategy,
   TokenBudgetStrategy,
   type TruncationStrategy,
-} from "../history/strategies.js";
-import type { ModelCalibration, UsageCalibration } from "../history/usage-calibration.js";
+} from "../truncation/strategies.js";
+import type { ModelCalibration, UsageCalibration } from "../budget/usage-calibration.js";
 import type { OmissionMarker } from "../messages/omission-marker.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";

@@ -17,8 +17,8 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ["catalog"], // every model's window, output limit and prices; the one model-id resolver
   ["tokens"], // counters, counting whole requests and each message
   ["models"], // summary models and the extractive summarizer
-  ["spec08"], // the thread manager for agent loops written against the reference API
-  ["history"], // limits, budget, usage anchoring and calibration, the tracker, strategies
+  ["agent-threads"], // the thread manager for agent loops written against the reference API (SPEC-08)
+  ["budget", "truncation"], // limits, budget, usage anchoring and calibration, the tracker; the truncation strategies
   ["compaction"], // tool-result compaction, summaries, the compaction levels and their orchestrator
   ["session"], // export/import, session stores, the session log and the manager's link to it
   ["cost"], // provider prompt-cache models, prices per request and session, cache hints, cache-aware timing

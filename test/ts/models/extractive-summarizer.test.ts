@@ -2,7 +2,7 @@ import { generateText, streamText } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ContextManager, extractiveSummarizer, type AgentEvent, type SummaryEvent } from "ctxwin";
-import { SUMMARY_PROMPT } from "../../../ts/spec08/context-manager.js";
+import { SUMMARY_PROMPT } from "../../../ts/agent-threads/context-manager.js";
 import { agentSession, makeThread } from "../support/fixtures.js";
 
 const toolName = fc.stringMatching(/^[a-z][a-z_]{2,15}$/);

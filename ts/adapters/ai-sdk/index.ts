@@ -21,7 +21,7 @@ const ai = loadPeer<typeof import("ai")>("ai", "ai-sdk", AI_SDK_PEER);
 
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent };
-export { UsageCalibration } from "../../history/usage-calibration.js";
+export { UsageCalibration } from "../../budget/usage-calibration.js";
 export { cacheHintsMiddleware, withAnthropicCacheControl, type CacheHintsOptions } from "./cache-hints.js";
 export { recallTool } from "./recall-tool.js";
 

@@ -14,7 +14,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
 import { LANGCHAIN_CORE_PEER, missingPeer } from "../../runtime/require-peer.js";
 import { loadFramework, loadPeer } from "../../runtime/load-peer.js";
-import { reportedInputTokens } from "../../history/usage-calibration.js";
+import { reportedInputTokens } from "../../budget/usage-calibration.js";
 import type { ToolDefinition } from "../../messages/types.js";
 import type { RunnableLambda } from "@langchain/core/runnables";
 import { typeError } from "../../runtime/errors.js";
@@ -39,7 +39,7 @@ const agents = ((): typeof import("langchain") | Error => {
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent, LinkedMessage };
 export { toMessageLike, toMessageLikes };
-export { UsageCalibration } from "../../history/usage-calibration.js";
+export { UsageCalibration } from "../../budget/usage-calibration.js";
 export type { TrimMessagesOptions, MessageTypeOrClass, NumTokensCounter } from "./trim-messages.js";
 
 /**

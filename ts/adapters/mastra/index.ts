@@ -19,7 +19,7 @@ import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent };
-export { UsageCalibration } from "../../history/usage-calibration.js";
+export { UsageCalibration } from "../../budget/usage-calibration.js";
 export { recallTool, type MastraValidationError, type RecallMastraTool } from "./recall-tool.js";
 
 /** What processInputStep is handed, as far as the processor reads it. */

@@ -14,7 +14,7 @@
 import "../../runtime/node-loader.js"; // loads the core on Node before anything uses it
 import type { AgentInputItem, Runner, RunContext, Session } from "@openai/agents";
 import { PromptFitter, checkContextOptions, type ContextOptions, type FitEvent } from "../shared/prompt-fitter.js";
-import { reportedInputTokens } from "../../history/usage-calibration.js";
+import { reportedInputTokens } from "../../budget/usage-calibration.js";
 import { describe, requireCount, requireString, typeError } from "../../runtime/errors.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 import { isResultItem, toItems, toMessageLikes, type LinkedItemMessage } from "./items.js";
@@ -24,7 +24,7 @@ import type { SessionStore } from "../../session/store.js";
 export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitter.js";
 export type { ContextOptions, FitEvent, LinkedItemMessage };
 export { toItems, toMessageLikes, StoreItems };
-export { UsageCalibration } from "../../history/usage-calibration.js";
+export { UsageCalibration } from "../../budget/usage-calibration.js";
 export { recallTool } from "./recall-tool.js";
 
 type ModelInputData = { input: AgentInputItem[]; instructions?: string };

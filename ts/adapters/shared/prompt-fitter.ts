@@ -23,15 +23,15 @@ import { ToolResultCompactor } from "../../compaction/tool-result-compactor.js";
 import { OpenProblems } from "../../compaction/open-problems.js";
 import { problemNote, problemsNotShown } from "../../compaction/problem-note.js";
 import { hasToolResult, resultIds } from "../../compaction/tool-events.js";
-import { ContextLimits, type LimitOverrides } from "../../history/context-limits.js";
+import { ContextLimits, type LimitOverrides } from "../../budget/context-limits.js";
 import { MessageContextManager } from "../../context/message-context-manager.js";
 import {
   SlidingWindowStrategy,
   SmartTruncationStrategy,
   TokenBudgetStrategy,
   type TruncationStrategy,
-} from "../../history/strategies.js";
-import { reportedInputTokens, UsageCalibration, type ReportedUsage } from "../../history/usage-calibration.js";
+} from "../../truncation/strategies.js";
+import { reportedInputTokens, UsageCalibration, type ReportedUsage } from "../../budget/usage-calibration.js";
 import type { SummaryModel } from "../../models/summary-model.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../../runtime/errors.js";
 import { consoleLogger, type Logger } from "../../runtime/logger.js";

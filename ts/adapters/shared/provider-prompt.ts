@@ -2,7 +2,7 @@
 // and V4 prompts: system messages with string content, user / assistant / tool messages with
 // parts). The AI SDK middleware and Mastra's processLLMRequest both see this shape.
 import type { PromptFitter } from "./prompt-fitter.js";
-import { reportedInputTokens } from "../../history/usage-calibration.js";
+import { reportedInputTokens } from "../../budget/usage-calibration.js";
 import type { MessageLike } from "../../messages/types.js";
 
 /** A message of a provider prompt, as far as the adapters read it. */

@@ -12,7 +12,7 @@
 // prompt budget) trims first, before the request is sent, and says so.
 import { readFile, writeFile } from "node:fs/promises";
 import { MessageContextManager } from "../../context/message-context-manager.js";
-import { SmartTruncationStrategy } from "../../history/strategies.js";
+import { SmartTruncationStrategy } from "../../truncation/strategies.js";
 import type { SessionStore } from "../../session/store.js";
 import { extractiveSummarizer } from "../../models/extractive-summarizer.js";
 import { encodingForModel } from "../../tokens/tokenizer-choice.js";

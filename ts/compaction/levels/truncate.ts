@@ -2,7 +2,7 @@
 // prompt, pinned messages and whole tool units kept, order kept), the omission marker where the
 // strategy puts one. The trim stops before the newest exchange while the request fits with it, and
 // cuts that exchange's results when it does not (newest-exchange.ts).
-import type { TruncationStrategy } from "../../history/strategies.js";
+import type { TruncationStrategy } from "../../truncation/strategies.js";
 import type { MessageLike } from "../../messages/types.js";
 import { REPEAT_NOTICE, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
 import type { HistoryView } from "../history-edit.js";

@@ -11,7 +11,7 @@ import {
   type MessageLike,
   type TokenCounter,
 } from "ctxwin";
-import { reportedInputTokens } from "../../../ts/history/usage-calibration.js";
+import { reportedInputTokens } from "../../../ts/budget/usage-calibration.js";
 
 type Msg = MessageLike & { tokens?: number };
 /** Every message costs its `tokens` (default 10); an empty request costs nothing. */

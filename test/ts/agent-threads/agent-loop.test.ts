@@ -4,7 +4,7 @@ import { jsonSchema, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { ContextManager, type SummaryEvent } from "ctxwin";
-import { SUMMARY_PROMPT } from "../../../ts/spec08/context-manager.js";
+import { SUMMARY_PROMPT } from "../../../ts/agent-threads/context-manager.js";
 import { runAgentLoop, threadToMessages, type IterationReport } from "../../../examples/agent-loop.js";
 import { ReplayModel, loadSession, replayTools } from "../../../examples/replay.js";
 

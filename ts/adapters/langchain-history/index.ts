@@ -7,17 +7,17 @@
 // @langchain/core is an optional peer dependency, needed only by this subpath: loaded without it
 // (by import or require), the subpath throws ERR_CTXWIN_LANGCHAIN_MISSING with the command that
 // installs it.
-import { randomBase64url } from "../runtime/random-id.js";
-import "../runtime/node-loader.js"; // loads the core on Node before anything uses it
+import { randomBase64url } from "../../runtime/random-id.js";
+import "../../runtime/node-loader.js"; // loads the core on Node before anything uses it
 import type { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import type { BaseMessage, StoredMessage } from "@langchain/core/messages";
-import { LANGCHAIN_CORE_PEER } from "../runtime/require-peer.js";
-import { loadPeer } from "../runtime/load-peer.js";
-import { describe, typeError } from "../runtime/errors.js";
-import { checkLoggable } from "../messages/log-safe.js";
-import type { MessageLike } from "../messages/types.js";
-import { replay, type ContextEntry, type MessageEntry } from "./context-log.js";
-import { checkSessionId, type SessionStore } from "./store.js";
+import { LANGCHAIN_CORE_PEER } from "../../runtime/require-peer.js";
+import { loadPeer } from "../../runtime/load-peer.js";
+import { describe, typeError } from "../../runtime/errors.js";
+import { checkLoggable } from "../../messages/log-safe.js";
+import type { MessageLike } from "../../messages/types.js";
+import { replay, type ContextEntry, type MessageEntry } from "../../session/context-log.js";
+import { checkSessionId, type SessionStore } from "../../session/store.js";
 
 export interface SessionChatMessageHistoryOptions {
   store: SessionStore;

@@ -3,7 +3,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ContextManager, extractiveSummarizer, type AgentEvent, type AgentThread, type SummaryEvent } from "ctxwin";
-import { SUMMARY_PROMPT } from "../../../ts/spec08/context-manager.js";
+import { SUMMARY_PROMPT } from "../../../ts/agent-threads/context-manager.js";
 import { agentSession, makeThread } from "../support/fixtures.js";
 
 /** A mock AI SDK model whose answer is derived from the prompt, and that records its prompts. */
