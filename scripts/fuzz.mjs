@@ -6,6 +6,9 @@
 //
 //   node scripts/fuzz.mjs                         every target, 30 s each, one per core at a time
 //   CTXWIN_FUZZ_SECONDS=120 node scripts/fuzz.mjs tokenizer_fuzz
+//   node scripts/fuzz.mjs --with-tests            first the GoogleTest suite under the same
+//                                                 sanitizers, from the same build (CI: the core
+//                                                 is compiled once for both)
 //
 // Prints one line per target: executions, executions per second, coverage, corpus size.
 import { spawn, spawnSync } from "node:child_process";
@@ -44,11 +47,22 @@ if (!fuzzerLinks()) {
     process.exit(1);
   }
 }
-run("cmake", ["-S", ".", "-B", buildDir, "-DCMAKE_CXX_COMPILER=clang++", "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DCTXWIN_FUZZ=ON"], { stdio: ["ignore", "ignore", "inherit"] });
+const args = process.argv.slice(2);
+const withTests = args.includes("--with-tests");
+run("cmake", ["-S", ".", "-B", buildDir, "-DCMAKE_CXX_COMPILER=clang++", "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DCTXWIN_FUZZ=ON", `-DCTXWIN_SANITIZE=${withTests ? "ON" : "OFF"}`], {
+  stdio: ["ignore", "ignore", "inherit"],
+});
 run("cmake", ["--build", buildDir, "--parallel", "2"]);
+if (withTests) {
+  console.log("== the C++ core's GoogleTest suite under AddressSanitizer + UndefinedBehaviorSanitizer ==");
+  run("ctest", ["--test-dir", buildDir, "--output-on-failure", "--parallel", "2"], {
+    env: { ...process.env, ASAN_OPTIONS: "detect_leaks=1:abort_on_error=1", UBSAN_OPTIONS: "print_stacktrace=1:halt_on_error=1" },
+  });
+}
 
 const all = readdirSync(join(root, "test", "fuzz")).filter((f) => f.endsWith("_fuzz.cc")).map((f) => f.replace(/\.cc$/, ""));
-const targets = process.argv.length > 2 ? process.argv.slice(2) : all;
+const named = args.filter((arg) => !arg.startsWith("--"));
+const targets = named.length > 0 ? named : all;
 // Each tool-result input is compacted at up to dozens of bounds; smaller inputs keep its rate up.
 const MAX_LEN = { tool_result_fuzz: 16384 };
 // Targets run side by side, one per core: each is one single-threaded process, so on 2 cores the
