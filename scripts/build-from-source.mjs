@@ -7,7 +7,8 @@
 // addon (prebuilds/linux-x64, glibc >= 2.35) and the WebAssembly build of the same core
 // (prebuilds/wasm), and the loader (dist/runtime/native.js) picks one when the package is first
 // imported. Elsewhere (another platform, an older glibc) this script builds build/ctxwin.node,
-// which the loader prefers to the prebuilt one. It needs cmake, a C++20 compiler, pkg-config,
+// which the loader prefers to the prebuilt one (the C++ sources come as native-sources.tar.gz,
+// unpacked here first). It needs cmake, a C++20 compiler, pkg-config,
 // nlohmann-json3-dev and libutf8proc-dev; Node-API's headers come from node-addon-api and
 // node-api-headers, installed into build/ for the build when they are not at hand.
 import { execFileSync } from "node:child_process";
@@ -15,7 +16,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { root, buildDir, buildNative } from "./build.mjs";
+import { root, buildDir, buildNative, SOURCES_ARCHIVE } from "./build.mjs";
 
 const BUILD_DEPENDENCIES = ["node-addon-api@^8.5.0", "node-api-headers@^1.5.0"];
 
@@ -50,7 +51,20 @@ function nodeApiHeaders() {
   }
 }
 
+/**
+ * The tarball carries the C++ sources as one archive (scripts/prepack.mjs): unpacked beside it on
+ * the first source build, left alone in a checkout, which has them.
+ */
+function unpackSources() {
+  if (existsSync(join(root, "CMakeLists.txt"))) return;
+  const archive = join(root, SOURCES_ARCHIVE);
+  if (!existsSync(archive)) throw new Error(`ctxwin: neither ${join(root, "CMakeLists.txt")} nor ${archive}: this package has no C++ sources to build`);
+  console.log(`ctxwin: unpacking ${archive}`);
+  execFileSync("tar", ["-xzf", archive, "-C", root], { stdio: "inherit" });
+}
+
 try {
+  unpackSources();
   const headers = nodeApiHeaders();
   console.log("ctxwin: building the native addon from source");
   buildNative({ force: true, cmakeOptions: [`-DNODE_ADDON_API_DIR=${headers.addonApi}`, `-DNODE_API_HEADERS_DIR=${headers.apiHeaders}`] });

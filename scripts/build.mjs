@@ -17,6 +17,9 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const buildDir = join(root, "build");
 export const addonPath = join(buildDir, "ctxwin.node");
 const distEntry = join(root, "dist", "index.js");
+/** What a source build needs of the repository; the tarball carries it as SOURCES_ARCHIVE (scripts/prepack.mjs). */
+export const SOURCES = ["native", "binding", "CMakeLists.txt"];
+export const SOURCES_ARCHIVE = "native-sources.tar.gz";
 /** The `ctxwin` executable (package.json "bin"). */
 const cliEntry = join(root, "dist", "cli", "main.js");
 

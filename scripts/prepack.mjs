@@ -5,11 +5,14 @@
 //                                     glibc newer than 2.35, stripped of its symbol tables (the
 //                                     dynamic symbols Node loads it by stay: 3.2 MB -> 2.9 MB)
 //   prebuilds/wasm/ctxwin.cjs and prebuilds/wasm-web/  the WebAssembly builds of the same core (one .wasm), for everywhere else
+//   native-sources.tar.gz             native/, binding/ and CMakeLists.txt for a source build, which
+//                                     scripts/build-from-source.mjs unpacks: 130 small files were
+//                                     1.2 MB of node_modules at 4 KiB blocks, the archive is 0.2 MB
 // and compiles dist/. Runs in a source checkout with the toolchain scripts/bootstrap.mjs installs.
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { root, addonPath, buildDir, buildNative, buildTypescript } from "./build.mjs";
+import { root, addonPath, buildDir, buildNative, buildTypescript, SOURCES, SOURCES_ARCHIVE } from "./build.mjs";
 import { buildWasm } from "./build-wasm.mjs";
 import { glibcVersionsOf, MAX_GLIBC } from "./glibc.mjs";
 import { ensureSystemPackages } from "./system-deps.mjs";
@@ -38,9 +41,17 @@ try {
   } else {
     console.warn(`ctxwin: packing on ${process.platform}-${process.arch}: no linux-x64 prebuilt in this tarball`);
   }
+  packSources();
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);
+}
+
+/** The C++ sources a source build needs, as one archive (`tar` is on every platform npm supports). */
+function packSources() {
+  const archive = join(root, SOURCES_ARCHIVE);
+  execFileSync("tar", ["-czf", archive, "-C", root, ...SOURCES], { stdio: "inherit" });
+  console.log(`ctxwin: ${SOURCES_ARCHIVE} (${SOURCES.join(", ")}): ${statSync(archive).size} bytes`);
 }
 
 function compare(a, b) {
