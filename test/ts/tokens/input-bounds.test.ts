@@ -11,7 +11,7 @@ function failure(f: () => unknown): { name: string; code?: string; message: stri
     f();
   } catch (error) {
     expect(isCtxwinError(error), `not a CtxwinError: ${String(error)}`).toBe(true);
-    return { name: (error as Error).constructor.name, code: (error as { code?: string }).code, message: (error as Error).message };
+    return { name: (error as Error).name, code: (error as { code?: string }).code, message: (error as Error).message };
   }
   return undefined;
 }
