@@ -157,6 +157,7 @@ export class ContextManager {
       } else {
         try {
           summary = await resolved.call(SUMMARY_PROMPT + lines.join("\n"));
+          // plain Error: caught just below, the reason the failure digest gives, never thrown to the caller.
           if (summary.trim() === "") throw new Error("the model returned an empty summary");
         } catch (error) {
           summary = native.failureDigest(lines, reasonOf(error));
@@ -209,12 +210,13 @@ export class ContextManager {
 function serialize(event: AgentEvent, index: number): string {
   try {
     const json = JSON.stringify(event);
+    // plain Error: caught just below, the reason (and cause) of the coded error thrown there.
     if (typeof json !== "string") throw new Error("JSON.stringify returned undefined");
     return json;
   } catch (error) {
     // JSON.stringify throws RangeError only when the event nests deeper than the stack allows.
     const reason = error instanceof RangeError ? "it is nested too deeply" : reasonOf(error);
-    throw typeError(`thread.events[${index}] cannot be serialized to JSON: ${reason}`, "ERR_CTXWIN_INVALID_THREAD");
+    throw typeError(`thread.events[${index}] cannot be serialized to JSON: ${reason}`, "ERR_CTXWIN_INVALID_THREAD", { cause: error });
   }
 }
 

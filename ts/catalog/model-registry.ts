@@ -121,7 +121,7 @@ export class ModelRegistry {
       try {
         json = JSON.stringify(catalog);
       } catch (error) {
-        throw typeError(`catalog must be JSON-serializable (${error instanceof Error ? error.message : String(error)})`);
+        throw typeError(`catalog must be JSON-serializable (${error instanceof Error ? error.message : String(error)})`, undefined, { cause: error });
       }
     } else {
       throw typeError(`catalog must be an object or JSON text in models.dev's format, got ${describe(catalog)}`);

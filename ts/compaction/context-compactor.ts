@@ -11,7 +11,7 @@
 // session's problems included) is cut to maxSummaryTokens if the model ignores the bound and its
 // head kept under 100 tokens (summary-bound.ts), and a failing model leaves the messages as they
 // were (reported through the logger and a 'failed' event).
-import { describe, requireCount, requireString, typeError } from "../runtime/errors.js";
+import { describe, plainError, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { TypedEventEmitter } from "../runtime/event-emitter.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { messageTokens } from "../tokens/message-tokens.js";
@@ -361,7 +361,7 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
   private async writeSummary<M extends MessageLike>(span: SpanContext<M>, parts: Span<M>): Promise<SummaryMessage> {
     const { model, counter, problems } = span;
     let text = await this.summarizeLines(model, this.inputLines(span, parts.old, parts.earlierTexts), problems, parts.earlierTexts);
-    if (text.trim() === "") throw new Error("the model returned an empty summary");
+    if (text.trim() === "") throw plainError("the model returned an empty summary", "ERR_CTXWIN_INVALID_MODEL");
     if (model.kind === "extractive" && parts.earlierTexts.length > 0) {
       const given = problems !== "";
       const merged = [...parts.earlierTexts, text].map(readSections).reduce((older, newer) => mergeSections(older, newer, given));
@@ -380,7 +380,9 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     try {
       summary = await this.writeSummary(span, parts);
     } catch (cause) {
-      const error = cause instanceof Error ? cause : new Error(String(cause));
+      // The caller's model's own error passes on unchanged. plain Error: a thrown non-Error becomes the
+      // Error the event carries, with what was thrown as its cause (nothing of ctxwin failed).
+      const error = cause instanceof Error ? cause : new Error(String(cause), { cause });
       this.logger.warn(`ctxwin: summarizing ${old.length} messages failed, keeping them: ${error.message}`);
       this.emit("failed", error);
       return { ...unchanged, error };

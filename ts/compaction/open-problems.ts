@@ -144,7 +144,7 @@ export function checkProblemRecord(record: unknown, name: string): ProblemRecord
   try {
     return JSON.parse(native.observeToolResults(JSON.stringify(record), [])) as ProblemRecord;
   } catch (error) {
-    throw typeError(`${name} is not a problem record: ${error instanceof Error ? error.message : String(error)}`);
+    throw typeError(`${name} is not a problem record: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
   }
 }
 

@@ -22,7 +22,7 @@ import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
 import { ExtractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { SummaryModel } from "../models/summary-model.js";
-import { requireCount } from "../runtime/errors.js";
+import { plainError, requireCount } from "../runtime/errors.js";
 import type { Logger } from "../runtime/logger.js";
 import { CircuitBreaker, type BreakerEvent, type BreakerState } from "./circuit-breaker.js";
 import type { CompactionLevel, CompactionLevelName, LevelContext, LevelPlan, TakenUnit } from "./compaction-level.js";
@@ -276,7 +276,7 @@ export class ProgressiveCompaction {
     let step = run.next();
     while (!step.done) {
       const request = step.value;
-      if (request.kind === "wait" && request.pause !== true) throw new Error("ctxwin: a level that waits for its model ran in runNow");
+      if (request.kind === "wait" && request.pause !== true) throw plainError("ctxwin: a level that waits for its model ran in runNow (a bug to report)", "ERR_CTXWIN_INTERNAL");
       let input: AppliedEdit<M> | undefined;
       try {
         input = request.kind === "apply" ? apply(request.edit, request.level) : undefined;

@@ -110,12 +110,10 @@ export class MetadataReader {
       const found = elsewhere.map((id) => this.unitOfCall.get(id)).find((u) => u !== undefined);
       if (found === undefined) {
         if ((this.options.orphanToolResults ?? "error") === "error") {
-          throw Object.assign(
-            typeError(
-              `messages[${index}] is a result of tool call "${elsewhere[0] ?? ""}", whose call is not in the messages; ` +
-                `pass orphanToolResults: "drop" to remove such results`,
-            ),
-            { code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT" },
+          throw typeError(
+            `messages[${index}] is a result of tool call "${elsewhere[0] ?? ""}", whose call is not in the messages; ` +
+              `pass orphanToolResults: "drop" to remove such results`,
+            "ERR_CTXWIN_ORPHAN_TOOL_RESULT",
           );
         }
         orphan = true;

@@ -46,12 +46,10 @@ async function loadGenerateText(): Promise<GenerateText> {
     const ai = (await import("ai")) as unknown as { generateText: GenerateText };
     return ai.generateText;
   } catch (cause) {
-    throw Object.assign(
-      plainError(
-        // ai 7 requires Node 22 or later: on an older Node the command installs ai 6.
-        `ctxwin: summarizing with an AI SDK LanguageModel needs the \`ai\` package (6 or 7): npm install ai@^${Number(process.versions.node.split(".")[0]) >= 22 ? 7 : 6}`,
-        "ERR_CTXWIN_AI_SDK_MISSING",
-      ),
+    throw plainError(
+      // ai 7 requires Node 22 or later: on an older Node the command installs ai 6.
+      `ctxwin: summarizing with an AI SDK LanguageModel needs the \`ai\` package (6 or 7): npm install ai@^${Number(process.versions.node.split(".")[0]) >= 22 ? 7 : 6}`,
+      "ERR_CTXWIN_AI_SDK_MISSING",
       { cause },
     );
   }
@@ -67,11 +65,12 @@ function contentText(content: unknown): string {
       )
       .join("");
   }
-  throw new Error(`invoke() resolved to content of type ${describe(content)}, expected a string or text parts`);
+  throw typeError(`invoke() resolved to content of type ${describe(content)}, expected a string or text parts`, "ERR_CTXWIN_INVALID_MODEL");
 }
 
 function requireText(value: unknown, what: string): string {
-  if (typeof value !== "string") throw new Error(`${what} resolved to ${describe(value)}, expected a string`);
+  // The model answered, but not with text: its shape is wrong (a model that throws passes its own error on).
+  if (typeof value !== "string") throw typeError(`${what} resolved to ${describe(value)}, expected a string`, "ERR_CTXWIN_INVALID_MODEL");
   return value;
 }
 
@@ -101,7 +100,7 @@ export async function resolveSummaryModel(model: unknown, argumentName = "model"
         const message = await invokable.invoke([{ role: "user", content: prompt }]);
         if (typeof message === "string") return message;
         if (message === null || typeof message !== "object") {
-          throw new Error(`invoke() resolved to ${describe(message)}, expected a message with content`);
+          throw typeError(`invoke() resolved to ${describe(message)}, expected a message with content`, "ERR_CTXWIN_INVALID_MODEL");
         }
         return contentText(message.content);
       },

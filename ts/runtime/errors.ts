@@ -50,22 +50,133 @@ export const ERROR_CODES = [
 
 export type CtxwinErrorCode = (typeof ERROR_CODES)[number];
 
+const CODES: ReadonlySet<string> = new Set(ERROR_CODES);
+
+/** Whether `value` is one of ERROR_CODES. */
+export function isErrorCode(value: unknown): value is CtxwinErrorCode {
+  return typeof value === "string" && CODES.has(value);
+}
+
+/**
+ * What every class here stamps on its instances. Symbol.for, not a local symbol: two copies of
+ * ctxwin in one process (the ESM and CommonJS builds, or two versions under node_modules) make two
+ * sets of classes, and an error of one must still be a CtxwinError to the other.
+ */
+const BRAND: unique symbol = Symbol.for("ctxwin.error") as never;
+
+/** An Error (of any realm: a worker's, a vm context's) whose `code` is one of ERROR_CODES, or one of ours. */
+function coded(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if ((value as { [BRAND]?: unknown })[BRAND] === true) return true;
+  return Object.prototype.toString.call(value) === "[object Error]" && isErrorCode((value as { code?: unknown }).code);
+}
+
+const ordinaryInstanceOf = (constructor: object, value: unknown): boolean => Function.prototype[Symbol.hasInstance].call(constructor, value);
+
+/** Options of the error classes: `cause`, the error this one wraps (a loader's, a file system's). */
+export interface CtxwinErrorOptions {
+  cause?: unknown;
+}
+
+function brand(error: Error): void {
+  // Non-enumerable, as `name` and `message` are: the brand is not what a logger or a test's
+  // toEqual should see, `code` is.
+  Object.defineProperty(error, BRAND, { value: true });
+}
+
+/**
+ * The error ctxwin throws or rejects with, its `code` one of ERROR_CODES (a `switch` over
+ * CtxwinErrorCode is exhaustive). Bad arguments are CtxwinTypeError / CtxwinRangeError, which
+ * stay TypeError / RangeError; this class is the rest (a file, a store, a missing package).
+ *
+ * `instanceof CtxwinError` is true for all three, and for the errors the native core, the binding
+ * and the WebAssembly build throw: those are made in C++ (node-addon-api's TypeError / RangeError /
+ * Error with `code` set) and cannot be instances of a JavaScript class without every core call
+ * being wrapped, so Symbol.hasInstance accepts an Error whose code is one of ERROR_CODES as well as
+ * the brand. Errors of the caller's own code (their summary model, their store) carry no such code
+ * and pass through unchanged.
+ */
+export class CtxwinError extends Error {
+  code: CtxwinErrorCode;
+
+  constructor(message: string, code: CtxwinErrorCode, options?: CtxwinErrorOptions) {
+    super(message, options);
+    this.code = code;
+    brand(this);
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass of CtxwinError (none is exported; a user's may be) checks its prototype as usual.
+    if (this !== CtxwinError) return ordinaryInstanceOf(this, value);
+    return coded(value);
+  }
+}
+
+// On the prototype, as Error's own is, so the stack's first line says it too.
+Object.defineProperty(CtxwinError.prototype, "name", { value: "CtxwinError", writable: true, configurable: true });
+
+/**
+ * A bad argument of the wrong type or shape: a TypeError (every `instanceof TypeError` and
+ * `toThrow(TypeError)` holds) and a CtxwinError. Its `name` stays "TypeError", as the core's own
+ * TypeErrors are named, so the same mistake reads the same whichever layer caught it.
+ */
+export class CtxwinTypeError extends TypeError {
+  code: CtxwinErrorCode;
+
+  constructor(message: string, code: CtxwinErrorCode = "ERR_CTXWIN_INVALID_ARGUMENT", options?: CtxwinErrorOptions) {
+    super(message, options);
+    this.code = code;
+    brand(this);
+  }
+
+  /** A ctxwin TypeError, ours or the core's (see CtxwinError). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== CtxwinTypeError) return ordinaryInstanceOf(this, value);
+    return value instanceof TypeError && coded(value);
+  }
+}
+
+/** A value of the right type out of its domain: a RangeError and a CtxwinError, `name` "RangeError". */
+export class CtxwinRangeError extends RangeError {
+  code: CtxwinErrorCode;
+
+  constructor(message: string, code: CtxwinErrorCode = "ERR_CTXWIN_OUT_OF_RANGE", options?: CtxwinErrorOptions) {
+    super(message, options);
+    this.code = code;
+    brand(this);
+  }
+
+  /** A ctxwin RangeError, ours or the core's (see CtxwinError). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== CtxwinRangeError) return ordinaryInstanceOf(this, value);
+    return value instanceof RangeError && coded(value);
+  }
+}
+
+/**
+ * Whether `error` is a ctxwin error (see CtxwinError: ours, or the core's with a ctxwin code), and
+ * with `code` (one code or a list), whether it carries that code; narrows `error.code` to it.
+ */
+export function isCtxwinError<C extends CtxwinErrorCode = CtxwinErrorCode>(error: unknown, code?: C | readonly C[]): error is CtxwinError & { code: C } {
+  if (!coded(error)) return false;
+  if (code === undefined) return true;
+  const actual = (error as { code: CtxwinErrorCode }).code;
+  return typeof code === "string" ? actual === code : (code as readonly CtxwinErrorCode[]).includes(actual);
+}
+
+/** An error of ours with `code` narrowed (store and export errors carry extra fields besides). */
 export type WithCode<E extends Error> = E & { code: CtxwinErrorCode };
 
-function withCode<E extends Error>(error: E, code: CtxwinErrorCode): WithCode<E> {
-  return Object.assign(error, { code });
+export function typeError(message: string, code: CtxwinErrorCode = "ERR_CTXWIN_INVALID_ARGUMENT", options?: CtxwinErrorOptions): CtxwinTypeError {
+  return new CtxwinTypeError(message, code, options);
 }
 
-export function typeError(message: string, code: CtxwinErrorCode = "ERR_CTXWIN_INVALID_ARGUMENT"): WithCode<TypeError> {
-  return withCode(new TypeError(message), code);
+export function rangeError(message: string, code: CtxwinErrorCode = "ERR_CTXWIN_OUT_OF_RANGE", options?: CtxwinErrorOptions): CtxwinRangeError {
+  return new CtxwinRangeError(message, code, options);
 }
 
-export function rangeError(message: string, code: CtxwinErrorCode = "ERR_CTXWIN_OUT_OF_RANGE"): WithCode<RangeError> {
-  return withCode(new RangeError(message), code);
-}
-
-export function plainError(message: string, code: CtxwinErrorCode): WithCode<Error> {
-  return withCode(new Error(message), code);
+export function plainError(message: string, code: CtxwinErrorCode, options?: CtxwinErrorOptions): CtxwinError {
+  return new CtxwinError(message, code, options);
 }
 
 /** A short description of a value for error messages: `got number 42`, `got null`. */

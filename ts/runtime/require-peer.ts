@@ -2,7 +2,7 @@
 // dependencies: importing a subpath without its framework gives an error whose code names it and
 // whose message ends with the exact command that installs it, rather than Node's bare
 // ERR_MODULE_NOT_FOUND from somewhere inside the adapter.
-import { plainError, type CtxwinErrorCode } from "./errors.js";
+import { plainError, type CtxwinError, type CtxwinErrorCode } from "./errors.js";
 
 /** What a missing framework is called and how it is installed. */
 export interface PeerPackage {
@@ -14,8 +14,8 @@ export interface PeerPackage {
 }
 
 /** The error for a missing framework, its `cause` the loader's error. */
-export function missingPeer(needer: string, peer: PeerPackage, cause: unknown): Error {
-  return Object.assign(plainError(`${needer} needs ${peer.what}: npm install ${peer.install}`, peer.code), { cause });
+export function missingPeer(needer: string, peer: PeerPackage, cause: unknown): CtxwinError {
+  return plainError(`${needer} needs ${peer.what}: npm install ${peer.install}`, peer.code, { cause });
 }
 
 export async function requirePeer<T>(load: () => Promise<T>, subpath: string, peer: PeerPackage): Promise<T> {

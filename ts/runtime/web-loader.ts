@@ -84,6 +84,7 @@ async function instantiate(source: WasmSource, imports: WasmImports): Promise<Wa
   if (source instanceof ArrayBuffer || source instanceof Uint8Array) return (await wasmApi.instantiate(source, imports)).instance;
   if (typeof source !== "string" && !(source instanceof URL) && !(source instanceof Response)) return wasmApi.instantiate(source, imports);
   const response = source instanceof Response ? source : await fetch(source);
+  // plain Error: loadCore's `fail` makes it the cause of an ERR_CTXWIN_ADDON_MISSING.
   if (!response.ok) throw new Error(`HTTP ${response.status} from ${response.url}`);
   // Streaming compiles while it downloads, but needs the application/wasm type some servers omit.
   if (wasmApi.instantiateStreaming && response.headers.get("content-type")?.startsWith("application/wasm")) {
@@ -106,7 +107,7 @@ async function loadCore(wasm: WasmSource | Promise<WasmSource>): Promise<Emscrip
   const source = await wasm;
   let fail: (error: unknown) => void = () => {};
   const failed = new Promise<never>((_, reject) => {
-    fail = (error) => reject(plainError(`ctxwin: cannot load the WebAssembly core: ${loadFailure(error)}`, "ERR_CTXWIN_ADDON_MISSING"));
+    fail = (error) => reject(plainError(`ctxwin: cannot load the WebAssembly core: ${loadFailure(error)}`, "ERR_CTXWIN_ADDON_MISSING", { cause: error }));
   });
   const ready = createCtxwinCore({
     // Without locateFile the glue resolves its file against import.meta.url, which workerd and
@@ -152,12 +153,14 @@ async function inflate(deflated: Uint8Array, size: number): Promise<Uint8Array> 
     const source = deflated.subarray(2);
     const bounded = new Proxy(source, {
       get(target, key) {
+        // plain Error: bytesOf makes it the cause of a coded TypeError naming the data module.
         if (typeof key === "string" && /^\d+$/.test(key) && Number(key) >= target.length) throw new Error("the stream ends early");
         return Reflect.get(target, key) as unknown;
       },
     });
     bytes = inflateRaw(bounded, new Uint8Array(size));
   }
+  // plain Error: bytesOf makes it the cause of a coded TypeError naming the data module.
   if (bytes.length !== size) throw new Error(`it inflates to ${bytes.length} bytes, not ${size}`);
   return bytes;
 }
@@ -169,7 +172,7 @@ async function bytesOf(data: CoreData, index: number): Promise<Uint8Array> {
       return await inflate(fromBase64(data.deflated), data.size as number);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw typeError(`options.data[${index}].deflated (${data.path}) is not a deflated table in base64: ${reason}`);
+      throw typeError(`options.data[${index}].deflated (${data.path}) is not a deflated table in base64: ${reason}`, undefined, { cause: error });
     }
   }
   if (typeof data.base64 === "string") return fromBase64(data.base64);

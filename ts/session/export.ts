@@ -14,7 +14,7 @@
 // key. Import validates the whole file before anything changes (zod's parse / safeParse).
 import { ROLE_NAMES, type InsertedRole } from "../messages/roles.js";
 import { omissionMarker, omissionNamesOf, omissionNamesProblem, type OmissionNames } from "../messages/omission-marker.js";
-import { describe, type WithCode } from "../runtime/errors.js";
+import { describe, typeError, type CtxwinTypeError } from "../runtime/errors.js";
 import { jsonProblem, MAX_LOGGED_BYTES } from "../messages/log-safe.js";
 import { MAX_JSON_DEPTH } from "../messages/message-shape.js";
 import type { MessageLike } from "../messages/types.js";
@@ -68,7 +68,7 @@ export interface ContextState<M extends MessageLike = MessageLike> {
   updatedAt?: number;
 }
 
-export type ExportError = WithCode<TypeError> & { path: string };
+export type ExportError = CtxwinTypeError & { code: "ERR_CTXWIN_INVALID_EXPORT"; path: string };
 
 export type SafeParseResult = { success: true; data: ContextExport } | { success: false; error: ExportError };
 
@@ -109,7 +109,7 @@ const bounded = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}...
 
 function exportError(path: string, problem: string): ExportError {
   const where = path === "" ? "the export" : path;
-  return Object.assign(new TypeError(`invalid context export: ${where} ${problem}`), { code: "ERR_CTXWIN_INVALID_EXPORT" as const, path });
+  return Object.assign(typeError(`invalid context export: ${where} ${problem}`, "ERR_CTXWIN_INVALID_EXPORT"), { code: "ERR_CTXWIN_INVALID_EXPORT" as const, path });
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);

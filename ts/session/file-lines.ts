@@ -2,7 +2,7 @@
 // that no file, however large, is ever held whole: memory is one chunk plus the longest line, and
 // a line longer than the store ever writes is refused with a code before it is gathered.
 import type { FileHandle } from "node:fs/promises";
-import { tooLargeError } from "./store.js";
+import { corruptError, tooLargeError } from "./store.js";
 
 export interface Line {
   /** Byte offset of the line's first byte. */
@@ -65,7 +65,7 @@ export async function* backwardLines(handle: FileHandle, end: number, maxLine: n
   for (let at = end; at > 0; ) {
     const start = Math.max(0, at - CHUNK);
     const { bytesRead } = await handle.read(chunk, 0, at - start, start);
-    if (bytesRead < at - start) throw new Error(`${where}: the file shrank while it was read`);
+    if (bytesRead < at - start) throw corruptError(`${where}: the file shrank while it was read (something other than a store cut it)`);
     let right = bytesRead;
     for (let nl = chunk.lastIndexOf(NEWLINE, right - 1); nl !== -1; nl = right > 0 ? chunk.lastIndexOf(NEWLINE, right - 1) : -1) {
       const piece = chunk.subarray(nl + 1, right);

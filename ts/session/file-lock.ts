@@ -31,7 +31,8 @@ export async function takeLock(path: string, options: LockOptions): Promise<() =
     });
   } catch (error) {
     if (codeOf(error) === "ELOCKED") throw await whyLocked(path, error, options);
-    // The file system's own failure (EROFS, EACCES, ENOSPC), with its code, saying what it stopped.
+    // plain Error: the file system's own failure (EROFS, EACCES, ENOSPC), with its system code, saying
+    // what it stopped; the fs calls' own errors elsewhere in the store pass through the same way.
     throw Object.assign(new Error(`${path}: cannot take the session's lock: ${(error as Error).message}`), { code: codeOf(error), cause: error });
   }
 }
@@ -43,6 +44,7 @@ async function whyLocked(path: string, error: unknown, options: LockOptions): Pr
   try {
     await access(directory, constants.W_OK);
   } catch (denied) {
+    // plain Error: the file system's refusal, with its system code (EACCES, EROFS).
     return Object.assign(
       new Error(`${path}: cannot take the session's lock: its directory is not writable (${codeOf(denied) ?? "denied"}: ${(denied as Error).message}); a lock left in it (${lock}) cannot be taken over, and nothing can be appended`),
       { code: codeOf(denied), cause: denied },
@@ -59,6 +61,7 @@ async function whyLocked(path: string, error: unknown, options: LockOptions): Pr
     try {
       await rmdir(lock);
     } catch (removal) {
+      // plain Error: the file system's refusal, with its system code.
       return Object.assign(new Error(`${path}: cannot take over a stale lock (${lock}, ${Math.round(age)} ms old): removing it failed (${codeOf(removal) ?? "error"}: ${(removal as Error).message})`), {
         code: codeOf(removal),
         cause: removal,
@@ -66,5 +69,5 @@ async function whyLocked(path: string, error: unknown, options: LockOptions): Pr
     }
   }
   const held = age === undefined ? "it was let go only after lockTimeoutMs" : `last refreshed ${Math.round(age)} ms ago`;
-  return Object.assign(plainError(`${path}: another writer held the session's lock for lockTimeoutMs (${options.lockTimeoutMs} ms; ${held})`, "ERR_CTXWIN_SESSION_BUSY"), { cause: error });
+  return plainError(`${path}: another writer held the session's lock for lockTimeoutMs (${options.lockTimeoutMs} ms; ${held})`, "ERR_CTXWIN_SESSION_BUSY", { cause: error });
 }

@@ -200,6 +200,7 @@ export class FileSessionStore implements SessionStore {
       }
       // One write; O_APPEND puts it at the end of the file, whoever else writes.
       const { bytesWritten } = await handle.write(buffer, 0, buffer.length, null);
+      // plain Error: a file system failure keeps its system code (ENOSPC), as the fs calls' own do.
       if (bytesWritten !== buffer.length) throw Object.assign(new Error(`${path}: the disk took ${bytesWritten} of ${buffer.length} bytes`), { code: "ENOSPC" });
       if (this.fsync) await handle.datasync();
       if (created && this.fsync) await syncDirectory(this.directory);

@@ -305,7 +305,7 @@ export class SessionLink<M extends MessageLike> {
     } catch (error) {
       // The manager's checks of the messages it is given: for a log's view, the log is corrupt.
       if (!NOT_A_HISTORY.has((error as { code?: string }).code ?? "")) throw error;
-      throw Object.assign(corruptError(`session ${JSON.stringify(this.id)}: the log's view is not a valid history: ${(error as Error).message}`), { cause: error });
+      throw corruptError(`session ${JSON.stringify(this.id)}: the log's view is not a valid history: ${(error as Error).message}`, error);
     }
   }
 }

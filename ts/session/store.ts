@@ -16,7 +16,7 @@
 //    to an earlier version, instead of silently starting over;
 //  - every bound is checked up front with a code: id bytes, the size of an append, of a log, of
 //    what read() returns at once (scan() streams any log in bounded memory).
-import { describe, plainError, rangeError, typeError, type WithCode } from "../runtime/errors.js";
+import { describe, plainError, rangeError, typeError, type CtxwinError, type CtxwinRangeError } from "../runtime/errors.js";
 import { utf8Length } from "../runtime/utf8.js";
 
 /** What a caller appends: any JSON object with a string `type`. */
@@ -113,7 +113,7 @@ export const DEFAULT_MAX_LOG_BYTES = 1024 * 1024 * 1024;
 /** How many of a session's last appends a retry without expectedVersion is recognized among. */
 export const IDEMPOTENCY_WINDOW = 1000;
 
-export type SessionConflictError = WithCode<Error> & { sessionId: string; expectedVersion: number; actualVersion: number };
+export type SessionConflictError = CtxwinError & { sessionId: string; expectedVersion: number; actualVersion: number };
 
 /** The error of an append whose expected version is not the session's. */
 export function conflictError(id: string, expected: number, actual: number): SessionConflictError {
@@ -127,7 +127,7 @@ export function isConflict(error: unknown): error is SessionConflictError {
   return error instanceof Error && (error as { code?: unknown }).code === "ERR_CTXWIN_SESSION_CONFLICT";
 }
 
-export type SessionLostError = WithCode<Error> & { sessionId: string; expectedVersion: number | undefined; actualVersion: number; expectedLog: string | undefined; actualLog: string | undefined };
+export type SessionLostError = CtxwinError & { sessionId: string; expectedVersion: number | undefined; actualVersion: number; expectedLog: string | undefined; actualLog: string | undefined };
 
 /**
  * The error of an append to a log that is no longer the one its writer extended: gone (expired,
@@ -170,7 +170,7 @@ export function checkAgainstLog(
   return undefined;
 }
 
-export function tooLargeError(message: string): WithCode<RangeError> {
+export function tooLargeError(message: string): CtxwinRangeError {
   return rangeError(message, "ERR_CTXWIN_SESSION_TOO_LARGE");
 }
 
@@ -272,8 +272,8 @@ export function metadataOf(entry: SessionEntry): Record<string, unknown> | undef
 /** The entry type that marks a point a reader may start from (the whole state up to it). */
 export const SNAPSHOT_TYPE = "snapshot";
 
-export function corruptError(message: string): WithCode<Error> {
-  return plainError(message, "ERR_CTXWIN_SESSION_CORRUPT");
+export function corruptError(message: string, cause?: unknown): CtxwinError {
+  return plainError(message, "ERR_CTXWIN_SESSION_CORRUPT", cause === undefined ? undefined : { cause });
 }
 
 /** A fresh log identity: 16 random characters, URL-safe. */

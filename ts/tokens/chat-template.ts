@@ -30,11 +30,12 @@ export function readConfig(config: string | Record<string, unknown> | undefined,
   if (typeof config === "string") {
     try {
       text ??= hostFiles("options.tokenizerConfig", config).readText(config);
+      // plain Error: caught just below, the reason (and cause) of ERR_CTXWIN_TOKENIZER_UNAVAILABLE.
       if (text === undefined) throw new Error("no such file");
       return JSON.parse(text) as Record<string, unknown>;
     } catch (error) {
       if ((error as { code?: unknown }).code === "ERR_CTXWIN_TOKENIZER_UNAVAILABLE") throw error;
-      throw tokenizerUnavailable(`ctxwin: cannot read tokenizer_config.json "${config}": ${error instanceof Error ? error.message : String(error)}`);
+      throw tokenizerUnavailable(`ctxwin: cannot read tokenizer_config.json "${config}": ${error instanceof Error ? error.message : String(error)}`, error);
     }
   }
   if (!isRecord(config) || Array.isArray(config)) throw typeError(`options.tokenizerConfig must be a path or an object, got ${describe(config)}`);
@@ -184,7 +185,7 @@ export function resolveChat(config: string | Record<string, unknown> | undefined
     template = new (templateClass())(templateText.replaceAll("raise_exception(", "__ctxwin_ignore("));
   } catch (error) {
     if ((error as { code?: unknown }).code === "ERR_CTXWIN_TOKENIZER_UNAVAILABLE") throw error;
-    throw rangeError(`ctxwin: the chat template does not parse: ${error instanceof Error ? error.message : String(error)}`, "ERR_CTXWIN_INVALID_TOKENIZER");
+    throw rangeError(`ctxwin: the chat template does not parse: ${error instanceof Error ? error.message : String(error)}`, "ERR_CTXWIN_INVALID_TOKENIZER", { cause: error });
   }
   return { template, templateText, specialTokens };
 }

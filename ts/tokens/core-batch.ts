@@ -1,7 +1,7 @@
 // The batch calls of the exact counters (TiktokenCounter, ClaudeCounter, TokenizerJsonCounter),
 // the same for every family: the texts checked here, each element named in the error, then one
 // crossing into the core counter, which counts synchronously or on libuv's pool.
-import { describe, plainError, requireString, typeError, type WithCode } from "../runtime/errors.js";
+import { describe, plainError, requireString, typeError, type CtxwinError } from "../runtime/errors.js";
 import type { NativeCounter } from "../runtime/native.js";
 import type { AsyncCountOptions } from "./token-counter.js";
 
@@ -33,8 +33,9 @@ export async function countAsyncWith(core: NativeCounter, text: string, options?
 }
 
 /** The rejection of a count whose signal aborted (`cause`: the signal's reason). */
-export function abortError(signal: AbortSignal): WithCode<Error> {
-  return Object.assign(plainError("the count was aborted (options.signal)", "ERR_CTXWIN_ABORTED"), { name: "AbortError", cause: signal.reason as unknown });
+export function abortError(signal: AbortSignal): CtxwinError {
+  // Named AbortError, as fetch's and Node's aborts are, for code that checks the name.
+  return Object.assign(plainError("the count was aborted (options.signal)", "ERR_CTXWIN_ABORTED", { cause: signal.reason as unknown }), { name: "AbortError" });
 }
 
 /** `options.signal`, checked: undefined, or an AbortSignal (anything with `aborted` and addEventListener). */

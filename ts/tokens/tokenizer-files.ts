@@ -1,6 +1,6 @@
 // What a tokenizer.json counter reads from the host's files, and the error it throws when the
 // host cannot give it.
-import { plainError, quoted } from "../runtime/errors.js";
+import { plainError, quoted, type CtxwinError } from "../runtime/errors.js";
 import { coreHost, type HostFiles } from "../runtime/native.js";
 
 /** The runtime's files; a path or package name needs them (the web has none). */
@@ -14,6 +14,6 @@ export function hostFiles(name: string, source: string): HostFiles {
   return files;
 }
 
-export function tokenizerUnavailable(message: string): Error {
-  return plainError(message, "ERR_CTXWIN_TOKENIZER_UNAVAILABLE");
+export function tokenizerUnavailable(message: string, cause?: unknown): CtxwinError {
+  return plainError(message, "ERR_CTXWIN_TOKENIZER_UNAVAILABLE", cause === undefined ? undefined : { cause });
 }

@@ -1,7 +1,7 @@
 // Every public entry point rejects bad input with a TypeError or RangeError that names the
 // argument and carries a code; nothing crashes the process, and nothing is changed.
 import { describe, expect, it } from "vitest";
-import { ContextManager, buildContextInjection, estimateTokens, extractiveSummarizer, type AgentThread } from "ctxwin";
+import { ContextManager, buildContextInjection, estimateTokens, extractiveSummarizer, isCtxwinError, type AgentThread, type CtxwinErrorCode } from "ctxwin";
 import { agentSession, makeThread } from "../support/fixtures.js";
 
 function expectError(fn: () => unknown, type: ErrorConstructor, message: RegExp, code: string) {
@@ -11,6 +11,7 @@ function expectError(fn: () => unknown, type: ErrorConstructor, message: RegExp,
     expect(error).toBeInstanceOf(type);
     expect((error as Error).message).toMatch(message);
     expect((error as { code?: string }).code).toBe(code);
+    expect(isCtxwinError(error, code as CtxwinErrorCode)).toBe(true);
     return;
   }
   throw new Error("expected an error");
@@ -21,6 +22,7 @@ async function expectRejection(promise: Promise<unknown>, type: ErrorConstructor
   expect(error).toBeInstanceOf(type);
   expect((error as Error).message).toMatch(message);
   expect((error as { code?: string }).code).toBe(code);
+  expect(isCtxwinError(error, code as CtxwinErrorCode)).toBe(true);
 }
 
 const cm = new ContextManager();

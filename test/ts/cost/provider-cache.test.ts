@@ -172,7 +172,7 @@ describe("bad input to the price and timing functions", () => {
       } catch (e) {
         error = e;
       }
-      expect((error as Error)?.constructor.name).toBe(kind);
+      expect((error as Error)?.name).toBe(kind);
       expect((error as { code?: string }).code).toMatch(/^ERR_CTXWIN_/);
     });
   }

@@ -12,7 +12,7 @@ describe("ctxwin/mastra recallTool without @mastra/core", () => {
     expect(() => createRequire(import.meta.url).resolve("@mastra/core/tools")).toThrow();
     const recall = new Recall({ counter: getCounter("gpt-4o") });
     const error = await recallTool(recall).then(() => undefined, (e: unknown) => e);
-    expect(error).toMatchObject({ name: "Error", code: "ERR_CTXWIN_MASTRA_MISSING", message: "ctxwin/mastra needs `@mastra/core` (version 1): npm install @mastra/core@^1" });
+    expect(error).toMatchObject({ name: "CtxwinError", code: "ERR_CTXWIN_MASTRA_MISSING", message: "ctxwin/mastra needs `@mastra/core` (version 1): npm install @mastra/core@^1" });
     expect((error as Error).cause).toBeInstanceOf(Error);
     expect(contextProcessor({ model: "gpt-4o" }).id).toBe("ctxwin-context");
   });

@@ -27,6 +27,9 @@ import {
   extractiveSummarizer,
   getCounter,
   parseExport,
+  CtxwinError,
+  isCtxwinError,
+  type CtxwinErrorCode,
   type MessageLike,
 } from "ctxwin";
 
@@ -391,6 +394,9 @@ describe("bad input through the public API", () => {
     expect(caught, "expected an error").toBeInstanceOf(row.error);
     const error = caught as Error & { code?: unknown };
     expect(error.code).toBe(row.code);
+    // One error class (issue 37): whichever layer raised it (these checks, the core), a CtxwinError.
+    expect(isCtxwinError(caught, row.code as CtxwinErrorCode), `${row.name}: not a CtxwinError`).toBe(true);
+    expect(caught).toBeInstanceOf(CtxwinError);
     expect(error.message).not.toMatch(/Maximum call stack/);
     expect(error.message.length).toBeLessThan(600); // a 100 MB input is not copied into the message
     if (row.subject) expect(row.subject.snapshot()).toEqual(before);

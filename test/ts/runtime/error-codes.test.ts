@@ -1,6 +1,6 @@
 // One list of error codes. native/include/ctxwin/error_codes.inc is the list the C++ side is built
 // from (its ErrorCode enumeration and the strings the binding sets); the TypeScript side's
-// ERROR_CODES, the table in docs/reliability.md and every code named anywhere in the sources,
+// ERROR_CODES, the table in docs/errors.md and every code named anywhere in the sources,
 // tests and docs must agree with it.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -42,9 +42,19 @@ describe("error codes", () => {
     expect([...ERROR_CODES]).toEqual(codes);
   });
 
-  it("are the table in docs/reliability.md", () => {
-    const table = [...read("docs/reliability.md").matchAll(/^\| `(ERR_CTXWIN_[A-Z_]+)` \|/gm)].map((m) => m[1]);
-    expect(table).toEqual(codes);
+  it("are the table in docs/errors.md, each with when it happens and what to do", () => {
+    const rows = [...read("docs/errors.md").matchAll(/^\| `(ERR_CTXWIN_[A-Z_]+)` \|(.*)\|$/gm)];
+    expect(rows.map((m) => m[1])).toEqual(codes);
+    for (const row of rows) {
+      const cells = (row[2] as string).split(" | ").map((cell) => cell.trim());
+      expect(cells, row[1]).toHaveLength(3); // class, when, what to do
+      expect(cells.every((cell) => cell.length > 0), row[1]).toBe(true);
+    }
+  });
+
+  it("are linked from the README and docs/api.md", () => {
+    expect(read("README.md")).toMatch(/\]\(docs\/errors\.md\)/);
+    expect(read("docs/api.md")).toMatch(/\]\(errors\.md\)/);
   });
 
   it("include every code the sources, tests and docs name", () => {

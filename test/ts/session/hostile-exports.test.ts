@@ -3,7 +3,7 @@
 // overflow a recursive reader. Every failure is coded and names its path, safeParseExport never
 // throws, the work is bounded by what the input really holds, and a refused import changes nothing.
 import { describe, expect, it } from "vitest";
-import { ContextLimits, MessageContextManager, TiktokenCounter, TokenizerJsonCounter, parseExport, safeParseExport, type ContextExport, type MessageLike } from "ctxwin";
+import { ContextLimits, CtxwinTypeError, MessageContextManager, isCtxwinError, TiktokenCounter, TokenizerJsonCounter, parseExport, safeParseExport, type ContextExport, type MessageLike } from "ctxwin";
 
 const quiet = { warn: () => {} };
 const limits = new ContextLimits({ model: "gpt-4o", maxTokens: 100_000, maxOutputTokens: 0, reservedTokens: 0 });
@@ -20,9 +20,11 @@ function expectRefusedEverywhere(input: unknown, path: unknown): void {
   expect(parsed.success).toBe(false);
   if (!parsed.success) {
     expect(parsed.error).toMatchObject({ code: "ERR_CTXWIN_INVALID_EXPORT", path });
+    expect(isCtxwinError(parsed.error, "ERR_CTXWIN_INVALID_EXPORT")).toBe(true);
     expect(parsed.error.message.length).toBeLessThan(600);
   }
   expect(() => parseExport(input)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_EXPORT" }));
+  expect(() => parseExport(input)).toThrow(CtxwinTypeError);
   expect(() => MessageContextManager.fromExport(input, { logger: quiet })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_EXPORT" }));
   const cm = manager();
   const before = cm.export();

@@ -19,6 +19,7 @@ import {
   MessageContextManager,
   TruncationMode,
   extractiveSummarizer,
+  isCtxwinError,
   parseExport,
   safeParseExport,
   type MessageLike,
@@ -159,6 +160,7 @@ const mutatedExport: fc.Arbitrary<unknown> = fc.oneof(
 function expectCoded(error: unknown): void {
   expect(error).toBeInstanceOf(Error);
   expect((error as { code?: unknown }).code, `uncoded ${String(error)}`).toMatch(/^ERR_CTXWIN_/);
+  expect(isCtxwinError(error), `not a CtxwinError: ${String(error)}`).toBe(true);
 }
 
 /** The manager's whole observable state (times excluded: an export stamps its own). */

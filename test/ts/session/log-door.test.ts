@@ -11,6 +11,8 @@ import {
   MemorySessionStore,
   MessageContextManager,
   Recall,
+  isCtxwinError,
+  type CtxwinErrorCode,
   type MessageContextManagerOptions,
   type MessageLike,
   type SessionRecord,
@@ -88,6 +90,7 @@ describe("the door: what the log cannot hold and give back is refused before any
       thrown = error;
     }
     expect(thrown).toMatchObject({ code });
+    expect(isCtxwinError(thrown, code as CtxwinErrorCode)).toBe(true);
     expect((thrown as Error).message).toContain(path);
     expect((thrown as Error).message.length).toBeLessThan(600);
     expect(cm.getMessages()).toEqual([{ role: "user", content: "before" }]);

@@ -2,7 +2,7 @@
 // stopped with a code, and the largest text a synchronous call counts (beyond it, a code that
 // names the async method, which counts it).
 import { describe, expect, it } from "vitest";
-import { ClaudeCounter, TiktokenCounter, TokenizerJsonCounter } from "ctxwin";
+import { ClaudeCounter, TiktokenCounter, TokenizerJsonCounter, isCtxwinError } from "ctxwin";
 
 const MAX_SYNC_LENGTH = 2 ** 24;
 
@@ -10,7 +10,8 @@ function failure(f: () => unknown): { name: string; code?: string; message: stri
   try {
     f();
   } catch (error) {
-    return { name: (error as Error).constructor.name, code: (error as { code?: string }).code, message: (error as Error).message };
+    expect(isCtxwinError(error), `not a CtxwinError: ${String(error)}`).toBe(true);
+    return { name: (error as Error).name, code: (error as { code?: string }).code, message: (error as Error).message };
   }
   return undefined;
 }

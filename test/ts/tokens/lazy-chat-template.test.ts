@@ -35,7 +35,7 @@ function thrown(f: () => unknown): [string, unknown, string] | undefined {
   try {
     f();
   } catch (error) {
-    return [(error as Error).constructor.name, (error as { code?: unknown }).code, (error as Error).message];
+    return [(error as Error).name, (error as { code?: unknown }).code, (error as Error).message];
   }
   return undefined;
 }
@@ -49,7 +49,7 @@ describe("tokenizer_config.json and the chat template load on the first render",
     expect(Array.from(counter.countMany(["a b", "<s>"]))).toEqual(Array.from(reference.countMany(["a b", "<s>"])));
     for (const render of [() => counter.countMessages(messages), () => counter.render(messages), () => counter.chatTemplate, () => counter.harmony]) {
       const error = thrown(render);
-      expect(error?.slice(0, 2)).toEqual(["Error", "ERR_CTXWIN_TOKENIZER_UNAVAILABLE"]);
+      expect(error?.slice(0, 2)).toEqual(["CtxwinError", "ERR_CTXWIN_TOKENIZER_UNAVAILABLE"]);
       expect(error?.[2]).toMatch(/cannot read tokenizer_config\.json/);
     }
     // Nothing half-read was kept: once the file is fixed, the same counter renders with it.

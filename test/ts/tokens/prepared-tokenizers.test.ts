@@ -37,7 +37,7 @@ async function rejection(promise: Promise<unknown>): Promise<[string, unknown]> 
   try {
     await promise;
   } catch (error) {
-    return [(error as Error).constructor.name, (error as { code?: unknown }).code];
+    return [(error as Error).name, (error as { code?: unknown }).code];
   }
   throw new Error("no rejection");
 }
@@ -233,7 +233,7 @@ describe("bad input", () => {
   });
 
   it("a missing file, a file that is not a tokenizer.json: the constructor's codes", async () => {
-    await expect(rejection(TokenizerJsonCounter.load("@lenml/no-such-tokenizer"))).resolves.toEqual(["Error", "ERR_CTXWIN_TOKENIZER_UNAVAILABLE"]);
+    await expect(rejection(TokenizerJsonCounter.load("@lenml/no-such-tokenizer"))).resolves.toEqual(["CtxwinError", "ERR_CTXWIN_TOKENIZER_UNAVAILABLE"]);
     const broken = join(scratch, "broken.json");
     writeFileSync(broken, '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}}');
     const cache = mkdtempSync(join(scratch, "cache-"));

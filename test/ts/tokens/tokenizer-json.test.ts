@@ -178,13 +178,13 @@ describe("TokenizerJsonCounter", () => {
       try {
         f();
       } catch (error) {
-        return [(error as Error).constructor.name, (error as { code?: string }).code, (error as Error).message] as const;
+        return [(error as Error).name, (error as { code?: string }).code, (error as Error).message] as const;
       }
       return undefined;
     };
     expect(code(() => new TokenizerJsonCounter({ tokenizer: 42 as never }))?.slice(0, 2)).toEqual(["TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"]);
     expect(code(() => new TokenizerJsonCounter(undefined as never))?.[0]).toBe("TypeError");
-    expect(code(() => new TokenizerJsonCounter({ tokenizer: "@lenml/no-such-tokenizer" }))?.slice(0, 2)).toEqual(["Error", "ERR_CTXWIN_TOKENIZER_UNAVAILABLE"]);
+    expect(code(() => new TokenizerJsonCounter({ tokenizer: "@lenml/no-such-tokenizer" }))?.slice(0, 2)).toEqual(["CtxwinError", "ERR_CTXWIN_TOKENIZER_UNAVAILABLE"]);
     const wordPiece = code(() => new TokenizerJsonCounter({ tokenizer: { model: { type: "WordPiece", vocab: { a: 0 } } } }));
     expect(wordPiece?.[1]).toBe("ERR_CTXWIN_UNSUPPORTED_TOKENIZER");
     expect(wordPiece?.[2]).toMatch(/WordPiece/);

@@ -160,7 +160,7 @@ async function importProvider<T>(name: string): Promise<T> {
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
-      throw Object.assign(plainError(`ctxwin chat needs the model provider package ${name}: npm install ${name}, or run with --offline`, "ERR_CTXWIN_PROVIDER_MISSING"), { cause: error });
+      throw plainError(`ctxwin chat needs the model provider package ${name}: npm install ${name}, or run with --offline`, "ERR_CTXWIN_PROVIDER_MISSING", { cause: error });
     }
     throw error;
   }

@@ -5,7 +5,7 @@
 // fresh (a cycle or a Proxy cannot be shared between runs). Used by the property tests and the
 // chaos run; `operations` drives a manager through them.
 import fc from "fast-check";
-import type { MessageLike } from "ctxwin";
+import { isCtxwinError, type MessageLike } from "ctxwin";
 
 /** Something to splice into a message: builds a fresh value each time. */
 type Splice = () => unknown;
@@ -142,6 +142,5 @@ export const operations = (maxLength = 30): fc.Arbitrary<Operation[]> =>
 
 /** An error the public API may throw: coded, short. */
 export function isCoded(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown };
-  return error instanceof Error && typeof e.code === "string" && e.code.startsWith("ERR_CTXWIN_") && typeof e.message === "string" && e.message.length < 1000;
+  return isCtxwinError(error) && typeof error.message === "string" && error.message.length < 1000;
 }
