@@ -12,6 +12,7 @@ import { access, rmdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import lockfile from "proper-lockfile";
 import { plainError } from "../runtime/errors.js";
+import { ioError } from "./io-error.js";
 
 export interface LockOptions {
   staleLockMs: number;
@@ -31,9 +32,8 @@ export async function takeLock(path: string, options: LockOptions): Promise<() =
     });
   } catch (error) {
     if (codeOf(error) === "ELOCKED") throw await whyLocked(path, error, options);
-    // plain Error: the file system's own failure (EROFS, EACCES, ENOSPC), with its system code, saying
-    // what it stopped; the fs calls' own errors elsewhere in the store pass through the same way.
-    throw Object.assign(new Error(`${path}: cannot take the session's lock: ${(error as Error).message}`), { code: codeOf(error), cause: error });
+    // The file system's own failure (EROFS, EACCES, ENOSPC), saying what it stopped.
+    throw ioError(`${path}: cannot take the session's lock: ${(error as Error).message}`, error);
   }
 }
 
@@ -44,10 +44,10 @@ async function whyLocked(path: string, error: unknown, options: LockOptions): Pr
   try {
     await access(directory, constants.W_OK);
   } catch (denied) {
-    // plain Error: the file system's refusal, with its system code (EACCES, EROFS).
-    return Object.assign(
-      new Error(`${path}: cannot take the session's lock: its directory is not writable (${codeOf(denied) ?? "denied"}: ${(denied as Error).message}); a lock left in it (${lock}) cannot be taken over, and nothing can be appended`),
-      { code: codeOf(denied), cause: denied },
+    // The file system's refusal (EACCES, EROFS).
+    return ioError(
+      `${path}: cannot take the session's lock: its directory is not writable (${codeOf(denied) ?? "denied"}: ${(denied as Error).message}); a lock left in it (${lock}) cannot be taken over, and nothing can be appended`,
+      denied,
     );
   }
   let age: number | undefined;
@@ -61,11 +61,8 @@ async function whyLocked(path: string, error: unknown, options: LockOptions): Pr
     try {
       await rmdir(lock);
     } catch (removal) {
-      // plain Error: the file system's refusal, with its system code.
-      return Object.assign(new Error(`${path}: cannot take over a stale lock (${lock}, ${Math.round(age)} ms old): removing it failed (${codeOf(removal) ?? "error"}: ${(removal as Error).message})`), {
-        code: codeOf(removal),
-        cause: removal,
-      });
+      // The file system's refusal.
+      return ioError(`${path}: cannot take over a stale lock (${lock}, ${Math.round(age)} ms old): removing it failed (${codeOf(removal) ?? "error"}: ${(removal as Error).message})`, removal);
     }
   }
   const held = age === undefined ? "it was let go only after lockTimeoutMs" : `last refreshed ${Math.round(age)} ms ago`;

@@ -19,6 +19,7 @@ import { basename, join } from "node:path";
 import { describe, plainError, requireString, typeError, type WithCode } from "../runtime/errors.js";
 import { backwardLines, forwardLines } from "./file-lines.js";
 import { takeLock } from "./file-lock.js";
+import { io, ioError, ioRecords } from "./io-error.js";
 import { Acceptance, MAX_LINE_BYTES, acceptedBatches, encodeWrite, parseLine } from "./file-log.js";
 import { findApplied, findCheckpoint, firstAccepted, legacyLogId, metadataAt, pointersOf, readTail } from "./file-tail.js";
 import {
@@ -138,7 +139,11 @@ export class FileSessionStore implements SessionStore {
     return join(this.directory, HASHED + createHash("sha256").update(id).digest("base64url") + SUFFIX);
   }
 
-  async append(id: string, entries: readonly SessionEntry[], options?: AppendOptions): Promise<AppendResult> {
+  append(id: string, entries: readonly SessionEntry[], options?: AppendOptions): Promise<AppendResult> {
+    return io(() => this.appendAll(id, entries, options));
+  }
+
+  private async appendAll(id: string, entries: readonly SessionEntry[], options?: AppendOptions): Promise<AppendResult> {
     const path = this.pathOf(id);
     const lines = serializeEntries(entries);
     const checked = checkAppendOptions(options);
@@ -200,8 +205,7 @@ export class FileSessionStore implements SessionStore {
       }
       // One write; O_APPEND puts it at the end of the file, whoever else writes.
       const { bytesWritten } = await handle.write(buffer, 0, buffer.length, null);
-      // plain Error: a file system failure keeps its system code (ENOSPC), as the fs calls' own do.
-      if (bytesWritten !== buffer.length) throw Object.assign(new Error(`${path}: the disk took ${bytesWritten} of ${buffer.length} bytes`), { code: "ENOSPC" });
+      if (bytesWritten !== buffer.length) throw ioError(`${path}: the disk took ${bytesWritten} of ${buffer.length} bytes`, undefined, "ENOSPC");
       if (this.fsync) await handle.datasync();
       if (created && this.fsync) await syncDirectory(this.directory);
       const mine: AppendResult = { first: tail.next, version: tail.next + lines.length, time, logId: log, alreadyApplied: false };
@@ -234,13 +238,13 @@ export class FileSessionStore implements SessionStore {
   async read(id: string, from?: number): Promise<SessionRecord[]> {
     const path = this.pathOf(id);
     const start = checkFrom(from);
-    return readAll(id, this.records(path, start), start);
+    return io(() => readAll(id, this.records(path, start), start));
   }
 
   scan(id: string, from?: number): AsyncIterable<SessionRecord> {
     const path = this.pathOf(id);
     const start = checkFrom(from);
-    return withoutSizes(this.records(path, start));
+    return ioRecords(withoutSizes(this.records(path, start)));
   }
 
   /** The accepted records from seq `from`, as of the file's size when the scan starts. */
@@ -264,7 +268,11 @@ export class FileSessionStore implements SessionStore {
     }
   }
 
-  async list(): Promise<string[]> {
+  list(): Promise<string[]> {
+    return io(() => this.listIds());
+  }
+
+  private async listIds(): Promise<string[]> {
     let names;
     try {
       names = await readdir(this.directory, { withFileTypes: true });
@@ -307,6 +315,10 @@ export class FileSessionStore implements SessionStore {
 
   async delete(id: string): Promise<boolean> {
     const path = this.pathOf(id);
+    return io(() => this.deleteFile(path));
+  }
+
+  private async deleteFile(path: string): Promise<boolean> {
     await this.ensureDirectory();
     return this.locked(path, async () => {
       try {
@@ -323,6 +335,10 @@ export class FileSessionStore implements SessionStore {
 
   async info(id: string): Promise<SessionInfo | undefined> {
     const path = this.pathOf(id);
+    return io(() => this.infoOf(id, path));
+  }
+
+  private async infoOf(id: string, path: string): Promise<SessionInfo | undefined> {
     const opened = await openLog(path, "read", false);
     if (!opened) return undefined;
     const { handle } = opened;

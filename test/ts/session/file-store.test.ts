@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileSessionStore } from "ctxwin";
+import { FileSessionStore, isCtxwinError } from "ctxwin";
 
 let directory: string;
 beforeEach(() => {
@@ -179,11 +179,11 @@ describe("FileSessionStore", () => {
 
   describe("a directory the writer cannot write (a read-only file system; here, one without write permission)", () => {
     /** One append by a user for whom `dir` is not writable: another user when this one is root (whom permissions do not stop). */
-    function appendAsOutsider(dir: string, staleLockMs: number, lockTimeoutMs: number): { ok?: boolean; code?: string; message?: string } {
+    function appendAsOutsider(dir: string, staleLockMs: number, lockTimeoutMs: number): { ok?: boolean; code?: string; systemCode?: string; causeCode?: string; message?: string } {
       const fixture = join(import.meta.dirname, "fixtures", "append-once.mjs");
       const args = [fixture, dir, "s", String(staleLockMs), String(lockTimeoutMs)];
       const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-      return JSON.parse(execFileSync(nodeForNobody, args, { encoding: "utf8", ...asNobody })) as { ok?: boolean; code?: string; message?: string };
+      return JSON.parse(execFileSync(nodeForNobody, args, { encoding: "utf8", ...asNobody })) as { ok?: boolean; code?: string; systemCode?: string; causeCode?: string; message?: string };
     }
 
     /** A session whose directory is readable by everyone, writable by no one, with a lock left in it `age` ms ago. */
@@ -200,19 +200,40 @@ describe("FileSessionStore", () => {
       return dir;
     }
 
-    it("a lock left by a writer that stopped, still fresh: the directory's error (EACCES), not ERR_CTXWIN_SESSION_BUSY", async () => {
+    it("a lock left by a writer that stopped, still fresh: the directory's error (ERR_CTXWIN_SESSION_IO, EACCES), not ERR_CTXWIN_SESSION_BUSY", async () => {
       const dir = await lockedAndReadOnly(0);
       const outcome = appendAsOutsider(dir, 60_000, 300);
-      expect(outcome).toMatchObject({ code: "EACCES", message: expect.stringContaining("its directory is not writable") });
+      expect(outcome).toMatchObject({ code: "ERR_CTXWIN_SESSION_IO", systemCode: "EACCES", causeCode: "EACCES", message: expect.stringContaining("its directory is not writable") });
       chmodSync(dir, 0o755);
     });
 
     it("a stale lock that cannot be removed: the removal's error, saying so", async () => {
       const dir = await lockedAndReadOnly(60_000);
       const outcome = appendAsOutsider(dir, 2000, 300);
-      expect(outcome).toMatchObject({ code: "EACCES", message: expect.stringContaining("cannot take the session's lock") });
+      expect(outcome).toMatchObject({ code: "ERR_CTXWIN_SESSION_IO", systemCode: "EACCES", causeCode: "EACCES", message: expect.stringContaining("cannot take the session's lock") });
       chmodSync(dir, 0o755);
     });
+  });
+
+  it("a failure of the file system is ERR_CTXWIN_SESSION_IO from every operation, the system's code as systemCode and the failure as cause", async () => {
+    // A directory under a regular file: every operation meets ENOTDIR, whoever runs the test.
+    const file = join(directory, "not-a-directory");
+    writeFileSync(file, "");
+    const store = new FileSessionStore({ directory: join(file, "sessions") });
+    const failures = [
+      await store.append("s", [entry(0)]).catch((e: unknown) => e),
+      await store.read("s").catch((e: unknown) => e),
+      await store.info("s").catch((e: unknown) => e),
+      await store.list().catch((e: unknown) => e),
+      await store.delete("s").catch((e: unknown) => e),
+      await (async () => {
+        for await (const record of store.scan("s")) void record;
+      })().catch((e: unknown) => e),
+    ];
+    for (const failure of failures) {
+      expect(isCtxwinError(failure, "ERR_CTXWIN_SESSION_IO"), String(failure)).toBe(true);
+      expect(failure).toMatchObject({ systemCode: "ENOTDIR", cause: { code: "ENOTDIR" } });
+    }
   });
 
   it("a file that is only a torn line reads as empty, and the first append starts the log", async () => {
