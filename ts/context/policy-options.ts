@@ -1,7 +1,7 @@
 // The manager's policy options, checked together before anything is built: a bad value throws a
 // coded RangeError naming it, and the manager is never half made.
 import type { ProgressiveCompactionOptions } from "../compaction/progressive-compaction.js";
-import type { InsertedRole } from "../messages/roles.js";
+import { checkRole, type InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
 import { extractiveSummarizer } from "../models/extractive-summarizer.js";
 import { describe, rangeError, requireCount } from "../runtime/errors.js";
@@ -43,12 +43,29 @@ export function checkPolicyOptions(compaction: Pick<CompactionOptions, "trimAt" 
   return { onOverflow, trimAt, trimTo, orphanToolResults };
 }
 
+/** The compaction group's counts and their least values (those of the levels that take them). */
+const COUNTS: ReadonlyArray<readonly [Exclude<keyof CompactionOptions, "autoTruncate" | "trimAt" | "trimTo" | "timing" | "strategy" | "onTrim" | "pinFirstUserMessage" | "summarizer" | "summaryRole">, number]> = [
+  ["keepReasoningTurns", 0],
+  ["maxToolResultTokens", 16],
+  ["keepToolResults", 0],
+  ["clearAtLeast", 0],
+  ["maxSummaryTokens", 1],
+  ["summaryInputTokens", 64],
+  ["keepUserTokens", 0],
+  ["preserveLast", 0],
+  ["maxSummaryFailures", 1],
+  ["breakerResetMs", 0],
+];
+
 /** What the levels are built with, from the compaction group and what the manager resolved (its window, trimAt, trimTo, strategy). */
 export function levelOptions<M extends MessageLike>(
   c: CompactionOptions<M>,
   at: { mode: TruncationMode; effectiveLimit: number; trimAt: number; trimTo: number; strategy: TruncationStrategy; logger: Logger | undefined },
 ): Omit<ProgressiveCompactionOptions, "onBreaker"> {
-  const maxSummaryTokens = requireCount(c.maxSummaryTokens ?? 500, "options.compaction.maxSummaryTokens", 1);
+  // Checked here so that a bad value's error names where the caller put it (options.compaction.*).
+  for (const [key, min] of COUNTS) if (c[key] !== undefined) requireCount(c[key], `options.compaction.${key}`, min);
+  if (c.summaryRole !== undefined) checkRole(c.summaryRole, "options.compaction.summaryRole");
+  const maxSummaryTokens = c.maxSummaryTokens ?? 500;
   return {
     maxToolResultTokens: c.maxToolResultTokens,
     keepToolResults: c.keepToolResults,
