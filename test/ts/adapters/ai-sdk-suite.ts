@@ -259,7 +259,7 @@ export function runAiSdkSuite(sdk: AiSdk): void {
       const big = (step: number) => `${toolOutput(step)}\n${toolOutput(step + 100)}`;
       for (const hook of ["prepareStep", "middleware"] as const) {
         const { model, seen } = agentModel(1, 8);
-        const options = { model: MODEL, limits: LIMITS, maxToolResultTokens: 5000, trimTo: 0.4 };
+        const options = { model: MODEL, limits: LIMITS, compaction: { maxToolResultTokens: 5000, trimTo: 0.4 } };
         const result = await generateText({
           model: hook === "middleware" ? wrap(model, contextMiddleware(options)) : model,
           system: SYSTEM,

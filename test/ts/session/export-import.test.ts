@@ -130,7 +130,7 @@ describe("round trip", () => {
     );
     fc.assert(
       fc.property(fc.array(message, { maxLength: 40 }), fc.array(fc.integer({ min: 0, max: 600 }), { maxLength: 3 }), fc.option(fc.string({ maxLength: 30 }), { nil: undefined }), (messages, trims, prompt) => {
-        const options = { model: "gpt-4o", limits: limits(100_000), autoTruncate: false };
+        const options = { model: "gpt-4o", limits: limits(100_000), compaction: { autoTruncate: false } };
         const cm = new MessageContextManager(options);
         if (prompt !== undefined) cm.setSystemPrompt(prompt);
         messages.forEach((m, i) => {
