@@ -234,7 +234,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
    * run, cheapest first, until usage is at `trimTo` (at most the threshold): (0) clear old
    * reasoning, (1) compact large tool results, (2) replace old tool results by "[Old tool result
    * content cleared]" (the calls stay), at least `clearAtLeast` tokens at once, (3) summarize old
-   * turns with `llm`, (4) truncate with the mode's strategy. Level 3 also runs alone, earlier, when
+   * turns with the summarizer, (4) truncate with the mode's strategy. Level 3 also runs alone, earlier, when
    * the messages to summarize would outgrow the summarizer's input budget. Never blocks
    * addMessage; a call while one runs gets the same promise; messages added meanwhile are kept.
    */

@@ -61,6 +61,10 @@ function managerOptions(model: string, window: number | undefined): MessageConte
       // specification says (the default mode's strategy drops only as many as its target needs).
       strategy: new SmartTruncationStrategy(),
       summarizer: extractiveSummarizer(),
+      // The chat keeps its summaries as system messages (its /stats counts them with the prompt, and
+      // its Anthropic assistant sends later system text as user text), as it did before the
+      // manager's default became "user".
+      summaryRole: "system",
     },
   };
 }
