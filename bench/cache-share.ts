@@ -78,10 +78,12 @@ async function runCtxwin(turns: Turn[], mode: TruncationMode, counter: TiktokenC
     model: "gpt-4o",
     counter,
     mode,
-    ...(trimTo === undefined ? {} : { trimTo }),
-    llm: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined,
     limits: new ContextLimits({ model: "gpt-4o", maxTokens: WINDOW, maxOutputTokens: 0, reservedTokens: 0 }),
     logger: { warn: () => {} },
+    compaction: {
+      summarizer: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined,
+      trimTo,
+    },
   });
   let trims = 0;
   cm.on("trimmed", () => trims++);

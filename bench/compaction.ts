@@ -46,7 +46,7 @@ export async function benchCompaction(): Promise<void> {
     history.push({ role: "assistant", content: `Module ${i} exports v${i}.` });
   }
   for (const [label, llm] of [["no llm", undefined], ["llm: extractive summarizer", extractiveSummarizer()]] as const) {
-    const cm = new MessageContextManager<Msg>({ model: "gpt-4o", counter, limits: new ContextLimits({ model: "gpt-4o", maxTokens: 400_000, maxOutputTokens: 0, reservedTokens: 0 }), autoTruncate: false, llm, maxToolResultTokens: 500, logger: { warn: () => {} } });
+    const cm = new MessageContextManager<Msg>({ model: "gpt-4o", counter, limits: new ContextLimits({ model: "gpt-4o", maxTokens: 400_000, maxOutputTokens: 0, reservedTokens: 0 }), logger: { warn: () => {} }, compaction: { autoTruncate: false, summarizer: llm, maxToolResultTokens: 500 } });
     cm.load(history);
     const before = cm.tokenUsage;
     const { ns, value } = await timeOnceAsync(() => cm.compactIfNeeded({ threshold: 0.5 }));

@@ -42,11 +42,10 @@ async function runCtxwin(turns: Turn[], counter: TiktokenCounter, list: PriceLis
     // token_budget: its trims stop at their target (smart and sliding_window cut this session far
     // below any target), so that trimTo = trimAt is what "compacting at every crossing" means.
     mode: TruncationMode.TOKEN_BUDGET,
-    trimTo,
     limits: new ContextLimits({ model: "gpt-4o", maxTokens: WINDOW, maxOutputTokens: 0, reservedTokens: 0 }),
     cost: costOptions(list),
-    compactionTiming,
     logger: { warn: () => {} },
+    compaction: { trimTo, timing: compactionTiming },
   });
   cm.setSystemPrompt(SYSTEM);
   // At trimAt, the agent loop of bench/cache-share.ts compacts before each request (the levels:

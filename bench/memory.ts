@@ -35,8 +35,8 @@ function managerBytesPerMessage(n: number, counter?: TiktokenCounter): { perMess
   const manager = new MessageContextManager({
     model: "gpt-4o",
     ...(counter ? { counter } : {}),
-    autoTruncate: false,
     limits: { maxTokens: 100_000_000 },
+    compaction: { autoTruncate: false },
   });
   manager.addMessage({ role: "user", content: "warm-up" });
   manager.clear();

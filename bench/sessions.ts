@@ -62,7 +62,7 @@ async function openTime(store: SessionStore, id: string, samples = 5): Promise<{
     snapshots.push(Number(process.hrtime.bigint() - start));
     if (info?.version !== 10_000 || tail.length !== 101) throw new Error(`info ${info?.version}, ${tail.length} records from the snapshot`);
     start = process.hrtime.bigint();
-    const cm = await MessageContextManager.open({ model: "gpt-4o", session: { store, id }, autoTruncate: false });
+    const cm = await MessageContextManager.open({ model: "gpt-4o", session: { store, id }, compaction: { autoTruncate: false } });
     opens.push(Number(process.hrtime.bigint() - start));
     if (cm.getMessages().length !== 10_000) throw new Error(`opened ${cm.getMessages().length} messages, not 10000`);
   }

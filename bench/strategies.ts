@@ -105,7 +105,7 @@ export async function benchStrategies(): Promise<void> {
   for (const [name, strategy] of strategies) {
     const managerCells = data.map((d) => {
       const load = () => {
-        const cm = new MessageContextManager({ model: "m", counter: d.counter, strategy, limits: { contextLength: 10_000_000, maxOutputTokens: 0, reservedTokens: 0 }, autoTruncate: false });
+        const cm = new MessageContextManager({ model: "m", counter: d.counter, limits: { contextLength: 10_000_000, maxOutputTokens: 0, reservedTokens: 0 }, compaction: { strategy, autoTruncate: false } });
         cm.load(d.messages);
         return cm;
       };
@@ -141,7 +141,7 @@ export async function benchStrategies(): Promise<void> {
   }
 
   // Adding a 1 KB message to a managed history, counted exactly.
-  const cm = new MessageContextManager({ model: "gpt-4o", counter: new TiktokenCounter({ model: "gpt-4o" }), autoTruncate: false });
+  const cm = new MessageContextManager({ model: "gpt-4o", counter: new TiktokenCounter({ model: "gpt-4o" }), compaction: { autoTruncate: false } });
   const kb = "The agent read the file and found that the exporter parses due dates in UTC. ".repeat(13).slice(0, 1024);
   let i = 0;
   const perAdd = time(() => cm.addMessage({ role: i++ % 2 ? "assistant" : "user", content: `${i} ${kb}` }), 300);

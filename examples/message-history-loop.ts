@@ -19,7 +19,7 @@ export function createChatAgent(options: ChatAgentOptions) {
     model: options.modelId,
     mode: TruncationMode.SMART,
     limits: options.limits,
-    onTrim: options.onTrim,
+    compaction: { onTrim: options.onTrim },
   });
   context.setSystemPrompt(options.system);
 

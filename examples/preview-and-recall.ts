@@ -14,10 +14,9 @@ const messages = request.messages.filter((m) => m.role !== "system");
 
 const context = new MessageContextManager<Message>({
   model: "gpt-4o",
-  mode: TruncationMode.SUMMARIZE,
-  llm: extractiveSummarizer(), // offline; any AI SDK model works the same
+  mode: TruncationMode.SUMMARIZE,// offline; any AI SDK model works the same
   limits: new ContextLimits({ model: "gpt-4o", maxTokens: 6000, maxOutputTokens: 0, reservedTokens: 0 }),
-  autoTruncate: false, // this example compacts when it says so
+  compaction: { summarizer: extractiveSummarizer(), autoTruncate: false }, // this example compacts when it says so
 });
 if (typeof system[0]?.content === "string") context.setSystemPrompt(system[0].content);
 context.load(messages);

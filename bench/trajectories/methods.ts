@@ -48,10 +48,9 @@ function ctxwinMethod(name: string, mode: TruncationMode | undefined): Method {
         counter,
         limits: { maxTokens: window },
         ...(mode === undefined ? {} : { mode }),
-        ...(mode === TruncationMode.SUMMARIZE ? { llm: extractiveSummarizer() } : {}),
-        maxSummaryTokens: MAX_SUMMARY_TOKENS,
-        onOverflow: "send",
         logger: quiet,
+        compaction: { summarizer: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined, maxSummaryTokens: MAX_SUMMARY_TOKENS },
+        warnings: { onOverflow: "send" },
       });
       const recall = new Recall({ context: manager, maxBytes: 1 << 30, maxTokens: 1 << 30 });
       const originals = new Map<string, string | undefined>();

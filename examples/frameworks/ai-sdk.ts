@@ -40,9 +40,12 @@ const readFile = tool({
 let compacted = 0;
 const middleware = contextMiddleware({
   model: "gpt-4o",
-  limits: { maxTokens: 8000, maxOutputTokens: 1000 }, // an 8,000-token window, 1,000 kept for the answer
-  keepToolResults: 3,
+  limits: { maxTokens: 8000, maxOutputTokens: 1000 },
   onCompact: () => compacted++,
+  compaction: {
+    // an 8,000-token window, 1,000 kept for the answer
+    keepToolResults: 3,
+  },
 });
 
 const result = await generateText({

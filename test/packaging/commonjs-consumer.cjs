@@ -27,7 +27,7 @@ assert.ok(counter.countMessages(kept) <= 300);
 
 // The events run on the package's own emitter (no node:events).
 const limits = new ContextLimits({ model: "test", maxTokens: 1000, maxOutputTokens: 0, reservedTokens: 0 });
-const manager = new MessageContextManager({ model: "test", limits, counter: new ApproximateCounter(), trimAt: 0.95 });
+const manager = new MessageContextManager({ model: "test", limits, counter: new ApproximateCounter(), compaction: { trimAt: 0.95 } });
 const warnings = [];
 manager.on("warning", (w) => warnings.push(w.message));
 manager.addMessage({ role: "user", content: "word ".repeat(850) });

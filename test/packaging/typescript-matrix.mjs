@@ -54,7 +54,7 @@ function consumerFiles(withNode, frameworks) {
   // What a program does with the root API, typed: the event names and payloads of the emitter.
   const use = (ns) => `
 const limits = new ${ns}.ContextLimits({ model: "m", maxTokens: 1000, maxOutputTokens: 0, reservedTokens: 0 });
-const manager = new ${ns}.MessageContextManager({ model: "m", limits, counter: new ${ns}.ApproximateCounter(), trimAt: 0.95 });
+const manager = new ${ns}.MessageContextManager({ model: "m", limits, counter: new ${ns}.ApproximateCounter(), compaction: { trimAt: 0.95 } });
 manager.on("warning", (warning) => { const text: string = warning.message; void text; });
 const count: number = ${ns}.estimateTokens("hello");
 void count;

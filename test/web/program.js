@@ -16,7 +16,7 @@ export async function run(texts, { wasm, start } = {}) {
   const cl100k = new TiktokenCounter({ encoding: "cl100k_base" });
   const claude = new ClaudeCounter({ model: "claude-opus-4-7" });
   const messages = texts.map((content, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content }));
-  const manager = new MessageContextManager({ model: "gpt-4o", autoTruncate: false });
+  const manager = new MessageContextManager({ model: "gpt-4o", compaction: { autoTruncate: false } });
   manager.setSystemPrompt("You are a careful assistant.");
   for (const message of messages) manager.addMessage(message);
   const before = manager.tokenUsage;

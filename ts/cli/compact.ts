@@ -53,15 +53,17 @@ export async function compactCommand(args: string[], io: Io): Promise<number> {
     const context = new MessageContextManager<MessageLike>({
     model,
     mode: TruncationMode.SUMMARIZE,
-    llm: extractiveSummarizer(),
     counter,
     limits: new ContextLimits({ model, maxTokens: budget, maxOutputTokens: 0, reservedTokens: 0 }),
-    // The whole window is the target: compaction starts above it and stops as soon as it is there.
-    trimAt: 1,
-    trimTo: 1,
-    autoTruncate: false,
-    orphanToolResults: "drop",
-    ...(strategy ? { strategy } : {}),
+    compaction: {
+      summarizer: extractiveSummarizer(),
+      // The whole window is the target: compaction starts above it and stops as soon as it is there.
+      trimAt: 1,
+      trimTo: 1,
+      autoTruncate: false,
+      ...(strategy ? { strategy } : {}),
+    },
+    warnings: { orphanToolResults: "drop" },
   });
   if (conversation.system) context.setSystemPrompt(conversation.system);
   context.load(conversation.messages);

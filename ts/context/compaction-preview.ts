@@ -83,7 +83,7 @@ export interface PreviewSource<M extends MessageLike> {
   limits: ContextLimits;
   counter: TokenCounter;
   strategy: TruncationStrategy;
-  llm: SummaryModel | undefined;
+  summarizer: SummaryModel | undefined;
   trimAt: number;
   trimTo: number;
   /** The manager trims after each change (autoTruncate): during a compaction, only past the window. */
@@ -108,7 +108,7 @@ export async function previewCompaction<M extends MessageLike>(source: PreviewSo
   const view = editor.view();
   const before = view.messages.slice();
   const position = new Map<object, number>(before.map((m, i) => [m as object, i]));
-  const summarizer = source.llm === undefined ? undefined : source.llm instanceof ExtractiveSummarizer ? source.llm : extractiveSummarizer();
+  const summarizer = source.summarizer === undefined ? undefined : source.summarizer instanceof ExtractiveSummarizer ? source.summarizer : extractiveSummarizer();
   const compaction = source.compaction.fork(source.compaction.compactor === undefined ? undefined : summarizer);
   const limit = source.limits.effectiveLimit;
   const units: PreviewUnit[] = [];

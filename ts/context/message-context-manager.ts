@@ -26,7 +26,6 @@ import { UsageCalibration, type ReportedUsage } from "../budget/usage-calibratio
 import { MetadataReader } from "../messages/metadata-reader.js";
 import type { OmissionMarker } from "../messages/omission-marker.js";
 import type { MessageLike } from "../messages/types.js";
-import { extractiveSummarizer } from "../models/extractive-summarizer.js";
 import type { SummaryModel } from "../models/summary-model.js";
 import { describe, rangeError, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { randomUuid } from "../runtime/random-id.js";
@@ -37,7 +36,8 @@ import { SessionLink } from "../session/session-link.js";
 import { getCounter } from "../tokens/get-counter.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { costForManager } from "../cost/ledger-for-manager.js";
-import { checkPolicyOptions } from "./policy-options.js";
+import { checkPolicyOptions, levelOptions } from "./policy-options.js";
+import { groupManagerOptions } from "./grouped-options.js";
 import { contextOverflowError } from "./context-overflow.js";
 import { HistoryEditor } from "./history-editor.js";
 import { countMessagesNow } from "./large-message-count.js";
@@ -53,7 +53,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   readonly limits: ContextLimits;
   readonly counter: TokenCounter;
   readonly strategy: TruncationStrategy;
-  readonly llm: SummaryModel | undefined;
+  /** The summarizing model (options.compaction.summarizer), if any. */
+  readonly summarizer: SummaryModel | undefined;
   readonly autoTruncate: boolean;
   /** What getContextForRequest does with a history still over the window after every trim: throw ERR_CTXWIN_CONTEXT_OVERFLOW, or send it. */
   readonly onOverflow: "error" | "send";
@@ -63,7 +64,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   metadata: Record<string, unknown> = {};
   /** Reported-to-counted ratios per model (observeUsage). */
   readonly calibration: UsageCalibration;
-  /** Set when `llm` is given: compaction level 3. */
+  /** Set when a summarizer is given (or SUMMARIZE mode summarizes offline): compaction level 3. */
   readonly compactor: ContextCompactor | undefined;
   /** The session's id in exports (the store's id when the manager has a session). */
   sessionId: string;
@@ -86,50 +87,35 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private readonly view: HistoryView<M>;
   private createdAt = Date.now();
 
-  constructor(options: MessageContextManagerOptions<M>) {
+  constructor(given: MessageContextManagerOptions<M>) {
     super();
-    if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
+    if (given === null || typeof given !== "object") throw typeError(`options must be an object, got ${describe(given)}`);
+    // The flat names of 0.x become the grouped form here, once: context/grouped-options.ts.
+    const options = groupManagerOptions(given);
+    const { compaction: c, warnings: w } = options;
     this.model = requireString(options.model, "options.model");
     const mode = options.mode ?? TruncationMode.SMART;
     if (!Object.values(TruncationMode).includes(mode)) {
       throw rangeError(`options.mode must be one of ${Object.values(TruncationMode).join(", ")}, got ${describe(mode)}`);
     }
     this.mode = mode;
-    this.llm = options.llm;
+    this.summarizer = c.summarizer;
     this.limits =
       options.limits instanceof ContextLimits
         ? options.limits
         : ContextLimits.forModel(this.model, options.limits ?? {}, { logger: options.logger, unknownModel: options.unknownModel ?? "error", where: "options.model" });
     this.counter = options.counter ?? getCounter(this.model, { logger: options.logger });
-    this.autoTruncate = options.autoTruncate ?? true;
-    const { onOverflow, trimAt, trimTo, orphanToolResults } = checkPolicyOptions(options);
+    this.autoTruncate = c.autoTruncate ?? true;
+    const { onOverflow, trimAt, trimTo, orphanToolResults } = checkPolicyOptions(c, w);
     this.onOverflow = onOverflow;
     this.trimAt = trimAt;
     this.trimTo = trimTo;
-    this.strategy = options.strategy ?? strategyFor(mode);
-    this.onTrim = options.onTrim;
+    this.strategy = c.strategy ?? strategyFor(mode);
+    this.onTrim = c.onTrim;
     this.logger = options.logger;
     const requestOverhead = this.counter.countMessages([]);
-    const maxSummaryTokens = requireCount(options.maxSummaryTokens ?? 500, "options.maxSummaryTokens", 1);
-    this.compaction = new ProgressiveCompaction({
-      maxToolResultTokens: options.maxToolResultTokens,
-      keepToolResults: options.keepToolResults,
-      // The room a trim makes: clearings then break the prompt cache no more often than trims.
-      clearAtLeast: options.clearAtLeast ?? Math.floor((this.trimAt - this.trimTo) * this.limits.effectiveLimit),
-      keepReasoningTurns: options.keepReasoningTurns,
-      preserveLast: options.preserveLast,
-      // SUMMARIZE mode without a model (an import, a CLI) summarizes offline with the core's digest.
-      llm: options.llm ?? (mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined),
-      summaryRole: options.summaryRole,
-      maxSummaryTokens,
-      summaryInputTokens: options.summaryInputTokens ?? Math.max(64, this.limits.effectiveLimit - maxSummaryTokens),
-      keepUserTokens: options.keepUserTokens,
-      maxSummaryFailures: options.maxSummaryFailures,
-      breakerResetMs: options.breakerResetMs,
-      onBreaker: (event) => this.emit("breaker", event),
-      strategy: this.strategy,
-      logger: options.logger,
-    });
+    const levels = levelOptions(c, { mode, effectiveLimit: this.limits.effectiveLimit, trimAt, trimTo, strategy: this.strategy, logger: options.logger });
+    this.compaction = new ProgressiveCompaction({ ...levels, onBreaker: (event) => this.emit("breaker", event) });
     this.compactor = this.compaction.compactor;
     if (options.calibration !== undefined && !(options.calibration instanceof UsageCalibration)) {
       throw typeError(`options.calibration must be a UsageCalibration, got ${describe(options.calibration)}`);
@@ -152,12 +138,17 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       options.logger,
     );
     this.ready = this.session?.ready ?? Promise.resolve();
-    const pinFirst = options.pinFirstUserMessage ?? true;
-    if (typeof pinFirst !== "boolean") throw typeError(`options.pinFirstUserMessage must be a boolean, got ${describe(pinFirst)}`);
+    const pinFirst = c.pinFirstUserMessage ?? true;
+    if (typeof pinFirst !== "boolean") throw typeError(`options.compaction.pinFirstUserMessage must be a boolean, got ${describe(pinFirst)}`);
     this.editor = new HistoryEditor<M>(this.counter, requestOverhead, this.strategy, this.anchor, this.session, orphanToolResults, this.logger, pinFirst);
-    Object.assign(this.editor.cache, costForManager(this.model, options.cost, options.compactionTiming, Math.floor(this.limits.effectiveLimit * this.trimAt)));
+    Object.assign(this.editor.cache, costForManager(this.model, options.cost, c.timing, Math.floor(this.limits.effectiveLimit * this.trimAt)));
     this.view = this.editor.view();
     this.editor.onRecount = () => this.afterChange();
+  }
+
+  /** @deprecated The summarizing model: read `summarizer` (`llm` was its 0.x name). */
+  get llm(): SummaryModel | undefined {
+    return this.summarizer;
   }
 
   /** A manager whose session is open: the log read, the context continued where it was. */
@@ -243,7 +234,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
    * run, cheapest first, until usage is at `trimTo` (at most the threshold): (0) clear old
    * reasoning, (1) compact large tool results, (2) replace old tool results by "[Old tool result
    * content cleared]" (the calls stay), at least `clearAtLeast` tokens at once, (3) summarize old
-   * turns with `llm`, (4) truncate with the mode's strategy. Level 3 also runs alone, earlier, when
+   * turns with the summarizer, (4) truncate with the mode's strategy. Level 3 also runs alone, earlier, when
    * the messages to summarize would outgrow the summarizer's input budget. Never blocks
    * addMessage; a call while one runs gets the same promise; messages added meanwhile are kept.
    */

@@ -43,36 +43,13 @@ export interface TrimEvent<M> {
   tokensAfter: number;
 }
 
-export interface MessageContextManagerOptions<M extends MessageLike> {
-  model: string;
-  mode?: TruncationMode;
-  /**
-   * The summarizing model for SUMMARIZE mode (any SummaryModel: the shapes the thread manager's
-   * summarize takes). Without one, SUMMARIZE mode summarizes offline with `extractiveSummarizer()`,
-   * so that an import (`fromExport`) never needs the model.
-   */
-  llm?: SummaryModel;
-  /**
-   * A history still over the window after every trim and compaction (its system prompt, system and
-   * pinned messages alone are larger): "error" (default) makes getContextForRequest() throw a
-   * RangeError with code ERR_CTXWIN_CONTEXT_OVERFLOW and the figures (`tokens`, `limit`,
-   * `pinnedTokens`); "send" sends it anyway (with the 90% warning only). Applies with autoTruncate.
-   */
-  onOverflow?: "error" | "send";
-  /**
-   * The first user message (the task, in the user's words) is pinned, in every mode: no trim,
-   * compaction level or summary removes or rewrites it (default true; false unpins it).
-   */
-  pinFirstUserMessage?: boolean;
-  counter?: TokenCounter;
-  /** Limits, or overrides for the model's (maxTokens, contextLength, ...). */
-  limits?: ContextLimits | LimitOverrides;
-  /**
-   * A model id the catalog does not resolve (and `limits` gives no window): a RangeError with code
-   * ERR_CTXWIN_UNKNOWN_MODEL naming the closest known ids (`"error"`, default), or the default
-   * limits with a warning (`"warn"`).
-   */
-  unknownModel?: UnknownModelPolicy;
+/**
+ * How the history is kept inside the window: when trims and compactions start and what they cut
+ * down to, the levels' knobs (0: reasoning, 1: large tool results, 2: old tool results, 3: the
+ * summary, 4: the strategy's trim) and the summarizing model. One concern: what the manager does
+ * when the history grows. The adapters take the subset they use (AdapterCompactionOptions).
+ */
+export interface CompactionOptions<M extends MessageLike = MessageLike> {
   /** Trim automatically when usage crosses `trimAt` (default true). */
   autoTruncate?: boolean;
   /** The share of the effective limit at which trimming starts (default 0.8, when the 80% warning is given). */
@@ -82,21 +59,99 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
    * trimAt). The gap is what keeps prompt caches hitting: between trims requests only grow.
    */
   trimTo?: number;
-  /** Replaces the mode's strategy. */
+  /**
+   * When trims and compactions start: at trimAt (`"threshold"`, default), or where a trim pays
+   * through the provider's prompt cache (`"cache-aware"`: between trimTo and the window, from the
+   * cache's read and write prices and the tokens each request adds; bills the session, `cost`).
+   */
+  timing?: "threshold" | "cache-aware";
+  /** Replaces the mode's strategy (the last level's trim; default: the mode's, strategyFor(mode)). */
   strategy?: TruncationStrategy;
-  logger?: Logger;
   /** Told about every trim, e.g. to keep a session store consistent (also the 'trimmed' event). */
   onTrim?: (event: TrimEvent<M>) => void;
-  /** Compaction level 1: tool results above this many tokens are compacted (default 1000). */
+  /**
+   * The first user message (the task, in the user's words) is pinned, in every mode: no trim,
+   * compaction level or summary removes or rewrites it (default true; false unpins it).
+   */
+  pinFirstUserMessage?: boolean;
+  /** Level 0: the reasoning of the last this many assistant turns with reasoning stays (default 1). */
+  keepReasoningTurns?: number;
+  /** Level 1: tool results above this many tokens are compacted (default 1000). */
   maxToolResultTokens?: number;
-  /** Compaction level 2: tool results of the last this many tool units stay whole (default 3). */
+  /** Level 2: tool results of the last this many tool units stay whole (default 3). */
   keepToolResults?: number;
   /**
-   * Compaction level 2: clear at least this many tokens of old tool results at once, or none
-   * (unless less reaches the target). Default (trimAt - trimTo) x the effective limit: the room a
-   * trim makes, so that clearings break the prompt cache no more often than trims do.
+   * Level 2: clear at least this many tokens of old tool results at once, or none (unless less
+   * reaches the target). Default (trimAt - trimTo) x the effective limit: the room a trim makes,
+   * so that clearings break the prompt cache no more often than trims do.
    */
   clearAtLeast?: number;
+  /**
+   * Level 3: the summarizing model (any SummaryModel: an AI SDK model, a function, an `invoke()`
+   * model, extractiveSummarizer()). Without one, SUMMARIZE mode summarizes offline with
+   * `extractiveSummarizer()`, so that an import (`fromExport`) never needs the model.
+   */
+  summarizer?: SummaryModel;
+  /**
+   * Level 3: the summary message's role (default "user", on the manager and every adapter: the
+   * summary follows the task, and several providers take system messages only before the conversation).
+   */
+  summaryRole?: InsertedRole;
+  /** Level 3: the summary's bound in tokens (default 500). */
+  maxSummaryTokens?: number;
+  /**
+   * Level 3: the summarizer's input budget (default: the effective limit less maxSummaryTokens,
+   * for a summarizer with this model's window). Compaction starts before the messages to
+   * summarize outgrow it, so that a summary never has to leave some out.
+   */
+  summaryInputTokens?: number;
+  /** Level 3: the user's own messages kept verbatim beside the summary, in tokens (default 2,000). */
+  keepUserTokens?: number;
+  /** Level 3: recent messages kept out of the summary (default 10). */
+  preserveLast?: number;
+  /** Failed summaries in a row that open the circuit breaker (default 3); while open, levels 0, 1, 2 and 4 run. */
+  maxSummaryFailures?: number;
+  /** How long the breaker stays open before one trial summary (default 300,000 ms). */
+  breakerResetMs?: number;
+}
+
+/** Where the manager either throws a coded error or goes on with a warning: one concern, how strict it is. */
+export interface WarningOptions {
+  /**
+   * A history still over the window after every trim and compaction (its system prompt, system and
+   * pinned messages alone are larger): "error" (default) makes getContextForRequest() throw a
+   * RangeError with code ERR_CTXWIN_CONTEXT_OVERFLOW and the figures (`tokens`, `limit`,
+   * `pinnedTokens`); "send" sends it anyway (with the 90% warning only). Applies with autoTruncate.
+   */
+  onOverflow?: "error" | "send";
+  /** A tool result whose call is not in the history: reject it (`"error"`, default) or leave it out of the history with a warning (`"drop"`). */
+  orphanToolResults?: "error" | "drop";
+}
+
+/**
+ * A MessageContextManager's options: the few a first use needs flat (model, mode, limits, counter),
+ * the rest grouped by concern (compaction, warnings, cost, session). docs/options.md has the table
+ * from the flat names of 0.x to these.
+ */
+export interface GroupedManagerOptions<M extends MessageLike = MessageLike> {
+  model: string;
+  mode?: TruncationMode;
+  /** Limits, or overrides for the model's (maxTokens, contextLength, ...). */
+  limits?: ContextLimits | LimitOverrides;
+  /**
+   * A model id the catalog does not resolve (and `limits` gives no window): a RangeError with code
+   * ERR_CTXWIN_UNKNOWN_MODEL naming the closest known ids (`"error"`, default), or the default
+   * limits with a warning (`"warn"`).
+   */
+  unknownModel?: UnknownModelPolicy;
+  counter?: TokenCounter;
+  logger?: Logger;
+  /** Reported-to-counted ratios per model, shared with other managers when given (observeUsage). */
+  calibration?: UsageCalibration;
+  /** Trims, compaction levels and the summarizing model. */
+  compaction?: CompactionOptions<M>;
+  /** Where to throw and where to warn and go on. */
+  warnings?: WarningOptions;
   /**
    * Bill each request (getContextForRequest) through the provider's prompt cache, in dollars:
    * getStats().cost. `true`: the catalog's prices and the provider's cache semantics for the
@@ -104,42 +159,65 @@ export interface MessageContextManagerOptions<M extends MessageLike> {
    */
   cost?: boolean | CostOptions;
   /**
-   * When trims and compactions start: at trimAt (`"threshold"`, default), or where a trim pays
-   * through the provider's prompt cache (`"cache-aware"`: between trimTo and the window, from the
-   * cache's read and write prices and the tokens each request adds; bills the session, `cost`).
-   */
-  compactionTiming?: "threshold" | "cache-aware";
-  /** Compaction level 0: the reasoning of the last this many assistant turns with reasoning stays (default 1). */
-  keepReasoningTurns?: number;
-  /** Compaction level 3: the summary's bound in tokens (default 500). */
-  maxSummaryTokens?: number;
-  /**
-   * Compaction level 3: the summarizer's input budget (default: the effective limit less
-   * maxSummaryTokens, for a summarizer with this model's window). Compaction starts before the
-   * messages to summarize outgrow it, so that a summary never has to leave some out.
-   */
-  summaryInputTokens?: number;
-  /** Compaction level 3: the user's own messages kept verbatim beside the summary, in tokens (default 2,000). */
-  keepUserTokens?: number;
-  /** Failed summaries in a row that open the circuit breaker (default 3); while open, levels 0, 1, 2 and 4 run. */
-  maxSummaryFailures?: number;
-  /** How long the breaker stays open before one trial summary (default 300,000 ms). */
-  breakerResetMs?: number;
-  /** Compaction level 3: recent messages kept out of the summary (default 10). */
-  preserveLast?: number;
-  /** Compaction level 3: the summary message's role (default "system"). */
-  summaryRole?: InsertedRole;
-  /** A tool result whose call is not in the history: reject it (`"error"`, default) or leave it out of the history with a warning (`"drop"`). */
-  orphanToolResults?: "error" | "drop";
-  /** Reported-to-counted ratios per model, shared with other managers when given (observeUsage). */
-  calibration?: UsageCalibration;
-  /**
    * Keep the context in a session's append-only log (docs/sessions.md): the manager opens it (use
    * `await MessageContextManager.open(options)`, or `await manager.ready`), appends each message
    * and each trim or compaction as it happens, and `await manager.flush()` makes them durable.
    */
   session?: SessionOptions;
 }
+
+/**
+ * The flat names of 0.x, accepted for one release: each is moved into its group (context/
+ * grouped-options.ts) with a deprecation warning once per process; giving a flat name and its
+ * grouped place both is a TypeError naming both.
+ */
+export interface DeprecatedFlatOptions<M extends MessageLike = MessageLike> {
+  /** @deprecated Use `compaction.summarizer`. */
+  llm?: SummaryModel;
+  /** @deprecated Use `compaction.autoTruncate`. */
+  autoTruncate?: boolean;
+  /** @deprecated Use `compaction.trimAt`. */
+  trimAt?: number;
+  /** @deprecated Use `compaction.trimTo`. */
+  trimTo?: number;
+  /** @deprecated Use `compaction.timing`. */
+  compactionTiming?: "threshold" | "cache-aware";
+  /** @deprecated Use `compaction.strategy`. */
+  strategy?: TruncationStrategy;
+  /** @deprecated Use `compaction.onTrim`. */
+  onTrim?: (event: TrimEvent<M>) => void;
+  /** @deprecated Use `compaction.pinFirstUserMessage`. */
+  pinFirstUserMessage?: boolean;
+  /** @deprecated Use `compaction.keepReasoningTurns`. */
+  keepReasoningTurns?: number;
+  /** @deprecated Use `compaction.maxToolResultTokens`. */
+  maxToolResultTokens?: number;
+  /** @deprecated Use `compaction.keepToolResults`. */
+  keepToolResults?: number;
+  /** @deprecated Use `compaction.clearAtLeast`. */
+  clearAtLeast?: number;
+  /** @deprecated Use `compaction.summaryRole`. */
+  summaryRole?: InsertedRole;
+  /** @deprecated Use `compaction.maxSummaryTokens`. */
+  maxSummaryTokens?: number;
+  /** @deprecated Use `compaction.summaryInputTokens`. */
+  summaryInputTokens?: number;
+  /** @deprecated Use `compaction.keepUserTokens`. */
+  keepUserTokens?: number;
+  /** @deprecated Use `compaction.preserveLast`. */
+  preserveLast?: number;
+  /** @deprecated Use `compaction.maxSummaryFailures`. */
+  maxSummaryFailures?: number;
+  /** @deprecated Use `compaction.breakerResetMs`. */
+  breakerResetMs?: number;
+  /** @deprecated Use `warnings.onOverflow`. */
+  onOverflow?: "error" | "send";
+  /** @deprecated Use `warnings.orphanToolResults`. */
+  orphanToolResults?: "error" | "drop";
+}
+
+/** What the constructor takes: the grouped options, and for one release the flat names beside them. */
+export interface MessageContextManagerOptions<M extends MessageLike = MessageLike> extends GroupedManagerOptions<M>, DeprecatedFlatOptions<M> {}
 
 /** The window a manager plans with, and what it reserves. */
 export interface LimitStats {
@@ -190,7 +268,7 @@ export interface ContextStats {
   cache: CacheStats;
   /** Each request and the session in tokens the provider's cache read, wrote and left uncached, and dollars (with the `cost` option). */
   cost?: CostStats;
-  /** The summarizer's circuit breaker (closed when there is no llm). */
+  /** The summarizer's circuit breaker (closed when there is no summarizer). */
   breaker: BreakerState;
 }
 

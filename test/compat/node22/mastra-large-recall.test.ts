@@ -17,7 +17,7 @@ const usage = { inputTokens: { total: 100, noCache: undefined, cacheRead: undefi
 describe("large results in a Mastra agent loop", () => {
   it("recalls each of 25 results of 20 KB and more byte for byte, by id and by paging lines", { timeout: 600_000 }, async () => {
     const recall = new Recall({ counter: getCounter(MODEL), maxTokens: RECALL_TOKENS });
-    const processor = contextProcessor({ model: MODEL, limits: LIMITS, maxToolResultTokens: MAX_RESULT_TOKENS, onCompact: recall.onCompact });
+    const processor = contextProcessor({ model: MODEL, limits: LIMITS, onCompact: recall.onCompact, compaction: { maxToolResultTokens: MAX_RESULT_TOKENS } });
     const script = new LargeRecallScript();
     const model = new MockLanguageModelV3({
       modelId: MODEL,

@@ -83,7 +83,7 @@ describe("ctxwin/mastra contextProcessor", () => {
   it("never evicts the current step's tool call or result, even one result most of the window (mastra#24110)", async () => {
     const big = (step: number) => `${toolOutput(step)}\n${toolOutput(step + 100)}`;
     const { model, seen } = agentModel(8);
-    const processor = contextProcessor({ model: MODEL, limits: LIMITS, maxToolResultTokens: 5000, trimTo: 0.4 });
+    const processor = contextProcessor({ model: MODEL, limits: LIMITS, compaction: { maxToolResultTokens: 5000, trimTo: 0.4 } });
     const result = await agentWith(model, [processor], big).generate(TASK, generateOptions);
     expect(result.text).toBe(FINAL);
     expect(seen).toHaveLength(9); // each call checked: the previous step's call and result are in it
@@ -148,6 +148,6 @@ describe("ctxwin/mastra contextProcessor", () => {
   it("rejects bad options with coded errors", () => {
     expect(() => contextProcessor(undefined as never)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
     expect(() => contextProcessor({ model: 42 } as never)).toThrow(/options.model must be a string/);
-    expect(() => contextProcessor({ model: MODEL, trimTo: 0 })).toThrow(expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+    expect(() => contextProcessor({ model: MODEL, compaction: { trimTo: 0 } })).toThrow(expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" }));
   });
 });

@@ -175,7 +175,7 @@ export function runAiSdkSuite(sdk: AiSdk): void {
     it("summarizes old steps with a summarizer and reuses the summary at later steps", async () => {
       const { model } = agentModel();
       const summarize = vi.fn(async (prompt: string) => `Read ${prompt.split("called read_file").length - 1} files; src/module3.ts had nothing relevant.`);
-      const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, summarizer: summarize, keepToolResults: 2, trimTo: 0.4 });
+      const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, compaction: { summarizer: summarize, keepToolResults: 2, trimTo: 0.4 } });
       const result = await generateText({ model: wrap(model, middleware), system: SYSTEM, prompt: TASK, tools, stopWhen: stepCountIs(STEPS + 5), maxOutputTokens: RESERVED_OUTPUT });
       expect(result.text).toBe(FINAL);
       expect(summarize).toHaveBeenCalled();
@@ -223,9 +223,9 @@ export function runAiSdkSuite(sdk: AiSdk): void {
     it("rejects bad options with coded errors", () => {
       expect(() => contextMiddleware(undefined as never)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
       expect(() => contextMiddleware({ model: 42 } as never)).toThrow(/options.model must be a string/);
-      expect(() => contextMiddleware({ model: MODEL, trimTo: 1.5 })).toThrow(expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" }));
-      expect(() => contextMiddleware({ model: MODEL, keepToolResults: -1 })).toThrow(RangeError);
-      expect(() => contextMiddleware({ model: MODEL, strategy: "newest" as never })).toThrow(/options.strategy must be/);
+      expect(() => contextMiddleware({ model: MODEL, compaction: { trimTo: 1.5 } })).toThrow(expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+      expect(() => contextMiddleware({ model: MODEL, compaction: { keepToolResults: -1 } })).toThrow(RangeError);
+      expect(() => contextMiddleware({ model: MODEL, compaction: { strategy: "newest" as never } })).toThrow(/options.compaction.strategy must be/);
       expect(() => contextMiddleware({ model: MODEL, calibration: {} as never })).toThrow(/UsageCalibration/);
       expect(() => contextPrepareStep({ model: MODEL, system: 5 as never })).toThrow(/options.system must be a string/);
       expect(() => contextPrepareStep({ model: MODEL, maxOutputTokens: -1 })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
@@ -243,7 +243,7 @@ export function runAiSdkSuite(sdk: AiSdk): void {
         tools,
         stopWhen: stepCountIs(STEPS + 5),
         maxOutputTokens: RESERVED_OUTPUT,
-        prepareStep: contextPrepareStep({ model: MODEL, limits: LIMITS, system: SYSTEM, tools: tools as never, calibration, summarizer: extractiveSummarizer() }),
+        prepareStep: contextPrepareStep({ model: MODEL, limits: LIMITS, system: SYSTEM, tools: tools as never, calibration, compaction: { summarizer: extractiveSummarizer() } }),
       });
       expect(result.text).toBe(FINAL);
       expect(seen).toHaveLength(STEPS + 1);
@@ -259,7 +259,7 @@ export function runAiSdkSuite(sdk: AiSdk): void {
       const big = (step: number) => `${toolOutput(step)}\n${toolOutput(step + 100)}`;
       for (const hook of ["prepareStep", "middleware"] as const) {
         const { model, seen } = agentModel(1, 8);
-        const options = { model: MODEL, limits: LIMITS, maxToolResultTokens: 5000, trimTo: 0.4 };
+        const options = { model: MODEL, limits: LIMITS, compaction: { maxToolResultTokens: 5000, trimTo: 0.4 } };
         const result = await generateText({
           model: hook === "middleware" ? wrap(model, contextMiddleware(options)) : model,
           system: SYSTEM,

@@ -74,7 +74,7 @@ describe.each(summarizers)("an early error stays in front of the model until res
         execute: async ({ step }: { command: string; step: number }) => output(step),
       }),
     };
-    const middleware = aiSdkMiddleware({ model: MODEL, limits: LIMITS, summarizer, logger: quiet, onCompact: (e) => e.report !== undefined && compactions++ });
+    const middleware = aiSdkMiddleware({ model: MODEL, limits: LIMITS, logger: quiet, onCompact: (e) => e.report !== undefined && compactions++, compaction: { summarizer } });
     const result = await generateText({ model: wrapLanguageModel({ model, middleware }), system: SYSTEM, prompt: TASK, tools, stopWhen: stepCountIs(STEPS + 5), maxOutputTokens: RESERVED_OUTPUT });
     expect(result.text).toBe("Done.");
     expect(call).toBe(STEPS + 1);
@@ -96,7 +96,7 @@ describe.each(summarizers)("an early error stays in front of the model until res
       });
     }
     const run = langchainTool(async ({ step }) => output(step), { name: "run", description: "Run a shell command", schema: z.object({ command: z.string(), step: z.number() }) });
-    const middleware = langchainMiddleware({ model: MODEL, limits: LIMITS, summarizer, logger: quiet });
+    const middleware = langchainMiddleware({ model: MODEL, limits: LIMITS, logger: quiet, compaction: { summarizer } });
     const agent = createAgent({ model, tools: [run], systemPrompt: SYSTEM, middleware: [middleware] });
     const state = await agent.invoke({ messages: [{ role: "user", content: TASK }] }, { recursionLimit: 500 });
     expect(state.messages[state.messages.length - 1]?.text).toBe("Done.");

@@ -128,7 +128,7 @@ describe("ctxwin/openai-agents contextInputFilter", () => {
     const model = new ScriptedModel(STEPS);
     const agent = new Agent({ name: "coder", instructions: SYSTEM, tools: [readFile], model, modelSettings: { maxTokens: RESERVED_OUTPUT } });
     const summarize = vi.fn(async () => "Read many files; none had the bug yet.");
-    const filter = contextInputFilter({ model: MODEL, limits: LIMITS, summarizer: summarize, keepToolResults: 2, trimTo: 0.4 });
+    const filter = contextInputFilter({ model: MODEL, limits: LIMITS, compaction: { summarizer: summarize, keepToolResults: 2, trimTo: 0.4 } });
     const runner = new Runner({ callModelInputFilter: filter, tracingDisabled: true });
     expect((await runner.run(agent, TASK, { maxTurns: STEPS + 5 })).finalOutput).toBe(FINAL);
     expect(summarize).toHaveBeenCalled();
@@ -136,7 +136,7 @@ describe("ctxwin/openai-agents contextInputFilter", () => {
   });
 
   it("rejects bad input with coded errors", async () => {
-    expect(() => contextInputFilter({ model: "" , trimTo: 2 })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+    expect(() => contextInputFilter({ model: "", compaction: { trimTo: 2 } })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
     const filter = contextInputFilter({ model: MODEL });
     await expect(filter({ modelData: { input: "x" } as never, agent: undefined as never, context: undefined })).rejects.toMatchObject({ code: "ERR_CTXWIN_INVALID_ARGUMENT" });
     expect(() => filter.attach({} as never)).toThrow(/runner must be/);

@@ -83,7 +83,7 @@ describe("MessageContextManager.observeUsage", () => {
 
   it("after a trim, counts stay scaled by the model's ratio and trims plan to the scaled target", () => {
     const trims: number[] = [];
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), logger: quiet(), onTrim: (t) => trims.push(t.tokensAfter) });
+    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), logger: quiet(), compaction: { onTrim: (t) => trims.push(t.tokensAfter) } });
     for (let i = 0; i < 6; i++) cm.addMessage(turn(i, 100));
     cm.getContextForRequest();
     expect(cm.observeUsage({ input_tokens: 900 })).toBe(true); // 600 counted: ratio 1.5; 900 > 800 trims
@@ -97,7 +97,7 @@ describe("MessageContextManager.observeUsage", () => {
 
   it("ignores, with a warning, a usage with no request or after the history changed", () => {
     const logger = quiet();
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(10_000), autoTruncate: false, logger });
+    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(10_000), logger, compaction: { autoTruncate: false } });
     cm.addMessage(turn(0, 100));
     expect(cm.observeUsage({ prompt_tokens: 500 })).toBe(false);
     expect(logger.warn).toHaveBeenLastCalledWith(expect.stringMatching(/no request was made/));
@@ -164,7 +164,7 @@ describe("MessageContextManager.observeUsage", () => {
   it("property: anchored usage is the reported figure plus the scaled counts added since", () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: 500 }), { minLength: 1, maxLength: 20 }), fc.array(fc.integer({ min: 1, max: 500 }), { maxLength: 20 }), fc.integer({ min: 0, max: 50_000 }), (before, after, reported) => {
-        const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1_000_000), autoTruncate: false, logger: quiet() });
+        const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1_000_000), logger: quiet(), compaction: { autoTruncate: false } });
         before.forEach((t, i) => cm.addMessage(turn(i, t)));
         cm.getContextForRequest();
         expect(cm.observeUsage({ prompt_tokens: reported })).toBe(true);

@@ -194,7 +194,7 @@ describe("ctxwin inspect", () => {
 
   it("reads a ctxwin export and a session's log file as the model sees them", async () => {
     const store = new FileSessionStore({ directory: join(dir, "sessions") });
-    const context = await MessageContextManager.open<MessageLike>({ model: "gpt-4o", limits: { maxTokens: 4000 }, autoTruncate: false, session: { store, id: "inspected" } });
+    const context = await MessageContextManager.open<MessageLike>({ model: "gpt-4o", limits: { maxTokens: 4000 }, session: { store, id: "inspected" }, compaction: { autoTruncate: false } });
     context.setSystemPrompt("You are terse.");
     for (let i = 0; i < 40; i++) context.addMessage({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"text ".repeat(20)}` });
     context.truncate(1200);

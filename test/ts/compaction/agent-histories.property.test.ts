@@ -85,7 +85,7 @@ describe("agent-shaped histories, request by request", () => {
           model: "gpt-4o",
           counter,
           mode,
-          ...(mode === TruncationMode.SUMMARIZE ? { llm: extractiveSummarizer() } : {}),
+          compaction: { summarizer: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined },
           limits,
           logger: quiet,
         });

@@ -106,9 +106,9 @@ const manager = (limit: number, extra: Partial<ConstructorParameters<typeof Mess
     model: "gpt-4o",
     counter,
     limits: new ContextLimits({ model: "gpt-4o", maxTokens: limit, maxOutputTokens: 0, reservedTokens: 0 }),
-    autoTruncate: false,
     logger: quiet,
     ...extra,
+    compaction: { autoTruncate: false, ...extra.compaction },
   });
 
 function toolHistory(units: number, resultChars: number): Msg[] {
@@ -123,13 +123,13 @@ function toolHistory(units: number, resultChars: number): Msg[] {
 
 describe("compactIfNeeded (progressive compaction)", () => {
   it("SUMMARIZE mode with an llm has a composite strategy and a compactor", () => {
-    const cm = manager(1000, { mode: TruncationMode.SUMMARIZE, llm: extractiveSummarizer() });
+    const cm = manager(1000, { mode: TruncationMode.SUMMARIZE, compaction: { summarizer: extractiveSummarizer() } });
     expect(cm.compactor).toBeInstanceOf(ContextCompactor);
     expect(manager(1000).compactor).toBeUndefined();
   });
 
   it("at 92% usage, compacts and usage goes down", async () => {
-    const cm = manager(10000, { mode: TruncationMode.SUMMARIZE, llm: extractiveSummarizer() });
+    const cm = manager(10000, { mode: TruncationMode.SUMMARIZE, compaction: { summarizer: extractiveSummarizer() } });
     cm.load(chat(200, 30));
     const limit = cm.limits.effectiveLimit;
     while (cm.usagePercentage < 92) cm.addMessage({ role: "user", content: "more ".repeat(40) });
@@ -143,7 +143,7 @@ describe("compactIfNeeded (progressive compaction)", () => {
   });
 
   it("runs the levels in order and stops applying them once under the threshold", async () => {
-    const cm = manager(20000, { maxToolResultTokens: 300, keepToolResults: 2 });
+    const cm = manager(20000, { compaction: { maxToolResultTokens: 300, keepToolResults: 2 } });
     cm.load(toolHistory(12, 4000)); // 12 results of ~1000 tokens
     const report = await cm.compactIfNeeded({ threshold: 0.5 });
     const [l1, l2, l3] = [1, 2, 3].map((n) => report.levels.find((l) => l.level === n));
@@ -163,7 +163,7 @@ describe("compactIfNeeded (progressive compaction)", () => {
   });
 
   it("clears old tool results beyond the last K tool units, keeping the calls", async () => {
-    const cm = manager(4000, { maxToolResultTokens: 1000, keepToolResults: 2 });
+    const cm = manager(4000, { compaction: { maxToolResultTokens: 1000, keepToolResults: 2 } });
     cm.load(toolHistory(10, 2400));
     await cm.compactIfNeeded({ threshold: 0.9 });
     const tools = cm.getMessages().filter((m) => m.role === "tool");
@@ -184,7 +184,7 @@ describe("compactIfNeeded (progressive compaction)", () => {
         return { content: [{ type: "text", text: "Earlier: setup discussed." }], finishReason: { unified: "stop", raw: undefined }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }, warnings: [] };
       },
     });
-    const cm = manager(8000, { mode: TruncationMode.SUMMARIZE, llm: slow });
+    const cm = manager(8000, { mode: TruncationMode.SUMMARIZE, compaction: { summarizer: slow } });
     cm.load(chat(120, 30));
     const first = cm.compactIfNeeded({ threshold: 0.5 });
     const second = cm.compactIfNeeded({ threshold: 0.5 });
@@ -197,11 +197,14 @@ describe("compactIfNeeded (progressive compaction)", () => {
     expect(calls).toBe(1);
     expect(report.summary).toBeDefined();
     expect(cm.getMessages().slice(-2)).toEqual(late);
-    expect(cm.getMessages().filter((m) => m.role === "system")).toHaveLength(1);
+    // The summary is a user message by default (as on the adapters): the history holds no system message.
+    expect(report.summary?.role).toBe("user");
+    expect(cm.getMessages()).toContainEqual(report.summary);
+    expect(cm.getMessages().filter((m) => m.role === "system")).toHaveLength(0);
   });
 
   it("reports a failing llm in the level and still brings usage down by truncating", async () => {
-    const cm = manager(6000, { mode: TruncationMode.SUMMARIZE, llm: async () => { throw new Error("down"); } });
+    const cm = manager(6000, { mode: TruncationMode.SUMMARIZE, compaction: { summarizer: async () => { throw new Error("down"); } } });
     cm.load(chat(150, 30));
     const report = await cm.compactIfNeeded({ threshold: 0.8 });
     expect(report.levels.map((l) => l.level)).toEqual([0, 1, 2, 3, 4]);
@@ -218,7 +221,7 @@ describe("summary role", () => {
     expect(out.summary?.role).toBe("user");
     expect(() => new ContextCompactor({ model: async () => "x", summaryRole: "tool" as never })).toThrow(RangeError);
 
-    const cm = manager(3000, { mode: TruncationMode.SUMMARIZE, llm: async () => "what happened so far", summaryRole: "assistant" });
+    const cm = manager(3000, { mode: TruncationMode.SUMMARIZE, compaction: { summarizer: async () => "what happened so far", summaryRole: "assistant" } });
     cm.load(chat(120, 30));
     const report = await cm.compactIfNeeded({ threshold: 0.5 });
     expect(report.summary?.role).toBe("assistant");

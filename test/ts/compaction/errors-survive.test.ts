@@ -32,10 +32,9 @@ describe("errors survive compaction", () => {
       model: "gpt-4o",
       counter,
       mode: TruncationMode.SUMMARIZE,
-      llm: extractiveSummarizer(),
       limits: new ContextLimits({ model: "gpt-4o", maxTokens: 6000, maxOutputTokens: 0, reservedTokens: 0 }),
-      preserveLast: 6,
       logger: quiet,
+      compaction: { summarizer: extractiveSummarizer(), preserveLast: 6 },
     });
     context.setSystemPrompt("You are a billing agent.");
     context.addMessage({ role: "user", content: "Find why customers are charged twice and fix it." });

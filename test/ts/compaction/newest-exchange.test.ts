@@ -69,7 +69,7 @@ function manager(mode: (typeof TruncationMode)[keyof typeof TruncationMode], max
     model: "gpt-4o",
     counter,
     mode,
-    ...(mode === TruncationMode.SUMMARIZE ? { llm: extractiveSummarizer() } : {}),
+    compaction: { summarizer: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined },
     limits: new ContextLimits({ model: "gpt-4o", maxTokens, maxOutputTokens: 0, reservedTokens: 0 }),
     logger: quiet,
   });

@@ -54,7 +54,7 @@ describe("the observed cases", () => {
         counter,
         limits: new ContextLimits({ model: "gpt-4o", maxTokens: 16000, maxOutputTokens: 0, reservedTokens: 0 }),
         logger: quiet,
-        ...(onOverflow ? { onOverflow } : {}),
+        warnings: { onOverflow },
       });
     const context = make();
     context.addMessage({ role: "user", content: task, _preserve: true } as MessageLike);
@@ -105,7 +105,7 @@ describe("the observed cases", () => {
         // Drop-oldest: unpinned, the task is the first to go (SMART keeps its first messages longest).
         mode: TruncationMode.TOKEN_BUDGET,
         logger: quiet,
-        ...(pinFirstUserMessage === undefined ? {} : { pinFirstUserMessage }),
+        compaction: { pinFirstUserMessage },
       });
     for (const [pin, kept] of [[undefined, true], [false, false]] as const) {
       const context = make(pin);

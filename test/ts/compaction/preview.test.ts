@@ -34,13 +34,15 @@ function manager(mode: TruncationMode, window: number, autoTruncate: boolean, ke
   return new MessageContextManager<Msg>({
     model: "gpt-4o",
     mode,
-    llm: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined,
     limits: new ContextLimits({ model: "gpt-4o", maxTokens: window, maxOutputTokens: 0, reservedTokens: 0 }),
-    autoTruncate,
-    keepToolResults,
-    preserveLast,
-    maxToolResultTokens: 40,
     logger: quiet,
+    compaction: {
+      summarizer: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined,
+      autoTruncate,
+      keepToolResults,
+      preserveLast,
+      maxToolResultTokens: 40,
+    },
   });
 }
 
@@ -139,14 +141,18 @@ describe("preview", () => {
     const context = new MessageContextManager<Msg>({
       model: "gpt-4o",
       mode: TruncationMode.SUMMARIZE,
-      llm: async () => (calls++, "The agent traced the double charge to the retry. ".repeat(40)),
       limits: new ContextLimits({ model: "gpt-4o", maxTokens: window, maxOutputTokens: 0, reservedTokens: 0 }),
-      trimAt: 1, // loading starts no compaction: the preview comes first
-      trimTo: 0.6,
-      summaryInputTokens: 1_000_000, // and no early summary for the summarizer's input budget
-      preserveLast: 2,
-      maxSummaryTokens: 400,
       logger: quiet,
+      compaction: {
+        summarizer: async () => (calls++, "The agent traced the double charge to the retry. ".repeat(40)),
+        trimAt: 1,
+        // loading starts no compaction: the preview comes first
+        trimTo: 0.6,
+        summaryInputTokens: 1_000_000,
+        // and no early summary for the summarizer's input budget
+        preserveLast: 2,
+        maxSummaryTokens: 400,
+      },
     });
     context.load(messages);
     const plan = await context.preview({ threshold: 0.9 });

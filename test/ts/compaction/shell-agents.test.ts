@@ -36,11 +36,13 @@ describe("a summary of a shell agent's work", () => {
       model: "gpt-4o",
       counter,
       mode: TruncationMode.SUMMARIZE,
-      llm: extractiveSummarizer(),
       limits: new ContextLimits({ model: "gpt-4o", maxTokens: 1500, maxOutputTokens: 0, reservedTokens: 0 }),
-      preserveLast: 2,
-      keepToolResults: 1,
       logger: quiet,
+      compaction: {
+        summarizer: extractiveSummarizer(),
+        preserveLast: 2,
+        keepToolResults: 1,
+      },
     });
     context.addMessage(TASK);
     const steps = fixSession();
@@ -75,10 +77,8 @@ describe("the placeholders of a shell agent's results", () => {
       counter,
       mode: TruncationMode.TOKEN_BUDGET,
       limits: new ContextLimits({ model: "gpt-4o", maxTokens: 200_000, maxOutputTokens: 0, reservedTokens: 0 }),
-      keepToolResults: 1,
-      clearAtLeast: 0,
-      maxToolResultTokens: 100_000,
       logger: quiet,
+      compaction: { keepToolResults: 1, clearAtLeast: 0, maxToolResultTokens: 100_000 },
     });
     const messages = session();
     context.load(messages);

@@ -52,11 +52,8 @@ describe("compaction stops at its target", () => {
           model: "gpt-4o",
           counter,
           limits: new ContextLimits({ model: "gpt-4o", maxTokens: target, maxOutputTokens: 0, reservedTokens: 0 }),
-          trimAt: 1,
-          trimTo: 1,
-          maxToolResultTokens: 200,
-          autoTruncate: false,
           logger: quiet,
+          compaction: { trimAt: 1, trimTo: 1, maxToolResultTokens: 200, autoTruncate: false },
         });
         context.load(messages);
         const report = await context.compactIfNeeded({ threshold: 1 });
@@ -108,17 +105,19 @@ describe("compaction stops at its target", () => {
           counter,
           limits: new ContextLimits({ model: "gpt-4o", maxTokens: target, maxOutputTokens: 0, reservedTokens: 0 }),
           mode: TruncationMode.SUMMARIZE,
-          llm,
-          trimAt: 1,
-          trimTo: 1,
-          maxToolResultTokens: 200,
-          keepToolResults: 1,
-          preserveLast: 2,
-          maxSummaryTokens: MODEL_BOUND,
-          // Level 3 runs for the target here, not early for the summarizer's input budget.
-          summaryInputTokens: 1_000_000,
-          autoTruncate: false,
           logger: quiet,
+          compaction: {
+            summarizer: llm,
+            trimAt: 1,
+            trimTo: 1,
+            maxToolResultTokens: 200,
+            keepToolResults: 1,
+            preserveLast: 2,
+            maxSummaryTokens: MODEL_BOUND,
+            // Level 3 runs for the target here, not early for the summarizer's input budget.
+            summaryInputTokens: 1_000_000,
+            autoTruncate: false,
+          },
         });
         context.load(messages);
         const report = await context.compactIfNeeded({ threshold: 1 });
@@ -153,13 +152,15 @@ describe("compaction stops at its target", () => {
       counter,
       limits: new ContextLimits({ model: "gpt-4o", maxTokens: window, maxOutputTokens: 0, reservedTokens: 0 }),
       mode: TruncationMode.SUMMARIZE,
-      trimAt: 1,
-      trimTo: 1,
-      keepToolResults: 1,
-      preserveLast: 2,
-      summaryInputTokens: 1_000_000,
-      autoTruncate: false,
       logger: quiet,
+      compaction: {
+        trimAt: 1,
+        trimTo: 1,
+        keepToolResults: 1,
+        preserveLast: 2,
+        summaryInputTokens: 1_000_000,
+        autoTruncate: false,
+      },
     });
     context.load([task, ...turns(0, 10)]);
     const first = await context.compactIfNeeded({ threshold: 1 });

@@ -59,11 +59,9 @@ describe("the summary's bound", () => {
           model: "gpt-4o",
           counter,
           mode: TruncationMode.SUMMARIZE,
-          llm: extractiveSummarizer(),
           limits: new ContextLimits({ model: "gpt-4o", maxTokens: window, maxOutputTokens: 0, reservedTokens: 0 }),
-          maxSummaryTokens,
-          preserveLast: 4,
           logger: quiet,
+          compaction: { summarizer: extractiveSummarizer(), maxSummaryTokens, preserveLast: 4 },
         });
         context.addMessage({ role: "user", content: "Make every check in scripts/ pass without changing the tests." });
         for (let i = 0; i < generated.length; i++) {

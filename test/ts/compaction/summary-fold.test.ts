@@ -50,12 +50,9 @@ describe("folding summaries", () => {
         model: "gpt-4o",
         counter,
         mode: TruncationMode.SUMMARIZE,
-        llm,
-        trimAt: 0.8,
-        trimTo,
         limits: new ContextLimits({ model: "gpt-4o", maxTokens: 3000, maxOutputTokens: 0, reservedTokens: 0 }),
-        maxSummaryTokens: 200,
         logger: quiet,
+        compaction: { summarizer: llm, trimAt: 0.8, trimTo, maxSummaryTokens: 200 },
       });
       let summarized = 0;
       let added = 0;

@@ -49,7 +49,7 @@ describe("hysteresis and the cacheable share", () => {
     for (const after of trims) expect(after).toBeLessThanOrEqual(600);
     // Between trims the history grew by the 0.2 of the window that hysteresis leaves.
     expect(trims.length).toBeLessThanOrEqual(Math.ceil((100 * 30 - 800) / 200));
-    expect(() => new MessageContextManager({ model: "gpt-4o", trimAt: 0.7, trimTo: 0.75 })).toThrow(/options\.trimTo must be a number in \(0, trimAt = 0\.7\]/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { trimAt: 0.7, trimTo: 0.75 } })).toThrow(/options\.compaction\.trimTo must be a number in \(0, trimAt = 0\.7\]/);
   });
 
   it("reports each request's prefix shared with the one before, as an identity walk finds it", () => {
@@ -102,7 +102,7 @@ describe("hysteresis and the cacheable share", () => {
 
   it("compaction edits end the shared prefix where they start", async () => {
     const counter = new TiktokenCounter({ model: "gpt-4o" });
-    const cm = new MessageContextManager<Msg>({ model: "gpt-4o", counter, limits: limits(6000), autoTruncate: false, keepToolResults: 1, clearAtLeast: 0, logger: quiet });
+    const cm = new MessageContextManager<Msg>({ model: "gpt-4o", counter, limits: limits(6000), logger: quiet, compaction: { autoTruncate: false, keepToolResults: 1, clearAtLeast: 0 } });
     cm.addMessage({ role: "user", content: "Read the files." });
     for (let i = 0; i < 8; i++) {
       cm.addMessage({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"f${i}.ts"}` } }] });
@@ -157,10 +157,10 @@ describe("the cacheable share and the system prompt", () => {
 describe("level 2 clears at least clearAtLeast tokens at once", () => {
   const counter = new TiktokenCounter({ model: "gpt-4o" });
   const make = (extra: Partial<ConstructorParameters<typeof MessageContextManager<Msg>>[0]>) =>
-    new MessageContextManager<Msg>({ model: "gpt-4o", counter, limits: limits(20_000), autoTruncate: false, keepToolResults: 2, maxToolResultTokens: 5000, logger: quiet, ...extra });
+    new MessageContextManager<Msg>({ model: "gpt-4o", counter, limits: limits(20_000), logger: quiet, ...extra, compaction: { autoTruncate: false, keepToolResults: 2, maxToolResultTokens: 5000, ...extra.compaction } });
 
   it("clears oldest first past the target until clearAtLeast is reached", async () => {
-    const cm = make({ clearAtLeast: 9000 });
+    const cm = make({ compaction: { clearAtLeast: 9000 } });
     cm.load(toolHistory(12, 140)); // 12 results of about 1,100 tokens: about 14,000 tokens
     const report = await cm.compactIfNeeded({ threshold: 0.6 });
     const level2 = report.levels.find((l) => l.level === 2)!;
@@ -173,7 +173,7 @@ describe("level 2 clears at least clearAtLeast tokens at once", () => {
   });
 
   it("clears nothing when all it could clear is less than clearAtLeast and would not reach the target, before a summary", async () => {
-    const cm = make({ clearAtLeast: 50_000, keepToolResults: 10, mode: TruncationMode.SUMMARIZE, llm: extractiveSummarizer() }); // 2 old results: about 2,200 tokens
+    const cm = make({ mode: TruncationMode.SUMMARIZE, compaction: { clearAtLeast: 50_000, keepToolResults: 10, summarizer: extractiveSummarizer() } }); // 2 old results: about 2,200 tokens
     cm.load(toolHistory(12, 140));
     const report = await cm.compactIfNeeded({ threshold: 0.3 });
     const level2 = report.levels.find((l) => l.level === 2)!;
@@ -183,7 +183,7 @@ describe("level 2 clears at least clearAtLeast tokens at once", () => {
   });
 
   it("clears all it can when only a trim follows, so that the trim drops fewer turns", async () => {
-    const cm = make({ clearAtLeast: 50_000, keepToolResults: 10 });
+    const cm = make({ compaction: { clearAtLeast: 50_000, keepToolResults: 10 } });
     cm.load(toolHistory(12, 140));
     const report = await cm.compactIfNeeded({ threshold: 0.3 });
     expect(report.levels.find((l) => l.level === 2)).toMatchObject({ applied: true, messagesChanged: 2 });
@@ -205,7 +205,7 @@ describe("the circuit breaker", () => {
       return "Earlier: the user asked for files to be read.";
     };
     const events: BreakerEvent[] = [];
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(2000), mode: TruncationMode.SUMMARIZE, llm, autoTruncate: false, logger: quiet });
+    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(2000), mode: TruncationMode.SUMMARIZE, logger: quiet, compaction: { summarizer: llm, autoTruncate: false } });
     cm.on("breaker", (e) => events.push(e));
     const grow = () => {
       while (cm.tokenUsage <= 1800) cm.addMessage({ role: cm.getMessages().length % 2 ? "assistant" : "user", content: "x", tokens: 40 });
@@ -243,9 +243,17 @@ describe("the circuit breaker", () => {
     vi.setSystemTime(new Date("2026-01-01T00:00:00Z"));
     let calls = 0;
     const cm = new MessageContextManager<Msg>({
-      model: "m", counter: fixed, limits: limits(2000), mode: TruncationMode.SUMMARIZE, autoTruncate: false, logger: quiet,
-      llm: async () => { calls++; throw new Error("down"); },
-      maxSummaryFailures: 1, breakerResetMs: 1000,
+      model: "m",
+      counter: fixed,
+      limits: limits(2000),
+      mode: TruncationMode.SUMMARIZE,
+      logger: quiet,
+      compaction: {
+        autoTruncate: false,
+        summarizer: async () => { calls++; throw new Error("down"); },
+        maxSummaryFailures: 1,
+        breakerResetMs: 1000,
+      },
     });
     const grow = () => {
       while (cm.tokenUsage <= 1800) cm.addMessage({ role: cm.getMessages().length % 2 ? "assistant" : "user", content: "x", tokens: 40 });
@@ -266,7 +274,7 @@ describe("the circuit breaker", () => {
 
 describe("no loops", () => {
   it("a level that freed nothing is not run again on the same messages", async () => {
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), autoTruncate: false, logger: quiet });
+    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), logger: quiet, compaction: { autoTruncate: false } });
     for (let i = 0; i < 10; i++) cm.addMessage({ role: i % 2 ? "assistant" : "user", content: "pinned", tokens: 95, _preserve: true } as Msg);
     const first = await cm.compactIfNeeded({ threshold: 0.8 });
     // It ran and had nothing to take (applied: false, not skipped).
@@ -286,9 +294,18 @@ describe("never too late", () => {
     const counter = new TiktokenCounter({ model: "gpt-4o" });
     const prompts: string[] = [];
     const cm = new MessageContextManager<Msg>({
-      model: "gpt-4o", counter, limits: limits(100_000), mode: TruncationMode.SUMMARIZE, logger: quiet,
-      llm: async (prompt: string) => (prompts.push(prompt), "Summary: the user discussed topics."),
-      summaryInputTokens: 3000, maxSummaryTokens: 200, preserveLast: 4, keepUserTokens: 0,
+      model: "gpt-4o",
+      counter,
+      limits: limits(100_000),
+      mode: TruncationMode.SUMMARIZE,
+      logger: quiet,
+      compaction: {
+        summarizer: async (prompt: string) => (prompts.push(prompt), "Summary: the user discussed topics."),
+        summaryInputTokens: 3000,
+        maxSummaryTokens: 200,
+        preserveLast: 4,
+        keepUserTokens: 0,
+      },
     });
     const sent: Msg[] = [];
     for (let i = 0; i < 60 && prompts.length === 0; i++) {

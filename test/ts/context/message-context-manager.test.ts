@@ -36,9 +36,9 @@ describe("MessageContextManager", () => {
   it("selects the strategy by mode; SUMMARIZE needs llm", () => {
     expect(new MessageContextManager({ model: "gpt-4o", mode: TruncationMode.SLIDING_WINDOW }).strategy).toBeInstanceOf(SlidingWindowStrategy);
     expect(new MessageContextManager({ model: "gpt-4o", mode: TruncationMode.TOKEN_BUDGET }).strategy).toBeInstanceOf(TokenBudgetStrategy);
-    const summarize = new MessageContextManager({ model: "gpt-4o", mode: TruncationMode.SUMMARIZE, llm: extractiveSummarizer() });
+    const summarize = new MessageContextManager({ model: "gpt-4o", mode: TruncationMode.SUMMARIZE, compaction: { summarizer: extractiveSummarizer() } });
     expect(summarize.strategy).toBeInstanceOf(CompositeStrategy);
-    expect(summarize.llm).toBeDefined();
+    expect(summarize.summarizer).toBeDefined();
     // Without a model, SUMMARIZE mode summarizes offline (the extractive digest).
     expect(new MessageContextManager({ model: "gpt-4o", mode: TruncationMode.SUMMARIZE }).compactor).toBeDefined();
     expect(() => new MessageContextManager({ model: "gpt-4o", mode: "fancy" as never })).toThrow(RangeError);
@@ -87,7 +87,7 @@ describe("MessageContextManager", () => {
 
   it("warns once per crossing at 80% and 90%, with the chat's words, without blocking", () => {
     const warnings: string[] = [];
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), trimAt: 0.95 });
+    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), compaction: { trimAt: 0.95 } });
     cm.on("warning", (w) => warnings.push(w.message));
     cm.addMessage(turn(0, 790));
     expect(warnings).toEqual([]);
@@ -103,7 +103,7 @@ describe("MessageContextManager", () => {
   });
 
   it("is near the limit at 85%, and reports its stats", () => {
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), autoTruncate: false });
+    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), compaction: { autoTruncate: false } });
     cm.setSystemPrompt("rules");
     cm.addMessage({ role: "user", content: "a", tokens: 400 });
     cm.addMessage({ role: "assistant", content: "b", tokens: 440 });
@@ -127,7 +127,7 @@ describe("MessageContextManager", () => {
   });
 
   it("canAdd pre-checks a message without adding it", () => {
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(100), autoTruncate: false });
+    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(100), compaction: { autoTruncate: false } });
     cm.addMessage(turn(0, 60));
     expect(cm.canAdd(turn(1, 40))).toBe(true);
     expect(cm.canAdd(turn(1, 41))).toBe(false);
@@ -157,7 +157,9 @@ describe("MessageContextManager", () => {
       counter: fixed,
       limits: limits(1000),
       mode: TruncationMode.TOKEN_BUDGET,
-      onTrim: (e) => e.removed.forEach((m) => store.splice(store.indexOf(m), 1)),
+      compaction: {
+        onTrim: (e) => e.removed.forEach((m) => store.splice(store.indexOf(m), 1)),
+      },
     });
     cm.load(session.slice(0, 20)); // 600 tokens: no trim
     expect(cm.tokenUsage).toBe(600);
@@ -189,21 +191,21 @@ describe("MessageContextManager", () => {
     expect(() => cm.truncate(-1)).toThrow(RangeError);
     expect(() => cm.load([{ role: "user" }, { nope: 1 }] as never)).toThrow(TypeError);
     expect({ messages: cm.getMessages(), usage: cm.tokenUsage }).toEqual(before);
-    expect(() => new MessageContextManager({ model: "gpt-4o", trimAt: 0 })).toThrow(RangeError);
-    expect(() => new MessageContextManager({ model: "gpt-4o", trimAt: Number.NaN })).toThrow(RangeError);
-    expect(() => new MessageContextManager({ model: "gpt-4o", trimTo: 0.9 })).toThrow(/options\.trimTo must be a number in \(0, trimAt = 0\.8\], got number 0\.9/);
-    expect(() => new MessageContextManager({ model: "gpt-4o", clearAtLeast: -1 })).toThrow(/options\.clearAtLeast must be an integer >= 0/);
-    expect(() => new MessageContextManager({ model: "gpt-4o", maxSummaryFailures: 0 })).toThrow(/options\.maxSummaryFailures must be an integer >= 1/);
-    expect(() => new MessageContextManager({ model: "gpt-4o", breakerResetMs: 1.5 })).toThrow(RangeError);
-    expect(() => new MessageContextManager({ model: "gpt-4o", keepReasoningTurns: "1" as never })).toThrow(TypeError);
-    expect(() => new MessageContextManager({ model: "gpt-4o", maxSummaryTokens: 0 })).toThrow(/options\.maxSummaryTokens must be an integer >= 1/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { trimAt: 0 } })).toThrow(RangeError);
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { trimAt: Number.NaN } })).toThrow(RangeError);
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { trimTo: 0.9 } })).toThrow(/options\.compaction\.trimTo must be a number in \(0, trimAt = 0\.8\], got number 0\.9/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { clearAtLeast: -1 } })).toThrow(/options\.compaction\.clearAtLeast must be an integer >= 0/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { maxSummaryFailures: 0 } })).toThrow(/options\.compaction\.maxSummaryFailures must be an integer >= 1/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { breakerResetMs: 1.5 } })).toThrow(RangeError);
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { keepReasoningTurns: "1" as never } })).toThrow(TypeError);
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { maxSummaryTokens: 0 } })).toThrow(/options\.compaction\.maxSummaryTokens must be an integer >= 1/);
   });
 });
 
 describe("MessageContextManager with orphanToolResults: 'drop'", () => {
   it("leaves a tool result without its call out of the history, with a warning", () => {
     const warn = vi.fn();
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), orphanToolResults: "drop", logger: { warn } });
+    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), logger: { warn }, warnings: { orphanToolResults: "drop" } });
     cm.addMessage({ role: "user", content: "q" });
     cm.addMessage({ role: "tool", tool_call_id: "ghost", content: "r" });
     expect(cm.getMessages()).toEqual([{ role: "user", content: "q" }]);

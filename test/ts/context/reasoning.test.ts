@@ -189,8 +189,16 @@ describe.each(["ai-sdk", "anthropic", "responses"] as const)("reasoning in %s co
       fc.asyncProperty(turns, fc.integer({ min: 0, max: 3 }), async (conversation, keep) => {
         const messages = build(shape, conversation);
         const cm = new MessageContextManager<Item>({
-          model: "gpt-4o", counter, autoTruncate: false, keepReasoningTurns: keep, maxToolResultTokens: 100_000, keepToolResults: 1000, clearAtLeast: 0,
+          model: "gpt-4o",
+          counter,
           limits: new ContextLimits({ model: "gpt-4o", maxTokens: 10_000_000, maxOutputTokens: 0, reservedTokens: 0 }),
+          compaction: {
+            autoTruncate: false,
+            keepReasoningTurns: keep,
+            maxToolResultTokens: 100_000,
+            keepToolResults: 1000,
+            clearAtLeast: 0,
+          },
         });
         cm.load(messages);
         const report = await cm.compactIfNeeded({ threshold: Math.max(1e-6, (cm.tokenUsage - 1) / cm.limits.effectiveLimit) });

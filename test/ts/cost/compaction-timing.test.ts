@@ -45,8 +45,8 @@ function run(prices: typeof SONNET, provider: "anthropic" | "openai", timing: "t
     mode: TruncationMode.SMART,
     limits: new ContextLimits({ model: "claude-sonnet-4-5", maxTokens: 30_000, maxOutputTokens: 0, reservedTokens: 0 }),
     cost: { provider, prices, now: () => 0 },
-    compactionTiming: timing,
     logger: { warn: () => {} },
+    compaction: { timing: timing },
   });
   cm.setSystemPrompt("You are a careful coding agent. ".repeat(50));
   for (let i = 0; i < 200; i++) {
@@ -76,11 +76,11 @@ describe("a manager with cache-aware timing", () => {
   }
 
   it("bills the session on its own and refuses a bad timing with a coded error", () => {
-    const cm = new MessageContextManager({ model: "claude-sonnet-4-5", counter: chars, compactionTiming: "cache-aware" });
+    const cm = new MessageContextManager({ model: "claude-sonnet-4-5", counter: chars, compaction: { timing: "cache-aware" } });
     cm.addMessage({ role: "user", content: "hi" });
     cm.getContextForRequest();
     expect(cm.getStats().cost?.session.requests).toBe(1);
-    expect(() => new MessageContextManager({ model: "gpt-4o", counter: chars, compactionTiming: "lazy" as never })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
-    expect(() => new MessageContextManager({ model: "gpt-4o", counter: chars, compactionTiming: 1 as never })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
+    expect(() => new MessageContextManager({ model: "gpt-4o", counter: chars, compaction: { timing: "lazy" as never } })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+    expect(() => new MessageContextManager({ model: "gpt-4o", counter: chars, compaction: { timing: 1 as never } })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
   });
 });

@@ -329,8 +329,15 @@ describe("compaction of old outputs", () => {
     const original = items();
     const snapshot = JSON.stringify(original);
     const context = new MessageContextManager({
-      model: "gpt-4o", counter, autoTruncate: false, keepToolResults: 1, maxToolResultTokens: 100_000, clearAtLeast: 0,
+      model: "gpt-4o",
+      counter,
       limits: new ContextLimits({ model: "gpt-4o", maxTokens: 10_000_000, maxOutputTokens: 0, reservedTokens: 0 }),
+      compaction: {
+        autoTruncate: false,
+        keepToolResults: 1,
+        maxToolResultTokens: 100_000,
+        clearAtLeast: 0,
+      },
     });
     context.load(original);
     // A target that clearing the three old outputs reaches, and two do not.

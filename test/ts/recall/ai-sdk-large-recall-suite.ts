@@ -14,7 +14,7 @@ export function runAiSdkLargeRecallSuite(sdk: AiSdk): void {
   describe(`large results in an AI SDK ${sdk.major} tool loop`, () => {
     it("recalls each of 25 results of 20 KB and more byte for byte, by id and by paging lines", { timeout: 600_000 }, async () => {
       const recall = new Recall({ counter: getCounter(MODEL), maxTokens: RECALL_TOKENS });
-      const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, maxToolResultTokens: MAX_RESULT_TOKENS, onCompact: recall.onCompact });
+      const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, onCompact: recall.onCompact, compaction: { maxToolResultTokens: MAX_RESULT_TOKENS } });
       const script = new LargeRecallScript();
       const model = new sdk.MockLanguageModel({
         modelId: MODEL,

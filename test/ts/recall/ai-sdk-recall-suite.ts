@@ -15,7 +15,7 @@ export function runAiSdkRecallSuite(sdk: AiSdk): void {
   describe(`recall in an AI SDK ${sdk.major} tool loop`, () => {
     it("reads a cleared result back, byte for byte, checking every request", async () => {
       const recall = new Recall({ counter: getCounter(MODEL), maxTokens: 4000 });
-      const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, maxToolResultTokens: 4000, keepToolResults: 1, onCompact: recall.onCompact });
+      const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, onCompact: recall.onCompact, compaction: { maxToolResultTokens: 4000, keepToolResults: 1 } });
       let call = 0;
       const model = new sdk.MockLanguageModel({
         modelId: MODEL,

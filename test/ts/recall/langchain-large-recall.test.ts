@@ -16,7 +16,7 @@ const counter = getCounter(MODEL);
 describe("large results in a LangChain agent loop", () => {
   it("recalls each of 25 results of 20 KB and more byte for byte, by id and by paging lines", { timeout: 600_000 }, async () => {
     const recall = new Recall({ counter, maxTokens: RECALL_TOKENS });
-    const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, maxToolResultTokens: MAX_RESULT_TOKENS, onCompact: recall.onCompact });
+    const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, onCompact: recall.onCompact, compaction: { maxToolResultTokens: MAX_RESULT_TOKENS } });
     const fetchReport = tool(async ({ k }) => report(k).text, { name: FETCH_TOOL, description: "Fetch a report", schema: z.object({ k: z.number() }) });
     const recallReport = recallTool(recall);
     const script = new LargeRecallScript();

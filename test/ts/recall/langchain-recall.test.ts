@@ -14,7 +14,7 @@ import { READS, nextMove } from "./recall-loop.js";
 describe("recall in a LangChain agent loop", () => {
   it("reads a cleared result back, byte for byte, checking every request", async () => {
     const recall = new Recall({ counter: getCounter(MODEL), maxTokens: 4000 });
-    const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, maxToolResultTokens: 4000, keepToolResults: 1, onCompact: recall.onCompact });
+    const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, onCompact: recall.onCompact, compaction: { maxToolResultTokens: 4000, keepToolResults: 1 } });
     const readFile = tool(async ({ step }) => toolOutput(step), {
       name: "read_file",
       description: "Read a file of the repository",

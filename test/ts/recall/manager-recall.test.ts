@@ -92,13 +92,15 @@ describe("what automatic trims take", () => {
       const context = new MessageContextManager<Msg>({
         model: "gpt-4o",
         mode,
-        ...(mode === TruncationMode.SUMMARIZE ? { llm: extractiveSummarizer() } : {}),
         limits: limits(6_000),
-        // Results stay whole: what goes, goes by a trim.
-        maxToolResultTokens: 100_000,
-        keepToolResults: 100,
         logger: quiet,
         session: { store, id: `auto-${mode}` },
+        compaction: {
+          summarizer: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined,
+          // Results stay whole: what goes, goes by a trim.
+          maxToolResultTokens: 100_000,
+          keepToolResults: 100,
+        },
       });
       await context.ready;
       const cached = new Recall({ context, maxTokens: BIG });
@@ -135,14 +137,16 @@ describe("what each compaction level takes", () => {
     const context = new MessageContextManager<Msg>({
       model: "gpt-4o",
       mode: TruncationMode.SUMMARIZE,
-      llm: extractiveSummarizer(),
       limits: limits(200_000),
-      autoTruncate: false,
-      maxToolResultTokens: 300,
-      keepToolResults: 2,
-      clearAtLeast: 0,
-      preserveLast: 4,
       logger: quiet,
+      compaction: {
+        summarizer: extractiveSummarizer(),
+        autoTruncate: false,
+        maxToolResultTokens: 300,
+        keepToolResults: 2,
+        clearAtLeast: 0,
+        preserveLast: 4,
+      },
     });
     const recall = new Recall({ context, maxTokens: BIG });
     const originals = new Originals();
@@ -170,7 +174,7 @@ describe("what each compaction level takes", () => {
   });
 
   it("a result level 1 cut and level 4 then trimmed in the same run is recalled whole, not as the cut", async () => {
-    const context = new MessageContextManager<Msg>({ model: "gpt-4o", mode: TruncationMode.TOKEN_BUDGET, limits: limits(200_000), autoTruncate: false, maxToolResultTokens: 200, keepToolResults: 100, logger: quiet });
+    const context = new MessageContextManager<Msg>({ model: "gpt-4o", mode: TruncationMode.TOKEN_BUDGET, limits: limits(200_000), logger: quiet, compaction: { autoTruncate: false, maxToolResultTokens: 200, keepToolResults: 100 } });
     const recall = new Recall({ context, maxTokens: BIG });
     const originals = new Originals();
     const cut = new Set<string>();
@@ -197,7 +201,7 @@ describe("what each compaction level takes", () => {
     };
     // clearAtLeast 0: level 2 clears whatever it can (its placeholders keep error and outcome
     // lines), and the summary is still needed after it, so the request below is made mid-compaction.
-    const context = new MessageContextManager<Msg>({ model: "gpt-4o", mode: TruncationMode.SUMMARIZE, llm, limits: limits(200_000), autoTruncate: false, maxToolResultTokens: 100_000, keepToolResults: 1, clearAtLeast: 0, logger: quiet });
+    const context = new MessageContextManager<Msg>({ model: "gpt-4o", mode: TruncationMode.SUMMARIZE, limits: limits(200_000), logger: quiet, compaction: { summarizer: llm, autoTruncate: false, maxToolResultTokens: 100_000, keepToolResults: 1, clearAtLeast: 0 } });
     const recall = new Recall({ context, maxTokens: BIG });
     const originals = new Originals();
     const cleared = new Promise<void>((resolve) => context.on("compactionEdit", (edit) => edit.level === "clear_old_tool_results" && resolve()));
@@ -283,12 +287,10 @@ describe("every id a request names", () => {
         const context = new MessageContextManager<Msg>({
           model: "gpt-4o",
           mode,
-          ...(mode === TruncationMode.SUMMARIZE ? { llm: extractiveSummarizer() } : {}),
           limits: limits(window),
-          maxToolResultTokens,
-          keepToolResults,
-          onOverflow: "send",
           logger: quiet,
+          compaction: { summarizer: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined, maxToolResultTokens, keepToolResults },
+          warnings: { onOverflow: "send" },
         });
         const recall = new Recall({ context, maxTokens: BIG });
         const originals = new Originals();

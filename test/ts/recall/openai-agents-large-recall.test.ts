@@ -46,7 +46,7 @@ class ScriptedModel implements Model {
 describe("large results in an OpenAI Agents run", () => {
   it("recalls each of 25 results of 20 KB and more byte for byte, by id and by paging lines", { timeout: 600_000 }, async () => {
     const recall = new Recall({ counter, maxTokens: RECALL_TOKENS });
-    const filter = contextInputFilter({ model: MODEL, limits: LIMITS, maxToolResultTokens: MAX_RESULT_TOKENS, onCompact: recall.onCompact });
+    const filter = contextInputFilter({ model: MODEL, limits: LIMITS, onCompact: recall.onCompact, compaction: { maxToolResultTokens: MAX_RESULT_TOKENS } });
     const fetchReport = tool({ name: FETCH_TOOL, description: "Fetch a report", parameters: z.object({ k: z.number() }), execute: async ({ k }) => report(k).text });
     const model = new ScriptedModel();
     const agent = new Agent({ name: "ops", instructions: SYSTEM, model, tools: [fetchReport, await recallTool(recall)] });

@@ -59,7 +59,7 @@ class ScriptedModel implements Model {
 describe("recall in an OpenAI Agents run", () => {
   it("reads a cleared result back, byte for byte, checking every request", async () => {
     const recall = new Recall({ counter: getCounter(MODEL), maxTokens: 4000 });
-    const filter = contextInputFilter({ model: MODEL, limits: LIMITS, maxToolResultTokens: 4000, keepToolResults: 1, onCompact: recall.onCompact });
+    const filter = contextInputFilter({ model: MODEL, limits: LIMITS, onCompact: recall.onCompact, compaction: { maxToolResultTokens: 4000, keepToolResults: 1 } });
     const readFile = tool({
       name: "read_file",
       description: "Read a file of the repository",

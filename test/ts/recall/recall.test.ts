@@ -30,12 +30,14 @@ function manager(options: { session?: { store: MemorySessionStore; id: string } 
   return new MessageContextManager<Msg>({
     model: "gpt-4o",
     mode: TruncationMode.SUMMARIZE,
-    llm: extractiveSummarizer(),
     limits: new ContextLimits({ model: "gpt-4o", maxTokens: 200_000, maxOutputTokens: 0, reservedTokens: 0 }),
-    maxToolResultTokens: 100_000,
-    keepToolResults: 1,
     logger: quiet,
     ...options,
+    compaction: {
+      summarizer: extractiveSummarizer(),
+      maxToolResultTokens: 100_000,
+      keepToolResults: 1,
+    },
   });
 }
 
@@ -56,10 +58,9 @@ describe("a result cut at level 1", () => {
     const context = new MessageContextManager<Msg>({
       model: "gpt-4o",
       mode: TruncationMode.SUMMARIZE,
-      llm: extractiveSummarizer(),
       limits: new ContextLimits({ model: "gpt-4o", maxTokens: 200_000, maxOutputTokens: 0, reservedTokens: 0 }),
-      maxToolResultTokens: 500,
       logger: quiet,
+      compaction: { summarizer: extractiveSummarizer(), maxToolResultTokens: 500 },
     });
     const recall = new Recall({ context, maxTokens: 50_000 });
     context.load(session(3));

@@ -33,13 +33,15 @@ describe("the ids a summary names", () => {
     const context = new MessageContextManager<Msg>({
       model: "gpt-4o",
       mode: TruncationMode.SUMMARIZE,
-      llm: extractiveSummarizer(),
       limits: new ContextLimits({ model: "gpt-4o", maxTokens: 6000, maxOutputTokens: 0, reservedTokens: 0 }),
-      maxToolResultTokens: 100_000,
-      keepToolResults: 2,
-      preserveLast: 4,
       logger: quiet,
       session: { store, id: "s1" },
+      compaction: {
+        summarizer: extractiveSummarizer(),
+        maxToolResultTokens: 100_000,
+        keepToolResults: 2,
+        preserveLast: 4,
+      },
     });
     await context.ready;
     const cached = new Recall({ context, maxTokens: 100_000 });

@@ -160,7 +160,7 @@ describe("TypedEventEmitter", () => {
 
   it("is what MessageContextManager's events run on: on, once, off and the warning events", () => {
     const limits = new ContextLimits({ model: "test", maxTokens: 1000, maxOutputTokens: 0, reservedTokens: 0 });
-    const cm = new MessageContextManager({ model: "test", limits, counter: new ApproximateCounter(), trimAt: 0.95 });
+    const cm = new MessageContextManager({ model: "test", limits, counter: new ApproximateCounter(), compaction: { trimAt: 0.95 } });
     const warnings: string[] = [];
     const once: string[] = [];
     const record = (w: { message: string }) => warnings.push(w.message);

@@ -240,7 +240,7 @@ async function monkey(writers: Writer[], tally: Tally, until: number, extra?: ()
 /** Whether a manager opens the session the writers left (a log nothing may make unopenable). */
 async function opens(store: SessionStore, id: string): Promise<boolean> {
   try {
-    await MessageContextManager.open({ model: "gpt-4o", autoTruncate: false, logger: { warn: () => {} }, session: { store, id } });
+    await MessageContextManager.open({ model: "gpt-4o", logger: { warn: () => {} }, session: { store, id }, compaction: { autoTruncate: false } });
     return true;
   } catch (error) {
     console.error(`chaos: the session does not open: ${String(error)}`);

@@ -14,11 +14,10 @@ async function managerLog(ops: number[]): Promise<SessionEntry[]> {
   const cm = await MessageContextManager.open({
     model: "gpt-4o",
     mode: TruncationMode.SUMMARIZE,
-    llm: extractiveSummarizer(),
     limits: new ContextLimits({ model: "gpt-4o", maxTokens: 700, maxOutputTokens: 0, reservedTokens: 0 }),
-    preserveLast: 3,
     logger: quiet,
     session: { store, id: "s" },
+    compaction: { summarizer: extractiveSummarizer(), preserveLast: 3 },
   });
   let n = 0;
   for (const op of ops) {
@@ -65,7 +64,7 @@ describe("snapshots", () => {
     const upTo = new ContextReplay();
     entries.slice(0, 6).forEach((e, i) => upTo.apply(e, i));
     await store.append("s", [upTo.snapshot(), ...entries.slice(6)]);
-    const cm = await MessageContextManager.open({ model: "gpt-4o", logger: quiet, autoTruncate: false, session: { store, id: "s" } });
+    const cm = await MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id: "s" }, compaction: { autoTruncate: false } });
     const view = replay(entries);
     expect(cm.getMessages()).toEqual(view.entries.map((e) => e.message));
     expect(cm.metadata).toEqual(view.metadata);

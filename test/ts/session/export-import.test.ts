@@ -37,7 +37,7 @@ function history(units: number): MessageLike[] {
 
 /** A manager with a summary from a compaction and an omission marker from a trim. */
 async function worked(): Promise<MessageContextManager> {
-  const cm = new MessageContextManager({ model: "gpt-4o", mode: TruncationMode.SUMMARIZE, llm: extractiveSummarizer(), limits: limits(3000), autoTruncate: false, logger: quiet, preserveLast: 12 });
+  const cm = new MessageContextManager({ model: "gpt-4o", mode: TruncationMode.SUMMARIZE, limits: limits(3000), logger: quiet, compaction: { summarizer: extractiveSummarizer(), autoTruncate: false, preserveLast: 12 } });
   cm.setSystemPrompt("You are a careful coding agent.");
   cm.metadata = { agent: "coder", project: { name: "ctxwin", tags: ["a", "b"] } };
   cm.load(history(30));
@@ -94,7 +94,7 @@ describe("round trip", () => {
   it("fromExport(export) is lossless: messages deep-equal, counts, request and metadata equal", async () => {
     const cm = await worked();
     const text = JSON.stringify(cm.export());
-    const back = MessageContextManager.fromExport(text, { llm: extractiveSummarizer(), limits: limits(3000), autoTruncate: false, logger: quiet });
+    const back = MessageContextManager.fromExport(text, { limits: limits(3000), logger: quiet, compaction: { summarizer: extractiveSummarizer(), autoTruncate: false } });
     expect(back.getMessages()).toEqual(cm.getMessages());
     expect(back.getStats()).toEqual(cm.getStats());
     expect(back.getContextForRequest()).toEqual(cm.getContextForRequest());
@@ -110,7 +110,7 @@ describe("round trip", () => {
 
   it("import(json) loads the turns into the current session, keeping its id", async () => {
     const source = await worked();
-    const target = new MessageContextManager({ model: "gpt-4o", limits: limits(3000), autoTruncate: false });
+    const target = new MessageContextManager({ model: "gpt-4o", limits: limits(3000), compaction: { autoTruncate: false } });
     target.metadata = { agent: "other", mine: 1 };
     target.addMessage({ role: "user", content: "to be replaced" });
     const id = target.sessionId;
@@ -130,7 +130,7 @@ describe("round trip", () => {
     );
     fc.assert(
       fc.property(fc.array(message, { maxLength: 40 }), fc.array(fc.integer({ min: 0, max: 600 }), { maxLength: 3 }), fc.option(fc.string({ maxLength: 30 }), { nil: undefined }), (messages, trims, prompt) => {
-        const options = { model: "gpt-4o", limits: limits(100_000), autoTruncate: false };
+        const options = { model: "gpt-4o", limits: limits(100_000), compaction: { autoTruncate: false } };
         const cm = new MessageContextManager(options);
         if (prompt !== undefined) cm.setSystemPrompt(prompt);
         messages.forEach((m, i) => {

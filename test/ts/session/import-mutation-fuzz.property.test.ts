@@ -37,10 +37,9 @@ async function realExport(): Promise<unknown> {
   const cm = new MessageContextManager({
     model: "gpt-4o",
     mode: TruncationMode.SUMMARIZE,
-    llm: extractiveSummarizer(),
     limits: new ContextLimits({ model: "gpt-4o", maxTokens: 1500, maxOutputTokens: 0, reservedTokens: 0 }),
-    preserveLast: 4,
     logger: quiet,
+    compaction: { summarizer: extractiveSummarizer(), preserveLast: 4 },
   });
   cm.setSystemPrompt("You are a careful coding agent.");
   cm.metadata = { agent: "fuzz", ticket: 4711, tags: ["a", "b"] };

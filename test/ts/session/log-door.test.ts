@@ -24,9 +24,9 @@ const limits = (n: number) => new ContextLimits({ model: "gpt-4o", maxTokens: n,
 const options = (store: SessionStore, id: string, extra: Partial<MessageContextManagerOptions<MessageLike>> = {}): MessageContextManagerOptions<MessageLike> => ({
   model: "gpt-4o",
   logger: quiet,
-  autoTruncate: false,
   session: { store, id },
   ...extra,
+  compaction: { autoTruncate: false, ...extra.compaction },
 });
 const messagesOf = (records: SessionRecord[]) => records.filter((r) => r.entry.type === "message" && r.entry.summary !== true).map((r) => r.entry.message as MessageLike);
 
@@ -118,7 +118,7 @@ describe("the door: what the log cannot hold and give back is refused before any
   });
 
   it("without a session the door keeps what breaks any history (cycles, holes, depth) and lets other prototypes through", () => {
-    const cm = new MessageContextManager({ model: "gpt-4o", logger: quiet, autoTruncate: false });
+    const cm = new MessageContextManager({ model: "gpt-4o", logger: quiet, compaction: { autoTruncate: false } });
     const raw: Record<string, unknown> = {};
     raw.self = raw;
     expect(() => cm.addMessage({ role: "user", content: "x", raw } as MessageLike)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("messages[0].raw.self") }));
@@ -144,7 +144,7 @@ describe("the door: what the log cannot hold and give back is refused before any
 describe("every message added reaches the log exactly once", () => {
   it("a tool result whose call a forced trim removed: left out of the view, logged as left out, recallable", async () => {
     const store = new MemorySessionStore();
-    const cm = await MessageContextManager.open(options(store, "left-out", { autoTruncate: true, limits: limits(400) }));
+    const cm = await MessageContextManager.open(options(store, "left-out", { limits: limits(400), compaction: { autoTruncate: true } }));
     const added: MessageLike[] = [
       { role: "user", content: "run both" },
       // A call past the window that no cut of a result can make room for: the trim takes the exchange.
@@ -159,7 +159,7 @@ describe("every message added reaches the log exactly once", () => {
     const records = await store.read("left-out");
     expect(messagesOf(records)).toEqual(added);
     expect(records.some((r) => r.entry.type === "boundary" && (r.entry.boundary as { leftOut?: boolean }).leftOut === true)).toBe(true);
-    const reopened = await MessageContextManager.open(options(store, "left-out", { autoTruncate: true, limits: limits(400) }));
+    const reopened = await MessageContextManager.open(options(store, "left-out", { limits: limits(400), compaction: { autoTruncate: true } }));
     expect(reopened.getContextForRequest()).toEqual(cm.getContextForRequest());
     const recall = new Recall({ counter: cm.counter, session: { store, id: "left-out" } });
     expect(await recall.read("c2")).toMatchObject({ ok: true, text: "the second result, left out" });
@@ -167,7 +167,7 @@ describe("every message added reaches the log exactly once", () => {
 
   it("orphan results a load drops (orphanToolResults: 'drop') are logged in their places", async () => {
     const store = new MemorySessionStore();
-    const cm = await MessageContextManager.open(options(store, "dropped", { orphanToolResults: "drop" }));
+    const cm = await MessageContextManager.open(options(store, "dropped", { warnings: { orphanToolResults: "drop" } }));
     const given: MessageLike[] = [
       { role: "user", content: "a" },
       { role: "tool", tool_call_id: "nobody", content: "orphan" },

@@ -6,14 +6,15 @@ import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ContextLimits, FileSessionStore, MemorySessionStore, MessageContextManager, RedisSessionStore, type MessageLike, type SessionLostEvent, type SessionRecord, type SessionStore } from "ctxwin";
+import { ContextLimits, FileSessionStore, MemorySessionStore, MessageContextManager, RedisSessionStore, type MessageContextManagerOptions, type MessageLike, type SessionLostEvent, type SessionRecord, type SessionStore } from "ctxwin";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { startReplyDroppingProxy, type ReplyDroppingProxy } from "../support/reply-dropping-proxy.js";
 
 const quiet = { warn: () => {} };
 const say = (i: number): MessageLike => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}` });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const open = (store: SessionStore, id: string, extra: Record<string, unknown> = {}) => MessageContextManager.open({ model: "gpt-4o", logger: quiet, autoTruncate: false, session: { store, id }, ...extra });
+const open = (store: SessionStore, id: string, extra: Partial<MessageContextManagerOptions> = {}) =>
+  MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id }, ...extra, compaction: { autoTruncate: false, ...extra.compaction } });
 const contents = (records: SessionRecord[]) => records.filter((r) => r.entry.type === "message").map((r) => (r.entry.message as MessageLike).content);
 
 /** The manager's 'sessionLost' events. */
@@ -177,7 +178,7 @@ describe("opening a long session", () => {
       close: () => inner.close(),
     };
     const limits = new ContextLimits({ model: "gpt-4o", maxTokens: 2000, maxOutputTokens: 0, reservedTokens: 0 });
-    const first = await open(store, "long", { autoTruncate: true, limits });
+    const first = await open(store, "long", { compaction: { autoTruncate: true }, limits });
     for (let i = 0; i < 3000; i++) {
       first.addMessage(say(i));
       if (i % 50 === 49) await first.flush();
@@ -187,7 +188,7 @@ describe("opening a long session", () => {
     expect(info?.version).toBeGreaterThan(3000);
     expect(info?.snapshot).toBeGreaterThan(1000);
     scans.length = 0;
-    const second = await open(store, "long", { autoTruncate: true, limits });
+    const second = await open(store, "long", { compaction: { autoTruncate: true }, limits });
     expect(second.getContextForRequest()).toEqual(first.getContextForRequest());
     expect(second.export()).toEqual(first.export());
     expect(scans).toEqual([{ from: info!.snapshot, records: info!.version - info!.snapshot! }]);

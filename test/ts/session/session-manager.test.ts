@@ -53,7 +53,7 @@ describe.each(STORES)("a session on the %s store", (_name, makeStore) => {
   it("a restarted worker continues the same context: messages, trims, compactions, system prompt, metadata", async () => {
     const store = makeStore();
     const id = `restart-${Math.random().toString(36).slice(2)}`;
-    const options = base({ session: { store, id }, mode: TruncationMode.SUMMARIZE, llm: extractiveSummarizer(), limits: limits(2500), preserveLast: 6 });
+    const options = base({ session: { store, id }, mode: TruncationMode.SUMMARIZE, limits: limits(2500), compaction: { summarizer: extractiveSummarizer(), preserveLast: 6 } });
     const first = await MessageContextManager.open(options);
     first.setSystemPrompt("You are terse.");
     first.metadata = { agent: "coder" };

@@ -16,11 +16,8 @@ const quiet = { warn: () => {} };
 const options = (store: MemorySessionStore, id: string) => ({
   model: "gpt-4o",
   mode: TruncationMode.SUMMARIZE,
-  llm: extractiveSummarizer(),
   limits: new ContextLimits({ model: "gpt-4o", maxTokens: 900, maxOutputTokens: 0, reservedTokens: 0 }),
-  preserveLast: 4,
-  maxToolResultTokens: 60,
-  keepToolResults: 1,
+  compaction: { summarizer: extractiveSummarizer(), preserveLast: 4, maxToolResultTokens: 60, keepToolResults: 1 },
   logger: quiet,
   session: { store, id },
 });

@@ -41,11 +41,25 @@ import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 import { checkRole, ROLE_CODES, type InsertedRole } from "../../messages/roles.js";
 import { MetadataReader, type MessageFacts } from "../../messages/metadata-reader.js";
-import { TruncationMode } from "../../context/options.js";
+import { strategyFor, TruncationMode, type CompactionOptions } from "../../context/options.js";
+import { ADAPTER_SHAPE, groupOptions } from "../../context/grouped-options.js";
+import { DEFAULT_SUMMARY_ROLE } from "../../context/policy-options.js";
 import type { UnknownModelPolicy } from "../../catalog/model-registry.js";
 
-/** The options every adapter takes. */
-export interface ContextOptions {
+/**
+ * The compaction options an adapter passes to its manager: the manager's compaction group
+ * (CompactionOptions), as far as an adapter uses it, under the same names and defaults. `strategy`
+ * also takes a mode's name; its default is the mode's strategy as on the manager (strategyFor):
+ * "token_budget" (the oldest tool units first), or "summarize" when a summarizer is given.
+ * `trimTo` is the share of the available window a prompt that does not fit is brought down to
+ * (default 0.6), so the next steps fit as they are.
+ */
+export interface AdapterCompactionOptions extends Pick<CompactionOptions, "trimTo" | "keepToolResults" | "maxToolResultTokens" | "summarizer" | "preserveLast" | "summaryRole"> {
+  strategy?: TruncationStrategy | "token_budget" | "smart" | "sliding_window";
+}
+
+/** The options every adapter takes: flat what a first use needs, the levels in `compaction` (as on MessageContextManager). */
+export interface GroupedContextOptions {
   /** The model id: its window and output limit (ContextLimits.forModel) and its counter (getCounter). */
   model: string;
   /** Overrides for the model's limits (`maxTokens`, `contextLength`, `maxOutputTokens`, `reservedTokens`), or the limits themselves. */
@@ -58,29 +72,37 @@ export interface ContextOptions {
   unknownModel?: UnknownModelPolicy;
   /** The counter (default getCounter(model)). */
   counter?: TokenCounter;
-  /** How the last level trims: a strategy, or a mode name (default "token_budget": the oldest tool units first). */
-  strategy?: TruncationStrategy | "token_budget" | "smart" | "sliding_window";
-  /** The share of the available window a prompt that does not fit is brought down to (default 0.6, as MessageContextManager's trimTo), so the next steps fit as they are. */
-  trimTo?: number;
-  /** Tool results of the last this many tool units stay whole (default 3); older ones are cleared. */
-  keepToolResults?: number;
-  /** Tool results above this many tokens are compacted (default 1000). */
-  maxToolResultTokens?: number;
-  /** Summarizes old turns when clearing tool results is not enough: an AI SDK model, a function, an `invoke()` model, or extractiveSummarizer(). */
-  summarizer?: SummaryModel;
-  /** Recent messages kept out of a summary (default 10). */
-  preserveLast?: number;
-  /**
-   * The summary message's role (default "user": the summary follows the task, and several
-   * providers take system messages only before the conversation).
-   */
-  summaryRole?: InsertedRole;
   /** Shared reported-to-counted ratios (default: one per adapter instance). */
   calibration?: UsageCalibration;
   logger?: Logger;
   /** Told about every call whose prompt had to be brought within the window. */
   onCompact?: (event: FitEvent) => void;
+  /** How a prompt that does not fit is brought within the window: the levels' knobs and the summarizer. */
+  compaction?: AdapterCompactionOptions;
 }
+
+/** The adapters' flat names of 0.x, accepted for one release (context/grouped-options.ts). */
+export interface DeprecatedFlatContextOptions {
+  /** @deprecated Use `compaction.strategy`. */
+  strategy?: AdapterCompactionOptions["strategy"];
+  /** @deprecated Use `compaction.trimTo`. */
+  trimTo?: number;
+  /** @deprecated Use `compaction.keepToolResults`. */
+  keepToolResults?: number;
+  /** @deprecated Use `compaction.maxToolResultTokens`. */
+  maxToolResultTokens?: number;
+  /** @deprecated Use `compaction.summarizer`. */
+  summarizer?: SummaryModel;
+  /** @deprecated Use `compaction.preserveLast`. */
+  preserveLast?: number;
+  /** @deprecated Use `compaction.summaryRole`. */
+  summaryRole?: InsertedRole;
+}
+
+export interface ContextOptions extends GroupedContextOptions, DeprecatedFlatContextOptions {}
+
+/** ContextOptions after checkContextOptions: grouped, the group present. */
+export type CheckedContextOptions = Omit<GroupedContextOptions, "compaction"> & { compaction: AdapterCompactionOptions };
 
 /** What one call's fitting did. */
 export interface FitEvent {
@@ -124,23 +146,27 @@ const MAX_CACHED_PROMPTS = 64;
 /** Compacted tool results kept between calls (a loop re-sends the same results at every step). */
 const MAX_CACHED_RESULTS = 1024;
 
-export function checkContextOptions(options: unknown, name = "options"): ContextOptions {
+/** `options` checked and in the grouped form (the flat names of 0.x moved, with a deprecation warning). */
+export function checkContextOptions(options: unknown, name = "options"): CheckedContextOptions {
   if (options === null || typeof options !== "object") throw typeError(`${name} must be an object, got ${describe(options)}`);
-  const o = options as ContextOptions;
+  const o = groupOptions(options, ADAPTER_SHAPE, name) as CheckedContextOptions;
+  const c = o.compaction;
   requireString(o.model, `${name}.model`);
-  if (o.trimTo !== undefined && (typeof o.trimTo !== "number" || !(o.trimTo > 0 && o.trimTo <= 1))) throw rangeError(`${name}.trimTo must be a number in (0, 1], got ${describe(o.trimTo)}`);
-  if (o.keepToolResults !== undefined) requireCount(o.keepToolResults, `${name}.keepToolResults`);
-  if (o.maxToolResultTokens !== undefined) requireCount(o.maxToolResultTokens, `${name}.maxToolResultTokens`, 16);
-  if (o.preserveLast !== undefined) requireCount(o.preserveLast, `${name}.preserveLast`);
-  if (o.summaryRole !== undefined) checkRole(o.summaryRole, `${name}.summaryRole`);
+  if (c.trimTo !== undefined && (typeof c.trimTo !== "number" || !(c.trimTo > 0 && c.trimTo <= 1))) throw rangeError(`${name}.compaction.trimTo must be a number in (0, 1], got ${describe(c.trimTo)}`);
+  if (c.keepToolResults !== undefined) requireCount(c.keepToolResults, `${name}.compaction.keepToolResults`);
+  if (c.maxToolResultTokens !== undefined) requireCount(c.maxToolResultTokens, `${name}.compaction.maxToolResultTokens`, 16);
+  if (c.preserveLast !== undefined) requireCount(c.preserveLast, `${name}.compaction.preserveLast`);
+  if (c.summaryRole !== undefined) checkRole(c.summaryRole, `${name}.compaction.summaryRole`);
+  if (c.summarizer === null) throw typeError(`${name}.compaction.summarizer must be a model, got null`);
   if (o.calibration !== undefined && !(o.calibration instanceof UsageCalibration)) throw typeError(`${name}.calibration must be a UsageCalibration, got ${describe(o.calibration)}`);
   if (o.onCompact !== undefined && typeof o.onCompact !== "function") throw typeError(`${name}.onCompact must be a function, got ${describe(o.onCompact)}`);
-  if (o.summarizer === null) throw typeError(`${name}.summarizer must be a model, got null`);
   return o;
 }
 
-function strategyOf(value: ContextOptions["strategy"], name: string): TruncationStrategy {
-  if (value === undefined || value === TruncationMode.TOKEN_BUDGET) return new TokenBudgetStrategy();
+/** The strategy the last level trims with: the mode's (as on the manager) unless one is named. */
+function strategyOf(value: AdapterCompactionOptions["strategy"], mode: TruncationMode, name: string): TruncationStrategy {
+  if (value === undefined) return strategyFor(mode);
+  if (value === TruncationMode.TOKEN_BUDGET) return new TokenBudgetStrategy();
   if (value === TruncationMode.SMART) return new SmartTruncationStrategy();
   if (value === TruncationMode.SLIDING_WINDOW) return new SlidingWindowStrategy();
   if (typeof value === "object" && value !== null && typeof (value as TruncationStrategy).plan === "function") return value;
@@ -153,7 +179,9 @@ export class PromptFitter {
   readonly counter: TokenCounter;
   readonly calibration: UsageCalibration;
   readonly trimTo: number;
-  private readonly options: ContextOptions;
+  private readonly options: CheckedContextOptions;
+  /** token_budget, or summarize with a summarizer: the manager's mode, whose strategy is the default. */
+  private readonly mode: TruncationMode;
   private readonly strategy: TruncationStrategy;
   readonly logger: Logger;
   /** The local count of each prompt this fitter returned, for matching a usage to its call. */
@@ -175,8 +203,8 @@ export class PromptFitter {
   /** The notes this fitter added to carry open problems (replaced at each run of the levels). */
   private readonly notes = new WeakSet<object>();
 
-  constructor(options: ContextOptions, name = "options") {
-    checkContextOptions(options, name);
+  constructor(given: ContextOptions, name = "options") {
+    const options = checkContextOptions(given, name);
     this.options = options;
     this.model = options.model;
     this.logger = options.logger ?? consoleLogger;
@@ -186,9 +214,10 @@ export class PromptFitter {
         : ContextLimits.forModel(options.model, options.limits ?? {}, { logger: this.logger, unknownModel: options.unknownModel ?? "error", where: "options.model" });
     this.counter = options.counter ?? getCounter(options.model, { logger: this.logger });
     this.calibration = options.calibration ?? new UsageCalibration();
-    this.trimTo = options.trimTo ?? 0.6;
-    this.strategy = strategyOf(options.strategy, `${name}.strategy`);
-    this.compactor = new ToolResultCompactor({ maxResultTokens: options.maxToolResultTokens ?? 1000 });
+    this.trimTo = options.compaction.trimTo ?? 0.6;
+    this.mode = options.compaction.summarizer === undefined ? TruncationMode.TOKEN_BUDGET : TruncationMode.SUMMARIZE;
+    this.strategy = strategyOf(options.compaction.strategy, this.mode, `${name}.compaction.strategy`);
+    this.compactor = new ToolResultCompactor({ maxResultTokens: options.compaction.maxToolResultTokens ?? 1000 });
   }
 
   /** What a prompt may use in local counts: the window less the reserved output and reserve, less the tools, unscaled by the model's ratio. */
@@ -237,22 +266,25 @@ export class PromptFitter {
     const working: Array<M | SummaryMessage> = (earlier ? [...(earlier as M[]), ...added] : messages.map((m) => this.compactResults(m, cut))).filter((m) => !this.notes.has(m));
     const pins = this.pin(working);
 
+    const c = this.options.compaction;
     const manager = new MessageContextManager<MessageLike>({
       model: this.model,
+      mode: this.mode,
       counter: this.counter,
       limits: new ContextLimits({ model: this.model, maxTokens: Math.max(1, budget - toolTokens), maxOutputTokens: 0, reservedTokens: 0 }),
-      autoTruncate: false,
-      strategy: this.strategy,
-      llm: this.options.summarizer,
-      mode: this.options.summarizer === undefined ? TruncationMode.TOKEN_BUDGET : TruncationMode.SUMMARIZE,
-      keepToolResults: this.options.keepToolResults,
-      maxToolResultTokens: this.options.maxToolResultTokens,
-      // At least the last message stays out of a summary: the summary's cut never splits a tool
-      // unit, so the step's own exchange is never summarized away.
-      preserveLast: Math.max(1, this.options.preserveLast ?? 10),
-      summaryRole: this.options.summaryRole ?? "user",
-      orphanToolResults: "drop",
       logger: this.logger,
+      compaction: {
+        autoTruncate: false,
+        strategy: this.strategy,
+        summarizer: c.summarizer,
+        keepToolResults: c.keepToolResults,
+        maxToolResultTokens: c.maxToolResultTokens,
+        // At least the last message stays out of a summary: the summary's cut never splits a tool
+        // unit, so the step's own exchange is never summarized away.
+        preserveLast: Math.max(1, c.preserveLast ?? 10),
+        summaryRole: c.summaryRole ?? DEFAULT_SUMMARY_ROLE,
+      },
+      warnings: { orphanToolResults: "drop" },
     });
     manager.load(working);
     const inputs = new Set<object>(messages as readonly object[]);
@@ -320,7 +352,7 @@ export class PromptFitter {
   private carryProblems<M>(fitted: Array<M | SummaryMessage>): Array<M | SummaryMessage> {
     const record = this.problems.record;
     if (!record.problems.some((p) => p.resolved === undefined)) return fitted;
-    const note = problemNote(record, problemsNotShown(record, JSON.stringify(fitted)), this.options.summaryRole ?? "user");
+    const note = problemNote(record, problemsNotShown(record, JSON.stringify(fitted)), this.options.compaction.summaryRole ?? DEFAULT_SUMMARY_ROLE);
     if (note === undefined) return fitted;
     this.notes.add(note);
     this.inserted.add(note);

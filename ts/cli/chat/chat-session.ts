@@ -54,12 +54,18 @@ function managerOptions(model: string, window: number | undefined): MessageConte
   return {
     model,
     limits: limitsFor(model, window),
-    // The chat decides when to trim (see the top of this file); the manager warns and counts.
-    autoTruncate: false,
-    // The chat's trim keeps the first 2 and the last 10 turns and drops the turns between, as its
-    // specification says (the default mode's strategy drops only as many as its target needs).
-    strategy: new SmartTruncationStrategy(),
-    llm: extractiveSummarizer(),
+    compaction: {
+      // The chat decides when to trim (see the top of this file); the manager warns and counts.
+      autoTruncate: false,
+      // The chat's trim keeps the first 2 and the last 10 turns and drops the turns between, as its
+      // specification says (the default mode's strategy drops only as many as its target needs).
+      strategy: new SmartTruncationStrategy(),
+      summarizer: extractiveSummarizer(),
+      // The chat keeps its summaries as system messages (its /stats counts them with the prompt, and
+      // its Anthropic assistant sends later system text as user text), as it did before the
+      // manager's default became "user".
+      summaryRole: "system",
+    },
   };
 }
 

@@ -80,8 +80,7 @@ async function round(i) {
     mode,
     counter: counters[i % counters.length],
     limits: { maxTokens: 6000, maxOutputTokens: 1000, reservedTokens: 0 },
-    llm: extractiveSummarizer(),
-    maxToolResultTokens: 200,
+    compaction: { summarizer: extractiveSummarizer(), maxToolResultTokens: 200 },
   });
   for (const message of conversation(12)) manager.addMessage(message);
   manager.truncate();

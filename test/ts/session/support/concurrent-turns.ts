@@ -50,7 +50,7 @@ export async function runConcurrentTurns(store: SessionStore, id: string, plan: 
   const options = {
     model: "gpt-4o",
     mode: TruncationMode.SUMMARIZE,
-    llm: slowSummarizer(plan.summaryMs),
+    compaction: { summarizer: slowSummarizer(plan.summaryMs) },
     limits: new ContextLimits({ model: "gpt-4o", maxTokens: 3000, maxOutputTokens: 0, reservedTokens: 0 }),
     logger: { warn: () => {} },
     session: { store, id },
