@@ -19,10 +19,9 @@ import {
   MessageContextManager,
   TruncationMode,
   extractiveSummarizer,
-  parseExport,
-  safeParseExport,
   type MessageLike,
 } from "ctxwin";
+import { parseExport, safeParseExport } from "ctxwin/session";
 
 const quiet = { warn: () => {} };
 // CTXWIN_FUZZ_RUNS raises the budget for a longer local run.
