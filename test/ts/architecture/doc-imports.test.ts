@@ -3,6 +3,8 @@
 // "Moved from the root") and a page still importing it from the root fails here. The snippets of
 // README.md and docs/frameworks.md are compiled whole by test/ts/adapters/doc-snippets.test.ts;
 // the other pages' snippets stand for fragments of programs, so only their imports are checked.
+// And a newcomer's first program (the README's first snippet, the demo, the two example loops)
+// needs the root alone.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
@@ -29,6 +31,19 @@ describe("the docs' imports", () => {
       { where: "p:2", names: ["A", "B", "C"], from: "ctxwin/tokens" },
       { where: "p:3", names: ["E"], from: "ctxwin" },
     ]);
+  });
+
+  it("of a first program name the root alone", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const quickStart = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const programs: Array<[string, string]> = [
+      ["README.md, the first snippet", quickStart],
+      ...["examples/demo.ts", "examples/message-history-loop.ts", "examples/agent-loop.ts"].map((file): [string, string] => [file, readFileSync(join(ROOT, file), "utf8")]),
+    ];
+    for (const [where, text] of programs) {
+      const entries = [...text.matchAll(/from\s*"(ctxwin[^"]*)"/g)].map((m) => m[1]);
+      expect({ where, entries: [...new Set(entries)] }).toEqual({ where, entries: ["ctxwin"] });
+    }
   });
 
   it("name only what each entry exports", { timeout: 120_000 }, () => {
