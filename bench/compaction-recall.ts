@@ -6,7 +6,8 @@
 // holds every one of its answers. The figures are counts, the same on every run and machine.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ContextCompactor, TiktokenCounter, extractiveSummarizer, type MessageLike } from "ctxwin";
+import { TiktokenCounter, extractiveSummarizer, type MessageLike } from "ctxwin";
+import { ContextCompactor } from "ctxwin/compaction";
 
 interface Question {
   question: string;

@@ -8,7 +8,8 @@
 // by the same CostLedger: Anthropic with breakpoints at the end of the system prompt and the end
 // of the request (ctxwin adds one at its omission marker), 5-minute entries, requests 20 s apart;
 // OpenAI automatic. Prompt tokens only: the replies are the same in all three.
-import { ContextLimits, CostLedger, MessageContextManager, TiktokenCounter, TruncationMode, cachePricesFor, resolveModel, type CacheProvider, type CostOptions, type MessageLike } from "ctxwin";
+import { ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, resolveModel, type MessageLike } from "ctxwin";
+import { CostLedger, cachePricesFor, type CacheProvider, type CostOptions } from "ctxwin/cost";
 import { replayTrimMessages, session } from "./cache-share.js";
 
 type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };

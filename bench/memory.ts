@@ -2,7 +2,8 @@
 // and what each loaded encoding costs in resident memory (issue 17 item 5; budget < 200 bytes
 // per message). Needs --expose-gc (npm run bench passes it).
 import { execFileSync } from "node:child_process";
-import { ENCODING_NAMES, MessageContextManager, TiktokenCounter, type MessageLike } from "ctxwin";
+import { MessageContextManager, TiktokenCounter, type MessageLike } from "ctxwin";
+import { ENCODING_NAMES } from "ctxwin/tokens";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 

@@ -9,7 +9,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileSessionStore, MemorySessionStore, MessageContextManager, RedisSessionStore, type MessageLike, type SessionStore } from "ctxwin";
+import { FileSessionStore, MemorySessionStore, MessageContextManager, type MessageLike, type SessionStore } from "ctxwin";
+import { RedisSessionStore } from "ctxwin/session";
 import { startRedisServer } from "../test/ts/support/redis-server.js";
 import { formatTime, printTable, type Result } from "./harness.js";
 

@@ -1,18 +1,15 @@
 // Truncation side by side with LangChain's trimMessages on the same histories and the same cached
 // counts, and the cost of adding a message to a managed history with exact counting.
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages, type BaseMessage } from "@langchain/core/messages";
+import { MessageContextManager, TiktokenCounter, type MessageLike, type TokenCounter } from "ctxwin";
 import {
-  MessageContextManager,
   SelectiveTruncationStrategy,
   SlidingWindowStrategy,
   SmartTruncationStrategy,
-  TiktokenCounter,
   TokenBudgetStrategy,
   CompositeStrategy,
-  type MessageLike,
-  type TokenCounter,
   type TruncationStrategy,
-} from "ctxwin";
+} from "ctxwin/truncation";
 import { consume, formatTime } from "./harness.js";
 
 type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };

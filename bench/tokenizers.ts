@@ -6,7 +6,8 @@ import * as gptCl100k from "gpt-tokenizer/encoding/cl100k_base";
 import * as gptO200k from "gpt-tokenizer/encoding/o200k_base";
 import { getEncoding } from "js-tiktoken";
 import { get_encoding } from "tiktoken";
-import { CachingCounter, TiktokenCounter, type EncodingName } from "ctxwin";
+import { TiktokenCounter } from "ctxwin";
+import { CachingCounter, type EncodingName } from "ctxwin/tokens";
 import { consume } from "./harness.js";
 import { compareCountManyAsync } from "./pool-scaling.js";
 

@@ -5,7 +5,8 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { get_encoding } from "tiktoken";
-import { TiktokenCounter, backend, type EncodingName } from "ctxwin";
+import { TiktokenCounter, backend } from "ctxwin";
+import type { EncodingName } from "ctxwin/tokens";
 import { BYTES_PER_CATEGORY, CHUNK, chunks, mbPerSecond, read } from "./tokenizers.js";
 
 const ENCODINGS: EncodingName[] = ["cl100k_base", "o200k_base"];

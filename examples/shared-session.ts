@@ -12,7 +12,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FileSessionStore, MessageContextManager, RedisSessionStore, type MessageLike, type SessionStore } from "ctxwin";
+import { FileSessionStore, MessageContextManager, type MessageLike, type SessionStore } from "ctxwin";
+import { RedisSessionStore } from "ctxwin/session";
 
 const SESSION = "support-ticket-42";
 

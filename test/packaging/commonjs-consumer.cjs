@@ -11,7 +11,9 @@ const assert = require("node:assert/strict");
 const names = (namespace) => Object.keys(namespace).filter((name) => name !== "default" && name !== "module.exports" && name !== "__esModule").sort();
 
 const ctxwin = require("ctxwin");
-const { TiktokenCounter, TokenBudgetStrategy, MessageContextManager, ContextLimits, ApproximateCounter, backend } = ctxwin;
+const { TiktokenCounter, MessageContextManager, ContextLimits, backend } = ctxwin;
+const { TokenBudgetStrategy } = require("ctxwin/truncation");
+const { ApproximateCounter } = require("ctxwin/tokens");
 assert.equal(backend, process.env.CTXWIN_BACKEND || backend);
 
 const counter = new TiktokenCounter({ encoding: "o200k_base" });

@@ -19,8 +19,10 @@ const repo = resolve(fileURLToPath(import.meta.url), "..", "..", "..");
 const VERSIONS = (process.env.CTXWIN_TS_VERSIONS || "5.0 5.4 5.9 6 7").split(/\s+/).filter(Boolean);
 const ONLY_RESOLUTIONS = (process.env.CTXWIN_TS_RESOLUTIONS || "").split(/\s+/).filter(Boolean);
 
+/** The capability subpaths (docs/api.md): like the root, checked in every combination. */
+const CAPABILITIES = ["tokens", "models", "budget", "truncation", "compaction", "session", "cost", "context", "recall", "agent-threads"].map((s) => `ctxwin/${s}`);
 /** The public subpaths; each has a CommonJS build (require) as well as its ES modules. */
-const SUBPATHS = ["ctxwin", "ctxwin/cli", "ctxwin/openai-agents", "ctxwin/mastra", "ctxwin/langchain-history", "ctxwin/ai-sdk", "ctxwin/langchain"];
+const SUBPATHS = ["ctxwin", ...CAPABILITIES, "ctxwin/cli", "ctxwin/openai-agents", "ctxwin/mastra", "ctxwin/langchain-history", "ctxwin/ai-sdk", "ctxwin/langchain"];
 /** Subpaths that only run on Node: their declarations use Node's types, so they need @types/node. */
 const NODE_ONLY = new Set(["ctxwin/cli"]);
 /**
@@ -29,7 +31,7 @@ const NODE_ONLY = new Set(["ctxwin/cli"]);
  * checked once per TypeScript version (nodenext, ESM and CommonJS files, with @types/node, as a
  * Node program using a framework is); ctxwin's own entries in every combination.
  */
-const CORE = new Set(["ctxwin", "ctxwin/cli"]);
+const CORE = new Set(["ctxwin", ...CAPABILITIES, "ctxwin/cli"]);
 
 /**
  * The resolutions, each with its tsconfig options and the consumer files it checks. node16 and
@@ -122,7 +124,7 @@ export function typescriptMatrix(tarball) {
         for (const { resolution, options, files, frameworks } of runs) {
           if (ONLY_RESOLUTIONS.length > 0 && !ONLY_RESOLUTIONS.includes(resolution)) continue;
           const reason = unsupported(version, resolution);
-          const label = { typescript: tsVersion, resolution, typesNode: withNode, subpaths: frameworks ? `all ${SUBPATHS.length}` : withNode ? "ctxwin, ctxwin/cli" : "ctxwin" };
+          const label = { typescript: tsVersion, resolution, typesNode: withNode, subpaths: frameworks ? `all ${SUBPATHS.length}` : withNode ? "ctxwin, its capabilities, ctxwin/cli" : "ctxwin and its capabilities" };
           if (reason) {
             rows.push({ ...label, result: `unsupported: ${reason}` });
             continue;

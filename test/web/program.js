@@ -1,8 +1,11 @@
 // The program every runtime runs, as a user writes it: the package's root API and its data
 // modules, `await init()` first (on Node it resolves at once). It counts the texts with two
 // OpenAI encodings, a Claude family and the estimate, counts them as a chat, and trims a
-// MessageContextManager holding them; the harness compares the answer with Node's.
+// MessageContextManager holding them, and the chat with a strategy of the subpath
+// `ctxwin/truncation` (a capability subpath under the runtime's condition, on the core the root's
+// init() loaded); the harness compares the answer with Node's.
 import { ClaudeCounter, MessageContextManager, TiktokenCounter, backend, estimateTokens, getCounter, init } from "ctxwin";
+import { TokenBudgetStrategy } from "ctxwin/truncation";
 import cl100kBase from "ctxwin/data/cl100k_base";
 import claudeV47 from "ctxwin/data/claude-v4.7";
 import o200kBase from "ctxwin/data/o200k_base";
@@ -29,6 +32,7 @@ export async function run(texts, { wasm, start } = {}) {
     claude: texts.map((text) => claude.count(text)),
     estimate: texts.map((text) => estimateTokens(text)),
     messages: { o200k: o200k.countMessages(messages), cl100k: cl100k.countMessages(messages), claude: claude.countMessages(messages) },
+    strategy: new TokenBudgetStrategy().truncate(messages, Math.floor(before / 3), o200k).length,
     trim: { before, after: manager.tokenUsage, kept: trim?.kept, removed: trim?.removed.length, first: manager.getMessages()[0]?.content.length },
     coldStartMs,
   };

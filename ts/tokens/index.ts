@@ -1,6 +1,7 @@
 // Token counting: the TokenCounter interface and its counters (exact BPE through the core,
 // approximations, a caching wrapper), the model-to-encoding map, and the counting of whole chat
-// requests over the message shapes ctxwin reads (OpenAI, AI SDK, Anthropic).
+// requests over the message shapes ctxwin reads (OpenAI, AI SDK, Anthropic), which the subpath
+// `ctxwin/tokens` exports with them.
 export { TiktokenCounter, type TiktokenCounterOptions } from "./tiktoken-counter.js";
 export { ApproximateCounter, type ApproximateCounterOptions } from "./approximate-counter.js";
 export { CachingCounter, type CachingCounterOptions } from "./caching-counter.js";
@@ -20,3 +21,4 @@ export { registerTokenizer, clearRegisteredTokenizers } from "./open-models.js";
 export { ENCODING_NAMES, type EncodingName, type ClaudeEncodingName, type ModelEncoding } from "./encodings.js";
 export { encodingForModel } from "./tokenizer-choice.js";
 export type { TokenCounter, BatchTokenCounter, CountMessagesOptions, AsyncCountOptions } from "./token-counter.js";
+export type { MessageLike, ToolDefinition, FunctionDefinition, JsonSchema, SystemTextBlock } from "../messages/index.js";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { cacheHintsMiddleware, contextMiddleware, withAnthropicCacheControl } from "ctxwin/ai-sdk";
-import { openAIPromptCacheKey } from "ctxwin";
+import { openAIPromptCacheKey } from "ctxwin/cost";
 import { FINAL, LIMITS, MODEL, RESERVED_OUTPUT, STEPS, SYSTEM, TASK, toolOutput } from "../support/tool-loop.js";
 
 type Marked = { providerOptions?: { anthropic?: { cacheControl?: unknown }; openai?: { promptCacheKey?: unknown } } };

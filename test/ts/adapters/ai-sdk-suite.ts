@@ -5,7 +5,8 @@
 // model that checks every request it receives, an 8,000-token window and tool results of 1,000
 // to 3,000 tokens.
 import { describe, expect, it, vi } from "vitest";
-import { extractiveSummarizer, getCounter, UsageCalibration, type ToolDefinition } from "ctxwin";
+import { extractiveSummarizer, getCounter, type ToolDefinition } from "ctxwin";
+import { UsageCalibration } from "ctxwin/budget";
 import { contextMiddleware, contextPrepareStep } from "ctxwin/ai-sdk";
 import { FINAL, LIMITS, MODEL, RESERVED_OUTPUT, STEPS, SYSTEM, TASK, WINDOW, expectStepsSoFar, toolOutput, toolOutputTokens } from "../support/tool-loop.js";
 

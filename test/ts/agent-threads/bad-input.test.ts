@@ -1,7 +1,8 @@
 // Every public entry point rejects bad input with a TypeError or RangeError that names the
 // argument and carries a code; nothing crashes the process, and nothing is changed.
 import { describe, expect, it } from "vitest";
-import { ContextManager, buildContextInjection, estimateTokens, extractiveSummarizer, isCtxwinError, type AgentThread, type CtxwinErrorCode } from "ctxwin";
+import { ContextManager, estimateTokens, extractiveSummarizer, isCtxwinError, type AgentThread, type CtxwinErrorCode } from "ctxwin";
+import { buildContextInjection } from "ctxwin/agent-threads";
 import { agentSession, makeThread } from "../support/fixtures.js";
 
 function expectError(fn: () => unknown, type: ErrorConstructor, message: RegExp, code: string) {

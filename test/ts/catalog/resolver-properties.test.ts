@@ -3,7 +3,8 @@
 // prefix never change which entry an id finds; a date never moves an id to another model; and no
 // input, however hostile, throws or finds an entry without a window.
 import fc from "fast-check";
-import { listModels, resolveModel, type ModelEntry } from "ctxwin";
+import { resolveModel } from "ctxwin";
+import { listModels, type ModelEntry } from "ctxwin/models";
 import { describe, expect, it } from "vitest";
 
 const catalog = listModels().filter((m) => m.source === "catalog" || m.source === "supplement");

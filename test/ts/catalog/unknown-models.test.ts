@@ -2,7 +2,8 @@
 // manages a window for the caller (MessageContextManager and the three framework adapters) fails
 // at once with a coded error naming the closest known ids, unless the caller gave the window or
 // asked for the defaults.
-import { ContextLimits, MessageContextManager, ModelRegistry } from "ctxwin";
+import { ContextLimits, MessageContextManager } from "ctxwin";
+import { ModelRegistry } from "ctxwin/models";
 import { contextMiddleware as aiSdkMiddleware, contextPrepareStep } from "ctxwin/ai-sdk";
 import { contextMiddleware as langchainMiddleware } from "ctxwin/langchain";
 import { ContextSession, contextInputFilter } from "ctxwin/openai-agents";

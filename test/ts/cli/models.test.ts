@@ -3,7 +3,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ContextLimits, listModels, resolveModel, type ModelEntry } from "ctxwin";
+import { ContextLimits, resolveModel } from "ctxwin";
+import { listModels, type ModelEntry } from "ctxwin/models";
 import { describe, expect, it } from "vitest";
 import { packageRoot, runCtxwin } from "../support/cli.js";
 

@@ -2,7 +2,6 @@
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it, vi } from "vitest";
 import {
-  ContextCompactor,
   ContextLimits,
   MessageContextManager,
   TiktokenCounter,
@@ -10,6 +9,7 @@ import {
   extractiveSummarizer,
   type MessageLike,
 } from "ctxwin";
+import { ContextCompactor } from "ctxwin/compaction";
 import { isClearedToolResult } from "../../../ts/compaction/levels/clear-old-tool-results.js";
 import { loadSession } from "../../../examples/replay.js";
 

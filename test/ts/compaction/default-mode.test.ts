@@ -3,7 +3,8 @@
 // dropped, at once inside the call that crossed the line; turns go only when clearing cannot reach
 // trimTo. At the same window, the turns it shows are never fewer than dropping the oldest shows.
 import { describe, expect, it } from "vitest";
-import { ContextLimits, MessageContextManager, Recall, TiktokenCounter, TokenBudgetStrategy, TruncationMode, type CompactionReport, type MessageLike, type TrimEvent } from "ctxwin";
+import { ContextLimits, MessageContextManager, Recall, TiktokenCounter, TruncationMode, type CompactionReport, type MessageLike, type TrimEvent } from "ctxwin";
+import { TokenBudgetStrategy } from "ctxwin/truncation";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
 const quiet = { warn: () => {} };

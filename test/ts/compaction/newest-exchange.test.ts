@@ -7,13 +7,12 @@ import {
   ContextLimits,
   MessageContextManager,
   Recall,
-  SelectiveTruncationStrategy,
   TiktokenCounter,
-  TokenBudgetStrategy,
   TruncationMode,
   extractiveSummarizer,
   type MessageLike,
 } from "ctxwin";
+import { SelectiveTruncationStrategy, TokenBudgetStrategy } from "ctxwin/truncation";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
 const quiet = { warn: () => {} };

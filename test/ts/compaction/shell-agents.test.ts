@@ -3,7 +3,8 @@
 // `nl | sed -n`) is never an open problem, whatever the file's code says; a failure is resolved
 // when the same script or test file later passes; a passing run's placeholder keeps its outcome.
 import { describe, expect, it } from "vitest";
-import { ContextCompactor, ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, extractiveSummarizer } from "ctxwin";
+import { ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, extractiveSummarizer } from "ctxwin";
+import { ContextCompactor } from "ctxwin/compaction";
 import { fixSession, stepMessages, type Msg } from "./shell-agent-steps.js";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });

@@ -4,7 +4,8 @@
 // that ignores the bound. Property tests over generated shell-agent histories.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ContextCompactor, ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, extractiveSummarizer } from "ctxwin";
+import { ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, extractiveSummarizer } from "ctxwin";
+import { ContextCompactor } from "ctxwin/compaction";
 import { codeListing, pytestOutput, stepMessages, type Msg, type Step } from "./shell-agent-steps.js";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });

@@ -3,7 +3,8 @@
 // task, the files changed, a problem still open. Checked after every request of long sessions
 // with both trim settings, with the offline digest and with a scripted model.
 import { describe, expect, it } from "vitest";
-import { ContextCompactor, ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, extractiveSummarizer, type MessageLike, type SummaryModel } from "ctxwin";
+import { ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, extractiveSummarizer, type MessageLike, type SummaryModel } from "ctxwin";
+import { ContextCompactor } from "ctxwin/compaction";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
 const quiet = { warn: () => {} };

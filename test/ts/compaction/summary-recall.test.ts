@@ -3,7 +3,8 @@
 // summarizer at several points; each time the task, every file changed so far, the last error
 // still open and the last test outcome must survive, within maxSummaryTokens.
 import { describe, expect, it } from "vitest";
-import { ContextCompactor, TiktokenCounter, extractiveSummarizer, type MessageLike } from "ctxwin";
+import { TiktokenCounter, extractiveSummarizer, type MessageLike } from "ctxwin";
+import { ContextCompactor } from "ctxwin/compaction";
 import { loadSession, type RecordedCall, type RecordedSession } from "../../../examples/replay.js";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });

@@ -4,16 +4,15 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
-  ContextCompactor,
   ContextLimits,
   MessageContextManager,
   TiktokenCounter,
   TruncationMode,
   extractiveSummarizer,
-  type BreakerEvent,
   type MessageLike,
   type TokenCounter,
 } from "ctxwin";
+import { ContextCompactor, type BreakerEvent } from "ctxwin/compaction";
 import { isClearedToolResult } from "../../../ts/compaction/levels/clear-old-tool-results.js";
 
 type Msg = MessageLike & { tokens?: number; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };

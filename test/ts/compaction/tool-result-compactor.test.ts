@@ -1,6 +1,7 @@
 // Tool result compaction, through the public API.
 import { describe, expect, it } from "vitest";
-import { ApproximateCounter, TiktokenCounter, ToolResultCompactor, getCounter } from "ctxwin";
+import { TiktokenCounter, ToolResultCompactor, getCounter } from "ctxwin";
+import { ApproximateCounter } from "ctxwin/tokens";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
 const log = Array.from({ length: 3000 }, (_, i) => (i === 1700 ? "FAILED test/dates.test.ts > keeps the day: expected '2024-03-31' to be '2024-04-01'" : `ok ${i} test/case_${i}.test.ts (${i % 17}ms)`)).join("\n");

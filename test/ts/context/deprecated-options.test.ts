@@ -3,7 +3,8 @@
 // process's warnings: it is the only one that uses the flat names (vitest runs each file apart),
 // and each test uses a name no earlier test used, so the first use of each warns.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MessageContextManager, TokenBudgetStrategy, extractiveSummarizer, getCounter, type MessageLike, type TrimEvent } from "ctxwin";
+import { MessageContextManager, extractiveSummarizer, getCounter, type MessageLike, type TrimEvent } from "ctxwin";
+import { TokenBudgetStrategy } from "ctxwin/truncation";
 import { contextInputFilter } from "ctxwin/openai-agents";
 
 const quiet = { warn: () => undefined };

@@ -1,19 +1,21 @@
 // The message-history manager through its public API.
 import { describe, expect, it, vi } from "vitest";
 import {
-  CachingCounter,
-  CompositeStrategy,
   ContextLimits,
   MessageContextManager,
-  SlidingWindowStrategy,
-  SmartTruncationStrategy,
-  TokenBudgetStrategy,
   TruncationMode,
   extractiveSummarizer,
   type MessageLike,
   type TokenCounter,
   type TrimEvent,
 } from "ctxwin";
+import { CachingCounter } from "ctxwin/tokens";
+import {
+  CompositeStrategy,
+  SlidingWindowStrategy,
+  SmartTruncationStrategy,
+  TokenBudgetStrategy,
+} from "ctxwin/truncation";
 import { WARNING_80, WARNING_90 } from "../../../ts/context/usage-warnings.js";
 
 type Msg = MessageLike & { tokens?: number };

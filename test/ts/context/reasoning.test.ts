@@ -4,19 +4,15 @@
 // conversations, checked through the public API.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, type MessageLike } from "ctxwin";
 import {
   CompositeStrategy,
-  ContextLimits,
-  MessageContextManager,
   SelectiveTruncationStrategy,
   SlidingWindowStrategy,
   SmartTruncationStrategy,
-  TiktokenCounter,
   TokenBudgetStrategy,
-  TruncationMode,
-  type MessageLike,
   type TruncationStrategy,
-} from "ctxwin";
+} from "ctxwin/truncation";
 import { hasReasoning } from "../../../ts/messages/reasoning.js";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });

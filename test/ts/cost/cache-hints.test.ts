@@ -3,17 +3,14 @@
 // (tools, system, the compaction boundary, the newest turn), the caller's body is never changed,
 // OpenAI's key is stable per session, and getStats().cost splits every request exactly.
 import { describe, expect, it } from "vitest";
+import { ContextLimits, MessageContextManager, type MessageLike, type TokenCounter } from "ctxwin";
 import {
-  ContextLimits,
-  MessageContextManager,
   anthropicCacheControl,
   anthropicContextManagement,
   anthropicServerClearing,
   openAIPromptCacheKey,
   type AnthropicRequestBody,
-  type MessageLike,
-  type TokenCounter,
-} from "ctxwin";
+} from "ctxwin/cost";
 
 type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
 

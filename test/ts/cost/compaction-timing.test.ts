@@ -2,7 +2,8 @@
 // prices, and a manager that times its trims so, checked at every request of a long tool loop:
 // never over the window, billed exactly, and never dearer than trimming at trimAt.
 import { describe, expect, it } from "vitest";
-import { CompactionTiming, ContextLimits, MessageContextManager, TruncationMode, type MessageLike, type TokenCounter } from "ctxwin";
+import { ContextLimits, MessageContextManager, TruncationMode, type MessageLike, type TokenCounter } from "ctxwin";
+import { CompactionTiming } from "ctxwin/cost";
 
 type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
 

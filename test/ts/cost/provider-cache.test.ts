@@ -3,7 +3,7 @@
 // uncached = input; dollars never fall when a price rises).
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { CompactionTiming, CostLedger, ProviderCache, anthropicMinimumPrefix, cachePricesFor, requestDollars, type CacheProvider } from "ctxwin";
+import { CompactionTiming, CostLedger, ProviderCache, anthropicMinimumPrefix, cachePricesFor, requestDollars, type CacheProvider } from "ctxwin/cost";
 
 const PROVIDERS: CacheProvider[] = ["anthropic", "openai", "none"];
 

@@ -10,7 +10,8 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { convertToModelMessages, generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage, type UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
-import { ClaudeCounter, MessageContextManager, TiktokenCounter, TokenBudgetStrategy, type MessageLike } from "ctxwin";
+import { ClaudeCounter, MessageContextManager, TiktokenCounter, type MessageLike } from "ctxwin";
+import { TokenBudgetStrategy } from "ctxwin/truncation";
 import { contextMiddleware, type FitEvent } from "ctxwin/ai-sdk";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });

@@ -4,7 +4,9 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, AIMessageChunk, ChatMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { ContextCompactor, MessageContextManager, SlidingWindowStrategy, TokenBudgetStrategy, getCounter, type MessageLike } from "ctxwin";
+import { MessageContextManager, getCounter, type MessageLike } from "ctxwin";
+import { ContextCompactor } from "ctxwin/compaction";
+import { SlidingWindowStrategy, TokenBudgetStrategy } from "ctxwin/truncation";
 import { mapToolResults } from "../../../ts/messages/tool-results.js";
 import { removeReasoning } from "../../../ts/messages/reasoning.js";
 

@@ -11,7 +11,8 @@ import fc from "fast-check";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
-import { ClaudeCounter, ContextLimits, MessageContextManager, SmartTruncationStrategy, TiktokenCounter, TokenBudgetStrategy, TokenizerJsonCounter, type MessageLike } from "ctxwin";
+import { ClaudeCounter, ContextLimits, MessageContextManager, TiktokenCounter, TokenizerJsonCounter, type MessageLike } from "ctxwin";
+import { SmartTruncationStrategy, TokenBudgetStrategy } from "ctxwin/truncation";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
 // The counters that read a message by its role rather than as OpenAI's chat frame: an open

@@ -9,7 +9,8 @@
 // after its call, and each fetched result whole, or a cut or a placeholder naming the recall call
 // that reads it back.
 import { expect } from "vitest";
-import { getCounter, type RecallInput, type ToolDefinition } from "ctxwin";
+import { getCounter, type ToolDefinition } from "ctxwin";
+import type { RecallInput } from "ctxwin/recall";
 
 export const MODEL = "gpt-4o";
 export const WINDOW = 16_000;

@@ -2,7 +2,8 @@
 // names, from the in-memory cache or from the session's log.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ContextLimits, MemorySessionStore, MessageContextManager, Recall, RecallCache, TruncationMode, extractiveSummarizer, getCounter, type MessageLike } from "ctxwin";
+import { ContextLimits, MemorySessionStore, MessageContextManager, Recall, TruncationMode, extractiveSummarizer, getCounter, type MessageLike } from "ctxwin";
+import { RecallCache } from "ctxwin/recall";
 
 type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>; tool_call_id?: string };
 const quiet = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} };

@@ -9,29 +9,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
-  ApproximateCounter,
-  CachingCounter,
-  ContextBudget,
-  ContextCompactor,
   ContextLimits,
   ContextManager,
-  ContextTracker,
   FileSessionStore,
   MessageContextManager,
-  SlidingWindowStrategy,
-  SmartTruncationStrategy,
   TiktokenCounter,
-  TokenBudgetStrategy,
   ToolResultCompactor,
   estimateTokens,
   extractiveSummarizer,
   getCounter,
-  parseExport,
   CtxwinError,
   isCtxwinError,
   type CtxwinErrorCode,
   type MessageLike,
 } from "ctxwin";
+import { ContextBudget, ContextTracker } from "ctxwin/budget";
+import { ContextCompactor } from "ctxwin/compaction";
+import { parseExport } from "ctxwin/session";
+import { ApproximateCounter, CachingCounter } from "ctxwin/tokens";
+import { SlidingWindowStrategy, SmartTruncationStrategy, TokenBudgetStrategy } from "ctxwin/truncation";
 
 type Subject = { snapshot(): unknown };
 interface Row {

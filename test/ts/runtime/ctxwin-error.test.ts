@@ -10,7 +10,6 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import {
-  ContextCompactor,
   ContextManager,
   CtxwinError,
   CtxwinRangeError,
@@ -22,10 +21,11 @@ import {
   backend,
   getCounter,
   isCtxwinError,
-  registerCatalog,
   type CtxwinErrorCode,
   type MessageLike,
 } from "ctxwin";
+import { ContextCompactor } from "ctxwin/compaction";
+import { registerCatalog } from "ctxwin/models";
 import { recallTool } from "ctxwin/mastra";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
@@ -149,7 +149,8 @@ describe("errors of each layer pass isCtxwinError", () => {
 
   it("the core's on both backends, each in its own process (the backend is chosen at import)", () => {
     const probe = `
-      import { ContextManager, CtxwinError, CtxwinRangeError, CtxwinTypeError, backend, isCtxwinError, registerCatalog } from "ctxwin";
+      import { ContextManager, CtxwinError, CtxwinRangeError, CtxwinTypeError, backend, isCtxwinError } from "ctxwin";
+      import { registerCatalog } from "ctxwin/models";
       const seen = [];
       for (const call of [() => registerCatalog("{not json"), () => new ContextManager({ maxContextTokens: -1 })]) {
         try { call(); } catch (e) {

@@ -5,7 +5,8 @@
 import { EventEmitter } from "node:events";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ApproximateCounter, ContextLimits, MessageContextManager } from "ctxwin";
+import { ContextLimits, MessageContextManager } from "ctxwin";
+import { ApproximateCounter } from "ctxwin/tokens";
 import { TypedEventEmitter } from "../../../ts/runtime/event-emitter.js";
 
 type Events = { a: [number]; b: [number] };

@@ -3,7 +3,8 @@
 // types that is malformed, the messages inside it included, is ERR_CTXWIN_SESSION_CORRUPT.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ContextLimits, MemorySessionStore, MessageContextManager, TruncationMode, extractiveSummarizer, type SessionEntry } from "ctxwin";
+import { ContextLimits, MemorySessionStore, MessageContextManager, TruncationMode, extractiveSummarizer } from "ctxwin";
+import type { SessionEntry } from "ctxwin/session";
 import { ContextReplay, replay } from "../../../ts/session/context-log.js";
 
 const quiet = { warn: () => {} };

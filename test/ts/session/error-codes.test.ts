@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { FileSessionStore, MemorySessionStore, MessageContextManager, RedisSessionStore, parseExport } from "ctxwin";
+import { FileSessionStore, MemorySessionStore, MessageContextManager } from "ctxwin";
+import { RedisSessionStore, parseExport } from "ctxwin/session";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));

@@ -3,16 +3,8 @@
 // path and changes nothing.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  ContextLimits,
-  MessageContextManager,
-  TruncationMode,
-  extractiveSummarizer,
-  parseExport,
-  safeParseExport,
-  type ContextExport,
-  type MessageLike,
-} from "ctxwin";
+import { ContextLimits, MessageContextManager, TruncationMode, extractiveSummarizer, type MessageLike } from "ctxwin";
+import { parseExport, safeParseExport, type ContextExport } from "ctxwin/session";
 
 /** The context's stats without the request accounting (getStats().cache), which the view's own getContextForRequest() calls change. */
 const contextStats = (cm: MessageContextManager) => {

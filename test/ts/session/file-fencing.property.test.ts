@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { FileSessionStore, type SessionEntry } from "ctxwin";
+import { FileSessionStore } from "ctxwin";
+import type { SessionEntry } from "ctxwin/session";
 
 const directories: string[] = [];
 afterAll(() => {

@@ -3,7 +3,8 @@
 // overflow a recursive reader. Every failure is coded and names its path, safeParseExport never
 // throws, the work is bounded by what the input really holds, and a refused import changes nothing.
 import { describe, expect, it } from "vitest";
-import { ContextLimits, CtxwinTypeError, MessageContextManager, isCtxwinError, TiktokenCounter, TokenizerJsonCounter, parseExport, safeParseExport, type ContextExport, type MessageLike } from "ctxwin";
+import { ContextLimits, CtxwinTypeError, MessageContextManager, isCtxwinError, TiktokenCounter, TokenizerJsonCounter, type MessageLike } from "ctxwin";
+import { parseExport, safeParseExport, type ContextExport } from "ctxwin/session";
 
 const quiet = { warn: () => {} };
 const limits = new ContextLimits({ model: "gpt-4o", maxTokens: 100_000, maxOutputTokens: 0, reservedTokens: 0 });

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FileSessionStore, MessageContextManager, TiktokenCounter, parseExport, safeParseExport, type MessageLike } from "ctxwin";
+import { FileSessionStore, MessageContextManager, TiktokenCounter, type MessageLike } from "ctxwin";
+import { parseExport, safeParseExport } from "ctxwin/session";
 
 const quiet = { warn: () => {} };
 const counter = new TiktokenCounter({ encoding: "o200k_base" });

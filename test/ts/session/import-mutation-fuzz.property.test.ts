@@ -20,10 +20,9 @@ import {
   TruncationMode,
   extractiveSummarizer,
   isCtxwinError,
-  parseExport,
-  safeParseExport,
   type MessageLike,
 } from "ctxwin";
+import { parseExport, safeParseExport } from "ctxwin/session";
 
 const quiet = { warn: () => {} };
 // CTXWIN_FUZZ_RUNS raises the budget for a longer local run.

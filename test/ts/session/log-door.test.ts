@@ -6,7 +6,6 @@
 import { describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import {
-  ApproximateCounter,
   ContextLimits,
   MemorySessionStore,
   MessageContextManager,
@@ -15,9 +14,10 @@ import {
   type CtxwinErrorCode,
   type MessageContextManagerOptions,
   type MessageLike,
-  type SessionRecord,
   type SessionStore,
 } from "ctxwin";
+import type { SessionRecord } from "ctxwin/session";
+import { ApproximateCounter } from "ctxwin/tokens";
 
 const quiet = { warn: () => {} };
 const limits = (n: number) => new ContextLimits({ model: "gpt-4o", maxTokens: n, maxOutputTokens: 0, reservedTokens: 0 });

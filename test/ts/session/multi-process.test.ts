@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FileSessionStore, RedisSessionStore, type SessionRecord, type SessionStore } from "ctxwin";
+import { FileSessionStore, type SessionStore } from "ctxwin";
+import { RedisSessionStore, type SessionRecord } from "ctxwin/session";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 
 const WRITER = fileURLToPath(new URL("./fixtures/writer.mjs", import.meta.url));

@@ -3,7 +3,8 @@
 // reconnectStrategy: false, an expired session under a live writer, a TTL out of range.
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RedisSessionStore, type SessionStore } from "ctxwin";
+import type { SessionStore } from "ctxwin";
+import { RedisSessionStore } from "ctxwin/session";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { startReplyDroppingProxy, type ReplyDroppingProxy } from "../support/reply-dropping-proxy.js";
 

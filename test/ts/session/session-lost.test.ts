@@ -6,7 +6,9 @@ import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ContextLimits, FileSessionStore, MemorySessionStore, MessageContextManager, RedisSessionStore, type MessageContextManagerOptions, type MessageLike, type SessionLostEvent, type SessionRecord, type SessionStore } from "ctxwin";
+import { ContextLimits, FileSessionStore, MemorySessionStore, MessageContextManager, type MessageContextManagerOptions, type MessageLike, type SessionStore } from "ctxwin";
+import type { SessionLostEvent } from "ctxwin/context";
+import { RedisSessionStore, type SessionRecord } from "ctxwin/session";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { startReplyDroppingProxy, type ReplyDroppingProxy } from "../support/reply-dropping-proxy.js";
 

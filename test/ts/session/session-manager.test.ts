@@ -9,13 +9,13 @@ import {
   FileSessionStore,
   MemorySessionStore,
   MessageContextManager,
-  RedisSessionStore,
   TruncationMode,
   extractiveSummarizer,
   type MessageContextManagerOptions,
   type MessageLike,
   type SessionStore,
 } from "ctxwin";
+import { RedisSessionStore } from "ctxwin/session";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 
 /** The context's stats without the request accounting (getStats().cache), which the view's own getContextForRequest() calls change. */

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FileSessionStore, MemorySessionStore, RedisSessionStore, type SessionRecord, type SessionStore } from "ctxwin";
+import { FileSessionStore, MemorySessionStore, type SessionStore } from "ctxwin";
+import { RedisSessionStore, type SessionRecord } from "ctxwin/session";
 import { IDEMPOTENCY_WINDOW, isConflict, isLost } from "../../../ts/session/store.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 

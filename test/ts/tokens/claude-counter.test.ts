@@ -1,14 +1,8 @@
 // ClaudeCounter through the public API: model routing, counting, whole Anthropic requests (their
 // unmeasured parts are upper bounds), CachingCounter keeping its framing, bad input.
 import { describe, expect, it } from "vitest";
-import {
-  CachingCounter,
-  ClaudeCounter,
-  claudeFamilyForModel,
-  encodingForModel,
-  getCounter,
-  TiktokenCounter,
-} from "ctxwin";
+import { ClaudeCounter, getCounter, TiktokenCounter } from "ctxwin";
+import { CachingCounter, claudeFamilyForModel, encodingForModel } from "ctxwin/tokens";
 import { CLAUDE_REQUEST_MARGINS, claudeImageTokensFor } from "../../../ts/tokens/claude-messages.js";
 
 describe("Claude model ids", () => {

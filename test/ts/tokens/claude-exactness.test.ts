@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { ClaudeCounter, CachingCounter, getCounter, type ClaudeFamily } from "ctxwin";
+import { ClaudeCounter, getCounter } from "ctxwin";
+import { CachingCounter, type ClaudeFamily } from "ctxwin/tokens";
 
 const FIXTURES = join(import.meta.dirname, "..", "..", "fixtures", "claude");
 

@@ -3,7 +3,8 @@
 // and a message never counts less than its frame.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CachingCounter, ClaudeCounter, type ClaudeFamily } from "ctxwin";
+import { ClaudeCounter } from "ctxwin";
+import { CachingCounter, type ClaudeFamily } from "ctxwin/tokens";
 
 // Text of every kind the stream rules care about: letters in both cases, digits, punctuation,
 // spaces and newlines, combining and separator marks, CJK, emoji, curly quotes, controls.

@@ -6,7 +6,7 @@
 // (no thread pool) the batch is counted in one job in a later turn of the event loop.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import * as ctxwin from "ctxwin";
+import * as ctxwin from "ctxwin/tokens";
 import type { NativeCounter } from "../../../ts/runtime/native.js";
 
 /** The batch size (UTF-16 code units) from which the native backend counts on more than one pool job. */

@@ -3,8 +3,8 @@
 // strategies, MessageContextManager, the compactors) rely on from any TokenCounter.
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import * as ctxwin from "ctxwin";
-import type { MessageLike, TokenCounter } from "ctxwin";
+import * as ctxwin from "ctxwin/tokens";
+import { ToolResultCompactor, type MessageLike, type TokenCounter } from "ctxwin";
 
 type Ctxwin = typeof ctxwin;
 
@@ -79,7 +79,7 @@ const samples = [
 function countInWorker(entry: CounterEntry, texts: string[]): Promise<number[]> {
   const script = `
     const { parentPort, workerData } = require("node:worker_threads");
-    import("ctxwin").then((m) => {
+    import("ctxwin/tokens").then((m) => {
       const make = (${entry.make.toString()});
       const counter = make(m);
       parentPort.postMessage(workerData.map((t) => counter.count(t)));
@@ -187,7 +187,7 @@ describe.each(counters)("TokenCounter contract: $name", (entry) => {
     const failure = "FAILED test/dates.test.ts > keeps the day: expected '2024-03-31' to be '2024-04-01'";
     const log = Array.from({ length: 2000 }, (_, i) => (i === 1100 ? failure : `ok ${i} test/case_${i}.test.ts (${i % 17}ms)`)).join("\n");
     for (const bound of [300, 1000]) {
-      const out = new ctxwin.ToolResultCompactor({ maxResultTokens: bound }).compact(log, counter);
+      const out = new ToolResultCompactor({ maxResultTokens: bound }).compact(log, counter);
       expect(out.changed).toBe(true);
       expect(counter.count(out.text)).toBeLessThanOrEqual(bound);
       expect(out.tokens).toBe(counter.count(out.text));
@@ -195,11 +195,11 @@ describe.each(counters)("TokenCounter contract: $name", (entry) => {
       expect(out.text).toContain(failure);
     }
     const rows = Array.from({ length: 3000 }, (_, i) => ({ id: i, path: `src/file_${i}.ts` }));
-    const json = new ctxwin.ToolResultCompactor({ maxResultTokens: 300 }).compact({ files: rows, total: 3000 }, counter);
+    const json = new ToolResultCompactor({ maxResultTokens: 300 }).compact({ files: rows, total: 3000 }, counter);
     expect(json.json).toBe(true);
     expect((JSON.parse(json.text) as { total: number }).total).toBe(3000);
     expect(counter.count(json.text)).toBeLessThanOrEqual(300);
-    expect(new ctxwin.ToolResultCompactor({ maxResultTokens: 1000 }).compactResult("short output", counter)).toBe("short output");
+    expect(new ToolResultCompactor({ maxResultTokens: 1000 }).compactResult("short output", counter)).toBe("short output");
   });
 
   it("gives the same counts in a worker thread", async () => {

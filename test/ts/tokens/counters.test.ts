@@ -1,7 +1,8 @@
 // Seeds 001 / 003 / 004 token-counting scenarios through the public API.
 import { get_encoding } from "tiktoken";
 import { describe, expect, it, vi } from "vitest";
-import { ApproximateCounter, CachingCounter, TiktokenCounter, backend, encodingForModel, getCounter, type TokenCounter } from "ctxwin";
+import { TiktokenCounter, backend, getCounter, type TokenCounter } from "ctxwin";
+import { ApproximateCounter, CachingCounter, encodingForModel } from "ctxwin/tokens";
 import { CATEGORIES, documents } from "../support/corpus.js";
 
 describe("TiktokenCounter", () => {

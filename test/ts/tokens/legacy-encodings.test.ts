@@ -7,7 +7,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { get_encoding } from "tiktoken";
 import { describe, expect, it } from "vitest";
-import { TiktokenCounter, encodingForModel, getCounter } from "ctxwin";
+import { TiktokenCounter, getCounter } from "ctxwin";
+import { encodingForModel } from "ctxwin/tokens";
 import { realTexts } from "../support/open-models.js";
 
 const require = createRequire(import.meta.url);

@@ -3,7 +3,8 @@
 import fc from "fast-check";
 import { get_encoding, type Tiktoken } from "tiktoken";
 import { afterAll, describe, expect, it } from "vitest";
-import { TiktokenCounter, type EncodingName } from "ctxwin";
+import { TiktokenCounter } from "ctxwin";
+import type { EncodingName } from "ctxwin/tokens";
 import { seededText } from "../support/adversarial-text.js";
 
 describe.each(["cl100k_base", "o200k_base"] as EncodingName[])("%s: long single pieces, exactly as tiktoken", (encoding) => {

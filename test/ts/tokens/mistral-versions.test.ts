@@ -3,7 +3,8 @@
 // Mixtral 8x7B) may count with v0.1's vocabulary and call it exact, even where the catalog hosts
 // the id as Mistral's v0.1 API model.
 import { describe, expect, it, vi } from "vitest";
-import { TiktokenCounter, TokenizerJsonCounter, encodingForModel, getCounter } from "ctxwin";
+import { TiktokenCounter, TokenizerJsonCounter, getCounter } from "ctxwin";
+import { encodingForModel } from "ctxwin/tokens";
 
 describe("Mistral 7B versions", () => {
   it.each(["mistral:7b-instruct-v0.2", "mistral:v0.1", "mistral:7b-text-v0.2-q4_0", "mistralai/Mistral-7B-Instruct-v0.2", "open-mistral-7b", "mixtral-8x7b-instruct"])(

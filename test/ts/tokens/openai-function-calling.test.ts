@@ -9,7 +9,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import gpt4o from "gpt-tokenizer/model/gpt-4o";
 import { functionCallingTestCases } from "gpt-tokenizer/fixtures/functionCallingTestCases";
-import { ApproximateCounter, CachingCounter, TiktokenCounter, getCounter, type FunctionDefinition, type JsonSchema, type MessageLike, type TokenCounter } from "ctxwin";
+import { TiktokenCounter, getCounter, type MessageLike, type TokenCounter } from "ctxwin";
+import { ApproximateCounter, CachingCounter, type FunctionDefinition, type JsonSchema } from "ctxwin/tokens";
 
 const o200k = new TiktokenCounter({ model: "gpt-4o" });
 const cl100k = new TiktokenCounter({ model: "gpt-4" });

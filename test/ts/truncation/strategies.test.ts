@@ -2,19 +2,17 @@
 // units whole, order kept, the target met when it can be) as properties.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { TiktokenCounter, type MessageLike, type TokenCounter } from "ctxwin";
+import { ApproximateCounter } from "ctxwin/tokens";
 import {
-  ApproximateCounter,
   CompositeStrategy,
   SelectiveTruncationStrategy,
   SlidingWindowStrategy,
   SmartTruncationStrategy,
-  TiktokenCounter,
   TokenBudgetStrategy,
-  type MessageLike,
-  type TokenCounter,
   type TruncationPlan,
   type TruncationStrategy,
-} from "ctxwin";
+} from "ctxwin/truncation";
 
 type Msg = MessageLike & { tokens?: number; _preserve?: boolean; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
 

@@ -1,7 +1,8 @@
 // The web entry (the package's root under the browser, worker, workerd and edge-light export
-// conditions): what each condition resolves to, what it exports (the root's API less what needs
-// Node, plus init), and its whole module graph as built in dist/, walked by esbuild for each
-// condition: no `node:` module and no Node built-in is reachable from it. The runtimes themselves
+// conditions) and the capability subpaths' web variants: what each condition resolves to, what
+// they export (the Node entry's names less what needs Node, plus the root's init), and the whole
+// module graph as built in dist/, walked by esbuild for each condition: no `node:` module and no
+// Node built-in is reachable from it. The runtimes themselves
 // are tested from the packed tarball by test/web/run.mjs.
 import { readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
@@ -18,7 +19,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { ex
 // installs must reach no Node module.
 const peers = new Set(Object.keys(pkg.peerDependencies));
 
-/** What the root needs Node for: the JSONL file and Redis session stores. */
+/** What needs Node: the JSONL file and Redis session stores (the root has the file store; ctxwin/session all). */
 const NODE_ONLY = ["FileSessionStore", "FileSessionStoreOptions", "RedisSessionStore", "RedisSessionStoreOptions", "RedisCommandClient", "RedisDurability"];
 
 const WEB_CONDITIONS: Array<[condition: string, conditions: string[], entry: string]> = [
@@ -27,6 +28,11 @@ const WEB_CONDITIONS: Array<[condition: string, conditions: string[], entry: str
   ["workerd", ["workerd", "worker", "browser"], "./dist/web/workerd.js"],
   ["edge-light", ["edge-light", "worker", "browser"], "./dist/web/edge-light.js"],
 ];
+
+/** The capability subpaths: every export with a web variant besides the root (the adapters and the CLI have none). */
+const CAPABILITIES = Object.entries(pkg.exports)
+  .filter(([key, target]) => key !== "." && typeof target === "object" && "browser" in target)
+  .map(([key, target]) => ({ subpath: `ctxwin/${key.slice(2)}`, target: target as Record<string, { types: string; default: string }> }));
 
 const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
 
@@ -49,7 +55,11 @@ async function graphOf(conditions: string[], ownFilesOnly = false): Promise<{ sp
     },
   };
   const result = await build({
-    stdin: { contents: 'export * from "ctxwin"; export { default as o200k } from "ctxwin/data/o200k_base";', resolveDir: ROOT, loader: "js" },
+    stdin: {
+      contents: ['export * from "ctxwin"; export { default as o200k } from "ctxwin/data/o200k_base";', ...CAPABILITIES.map(({ subpath }, i) => `export * as capability${i} from "${subpath}";`)].join("\n"),
+      resolveDir: ROOT,
+      loader: "js",
+    },
     bundle: true, write: false, format: "esm", platform: "neutral", conditions, mainFields: ["browser", "module", "main"],
     metafile: true, logLevel: "silent", plugins: [record],
   });
@@ -73,14 +83,41 @@ describe("the web entry", () => {
     const exportsOf = (file: string) => checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file) as ts.SourceFile) as ts.Symbol).map((s) => s.name).sort();
     const [root, ...web] = files.map(exportsOf) as [string[], ...string[][]];
     expect(root).toContain("init");
-    for (const names of NODE_ONLY) expect(root).toContain(names);
+    expect(root).toContain("FileSessionStore");
     for (const names of web) expect(names).toEqual(root.filter((name) => !NODE_ONLY.includes(name)));
+  });
+
+  it("has capability subpaths, each with a web variant under every web condition, before its Node entry", () => {
+    expect(CAPABILITIES.map(({ subpath }) => subpath)).toEqual(expect.arrayContaining(["ctxwin/tokens", "ctxwin/session", "ctxwin/context"]));
+    for (const { subpath, target } of CAPABILITIES) {
+      const order = Object.keys(target);
+      for (const [condition] of WEB_CONDITIONS) {
+        expect(order.indexOf(condition), `${subpath} ${condition}`).toBeLessThan(order.indexOf("import"));
+        expect(target[condition]?.default, `${subpath} ${condition}`).not.toBe(target.import?.default);
+        expect(target[condition]?.default, `${subpath} ${condition}`).toMatch(/^\.\/dist\/[a-z-]+\/(index|portable)\.js$/);
+      }
+    }
+  });
+
+  it("exports from each capability subpath's web variant its Node entry's names less what needs Node", { timeout: 120_000 }, () => {
+    const source = (file: string) => join(ROOT, file.replace(/^\.\/dist\//, "ts/").replace(/\.js$/, ".ts"));
+    const pairs = CAPABILITIES.map(({ subpath, target }) => ({ subpath, node: source(target.import?.default as string), web: source(target.browser?.default as string) }));
+    const program = ts.createProgram(pairs.flatMap(({ node, web }) => [node, web]), { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, skipLibCheck: true, noEmit: true });
+    const checker = program.getTypeChecker();
+    const exportsOf = (file: string) => checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file) as ts.SourceFile) as ts.Symbol).map((s) => s.name).sort();
+    for (const { subpath, node, web } of pairs) {
+      const names = exportsOf(node);
+      expect(names.length, subpath).toBeGreaterThan(0);
+      if (subpath === "ctxwin/session") expect(names).toEqual(expect.arrayContaining(NODE_ONLY));
+      expect({ subpath, names: exportsOf(web) }).toEqual({ subpath, names: names.filter((name) => !NODE_ONLY.includes(name)) });
+    }
   });
 
   it.each(WEB_CONDITIONS)("reaches no Node module under the %s condition", { timeout: 60_000 }, async (_condition, conditions, entry) => {
     const { specifiers, files } = await graphOf(conditions);
     expect(files).toContain(entry.slice(2));
     expect(files.some((file) => file.startsWith("dist/runtime/web-loader.js"))).toBe(true);
+    for (const { target } of CAPABILITIES) expect(files).toContain((target[_condition]?.default as string).slice(2));
     expect(files.filter((file) => /dist\/(runtime\/node-loader|session\/(file|redis)-store|cli\/)/.test(file))).toEqual([]);
     expect(specifiers.filter((specifier) => builtins.has(specifier))).toEqual([]);
   });

@@ -90,3 +90,21 @@ describe("the web entry's init()", () => {
     );
   });
 });
+
+describe("the capability subpaths' web variants", () => {
+  it("run on the core the root's init() loaded, and answer what the Node side answers", async () => {
+    await web.init({ wasm: wasmBytes(), data: [await dataModule("o200k_base")] });
+    // What the browser, worker, workerd and edge-light conditions give for ctxwin/tokens and
+    // ctxwin/truncation (package.json "exports"): the folders' lists, without the Node loader.
+    const tokens = (await import(join(ROOT, "dist", "tokens", "index.js"))) as typeof import("../../../ts/tokens/index.js");
+    const truncation = (await import(join(ROOT, "dist", "truncation", "index.js"))) as typeof import("../../../ts/truncation/index.js");
+    const nodeTruncation = await import("../../../ts/truncation/index.js");
+    const messages = [{ role: "system", content: "You are terse." }, ...Array.from({ length: 30 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ${"lorem ipsum ".repeat(5)}` }))];
+    const counter = new tokens.TiktokenCounter({ encoding: "o200k_base" });
+    expect(counter.count("hello world")).toBe(2);
+    const kept = new truncation.TokenBudgetStrategy().truncate(messages, 300, counter);
+    const nodeKept = new nodeTruncation.TokenBudgetStrategy().truncate(messages, 300, node.getCounter("gpt-4o"));
+    expect(kept.length).toBeGreaterThan(1);
+    expect(kept).toEqual(nodeKept);
+  });
+});

@@ -4,16 +4,14 @@
 // before its longest synchronous call so that the parent can aim a terminate() at it.
 import { parentPort, workerData } from "node:worker_threads";
 import {
-  ApproximateCounter,
-  CachingCounter,
   ContextManager,
-  ENCODING_NAMES,
   MessageContextManager,
   TiktokenCounter,
   ToolResultCompactor,
   TruncationMode,
   extractiveSummarizer,
 } from "ctxwin";
+import { ApproximateCounter, CachingCounter, ENCODING_NAMES } from "ctxwin/tokens";
 
 const seed = workerData?.seed ?? 1;
 let state = seed;

@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { FileSessionStore, MemorySessionStore, RedisSessionStore, type SessionStore } from "ctxwin";
+import { FileSessionStore, MemorySessionStore, type SessionStore } from "ctxwin";
+import { RedisSessionStore } from "ctxwin/session";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
 
 /** [name, a new store, its runs] for describe.each. */
