@@ -3,4 +3,5 @@
 // portable.ts is what needs no Node; the file and Redis stores do.
 export * from "./portable.js";
 export { FileSessionStore, type FileSessionStoreOptions } from "./file-store.js";
+export type { SessionIoError } from "./io-error.js";
 export { RedisSessionStore, type RedisSessionStoreOptions, type RedisCommandClient, type RedisDurability } from "./redis-store.js";

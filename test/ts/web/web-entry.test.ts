@@ -19,8 +19,8 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { ex
 // installs must reach no Node module.
 const peers = new Set(Object.keys(pkg.peerDependencies));
 
-/** What needs Node: the JSONL file and Redis session stores (the root has the file store; ctxwin/session all). */
-const NODE_ONLY = ["FileSessionStore", "FileSessionStoreOptions", "RedisSessionStore", "RedisSessionStoreOptions", "RedisCommandClient", "RedisDurability"];
+/** What needs Node: the JSONL file and Redis session stores and the file store's error type (the root has the file store; ctxwin/session all). */
+const NODE_ONLY = ["FileSessionStore", "FileSessionStoreOptions", "SessionIoError", "RedisSessionStore", "RedisSessionStoreOptions", "RedisCommandClient", "RedisDurability"];
 
 const WEB_CONDITIONS: Array<[condition: string, conditions: string[], entry: string]> = [
   ["browser", ["browser"], "./dist/web/index.js"],
