@@ -5,8 +5,21 @@
 // `npx vitest run <file>` stops here instead, naming the file that is newer and the command.
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
-import { addonPath, mtime, NATIVE_SOURCES, newestSource, root, TYPESCRIPT_SOURCES, typescriptOutput } from "../../../scripts/build.mjs";
-import { wasmEntry, webWasmDir } from "../../../scripts/build-wasm.mjs";
+// @ts-expect-error: a plain .mjs build script without types (what it exports is written below)
+import * as buildScript from "../../../scripts/build.mjs";
+// @ts-expect-error: a plain .mjs build script without types
+import * as wasmScript from "../../../scripts/build-wasm.mjs";
+
+const { addonPath, mtime, NATIVE_SOURCES, newestSource, root, TYPESCRIPT_SOURCES, typescriptOutput } = buildScript as {
+  addonPath: string;
+  mtime(path: string): number;
+  NATIVE_SOURCES: readonly string[];
+  newestSource(paths: readonly string[]): { mtimeMs: number; path: string };
+  root: string;
+  TYPESCRIPT_SOURCES: readonly string[];
+  typescriptOutput: string;
+};
+const { wasmEntry, webWasmDir } = wasmScript as { wasmEntry: string; webWasmDir: string };
 
 /** Each build whose output is missing or older than one of its sources, with a line saying which. */
 export function staleBuilds(): string[] {
