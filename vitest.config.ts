@@ -12,5 +12,7 @@ export default defineConfig({
     testTimeout: 30000,
     // Modules of ts/ imported directly find the core installed, as the Node entry points install it.
     setupFiles: ["test/ts/support/node-core.ts"],
+    // Stops before any test when dist/, the addon or the WebAssembly build is older than its sources.
+    globalSetup: ["test/ts/support/fresh-build.ts"],
   },
 });

@@ -6,9 +6,9 @@
 //
 // Plain Node with no dependencies besides what package.json installs. No network.
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, rmSync, statSync, utimesSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildCommonJs } from "./build-cjs.mjs";
 import { missingSystemPackages, installCommand } from "./system-deps.mjs";
@@ -23,32 +23,40 @@ export const SOURCES_ARCHIVE = "native-sources.tar.gz";
 /** The `ctxwin` executable (package.json "bin"). */
 const cliEntry = join(root, "dist", "cli", "main.js");
 
-/** Newest modification time of the files under `paths` (files or folders). */
-function newestMtime(paths) {
-  let newest = 0;
+/**
+ * The newest file or folder under `paths` (relative to the root): its modification time and path.
+ * Folders count too: a file deleted or renamed changes only its folder's time, and its old output
+ * (a dist/ file a test could still import) is stale all the same.
+ */
+export function newestSource(paths) {
+  let newest = { mtimeMs: 0, path: "" };
   const visit = (p) => {
     if (!existsSync(p)) return;
     const st = statSync(p);
-    if (st.isDirectory()) {
-      for (const name of readdirSync(p)) visit(join(p, name));
-    } else {
-      newest = Math.max(newest, st.mtimeMs);
-    }
+    if (st.mtimeMs > newest.mtimeMs) newest = { mtimeMs: st.mtimeMs, path: relative(root, p) };
+    if (st.isDirectory()) for (const name of readdirSync(p)) visit(join(p, name));
   };
   paths.forEach((p) => visit(join(root, p)));
   return newest;
 }
 
-function mtime(path) {
+export function mtime(path) {
   return existsSync(path) ? statSync(path).mtimeMs : -1;
 }
 
+/** What the addon is compiled from (the C++ tests are built with it, by the same CMake run). */
+export const NATIVE_SOURCES = ["native", "binding", "CMakeLists.txt"];
+/** What dist/ is compiled from: the API, its compiler settings and the scripts that emit it. */
+export const TYPESCRIPT_SOURCES = ["ts", "tsconfig.json", "tsconfig.build.json", "tsconfig.base.json", "scripts/build-cjs.mjs"];
+/** The file whose time stands for all of dist/ (written by the last emit). */
+export const typescriptOutput = distEntry;
+
 export function nativeIsStale() {
-  return mtime(addonPath) < newestMtime(["native", "binding", "test/native", "CMakeLists.txt"]);
+  return mtime(addonPath) < newestSource([...NATIVE_SOURCES, "test/native"]).mtimeMs;
 }
 
 export function typescriptIsStale() {
-  return mtime(distEntry) < newestMtime(["ts", "tsconfig.json", "tsconfig.build.json"]);
+  return mtime(distEntry) < newestSource(TYPESCRIPT_SOURCES).mtimeMs;
 }
 
 function run(command, args) {
@@ -84,6 +92,10 @@ export function buildTypescript({ force = false } = {}) {
     throw new Error("ctxwin: dist/ is missing and TypeScript is not installed; run `npm install` in the package first");
   }
   console.log("ctxwin: compiling the TypeScript API (tsc)");
+  // dist/index.js is dated to the start once all of dist/ is written (the CommonJS twin last), and
+  // to 1970 until then: an interrupted build stays stale, and so does a source saved while tsc was
+  // reading the others.
+  const started = new Date();
   // From scratch: a file moved or deleted in ts/ must not live on in dist/ (npm pack would ship it).
   rmSync(join(root, "dist"), { recursive: true, force: true });
   const project = join(root, "tsconfig.build.json");
@@ -93,9 +105,11 @@ export function buildTypescript({ force = false } = {}) {
   // (15 MB, .ci/install-smoke.sh) counts every byte; the commented source is in the repository.
   run(process.execPath, [tsc, "-p", project, "--emitDeclarationOnly"]);
   run(process.execPath, [tsc, "-p", project, "--declaration", "false", "--removeComments", "--noCheck"]);
+  utimesSync(distEntry, 0, 0);
   buildCommonJs();
   // tsc keeps the shebang but not an executable mode; npm sets it on install, a checkout needs it too.
   if (existsSync(cliEntry)) chmodSync(cliEntry, 0o755);
+  utimesSync(distEntry, started, started);
   return true;
 }
 

@@ -22,13 +22,15 @@ const REQUIREMENTS = [
   { pkg: "tmux", probe: () => hasCommand("tmux") },
   // The web entry's tests (test/web/run.mjs) run it in headless Chromium through playwright-core.
   { pkg: "chromium", probe: () => existsSync("/usr/bin/chromium") },
+  // `npm run lint` checks the C++ with it (scripts/format.mjs).
+  { pkg: "clang-format", probe: () => hasCommand("clang-format") },
   // The WebAssembly backend (scripts/build-wasm.mjs); dpkg-dev unpacks `apt-get source utf8proc`.
   { pkg: "emscripten", wasm: true, probe: () => hasCommand("em++") },
   { pkg: "dpkg-dev", wasm: true, probe: () => hasCommand("dpkg-source") },
 ];
 
 /** Needed only to run the tests (and benchmarks), not to build or use the package. */
-const TEST_ONLY = new Set(["libgtest-dev", "redis-server", "tmux", "chromium"]);
+const TEST_ONLY = new Set(["libgtest-dev", "redis-server", "tmux", "chromium", "clang-format"]);
 
 function hasCommand(name) {
   return spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;

@@ -57,7 +57,8 @@ export function printTables(results: Results, entries: readonly ManifestEntry[],
   for (const window of results.windows) {
     const over = results.pinnedOverWindow[window];
     if (over === undefined) continue;
-    const byAgent = entries.filter((e) => over.runs.includes(e.id)).reduce<Record<string, number>>((acc, e) => ({ ...acc, [e.agent]: (acc[e.agent] ?? 0) + 1 }), {});
+    const byAgent: Record<string, number> = {};
+    for (const e of entries) if (over.runs.includes(e.id)) byAgent[e.agent] = (byAgent[e.agent] ?? 0) + 1;
     console.log(
       `At ${windowLabel(window)} the system messages and the task alone exceed the ${effectiveLimit(window).toLocaleString("en-US")} tokens the prompt may use in ${over.runs.length} runs (${Object.entries(byAgent).map(([a, n]) => `${n} ${a}`).join(", ")}; ${over.requests.toLocaleString("en-US")} requests): no method that keeps the task can make their requests, and they are left out of that window's figures.\n`,
     );

@@ -42,7 +42,8 @@ async function main() {
     writeFileSync(CATALOG_DATA_PATH, text);
     console.log(`catalog: wrote ${CATALOG_DATA_PATH} from ${pkg}`);
   }
-  const bySource = rows.reduce((acc, r) => ({ ...acc, [r.source]: (acc[r.source] ?? 0) + 1 }), {});
+  const bySource = {};
+  for (const r of rows) bySource[r.source] = (bySource[r.source] ?? 0) + 1;
   console.log(`catalog: ${rows.length} models from ${providers.length} providers (${Object.entries(bySource).map(([s, n]) => `${n} ${s.toLowerCase()}`).join(", ")})`);
   for (const id of redundant) console.log(`catalog: ${id} is in ${pkg} now: delete its row from scripts/catalog/additions.mjs`);
   if (text !== before && !process.argv.includes("--no-build")) {

@@ -46,7 +46,7 @@ const subpaths = Object.keys(exportsOf)
 assert.ok(["ctxwin/ai-sdk", "ctxwin/langchain", "ctxwin/langchain-history", "ctxwin/data/o200k_base"].every((s) => subpaths.includes(s)), `every subpath: ${subpaths}`);
 /** A subpath that did not load: only the coded error of a missing framework is expected (never Node's bare "cannot find module"). */
 function failure(error) {
-  const code = error && error.code;
+  const code = error?.code;
   if (typeof code === "string" && code.startsWith("ERR_CTXWIN_")) return code;
   throw error;
 }

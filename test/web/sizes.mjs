@@ -62,7 +62,7 @@ export async function measureSizes(app) {
   return rows;
 }
 
-if (process.argv[1] && process.argv[1].endsWith("sizes.mjs")) {
+if (process.argv[1]?.endsWith("sizes.mjs")) {
   const app = process.argv[2];
   if (!app || !statSync(join(app, "node_modules", "ctxwin")).isDirectory()) throw new Error("usage: node test/web/sizes.mjs <scratch project with ctxwin installed>");
   await measureSizes(app);

@@ -6,9 +6,12 @@ import { checkUnknownModelPolicy, defaultModelRegistry, unknownModelError, type 
 import { describe, quoted, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 
-/** The share of the window reserved for the response when the model publishes no output limit (seed 004). */
+/**
+ * The share of the window reserved for the response when the model publishes no output limit, or
+ * one that would take more than half of the window: a fifth of the window (docs/history.md, Limits).
+ */
 export const DEFAULT_RESPONSE_SHARE = 0.2;
-/** Seed 003's `reserved_tokens` default. */
+/** Tokens kept free besides the response (`reservedTokens`) unless the caller gives another number. */
 export const DEFAULT_RESERVED_TOKENS = 1000;
 /** The window assumed for a model nobody knows (with a warning). */
 export const DEFAULT_CONTEXT_WINDOW = 128000;

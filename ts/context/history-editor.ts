@@ -302,7 +302,7 @@ export class HistoryEditor<M extends MessageLike> {
       const survivors = kept.indices.filter((i) => i < marker.index).length;
       this.history.setMarker(this.namedMarker(survivors, marker.omitted + removed.length, marker.role, marker, omittedEntries(removed), marker.tokens));
     }
-    const first = kept.markerIndex >= 0 ? kept.markerIndex : 0;
+    const first = Math.max(kept.markerIndex, 0);
     const length = this.history.length;
     const message = kept.markerIndex >= 0 ? `Context trimmed. Kept first ${first} and last ${length - first} turns.` : `Context trimmed. Kept last ${length} turns.`;
     this.session?.trimmed(kept.indices, this.history.marker);

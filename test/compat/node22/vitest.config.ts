@@ -29,5 +29,7 @@ export default defineConfig({
     include: ["*.test.ts", "../../ts/adapters/openai-agents.test.ts", "../../ts/recall/openai-agents-recall.test.ts", "../../ts/recall/openai-agents-large-recall.test.ts"],
     pool: "threads",
     testTimeout: 60000,
+    // The repository's build is what is staged: stop when it is older than its sources.
+    globalSetup: ["../../ts/support/fresh-build.ts"],
   },
 });
