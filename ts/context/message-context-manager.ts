@@ -16,13 +16,13 @@
 import type { ContextCompactor } from "../compaction/context-compactor.js";
 import type { CompactionLevelName } from "../compaction/compaction-level.js";
 import type { AppliedEdit, HistoryEdit, HistoryView } from "../compaction/history-edit.js";
-import { driveRun, ProgressiveCompaction, type CompactionReport } from "../compaction/progressive-compaction.js";
+import { ProgressiveCompaction, type CompactionReport } from "../compaction/progressive-compaction.js";
 import { checkProblemRecord } from "../compaction/open-problems.js";
-import { ContextLimits } from "../budget/context-limits.js";
+import type { ContextLimits } from "../budget/context-limits.js";
 import type { KeptPlan, TruncationStrategy } from "../truncation/strategies.js";
 import { planTrim } from "../compaction/newest-exchange.js";
 import { UsageAnchor } from "../budget/usage-anchor.js";
-import { UsageCalibration, type ReportedUsage } from "../budget/usage-calibration.js";
+import type { ReportedUsage, UsageCalibration } from "../budget/usage-calibration.js";
 import { MetadataReader } from "../messages/metadata-reader.js";
 import type { OmissionMarker } from "../messages/omission-marker.js";
 import type { MessageLike } from "../messages/types.js";
@@ -33,17 +33,33 @@ import { TypedEventEmitter } from "../runtime/event-emitter.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 import { buildExport, stateOfExport, type ContextExport, type ContextState } from "../session/export.js";
 import { SessionLink } from "../session/session-link.js";
-import { getCounter } from "../tokens/get-counter.js";
+import type { SessionLostError } from "../session/store.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { costForManager } from "../cost/ledger-for-manager.js";
-import { checkPolicyOptions, levelOptions } from "./policy-options.js";
-import { groupManagerOptions } from "./grouped-options.js";
+import { BackgroundCompaction } from "./background-compaction.js";
+import { managerSetup } from "./manager-setup.js";
 import { contextOverflowError } from "./context-overflow.js";
 import { HistoryEditor } from "./history-editor.js";
 import { countMessagesNow } from "./large-message-count.js";
 import { previewCompaction, type CompactionPreview } from "./compaction-preview.js";
-import { limitStats, strategyFor, TruncationMode, type ContextEvents, type ContextStats, type MessageContextManagerOptions, type SeparatedRequest, type TrimEvent } from "./options.js";
+import {
+  limitStats,
+  TruncationMode,
+  type ContextEvents,
+  type ContextStats,
+  type MessageContextManagerOptions,
+  type RequestMessages,
+  type RequestOptions,
+  type SeparatedRequest,
+  type TrimEvent,
+} from "./options.js";
 import { UsageWarnings } from "./usage-warnings.js";
+
+/** Why a reported usage is not applied (UsageAnchor's warnings). */
+const USAGE_IGNORED = {
+  noRequest: "no request was made (call getContextForRequest() for the request the usage belongs to)",
+  rewritten: "the history was trimmed, compacted or replaced since the request it belongs to",
+};
 
 const ROLE_KEYS = ["system", "user", "assistant", "tool"] as const;
 
@@ -79,8 +95,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   /** The session log this manager's changes go to. */
   private readonly session: SessionLink<M> | undefined;
   private readonly compaction: ProgressiveCompaction;
-  /** The compaction running now, if any. */
-  private compacting: Promise<CompactionReport<M>> | undefined;
+  /** The compaction running now, if any, in the background of addMessage. */
+  private readonly background: BackgroundCompaction<M>;
   /** The default mode's policy is running its levels (they change the history, and the policy must not start again). */
   private clearing = false;
   /** What the compaction levels read: the history as it is, never a copy. */
@@ -89,61 +105,56 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   constructor(given: MessageContextManagerOptions<M>) {
     super();
-    if (given === null || typeof given !== "object") throw typeError(`options must be an object, got ${describe(given)}`);
-    // The flat names of 0.x become the grouped form here, once: context/grouped-options.ts.
-    const options = groupManagerOptions(given);
-    const { compaction: c, warnings: w } = options;
-    this.model = requireString(options.model, "options.model");
-    const mode = options.mode ?? TruncationMode.SMART;
-    if (!Object.values(TruncationMode).includes(mode)) {
-      throw rangeError(`options.mode must be one of ${Object.values(TruncationMode).join(", ")}, got ${describe(mode)}`);
-    }
-    this.mode = mode;
-    this.summarizer = c.summarizer;
-    this.limits =
-      options.limits instanceof ContextLimits
-        ? options.limits
-        : ContextLimits.forModel(this.model, options.limits ?? {}, { logger: options.logger, unknownModel: options.unknownModel ?? "error", where: "options.model" });
-    this.counter = options.counter ?? getCounter(this.model, { logger: options.logger });
-    this.autoTruncate = c.autoTruncate ?? true;
-    const { onOverflow, trimAt, trimTo, orphanToolResults } = checkPolicyOptions(c, w);
-    this.onOverflow = onOverflow;
-    this.trimAt = trimAt;
-    this.trimTo = trimTo;
-    this.strategy = c.strategy ?? strategyFor(mode);
-    this.onTrim = c.onTrim;
-    this.logger = options.logger;
-    const requestOverhead = this.counter.countMessages([]);
-    const levels = levelOptions(c, { mode, effectiveLimit: this.limits.effectiveLimit, trimAt, trimTo, strategy: this.strategy, logger: options.logger });
-    this.compaction = new ProgressiveCompaction({ ...levels, onBreaker: (event) => this.emit("breaker", event) });
+    const setup = managerSetup(given);
+    this.model = setup.model;
+    this.mode = setup.mode;
+    this.summarizer = setup.summarizer;
+    this.limits = setup.limits;
+    this.counter = setup.counter;
+    this.autoTruncate = setup.autoTruncate;
+    this.onOverflow = setup.onOverflow;
+    this.trimAt = setup.trimAt;
+    this.trimTo = setup.trimTo;
+    this.strategy = setup.strategy;
+    this.onTrim = setup.onTrim;
+    this.logger = setup.logger;
+    this.calibration = setup.calibration;
+    this.compaction = new ProgressiveCompaction({ ...setup.levels, onBreaker: (event) => this.emit("breaker", event) });
     this.compactor = this.compaction.compactor;
-    if (options.calibration !== undefined && !(options.calibration instanceof UsageCalibration)) {
-      throw typeError(`options.calibration must be a UsageCalibration, got ${describe(options.calibration)}`);
-    }
-    this.calibration = options.calibration ?? new UsageCalibration();
-    this.anchor = new UsageAnchor(
-      this.model,
-      this.limits,
-      this.calibration,
-      {
-        noRequest: "no request was made (call getContextForRequest() for the request the usage belongs to)",
-        rewritten: "the history was trimmed, compacted or replaced since the request it belongs to",
-      },
-      this.logger,
-    );
-    this.sessionId = options.session?.id ?? randomUuid();
-    this.session = SessionLink.forOption<M>(
-      options.session,
-      { metadata: () => this.metadata, restoreFromLog: (state) => this.restoreState(state, true), sessionLost: (error) => this.emit("sessionLost", { sessionId: this.sessionId, error }) },
-      options.logger,
-    );
+    this.anchor = new UsageAnchor(this.model, this.limits, this.calibration, USAGE_IGNORED, this.logger);
+    this.sessionId = setup.session?.id ?? randomUuid();
+    const events = {
+      metadata: () => this.metadata,
+      restoreFromLog: (state: ContextState<M>) => this.restoreState(state, true),
+      sessionLost: (error: SessionLostError) => this.emit("sessionLost", { sessionId: this.sessionId, error }),
+    };
+    this.session = SessionLink.forOption<M>(setup.session, events, this.logger);
     this.ready = this.session?.ready ?? Promise.resolve();
-    const pinFirst = c.pinFirstUserMessage ?? true;
-    if (typeof pinFirst !== "boolean") throw typeError(`options.compaction.pinFirstUserMessage must be a boolean, got ${describe(pinFirst)}`);
-    this.editor = new HistoryEditor<M>(this.counter, requestOverhead, this.strategy, this.anchor, this.session, orphanToolResults, this.logger, pinFirst);
-    Object.assign(this.editor.cache, costForManager(this.model, options.cost, c.timing, Math.floor(this.limits.effectiveLimit * this.trimAt)));
+    const { counter, strategy, anchor, session, logger } = this;
+    this.editor = new HistoryEditor<M>(
+      counter,
+      counter.countMessages([]),
+      strategy,
+      anchor,
+      session,
+      setup.orphanToolResults,
+      logger,
+      setup.pinFirstUserMessage,
+    );
+    const costFrom = Math.floor(this.limits.effectiveLimit * this.trimAt);
+    Object.assign(this.editor.cache, costForManager(this.model, setup.cost, setup.timing, costFrom));
     this.view = this.editor.view();
+    this.background = new BackgroundCompaction(this.compaction, this.view, {
+      apply: (edit, level) => this.apply(edit, level),
+      done: (report) => this.emit("compacted", report),
+      replacements: () => this.editor.replacements,
+      lookAgain: () => this.afterChange(),
+    });
     this.editor.onRecount = () => this.afterChange();
+  }
+
+  private startCompaction(threshold: number): Promise<CompactionReport<M>> {
+    return this.background.start(threshold, this.trimTo, this.limits.effectiveLimit);
   }
 
   /** @deprecated The summarizing model: read `summarizer` (`llm` was its 0.x name). */
@@ -168,9 +179,9 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     do {
       // A large message's count, still running off the main thread, may start a compaction.
       await this.editor.counted;
-      while (this.compacting !== undefined) await this.compacting.catch(() => undefined);
+      while (this.background.running !== undefined) await this.background.running.catch(() => undefined);
       await this.session?.flush();
-    } while (this.compacting !== undefined);
+    } while (this.background.running !== undefined);
   }
 
   /** The metadata and the turns, summaries and the omission marker marked (a chat's /export). */
@@ -201,7 +212,10 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   }
 
   /** A manager restored from an export (model and mode from the file unless `options` names them). */
-  static fromExport<M extends MessageLike = MessageLike>(json: unknown, options: Partial<MessageContextManagerOptions<M>> = {}): MessageContextManager<M> {
+  static fromExport<M extends MessageLike = MessageLike>(
+    json: unknown,
+    options: Partial<MessageContextManagerOptions<M>> = {},
+  ): MessageContextManager<M> {
     const { model, mode, ...state } = stateOfExport<M>(json);
     const chosenModel = options.model ?? model;
     if (chosenModel === undefined) throw typeError("options.model is required: the export names no model (metadata.model)");
@@ -246,42 +260,21 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     return this.startCompaction(threshold);
   }
 
-  private startCompaction(threshold: number): Promise<CompactionReport<M>> {
-    if (this.compacting !== undefined) return this.compacting;
-    const replacements = this.editor.replacements;
-    // `compacting` is set before the first level's edit is applied, so that the policy run after
-    // that edit finds it and starts no other.
-    let start!: (report: Promise<CompactionReport<M>>) => void;
-    this.compacting = new Promise<CompactionReport<M>>((resolve) => (start = resolve))
-      .then((report) => {
-        this.emit("compacted", report);
-        return report;
-      })
-      .finally(() => {
-        this.compacting = undefined;
-      })
-      .then((report) => {
-        // While this ran, the history may have grown past trimAt again (its own summary beside the
-        // user's kept words, messages added meanwhile) or been replaced (a session conflict brought
-        // another worker's messages): the policy, which found a compaction running, looks again.
-        // Only after a run that changed something or a replaced history, so that a history
-        // nothing can shrink does not start run after run.
-        const changed = report.levels.some((level) => level.messagesChanged > 0);
-        if (changed || this.editor.replacements !== replacements) this.afterChange();
-        return report;
-      });
-    start(driveRun(this.compaction.run(this.view, { threshold, targetShare: this.trimTo, effectiveLimit: this.limits.effectiveLimit }), (edit, level) => this.apply(edit, level.name)));
-    return this.compacting;
-  }
-
   /** Applies an edit a compaction planned, tells it (`compactionEdit`: what a Recall keeps the originals of, before the policy may trim the copies), then runs the policy once (a trim re-arms the warnings instead, as truncate() does; its own `trimmed` event names what it took and cut). */
   private apply(edit: HistoryEdit<M>, level: CompactionLevelName): AppliedEdit<M> {
     if (edit.kind === "trim") {
-      const event = this.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex, markerTokens: edit.markerTokens }, edit.cut ?? []);
+      const event = this.trim(
+        { indices: edit.kept.slice(), markerIndex: edit.markerIndex, markerTokens: edit.markerTokens },
+        edit.cut ?? [],
+      );
       return { changed: event.removed.length + event.replaced.length, removed: event.removed };
     }
-    const replaced = edit.kind === "replace" ? edit.replacements.map(([i, after]) => ({ before: this.editor.history.messages[i] as M, after })) : [];
-    const applied: AppliedEdit<M> = edit.kind === "replace" ? { changed: this.editor.replace(edit.replacements), removed: [] } : this.editor.summarize(edit.removed, edit.summary);
+    const replaced =
+      edit.kind === "replace" ? edit.replacements.map(([i, after]) => ({ before: this.editor.history.messages[i] as M, after })) : [];
+    const applied: AppliedEdit<M> =
+      edit.kind === "replace"
+        ? { changed: this.editor.replace(edit.replacements), removed: [] }
+        : this.editor.summarize(edit.removed, edit.summary);
     if (applied.changed > 0) {
       this.emit("compactionEdit", { level, replaced, removed: applied.removed.slice() });
       this.afterChange();
@@ -291,7 +284,10 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
 
   /** The plan of a compaction (`{ target }` tokens, or compactIfNeeded's `{ threshold }`), nothing changed: context/compaction-preview.ts. */
   preview(options: { target?: number; threshold?: number } = {}): Promise<CompactionPreview> {
-    return previewCompaction({ ...this, editor: this.editor, compaction: this.compaction, policy: this.autoTruncate ? "window" : "none" }, options);
+    return previewCompaction(
+      { ...this, editor: this.editor, compaction: this.compaction, policy: this.autoTruncate ? "window" : "none" },
+      options,
+    );
   }
 
   setSystemPrompt(prompt: string): number {
@@ -335,22 +331,24 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
    * is set) from the conversation (`messages`), for SDKs that take it apart: the AI SDK's
    * `generateText({ system, messages })` warns about system messages inside `messages`.
    */
-  getContextForRequest(): Array<M | OmissionMarker | { role: "system"; content: string }>;
+  getContextForRequest(): RequestMessages<M>;
   getContextForRequest(options: { separateSystem: true }): SeparatedRequest<M>;
-  getContextForRequest(options?: { separateSystem?: boolean }): Array<M | OmissionMarker | { role: "system"; content: string }> | SeparatedRequest<M>;
-  getContextForRequest(options?: { separateSystem?: boolean }): Array<M | OmissionMarker | { role: "system"; content: string }> | SeparatedRequest<M> {
-    if (options !== undefined && (options === null || typeof options !== "object")) throw typeError(`options must be an object, got ${describe(options)}`);
-    if (options?.separateSystem !== undefined && typeof options.separateSystem !== "boolean") throw typeError(`options.separateSystem must be a boolean, got ${describe(options.separateSystem)}`);
+  getContextForRequest(options?: RequestOptions): RequestMessages<M> | SeparatedRequest<M>;
+  getContextForRequest(options?: RequestOptions): RequestMessages<M> | SeparatedRequest<M> {
+    if (options !== undefined && (options === null || typeof options !== "object"))
+      throw typeError(`options must be an object, got ${describe(options)}`);
+    if (options?.separateSystem !== undefined && typeof options.separateSystem !== "boolean")
+      throw typeError(`options.separateSystem must be a boolean, got ${describe(options.separateSystem)}`);
     // Past the window after the manager trimmed all it could: what is left is pinned. Sending it
     // would fail at the provider (or be cut there, silently): a coded error with the figures.
-    if (this.autoTruncate && this.onOverflow === "error" && this.tokenUsage > this.limits.effectiveLimit) throw contextOverflowError(this.view, this.tokenUsage, this.limits.effectiveLimit);
+    if (this.autoTruncate && this.onOverflow === "error" && this.tokenUsage > this.limits.effectiveLimit)
+      throw contextOverflowError(this.view, this.tokenUsage, this.limits.effectiveLimit);
     const request = this.editor.request(this.tokenUsage);
     this.anchor.requestMade(this.editor.countedTokens);
     if (!options?.separateSystem) return request;
     const system = this.editor.systemPrompt;
     return { system, messages: (system === undefined ? request : request.slice(1)) as Array<M | OmissionMarker> };
   }
-
 
   /**
    * Anchors the running total on the provider's figure for the request getContextForRequest()
@@ -419,8 +417,17 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const replaced = cut.map(([i, after]) => ({ before: this.editor.history.messages[i] as M, after }));
     if (cut.length > 0) this.editor.replace(cut);
     const all = kept.indices.length === this.editor.history.length && kept.markerIndex < 0;
-    const { removed, message } = all ? { removed: [], message: `Context trimmed. Kept every turn; cut ${cut.length} of the newest to fit the window.` } : this.editor.trim(kept);
-    const event: TrimEvent<M> = { removed, replaced, kept: this.editor.history.length, message, tokensBefore: before, tokensAfter: this.tokenUsage };
+    const { removed, message } = all
+      ? { removed: [], message: `Context trimmed. Kept every turn; cut ${cut.length} of the newest to fit the window.` }
+      : this.editor.trim(kept);
+    const event: TrimEvent<M> = {
+      removed,
+      replaced,
+      kept: this.editor.history.length,
+      message,
+      tokensBefore: before,
+      tokensAfter: this.tokenUsage,
+    };
     this.warnings.rearm(this.usagePercentage);
     this.onTrim?.(event);
     this.emit("trimmed", event);
@@ -446,20 +453,23 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     for (const warning of this.warnings.crossed(usage)) this.emit("warning", warning);
     if (!this.autoTruncate || this.clearing) return;
     const limit = this.limits.effectiveLimit;
-    if (this.mode === TruncationMode.SUMMARIZE && this.compaction.compactor !== undefined && this.compacting === undefined) {
+    if (this.mode === TruncationMode.SUMMARIZE && this.compaction.compactor !== undefined && this.background.running === undefined) {
       // Summaries need the model, which addMessage never waits for: compaction starts in the
       // background (compactIfNeeded() joins it) and trims only what a request could not carry.
       if (this.tokenUsage > this.editor.cache.trimLine(limit, this.trimAt, this.trimTo) || this.compaction.summarizerFull(this.view)) {
-        this.startCompaction(this.trimAt).catch((error: unknown) => (this.logger ?? consoleLogger).warn(`ctxwin: compaction failed: ${String(error)}`));
+        this.startCompaction(this.trimAt).catch((error: unknown) =>
+          (this.logger ?? consoleLogger).warn(`ctxwin: compaction failed: ${String(error)}`),
+        );
       }
     }
     // A compaction running brings usage down to its target itself, cheapest level first: until it
     // has, only a request past the window is trimmed.
-    if (this.compacting !== undefined || this.mode === TruncationMode.SUMMARIZE) {
+    if (this.background.running !== undefined || this.mode === TruncationMode.SUMMARIZE) {
       if (this.tokenUsage > limit) this.truncate();
       return;
     }
-    if (this.tokenUsage <= (this.editor.exchanges.midExchange ? limit : this.editor.cache.trimLine(limit, this.trimAt, this.trimTo))) return;
+    if (this.tokenUsage <= (this.editor.exchanges.midExchange ? limit : this.editor.cache.trimLine(limit, this.trimAt, this.trimTo)))
+      return;
     if (this.mode === TruncationMode.SMART) this.clearThenTrim();
     else this.truncate();
   }
@@ -474,7 +484,11 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.clearing = true;
     const report = (() => {
       try {
-        return this.compaction.runNow(this.view, { threshold: this.trimTo, targetShare: this.trimTo, effectiveLimit: limit }, (edit, level) => this.apply(edit, level.name));
+        return this.compaction.runNow(
+          this.view,
+          { threshold: this.trimTo, targetShare: this.trimTo, effectiveLimit: limit },
+          (edit, level) => this.apply(edit, level.name),
+        );
       } finally {
         this.clearing = false;
       }

@@ -217,7 +217,9 @@ export interface DeprecatedFlatOptions<M extends MessageLike = MessageLike> {
 }
 
 /** What the constructor takes: the grouped options, and for one release the flat names beside them. */
-export interface MessageContextManagerOptions<M extends MessageLike = MessageLike> extends GroupedManagerOptions<M>, DeprecatedFlatOptions<M> {}
+export interface MessageContextManagerOptions<M extends MessageLike = MessageLike>
+  extends GroupedManagerOptions<M>,
+    DeprecatedFlatOptions<M> {}
 
 /** The window a manager plans with, and what it reserves. */
 export interface LimitStats {
@@ -321,6 +323,15 @@ export function strategyFor(mode: TruncationMode): TruncationStrategy {
 }
 
 /** getContextForRequest({ separateSystem: true }): the system prompt apart from the conversation. */
+/** The request getContextForRequest() returns: the system prompt first, then the conversation. */
+export type RequestMessages<M> = Array<M | OmissionMarker | { role: "system"; content: string }>;
+
+/** What getContextForRequest() takes. */
+export interface RequestOptions {
+  /** The system prompt apart from the conversation (a SeparatedRequest). */
+  separateSystem?: boolean;
+}
+
 export interface SeparatedRequest<M> {
   /** The system prompt, or undefined when none is set. */
   system: string | undefined;

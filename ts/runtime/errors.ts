@@ -72,7 +72,7 @@ function coded(value: unknown): boolean {
   return Object.prototype.toString.call(value) === "[object Error]" && isErrorCode((value as { code?: unknown }).code);
 }
 
-const ordinaryInstanceOf = (constructor: object, value: unknown): boolean => Function.prototype[Symbol.hasInstance].call(constructor, value);
+const ordinaryInstanceOf = (target: object, value: unknown): boolean => Function.prototype[Symbol.hasInstance].call(target, value);
 
 /** Options of the error classes: `cause`, the error this one wraps (a loader's, a file system's). */
 export interface CtxwinErrorOptions {
@@ -108,6 +108,7 @@ export class CtxwinError extends Error {
 
   static override [Symbol.hasInstance](value: unknown): boolean {
     // A subclass of CtxwinError (none is exported; a user's may be) checks its prototype as usual.
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, which may be a subclass
     if (this !== CtxwinError) return ordinaryInstanceOf(this, value);
     return coded(value);
   }
@@ -132,6 +133,7 @@ export class CtxwinTypeError extends TypeError {
 
   /** A ctxwin TypeError, ours or the core's (see CtxwinError). */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, which may be a subclass
     if (this !== CtxwinTypeError) return ordinaryInstanceOf(this, value);
     return value instanceof TypeError && coded(value);
   }
@@ -149,6 +151,7 @@ export class CtxwinRangeError extends RangeError {
 
   /** A ctxwin RangeError, ours or the core's (see CtxwinError). */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, which may be a subclass
     if (this !== CtxwinRangeError) return ordinaryInstanceOf(this, value);
     return value instanceof RangeError && coded(value);
   }
@@ -158,7 +161,10 @@ export class CtxwinRangeError extends RangeError {
  * Whether `error` is a ctxwin error (see CtxwinError: ours, or the core's with a ctxwin code), and
  * with `code` (one code or a list), whether it carries that code; narrows `error.code` to it.
  */
-export function isCtxwinError<C extends CtxwinErrorCode = CtxwinErrorCode>(error: unknown, code?: C | readonly C[]): error is CtxwinError & { code: C } {
+export function isCtxwinError<C extends CtxwinErrorCode = CtxwinErrorCode>(
+  error: unknown,
+  code?: C | readonly C[],
+): error is CtxwinError & { code: C } {
   if (!coded(error)) return false;
   if (code === undefined) return true;
   const actual = (error as { code: CtxwinErrorCode }).code;
@@ -168,11 +174,19 @@ export function isCtxwinError<C extends CtxwinErrorCode = CtxwinErrorCode>(error
 /** An error of ours with `code` narrowed (store and export errors carry extra fields besides). */
 export type WithCode<E extends Error> = E & { code: CtxwinErrorCode };
 
-export function typeError(message: string, code: CtxwinErrorCode = "ERR_CTXWIN_INVALID_ARGUMENT", options?: CtxwinErrorOptions): CtxwinTypeError {
+export function typeError(
+  message: string,
+  code: CtxwinErrorCode = "ERR_CTXWIN_INVALID_ARGUMENT",
+  options?: CtxwinErrorOptions,
+): CtxwinTypeError {
   return new CtxwinTypeError(message, code, options);
 }
 
-export function rangeError(message: string, code: CtxwinErrorCode = "ERR_CTXWIN_OUT_OF_RANGE", options?: CtxwinErrorOptions): CtxwinRangeError {
+export function rangeError(
+  message: string,
+  code: CtxwinErrorCode = "ERR_CTXWIN_OUT_OF_RANGE",
+  options?: CtxwinErrorOptions,
+): CtxwinRangeError {
   return new CtxwinRangeError(message, code, options);
 }
 
@@ -207,7 +221,9 @@ export const MAX_QUOTED_CHARS = 80;
 
 /** `text` as a JSON string, cut to MAX_QUOTED_CHARS characters (with "..." and its length when cut). */
 export function quoted(text: string): string {
-  return text.length > MAX_QUOTED_CHARS ? `${JSON.stringify(text.slice(0, MAX_QUOTED_CHARS))}... (${text.length} characters)` : JSON.stringify(text);
+  return text.length > MAX_QUOTED_CHARS
+    ? `${JSON.stringify(text.slice(0, MAX_QUOTED_CHARS))}... (${text.length} characters)`
+    : JSON.stringify(text);
 }
 
 export function requireString(value: unknown, name: string): string {

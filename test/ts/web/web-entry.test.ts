@@ -13,14 +13,25 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, Record<string, unknown>>; peerDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  exports: Record<string, Record<string, unknown>>;
+  peerDependencies: Record<string, string>;
+};
 // The optional peers (`ai` for summaries with an AI SDK model, ...) are the application's own
 // packages, installed and bundled by its choice: the graph stops at them. ctxwin and what it
 // installs must reach no Node module.
 const peers = new Set(Object.keys(pkg.peerDependencies));
 
 /** What needs Node: the JSONL file and Redis session stores and the file store's error type (the root has the file store; ctxwin/session all). */
-const NODE_ONLY = ["FileSessionStore", "FileSessionStoreOptions", "SessionIoError", "RedisSessionStore", "RedisSessionStoreOptions", "RedisCommandClient", "RedisDurability"];
+const NODE_ONLY = [
+  "FileSessionStore",
+  "FileSessionStoreOptions",
+  "SessionIoError",
+  "RedisSessionStore",
+  "RedisSessionStoreOptions",
+  "RedisCommandClient",
+  "RedisDurability",
+];
 
 const WEB_CONDITIONS: Array<[condition: string, conditions: string[], entry: string]> = [
   ["browser", ["browser"], "./dist/web/index.js"],
@@ -48,7 +59,8 @@ async function graphOf(conditions: string[], ownFilesOnly = false): Promise<{ sp
     setup(b) {
       b.onResolve({ filter: /.*/ }, (args) => {
         specifiers.push(args.path);
-        if (/\.wasm(\?module)?$/.test(args.path) || builtins.has(args.path) || peers.has(args.path)) return { path: args.path, external: true };
+        if (/\.wasm(\?module)?$/.test(args.path) || builtins.has(args.path) || peers.has(args.path))
+          return { path: args.path, external: true };
         if (ownFilesOnly && !/^(\.|\/|ctxwin(\/|$))/.test(args.path)) return { path: args.path, external: true };
         return undefined;
       });
@@ -56,12 +68,22 @@ async function graphOf(conditions: string[], ownFilesOnly = false): Promise<{ sp
   };
   const result = await build({
     stdin: {
-      contents: ['export * from "ctxwin"; export { default as o200k } from "ctxwin/data/o200k_base";', ...CAPABILITIES.map(({ subpath }, i) => `export * as capability${i} from "${subpath}";`)].join("\n"),
+      contents: [
+        'export * from "ctxwin"; export { default as o200k } from "ctxwin/data/o200k_base";',
+        ...CAPABILITIES.map(({ subpath }, i) => `export * as capability${i} from "${subpath}";`),
+      ].join("\n"),
       resolveDir: ROOT,
       loader: "js",
     },
-    bundle: true, write: false, format: "esm", platform: "neutral", conditions, mainFields: ["browser", "module", "main"],
-    metafile: true, logLevel: "silent", plugins: [record],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    conditions,
+    mainFields: ["browser", "module", "main"],
+    metafile: true,
+    logLevel: "silent",
+    plugins: [record],
   });
   return { specifiers, files: Object.keys(result.metafile.inputs).map((file) => relative(ROOT, resolve(ROOT, file))) };
 }
@@ -78,9 +100,20 @@ describe("the web entry", () => {
 
   it("exports the root's API without what needs Node, and init", { timeout: 120_000 }, () => {
     const files = ["index.ts", "web/index.ts", "web/workerd.ts", "web/edge-light.ts"].map((file) => join(ROOT, "ts", file));
-    const program = ts.createProgram(files, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, skipLibCheck: true, noEmit: true });
+    const program = ts.createProgram(files, {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+    });
     const checker = program.getTypeChecker();
-    const exportsOf = (file: string) => checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file) as ts.SourceFile) as ts.Symbol).map((s) => s.name).sort();
+    const exportsOf = (file: string) =>
+      checker
+        .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file) as ts.SourceFile) as ts.Symbol)
+        .map((s) => s.name)
+        .sort();
     const [root, ...web] = files.map(exportsOf) as [string[], ...string[][]];
     expect(root).toContain("init");
     expect(root).toContain("FileSessionStore");
@@ -88,7 +121,9 @@ describe("the web entry", () => {
   });
 
   it("has capability subpaths, each with a web variant under every web condition, before its Node entry", () => {
-    expect(CAPABILITIES.map(({ subpath }) => subpath)).toEqual(expect.arrayContaining(["ctxwin/tokens", "ctxwin/session", "ctxwin/context"]));
+    expect(CAPABILITIES.map(({ subpath }) => subpath)).toEqual(
+      expect.arrayContaining(["ctxwin/tokens", "ctxwin/session", "ctxwin/context"]),
+    );
     for (const { subpath, target } of CAPABILITIES) {
       const order = Object.keys(target);
       for (const [condition] of WEB_CONDITIONS) {
@@ -101,10 +136,28 @@ describe("the web entry", () => {
 
   it("exports from each capability subpath's web variant its Node entry's names less what needs Node", { timeout: 120_000 }, () => {
     const source = (file: string) => join(ROOT, file.replace(/^\.\/dist\//, "ts/").replace(/\.js$/, ".ts"));
-    const pairs = CAPABILITIES.map(({ subpath, target }) => ({ subpath, node: source(target.import?.default as string), web: source(target.browser?.default as string) }));
-    const program = ts.createProgram(pairs.flatMap(({ node, web }) => [node, web]), { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, skipLibCheck: true, noEmit: true });
+    const pairs = CAPABILITIES.map(({ subpath, target }) => ({
+      subpath,
+      node: source(target.import?.default as string),
+      web: source(target.browser?.default as string),
+    }));
+    const program = ts.createProgram(
+      pairs.flatMap(({ node, web }) => [node, web]),
+      {
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        target: ts.ScriptTarget.ES2022,
+        strict: true,
+        skipLibCheck: true,
+        noEmit: true,
+      },
+    );
     const checker = program.getTypeChecker();
-    const exportsOf = (file: string) => checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file) as ts.SourceFile) as ts.Symbol).map((s) => s.name).sort();
+    const exportsOf = (file: string) =>
+      checker
+        .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file) as ts.SourceFile) as ts.Symbol)
+        .map((s) => s.name)
+        .sort();
     for (const { subpath, node, web } of pairs) {
       const names = exportsOf(node);
       expect(names.length, subpath).toBeGreaterThan(0);
@@ -117,7 +170,7 @@ describe("the web entry", () => {
     const { specifiers, files } = await graphOf(conditions);
     expect(files).toContain(entry.slice(2));
     expect(files.some((file) => file.startsWith("dist/runtime/web-loader.js"))).toBe(true);
-    for (const { target } of CAPABILITIES) expect(files).toContain((target[_condition]?.default as string).slice(2));
+    for (const { target } of CAPABILITIES) expect(files).toContain((target[_condition]?.default ?? "").slice(2));
     expect(files.filter((file) => /dist\/(runtime\/node-loader|session\/(file|redis)-store|cli\/)/.test(file))).toEqual([]);
     expect(specifiers.filter((specifier) => builtins.has(specifier))).toEqual([]);
   });
