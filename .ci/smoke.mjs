@@ -30,4 +30,6 @@ const compacted = new ToolResultCompactor({ maxResultTokens: 200 }).compactResul
 assert.ok(compacted.length < log.length);
 assert.ok(cl100k.count(compacted) <= 200, `compacted to ${cl100k.count(compacted)} tokens`);
 
-console.log(JSON.stringify({ counts, kept: kept.length, compactedTokens: cl100k.count(compacted), estimate: estimateTokens("hello world") }));
+console.log(
+  JSON.stringify({ counts, kept: kept.length, compactedTokens: cl100k.count(compacted), estimate: estimateTokens("hello world") }),
+);

@@ -9,8 +9,9 @@ import { ApproximateCounter, type EncodingName } from "ctxwin/tokens";
 
 // ../shared/corpus beside the repository (a git worktree one folder deeper finds it one further up).
 const CORPUS =
-  [join(import.meta.dirname, "..", "..", "shared", "corpus"), join(import.meta.dirname, "..", "..", "..", "shared", "corpus")].find((dir) => existsSync(join(dir, "prose.txt.xz"))) ??
-  join(import.meta.dirname, "..", "..", "shared", "corpus");
+  [join(import.meta.dirname, "..", "..", "shared", "corpus"), join(import.meta.dirname, "..", "..", "..", "shared", "corpus")].find((dir) =>
+    existsSync(join(dir, "prose.txt.xz")),
+  ) ?? join(import.meta.dirname, "..", "..", "shared", "corpus");
 const read = (name: string) => execFileSync("xz", ["-dc", join(CORPUS, name)], { maxBuffer: 1 << 30 }).toString("utf8");
 
 const approximations = [
@@ -20,7 +21,12 @@ const approximations = [
 ] as const;
 
 const categories: Array<[string, string[]]> = [
-  ...["prose", "code", "cjk", "euro"].map((c): [string, string[]] => [c, read(`${c}.txt.xz`).split("\n\n").filter((d) => d.trim() !== "")]),
+  ...["prose", "code", "cjk", "euro"].map((c): [string, string[]] => [
+    c,
+    read(`${c}.txt.xz`)
+      .split("\n\n")
+      .filter((d) => d.trim() !== ""),
+  ]),
   ["chat", JSON.parse(read("chat.json.xz")) as string[]],
 ];
 

@@ -5,14 +5,7 @@
 // side by side, the same session trimmed to its target at every request, as LangChain's
 // trimMessages in an agent loop does, and ctxwin's own strategy without hysteresis (trimTo = trimAt).
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages, type BaseMessage } from "@langchain/core/messages";
-import {
-  ContextLimits,
-  MessageContextManager,
-  TiktokenCounter,
-  TruncationMode,
-  extractiveSummarizer,
-  type MessageLike,
-} from "ctxwin";
+import { ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, extractiveSummarizer, type MessageLike } from "ctxwin";
 
 type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
 
@@ -46,16 +39,34 @@ export function session(turns = TURNS): Turn[] {
     const tool = tools[Math.floor(next() * tools.length)] as (typeof tools)[number];
     const lines = 10 + Math.floor(next() * 70); // results of 126 to 1,824 tokens
     const id = `call_${i}`;
-    const args = tool === "search_code" ? { query: `export function step${i}` } : tool === "run_tests" ? { filter: `module${i % 40}` } : { path: file };
+    const args =
+      tool === "search_code"
+        ? { query: `export function step${i}` }
+        : tool === "run_tests"
+          ? { filter: `module${i % 40}` }
+          : { path: file };
     const body =
       tool === "run_tests"
         ? `> vitest run ${args.filter ?? ""}\n${" ✓ test/case.test.ts > keeps case\n".repeat(lines)}Tests  0 failed | ${lines} passed (${lines})\n`
-        : Array.from({ length: lines }, (_, k) => `export function step${i}_${k}(input: Invoice): number { return input.total * ${k} + ${i}; }`).join("\n");
+        : Array.from(
+            { length: lines },
+            (_, k) => `export function step${i}_${k}(input: Invoice): number { return input.total * ${k} + ${i}; }`,
+          ).join("\n");
     out.push({
-      user: { role: "user", content: `Turn ${i}: look at ${file} and ${["fix the rounding", "explain the export", "add a test", "rename the helper"][i % 4]} (${"details ".repeat(5 + Math.floor(next() * 30))}).` },
-      call: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: tool, arguments: JSON.stringify(args) } }] },
+      user: {
+        role: "user",
+        content: `Turn ${i}: look at ${file} and ${["fix the rounding", "explain the export", "add a test", "rename the helper"][i % 4]} (${"details ".repeat(5 + Math.floor(next() * 30))}).`,
+      },
+      call: {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id, type: "function", function: { name: tool, arguments: JSON.stringify(args) } }],
+      },
       result: { role: "tool", tool_call_id: id, content: body },
-      answer: { role: "assistant", content: `Done with turn ${i}: ${"the change is small and tested ".repeat(2 + Math.floor(next() * 8))}` },
+      answer: {
+        role: "assistant",
+        content: `Done with turn ${i}: ${"the change is small and tested ".repeat(2 + Math.floor(next() * 8))}`,
+      },
     });
   }
   return out;
@@ -107,7 +118,13 @@ async function runCtxwin(turns: Turn[], mode: TruncationMode, counter: TiktokenC
   const history = cm.getMessages();
   const written = history.filter((m) => typeof m.content === "string" && m.content.startsWith("Summary of the "));
   const tokens = written.reduce((sum, m) => sum + counter.countMessages([m]) - counter.countMessages([]), 0);
-  return { share: cacheableShare, requests, trims, largest, summaries: { count: written.length, tokens, history: counter.countMessages(history) } };
+  return {
+    share: cacheableShare,
+    requests,
+    trims,
+    largest,
+    summaries: { count: written.length, tokens, history: counter.countMessages(history) },
+  };
 }
 
 /** One request of the trimMessages replay: what was sent, and how much of it the request before also sent. */
@@ -128,7 +145,11 @@ export interface TrimmedRequest {
  * The session's model calls with LangChain's trimMessages to the target before every request, on
  * the whole history: what each request sends, for the cache-share and cost benchmarks alike.
  */
-export async function replayTrimMessages(turns: Turn[], counter: TiktokenCounter, onRequest: (request: TrimmedRequest) => void): Promise<void> {
+export async function replayTrimMessages(
+  turns: Turn[],
+  counter: TiktokenCounter,
+  onRequest: (request: TrimmedRequest) => void,
+): Promise<void> {
   const tokensById = new Map<string, number>();
   const history: BaseMessage[] = [];
   const add = (m: Msg) => {
@@ -137,7 +158,18 @@ export async function replayTrimMessages(turns: Turn[], counter: TiktokenCounter
     if (m.role === "system") history.push(new SystemMessage({ content: m.content as string, id }));
     else if (m.role === "user") history.push(new HumanMessage({ content: m.content as string, id }));
     else if (m.role === "tool") history.push(new ToolMessage({ content: m.content as string, tool_call_id: m.tool_call_id as string, id }));
-    else history.push(new AIMessage({ content: (m.content as string | null) ?? "", id, tool_calls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) as Record<string, unknown> })) }));
+    else
+      history.push(
+        new AIMessage({
+          content: (m.content as string | null) ?? "",
+          id,
+          tool_calls: (m.tool_calls ?? []).map((c) => ({
+            id: c.id,
+            name: c.function.name,
+            args: JSON.parse(c.function.arguments) as Record<string, unknown>,
+          })),
+        }),
+      );
   };
   const overhead = counter.countMessages([]);
   add({ role: "system", content: SYSTEM });
@@ -146,11 +178,24 @@ export async function replayTrimMessages(turns: Turn[], counter: TiktokenCounter
   const target = Math.floor(WINDOW * DEFAULTS.trimAt) - overhead;
   let previous: string[] = [];
   const request = async () => {
-    const trimmed = await trimMessages(history, { maxTokens: target, strategy: "last", tokenCounter, startOn: "human", includeSystem: true });
+    const trimmed = await trimMessages(history, {
+      maxTokens: target,
+      strategy: "last",
+      tokenCounter,
+      startOn: "human",
+      includeSystem: true,
+    });
     const ids = trimmed.map((m) => m.id as string);
     let sharedMessageTokens = 0;
-    for (let i = 0; i < Math.min(ids.length, previous.length) && ids[i] === previous[i]; i++) sharedMessageTokens += tokensById.get(ids[i] as string) ?? 0;
-    onRequest({ tokens: tokenCounter(trimmed) + overhead, sharedMessageTokens, overhead, systemTokens, trimmed: ids.length < history.length });
+    for (let i = 0; i < Math.min(ids.length, previous.length) && ids[i] === previous[i]; i++)
+      sharedMessageTokens += tokensById.get(ids[i] as string) ?? 0;
+    onRequest({
+      tokens: tokenCounter(trimmed) + overhead,
+      sharedMessageTokens,
+      overhead,
+      systemTokens,
+      trimmed: ids.length < history.length,
+    });
     previous = ids;
   };
   for (const t of turns) {
@@ -186,24 +231,36 @@ export async function benchCacheShare(): Promise<void> {
   const counter = new TiktokenCounter({ model: "gpt-4o" });
   const turns = session();
   const lc = await runTrimMessages(turns, counter);
-  console.log(`\n### Cacheable share of prompt tokens: ${TURNS} tool-using turns (2 requests each), ${WINDOW.toLocaleString("en-US")}-token window\n`);
-  console.log(`| mode | ctxwin (trimAt ${DEFAULTS.trimAt}, trimTo ${DEFAULTS.trimTo}) | trims / compactions | same strategy, trimTo = trimAt | @langchain/core trimMessages to the target every request | budget >= 85% |`);
+  console.log(
+    `\n### Cacheable share of prompt tokens: ${TURNS} tool-using turns (2 requests each), ${WINDOW.toLocaleString("en-US")}-token window\n`,
+  );
+  console.log(
+    `| mode | ctxwin (trimAt ${DEFAULTS.trimAt}, trimTo ${DEFAULTS.trimTo}) | trims / compactions | same strategy, trimTo = trimAt | @langchain/core trimMessages to the target every request | budget >= 85% |`,
+  );
   console.log("|---|---|---|---|---|---|");
   const summaries: string[] = [];
   for (const mode of [TruncationMode.SLIDING_WINDOW, TruncationMode.TOKEN_BUDGET, TruncationMode.SMART, TruncationMode.SUMMARIZE]) {
     const ours = await runCtxwin(turns, mode, counter, undefined);
     const naive = await runCtxwin(turns, mode, counter, DEFAULTS.trimAt);
-    if (ours.largest > WINDOW || ours.trims < 10) throw new Error(`cache-share bench: ${mode} sent ${ours.largest} tokens in one request and trimmed ${ours.trims} times`);
+    if (ours.largest > WINDOW || ours.trims < 10)
+      throw new Error(`cache-share bench: ${mode} sent ${ours.largest} tokens in one request and trimmed ${ours.trims} times`);
     if (mode === TruncationMode.SUMMARIZE) {
-      for (const [label, run] of [[`trimTo ${DEFAULTS.trimTo}`, ours], ["trimTo = trimAt", naive]] as const) {
+      for (const [label, run] of [
+        [`trimTo ${DEFAULTS.trimTo}`, ours],
+        ["trimTo = trimAt", naive],
+      ] as const) {
         const { count = 0, tokens = 0, history = 0 } = run.summaries ?? {};
         summaries.push(`${count} (${tokens.toLocaleString("en-US")} of ${history.toLocaleString("en-US")} tokens) with ${label}`);
       }
     }
-    console.log(`| ${mode}${mode === TruncationMode.SUMMARIZE ? " (extractive summarizer)" : ""} | ${pct(ours.share)} | ${ours.trims} | ${pct(naive.share)} | ${pct(lc.share)} | ${ours.share >= 0.85 ? "met" : "MISSED"} |`);
+    console.log(
+      `| ${mode}${mode === TruncationMode.SUMMARIZE ? " (extractive summarizer)" : ""} | ${pct(ours.share)} | ${ours.trims} | ${pct(naive.share)} | ${pct(lc.share)} | ${ours.share >= 0.85 ? "met" : "MISSED"} |`,
+    );
   }
   console.log(`\nSummaries in the history at the end of the summarize runs: ${summaries.join("; ")}.`);
-  console.log(`\n${lc.requests} requests per run; trimMessages trimmed before ${lc.trims} of them. Shared prefix: the tokens of a request's leading messages that the previous request had in the same places (system prompt included), over all prompt tokens.`);
+  console.log(
+    `\n${lc.requests} requests per run; trimMessages trimmed before ${lc.trims} of them. Shared prefix: the tokens of a request's leading messages that the previous request had in the same places (system prompt included), over all prompt tokens.`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchCacheShare();

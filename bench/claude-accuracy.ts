@@ -22,7 +22,10 @@ function load(name: string, key: string) {
     .split("\n")
     .map((line) => JSON.parse(line) as Record<string, string>)
     .map((doc) => ({ key: doc[key] as string, text: doc.text as string }));
-  const counts = JSON.parse(readFileSync(join(FIXTURES, `${name}_counts.json`), "utf8")) as Record<ClaudeFamily, { model: string; counts: Record<string, number> }>;
+  const counts = JSON.parse(readFileSync(join(FIXTURES, `${name}_counts.json`), "utf8")) as Record<
+    ClaudeFamily,
+    { model: string; counts: Record<string, number> }
+  >;
   return { name, docs, counts };
 }
 
@@ -66,10 +69,20 @@ for (const fixture of [load("rosetta", "id"), load("udhr", "f")]) {
     const counters: Array<[string, Count]> = [
       ["ctxwin ClaudeCounter", (text) => claude.countMessages([{ role: "user", content: text }])],
       ["o200k_base (TiktokenCounter, the old stand-in)", (text) => o200k.countMessages([{ role: "user", content: text }])],
-      ["ai-tokenizer 1.0.6 (claude-opus-4.5 entry)", (text) => aiTokenizerCount({ tokenizer: aiTokenizer as unknown as AiSdkTokenizer, model: aiModel, messages: [{ role: "user", content: text }] }).total],
+      [
+        "ai-tokenizer 1.0.6 (claude-opus-4.5 entry)",
+        (text) =>
+          aiTokenizerCount({
+            tokenizer: aiTokenizer as unknown as AiSdkTokenizer,
+            model: aiModel,
+            messages: [{ role: "user", content: text }],
+          }).total,
+      ],
     ];
     for (const [name, count] of counters) {
-      console.log(`| ${fixture.name} (${fixture.docs.length}) | ${family} (${recorded.model}) | ${name} | ${stats(count, fixture.docs, recorded.counts).join(" | ")} |`);
+      console.log(
+        `| ${fixture.name} (${fixture.docs.length}) | ${family} (${recorded.model}) | ${name} | ${stats(count, fixture.docs, recorded.counts).join(" | ")} |`,
+      );
     }
   }
 }

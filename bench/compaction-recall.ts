@@ -29,7 +29,9 @@ export function recalled(summary: string, question: Question): boolean {
 }
 
 export async function benchCompactionRecall(options: { verbose?: boolean } = {}): Promise<{ recalled: number; asked: number }> {
-  const files = readdirSync(DATA).filter((f) => f.endsWith(".json")).sort();
+  const files = readdirSync(DATA)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
   console.log("\n### Summary recall (extractive summarizer, maxSummaryTokens 500)\n");
   console.log("| session | summarized messages | summary tokens | recalled | missed |");
   console.log("|---|---|---|---|---|");
@@ -44,7 +46,9 @@ export async function benchCompactionRecall(options: { verbose?: boolean } = {})
       const missed = questions.filter((q) => !recalled(summary, q));
       total += questions.length - missed.length;
       asked += questions.length;
-      console.log(`| ${session.kind} | ${through} | ${counter.count(summary)} | ${questions.length - missed.length} / ${questions.length} | ${missed.map((q) => q.question).join("; ") || "-"} |`);
+      console.log(
+        `| ${session.kind} | ${through} | ${counter.count(summary)} | ${questions.length - missed.length} / ${questions.length} | ${missed.map((q) => q.question).join("; ") || "-"} |`,
+      );
       if (options.verbose) console.log(`\n${summary}\n`);
     }
   }

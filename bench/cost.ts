@@ -36,7 +36,13 @@ function costOptions(list: PriceList): CostOptions & { now: () => number } {
   return { provider: list.provider, prices, minimumPrefix: 1024, now: () => (clock += GAP_MS) };
 }
 
-async function runCtxwin(turns: Turn[], counter: TiktokenCounter, list: PriceList, trimTo: number, compactionTiming: "threshold" | "cache-aware") {
+async function runCtxwin(
+  turns: Turn[],
+  counter: TiktokenCounter,
+  list: PriceList,
+  trimTo: number,
+  compactionTiming: "threshold" | "cache-aware",
+) {
   const cm = new MessageContextManager<Msg>({
     model: "gpt-4o",
     counter,
@@ -84,8 +90,12 @@ const usd = (x: number) => `$${x.toFixed(2)}`;
 export async function benchCost(): Promise<void> {
   const counter = new TiktokenCounter({ model: "gpt-4o" });
   const turns = session();
-  console.log(`\n### Dollars per session: ${turns.length} tool-using turns (2 requests each), ${WINDOW.toLocaleString("en-US")}-token window, prompt tokens through the provider's cache\n`);
-  console.log("| prices | ctxwin, cache-aware timing | cached / written / uncached | ctxwin, trim at 0.8 to 0.6 (default) | compacting at every threshold crossing | trimMessages before every request | no cache at all | cheaper than both baselines |");
+  console.log(
+    `\n### Dollars per session: ${turns.length} tool-using turns (2 requests each), ${WINDOW.toLocaleString("en-US")}-token window, prompt tokens through the provider's cache\n`,
+  );
+  console.log(
+    "| prices | ctxwin, cache-aware timing | cached / written / uncached | ctxwin, trim at 0.8 to 0.6 (default) | compacting at every threshold crossing | trimMessages before every request | no cache at all | cheaper than both baselines |",
+  );
   console.log("|---|---|---|---|---|---|---|---|");
   for (const list of PRICE_LISTS) {
     const aware = await runCtxwin(turns, counter, list, 0.6, "cache-aware");
@@ -95,10 +105,17 @@ export async function benchCost(): Promise<void> {
     const share = (x: number) => `${Math.round((x / aware.inputTokens) * 100)}%`;
     const ratio = (x: number) => `${usd(x)} (${(x / aware.dollars).toFixed(2)}x)`;
     const cheaper = aware.dollars < Math.min(every.dollars, lc.dollars);
-    console.log(`| ${list.name} | ${usd(aware.dollars)} | ${share(aware.cachedTokens)} / ${share(aware.writtenTokens)} / ${share(aware.uncachedTokens)} | ${ratio(ours.dollars)} | ${ratio(every.dollars)} | ${ratio(lc.dollars)} | ${ratio(aware.noCacheDollars)} | ${cheaper ? "yes" : "NO"} |`);
-    if (!cheaper) throw new Error(`cost bench: ctxwin cost ${aware.dollars} with ${list.name} prices, not below both baselines (${every.dollars}, ${lc.dollars})`);
+    console.log(
+      `| ${list.name} | ${usd(aware.dollars)} | ${share(aware.cachedTokens)} / ${share(aware.writtenTokens)} / ${share(aware.uncachedTokens)} | ${ratio(ours.dollars)} | ${ratio(every.dollars)} | ${ratio(lc.dollars)} | ${ratio(aware.noCacheDollars)} | ${cheaper ? "yes" : "NO"} |`,
+    );
+    if (!cheaper)
+      throw new Error(
+        `cost bench: ctxwin cost ${aware.dollars} with ${list.name} prices, not below both baselines (${every.dollars}, ${lc.dollars})`,
+      );
   }
-  console.log("\nRatios against ctxwin with cache-aware timing. Prompt tokens only (the replies are the same in every run); Claude Sonnet 4.5 and GPT-4o prices from the catalog; requests 20 s apart, 5-minute Anthropic entries.");
+  console.log(
+    "\nRatios against ctxwin with cache-aware timing. Prompt tokens only (the replies are the same in every run); Claude Sonnet 4.5 and GPT-4o prices from the catalog; requests 20 s apart, 5-minute Anthropic entries.",
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchCost();

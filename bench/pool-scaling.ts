@@ -74,7 +74,13 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
  * Prints one line: countMany and countManyAsync on `texts`, each pass starting with cold caches
  * (`clear`), passes interleaved so that both see the same machine; medians of `passes`.
  */
-export async function compareCountManyAsync(label: string, counter: BatchCounter, texts: string[], clear: () => void, passes = 5): Promise<void> {
+export async function compareCountManyAsync(
+  label: string,
+  counter: BatchCounter,
+  texts: string[],
+  clear: () => void,
+  passes = 5,
+): Promise<void> {
   const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
   const sync: Pass[] = [];
   const pooled: Pass[] = [];
@@ -105,7 +111,11 @@ export async function compareCountManyAsync(label: string, counter: BatchCounter
     const idle = median(pooled.map((p) => p.mainCpuMs + jobCpu(p).reduce((n, j) => n + j, 0) / threads));
     const waitShare = median(pooled.map((p) => p.waitMs / (p.waitMs + p.mainCpuMs + p.jobsCpuMs.reduce((n, j) => n + j, 0))));
     line +=
-      `; CPU: countMany ${syncCpu.toFixed(0)} ms, countManyAsync ${totalCpu.toFixed(0)} ms (main thread ${mainCpu.toFixed(0)} ms, jobs ${jobCpu(typical).map((j) => j.toFixed(0)).join(" / ")} ms)` +
+      `; CPU: countMany ${syncCpu.toFixed(0)} ms, countManyAsync ${totalCpu.toFixed(0)} ms (main thread ${mainCpu.toFixed(0)} ms, jobs ${jobCpu(
+        typical,
+      )
+        .map((j) => j.toFixed(0))
+        .join(" / ")} ms)` +
       `, so up to ${(syncCpu / idle).toFixed(2)}x on ${threads} idle cores; the threads were ready but waiting for a CPU ${(100 * waitShare).toFixed(0)}% of their time (load average ${loadavg()[0]?.toFixed(1)})`;
   }
   console.log(line);

@@ -14,7 +14,10 @@ import { RedisSessionStore } from "ctxwin/session";
 import { startRedisServer } from "../test/ts/support/redis-server.js";
 import { formatTime, printTable, type Result } from "./harness.js";
 
-const message = (i: number): MessageLike => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ${"the quick brown fox jumps over the lazy dog ".repeat(6)}` });
+const message = (i: number): MessageLike => ({
+  role: i % 2 ? "assistant" : "user",
+  content: `message ${i}: ${"the quick brown fox jumps over the lazy dog ".repeat(6)}`,
+});
 
 /** ns per append, blind and retry-safe, in alternating rounds so that both see the same machine. */
 async function appendsPerSecond(store: SessionStore, id: string, count: number): Promise<{ blind: number; safe: number }> {
@@ -28,7 +31,12 @@ async function appendsPerSecond(store: SessionStore, id: string, count: number):
     blind += process.hrtime.bigint() - start;
     start = process.hrtime.bigint();
     for (let i = 0; i < count / rounds; i++) {
-      version = (await store.append(`${id}-safe`, [{ type: "message", id: `s.${i}`, message: message(i) }], { appendId: `a.${round}.${i}`, expectedVersion: version })).version;
+      version = (
+        await store.append(`${id}-safe`, [{ type: "message", id: `s.${i}`, message: message(i) }], {
+          appendId: `a.${round}.${i}`,
+          expectedVersion: version,
+        })
+      ).version;
     }
     safe += process.hrtime.bigint() - start;
   }
@@ -46,7 +54,11 @@ async function managerTurns(store: SessionStore, id: string, turns: number, perT
   return Number(process.hrtime.bigint() - start) / (turns * perTurn);
 }
 
-async function openTime(store: SessionStore, id: string, samples = 5): Promise<{ open: number; read: number; info: number; fromSnapshot: number }> {
+async function openTime(
+  store: SessionStore,
+  id: string,
+  samples = 5,
+): Promise<{ open: number; read: number; info: number; fromSnapshot: number }> {
   const opens: number[] = [];
   const reads: number[] = [];
   const infos: number[] = [];
@@ -93,11 +105,18 @@ export async function benchSessions(): Promise<void> {
       turns.push({ name, nsPerOp: await managerTurns(store, "turns", 200, 2) });
       // A 10,000-message session, written in batches of 1,000; the same with a snapshot and 100 more after it.
       for (let b = 0; b < 10; b++) {
-        const batch = Array.from({ length: 1000 }, (_, i) => ({ type: "message", id: `b.${b * 1000 + i}`, message: message(b * 1000 + i) }));
+        const batch = Array.from({ length: 1000 }, (_, i) => ({
+          type: "message",
+          id: `b.${b * 1000 + i}`,
+          message: message(b * 1000 + i),
+        }));
         await store.append("big", batch);
         await store.append("big-snapshot", batch);
       }
-      await store.append("big-snapshot", [{ type: "snapshot", messages: [], marker: null }, ...Array.from({ length: 100 }, (_, i) => ({ type: "message", id: `t.${i}`, message: message(i) }))]);
+      await store.append("big-snapshot", [
+        { type: "snapshot", messages: [], marker: null },
+        ...Array.from({ length: 100 }, (_, i) => ({ type: "message", id: `t.${i}`, message: message(i) })),
+      ]);
       const t = await openTime(store, "big");
       opens.push({ name, nsPerOp: t.open });
       reads.push({ name, nsPerOp: t.read });
@@ -106,11 +125,19 @@ export async function benchSessions(): Promise<void> {
     }
     printTable("Session store: one durable append of one message", appends, "FileSessionStore (fsync)");
     console.log(appends.map((r) => `${r.name}: ${Math.round(1e9 / r.nsPerOp).toLocaleString("en-US")} appends/s`).join("\n"));
-    printTable("MessageContextManager with a session: per message, 2 messages per turn, flush() after each turn", turns, "FileSessionStore (fsync)");
+    printTable(
+      "MessageContextManager with a session: per message, 2 messages per turn, flush() after each turn",
+      turns,
+      "FileSessionStore (fsync)",
+    );
     printTable("Open a 10,000-message session (MessageContextManager.open: read, replay, count)", opens, "FileSessionStore (fsync)");
     printTable("Read a 10,000-message log (store.read)", reads, "FileSessionStore (fsync)");
     printTable("info() of a 10,000-message session (version, times, metadata, last snapshot)", infos, "FileSessionStore (fsync)");
-    printTable("Read a 10,101-record log from its last snapshot (info, then read(id, snapshot): 101 records)", snapshots, "FileSessionStore (fsync)");
+    printTable(
+      "Read a 10,101-record log from its last snapshot (info, then read(id, snapshot): 101 records)",
+      snapshots,
+      "FileSessionStore (fsync)",
+    );
     console.log(`\nopen of 10,000 messages: ${opens.map((r) => `${r.name} ${formatTime(r.nsPerOp)}`).join(", ")}`);
   } finally {
     await Promise.all(stores.map(([, s]) => s.close()));

@@ -10,8 +10,21 @@ function thread(events: number): AgentThread {
     const iteration = Math.floor(i / 2) + 1;
     list.push(
       i % 2 === 0
-        ? { type: "tool_call", timestamp: 1_700_000_000_000 + i, iteration, toolName: "read_file", toolCallId: `call_${i}`, args: { path: `src/module${i}.ts` } }
-        : { type: "tool_result", timestamp: 1_700_000_000_000 + i, iteration, toolCallId: `call_${i - 1}`, result: `${"const value = compute(input);\n".repeat(1 + (i % 40))}` },
+        ? {
+            type: "tool_call",
+            timestamp: 1_700_000_000_000 + i,
+            iteration,
+            toolName: "read_file",
+            toolCallId: `call_${i}`,
+            args: { path: `src/module${i}.ts` },
+          }
+        : {
+            type: "tool_result",
+            timestamp: 1_700_000_000_000 + i,
+            iteration,
+            toolCallId: `call_${i - 1}`,
+            result: `${"const value = compute(input);\n".repeat(1 + (i % 40))}`,
+          },
     );
   }
   return { id: "bench", events: list, metadata: {}, createdAt: 0, updatedAt: 0 };
@@ -25,8 +38,24 @@ export function benchSpec08(): void {
   printTable(
     "estimateTokens, one call (strings of 0 to 1,000,000 chars)",
     [
-      measure({ name: "Math.ceil(s.length / 3.5) in JS", run: (n) => { for (let i = 0; i < n; i++) consume(Math.ceil((texts[i % perText] as string).length / 3.5)); } }, 2_000_000),
-      measure({ name: "ctxwin estimateTokens (core)", run: (n) => { for (let i = 0; i < n; i++) consume(estimateTokens(texts[i % perText] as string)); } }, 2_000_000),
+      measure(
+        {
+          name: "Math.ceil(s.length / 3.5) in JS",
+          run: (n) => {
+            for (let i = 0; i < n; i++) consume(Math.ceil((texts[i % perText] as string).length / 3.5));
+          },
+        },
+        2_000_000,
+      ),
+      measure(
+        {
+          name: "ctxwin estimateTokens (core)",
+          run: (n) => {
+            for (let i = 0; i < n; i++) consume(estimateTokens(texts[i % perText] as string));
+          },
+        },
+        2_000_000,
+      ),
     ],
     "Math.ceil(s.length / 3.5) in JS",
   );
@@ -43,28 +72,55 @@ export function benchSpec08(): void {
   printTable(
     `estimateThreadTokens, 10,000 events (${megabytes.toFixed(1)} MB of JSON)`,
     [
-      measure({ name: "reference: sum of ceil(JSON.stringify(e).length / 3.5)", run: (n) => { for (let i = 0; i < n; i++) consume(referenceThreadTokens(grown)); } }, 5),
-      measure({ name: "ctxwin, first call (cold cache)", run: (n) => { for (let i = 0; i < n; i++) consume(new ContextManager().estimateThreadTokens(grown)); } }, 5),
-      measure({
-        name: "ctxwin, after adding 10 events",
-        setup: () => {
-          manager = new ContextManager();
-          growing = { ...base, events: base.events.slice() };
-          manager.estimateThreadTokens(growing);
+      measure(
+        {
+          name: "reference: sum of ceil(JSON.stringify(e).length / 3.5)",
+          run: (n) => {
+            for (let i = 0; i < n; i++) consume(referenceThreadTokens(grown));
+          },
         },
-        run: (n) => {
-          for (let i = 0; i < n; i++) {
-            growing.events.length = 10_000;
-            for (const e of extra) growing.events.push({ ...e }); // 10 events the cache has never seen
-            consume(manager.estimateThreadTokens(growing));
-          }
+        5,
+      ),
+      measure(
+        {
+          name: "ctxwin, first call (cold cache)",
+          run: (n) => {
+            for (let i = 0; i < n; i++) consume(new ContextManager().estimateThreadTokens(grown));
+          },
         },
-      }, 20),
-      measure({
-        name: "ctxwin, unchanged thread",
-        setup: () => { manager = new ContextManager(); manager.estimateThreadTokens(grown); },
-        run: (n) => { for (let i = 0; i < n; i++) consume(manager.estimateThreadTokens(grown)); },
-      }, 20),
+        5,
+      ),
+      measure(
+        {
+          name: "ctxwin, after adding 10 events",
+          setup: () => {
+            manager = new ContextManager();
+            growing = { ...base, events: base.events.slice() };
+            manager.estimateThreadTokens(growing);
+          },
+          run: (n) => {
+            for (let i = 0; i < n; i++) {
+              growing.events.length = 10_000;
+              for (const e of extra) growing.events.push({ ...e }); // 10 events the cache has never seen
+              consume(manager.estimateThreadTokens(growing));
+            }
+          },
+        },
+        20,
+      ),
+      measure(
+        {
+          name: "ctxwin, unchanged thread",
+          setup: () => {
+            manager = new ContextManager();
+            manager.estimateThreadTokens(grown);
+          },
+          run: (n) => {
+            for (let i = 0; i < n; i++) consume(manager.estimateThreadTokens(grown));
+          },
+        },
+        20,
+      ),
     ],
     "reference: sum of ceil(JSON.stringify(e).length / 3.5)",
   );

@@ -19,7 +19,11 @@ function history(n: number): Msg[] {
   for (let i = 0; out.length < n; i++) {
     out.push({ role: "user", content: `Step ${i}: look at src/module${i}.ts and tell me what it does.` });
     if (i % 3 === 0) {
-      out.push({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"src/module${i}.ts"}` } }] });
+      out.push({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"src/module${i}.ts"}` } }],
+      });
       out.push({ role: "tool", tool_call_id: `c${i}`, content: `export const value${i} = compute(${i});\n`.repeat(1 + (i % 20)) });
     }
     out.push({ role: "assistant", content: `Module ${i} computes a value from its input and exports it.` });
@@ -32,7 +36,14 @@ function toLangChain(messages: Msg[]): BaseMessage[] {
     if (m.role === "system") return new SystemMessage(m.content as string);
     if (m.role === "user") return new HumanMessage(m.content as string);
     if (m.role === "tool") return new ToolMessage({ content: m.content as string, tool_call_id: m.tool_call_id as string });
-    return new AIMessage({ content: (m.content as string | null) ?? "", tool_calls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) as Record<string, unknown> })) });
+    return new AIMessage({
+      content: (m.content as string | null) ?? "",
+      tool_calls: (m.tool_calls ?? []).map((c) => ({
+        id: c.id,
+        name: c.function.name,
+        args: JSON.parse(c.function.arguments) as Record<string, unknown>,
+      })),
+    });
   });
 }
 
@@ -94,7 +105,9 @@ export async function benchStrategies(): Promise<void> {
     return { n, messages, lc, ...cachedCounts(messages, lc) };
   });
   for (const [name, strategy] of strategies) {
-    const cells = data.map((d) => formatTime(time(() => consume(strategy.plan(d.messages, Math.floor(d.total / 2), d.counter).kept.length))));
+    const cells = data.map((d) =>
+      formatTime(time(() => consume(strategy.plan(d.messages, Math.floor(d.total / 2), d.counter).kept.length))),
+    );
     console.log(`| ${name} | ${cells.join(" | ")} |`);
   }
 
@@ -102,7 +115,12 @@ export async function benchStrategies(): Promise<void> {
   for (const [name, strategy] of strategies) {
     const managerCells = data.map((d) => {
       const load = () => {
-        const cm = new MessageContextManager({ model: "m", counter: d.counter, limits: { contextLength: 10_000_000, maxOutputTokens: 0, reservedTokens: 0 }, compaction: { strategy, autoTruncate: false } });
+        const cm = new MessageContextManager({
+          model: "m",
+          counter: d.counter,
+          limits: { contextLength: 10_000_000, maxOutputTokens: 0, reservedTokens: 0 },
+          compaction: { strategy, autoTruncate: false },
+        });
         cm.load(d.messages);
         return cm;
       };
@@ -118,29 +136,47 @@ export async function benchStrategies(): Promise<void> {
     console.log(`| MessageContextManager.truncate with ${name} | ${managerCells.join(" | ")} |`);
   }
 
-  console.log("\n### Against LangChain trimMessages (strategy \"last\", same history, same cached counts)\n");
+  console.log('\n### Against LangChain trimMessages (strategy "last", same history, same cached counts)\n');
   console.log("| messages | ctxwin TokenBudgetStrategy (startOn user) | @langchain/core trimMessages | ctxwin is |");
   console.log("|---|---|---|---|");
   const ours = new TokenBudgetStrategy({ startOn: "user" });
   for (const n of [100, 1000, 4000]) {
-    const d = data.find((x) => x.n === n) ?? (() => {
-      const messages = history(n);
-      const lc = toLangChain(messages);
-      return { n, messages, lc, ...cachedCounts(messages, lc) };
-    })();
+    const d =
+      data.find((x) => x.n === n) ??
+      (() => {
+        const messages = history(n);
+        const lc = toLangChain(messages);
+        return { n, messages, lc, ...cachedCounts(messages, lc) };
+      })();
     const target = Math.floor(d.total / 2);
     const mine = time(() => consume(ours.plan(d.messages, target, d.counter).kept.length));
-    const theirs = await timeAsync(async () => {
-      const kept = await trimMessages(d.lc, { maxTokens: target, tokenCounter: d.lcCounter, strategy: "last", startOn: "human", includeSystem: true, allowPartial: false });
-      consume(kept.length);
-    }, n >= 4000 ? 1 : n >= 1000 ? 3 : 20);
+    const theirs = await timeAsync(
+      async () => {
+        const kept = await trimMessages(d.lc, {
+          maxTokens: target,
+          tokenCounter: d.lcCounter,
+          strategy: "last",
+          startOn: "human",
+          includeSystem: true,
+          allowPartial: false,
+        });
+        consume(kept.length);
+      },
+      n >= 4000 ? 1 : n >= 1000 ? 3 : 20,
+    );
     console.log(`| ${n.toLocaleString("en-US")} | ${formatTime(mine)} | ${formatTime(theirs)} | ${(theirs / mine).toFixed(0)}x faster |`);
   }
 
   // Adding a 1 KB message to a managed history, counted exactly.
-  const cm = new MessageContextManager({ model: "gpt-4o", counter: new TiktokenCounter({ model: "gpt-4o" }), compaction: { autoTruncate: false } });
+  const cm = new MessageContextManager({
+    model: "gpt-4o",
+    counter: new TiktokenCounter({ model: "gpt-4o" }),
+    compaction: { autoTruncate: false },
+  });
   const kb = "The agent read the file and found that the exporter parses due dates in UTC. ".repeat(13).slice(0, 1024);
   let i = 0;
   const perAdd = time(() => cm.addMessage({ role: i++ % 2 ? "assistant" : "user", content: `${i} ${kb}` }), 300);
-  console.log(`\nMessageContextManager.addMessage, 1 KB message, exact o200k_base counting: ${formatTime(perAdd)} per message (${cm.getMessages().length.toLocaleString("en-US")} messages by the end)`);
+  console.log(
+    `\nMessageContextManager.addMessage, 1 KB message, exact o200k_base counting: ${formatTime(perAdd)} per message (${cm.getMessages().length.toLocaleString("en-US")} messages by the end)`,
+  );
 }

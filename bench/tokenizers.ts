@@ -74,7 +74,9 @@ function benchLongRun(): void {
   console.log("|---|---|---|");
   for (const n of [10_000, 50_000]) {
     const text = "a".repeat(n);
-    console.log(`| ${n.toLocaleString("en-US")} chars | ${time((t) => ours.count(t), text).toFixed(1)} ms | ${time((t) => tiktoken.encode_ordinary(t).length, text).toFixed(1)} ms |`);
+    console.log(
+      `| ${n.toLocaleString("en-US")} chars | ${time((t) => ours.count(t), text).toFixed(1)} ms | ${time((t) => tiktoken.encode_ordinary(t).length, text).toFixed(1)} ms |`,
+    );
   }
   const mega = "a".repeat(1_000_000);
   console.log(`| 1,000,000 chars | ${time((t) => ours.count(t), mega).toFixed(1)} ms | (not run: quadratic) |`);
@@ -100,7 +102,9 @@ function benchCaching(chat: string[]): void {
   console.log("| counter | first pass | second pass |");
   console.log("|---|---|---|");
   console.log(`| TiktokenCounter | ${plainFirst.toFixed(2)} µs | ${plainSecond.toFixed(2)} µs |`);
-  console.log(`| CachingCounter(TiktokenCounter) | ${cachedFirst.toFixed(2)} µs | ${cachedSecond.toFixed(2)} µs (${(plainSecond / cachedSecond).toFixed(0)}x faster) |`);
+  console.log(
+    `| CachingCounter(TiktokenCounter) | ${cachedFirst.toFixed(2)} µs | ${cachedSecond.toFixed(2)} µs (${(plainSecond / cachedSecond).toFixed(0)}x faster) |`,
+  );
 }
 
 export async function benchTokenizers(): Promise<void> {
@@ -126,7 +130,11 @@ export async function benchTokenizers(): Promise<void> {
     const js = getEncoding(encoding);
     // Unseen text: each pass starts with empty caches (ctxwin's cleared; gpt-tokenizer's merge cache off).
     const peers: Array<{ name: string; count: Count; beforePass?: () => void }> = [
-      { name: "ctxwin, unseen text (piece caches cleared each pass)", count: (t) => ours.count(t), beforePass: () => TiktokenCounter.clearPieceCaches() },
+      {
+        name: "ctxwin, unseen text (piece caches cleared each pass)",
+        count: (t) => ours.count(t),
+        beforePass: () => TiktokenCounter.clearPieceCaches(),
+      },
       { name: "ctxwin, piece cache warm", count: (t) => ours.count(t) },
       { name: "tiktoken 1.0.22 (WASM)", count: (t) => tiktoken.encode_ordinary(t).length },
       { name: "gpt-tokenizer 4.0.0, merge cache off", count: (t) => gpt.countTokens(t), beforePass: () => gpt.setMergeCacheSize(0) },
@@ -138,14 +146,21 @@ export async function benchTokenizers(): Promise<void> {
       const counts = peers.map((peer) => peer.count(t));
       if (new Set(counts).size !== 1) throw new Error(`${encoding}: counts disagree: ${counts.join(", ")}`);
     }
-    console.log(`\n### Exact counting, ${encoding}: ${(bytes / 1e6).toFixed(1)} MB of the corpus (prose, code, cjk, euro) in 64 KiB chunks; chat.json per call\n`);
+    console.log(
+      `\n### Exact counting, ${encoding}: ${(bytes / 1e6).toFixed(1)} MB of the corpus (prose, code, cjk, euro) in 64 KiB chunks; chat.json per call\n`,
+    );
     console.log("| library | MB/s | ctxwin (unseen) is | p50 per call, chat.json | p50, strings <= 200 chars |");
     console.log("|---|---|---|---|---|");
     const rows = peers.map((peer) => {
       const mine = peer.name.startsWith("ctxwin");
       const mbs = mbPerSecond(peer.count, texts, bytes, peer.beforePass);
       peer.beforePass?.();
-      return { name: peer.name, mbs, p50: p50Micros(peer.count, mine ? chat : chatSample), p50Short: p50Micros(peer.count, mine ? short : short.slice(0, 1000)) };
+      return {
+        name: peer.name,
+        mbs,
+        p50: p50Micros(peer.count, mine ? chat : chatSample),
+        p50Short: p50Micros(peer.count, mine ? short : short.slice(0, 1000)),
+      };
     });
     const base = rows[0] as (typeof rows)[number];
     for (const r of rows) {
@@ -161,7 +176,12 @@ export async function benchTokenizers(): Promise<void> {
     ["prose", "code", "cjk", "euro"].forEach((category, i) => {
       const parts = chunks(corpus[i] as string, CHUNK);
       const size = parts.reduce((n, t) => n + Buffer.byteLength(t), 0);
-      const mine = mbPerSecond((t) => ours.count(t), parts, size, () => TiktokenCounter.clearPieceCaches());
+      const mine = mbPerSecond(
+        (t) => ours.count(t),
+        parts,
+        size,
+        () => TiktokenCounter.clearPieceCaches(),
+      );
       const theirs = mbPerSecond((t) => tiktoken.encode_ordinary(t).length, parts, size);
       console.log(`| ${category} | ${mine.toFixed(1)} | ${theirs.toFixed(1)} | ${(mine / theirs).toFixed(1)}x faster |`);
     });

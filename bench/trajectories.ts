@@ -55,7 +55,9 @@ export async function benchTrajectories(options: TrajectoryOptions = {}): Promis
   const sample = positive(options.sample, "sample", 1);
   const windows = (options.windows ?? "8000,16000").split(",").map((w) => positive(w, "windows", 0));
   const manifest = readManifest();
-  const entries = manifest.entries.filter((e) => split === "all" || e.split === split).slice(0, positive(options.limit, "limit", Number.MAX_SAFE_INTEGER));
+  const entries = manifest.entries
+    .filter((e) => split === "all" || e.split === split)
+    .slice(0, positive(options.limit, "limit", Number.MAX_SAFE_INTEGER));
   const dir = trajectoriesDir(options.trajectories, ROOT);
   const { runs, missing, changed } = loadRuns(dir, entries);
   console.log(`\n### Compaction on real agent trajectories (${split} split: ${entries.length} runs, ${dir})\n`);
@@ -78,7 +80,17 @@ export async function benchTrajectories(options: TrajectoryOptions = {}): Promis
       calls: new Map(callRecords(converted.messages).map((c) => [c.id, c])),
     };
   });
-  const results: Results = { split, sample, windows, runs: prepared.length, requests: 0, methods: METHODS.map((m) => m.name), totals: {}, perRun: {}, pinnedOverWindow: {} };
+  const results: Results = {
+    split,
+    sample,
+    windows,
+    runs: prepared.length,
+    requests: 0,
+    methods: METHODS.map((m) => m.name),
+    totals: {},
+    perRun: {},
+    pinnedOverWindow: {},
+  };
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
   for (const run of prepared) {
@@ -96,20 +108,28 @@ export async function benchTrajectories(options: TrajectoryOptions = {}): Promis
       }
       const baseline = await replay(run, dropOldest, window, counter, { sample });
       for (const method of METHODS) {
-        const { tally } = method === dropOldest ? baseline : await replay(run, method, window, counter, { sample, dropOldestNewest: baseline.newestPresent });
+        const { tally } =
+          method === dropOldest
+            ? baseline
+            : await replay(run, method, window, counter, { sample, dropOldestNewest: baseline.newestPresent });
         const key = `${window}|${method.name}`;
         (results.perRun[run.id] as Record<string, Tally>)[key] = tally;
         const total = (results.totals[key] ??= emptyTally());
         addTally(total, tally);
       }
     }
-    if (options.verbose) process.stderr.write(`  ${run.id}: ${run.questions.length} requests, ${Math.round(performance.now() - started) / 1000}s so far\n`);
+    if (options.verbose)
+      process.stderr.write(`  ${run.id}: ${run.questions.length} requests, ${Math.round(performance.now() - started) / 1000}s so far\n`);
   }
   results.requests = prepared.reduce((sum, r) => sum + r.questions.length, 0);
   results.seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuStarted);
   results.cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  printTables(results, prepared.map((r) => r.entry), options.verbose ?? false);
+  printTables(
+    results,
+    prepared.map((r) => r.entry),
+    options.verbose ?? false,
+  );
   if (options.json !== undefined) {
     writeFileSync(resolve(options.json), `${JSON.stringify(results, null, 1)}\n`);
     console.log(`\nFigures written to ${resolve(options.json)}.`);

@@ -46,7 +46,12 @@ function measure(withTiktoken: boolean): Figures {
       rows.push({
         encoding,
         category,
-        ctxwin: mbPerSecond((t) => ours.count(t), parts, bytes, () => TiktokenCounter.clearPieceCaches()),
+        ctxwin: mbPerSecond(
+          (t) => ours.count(t),
+          parts,
+          bytes,
+          () => TiktokenCounter.clearPieceCaches(),
+        ),
         tiktoken: withTiktoken ? mbPerSecond((t) => tiktoken.encode_ordinary(t).length, parts, bytes) : NaN,
       });
     }
@@ -65,7 +70,9 @@ export function benchWasm(): void {
   const wasm = JSON.parse(child.trim().split("\n").at(-1) as string) as Figures;
   if (wasm.backend !== "wasm") throw new Error(`the child ran on ${wasm.backend}`);
   const native = backend === "native" ? measure(false) : undefined;
-  console.log("\n### The WebAssembly backend beside tiktoken 1.0.22 (WASM), unseen text (piece caches cleared each pass), 1 MB per category in 64 KiB chunks\n");
+  console.log(
+    "\n### The WebAssembly backend beside tiktoken 1.0.22 (WASM), unseen text (piece caches cleared each pass), 1 MB per category in 64 KiB chunks\n",
+  );
   console.log("| encoding | category | ctxwin wasm MB/s | tiktoken (WASM) MB/s | ctxwin wasm is | ctxwin native MB/s |");
   console.log("|---|---|---|---|---|---|");
   for (const row of wasm.rows) {

@@ -71,11 +71,9 @@ inline std::string string_arg(const Napi::CallbackInfo& info, std::size_t index,
 }
 
 template <typename T>
-Napi::TypedArrayOf<T> typed_array_arg(const Napi::CallbackInfo& info, std::size_t index,
-                                      const char* name, napi_typedarray_type type,
+Napi::TypedArrayOf<T> typed_array_arg(const Napi::CallbackInfo& info, std::size_t index, const char* name, napi_typedarray_type type,
                                       const char* type_name) {
-  if (info.Length() <= index || !info[index].IsTypedArray() ||
-      info[index].As<Napi::TypedArray>().TypedArrayType() != type) {
+  if (info.Length() <= index || !info[index].IsTypedArray() || info[index].As<Napi::TypedArray>().TypedArrayType() != type) {
     throw Error::type(ErrorCode::InvalidArgument, std::string(name) + " must be a " + type_name);
   }
   return info[index].As<Napi::TypedArrayOf<T>>();

@@ -68,7 +68,7 @@ class JsThreadState {
   struct Caches {
     std::weak_ptr<const TokenCounter> owner;  // empty for counters that live as long as the process
     bool process_lifetime = false;
-    std::unique_ptr<CountCache> cache;                 // for synchronous calls
+    std::unique_ptr<CountCache> cache;                // for synchronous calls
     std::vector<std::unique_ptr<CountCache>> spares;  // given back by pool jobs
     bool belongs_to(const std::shared_ptr<const TokenCounter>& counter) const noexcept;
   };

@@ -69,7 +69,14 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentThre
         thread.events.push({ type: "message", timestamp: now, iteration, role: "assistant", content: part.text });
       } else if (part.type === "tool-call") {
         report.toolCalls.push(part.toolName);
-        thread.events.push({ type: "tool_call", timestamp: now, iteration, toolName: part.toolName, toolCallId: part.toolCallId, args: (part.input ?? {}) as Record<string, unknown> });
+        thread.events.push({
+          type: "tool_call",
+          timestamp: now,
+          iteration,
+          toolName: part.toolName,
+          toolCallId: part.toolCallId,
+          args: (part.input ?? {}) as Record<string, unknown>,
+        });
       } else if (part.type === "tool-result") {
         thread.events.push({ type: "tool_result", timestamp: now, iteration, toolCallId: part.toolCallId, result: part.output });
       } else if (part.type === "tool-error") {
@@ -116,7 +123,13 @@ export function threadToMessages(thread: AgentThread): ModelMessage[] {
   const push = (message: ModelMessage) => {
     const last = messages[messages.length - 1];
     // Consecutive assistant parts, or consecutive tool results, form one message.
-    if (last && last.role === message.role && (last.role === "assistant" || last.role === "tool") && Array.isArray(last.content) && Array.isArray(message.content)) {
+    if (
+      last &&
+      last.role === message.role &&
+      (last.role === "assistant" || last.role === "tool") &&
+      Array.isArray(last.content) &&
+      Array.isArray(message.content)
+    ) {
       (last.content as unknown[]).push(...(message.content as unknown[]));
     } else {
       messages.push(message);
@@ -126,23 +139,50 @@ export function threadToMessages(thread: AgentThread): ModelMessage[] {
     switch (event.type) {
       case "tool_call":
         toolNames.set(event.toolCallId, event.toolName);
-        push({ role: "assistant", content: [{ type: "tool-call", toolCallId: event.toolCallId, toolName: event.toolName, input: event.args }] });
+        push({
+          role: "assistant",
+          content: [{ type: "tool-call", toolCallId: event.toolCallId, toolName: event.toolName, input: event.args }],
+        });
         break;
       case "tool_result":
         push({
           role: "tool",
-          content: [{ type: "tool-result", toolCallId: event.toolCallId, toolName: toolNames.get(event.toolCallId) ?? "unknown", output: typeof event.result === "string" ? { type: "text", value: event.result } : { type: "json", value: (event.result ?? null) as never } }],
+          content: [
+            {
+              type: "tool-result",
+              toolCallId: event.toolCallId,
+              toolName: toolNames.get(event.toolCallId) ?? "unknown",
+              output:
+                typeof event.result === "string"
+                  ? { type: "text", value: event.result }
+                  : { type: "json", value: (event.result ?? null) as never },
+            },
+          ],
         });
         break;
       case "error":
         if (event.toolCallId !== undefined && toolNames.has(event.toolCallId)) {
-          push({ role: "tool", content: [{ type: "tool-result", toolCallId: event.toolCallId, toolName: toolNames.get(event.toolCallId) as string, output: { type: "error-text", value: event.error } }] });
+          push({
+            role: "tool",
+            content: [
+              {
+                type: "tool-result",
+                toolCallId: event.toolCallId,
+                toolName: toolNames.get(event.toolCallId) as string,
+                output: { type: "error-text", value: event.error },
+              },
+            ],
+          });
         } else {
           push({ role: "user", content: `Error: ${event.error}` });
         }
         break;
       case "message":
-        push(event.role === "assistant" ? { role: "assistant", content: [{ type: "text", text: event.content }] } : { role: event.role, content: event.content });
+        push(
+          event.role === "assistant"
+            ? { role: "assistant", content: [{ type: "text", text: event.content }] }
+            : { role: event.role, content: event.content },
+        );
         break;
       case "human_input_requested":
         push({ role: "assistant", content: [{ type: "text", text: event.question }] });

@@ -14,7 +14,9 @@ const cm = new ContextManager({ maxContextTokens: MAX_CONTEXT_TOKENS, keepRecent
 const fmt = (n: number) => n.toLocaleString("en-US");
 
 console.log(`Task: ${session.task}`);
-console.log(`Budget: maxContextTokens ${fmt(MAX_CONTEXT_TOKENS)}, keepRecentIterations ${KEEP_RECENT_ITERATIONS}, summarizer: extractive (offline)\n`);
+console.log(
+  `Budget: maxContextTokens ${fmt(MAX_CONTEXT_TOKENS)}, keepRecentIterations ${KEEP_RECENT_ITERATIONS}, summarizer: extractive (offline)\n`,
+);
 console.log("iter  tools                          events  estimate");
 
 let summarizations = 0;
@@ -27,7 +29,9 @@ const thread = await runAgentLoop({
   summaryModel: extractiveSummarizer(),
   onIteration: (r) => {
     const tools = r.done ? "(final answer)" : r.toolCalls.join(", ") + (r.errors.length ? "  [error]" : "");
-    console.log(`${String(r.iteration).padStart(4)}  ${tools.padEnd(30).slice(0, 30)} ${String(r.events).padStart(6)}  ${fmt(r.tokens).padStart(8)}`);
+    console.log(
+      `${String(r.iteration).padStart(4)}  ${tools.padEnd(30).slice(0, 30)} ${String(r.events).padStart(6)}  ${fmt(r.tokens).padStart(8)}`,
+    );
     if (r.summarized) {
       summarizations++;
       const s = r.summarized;
@@ -41,7 +45,9 @@ const thread = await runAgentLoop({
 });
 
 const final = thread.events.at(-1);
-console.log(`\n${summarizations} summarizations; final thread: ${thread.events.length} events, ${fmt(cm.estimateThreadTokens(thread))} estimated tokens.`);
+console.log(
+  `\n${summarizations} summarizations; final thread: ${thread.events.length} events, ${fmt(cm.estimateThreadTokens(thread))} estimated tokens.`,
+);
 console.log(`Largest request the model saw: ${fmt(Math.max(...model.promptChars))} characters of prompt.`);
 if (final?.type === "completion") console.log(`Final answer: ${final.result}`);
 console.log("\nContext injection for the next system prompt:\n");

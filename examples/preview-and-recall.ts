@@ -14,7 +14,7 @@ const messages = request.messages.filter((m) => m.role !== "system");
 
 const context = new MessageContextManager<Message>({
   model: "gpt-4o",
-  mode: TruncationMode.SUMMARIZE,// offline; any AI SDK model works the same
+  mode: TruncationMode.SUMMARIZE, // offline; any AI SDK model works the same
   limits: new ContextLimits({ model: "gpt-4o", maxTokens: 6000, maxOutputTokens: 0, reservedTokens: 0 }),
   compaction: { summarizer: extractiveSummarizer(), autoTruncate: false }, // this example compacts when it says so
 });
@@ -25,7 +25,8 @@ const recall = new Recall({ context, maxTokens: 4000 }); // no session: an in-me
 // 1. The plan, nothing changed.
 const plan = await context.preview({ threshold: 0.9 });
 console.log(`preview: ${plan.tokensBefore} -> ${plan.tokensAfter} tokens, ${plan.units.length} units`);
-for (const unit of plan.units.slice(0, 5)) console.log(`  ${unit.action.padEnd(9)} ${unit.id.padEnd(10)} #${unit.index} frees ${unit.freed}`);
+for (const unit of plan.units.slice(0, 5))
+  console.log(`  ${unit.action.padEnd(9)} ${unit.id.padEnd(10)} #${unit.index} frees ${unit.freed}`);
 if (plan.cost) console.log(`  input per request: $${plan.cost.before.toFixed(4)} -> $${plan.cost.after.toFixed(4)}`);
 
 // 2. The compaction does what the preview said.
@@ -34,12 +35,16 @@ console.log(`compacted: ${report.tokensBefore} -> ${report.tokensAfter} tokens (
 
 // 3. A cleared result names its id; recall reads the original back.
 // (one whose placeholder kept error lines: the failure stays in front of the model, the rest is a recall away)
-const cleared = context.getMessages().find((m) => typeof m.content === "string" && m.content.startsWith("[tool result cleared: ") && m.content.includes("Error lines kept"));
+const cleared = context
+  .getMessages()
+  .find((m) => typeof m.content === "string" && m.content.startsWith("[tool result cleared: ") && m.content.includes("Error lines kept"));
 if (cleared?.tool_call_id !== undefined) {
   console.log(`placeholder: ${String(cleared.content).split("\n")[0]}`);
   const original = messages.find((m) => m.tool_call_id === cleared.tool_call_id)?.content;
   const answer = await recall.read(cleared.tool_call_id);
-  console.log(`recall(${JSON.stringify(cleared.tool_call_id)}): ${answer.ok ? `${answer.totalLines} lines, byte for byte: ${answer.text === original}` : answer.code}`);
+  console.log(
+    `recall(${JSON.stringify(cleared.tool_call_id)}): ${answer.ok ? `${answer.totalLines} lines, byte for byte: ${answer.text === original}` : answer.code}`,
+  );
   const errors = await recall.read(cleared.tool_call_id, { pattern: "Error|FAIL" });
   if (errors.ok) console.log(`its error lines:\n${errors.text}`);
 }

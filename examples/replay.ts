@@ -53,7 +53,12 @@ export class ReplayModel {
     return {
       content: [
         { type: "text" as const, text: step.thought },
-        ...step.calls.map((call) => ({ type: "tool-call" as const, toolCallId: call.toolCallId, toolName: call.toolName, input: JSON.stringify(call.args) })),
+        ...step.calls.map((call) => ({
+          type: "tool-call" as const,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          input: JSON.stringify(call.args),
+        })),
       ],
       finishReason: { unified: "tool-calls" as const, raw: undefined },
       usage: usage(Math.ceil(chars / 4), 20),

@@ -55,7 +55,9 @@ async function main(): Promise<void> {
 
     const store = storeFor(directory);
     const context = await MessageContextManager.open({ model: "gpt-4o", session: { store, id: SESSION } });
-    console.log(`session ${SESSION}: ${context.getMessages().length} messages, ${context.tokenUsage} tokens, written by ${questions.length} processes`);
+    console.log(
+      `session ${SESSION}: ${context.getMessages().length} messages, ${context.tokenUsage} tokens, written by ${questions.length} processes`,
+    );
     for (const m of context.getMessages()) console.log(`  ${m.role}: ${String(m.content)}`);
 
     // /export context.json, then /import it into a fresh manager (another tool, another machine).

@@ -23,15 +23,27 @@ function mtime(path) {
 export function packageManager(env = process.env, dir = root) {
   const agent = /^(npm|pnpm|yarn|bun)\//.exec(env.npm_config_user_agent ?? "")?.[1];
   if (agent === "npm" || agent === "pnpm") return agent;
-  if (existsSync(join(dir, "node_modules", ".modules.yaml")) || (existsSync(join(dir, "pnpm-lock.yaml")) && !existsSync(join(dir, "package-lock.json")))) return "pnpm";
+  if (
+    existsSync(join(dir, "node_modules", ".modules.yaml")) ||
+    (existsSync(join(dir, "pnpm-lock.yaml")) && !existsSync(join(dir, "package-lock.json")))
+  )
+    return "pnpm";
   return "npm";
 }
 
 /** What each manager writes when it installs, and the lockfile it reads. */
 const MANAGERS = {
-  npm: { installed: join("node_modules", ".package-lock.json"), lock: "package-lock.json", install: (lock) => (lock && process.env.CI ? ["ci"] : ["install"]) },
+  npm: {
+    installed: join("node_modules", ".package-lock.json"),
+    lock: "package-lock.json",
+    install: (lock) => (lock && process.env.CI ? ["ci"] : ["install"]),
+  },
   // package-lock.json is the checkout's one lockfile; pnpm resolves the same ranges without one.
-  pnpm: { installed: join("node_modules", ".modules.yaml"), lock: "pnpm-lock.yaml", install: (lock) => (lock && process.env.CI ? ["install", "--frozen-lockfile"] : ["install"]) },
+  pnpm: {
+    installed: join("node_modules", ".modules.yaml"),
+    lock: "pnpm-lock.yaml",
+    install: (lock) => (lock && process.env.CI ? ["install", "--frozen-lockfile"] : ["install"]),
+  },
 };
 
 function dependenciesAreStale(manager) {
@@ -60,7 +72,10 @@ async function bootstrap() {
       const args = install(existsSync(join(root, lock)));
       console.log(`ctxwin: ${manager} ${args.join(" ")}`);
       const [command, ...prefix] = managerCommand(manager);
-      execFileSync(command, [...prefix, ...args, ...(manager === "npm" ? ["--no-audit", "--no-fund"] : [])], { cwd: root, stdio: "inherit" });
+      execFileSync(command, [...prefix, ...args, ...(manager === "npm" ? ["--no-audit", "--no-fund"] : [])], {
+        cwd: root,
+        stdio: "inherit",
+      });
     }
     buildNative();
     await buildWasm();

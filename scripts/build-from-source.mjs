@@ -42,11 +42,25 @@ function nodeApiHeaders() {
     mkdirSync(folder, { recursive: true });
     console.log(`ctxwin: installing the build's headers (${BUILD_DEPENDENCIES.join(", ")}) into ${folder}`);
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    execFileSync(npm, ["install", "--prefix", folder, "--no-save", "--no-package-lock", "--ignore-scripts", "--no-audit", "--no-fund", ...BUILD_DEPENDENCIES], {
-      cwd: folder,
-      stdio: "inherit",
-      shell: process.platform === "win32",
-    });
+    execFileSync(
+      npm,
+      [
+        "install",
+        "--prefix",
+        folder,
+        "--no-save",
+        "--no-package-lock",
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+        ...BUILD_DEPENDENCIES,
+      ],
+      {
+        cwd: folder,
+        stdio: "inherit",
+        shell: process.platform === "win32",
+      },
+    );
     return headerFolders(createRequire(join(folder, "package.json")));
   }
 }
@@ -58,7 +72,8 @@ function nodeApiHeaders() {
 function unpackSources() {
   if (existsSync(join(root, "CMakeLists.txt"))) return;
   const archive = join(root, SOURCES_ARCHIVE);
-  if (!existsSync(archive)) throw new Error(`ctxwin: neither ${join(root, "CMakeLists.txt")} nor ${archive}: this package has no C++ sources to build`);
+  if (!existsSync(archive))
+    throw new Error(`ctxwin: neither ${join(root, "CMakeLists.txt")} nor ${archive}: this package has no C++ sources to build`);
   console.log(`ctxwin: unpacking ${archive}`);
   execFileSync("tar", ["-xzf", archive, "-C", root], { stdio: "inherit" });
 }
@@ -70,11 +85,15 @@ try {
   buildNative({ force: true, cmakeOptions: [`-DNODE_ADDON_API_DIR=${headers.addonApi}`, `-DNODE_API_HEADERS_DIR=${headers.apiHeaders}`] });
   if (!existsSync(join(root, "build", "ctxwin.node"))) throw new Error(`ctxwin: the build made no ${join(root, "build", "ctxwin.node")}`);
   const entry = pathToFileURL(join(root, "dist", "index.js")).href;
-  const backend = execFileSync(process.execPath, ["--input-type=module", "-e", `import(${JSON.stringify(entry)}).then((m) => console.log(m.backend))`], {
-    encoding: "utf8",
-    env: { ...process.env, CTXWIN_BACKEND: "native" },
-    stdio: ["ignore", "pipe", "inherit"],
-  }).trim();
+  const backend = execFileSync(
+    process.execPath,
+    ["--input-type=module", "-e", `import(${JSON.stringify(entry)}).then((m) => console.log(m.backend))`],
+    {
+      encoding: "utf8",
+      env: { ...process.env, CTXWIN_BACKEND: "native" },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  ).trim();
   console.log(`ctxwin: built ${join(root, "build", "ctxwin.node")}; the package now runs on the ${backend} backend`);
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));

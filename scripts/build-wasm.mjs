@@ -60,11 +60,7 @@ function emnapiDir() {
 
 /** Every input of the build; the artefact is stale when one is newer. */
 function inputs() {
-  return [
-    ...files(join(root, "native"), ""),
-    ...files(join(root, "binding"), ""),
-    join(root, "scripts", "build-wasm.mjs"),
-  ];
+  return [...files(join(root, "native"), ""), ...files(join(root, "binding"), ""), join(root, "scripts", "build-wasm.mjs")];
 }
 
 export function wasmIsStale() {
@@ -106,16 +102,25 @@ async function runAll(jobs, parallel) {
  */
 function emnapiLibraryFor316(source) {
   const prelude = '{{{ (globalThis.POINTER_SIZE ??= 4, globalThis.POINTER_WASM_TYPE ??= "i32", "") }}}\n';
-  return prelude + source
-    .replace(/\{\{\{ makeGetValue\(([^}]*?), '(u8|u16|u32)'\) \}\}\}/g, (_, args, type) => `{{{ makeGetValue(${args}, 'i${type.slice(1)}', undefined, true) }}}`)
-    .replace(/\{\{\{ makeGetValue\(([^}]*?), SIZE_TYPE\) \}\}\}/g, (_, args) => `{{{ makeGetValue(${args}, 'i32', undefined, true) }}}`)
-    .replace(/\{\{\{ makeSetValue\(([^}]*?), '(u8|u16|u32)'\) \}\}\}/g, (_, args, type) => `{{{ makeSetValue(${args}, 'i${type.slice(1)}') }}}`)
-    .replace(/\{\{\{ makeSetValue\(([^}]*?), SIZE_TYPE\) \}\}\}/g, (_, args) => `{{{ makeSetValue(${args}, 'i32') }}}`)
-    .replace(/\{\{\{ makeDynCall\('([a-z]+)'/g, (_, sig) => `{{{ makeDynCall('${sig.replace(/p/g, "i")}'`)
-    // 3.1.6 reads a library string value that is a bare identifier as an alias to that function.
-    .replace(/^(\s+\$\w+): "undefined",$/gm, '$1: "void 0",')
-    .replace(/^(\s+\w+__sig): "([a-z]+)",$/gm, (_, key, sig) => `${key}: "${sig.replace(/p/g, "i")}",`)
-    .replace(/\{\{\{ getUnsharedTextDecoderView\('HEAPU8', '(\w+)', '(\w+)'\) \}\}\}/g, "HEAPU8.subarray($1, $2)");
+  return (
+    prelude +
+    source
+      .replace(
+        /\{\{\{ makeGetValue\(([^}]*?), '(u8|u16|u32)'\) \}\}\}/g,
+        (_, args, type) => `{{{ makeGetValue(${args}, 'i${type.slice(1)}', undefined, true) }}}`,
+      )
+      .replace(/\{\{\{ makeGetValue\(([^}]*?), SIZE_TYPE\) \}\}\}/g, (_, args) => `{{{ makeGetValue(${args}, 'i32', undefined, true) }}}`)
+      .replace(
+        /\{\{\{ makeSetValue\(([^}]*?), '(u8|u16|u32)'\) \}\}\}/g,
+        (_, args, type) => `{{{ makeSetValue(${args}, 'i${type.slice(1)}') }}}`,
+      )
+      .replace(/\{\{\{ makeSetValue\(([^}]*?), SIZE_TYPE\) \}\}\}/g, (_, args) => `{{{ makeSetValue(${args}, 'i32') }}}`)
+      .replace(/\{\{\{ makeDynCall\('([a-z]+)'/g, (_, sig) => `{{{ makeDynCall('${sig.replace(/p/g, "i")}'`)
+      // 3.1.6 reads a library string value that is a bare identifier as an alias to that function.
+      .replace(/^(\s+\$\w+): "undefined",$/gm, '$1: "void 0",')
+      .replace(/^(\s+\w+__sig): "([a-z]+)",$/gm, (_, key, sig) => `${key}: "${sig.replace(/p/g, "i")}",`)
+      .replace(/\{\{\{ getUnsharedTextDecoderView\('HEAPU8', '(\w+)', '(\w+)'\) \}\}\}/g, "HEAPU8.subarray($1, $2)")
+  );
 }
 
 // The data modules (`ctxwin/data/<name>`): each file of data/ as a JavaScript module holding its
@@ -136,7 +141,8 @@ const DATA_MODULES = [
   ["claude-v4.7", "claude/v4_7.bin"],
 ];
 export const dataModulesDir = join(webWasmDir, "data");
-const DATA_TYPE = "declare const data: { readonly path: string; readonly size: number; readonly deflated: string };\nexport default data;\n";
+const DATA_TYPE =
+  "declare const data: { readonly path: string; readonly size: number; readonly deflated: string };\nexport default data;\n";
 
 export function writeDataModules() {
   mkdirSync(dataModulesDir, { recursive: true });
@@ -155,9 +161,16 @@ export function writeDataModules() {
   writeFileSync(join(dataModulesDir, "claude-v5.d.ts"), DATA_TYPE);
   const names = DATA_MODULES.map(([name]) => name);
   const binding = (name) => name.replace(/[^A-Za-z0-9]+(.)/g, (_, c) => c.toUpperCase());
-  writeFileSync(join(dataModulesDir, "all.js"), header + names.map((name) => `import ${binding(name)} from "./${name}.js";\n`).join("") +
-    `export default [${names.map(binding).join(", ")}];\n`);
-  writeFileSync(join(dataModulesDir, "all.d.ts"), "declare const data: ReadonlyArray<{ readonly path: string; readonly size: number; readonly deflated: string }>;\nexport default data;\n");
+  writeFileSync(
+    join(dataModulesDir, "all.js"),
+    header +
+      names.map((name) => `import ${binding(name)} from "./${name}.js";\n`).join("") +
+      `export default [${names.map(binding).join(", ")}];\n`,
+  );
+  writeFileSync(
+    join(dataModulesDir, "all.d.ts"),
+    "declare const data: ReadonlyArray<{ readonly path: string; readonly size: number; readonly deflated: string }>;\nexport default data;\n",
+  );
 }
 
 export async function buildWasm({ force = false, parallel = 2 } = {}) {
@@ -181,7 +194,11 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
   // (config.h.generic) plus Unicode support; no JIT (it has no WebAssembly back end).
   const pcre2Include = join(objDir, "pcre2");
   mkdirSync(pcre2Include, { recursive: true });
-  for (const [from, to] of [["pcre2.h.generic", "pcre2.h"], ["config.h.generic", "config.h"], ["pcre2_chartables.c.dist", "pcre2_chartables.c"]]) {
+  for (const [from, to] of [
+    ["pcre2.h.generic", "pcre2.h"],
+    ["config.h.generic", "config.h"],
+    ["pcre2_chartables.c.dist", "pcre2_chartables.c"],
+  ]) {
     const target = join(pcre2Include, to);
     if (!existsSync(target)) writeFileSync(target, readFileSync(join(pcre2, "src", from)));
   }
@@ -189,21 +206,77 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
   const common = ["-O3", "-flto", "-fwasm-exceptions", "-msimd128", "-DNDEBUG"];
   const napiDefines = ["-DBUILDING_NODE_EXTENSION", '-DNAPI_EXTERN=__attribute__((__import_module__("env")))'];
   const cxx = [
-    ...common, "-std=c++20", "-Wall", "-Wextra", "-Werror",
-    "-I", join(root, "native", "include"), "-I", join(root, "native", "src"), "-I", join(root, "binding"),
-    "-I", utf8proc, "-isystem", includeDir, "-isystem", pcre2Include, "-DPCRE2_STATIC",
-    "-isystem", join(emnapi, "include", "node"), "-isystem", join(root, "node_modules", "node-addon-api"),
-    "-DUTF8PROC_STATIC", "-DNAPI_VERSION=8", "-DNODE_ADDON_API_CPP_EXCEPTIONS", "-DNODE_ADDON_API_CPP_EXCEPTIONS_ALL",
-    "-DNODE_ADDON_API_DISABLE_DEPRECATED", ...napiDefines,
+    ...common,
+    "-std=c++20",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-I",
+    join(root, "native", "include"),
+    "-I",
+    join(root, "native", "src"),
+    "-I",
+    join(root, "binding"),
+    "-I",
+    utf8proc,
+    "-isystem",
+    includeDir,
+    "-isystem",
+    pcre2Include,
+    "-DPCRE2_STATIC",
+    "-isystem",
+    join(emnapi, "include", "node"),
+    "-isystem",
+    join(root, "node_modules", "node-addon-api"),
+    "-DUTF8PROC_STATIC",
+    "-DNAPI_VERSION=8",
+    "-DNODE_ADDON_API_CPP_EXCEPTIONS",
+    "-DNODE_ADDON_API_CPP_EXCEPTIONS_ALL",
+    "-DNODE_ADDON_API_DISABLE_DEPRECATED",
+    ...napiDefines,
     // emnapi-basic answers napi_*_async_work from JavaScript (run on the main thread, one job at a
     // time), so node-addon-api's AsyncWorker, which it hides in a build without threads, works.
     "-DNAPI_HAS_THREADS=1",
   ];
-  const pcre2Flags = [...common, "-DHAVE_CONFIG_H", "-DPCRE2_CODE_UNIT_WIDTH=8", "-DPCRE2_STATIC", "-DSUPPORT_UNICODE", "-DHAVE_MEMMOVE", "-I", pcre2Include, "-I", join(pcre2, "src")];
+  const pcre2Flags = [
+    ...common,
+    "-DHAVE_CONFIG_H",
+    "-DPCRE2_CODE_UNIT_WIDTH=8",
+    "-DPCRE2_STATIC",
+    "-DSUPPORT_UNICODE",
+    "-DHAVE_MEMMOVE",
+    "-I",
+    pcre2Include,
+    "-I",
+    join(pcre2, "src"),
+  ];
   const pcre2Sources = [
-    "auto_possess", "compile", "config", "context", "convert", "dfa_match", "error", "extuni", "find_bracket", "jit_compile", "maketables",
-    "match", "match_data", "newline", "ord2utf", "pattern_info", "script_run", "serialize", "string_utils", "study",
-    "substitute", "substring", "tables", "ucd", "valid_utf", "xclass",
+    "auto_possess",
+    "compile",
+    "config",
+    "context",
+    "convert",
+    "dfa_match",
+    "error",
+    "extuni",
+    "find_bracket",
+    "jit_compile",
+    "maketables",
+    "match",
+    "match_data",
+    "newline",
+    "ord2utf",
+    "pattern_info",
+    "script_run",
+    "serialize",
+    "string_utils",
+    "study",
+    "substitute",
+    "substring",
+    "tables",
+    "ucd",
+    "valid_utf",
+    "xclass",
   ].map((name) => ({ src: join(pcre2, "src", `pcre2_${name}.c`), flags: pcre2Flags }));
   const cSources = [
     { src: join(utf8proc, "utf8proc.c"), flags: [...common, "-DUTF8PROC_STATIC", "-I", utf8proc] },
@@ -218,7 +291,11 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
 
   const objects = [];
   const jobs = [];
-  const headersMtime = newest([...files(join(root, "native"), ".hpp"), ...files(join(root, "binding"), ".hpp"), join(root, "scripts", "build-wasm.mjs")]);
+  const headersMtime = newest([
+    ...files(join(root, "native"), ".hpp"),
+    ...files(join(root, "binding"), ".hpp"),
+    join(root, "scripts", "build-wasm.mjs"),
+  ]);
   const add = (src, flags, command) => {
     const rel = src.startsWith(root) ? relative(root, src) : relative(join(src, "..", ".."), src);
     const obj = join(objDir, `${rel.replace(/[\\/]/g, "_")}.o`);
@@ -232,38 +309,50 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
   writeFileSync(library, emnapiLibraryFor316(readFileSync(join(emnapi, "dist", "library_napi.js"), "utf8")));
 
   const link = [
-    ...common, ...objects,
-    "--js-library", library,
+    ...common,
+    ...objects,
+    "--js-library",
+    library,
     "-sALLOW_MEMORY_GROWTH=1",
     "-sINITIAL_MEMORY=33554432",
     "-sTOTAL_STACK=1048576",
   ];
   const exported = "-sEXPORTED_FUNCTIONS=['_malloc','_free','_napi_register_wasm_v1','_node_api_module_get_api_version_v1']";
   rmSync(join(wasmDir, "ctxwin.wasm"), { force: true });
-  execFileSync("em++", [
-    ...link,
-    "-o", wasmEntry,
-    "-sENVIRONMENT=node",
-    "-sNODERAWFS=1",                 // data/ and tokenizer.json files are read from disk as they are
-    "-sWASM_ASYNC_COMPILATION=0",    // instantiated while `require` runs: the package loads synchronously
-    "-sNODEJS_CATCH_EXIT=0",
-    "-sNODEJS_CATCH_REJECTION=0",
-    exported,
-    "-sEXPORTED_RUNTIME_METHODS=['emnapiInit']",
-  ], { cwd: root, stdio: "inherit", env: emscriptenEnv() });
+  execFileSync(
+    "em++",
+    [
+      ...link,
+      "-o",
+      wasmEntry,
+      "-sENVIRONMENT=node",
+      "-sNODERAWFS=1", // data/ and tokenizer.json files are read from disk as they are
+      "-sWASM_ASYNC_COMPILATION=0", // instantiated while `require` runs: the package loads synchronously
+      "-sNODEJS_CATCH_EXIT=0",
+      "-sNODEJS_CATCH_REJECTION=0",
+      exported,
+      "-sEXPORTED_RUNTIME_METHODS=['emnapiInit']",
+    ],
+    { cwd: root, stdio: "inherit", env: emscriptenEnv() },
+  );
   rmSync(join(webWasmDir, "ctxwin.wasm"), { force: true });
-  execFileSync("em++", [
-    ...link,
-    "-o", webWasmEntry,
-    "-sENVIRONMENT=web,worker",
-    "-sMODULARIZE=1",
-    "-sEXPORT_ES6=1",
-    "-sEXPORT_NAME=createCtxwinCore",
-    "-sFORCE_FILESYSTEM=1",          // MEMFS: the data init() is given, read by the core as files
-    "-sDYNAMIC_EXECUTION=0",         // Workers and edge runtimes refuse eval and new Function
-    exported,
-    "-sEXPORTED_RUNTIME_METHODS=['emnapiInit','FS']",
-  ], { cwd: root, stdio: "inherit", env: emscriptenEnv() });
+  execFileSync(
+    "em++",
+    [
+      ...link,
+      "-o",
+      webWasmEntry,
+      "-sENVIRONMENT=web,worker",
+      "-sMODULARIZE=1",
+      "-sEXPORT_ES6=1",
+      "-sEXPORT_NAME=createCtxwinCore",
+      "-sFORCE_FILESYSTEM=1", // MEMFS: the data init() is given, read by the core as files
+      "-sDYNAMIC_EXECUTION=0", // Workers and edge runtimes refuse eval and new Function
+      exported,
+      "-sEXPORTED_RUNTIME_METHODS=['emnapiInit','FS']",
+    ],
+    { cwd: root, stdio: "inherit", env: emscriptenEnv() },
+  );
   shareWasm();
   return true;
 }
@@ -278,7 +367,8 @@ function shareWasm() {
   if (!readFileSync(nodeWasm).equals(readFileSync(join(webWasmDir, "ctxwin.wasm")))) return;
   const glue = readFileSync(wasmEntry, "utf8");
   const name = 'wasmBinaryFile="ctxwin.wasm"';
-  if (glue.split(name).length !== 2) throw new Error(`ctxwin: ${wasmEntry} does not name its .wasm once as ${name}; cannot share the web build's`);
+  if (glue.split(name).length !== 2)
+    throw new Error(`ctxwin: ${wasmEntry} does not name its .wasm once as ${name}; cannot share the web build's`);
   writeFileSync(wasmEntry, glue.replace(name, 'wasmBinaryFile="../wasm-web/ctxwin.wasm"'));
   rmSync(nodeWasm);
 }

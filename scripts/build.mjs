@@ -88,7 +88,7 @@ export function buildTypescript({ force = false } = {}) {
   if (!force && !typescriptIsStale()) return false;
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
   if (!existsSync(tsc)) {
-    if (existsSync(distEntry)) return false;  // installed as a dependency: dist/ ships built
+    if (existsSync(distEntry)) return false; // installed as a dependency: dist/ ships built
     throw new Error("ctxwin: dist/ is missing and TypeScript is not installed; run `npm install` in the package first");
   }
   console.log("ctxwin: compiling the TypeScript API (tsc)");

@@ -79,7 +79,10 @@ if (!source) {
 }
 const outDir = join(dirname(fileURLToPath(import.meta.url)), "..", "data", "claude");
 mkdirSync(outDir, { recursive: true });
-for (const [input, output] of [["pieces_v3.json", "v3.bin"], ["pieces_v4_7.json", "v4_7.bin"]]) {
+for (const [input, output] of [
+  ["pieces_v3.json", "v3.bin"],
+  ["pieces_v4_7.json", "v4_7.bin"],
+]) {
   const bin = convert(JSON.parse(readFileSync(join(source, input), "utf8")));
   writeFileSync(join(outDir, output), bin);
   console.log(`${output}: ${bin.length} bytes`);

@@ -25,7 +25,10 @@ export function installCompatProject() {
   // Installed by this Node's npm (20 and up) for the project's own Node 22+ binary: npm would warn
   // of each package's engines (dozens of EBADENGINE lines in every first `npm test` or `npm run
   // demo`), which say nothing here. Errors are still printed, and fail the install.
-  execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: compatDir, stdio: "inherit" });
+  execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: compatDir,
+    stdio: "inherit",
+  });
 }
 
 /**

@@ -18,7 +18,10 @@ const CXX_FILE = /\.(cpp|hpp|cc|h)$/;
 const GENERATED = new Set(["native/src/catalog/catalog_data.cpp"]);
 
 export function cxxFiles() {
-  const listed = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "--", ...CXX_FOLDERS], { cwd: root, encoding: "utf8" });
+  const listed = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "--", ...CXX_FOLDERS], {
+    cwd: root,
+    encoding: "utf8",
+  });
   return [...new Set(listed.split("\n"))].filter((f) => CXX_FILE.test(f) && !GENERATED.has(f) && existsSync(join(root, f))).sort();
 }
 
@@ -59,9 +62,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   const files = cxxFiles();
   ok = clangFormat(files, check) && ok;
-  console.log(`ctxwin: ${check ? "checked" : "formatted"} the TypeScript and JavaScript (Biome) and ${files.length} C++ files (clang-format)`);
+  console.log(
+    `ctxwin: ${check ? "checked" : "formatted"} the TypeScript and JavaScript (Biome) and ${files.length} C++ files (clang-format)`,
+  );
   if (!ok) {
-    console.error(check ? "ctxwin: lint failed (above); `npm run format` fixes what formatting can" : "ctxwin: some files could not be formatted (above)");
+    console.error(
+      check
+        ? "ctxwin: lint failed (above); `npm run format` fixes what formatting can"
+        : "ctxwin: some files could not be formatted (above)",
+    );
     process.exit(1);
   }
 }

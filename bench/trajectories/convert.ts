@@ -63,7 +63,8 @@ const MINI_ACTION = /```bash\s*\n(.*?)\n```/gs;
 export function detectFormat(data: unknown): AgentFormat | undefined {
   if (data === null || typeof data !== "object") return undefined;
   const d = data as Record<string, unknown>;
-  if (typeof d.trajectory_format === "string" && d.trajectory_format.startsWith("mini-swe-agent") && Array.isArray(d.messages)) return "mini-swe-agent";
+  if (typeof d.trajectory_format === "string" && d.trajectory_format.startsWith("mini-swe-agent") && Array.isArray(d.messages))
+    return "mini-swe-agent";
   if (Array.isArray(d.history) && Array.isArray(d.trajectory)) return "swe-agent";
   return undefined;
 }

@@ -67,7 +67,10 @@ export interface LoadedRun {
 }
 
 /** The files of `entries` read from `dir` and checked against their sha256; the missing and the changed listed apart. */
-export function loadRuns(dir: string, entries: readonly ManifestEntry[]): { runs: LoadedRun[]; missing: ManifestEntry[]; changed: ManifestEntry[] } {
+export function loadRuns(
+  dir: string,
+  entries: readonly ManifestEntry[],
+): { runs: LoadedRun[]; missing: ManifestEntry[]; changed: ManifestEntry[] } {
   const runs: LoadedRun[] = [];
   const missing: ManifestEntry[] = [];
   const changed: ManifestEntry[] = [];
@@ -99,7 +102,9 @@ export function missingReport(dir: string, missing: readonly ManifestEntry[], ch
       "  It is --trajectories <dir>, else CTXWIN_TRAJECTORIES, else /work/data/trajectories, else ../shared/trajectories beside the checkout.",
     );
   }
-  lines.push(`trajectories: ${missing.length} of the manifest's files are missing and ${changed.length} differ from their sha256 in ${dir}.`);
+  lines.push(
+    `trajectories: ${missing.length} of the manifest's files are missing and ${changed.length} differ from their sha256 in ${dir}.`,
+  );
   for (const e of missing.slice(0, 5)) lines.push(`  missing  ${e.file}  (${e.source.repository}@${e.source.commit.slice(0, 12)})`);
   if (missing.length > 5) lines.push(`  ... and ${missing.length - 5} more missing`);
   for (const e of changed) lines.push(`  changed  ${e.file}  (sha256 should be ${e.sha256})`);
@@ -116,7 +121,10 @@ export function missingReport(dir: string, missing: readonly ManifestEntry[], ch
 }
 
 /** Every file of the manifest checked in `dir` by its sha256, without parsing it. */
-export function verifyFiles(dir: string, entries: readonly ManifestEntry[]): { ok: number; missing: ManifestEntry[]; changed: ManifestEntry[] } {
+export function verifyFiles(
+  dir: string,
+  entries: readonly ManifestEntry[],
+): { ok: number; missing: ManifestEntry[]; changed: ManifestEntry[] } {
   const missing: ManifestEntry[] = [];
   const changed: ManifestEntry[] = [];
   let ok = 0;
@@ -154,7 +162,8 @@ function place(entry: ManifestEntry, gitDir: string, to: string): "placed" | "pr
   const target = join(to, entry.file);
   if (existsSync(target) && sha256(readFileSync(target)) === entry.sha256) return "present";
   const bytes = gitShow(gitDir, entry.source.commit, entry.source.path);
-  if (sha256(bytes) !== entry.sha256) throw new Error(`${entry.source.repository}@${entry.source.commit}:${entry.source.path}: sha256 differs from the manifest's`);
+  if (sha256(bytes) !== entry.sha256)
+    throw new Error(`${entry.source.repository}@${entry.source.commit}:${entry.source.path}: sha256 differs from the manifest's`);
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, bytes);
   return "placed";
@@ -189,7 +198,9 @@ function placeCommand(args: string[]): void {
   const left: string[] = [];
   for (const entry of manifest.entries) {
     // A clone holds the entry when it has the commit (its remote's name may differ, e.g. a mirror).
-    const gitDir = clones.find((dir) => repositoryOf(dir) === entry.source.repository && hasCommit(dir, entry.source.commit)) ?? clones.find((dir) => hasCommit(dir, entry.source.commit));
+    const gitDir =
+      clones.find((dir) => repositoryOf(dir) === entry.source.repository && hasCommit(dir, entry.source.commit)) ??
+      clones.find((dir) => hasCommit(dir, entry.source.commit));
     if (gitDir === undefined) {
       left.push(entry.id);
       continue;
@@ -197,7 +208,9 @@ function placeCommand(args: string[]): void {
     if (place(entry, gitDir, to) === "placed") placed++;
     else present++;
   }
-  console.log(`${to}: ${placed} placed, ${present} already there, ${left.length} not in the clones given${left.length ? ` (${[...new Set(manifest.entries.filter((e) => left.includes(e.id)).map((e) => e.source.repository))].join(", ")})` : ""}`);
+  console.log(
+    `${to}: ${placed} placed, ${present} already there, ${left.length} not in the clones given${left.length ? ` (${[...new Set(manifest.entries.filter((e) => left.includes(e.id)).map((e) => e.source.repository))].join(", ")})` : ""}`,
+  );
   if (left.length > 0) process.exitCode = 1;
 }
 
@@ -216,14 +229,31 @@ function parseSpec(spec: string): SelectSpec {
   const match = /^([^=]+)=([^@]+)@([0-9a-f]{40}):([^:]*):(\d+):(\d+):(.+)$/.exec(spec);
   if (!match) throw new Error(`bad spec ${spec}: <agent>=<git-dir>@<commit>:<prefix>:<min calls>:<count>:<licence>`);
   const gitDir = gitDirOf(resolve(match[2] as string));
-  const repository = repositoryOf(gitDir) ?? (/([^/+]+)\+([^/]+)\/repo\/?$/.exec(match[2] as string)?.slice(1, 3).join("/") as string);
-  return { agent: match[1] as AgentFormat, gitDir, repository, commit: match[3] as string, prefix: match[4] as string, minCalls: Number(match[5]), count: Number(match[6]), licence: match[7] as string };
+  const repository =
+    repositoryOf(gitDir) ??
+    (/([^/+]+)\+([^/]+)\/repo\/?$/
+      .exec(match[2] as string)
+      ?.slice(1, 3)
+      .join("/") as string);
+  return {
+    agent: match[1] as AgentFormat,
+    gitDir,
+    repository,
+    commit: match[3] as string,
+    prefix: match[4] as string,
+    minCalls: Number(match[5]),
+    count: Number(match[6]),
+    licence: match[7] as string,
+  };
 }
 
 function selectCommand(specs: string[]): void {
   const entries: ManifestEntry[] = [];
   for (const spec of specs.map(parseSpec)) {
-    const paths = execFileSync("git", ["--git-dir", spec.gitDir, "ls-tree", "-r", "--name-only", spec.commit, "--", spec.prefix], { encoding: "utf8", maxBuffer: 1 << 28 })
+    const paths = execFileSync("git", ["--git-dir", spec.gitDir, "ls-tree", "-r", "--name-only", spec.commit, "--", spec.prefix], {
+      encoding: "utf8",
+      maxBuffer: 1 << 28,
+    })
       .split("\n")
       .filter((p) => /\.traj(\.json)?$/.test(p));
     const candidates: ManifestEntry[] = [];

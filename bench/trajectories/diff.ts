@@ -21,14 +21,20 @@ function errorLost(t: Tally): number {
 
 export function diffResults(before: Results, after: Results, runs: number): string[] {
   const lines: string[] = [];
-  if (before.split !== after.split || before.sample !== after.sample) lines.push(`note: split ${before.split} -> ${after.split}, sample ${before.sample} -> ${after.sample}: not the same requests`);
-  lines.push("| window | method | lost | open error line lost | newest missing (drop-oldest keeps it) | over window |", "|---|---|---|---|---|---|");
+  if (before.split !== after.split || before.sample !== after.sample)
+    lines.push(`note: split ${before.split} -> ${after.split}, sample ${before.sample} -> ${after.sample}: not the same requests`);
+  lines.push(
+    "| window | method | lost | open error line lost | newest missing (drop-oldest keeps it) | over window |",
+    "|---|---|---|---|---|---|",
+  );
   for (const key of Object.keys(after.totals)) {
     const a = after.totals[key] as Tally;
     const b = before.totals[key];
     const [window, method] = key.split("|");
     if (b === undefined) {
-      lines.push(`| ${window} | ${method} | ${pct(lostShare(a))} (new) | ${pct(errorLost(a))} | ${a.newestMissingWhereDropOldestKeeps} | ${a.overWindow} |`);
+      lines.push(
+        `| ${window} | ${method} | ${pct(lostShare(a))} (new) | ${pct(errorLost(a))} | ${a.newestMissingWhereDropOldestKeeps} | ${a.overWindow} |`,
+      );
       continue;
     }
     lines.push(

@@ -16,7 +16,12 @@ interface LooseMessage {
 
 function contentText(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((part) => (typeof part === "string" ? part : typeof (part as { text?: unknown })?.text === "string" ? (part as { text: string }).text : "")).join("\n");
+  if (Array.isArray(content))
+    return content
+      .map((part) =>
+        typeof part === "string" ? part : typeof (part as { text?: unknown })?.text === "string" ? (part as { text: string }).text : "",
+      )
+      .join("\n");
   return "";
 }
 
@@ -51,13 +56,18 @@ export function requestText(messages: readonly unknown[]): string {
 export function namedRecallIds(text: string): string[] {
   const ids = new Set<string>();
   for (const m of text.matchAll(/recall\(\s*["']([^"'\s]+)["']/g)) ids.add(m[1] as string);
-  for (const m of text.matchAll(/recall by id: ([^);\n]+)/g)) for (const id of (m[1] as string).split(/,\s*/)) if (/^[\w.:-]+$/.test(id.trim())) ids.add(id.trim());
+  for (const m of text.matchAll(/recall by id: ([^);\n]+)/g))
+    for (const id of (m[1] as string).split(/,\s*/)) if (/^[\w.:-]+$/.test(id.trim())) ids.add(id.trim());
   for (const m of text.matchAll(/\[id ([\w.:-]+)\]/g)) ids.add(m[1] as string);
   return [...ids];
 }
 
 /** Each answer's verdict in a request. `recall` reads an id's original (undefined: a baseline, nothing to recall). */
-export async function classify(answers: readonly Answer[], text: string, recall: ((id: string) => Promise<string | undefined>) | undefined): Promise<Verdict[]> {
+export async function classify(
+  answers: readonly Answer[],
+  text: string,
+  recall: ((id: string) => Promise<string | undefined>) | undefined,
+): Promise<Verdict[]> {
   const verdicts: Verdict[] = answers.map((a) => (text.includes(a.text) ? "present" : "lost"));
   if (recall === undefined || !verdicts.includes("lost")) return verdicts;
   const originals: string[] = [];

@@ -49,7 +49,10 @@ function ctxwinMethod(name: string, mode: TruncationMode | undefined): Method {
         limits: { maxTokens: window },
         ...(mode === undefined ? {} : { mode }),
         logger: quiet,
-        compaction: { summarizer: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined, maxSummaryTokens: MAX_SUMMARY_TOKENS },
+        compaction: {
+          summarizer: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined,
+          maxSummaryTokens: MAX_SUMMARY_TOKENS,
+        },
         warnings: { onOverflow: "send" },
       });
       const recall = new Recall({ context: manager, maxBytes: 1 << 30, maxTokens: 1 << 30 });
@@ -148,7 +151,11 @@ function toLangChain(message: ChatMessage, id: string): BaseMessage {
       return new AIMessage({
         content: message.content ?? "",
         id,
-        tool_calls: (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) as Record<string, unknown> })),
+        tool_calls: (message.tool_calls ?? []).map((c) => ({
+          id: c.id,
+          name: c.function.name,
+          args: JSON.parse(c.function.arguments) as Record<string, unknown>,
+        })),
       });
   }
 }
@@ -167,7 +174,12 @@ export const langchainTrim: Method = {
         history.push(toLangChain(message, String(counted.add(message))));
       },
       async request() {
-        const trimmed = await trimMessages(history, { maxTokens: limit - counted.overhead, strategy: "last", includeSystem: true, tokenCounter });
+        const trimmed = await trimMessages(history, {
+          maxTokens: limit - counted.overhead,
+          strategy: "last",
+          includeSystem: true,
+          tokenCounter,
+        });
         return { messages: trimmed.map((m) => counted.messages[Number(m.id)] as ChatMessage) };
       },
     };

@@ -23,7 +23,8 @@ export interface Outcome {
 }
 
 // Lines of the agents' own wrapping, not of the command's output.
-const WRAPPER = /^(<\/?(returncode|output|output_head|output_tail|elided_chars|warning)>.*|\d+ characters elided|\(Open file: .*\)|\(Current directory: .*\)|bash-\$|\[File: .*\])$/;
+const WRAPPER =
+  /^(<\/?(returncode|output|output_head|output_tail|elided_chars|warning)>.*|\d+ characters elided|\(Open file: .*\)|\(Current directory: .*\)|bash-\$|\[File: .*\])$/;
 
 const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Failure|Warning)(: .*)?$/;
 const JAVA_EXCEPTION = /^(Exception in thread ".*" )?[a-z][\w$]*(\.[\w$]+)+(Exception|Error)(: .*)?$/;
@@ -50,7 +51,13 @@ function lastErrorLike(lines: readonly string[]): string | undefined {
 }
 
 /** The failing and passing tests an output names. */
-function tests(lines: readonly string[]): { failing: string[]; passing: string[]; failLines: string[]; tallyLines: string[]; tallyFailed: boolean } {
+function tests(lines: readonly string[]): {
+  failing: string[];
+  passing: string[];
+  failLines: string[];
+  tallyLines: string[];
+  tallyFailed: boolean;
+} {
   const failing: string[] = [];
   const passing: string[] = [];
   const failLines: string[] = [];
@@ -78,14 +85,23 @@ function tests(lines: readonly string[]): { failing: string[]; passing: string[]
     } else if ((m = /^_{3,} (\S+\.py:test\w*) _{3,}$/.exec(line))) {
       failing.push(m[1] as string);
       failLines.push(line);
-    } else if ((m = /^(\w+)\(([\w.$]+)\)\s+Time elapsed: .*<<< (FAILURE|ERROR)!$/.exec(line)) || (m = /^\[ERROR\] ([\w.$]+\.\w+)\s+Time elapsed: .*<<< (FAILURE|ERROR)!$/.exec(line))) {
+    } else if (
+      (m = /^(\w+)\(([\w.$]+)\)\s+Time elapsed: .*<<< (FAILURE|ERROR)!$/.exec(line)) ||
+      (m = /^\[ERROR\] ([\w.$]+\.\w+)\s+Time elapsed: .*<<< (FAILURE|ERROR)!$/.exec(line))
+    ) {
       failing.push(m[2] !== undefined && m[3] !== undefined ? `${m[1]}(${m[2]})` : (m[1] as string));
       failLines.push(line);
     } else if ((m = /^\[ERROR\]\s+(\w+\.\w+):\d+/.exec(line)) || (m = /^\[ERROR\]\s+(\w+\.\w+)(?:\[.*\])?\s+»/.exec(line))) {
       failing.push(m[1] as string);
       failLines.push(line);
     }
-    if (/^=+ .*\b\d+ (failed|errors?)\b.* =+$/.test(line) || /^FAILED \((failures|errors)=\d+/.test(line) || /tests finished: .*\b\d+ (failed|exceptions?)/.test(line) || /^(\[ERROR\] )?Tests run: \d+, Failures: \d+, Errors: \d+/.test(line) && !/Failures: 0, Errors: 0/.test(line) || /^\[(ERROR|INFO)\] BUILD FAILURE$/.test(line)) {
+    if (
+      /^=+ .*\b\d+ (failed|errors?)\b.* =+$/.test(line) ||
+      /^FAILED \((failures|errors)=\d+/.test(line) ||
+      /tests finished: .*\b\d+ (failed|exceptions?)/.test(line) ||
+      (/^(\[ERROR\] )?Tests run: \d+, Failures: \d+, Errors: \d+/.test(line) && !/Failures: 0, Errors: 0/.test(line)) ||
+      /^\[(ERROR|INFO)\] BUILD FAILURE$/.test(line)
+    ) {
       tallyFailed = true;
       tallyLines.push(line);
     }
@@ -114,8 +130,14 @@ export function readOutcome(content: string): Outcome {
   const lines = outputLines(content);
   const t = tests(lines);
   const tb = endsInTraceback(lines);
-  const compiler = lines.find((l) => /^\S+\.(java|c|cc|cpp|h|rs|go|ts|js):\d+(:\d+)?: (error|fatal error): /.test(l.trim()) || /^\[ERROR\] \S+\.java:\[\d+,\d+\] /.test(l.trim()));
-  const shell = lines.find((l) => /^(\/bin\/)?(ba)?sh: (line \d+: )?.*(command not found|syntax error.*|unexpected EOF.*|No such file or directory)$/.test(l.trim()));
+  const compiler = lines.find(
+    (l) =>
+      /^\S+\.(java|c|cc|cpp|h|rs|go|ts|js):\d+(:\d+)?: (error|fatal error): /.test(l.trim()) ||
+      /^\[ERROR\] \S+\.java:\[\d+,\d+\] /.test(l.trim()),
+  );
+  const shell = lines.find((l) =>
+    /^(\/bin\/)?(ba)?sh: (line \d+: )?.*(command not found|syntax error.*|unexpected EOF.*|No such file or directory)$/.test(l.trim()),
+  );
   const rejectedEdit = /^Your proposed edit has introduced new syntax error/.test(content) ? content.split("\n", 1)[0] : undefined;
   const otherErrors = compiler !== undefined || shell !== undefined || rejectedEdit !== undefined;
   let errorLine = tb.line ?? t.failLines[0] ?? t.tallyLines.at(-1) ?? compiler?.trim() ?? rejectedEdit ?? shell?.trim();

@@ -74,7 +74,16 @@ export function callRecords(messages: readonly ChatMessage[]): CallRecord[] {
       const command = commandOf(call.function.arguments);
       const readOnly = isReadOnly(command);
       const outcome = readOutcome(result);
-      records.push({ id: call.id, name: call.function.name, command, result, outcome, readOnly, test: isTestCommand(command), failed: failedCall(outcome, readOnly) });
+      records.push({
+        id: call.id,
+        name: call.function.name,
+        command,
+        result,
+        outcome,
+        readOnly,
+        test: isTestCommand(command),
+        failed: failedCall(outcome, readOnly),
+      });
     }
   }
   return records;
@@ -129,7 +138,14 @@ export function generateQuestions(messages: readonly ChatMessage[], startDir: st
     // `git apply` of it, in the same command or a later one.
     for (const [path, body] of heredocWrites(command, cwd)) written.set(path, body);
     const reported = reportedOpenFile(record.result);
-    const edited = record.name === "edit" ? (openFile === undefined ? [] : [openFile]) : record.name === "create" && reported !== undefined ? [reported] : editedFiles(command, cwd, written);
+    const edited =
+      record.name === "edit"
+        ? openFile === undefined
+          ? []
+          : [openFile]
+        : record.name === "create" && reported !== undefined
+          ? [reported]
+          : editedFiles(command, cwd, written);
     for (const f of edited) {
       const path = repositoryPath(f);
       if (!files.includes(path)) files.push(path);

@@ -75,7 +75,13 @@ export function sampled(n: number, total: number, sample: number): boolean {
   return n % sample === 0 || n === total - 1;
 }
 
-export async function replay(run: PreparedRun, method: Method, window: number, counter: TiktokenCounter, options: { sample: number; dropOldestNewest?: ReadonlyArray<boolean | undefined> }): Promise<ReplayResult> {
+export async function replay(
+  run: PreparedRun,
+  method: Method,
+  window: number,
+  counter: TiktokenCounter,
+  options: { sample: number; dropOldestNewest?: ReadonlyArray<boolean | undefined> },
+): Promise<ReplayResult> {
   const started = performance.now();
   const tally = emptyTally();
   const limit = effectiveLimit(window);
@@ -140,7 +146,8 @@ export async function replay(run: PreparedRun, method: Method, window: number, c
 export function addTally(a: Tally, b: Tally): void {
   for (const key of Object.keys(a) as Array<keyof Tally>) {
     if (key === "answers") {
-      for (const kind of QUESTION_KINDS) for (const v of ["present", "recoverable", "lost"] as const) a.answers[kind][v] += b.answers[kind][v];
+      for (const kind of QUESTION_KINDS)
+        for (const v of ["present", "recoverable", "lost"] as const) a.answers[kind][v] += b.answers[kind][v];
     } else if (key === "largest" || key === "largestSummary") a[key] = Math.max(a[key], b[key]);
     else if (key === "error") {
       if (b.error !== undefined) a.error = a.error === undefined ? b.error : `${a.error}; ${b.error}`;

@@ -52,18 +52,32 @@ function verdicts(v: VerdictCounts): string {
 const windowLabel = (w: number) => `${w / 1000}K`;
 
 export function printTables(results: Results, entries: readonly ManifestEntry[], verbose: boolean): void {
-  const agentCounts = [...new Set(entries.map((e) => e.agent))].map((a) => `${entries.filter((e) => e.agent === a).length} ${a}`).join(", ");
-  console.log(`${results.runs} runs (${agentCounts}), ${results.requests.toLocaleString("en-US")} requests${results.sample > 1 ? `, every ${results.sample}th checked (and each run's last)` : ""}; gpt-4o counter, window = the prompt's effective limit at that maxTokens.\n`);
+  const agentCounts = [...new Set(entries.map((e) => e.agent))]
+    .map((a) => `${entries.filter((e) => e.agent === a).length} ${a}`)
+    .join(", ");
+  console.log(
+    `${results.runs} runs (${agentCounts}), ${results.requests.toLocaleString("en-US")} requests${results.sample > 1 ? `, every ${results.sample}th checked (and each run's last)` : ""}; gpt-4o counter, window = the prompt's effective limit at that maxTokens.\n`,
+  );
   for (const window of results.windows) {
     const over = results.pinnedOverWindow[window];
     if (over === undefined) continue;
     const byAgent: Record<string, number> = {};
     for (const e of entries) if (over.runs.includes(e.id)) byAgent[e.agent] = (byAgent[e.agent] ?? 0) + 1;
     console.log(
-      `At ${windowLabel(window)} the system messages and the task alone exceed the ${effectiveLimit(window).toLocaleString("en-US")} tokens the prompt may use in ${over.runs.length} runs (${Object.entries(byAgent).map(([a, n]) => `${n} ${a}`).join(", ")}; ${over.requests.toLocaleString("en-US")} requests): no method that keeps the task can make their requests, and they are left out of that window's figures.\n`,
+      `At ${windowLabel(window)} the system messages and the task alone exceed the ${effectiveLimit(window).toLocaleString("en-US")} tokens the prompt may use in ${over.runs.length} runs (${Object.entries(
+        byAgent,
+      )
+        .map(([a, n]) => `${n} ${a}`)
+        .join(
+          ", ",
+        )}; ${over.requests.toLocaleString("en-US")} requests): no method that keeps the task can make their requests, and they are left out of that window's figures.\n`,
     );
   }
-  console.log("| window | method | checked requests | present / recoverable / lost | open error line lost | newest result missing (drop-oldest keeps it) | over window | task missing | split units | summaries over " + (MAX_SUMMARY_TOKENS + 100) + " tokens (largest) | open problems from read-only commands |");
+  console.log(
+    "| window | method | checked requests | present / recoverable / lost | open error line lost | newest result missing (drop-oldest keeps it) | over window | task missing | split units | summaries over " +
+      (MAX_SUMMARY_TOKENS + 100) +
+      " tokens (largest) | open problems from read-only commands |",
+  );
   console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const window of results.windows) {
     for (const method of results.methods) {
@@ -72,11 +86,18 @@ export function printTables(results: Results, entries: readonly ManifestEntry[],
       const error = t.answers["open-error"];
       const errors = error.present + error.recoverable + error.lost;
       const summaries = t.summaries === 0 ? "-" : `${t.summariesOverBound} of ${t.summaries} (${t.largestSummary})`;
-      const problems = t.openProblemsListed === 0 ? "-" : `${share(t.openProblemsFromReadOnly, t.openProblemsListed)} of ${t.openProblemsListed}${t.openProblemsUnmatched ? ` (${t.openProblemsUnmatched} unmatched)` : ""}`;
-      console.log(`| ${windowLabel(window)} | ${method} | ${t.requests} | ${verdicts(all(t))} | ${share(error.lost, errors)} | ${t.newestMissing} (${t.newestMissingWhereDropOldestKeeps}) | ${t.overWindow} | ${t.taskMissing} | ${t.splitUnits} | ${summaries} | ${problems} |`);
+      const problems =
+        t.openProblemsListed === 0
+          ? "-"
+          : `${share(t.openProblemsFromReadOnly, t.openProblemsListed)} of ${t.openProblemsListed}${t.openProblemsUnmatched ? ` (${t.openProblemsUnmatched} unmatched)` : ""}`;
+      console.log(
+        `| ${windowLabel(window)} | ${method} | ${t.requests} | ${verdicts(all(t))} | ${share(error.lost, errors)} | ${t.newestMissing} (${t.newestMissingWhereDropOldestKeeps}) | ${t.overWindow} | ${t.taskMissing} | ${t.splitUnits} | ${summaries} | ${problems} |`,
+      );
     }
   }
-  console.log("\nLost, against dropping the oldest turns at the same window (the issue's done-when: SUMMARIZE at most 0.5, the default mode at most 1.0):\n");
+  console.log(
+    "\nLost, against dropping the oldest turns at the same window (the issue's done-when: SUMMARIZE at most 0.5, the default mode at most 1.0):\n",
+  );
   for (const window of results.windows) {
     const base = results.totals[`${window}|${dropOldest.name}`];
     if (base === undefined) continue;
@@ -85,7 +106,9 @@ export function printTables(results: Results, entries: readonly ManifestEntry[],
       const b = lostShare(base);
       return t === undefined ? "-" : b === 0 ? "n/a (drop-oldest lost nothing)" : (lostShare(t) / b).toFixed(2);
     };
-    console.log(`- ${windowLabel(window)}: summarize ${ratio(SUMMARIZE)}, default mode ${ratio(DEFAULT)}; sliding_window ${ratio("sliding_window")}, token_budget ${ratio("token_budget")}, LangChain trimMessages ${ratio("LangChain trimMessages")}`);
+    console.log(
+      `- ${windowLabel(window)}: summarize ${ratio(SUMMARIZE)}, default mode ${ratio(DEFAULT)}; sliding_window ${ratio("sliding_window")}, token_budget ${ratio("token_budget")}, LangChain trimMessages ${ratio("LangChain trimMessages")}`,
+    );
   }
   console.log("\nLost by question (share of that question's answers):\n");
   console.log(`| window | method | ${QUESTION_KINDS.join(" | ")} |`);
@@ -125,7 +148,9 @@ export function printTables(results: Results, entries: readonly ManifestEntry[],
   const errors = Object.entries(results.totals).filter(([, t]) => t.error !== undefined);
   if (errors.length > 0) {
     console.log("\nReplays stopped by an error:");
-    for (const [run, byKey] of Object.entries(results.perRun)) for (const [key, t] of Object.entries(byKey)) if (t.error !== undefined) console.log(`- ${run}, ${key.replace("|", " ")}: ${t.error}`);
+    for (const [run, byKey] of Object.entries(results.perRun))
+      for (const [key, t] of Object.entries(byKey))
+        if (t.error !== undefined) console.log(`- ${run}, ${key.replace("|", " ")}: ${t.error}`);
   }
   if (verbose) {
     console.log("\nLost per run (share of its answers):\n");
@@ -134,8 +159,22 @@ export function printTables(results: Results, entries: readonly ManifestEntry[],
     console.log(`|---|---|${keys.map(() => "---").join("|")}|`);
     for (const [run, byKey] of Object.entries(results.perRun)) {
       const first = Object.values(byKey)[0];
-      console.log(`| ${run} | ${first?.requests ?? 0} | ${keys.map((k) => (byKey[k] === undefined ? "-" : share(all(byKey[k] as Tally).lost, Object.values(all(byKey[k] as Tally)).reduce((a, b) => a + b, 0)))).join(" | ")} |`);
+      console.log(
+        `| ${run} | ${first?.requests ?? 0} | ${keys
+          .map((k) =>
+            byKey[k] === undefined
+              ? "-"
+              : share(
+                  all(byKey[k] as Tally).lost,
+                  Object.values(all(byKey[k] as Tally)).reduce((a, b) => a + b, 0),
+                ),
+          )
+          .join(" | ")} |`,
+      );
     }
   }
-  if (results.seconds !== undefined) console.log(`\n${results.seconds.toFixed(0)} s (${(results.cpuSeconds ?? 0).toFixed(0)} s of CPU) for ${results.runs} runs x ${results.windows.length} windows x ${results.methods.length} methods.`);
+  if (results.seconds !== undefined)
+    console.log(
+      `\n${results.seconds.toFixed(0)} s (${(results.cpuSeconds ?? 0).toFixed(0)} s of CPU) for ${results.runs} runs x ${results.windows.length} windows x ${results.methods.length} methods.`,
+    );
 }

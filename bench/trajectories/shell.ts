@@ -37,7 +37,8 @@ export function splitHeredocs(command: string): { text: string; heredocs: Heredo
     for (const { word, dash } of delimiters) {
       const body: string[] = [];
       i++;
-      while (i < lines.length && (dash ? (lines[i] as string).trim() : (lines[i] as string).trimEnd()) !== word) body.push(lines[i++] as string);
+      while (i < lines.length && (dash ? (lines[i] as string).trim() : (lines[i] as string).trimEnd()) !== word)
+        body.push(lines[i++] as string);
       heredocs.push({ body: body.join("\n"), line });
     }
   }
@@ -159,12 +160,73 @@ function baseName(path: string): string {
 
 // SWE-agent 0.x's reading commands beside the shell's.
 const READ_ONLY = new Set([
-  "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "ack", "ls", "tree", "pwd", "echo", "printf",
-  "wc", "nl", "diff", "cmp", "which", "type", "file", "stat", "du", "df", "sort", "uniq", "cut", "tr", "column", "whoami",
-  "cd", "true", "sleep", "date", "env", "printenv", "realpath", "readlink", "basename", "dirname", "hexdump", "od", "xxd",
-  "open", "goto", "scroll_up", "scroll_down", "search_dir", "search_file", "find_file",
+  "cat",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "ack",
+  "ls",
+  "tree",
+  "pwd",
+  "echo",
+  "printf",
+  "wc",
+  "nl",
+  "diff",
+  "cmp",
+  "which",
+  "type",
+  "file",
+  "stat",
+  "du",
+  "df",
+  "sort",
+  "uniq",
+  "cut",
+  "tr",
+  "column",
+  "whoami",
+  "cd",
+  "true",
+  "sleep",
+  "date",
+  "env",
+  "printenv",
+  "realpath",
+  "readlink",
+  "basename",
+  "dirname",
+  "hexdump",
+  "od",
+  "xxd",
+  "open",
+  "goto",
+  "scroll_up",
+  "scroll_down",
+  "search_dir",
+  "search_file",
+  "find_file",
 ]);
-const GIT_READS = new Set(["diff", "log", "show", "status", "blame", "grep", "branch", "ls-files", "rev-parse", "describe", "remote", "config"]);
+const GIT_READS = new Set([
+  "diff",
+  "log",
+  "show",
+  "status",
+  "blame",
+  "grep",
+  "branch",
+  "ls-files",
+  "rev-parse",
+  "describe",
+  "remote",
+  "config",
+]);
 
 /** Whether a segment only reads: a reading program with no writing flag. */
 function readOnlySegment(words: readonly string[]): boolean {
@@ -205,11 +267,21 @@ function testSegment(words: readonly string[]): boolean {
   if (/(^|\/)bin\/test$/.test(word)) return true;
   if (/^python[\d.]*$/.test(name)) {
     const m = args.indexOf("-m");
-    if (m >= 0) return /^(pytest|unittest|nose|nose2|sympy\.testing|django)$/.test(args[m + 1] ?? "") && (args[m + 1] !== "django" || args.includes("test"));
+    if (m >= 0)
+      return (
+        /^(pytest|unittest|nose|nose2|sympy\.testing|django)$/.test(args[m + 1] ?? "") &&
+        (args[m + 1] !== "django" || args.includes("test"))
+      );
     const script = args.find((a) => !a.startsWith("-"));
     if (script === undefined) return false;
     const file = baseName(script);
-    return /(^|\/)runtests\.py$/.test(script) || /^test.*\.py$|_tests?\.py$/.test(file) || (/(^|\/)tests?\//.test(script) && file.endsWith(".py")) || (file === "setup.py" && args.includes("test")) || (file === "manage.py" && args.includes("test"));
+    return (
+      /(^|\/)runtests\.py$/.test(script) ||
+      /^test.*\.py$|_tests?\.py$/.test(file) ||
+      (/(^|\/)tests?\//.test(script) && file.endsWith(".py")) ||
+      (file === "setup.py" && args.includes("test")) ||
+      (file === "manage.py" && args.includes("test"))
+    );
   }
   const goal = BUILD_TESTS[name];
   if (goal !== undefined) return args.some((a) => goal.test(a));
@@ -245,7 +317,8 @@ function looksLikePath(word: string): boolean {
 /** The files a Python script writes: `open(path, "w"|"a"|"x"...)`, `Path(path).write_text(...)`. */
 function pythonWrites(script: string): string[] {
   const files: string[] = [];
-  for (const m of script.matchAll(/open\(\s*(?:r|f)?(['"])([^'"\n]+)\1\s*,\s*(?:mode\s*=\s*)?(['"])[wax][^'"]*\3/g)) files.push(m[2] as string);
+  for (const m of script.matchAll(/open\(\s*(?:r|f)?(['"])([^'"\n]+)\1\s*,\s*(?:mode\s*=\s*)?(['"])[wax][^'"]*\3/g))
+    files.push(m[2] as string);
   for (const m of script.matchAll(/Path\(\s*(['"])([^'"\n]+)\1\s*\)\.write_(?:text|bytes)\(/g)) files.push(m[2] as string);
   return files;
 }
@@ -318,7 +391,8 @@ export function editedFiles(command: string, cwd: string | undefined, written: R
       for (const f of args.slice(args.indexOf("--") + 1)) add(f);
     } else if (name === "create" || name === "str_replace_editor") {
       // SWE-agent's interface: `create <path>`, `str_replace_editor <create|str_replace|insert|undo_edit> <path>`.
-      const path = name === "create" ? operands[0] : /^(create|str_replace|insert|undo_edit)$/.test(operands[0] ?? "") ? operands[1] : undefined;
+      const path =
+        name === "create" ? operands[0] : /^(create|str_replace|insert|undo_edit)$/.test(operands[0] ?? "") ? operands[1] : undefined;
       if (path !== undefined) add(path);
     }
   }

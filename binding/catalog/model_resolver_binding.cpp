@@ -82,11 +82,10 @@ Napi::Object model_object(Napi::Env env, const CatalogModel& model, const ModelP
 class ModelResolverObject : public Napi::ObjectWrap<ModelResolverObject> {
  public:
   static Napi::Function define(Napi::Env env) {
-    return DefineClass(env, "ModelResolver",
-                       {InstanceMethod<&ModelResolverObject::resolve>("resolve"),
-                        InstanceMethod<&ModelResolverObject::register_catalog>("register"),
-                        InstanceMethod<&ModelResolverObject::list>("list"),
-                        InstanceMethod<&ModelResolverObject::closest>("closest")});
+    return DefineClass(
+        env, "ModelResolver",
+        {InstanceMethod<&ModelResolverObject::resolve>("resolve"), InstanceMethod<&ModelResolverObject::register_catalog>("register"),
+         InstanceMethod<&ModelResolverObject::list>("list"), InstanceMethod<&ModelResolverObject::closest>("closest")});
   }
 
   explicit ModelResolverObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ModelResolverObject>(info) {}
@@ -120,7 +119,8 @@ class ModelResolverObject : public Napi::ObjectWrap<ModelResolverObject> {
     return guarded(info, [&]() -> Napi::Value {
       const std::vector<const CatalogModel*> models = resolver_.list();
       Napi::Array out = Napi::Array::New(info.Env(), models.size());
-      for (std::size_t i = 0; i < models.size(); ++i) out.Set(static_cast<std::uint32_t>(i), model_object(info.Env(), *models[i], models[i]->prices));
+      for (std::size_t i = 0; i < models.size(); ++i)
+        out.Set(static_cast<std::uint32_t>(i), model_object(info.Env(), *models[i], models[i]->prices));
       return out;
     });
   }

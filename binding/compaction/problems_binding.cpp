@@ -43,7 +43,8 @@ Napi::Value cleared_tool_results_js(const Napi::CallbackInfo& info) {
     }
     auto out = Napi::Array::New(info.Env(), texts.size());
     for (std::size_t i = 0; i < texts.size(); ++i) {
-      const std::string placeholder = with_calls ? cleared_tool_result(texts[i], ids[i], tools[i], args[i]) : cleared_tool_result(texts[i], ids[i]);
+      const std::string placeholder =
+          with_calls ? cleared_tool_result(texts[i], ids[i], tools[i], args[i]) : cleared_tool_result(texts[i], ids[i]);
       out.Set(static_cast<uint32_t>(i), Napi::String::New(info.Env(), placeholder));
     }
     return out;

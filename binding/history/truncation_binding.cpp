@@ -77,8 +77,8 @@ Napi::Value plan_truncation_js(const Napi::CallbackInfo& info) {
       if (roles[i] > 4) throw Error::range(ErrorCode::OutOfRange, "roles[" + std::to_string(i) + "] must be 0 to 4");
       meta[i] = MessageMeta{static_cast<Role>(roles[i]), tokens[i], flags[i], units[i]};
     }
-    const TruncationPlan plan = specs.size() == 1 ? plan_truncation(meta, target_tokens, specs.front())
-                                                  : plan_composite(meta, target_tokens, specs);
+    const TruncationPlan plan =
+        specs.size() == 1 ? plan_truncation(meta, target_tokens, specs.front()) : plan_composite(meta, target_tokens, specs);
     Napi::Env env = info.Env();
     auto kept = typed_array_of<uint32_t>(env, plan.kept);
     auto removed = typed_array_of<uint32_t>(env, plan.removed);

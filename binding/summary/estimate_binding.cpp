@@ -32,8 +32,7 @@ Napi::Value estimate_tokens_in_place_js(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     auto lengths = typed_array_arg<uint32_t>(info, 0, "lengths", napi_uint32_array, "Uint32Array");
     const double ratio = ratio_arg(info, 1);
-    estimate_tokens_in_place(std::span<std::uint32_t>(lengths.Data(), lengths.ElementLength()),
-                             ratio);
+    estimate_tokens_in_place(std::span<std::uint32_t>(lengths.Data(), lengths.ElementLength()), ratio);
     publish(lengths);
     return info.Env().Undefined();
   });
@@ -75,12 +74,9 @@ Napi::Value estimate_tokens_by_words_many_js(const Napi::CallbackInfo& info) {
 
 void register_estimate(Napi::Env env, Napi::Object exports) {
   exports.Set("estimateTokens", Napi::Function::New(env, estimate_tokens_js, "estimateTokens"));
-  exports.Set("estimateTokensInPlace",
-              Napi::Function::New(env, estimate_tokens_in_place_js, "estimateTokensInPlace"));
-  exports.Set("estimateTokensByWords",
-              Napi::Function::New(env, estimate_tokens_by_words_js, "estimateTokensByWords"));
-  exports.Set("estimateTokensByWordsMany",
-              Napi::Function::New(env, estimate_tokens_by_words_many_js, "estimateTokensByWordsMany"));
+  exports.Set("estimateTokensInPlace", Napi::Function::New(env, estimate_tokens_in_place_js, "estimateTokensInPlace"));
+  exports.Set("estimateTokensByWords", Napi::Function::New(env, estimate_tokens_by_words_js, "estimateTokensByWords"));
+  exports.Set("estimateTokensByWordsMany", Napi::Function::New(env, estimate_tokens_by_words_many_js, "estimateTokensByWordsMany"));
 }
 
 }  // namespace ctxwin::binding

@@ -14,8 +14,7 @@ namespace {
 
 Napi::Value validate_thread_config_js(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    ThreadPolicy::from_numbers(number_arg(info, 0, "config.maxContextTokens"),
-                               number_arg(info, 1, "config.keepRecentIterations"));
+    ThreadPolicy::from_numbers(number_arg(info, 0, "config.maxContextTokens"), number_arg(info, 1, "config.keepRecentIterations"));
     return info.Env().Undefined();
   });
 }
@@ -28,9 +27,8 @@ Napi::Value plan_summarization_js(const Napi::CallbackInfo& info) {
     auto is_summary = typed_array_arg<uint8_t>(info, 1, "isSummary", napi_uint8_array, "Uint8Array");
     ThreadPolicy policy = ThreadPolicy::from_numbers(1, number_arg(info, 2, "keepRecentIterations"));
 
-    const SummarizationPlan plan = plan_summarization(
-        std::span<const double>(iterations.Data(), iterations.ElementLength()),
-        std::span<const std::uint8_t>(is_summary.Data(), is_summary.ElementLength()), policy);
+    const SummarizationPlan plan = plan_summarization(std::span<const double>(iterations.Data(), iterations.ElementLength()),
+                                                      std::span<const std::uint8_t>(is_summary.Data(), is_summary.ElementLength()), policy);
 
     Napi::Env env = info.Env();
     const std::size_t groups = plan.old_iterations.size();
@@ -67,10 +65,8 @@ Napi::Value plan_summarization_js(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void register_thread_plan(Napi::Env env, Napi::Object exports) {
-  exports.Set("validateThreadConfig",
-              Napi::Function::New(env, validate_thread_config_js, "validateThreadConfig"));
-  exports.Set("planSummarization",
-              Napi::Function::New(env, plan_summarization_js, "planSummarization"));
+  exports.Set("validateThreadConfig", Napi::Function::New(env, validate_thread_config_js, "validateThreadConfig"));
+  exports.Set("planSummarization", Napi::Function::New(env, plan_summarization_js, "planSummarization"));
 }
 
 }  // namespace ctxwin::binding

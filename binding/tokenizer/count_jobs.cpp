@@ -20,9 +20,9 @@ struct CountBatch {
   CountBatch(Napi::Env env, std::vector<std::u16string> texts_in, bool many_in)
       : deferred(Napi::Promise::Deferred::New(env)), texts(std::move(texts_in)), counts(texts.size()), many(many_in) {}
   Napi::Promise::Deferred deferred;
-  std::vector<std::u16string> texts;  // a text is freed by the job that takes it, once converted
-  std::vector<std::uint32_t> counts;  // each entry written by the one job that took its text
-  std::atomic<std::size_t> next{0};   // the first text no job has taken yet
+  std::vector<std::u16string> texts;   // a text is freed by the job that takes it, once converted
+  std::vector<std::uint32_t> counts;   // each entry written by the one job that took its text
+  std::atomic<std::size_t> next{0};    // the first text no job has taken yet
   std::atomic<bool> cancelled{false};  // the caller gave up (an AbortSignal): no job takes another text
   bool many;
   std::size_t pending = 0;  // jobs not finished; touched on the JavaScript thread only
@@ -116,8 +116,8 @@ Napi::Promise count_on_pool(Napi::Env env, std::shared_ptr<const TokenCounter> c
   // that cancels has given up on the promise; it still settles, with the counts made so far.
   std::weak_ptr<CountBatch> weak = batch;
   promise.Set("cancel", Napi::Function::New(env, [weak](const Napi::CallbackInfo&) {
-    if (const auto alive = weak.lock()) alive->cancelled.store(true, std::memory_order_relaxed);
-  }));
+                if (const auto alive = weak.lock()) alive->cancelled.store(true, std::memory_order_relaxed);
+              }));
   batch->pending = jobs;
   for (std::size_t j = 0; j < jobs; ++j) {
     auto job = std::make_unique<CountJob>(env, counter, batch);

@@ -56,9 +56,8 @@ constexpr std::size_t kMaxSyncLength = std::size_t{1} << 24;
 
 void check_sync_length(std::size_t length, const char* what, const char* async_method) {
   if (length <= kMaxSyncLength) return;
-  throw Error::range(ErrorCode::InputTooLarge, std::string(what) + " " + std::to_string(length) +
-                                                   " characters, more than the " + std::to_string(kMaxSyncLength) +
-                                                   " a synchronous call counts: " + async_method +
+  throw Error::range(ErrorCode::InputTooLarge, std::string(what) + " " + std::to_string(length) + " characters, more than the " +
+                                                   std::to_string(kMaxSyncLength) + " a synchronous call counts: " + async_method +
                                                    " counts it off the main thread");
 }
 
@@ -83,17 +82,16 @@ std::function<std::string()> data_reader(Napi::Function read) {
 class Counter : public Napi::ObjectWrap<Counter> {
  public:
   static Napi::Function define(Napi::Env env) {
-    return DefineClass(env, "Counter",
-                       {InstanceMethod<&Counter::count>("count"), InstanceMethod<&Counter::count_many>("countMany"),
-                        InstanceMethod<&Counter::count_async>("countAsync"),
-                        InstanceMethod<&Counter::count_many_async>("countManyAsync"),
-                        InstanceMethod<&Counter::compact_tool_result_js>("compactToolResult"),
-                        InstanceMethod<&Counter::clear_cache>("clearCache"), InstanceMethod<&Counter::encode>("encode"),
-                        InstanceMethod<&Counter::decode>("decode"), InstanceMethod<&Counter::count_message>("countMessage"),
-                        InstanceMethod<&Counter::marked_stream>("markedStream"),
-                        InstanceMethod<&Counter::message_overhead>("messageOverhead"),
-                        InstanceMethod<&Counter::memory_bytes>("memoryBytes"), InstanceMethod<&Counter::summary>("summary"),
-                        InstanceMethod<&Counter::loaded_from>("loadedFrom"), StaticMethod<&Counter::load_async>("loadAsync")});
+    return DefineClass(
+        env, "Counter",
+        {InstanceMethod<&Counter::count>("count"), InstanceMethod<&Counter::count_many>("countMany"),
+         InstanceMethod<&Counter::count_async>("countAsync"), InstanceMethod<&Counter::count_many_async>("countManyAsync"),
+         InstanceMethod<&Counter::compact_tool_result_js>("compactToolResult"), InstanceMethod<&Counter::clear_cache>("clearCache"),
+         InstanceMethod<&Counter::encode>("encode"), InstanceMethod<&Counter::decode>("decode"),
+         InstanceMethod<&Counter::count_message>("countMessage"), InstanceMethod<&Counter::marked_stream>("markedStream"),
+         InstanceMethod<&Counter::message_overhead>("messageOverhead"), InstanceMethod<&Counter::memory_bytes>("memoryBytes"),
+         InstanceMethod<&Counter::summary>("summary"), InstanceMethod<&Counter::loaded_from>("loadedFrom"),
+         StaticMethod<&Counter::load_async>("loadAsync")});
   }
 
   explicit Counter(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Counter>(info) {
@@ -108,7 +106,7 @@ class Counter : public Napi::ObjectWrap<Counter> {
       const std::string source = string_arg(info, 1, "source");
       if (kind == "bpe") {
         encoding_ = info.Length() > 2 && info[2].IsFunction() ? &Encoding::get(source, data_reader(info[2].As<Napi::Function>()))
-                                                                : &Encoding::get(source, string_arg(info, 2, "dataDir"));
+                                                              : &Encoding::get(source, string_arg(info, 2, "dataDir"));
         counter_ = process_lifetime(*encoding_);
       } else if (kind == "claude") {
         claude_ = info.Length() > 2 && info[2].IsFunction()

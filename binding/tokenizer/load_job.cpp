@@ -45,8 +45,8 @@ class LoadJob : public AsyncJob {
       return;
     }
     // The constructor takes the tokenizer out of `loaded_` (see Counter's "tokenizer.json-loaded").
-    const Napi::Object counter = counter_class_.Value().New({Napi::String::New(env, "tokenizer.json-loaded"),
-                                                             Napi::External<HfTokenizer::FileLoad>::New(env, &loaded_)});
+    const Napi::Object counter = counter_class_.Value().New(
+        {Napi::String::New(env, "tokenizer.json-loaded"), Napi::External<HfTokenizer::FileLoad>::New(env, &loaded_)});
     deferred_.Resolve(counter);
   }
 

@@ -15,7 +15,10 @@ import { ANSWER, STEPS, SYSTEM, TASK, fileContents } from "./tools.js";
 const counter = getCounter("gpt-4o");
 let step = 0;
 let largest = 0;
-const usage = (input: number) => ({ inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 20, text: 20, reasoning: 0 } });
+const usage = (input: number) => ({
+  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 20, text: 20, reasoning: 0 },
+});
 
 const model = new MockLanguageModelV3({
   modelId: "gpt-4o",
@@ -25,15 +28,30 @@ const model = new MockLanguageModelV3({
     const input = counter.countMessages(prompt as never);
     largest = Math.max(largest, input);
     step++;
-    if (step > STEPS) return { content: [{ type: "text", text: ANSWER }], finishReason: { unified: "stop", raw: undefined }, usage: usage(input), warnings: [] };
-    const call = { type: "tool-call" as const, toolCallId: `call_${step}`, toolName: "read_file", input: JSON.stringify({ path: `src/module${step}.ts`, step }) };
+    if (step > STEPS)
+      return {
+        content: [{ type: "text", text: ANSWER }],
+        finishReason: { unified: "stop", raw: undefined },
+        usage: usage(input),
+        warnings: [],
+      };
+    const call = {
+      type: "tool-call" as const,
+      toolCallId: `call_${step}`,
+      toolName: "read_file",
+      input: JSON.stringify({ path: `src/module${step}.ts`, step }),
+    };
     return { content: [call], finishReason: { unified: "tool-calls", raw: undefined }, usage: usage(input), warnings: [] };
   },
 });
 
 const readFile = tool({
   description: "Read a file of the repository",
-  inputSchema: jsonSchema<{ path: string; step: number }>({ type: "object", properties: { path: { type: "string" }, step: { type: "number" } }, required: ["path", "step"] }),
+  inputSchema: jsonSchema<{ path: string; step: number }>({
+    type: "object",
+    properties: { path: { type: "string" }, step: { type: "number" } },
+    required: ["path", "step"],
+  }),
   execute: async ({ step }) => fileContents(step),
 });
 

@@ -25,7 +25,11 @@ for (let step = 1; step <= STEPS + 1; step++) {
     largest = Math.max(largest, input);
     const usage_metadata = { input_tokens: input, output_tokens: 20, total_tokens: input + 20 };
     if (step > STEPS) return new AIMessage({ content: ANSWER, usage_metadata });
-    return new AIMessage({ content: "", tool_calls: [{ id: `call_${step}`, name: "read_file", args: { path: `src/module${step}.ts`, step }, type: "tool_call" }], usage_metadata });
+    return new AIMessage({
+      content: "",
+      tool_calls: [{ id: `call_${step}`, name: "read_file", args: { path: `src/module${step}.ts`, step }, type: "tool_call" }],
+      usage_metadata,
+    });
   });
 }
 

@@ -28,11 +28,25 @@ class ScriptedModel implements Model {
     const usage = new Usage({ requests: 1, inputTokens: tokens, outputTokens: 20, totalTokens: tokens + 20 });
     if (this.turn === this.turns) {
       this.turn = 0;
-      return { usage, output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: ANSWER }] }] };
+      return {
+        usage,
+        output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: ANSWER }] }],
+      };
     }
     this.turn++;
     const step = ++this.step;
-    return { usage, output: [{ type: "function_call", callId: `call_${step}`, name: "read_file", arguments: JSON.stringify({ path: `src/module${step}.ts`, step }), status: "completed" }] };
+    return {
+      usage,
+      output: [
+        {
+          type: "function_call",
+          callId: `call_${step}`,
+          name: "read_file",
+          arguments: JSON.stringify({ path: `src/module${step}.ts`, step }),
+          status: "completed",
+        },
+      ],
+    };
   }
   // eslint-disable-next-line require-yield
   async *getStreamedResponse(): AsyncIterable<never> {
@@ -53,7 +67,13 @@ const filter = contextInputFilter({ model: "gpt-4o", limits, onCompact: () => co
 const runner = new Runner({ callModelInputFilter: filter });
 filter.attach(runner); // each response's reported usage calibrates later counts
 
-const agent = new Agent({ name: "coder", instructions: SYSTEM, tools: [readFile], model: new ScriptedModel(STEPS), modelSettings: { maxTokens: 1000 } });
+const agent = new Agent({
+  name: "coder",
+  instructions: SYSTEM,
+  tools: [readFile],
+  model: new ScriptedModel(STEPS),
+  modelSettings: { maxTokens: 1000 },
+});
 const result = await runner.run(agent, TASK, { maxTurns: STEPS + 5 });
 console.log(`one run of ${STEPS} tool turns: ${result.finalOutput}`);
 console.log(`largest prompt the model saw: ${largest} tokens (window 8,000, 1,000 reserved for output); calls fitted: ${compacted}`);
@@ -61,7 +81,13 @@ console.log(`largest prompt the model saw: ${largest} tokens (window 8,000, 1,00
 // A conversation over several runs: the session keeps every item and hands each run a history
 // within the window.
 const session = new ContextSession({ model: "gpt-4o", limits, instructions: SYSTEM, agent });
-const chat = new Agent({ name: "coder", instructions: SYSTEM, tools: [readFile], model: new ScriptedModel(8), modelSettings: { maxTokens: 1000 } });
+const chat = new Agent({
+  name: "coder",
+  instructions: SYSTEM,
+  tools: [readFile],
+  model: new ScriptedModel(8),
+  modelSettings: { maxTokens: 1000 },
+});
 for (const question of ["Where is the CSV exporter?", "Which function parses the due date?", "Fix it."]) {
   const answer = await runner.run(chat, question, { session, maxTurns: 20 });
   console.log(`${question} -> ${answer.finalOutput}`);

@@ -18,7 +18,8 @@ function cpp(text) {
   for (const byte of Buffer.from(String(text), "utf8")) {
     if (byte === 0x22) out += '\\"';
     else if (byte === 0x5c) out += "\\\\";
-    else if (byte === 0x3f) out += "\\?"; // no trigraphs
+    else if (byte === 0x3f)
+      out += "\\?"; // no trigraphs
     else if (byte < 0x20 || byte === 0x7f) out += `\\${byte.toString(8).padStart(3, "0")}`;
     else out += String.fromCharCode(byte);
   }
@@ -35,7 +36,11 @@ function price(value) {
 }
 
 function providerRanks(providerIds) {
-  const named = [...PROVIDER_GROUPS.makers.map((id) => [id, GROUP.maker]), ...PROVIDER_GROUPS.clouds.map((id) => [id, GROUP.cloud]), ...PROVIDER_GROUPS.hosts.map((id) => [id, GROUP.host])];
+  const named = [
+    ...PROVIDER_GROUPS.makers.map((id) => [id, GROUP.maker]),
+    ...PROVIDER_GROUPS.clouds.map((id) => [id, GROUP.cloud]),
+    ...PROVIDER_GROUPS.hosts.map((id) => [id, GROUP.host]),
+  ];
   const known = new Set(named.map(([id]) => id));
   const rest = [...providerIds].filter((id) => !known.has(id)).sort();
   return [...named, ...rest.map((id) => [id, GROUP.host])];
@@ -84,7 +89,18 @@ export function deriveRows(catalog) {
     }
   }
   for (const row of COMPATIBILITY_ROWS) {
-    rows.push({ provider: index.get(row.provider), id: row.id, name: row.id, context: row.context, input: 0, output: row.output, prices: ["-1", "-1", "-1", "-1"], release: "", openWeights: false, source: SOURCE.compatibility });
+    rows.push({
+      provider: index.get(row.provider),
+      id: row.id,
+      name: row.id,
+      context: row.context,
+      input: 0,
+      output: row.output,
+      prices: ["-1", "-1", "-1", "-1"],
+      release: "",
+      openWeights: false,
+      source: SOURCE.compatibility,
+    });
   }
   return { providers, rows, redundant };
 }
@@ -108,7 +124,10 @@ export function deriveCatalogSource(catalog, pkg) {
     "// provider, id, name, context, input, output, USD per million tokens: input, output, cache read,",
     "// cache write (-1: not published), release date, open weights, source.",
     "constexpr ModelRow kModels[] = {",
-    ...rows.map((r) => `    {${r.provider}, ${cpp(r.id)}, ${cpp(r.name)}, ${r.context}, ${r.input}, ${r.output}, ${r.prices.join(", ")}, ${cpp(r.release)}, ${r.openWeights}, RowSource::${r.source}},`),
+    ...rows.map(
+      (r) =>
+        `    {${r.provider}, ${cpp(r.id)}, ${cpp(r.name)}, ${r.context}, ${r.input}, ${r.output}, ${r.prices.join(", ")}, ${cpp(r.release)}, ${r.openWeights}, RowSource::${r.source}},`,
+    ),
     "};",
     "",
     "constexpr AliasRow kAliases[] = {",

@@ -44,7 +44,11 @@ async function main() {
   }
   const bySource = {};
   for (const r of rows) bySource[r.source] = (bySource[r.source] ?? 0) + 1;
-  console.log(`catalog: ${rows.length} models from ${providers.length} providers (${Object.entries(bySource).map(([s, n]) => `${n} ${s.toLowerCase()}`).join(", ")})`);
+  console.log(
+    `catalog: ${rows.length} models from ${providers.length} providers (${Object.entries(bySource)
+      .map(([s, n]) => `${n} ${s.toLowerCase()}`)
+      .join(", ")})`,
+  );
   for (const id of redundant) console.log(`catalog: ${id} is in ${pkg} now: delete its row from scripts/catalog/additions.mjs`);
   if (text !== before && !process.argv.includes("--no-build")) {
     const { spawnSync } = await import("node:child_process");

@@ -40,8 +40,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(ctxwin::is_valid_utf8(repaired));
   FUZZ_CHECK(tokenizer.count_valid(repaired) == count);
   FUZZ_CHECK(tokenizer.count(repaired) == count);
-  if (!text.empty()) FUZZ_CHECK(tokenizer.count_message(text) == tokenizer.message_overhead() + count);
-  else FUZZ_CHECK(count == 0);
+  if (!text.empty())
+    FUZZ_CHECK(tokenizer.count_message(text) == tokenizer.message_overhead() + count);
+  else
+    FUZZ_CHECK(count == 0);
   FUZZ_CHECK(ctxwin::is_valid_utf8(tokenizer.marked_stream(text)));
   return 0;
 }

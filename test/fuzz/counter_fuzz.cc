@@ -42,7 +42,8 @@ std::vector<Family> load_families() {
   }
   for (const char* name : {"v3", "v4.7", "v5"}) counters.push_back(&ctxwin::claude::ClaudeTokenizer::get(name, CTXWIN_CLAUDE_DATA_DIR));
   for (const char* name : {"llama3", "llama2"}) {
-    models.push_back(ctxwin::HfTokenizer::from_file(std::string(CTXWIN_NODE_MODULES_DIR) + "/@lenml/tokenizer-" + name + "/models/tokenizer.json"));
+    models.push_back(
+        ctxwin::HfTokenizer::from_file(std::string(CTXWIN_NODE_MODULES_DIR) + "/@lenml/tokenizer-" + name + "/models/tokenizer.json"));
     counters.push_back(models.back().get());
   }
   std::vector<Family> families;

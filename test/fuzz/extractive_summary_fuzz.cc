@@ -53,7 +53,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (valid) FUZZ_CHECK(ctxwin::is_valid_utf8(change.path));
       }
     }
-  } catch (const ctxwin::Error&) {
-  }
+  } catch (const ctxwin::Error&) {}
   return 0;
 }

@@ -24,7 +24,7 @@ inline const std::string& rank_data_dir() {
 
 }  // namespace ctxwin::fuzz
 
-#define FUZZ_CHECK(condition) \
-  do {                        \
+#define FUZZ_CHECK(condition)                                               \
+  do {                                                                      \
     if (!(condition)) ::ctxwin::fuzz::fail(#condition, __FILE__, __LINE__); \
   } while (0)

@@ -26,7 +26,8 @@ namespace {
 
 // A byte-level BPE over a few merges, split by a pattern that is none of tiktoken's (PCRE2), with
 // an added special token; and the same with NFKC and a Metaspace pre-tokenizer.
-constexpr std::string_view kSmallPcre2 = R"({"version":"1.0","added_tokens":[{"id":9,"content":"<|end|>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}],
+constexpr std::string_view kSmallPcre2 =
+    R"({"version":"1.0","added_tokens":[{"id":9,"content":"<|end|>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}],
 "normalizer":{"type":"NFC"},"pre_tokenizer":{"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"Regex":"\\p{L}+|\\p{N}{1,2}|[^\\s\\p{L}\\p{N}]+|\\s+"},"behavior":"Isolated","invert":false},{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":false}]},
 "model":{"type":"BPE","dropout":null,"unk_token":null,"vocab":{"a":0,"b":1,"c":2,"ab":3,"bc":4,"abc":5},"merges":["a b","b c","ab c"]}})";
 constexpr std::string_view kSmallMetaspace = R"({"version":"1.0","added_tokens":[],

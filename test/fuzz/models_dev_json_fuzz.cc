@@ -25,7 +25,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const ctxwin::CatalogModel& model : copy) {
       if (!model.id.ends_with('*')) FUZZ_CHECK(resolver.resolve(model.id).has_value());
     }
-  } catch (const ctxwin::Error&) {
-  }
+  } catch (const ctxwin::Error&) {}
   return 0;
 }

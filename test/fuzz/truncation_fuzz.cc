@@ -69,8 +69,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(plan.marker_position >= -1 && plan.marker_position <= static_cast<std::int64_t>(plan.kept.size()));
   if (plan.fits) FUZZ_CHECK(plan.kept_tokens <= target);
   std::map<std::int32_t, std::pair<bool, bool>> units;  // unit -> (some kept, some removed)
-  for (const auto i : plan.kept) if (messages[i].unit >= 0) units[messages[i].unit].first = true;
-  for (const auto i : plan.removed) if (messages[i].unit >= 0) units[messages[i].unit].second = true;
+  for (const auto i : plan.kept)
+    if (messages[i].unit >= 0) units[messages[i].unit].first = true;
+  for (const auto i : plan.removed)
+    if (messages[i].unit >= 0) units[messages[i].unit].second = true;
   for (const auto& [unit, state] : units) FUZZ_CHECK(!(state.first && state.second));
   return 0;
 }

@@ -8,7 +8,10 @@ const assert = require("node:assert/strict");
 
 // A namespace of a CommonJS module also has `default` and (Node 23+, Deno) "module.exports"; an ES
 // module with a default export loaded by require has `__esModule`.
-const names = (namespace) => Object.keys(namespace).filter((name) => name !== "default" && name !== "module.exports" && name !== "__esModule").sort();
+const names = (namespace) =>
+  Object.keys(namespace)
+    .filter((name) => name !== "default" && name !== "module.exports" && name !== "__esModule")
+    .sort();
 
 const ctxwin = require("ctxwin");
 const { TiktokenCounter, MessageContextManager, ContextLimits, backend } = ctxwin;
@@ -43,7 +46,10 @@ const exportsOf = require("ctxwin/package.json").exports;
 const subpaths = Object.keys(exportsOf)
   .filter((key) => key !== "." && key !== "./package.json")
   .map((key) => `ctxwin/${key.slice(2).replace("*", "o200k_base")}`);
-assert.ok(["ctxwin/ai-sdk", "ctxwin/langchain", "ctxwin/langchain-history", "ctxwin/data/o200k_base"].every((s) => subpaths.includes(s)), `every subpath: ${subpaths}`);
+assert.ok(
+  ["ctxwin/ai-sdk", "ctxwin/langchain", "ctxwin/langchain-history", "ctxwin/data/o200k_base"].every((s) => subpaths.includes(s)),
+  `every subpath: ${subpaths}`,
+);
 /** A subpath that did not load: only the coded error of a missing framework is expected (never Node's bare "cannot find module"). */
 function failure(error) {
   const code = error?.code;
@@ -60,10 +66,15 @@ for (const subpath of subpaths) {
 }
 // The adapters that need their framework at run time: loaded where it is installed (run with
 // --frameworks), else the coded error naming it.
-const FRAMEWORK_ERRORS = { "ctxwin/ai-sdk": "ERR_CTXWIN_AI_SDK_MISSING", "ctxwin/langchain": "ERR_CTXWIN_LANGCHAIN_MISSING", "ctxwin/langchain-history": "ERR_CTXWIN_LANGCHAIN_MISSING" };
+const FRAMEWORK_ERRORS = {
+  "ctxwin/ai-sdk": "ERR_CTXWIN_AI_SDK_MISSING",
+  "ctxwin/langchain": "ERR_CTXWIN_LANGCHAIN_MISSING",
+  "ctxwin/langchain-history": "ERR_CTXWIN_LANGCHAIN_MISSING",
+};
 const withFrameworks = process.argv.includes("--frameworks");
 for (const [subpath, code] of Object.entries(FRAMEWORK_ERRORS)) {
-  if (withFrameworks) assert.ok(Array.isArray(loaded[subpath]) && loaded[subpath].length > 0, `${subpath} loads with require: ${loaded[subpath]}`);
+  if (withFrameworks)
+    assert.ok(Array.isArray(loaded[subpath]) && loaded[subpath].length > 0, `${subpath} loads with require: ${loaded[subpath]}`);
   else assert.equal(loaded[subpath], code, `${subpath} without its framework`);
 }
 assert.deepEqual(Object.keys(require("ctxwin/package.json")).includes("version"), true);
@@ -86,11 +97,29 @@ assert.deepEqual(Object.keys(require("ctxwin/package.json")).includes("version")
   if (Array.isArray(loaded["ctxwin/langchain-history"])) {
     const store = new ctxwin.MemorySessionStore();
     const required = new (require("ctxwin/langchain-history").SessionChatMessageHistory)({ store, id: "cjs" });
-    assert.ok(required instanceof require("@langchain/core/chat_history").BaseListChatMessageHistory, "require: a BaseListChatMessageHistory");
-    const imported = new (await import("ctxwin/langchain-history")).SessionChatMessageHistory({ store: new esm.MemorySessionStore(), id: "esm" });
-    assert.ok(imported instanceof (await import("@langchain/core/chat_history")).BaseListChatMessageHistory, "import: a BaseListChatMessageHistory");
+    assert.ok(
+      required instanceof require("@langchain/core/chat_history").BaseListChatMessageHistory,
+      "require: a BaseListChatMessageHistory",
+    );
+    const imported = new (await import("ctxwin/langchain-history")).SessionChatMessageHistory({
+      store: new esm.MemorySessionStore(),
+      id: "esm",
+    });
+    assert.ok(
+      imported instanceof (await import("@langchain/core/chat_history")).BaseListChatMessageHistory,
+      "import: a BaseListChatMessageHistory",
+    );
   }
-  console.log(JSON.stringify({ node: process.versions.node, backend, counts, kept: kept.length, warnings: warnings.length, subpaths: Object.fromEntries(subpaths.map((s) => [s, Array.isArray(loaded[s]) ? loaded[s].length : loaded[s]])) }));
+  console.log(
+    JSON.stringify({
+      node: process.versions.node,
+      backend,
+      counts,
+      kept: kept.length,
+      warnings: warnings.length,
+      subpaths: Object.fromEntries(subpaths.map((s) => [s, Array.isArray(loaded[s]) ? loaded[s].length : loaded[s]])),
+    }),
+  );
 })().catch((error) => {
   console.error(error);
   process.exit(1);

@@ -28,22 +28,41 @@ export const FIRST_USE = {
   "ctxwin/budget": [`m.ContextLimits.forModel("gpt-4o").maxTokens`, 128000],
   "ctxwin/truncation": [`new m.TokenBudgetStrategy().truncate(${TURNS}, 200, ${CHARS}).length`, 3],
   "ctxwin/compaction": [`new m.ToolResultCompactor({ maxResultTokens: 50 }).compactResult(${LOG}, ${CHARS}).length < 250`, true],
-  "ctxwin/session": [`(async () => { const s = new m.MemorySessionStore(); await s.append("s", [{ type: "note" }, { type: "note" }]); return (await s.read("s")).length; })()`, 2],
+  "ctxwin/session": [
+    `(async () => { const s = new m.MemorySessionStore(); await s.append("s", [{ type: "note" }, { type: "note" }]); return (await s.read("s")).length; })()`,
+    2,
+  ],
   "ctxwin/cost": [`m.anthropicMinimumPrefix("claude-sonnet-4-5")`, 1024],
-  "ctxwin/context": [`(() => { const c = new m.MessageContextManager({ model: "gpt-4o" }); c.addMessage({ role: "user", content: "hello world" }); return c.tokenUsage; })()`, 9],
-  "ctxwin/recall": [`(async () => { const r = new m.Recall({ counter: ${CHARS} }); r.remember({ replaced: [], removed: [{ role: "tool", tool_call_id: "c1", content: ${LOG} }] }); const a = await r.read("c1", { maxTokens: 50 }); return a.ok && a.tokens <= 50; })()`, true],
+  "ctxwin/context": [
+    `(() => { const c = new m.MessageContextManager({ model: "gpt-4o" }); c.addMessage({ role: "user", content: "hello world" }); return c.tokenUsage; })()`,
+    9,
+  ],
+  "ctxwin/recall": [
+    `(async () => { const r = new m.Recall({ counter: ${CHARS} }); r.remember({ replaced: [], removed: [{ role: "tool", tool_call_id: "c1", content: ${LOG} }] }); const a = await r.read("c1", { maxTokens: 50 }); return a.ok && a.tokens <= 50; })()`,
+    true,
+  ],
   "ctxwin/agent-threads": [`m.estimateTokens("hello world")`, 4],
   "ctxwin/ai-sdk": [`m.contextMiddleware({ model: "gpt-4o" }).fitter.limits.maxTokens`, 128000],
   "ctxwin/langchain": [`m.contextMiddleware({ model: "gpt-4o" }).fitter.limits.maxTokens`, 128000],
   "ctxwin/openai-agents": [`m.contextInputFilter({ model: "gpt-4o" }).fitter.limits.maxTokens`, 128000],
   "ctxwin/mastra": [`m.contextProcessor({ model: "gpt-4o" }).fitter.limits.maxTokens`, 128000],
   "ctxwin/langchain-history": [`typeof m.SessionChatMessageHistory`, "function"],
-  "ctxwin/cli": [`m.analyzeContext({ messages: [{ role: "user", content: "hello world" }], tools: [], format: "messages" }, { model: "gpt-4o" }).window`, 128000],
+  "ctxwin/cli": [
+    `m.analyzeContext({ messages: [{ role: "user", content: "hello world" }], tools: [], format: "messages" }, { model: "gpt-4o" }).window`,
+    128000,
+  ],
   "ctxwin/data/o200k_base": [`typeof m.default`, "object"],
 };
 
 /** The adapter subpaths and the CLI: --capabilities leaves them out (commonjs-consumer.cjs covers them there). */
-export const ADAPTERS = ["ctxwin/ai-sdk", "ctxwin/langchain", "ctxwin/openai-agents", "ctxwin/mastra", "ctxwin/langchain-history", "ctxwin/cli"];
+export const ADAPTERS = [
+  "ctxwin/ai-sdk",
+  "ctxwin/langchain",
+  "ctxwin/openai-agents",
+  "ctxwin/mastra",
+  "ctxwin/langchain-history",
+  "ctxwin/cli",
+];
 
 /** Every subpath of the package.json's exports as a program imports it ("./data/*" as one table). */
 export function subpathsOf(manifest) {
@@ -59,7 +78,8 @@ export function firstUse(project, subpath, system) {
   const args = system === "import" ? ["--input-type=module", "-e"] : ["-e"];
   const body = `(async () => { const m = ${load}; console.log(JSON.stringify(await (${code}))); })().catch((e) => { console.error(e && e.code ? e.code + ": " + e.message : e); process.exit(1); });`;
   const result = spawnSync(process.execPath, [...args, body], { cwd: project, encoding: "utf8", env: process.env, timeout: 60_000 });
-  if (result.status !== 0) return { ok: false, error: (result.stderr || `exit ${result.status}`).trim().split("\n").slice(0, 3).join(" | ") };
+  if (result.status !== 0)
+    return { ok: false, error: (result.stderr || `exit ${result.status}`).trim().split("\n").slice(0, 3).join(" | ") };
   return { ok: true, value: JSON.parse(result.stdout.trim().split("\n").at(-1)) };
 }
 
@@ -82,7 +102,10 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.
       const ok = r.ok && JSON.stringify(r.value) === JSON.stringify(expected);
       if (!ok) failures++;
       (results[subpath] ??= { expected })[system] = r.ok ? r.value : r.error;
-      if (!args.includes("--json")) console.log(`  ${ok ? "ok  " : "FAIL"} ${system.padEnd(7)} ${subpath}: ${r.ok ? JSON.stringify(r.value) : r.error}${ok ? "" : ` (expected ${JSON.stringify(expected)})`}`);
+      if (!args.includes("--json"))
+        console.log(
+          `  ${ok ? "ok  " : "FAIL"} ${system.padEnd(7)} ${subpath}: ${r.ok ? JSON.stringify(r.value) : r.error}${ok ? "" : ` (expected ${JSON.stringify(expected)})`}`,
+        );
     }
   }
   if (args.includes("--json")) console.log(JSON.stringify(results));

@@ -20,9 +20,29 @@ const VERSIONS = (process.env.CTXWIN_TS_VERSIONS || "5.0 5.4 5.9 6 7").split(/\s
 const ONLY_RESOLUTIONS = (process.env.CTXWIN_TS_RESOLUTIONS || "").split(/\s+/).filter(Boolean);
 
 /** The capability subpaths (docs/api.md): like the root, checked in every combination. */
-const CAPABILITIES = ["tokens", "models", "budget", "truncation", "compaction", "session", "cost", "context", "recall", "agent-threads"].map((s) => `ctxwin/${s}`);
+const CAPABILITIES = [
+  "tokens",
+  "models",
+  "budget",
+  "truncation",
+  "compaction",
+  "session",
+  "cost",
+  "context",
+  "recall",
+  "agent-threads",
+].map((s) => `ctxwin/${s}`);
 /** The public subpaths; each has a CommonJS build (require) as well as its ES modules. */
-const SUBPATHS = ["ctxwin", ...CAPABILITIES, "ctxwin/cli", "ctxwin/openai-agents", "ctxwin/mastra", "ctxwin/langchain-history", "ctxwin/ai-sdk", "ctxwin/langchain"];
+const SUBPATHS = [
+  "ctxwin",
+  ...CAPABILITIES,
+  "ctxwin/cli",
+  "ctxwin/openai-agents",
+  "ctxwin/mastra",
+  "ctxwin/langchain-history",
+  "ctxwin/ai-sdk",
+  "ctxwin/langchain",
+];
 /** Subpaths that only run on Node: their declarations use Node's types, so they need @types/node. */
 const NODE_ONLY = new Set(["ctxwin/cli"]);
 /**
@@ -91,7 +111,10 @@ export function typescriptMatrix(tarball) {
   try {
     if (!tarball) {
       execFileSync("npm", ["pack", "--silent", "--pack-destination", work], { cwd: repo, stdio: ["ignore", "ignore", "inherit"] });
-      tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz")));
+      tarball = join(
+        work,
+        readdirSync(work).find((f) => f.endsWith(".tgz")),
+      );
     }
     // The package installed as a user installs it (real files, so that its declarations resolve
     // the frameworks from the project's node_modules), the frameworks its adapters' types name
@@ -101,12 +124,16 @@ export function typescriptMatrix(tarball) {
     const first = join(work, "with-node");
     mkdirSync(first);
     writeFileSync(join(first, "package.json"), JSON.stringify({ name: "consumer", private: true }));
-    execFileSync("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", tarball], { cwd: first, stdio: ["ignore", "ignore", "inherit"] });
+    execFileSync("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", tarball], {
+      cwd: first,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
     const modulesOf = (project) => join(project, "node_modules");
     linkAll(join(peers, "node_modules"), modulesOf(first), (name) => name === "@types/node" || existsSync(join(modulesOf(first), name)));
     cpSync(first, join(work, "without-node"), { recursive: true, verbatimSymlinks: true });
     mkdirSync(join(modulesOf(first), "@types"), { recursive: true });
-    if (!existsSync(join(modulesOf(first), "@types", "node"))) symlinkSync(join(typesNode, "node_modules", "@types", "node"), join(modulesOf(first), "@types", "node"));
+    if (!existsSync(join(modulesOf(first), "@types", "node")))
+      symlinkSync(join(typesNode, "node_modules", "@types", "node"), join(modulesOf(first), "@types", "node"));
     rmSync(join(work, "without-node", "node_modules", "@types", "node"), { recursive: true, force: true });
 
     const rows = [];
@@ -120,11 +147,26 @@ export function typescriptMatrix(tarball) {
         const tsc = tscCommand(version);
         const tsVersion = installedVersion(join(tsc[1], "..", "..", "..", ".."), "typescript");
         const runs = Object.entries(RESOLUTIONS).map(([resolution, r]) => ({ resolution, ...r, frameworks: false }));
-        if (withNode) runs.push({ resolution: "nodenext", ...RESOLUTIONS.nodenext, files: ["esm-frameworks.mts", "cjs-frameworks.cts"], frameworks: true });
+        if (withNode)
+          runs.push({
+            resolution: "nodenext",
+            ...RESOLUTIONS.nodenext,
+            files: ["esm-frameworks.mts", "cjs-frameworks.cts"],
+            frameworks: true,
+          });
         for (const { resolution, options, files, frameworks } of runs) {
           if (ONLY_RESOLUTIONS.length > 0 && !ONLY_RESOLUTIONS.includes(resolution)) continue;
           const reason = unsupported(version, resolution);
-          const label = { typescript: tsVersion, resolution, typesNode: withNode, subpaths: frameworks ? `all ${SUBPATHS.length}` : withNode ? "ctxwin, its capabilities, ctxwin/cli" : "ctxwin and its capabilities" };
+          const label = {
+            typescript: tsVersion,
+            resolution,
+            typesNode: withNode,
+            subpaths: frameworks
+              ? `all ${SUBPATHS.length}`
+              : withNode
+                ? "ctxwin, its capabilities, ctxwin/cli"
+                : "ctxwin and its capabilities",
+          };
           if (reason) {
             rows.push({ ...label, result: `unsupported: ${reason}` });
             continue;
@@ -161,7 +203,10 @@ export function typescriptMatrix(tarball) {
           else {
             failures++;
             for (const line of errors) process.stderr.write(`  ${line}\n`);
-            rows.push({ ...label, result: `FAIL (${errors.length} errors): ${errors.slice(0, 3).join(" | ") || run.stderr.trim().slice(0, 300)}` });
+            rows.push({
+              ...label,
+              result: `FAIL (${errors.length} errors): ${errors.slice(0, 3).join(" | ") || run.stderr.trim().slice(0, 300)}`,
+            });
           }
         }
       }

@@ -33,7 +33,13 @@ export async function run(texts, { wasm, start } = {}) {
     estimate: texts.map((text) => estimateTokens(text)),
     messages: { o200k: o200k.countMessages(messages), cl100k: cl100k.countMessages(messages), claude: claude.countMessages(messages) },
     strategy: new TokenBudgetStrategy().truncate(messages, Math.floor(before / 3), o200k).length,
-    trim: { before, after: manager.tokenUsage, kept: trim?.kept, removed: trim?.removed.length, first: manager.getMessages()[0]?.content.length },
+    trim: {
+      before,
+      after: manager.tokenUsage,
+      kept: trim?.kept,
+      removed: trim?.removed.length,
+      first: manager.getMessages()[0]?.content.length,
+    },
     coldStartMs,
   };
 }

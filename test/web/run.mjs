@@ -24,7 +24,8 @@ function comparable(result) {
 
 /** The first place where two answers differ, or undefined. */
 function difference(expected, actual, path = "") {
-  if (typeof expected !== "object" || expected === null) return Object.is(expected, actual) ? undefined : `${path || "value"}: Node ${JSON.stringify(expected)}, here ${JSON.stringify(actual)}`;
+  if (typeof expected !== "object" || expected === null)
+    return Object.is(expected, actual) ? undefined : `${path || "value"}: Node ${JSON.stringify(expected)}, here ${JSON.stringify(actual)}`;
   if (typeof actual !== "object" || actual === null) return `${path}: Node ${JSON.stringify(expected)}, here ${JSON.stringify(actual)}`;
   for (const key of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
     const found = difference(expected[key], actual[key], path ? `${path}.${key}` : key);
@@ -40,7 +41,9 @@ let failed = 0;
 const timings = [];
 try {
   const node = await runNode({ app, texts });
-  console.log(`node (${node.backend}): ${texts.length} texts, o200k ${node.o200k.reduce((a, b) => a + b, 0)} tokens, cold start ${node.coldStartMs.toFixed(0)} ms`);
+  console.log(
+    `node (${node.backend}): ${texts.length} texts, o200k ${node.o200k.reduce((a, b) => a + b, 0)} tokens, cold start ${node.coldStartMs.toFixed(0)} ms`,
+  );
   timings.push(["Node (installed package, native addon)", node]);
   const check = async (name, runner) => {
     try {
@@ -50,7 +53,9 @@ try {
       if (result.backend !== "wasm") throw new Error(`backend is ${result.backend}, not wasm`);
       passed++;
       timings.push([name, result]);
-      console.log(`ok   ${name}: the same answers as Node (cold start ${result.coldStartMs?.toFixed(0) ?? "-"} ms in the runtime, ${result.outsideMs.toFixed(0)} ms from outside)`);
+      console.log(
+        `ok   ${name}: the same answers as Node (cold start ${result.coldStartMs?.toFixed(0) ?? "-"} ms in the runtime, ${result.outsideMs.toFixed(0)} ms from outside)`,
+      );
     } catch (error) {
       failed++;
       console.log(`FAIL ${name}: ${error instanceof Error ? error.message : String(error)}`);
@@ -74,6 +79,7 @@ try {
   else console.log(`kept ${work}`);
 }
 console.log("\n| runtime | import to first count (ms, in the runtime) | load to answer (ms, from the harness) |\n|---|---|---|");
-for (const [name, result] of timings) console.log(`| ${name} | ${result.coldStartMs === undefined ? "-" : result.coldStartMs.toFixed(0)} | ${result.outsideMs.toFixed(0)} |`);
+for (const [name, result] of timings)
+  console.log(`| ${name} | ${result.coldStartMs === undefined ? "-" : result.coldStartMs.toFixed(0)} | ${result.outsideMs.toFixed(0)} |`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exitCode = failed > 0 ? 1 : 0;

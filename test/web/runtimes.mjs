@@ -55,8 +55,16 @@ export async function withChromium(use) {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: "/usr/bin/chromium",
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   try {
     return await use(context);
@@ -102,7 +110,10 @@ export async function runViteChromium({ app, texts, context }) {
   const root = join(app, "vite-app");
   mkdirSync(root, { recursive: true });
   writeTexts(app, texts);
-  writeFileSync(join(root, "main.js"), PAGE_SCRIPT(undefined).replaceAll("./program.js", "../program.js").replaceAll("./texts-data.js", "../texts-data.js"));
+  writeFileSync(
+    join(root, "main.js"),
+    PAGE_SCRIPT(undefined).replaceAll("./program.js", "../program.js").replaceAll("./texts-data.js", "../texts-data.js"),
+  );
   writeFileSync(join(root, "index.html"), `<!doctype html><script type="module" src="./main.js"></script>`);
   const vite = await import(join(tool("vite"), "dist", "node", "index.js"));
   await vite.build({ root, configFile: false, logLevel: "error", build: { outDir: join(root, "dist"), chunkSizeWarningLimit: 100_000 } });
@@ -114,15 +125,21 @@ export async function runWorkerChromium({ app, texts, context }) {
   const dir = join(app, "worker-page");
   mkdirSync(dir, { recursive: true });
   writeTexts(app, texts);
-  writeFileSync(join(app, "worker-page.js"), `import { run } from "./program.js";
+  writeFileSync(
+    join(app, "worker-page.js"),
+    `import { run } from "./program.js";
 import { texts } from "./texts-data.js";
 run(texts, { wasm: "./ctxwin.wasm" }).then((result) => postMessage(result), (error) => postMessage({ error: String(error && error.stack || error) }));
-`);
+`,
+  );
   await bundle({ app, entry: "./worker-page.js", outdir: dir, conditions: ["worker"], platform: "browser" });
   cpSync(webWasm(app), join(dir, "ctxwin.wasm"));
-  writeFileSync(join(dir, "index.html"), `<!doctype html><script>
+  writeFileSync(
+    join(dir, "index.html"),
+    `<!doctype html><script>
 new Worker("./worker-page.js", { type: "module" }).onmessage = (event) => { window.__result = { ...event.data, coldStartMs: performance.now() }; };
-</script>`);
+</script>`,
+  );
   return inPage(context, dir);
 }
 
@@ -130,7 +147,9 @@ new Worker("./worker-page.js", { type: "module" }).onmessage = (event) => { wind
 export async function runWorkerd({ app, texts, nodejsCompat }) {
   const dir = join(app, nodejsCompat ? "workerd-compat" : "workerd");
   writeTexts(app, texts);
-  writeFileSync(join(app, "worker-entry.js"), `import { run } from "./program.js";
+  writeFileSync(
+    join(app, "worker-entry.js"),
+    `import { run } from "./program.js";
 import { texts } from "./texts-data.js";
 export default {
   async fetch() {
@@ -141,10 +160,13 @@ export default {
     }
   },
 };
-`);
+`,
+  );
   await bundle({ app, entry: "./worker-entry.js", outdir: dir, conditions: ["workerd", "worker", "browser"], platform: "neutral" });
   const port = 20000 + Math.floor(Math.random() * 20000);
-  writeFileSync(join(dir, "config.capnp"), `using Workerd = import "/workerd/workerd.capnp";
+  writeFileSync(
+    join(dir, "config.capnp"),
+    `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [ (name = "main", worker = .worker) ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
@@ -154,9 +176,13 @@ const worker :Workerd.Worker = (
   compatibilityDate = "2025-09-01",
   compatibilityFlags = [${nodejsCompat ? '"nodejs_compat"' : ""}],
 );
-`);
+`,
+  );
   const began = performance.now();
-  const server = spawn(join(app, "node_modules", ".bin", "workerd"), ["serve", join(dir, "config.capnp")], { cwd: dir, stdio: ["ignore", "inherit", "inherit"] });
+  const server = spawn(join(app, "node_modules", ".bin", "workerd"), ["serve", join(dir, "config.capnp")], {
+    cwd: dir,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   try {
     for (;;) {
       if (performance.now() - began > SETTLE_MS) throw new Error("workerd did not answer");
@@ -179,17 +205,31 @@ const worker :Workerd.Worker = (
 export async function runEdge({ app, texts }) {
   const dir = join(app, "edge");
   writeTexts(app, texts);
-  writeFileSync(join(app, "edge-entry.js"), `import { run } from "./program.js";
+  writeFileSync(
+    join(app, "edge-entry.js"),
+    `import { run } from "./program.js";
 import { texts } from "./texts-data.js";
 addEventListener("fetch", (event) => {
   event.respondWith(run(texts).then((result) => Response.json(result), (error) => Response.json({ error: String(error && error.stack || error) })));
 });
-`);
-  await bundle({ app, entry: "./edge-entry.js", outdir: dir, conditions: ["edge-light", "worker", "browser"], platform: "neutral", format: "iife", wasm: "global" });
+`,
+  );
+  await bundle({
+    app,
+    entry: "./edge-entry.js",
+    outdir: dir,
+    conditions: ["edge-light", "worker", "browser"],
+    platform: "neutral",
+    format: "iife",
+    wasm: "global",
+  });
   const { EdgeRuntime } = await import(join(tool("edge-runtime"), "dist", "index.js"));
   const began = performance.now();
   const module = await WebAssembly.compile(readFileSync(webWasm(app)));
-  const runtime = new EdgeRuntime({ initialCode: readFileSync(join(dir, "edge-entry.js"), "utf8"), extend: (context) => Object.assign(context, { __ctxwinWasm: module }) });
+  const runtime = new EdgeRuntime({
+    initialCode: readFileSync(join(dir, "edge-entry.js"), "utf8"),
+    extend: (context) => Object.assign(context, { __ctxwinWasm: module }),
+  });
   const response = await runtime.dispatchFetch("http://127.0.0.1/");
   await response.waitUntil();
   const result = await response.json();

@@ -14,7 +14,11 @@ const SETS = [
   ["cl100k_base only", ["cl100k_base"], 'getCounter("gpt-4").count(text)'],
   ["Claude only (v4.7 and v5)", ["claude-v4.7"], 'getCounter("claude-opus-4-7").count(text)'],
   ["Claude only (v3)", ["claude-v3"], 'getCounter("claude-3-5-sonnet").count(text)'],
-  ["everything (4 encodings, 2 Claude vocabularies)", ["all"], 'getCounter("gpt-4o").count(text) + getCounter("claude-opus-4-7").count(text)'],
+  [
+    "everything (4 encodings, 2 Claude vocabularies)",
+    ["all"],
+    'getCounter("gpt-4o").count(text) + getCounter("claude-opus-4-7").count(text)',
+  ],
 ];
 
 const binding = (name) => name.replace(/[^A-Za-z0-9]+(.)/g, (_, c) => c.toUpperCase());
@@ -44,7 +48,10 @@ export async function measureSizes(app) {
     const entry = `size-${modules.join("-")}.js`;
     writeFileSync(join(app, entry), program(modules, call));
     const row = [name];
-    for (const [target, conditions, platform] of [["browser", [], "browser"], ["workerd", ["workerd", "worker", "browser"], "neutral"]]) {
+    for (const [target, conditions, platform] of [
+      ["browser", [], "browser"],
+      ["workerd", ["workerd", "worker", "browser"], "neutral"],
+    ]) {
       const outdir = join(app, "sizes", target, modules.join("-"));
       await bundle({ app, entry: `./${entry}`, outdir, conditions, platform, minify: true });
       const js = sizeOf(filesOf(outdir).filter((file) => file.endsWith(".js")));
@@ -52,8 +59,10 @@ export async function measureSizes(app) {
     }
     rows.push(row);
   }
-  console.log(`\nThe WebAssembly core (prebuilds/wasm-web/ctxwin.wasm, SIMD128): ${kb(wasm.raw)}, gzip ${kb(wasm.gzip)}; ` +
-    `its JavaScript glue is inside each bundle.\n`);
+  console.log(
+    `\nThe WebAssembly core (prebuilds/wasm-web/ctxwin.wasm, SIMD128): ${kb(wasm.raw)}, gzip ${kb(wasm.gzip)}; ` +
+      `its JavaScript glue is inside each bundle.\n`,
+  );
   console.log("| data in the bundle | browser JS | browser JS + .wasm | Worker JS | Worker upload (JS + .wasm) |\n|---|---|---|---|---|");
   for (const [name, bjs, ball, wjs, wall] of rows) {
     const cell = (s) => `${kb(s.raw)} (gzip ${kb(s.gzip)})`;
@@ -64,6 +73,7 @@ export async function measureSizes(app) {
 
 if (process.argv[1]?.endsWith("sizes.mjs")) {
   const app = process.argv[2];
-  if (!app || !statSync(join(app, "node_modules", "ctxwin")).isDirectory()) throw new Error("usage: node test/web/sizes.mjs <scratch project with ctxwin installed>");
+  if (!app || !statSync(join(app, "node_modules", "ctxwin")).isDirectory())
+    throw new Error("usage: node test/web/sizes.mjs <scratch project with ctxwin installed>");
   await measureSizes(app);
 }

@@ -19,7 +19,11 @@ export const WORKERD_VERSION = "1.20261117.1";
 /** Packs the repository (npm pack runs scripts/prepack.mjs) unless a tarball is given. */
 export function packTarball(work, given) {
   if (given) return resolve(given);
-  const out = execFileSync("npm", ["pack", "--silent", "--pack-destination", work], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const out = execFileSync("npm", ["pack", "--silent", "--pack-destination", work], {
+    cwd: repo,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return join(work, out.trim().split("\n").at(-1));
 }
 
@@ -30,9 +34,16 @@ export function scratchProject(given) {
   const app = join(work, "app");
   mkdirSync(app);
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "ctxwin-web-test", private: true, type: "module" }));
-  execFileSync("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", tarball, `workerd@${WORKERD_VERSION}`], { cwd: app, stdio: "inherit" });
+  execFileSync(
+    "npm",
+    ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", tarball, `workerd@${WORKERD_VERSION}`],
+    { cwd: app, stdio: "inherit" },
+  );
   // workerd's binary comes from its platform package's own install step, which --ignore-scripts skipped.
-  execFileSync("node", [join(app, "node_modules", "workerd", "install.js")], { cwd: join(app, "node_modules", "workerd"), stdio: "inherit" });
+  execFileSync("node", [join(app, "node_modules", "workerd", "install.js")], {
+    cwd: join(app, "node_modules", "workerd"),
+    stdio: "inherit",
+  });
   for (const file of ["program.js", "texts.mjs"]) copyFileSync(join(here, file), join(app, file));
   return { work, app };
 }
@@ -55,26 +66,47 @@ export function writeTexts(dir, texts) {
  */
 export async function bundle({ app, entry, outdir, conditions, platform = "browser", format = "esm", minify = false, wasm = "file" }) {
   const esbuild = await import(join(tool("esbuild"), "lib", "main.js"));
-  const plugins = [{
-    name: "ctxwin-wasm",
-    setup(build) {
-      build.onResolve({ filter: /\.wasm(\?module)?$/ }, (args) => {
-        if (wasm === "global") return { path: "ctxwin-wasm", namespace: "wasm-global" };
-        mkdirSync(outdir, { recursive: true });
-        copyFileSync(resolve(args.resolveDir, args.path.replace(/\?module$/, "")), join(outdir, "ctxwin.wasm"));
-        return { path: "./ctxwin.wasm", external: true };
-      });
-      build.onLoad({ filter: /.*/, namespace: "wasm-global" }, () => ({ contents: "export default globalThis.__ctxwinWasm;", loader: "js" }));
+  const plugins = [
+    {
+      name: "ctxwin-wasm",
+      setup(build) {
+        build.onResolve({ filter: /\.wasm(\?module)?$/ }, (args) => {
+          if (wasm === "global") return { path: "ctxwin-wasm", namespace: "wasm-global" };
+          mkdirSync(outdir, { recursive: true });
+          copyFileSync(resolve(args.resolveDir, args.path.replace(/\?module$/, "")), join(outdir, "ctxwin.wasm"));
+          return { path: "./ctxwin.wasm", external: true };
+        });
+        build.onLoad({ filter: /.*/, namespace: "wasm-global" }, () => ({
+          contents: "export default globalThis.__ctxwinWasm;",
+          loader: "js",
+        }));
+      },
     },
-  }];
+  ];
   const result = await esbuild.build({
-    absWorkingDir: app, entryPoints: [entry], outdir, bundle: true, format, platform, conditions, minify,
-    mainFields: ["browser", "module", "main"], logLevel: "error", metafile: true, plugins,
+    absWorkingDir: app,
+    entryPoints: [entry],
+    outdir,
+    bundle: true,
+    format,
+    platform,
+    conditions,
+    minify,
+    mainFields: ["browser", "module", "main"],
+    logLevel: "error",
+    metafile: true,
+    plugins,
   });
   return result.metafile;
 }
 
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
+const TYPES = {
+  ".html": "text/html",
+  ".js": "text/javascript",
+  ".mjs": "text/javascript",
+  ".wasm": "application/wasm",
+  ".json": "application/json",
+};
 
 /** Serves `dir` on 127.0.0.1 until close(). */
 export async function serve(dir) {
@@ -93,5 +125,7 @@ export async function serve(dir) {
 }
 
 export function filesOf(dir) {
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath ?? entry.path, entry.name));
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name));
 }

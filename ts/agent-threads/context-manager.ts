@@ -202,7 +202,7 @@ export class ContextManager {
     if (this.tokenEstimator) return texts.map((text, k) => this.customEstimate(text, `thread.events[${indices[k]}]`));
     const lengths = new Uint32Array(texts.length);
     for (let k = 0; k < texts.length; k++) lengths[k] = (texts[k] as string).length;
-    native.estimateTokensInPlace(lengths);  // one crossing for the whole batch
+    native.estimateTokensInPlace(lengths); // one crossing for the whole batch
     return lengths;
   }
 }

@@ -64,7 +64,7 @@ function match(value: unknown, print: Fingerprint, cursor: number, depth: number
   cursor += 2;
   let keys = 0;
   for (const key in value) {
-    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    if (!Object.hasOwn(value, key)) continue;
     if (print[cursor] !== key) return -1;
     cursor = match((value as Record<string, unknown>)[key], print, cursor + 1, depth + 1);
     if (cursor < 0) return -1;

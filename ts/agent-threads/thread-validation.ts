@@ -22,9 +22,6 @@ export function checkEvent(event: unknown, index: number, name = "thread", need 
   if (!need.iteration) return;
   const iteration = (event as { iteration?: unknown }).iteration;
   if (typeof iteration !== "number") {
-    throw typeError(
-      `${name}.events[${index}].iteration must be a number, got ${describe(iteration)}`,
-      "ERR_CTXWIN_INVALID_THREAD",
-    );
+    throw typeError(`${name}.events[${index}].iteration must be a number, got ${describe(iteration)}`, "ERR_CTXWIN_INVALID_THREAD");
   }
 }

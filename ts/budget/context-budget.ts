@@ -24,7 +24,8 @@ export class ContextBudget {
 
   /** Sets the given allocations; the others keep their values. */
   update(allocations: BudgetAllocations): this {
-    if (allocations === null || typeof allocations !== "object") throw typeError(`allocations must be an object, got ${describe(allocations)}`);
+    if (allocations === null || typeof allocations !== "object")
+      throw typeError(`allocations must be an object, got ${describe(allocations)}`);
     for (const key of ["systemPrompt", "tools", "responseReserve", "conversation"] as const) {
       if (allocations[key] !== undefined) this[key] = requireCount(allocations[key], `allocations.${key}`);
     }

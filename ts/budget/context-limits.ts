@@ -2,7 +2,13 @@
 // the share ctxwin reserves for the response, and the prompt budget that leaves.
 import { declaredCount, OUTPUT_KEYS, WINDOW_KEYS, type ModelConfig } from "../catalog/model-config.js";
 import type { ResolvedModel } from "../catalog/model-entry.js";
-import { checkUnknownModelPolicy, defaultModelRegistry, unknownModelError, type ModelRegistry, type UnknownModelPolicy } from "../catalog/model-registry.js";
+import {
+  checkUnknownModelPolicy,
+  defaultModelRegistry,
+  unknownModelError,
+  type ModelRegistry,
+  type UnknownModelPolicy,
+} from "../catalog/model-registry.js";
 import { describe, quoted, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 
@@ -55,8 +61,10 @@ export class ContextLimits {
     this.model = requireString(init.model, "limits.model");
     this.maxTokens = requireCount(init.maxTokens, "limits.maxTokens", 1);
     this.maxOutputTokens = requireCount(init.maxOutputTokens, "limits.maxOutputTokens");
-    this.reservedTokens = init.reservedTokens === undefined ? DEFAULT_RESERVED_TOKENS : requireCount(init.reservedTokens, "limits.reservedTokens");
-    this.modelMaxOutput = init.modelMaxOutput === undefined ? this.maxOutputTokens : requireCount(init.modelMaxOutput, "limits.modelMaxOutput");
+    this.reservedTokens =
+      init.reservedTokens === undefined ? DEFAULT_RESERVED_TOKENS : requireCount(init.reservedTokens, "limits.reservedTokens");
+    this.modelMaxOutput =
+      init.modelMaxOutput === undefined ? this.maxOutputTokens : requireCount(init.modelMaxOutput, "limits.modelMaxOutput");
     this.known = known;
     if (resolved !== undefined) this.resolved = resolved;
   }
@@ -116,8 +124,10 @@ export class ContextLimits {
     const hardLimit = declaredWindow ?? found?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
     const maxTokens = o.maxTokens === undefined ? hardLimit : Math.min(requireCount(o.maxTokens, "overrides.maxTokens", 1), hardLimit);
     const modelMaxOutput = declaredOutput ?? found?.maxOutput ?? 0;
-    const maxOutputTokens = modelMaxOutput > 0 && modelMaxOutput <= maxTokens / 2 ? modelMaxOutput : Math.floor(maxTokens * DEFAULT_RESPONSE_SHARE);
-    const reservedTokens = o.reservedTokens === undefined ? DEFAULT_RESERVED_TOKENS : requireCount(o.reservedTokens, "overrides.reservedTokens");
+    const maxOutputTokens =
+      modelMaxOutput > 0 && modelMaxOutput <= maxTokens / 2 ? modelMaxOutput : Math.floor(maxTokens * DEFAULT_RESPONSE_SHARE);
+    const reservedTokens =
+      o.reservedTokens === undefined ? DEFAULT_RESERVED_TOKENS : requireCount(o.reservedTokens, "overrides.reservedTokens");
     return new ContextLimits({ model, maxTokens, maxOutputTokens, reservedTokens, modelMaxOutput }, known, found);
   }
 }

@@ -58,10 +58,18 @@ export class ContextTracker {
   }
 
   /** A tracker with the model's limits and counter (getCounter(model)). */
-  static forModel(model: string, options: { overrides?: LimitOverrides; logger?: Logger; counter?: TokenCounter; calibration?: UsageCalibration } = {}): ContextTracker {
+  static forModel(
+    model: string,
+    options: { overrides?: LimitOverrides; logger?: Logger; counter?: TokenCounter; calibration?: UsageCalibration } = {},
+  ): ContextTracker {
     requireString(model, "model");
     const limits = ContextLimits.forModel(model, options.overrides, { logger: options.logger });
-    return new ContextTracker({ limits, counter: options.counter ?? getCounter(model, { logger: options.logger }), calibration: options.calibration, logger: options.logger });
+    return new ContextTracker({
+      limits,
+      counter: options.counter ?? getCounter(model, { logger: options.logger }),
+      calibration: options.calibration,
+      logger: options.logger,
+    });
   }
 
   /** Counts the system prompt, records it in the budget, and returns its tokens. */

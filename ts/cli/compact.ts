@@ -50,7 +50,7 @@ export async function compactCommand(args: string[], io: Io): Promise<number> {
   const toolTokens = toolDefinitionTokens(counter, conversation);
   const budget = target - toolTokens;
   if (budget < 1) throw new InputError(`--target ${num(target)} leaves no room: the tool definitions alone take ${num(toolTokens)} tokens`);
-    const context = new MessageContextManager<MessageLike>({
+  const context = new MessageContextManager<MessageLike>({
     model,
     mode: TruncationMode.SUMMARIZE,
     counter,
@@ -113,26 +113,42 @@ export async function compactCommand(args: string[], io: Io): Promise<number> {
 }
 
 function renderReport(
-  s: { file: string; model: string; target: number; toolDefinitionTokens: number; messagesBefore: number; messagesAfter: number; tokensBefore: number; tokensAfter: number; fits: boolean; summary: string | undefined },
+  s: {
+    file: string;
+    model: string;
+    target: number;
+    toolDefinitionTokens: number;
+    messagesBefore: number;
+    messagesAfter: number;
+    tokensBefore: number;
+    tokensAfter: number;
+    fits: boolean;
+    summary: string | undefined;
+  },
   report: CompactionReport<MessageLike>,
   colors: ReturnType<typeof paletteFor>,
   strategyName: string,
 ): string {
   const lines: string[] = [];
   lines.push(colors.bold(`${s.file}: compact to ${num(s.target)} tokens (${s.model}; offline, extractive summarizer)`));
-  if (s.toolDefinitionTokens > 0) lines.push(`tool definitions: ${num(s.toolDefinitionTokens)} tokens, kept as they are (the levels count the rest)`);
+  if (s.toolDefinitionTokens > 0)
+    lines.push(`tool definitions: ${num(s.toolDefinitionTokens)} tokens, kept as they are (the levels count the rest)`);
   lines.push("");
   lines.push(`  level  ${"step".padEnd(34)}${"applied".padEnd(9)}${"messages".padStart(8)}  ${"tokens".padStart(23)}`);
   for (const level of report.levels) {
     const name = level.name === "truncate" ? `trim (${strategyName})` : (LEVEL_NAMES[level.name] ?? level.name);
     const tokens = level.applied ? `${num(level.tokensBefore)} -> ${num(level.tokensAfter)}` : num(level.tokensAfter);
     const applied = level.applied ? colors.green("yes".padEnd(9)) : colors.dim("no".padEnd(9));
-    lines.push(`  ${String(level.level).padEnd(7)}${name.padEnd(34)}${applied}${(level.applied ? String(level.messagesChanged) : "-").padStart(8)}  ${tokens.padStart(23)}`);
+    lines.push(
+      `  ${String(level.level).padEnd(7)}${name.padEnd(34)}${applied}${(level.applied ? String(level.messagesChanged) : "-").padStart(8)}  ${tokens.padStart(23)}`,
+    );
     if (level.error) lines.push(`         ${colors.red(`error: ${level.error}`)}`);
   }
   lines.push("");
   const verdict = s.fits ? colors.green("fits the target") : colors.yellow("over the target: the pinned messages alone are larger");
-  lines.push(`result: ${s.messagesBefore} -> ${s.messagesAfter} messages, ${num(s.tokensBefore)} -> ${num(s.tokensAfter)} tokens (${verdict})`);
+  lines.push(
+    `result: ${s.messagesBefore} -> ${s.messagesAfter} messages, ${num(s.tokensBefore)} -> ${num(s.tokensAfter)} tokens (${verdict})`,
+  );
   if (s.summary) lines.push(`summary: ${colors.dim(JSON.stringify(preview(s.summary, 300)))}`);
   return lines.join("\n");
 }

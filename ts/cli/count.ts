@@ -133,7 +133,11 @@ export async function countStream(
   held += decoder.end();
   // Off the main thread where the counter can (a text past 2^24 units has no synchronous count).
   const whole = counter as Partial<BatchTokenCounter>;
-  tokens += streamed ? await countChunks(counter, held) : typeof whole.countAsync === "function" ? await whole.countAsync(held) : counter.count(held);
+  tokens += streamed
+    ? await countChunks(counter, held)
+    : typeof whole.countAsync === "function"
+      ? await whole.countAsync(held)
+      : counter.count(held);
   characters += held.length;
   return { tokens, bytes, characters };
 }
@@ -148,7 +152,13 @@ function open(file: string, io: Io): AsyncIterable<Buffer | string> {
         for await (const chunk of stream) yield chunk as Buffer;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        throw new InputError(code === "ENOENT" ? `${file}: no such file` : code === "EISDIR" ? `${file}: is a directory` : `${file}: ${(error as Error).message}`);
+        throw new InputError(
+          code === "ENOENT"
+            ? `${file}: no such file`
+            : code === "EISDIR"
+              ? `${file}: is a directory`
+              : `${file}: ${(error as Error).message}`,
+        );
       }
     },
   };
@@ -170,7 +180,16 @@ export async function countCommand(args: string[], io: Io): Promise<number> {
   const { encoding, exact } = encodingForModel(model);
   const counter = rawCounter(model);
 
-  const sizes = await Promise.all(files.map(async (f) => (f === "-" ? 0 : await stat(f).then((s) => s.size, () => 0))));
+  const sizes = await Promise.all(
+    files.map(async (f) =>
+      f === "-"
+        ? 0
+        : await stat(f).then(
+            (s) => s.size,
+            () => 0,
+          ),
+    ),
+  );
   const totalBytes = sizes.reduce((a, b) => a + b, 0);
   const bar = totalBytes > PROGRESS_THRESHOLD && io.stderr.isTTY === true ? await progressBar(io, totalBytes) : undefined;
 

@@ -3,6 +3,13 @@
 // that importing the library loads none of the CLI.
 import "../runtime/node-loader.js"; // loads the core on Node before anything uses it
 export { runCli } from "./run.js";
-export { analyzeContext, renderContextView, type AnalyzeOptions, type Component, type ContextView as InspectView, type MessageSummary } from "./inspect.js";
+export {
+  analyzeContext,
+  renderContextView,
+  type AnalyzeOptions,
+  type Component,
+  type ContextView as InspectView,
+  type MessageSummary,
+} from "./inspect.js";
 export { parseConversation, type Conversation } from "./input.js";
 export { paletteFor, type Io, type Palette } from "./terminal.js";

@@ -27,7 +27,9 @@ export async function readText(path: string, io: Io): Promise<string> {
     return await readFile(path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(code === "ENOENT" ? `${path}: no such file` : code === "EISDIR" ? `${path}: is a directory` : `${path}: ${(error as Error).message}`);
+    throw new InputError(
+      code === "ENOENT" ? `${path}: no such file` : code === "EISDIR" ? `${path}: is a directory` : `${path}: ${(error as Error).message}`,
+    );
   }
 }
 
@@ -58,7 +60,8 @@ function systemText(value: unknown): string | undefined {
 
 function checkMessages(messages: unknown[], path: string, where: string): MessageLike[] {
   messages.forEach((m, i) => {
-    if (!isRecord(m) || typeof m.role !== "string") throw new InputError(`${path}: ${where}[${i}] is not a message (an object with a string "role")`);
+    if (!isRecord(m) || typeof m.role !== "string")
+      throw new InputError(`${path}: ${where}[${i}] is not a message (an object with a string "role")`);
   });
   return messages as MessageLike[];
 }
@@ -70,7 +73,13 @@ function fromExport(data: unknown, path: string): Conversation {
   const { metadata, system_prompt: system, turns } = parsed.data;
   // The `ctxwin` key marks what ctxwin wrote (summaries, the omission marker); the model sees the message.
   const messages = turns.map(({ ctxwin: _annotation, ...message }) => message as MessageLike);
-  return { messages, tools: [], ...(system === null ? {} : { system }), format: `ctxwin export of session ${metadata.session_id}`, metadata };
+  return {
+    messages,
+    tools: [],
+    ...(system === null ? {} : { system }),
+    format: `ctxwin export of session ${metadata.session_id}`,
+    metadata,
+  };
 }
 
 /** A session file of FileSessionStore (JSONL records): the view its log replays to. */
@@ -80,7 +89,8 @@ function fromSessionLog(records: Array<{ entry: SessionEntry }>): Conversation {
 
 function conversationOf(view: ContextView, records: number): Conversation {
   const messages = view.entries.map((e) => e.message);
-  if (view.marker) messages.splice(view.marker.index, 0, omissionMarker(view.marker.omitted, view.marker.role, view.marker.named, view.marker.unnamed));
+  if (view.marker)
+    messages.splice(view.marker.index, 0, omissionMarker(view.marker.omitted, view.marker.role, view.marker.named, view.marker.unnamed));
   const system = view.systemPrompt ?? undefined;
   return {
     messages,
@@ -130,7 +140,11 @@ async function streamedSessionLog(path: string): Promise<Conversation | undefine
     if (!first || parseLine(first) === undefined) return undefined;
     const view = new ContextReplay();
     let records = 0;
-    for await (const batch of acceptedBatches(handle, new Acceptance({ offset: 0, version: 0 }), size, { where: path, includeUnterminated: false, lineNumbers: true })) {
+    for await (const batch of acceptedBatches(handle, new Acceptance({ offset: 0, version: 0 }), size, {
+      where: path,
+      includeUnterminated: false,
+      lineNumbers: true,
+    })) {
       batch.entries.forEach((entry, k) => view.apply(entry, batch.seq + k));
       records += batch.entries.length;
     }
@@ -160,7 +174,8 @@ function jsonLines(text: string, path: string): unknown[] {
     try {
       values.push(JSON.parse(line));
     } catch (error) {
-      if (i < lines.length - 1 || !text.endsWith(line)) throw new InputError(`${path}: line ${i + 1} is not JSON (${(error as Error).message})`);
+      if (i < lines.length - 1 || !text.endsWith(line))
+        throw new InputError(`${path}: line ${i + 1} is not JSON (${(error as Error).message})`);
     }
   });
   return values;
@@ -194,5 +209,7 @@ export function parseConversation(text: string, path: string): Conversation {
     };
   }
   if (isRecord(data) && typeof data.seq === "number" && isSessionLogText(trimmed)) return sessionLog(text, path);
-  throw new InputError(`${path}: not a conversation: expected a JSON array of messages, an object with "messages", a ctxwin export or a session file`);
+  throw new InputError(
+    `${path}: not a conversation: expected a JSON array of messages, an object with "messages", a ctxwin export or a session file`,
+  );
 }

@@ -34,7 +34,16 @@ export function costView(model: string, total: number, fixed: number, tokensAfte
   const cold = view(cache.serve({ inputTokens: total, sharedPrefixTokens: 0, breakpoints: breakpoints(total) }), total);
   const warm = view(cache.serve({ inputTokens: total, sharedPrefixTokens: total, breakpoints: breakpoints(total) }), total);
   const afterTrim =
-    tokensAfterTrim === undefined ? undefined : view(cache.serve({ inputTokens: tokensAfterTrim, sharedPrefixTokens: Math.min(fixed, tokensAfterTrim), breakpoints: breakpoints(tokensAfterTrim) }), tokensAfterTrim);
+    tokensAfterTrim === undefined
+      ? undefined
+      : view(
+          cache.serve({
+            inputTokens: tokensAfterTrim,
+            sharedPrefixTokens: Math.min(fixed, tokensAfterTrim),
+            breakpoints: breakpoints(tokensAfterTrim),
+          }),
+          tokensAfterTrim,
+        );
   return {
     provider,
     prices,
@@ -50,7 +59,11 @@ const usd = (x: number) => (x < 0.01 ? `$${x.toFixed(4)}` : `$${x.toFixed(3)}`);
 /** The cost section of the text view. */
 export function renderCost(cost: CostView, bold: (s: string) => string, num: (n: number) => string): string[] {
   const { prices } = cost;
-  const lines = [bold(`Cost per request (${cost.provider === "none" ? "no prompt cache modelled" : `${cost.provider} prompt cache`}; USD per 1M tokens: input ${prices.input}, cache read ${prices.cacheRead}, cache write ${prices.cacheWrite})`)];
+  const lines = [
+    bold(
+      `Cost per request (${cost.provider === "none" ? "no prompt cache modelled" : `${cost.provider} prompt cache`}; USD per 1M tokens: input ${prices.input}, cache read ${prices.cacheRead}, cache write ${prices.cacheWrite})`,
+    ),
+  ];
   const row = (name: string, r: RequestCostView) =>
     `  ${name.padEnd(26)}${usd(r.dollars).padStart(10)}   ${num(r.cachedTokens)} cached, ${num(r.writtenTokens)} written, ${num(r.uncachedTokens)} uncached`;
   lines.push(row("no cache", cost.noCache), row("cold (first send)", cost.cold), row("warm (prefix cached)", cost.warm));

@@ -51,11 +51,13 @@ export function strategyNamed(name: string | undefined, command: CommandName): T
  */
 export function limitsFor(model: string, window: number | undefined): ContextLimits {
   if (window !== undefined) return new ContextLimits({ model, maxTokens: window, maxOutputTokens: 0, reservedTokens: 0 });
-  if (defaultModelRegistry.resolve(model) === undefined) throw unknownModelError(model, defaultModelRegistry, "--model", UNKNOWN_MODEL_REMEDY);
+  if (defaultModelRegistry.resolve(model) === undefined)
+    throw unknownModelError(model, defaultModelRegistry, "--model", UNKNOWN_MODEL_REMEDY);
   return ContextLimits.forModel(model);
 }
 
-const UNKNOWN_MODEL_REMEDY = "add it with --models FILE (models.dev's JSON format) or give its window with --window N (`ctxwin models --search TEXT` lists the known ids)";
+const UNKNOWN_MODEL_REMEDY =
+  "add it with --models FILE (models.dev's JSON format) or give its window with --window N (`ctxwin models --search TEXT` lists the known ids)";
 
 export interface Component {
   name: string;
@@ -180,7 +182,9 @@ const roleComponent = (role: string): string =>
 export function toolDefinitionTokens(counter: TokenCounter, conversation: Conversation): number {
   if (conversation.tools.length === 0) return 0;
   const system: MessageLike | undefined =
-    conversation.system !== undefined && conversation.system !== "" ? { role: "system", content: conversation.system } : conversation.messages.find((m) => m.role === "system");
+    conversation.system !== undefined && conversation.system !== ""
+      ? { role: "system", content: conversation.system }
+      : conversation.messages.find((m) => m.role === "system");
   const head = system === undefined ? [] : [system];
   return counter.countMessages(head, { tools: conversation.tools }) - counter.countMessages(head);
 }
@@ -205,7 +209,10 @@ export function analyzeContext(conversation: Conversation, options: AnalyzeOptio
 
   const overhead = counter.countMessages([]);
   const toolTokens = toolDefinitionTokens(counter, conversation);
-  const systemPrompt = conversation.system !== undefined && conversation.system !== "" ? counter.countMessages([{ role: "system", content: conversation.system }]) - overhead : 0;
+  const systemPrompt =
+    conversation.system !== undefined && conversation.system !== ""
+      ? counter.countMessages([{ role: "system", content: conversation.system }]) - overhead
+      : 0;
   const perMessage = messageTokens(counter, messages);
 
   const sums = new Map<string, number>([
@@ -311,7 +318,9 @@ export function renderContextView(view: ContextView, colors: Palette, title: str
     for (const child of c.children ?? []) lines.push(row(`  ${child.name}`, child.tokens, colors.blue));
   }
   lines.push(`  ${"─".repeat(label + 10 + 2 + 6 + 2 + BAR)}`);
-  lines.push(`${row("total", view.total, colors.bold).replace(/^ {2}total/, `  ${colors.bold("total")}`)}  ${pct(view.total, view.effectiveLimit)} of the prompt budget`);
+  lines.push(
+    `${row("total", view.total, colors.bold).replace(/^ {2}total/, `  ${colors.bold("total")}`)}  ${pct(view.total, view.effectiveLimit)} of the prompt budget`,
+  );
   const free = Math.max(0, view.effectiveLimit - view.total);
   lines.push(row("free", free, colors.dim));
   if (view.reserved > 0) lines.push(row("reserved", view.reserved, colors.dim));
@@ -320,16 +329,22 @@ export function renderContextView(view: ContextView, colors: Palette, title: str
     lines.push(colors.bold("Largest messages"));
     for (const m of view.largest) {
       const who = m.tool ? `${m.role} (${m.tool})` : m.role;
-      lines.push(`  #${String(m.index + 1).padEnd(5)}${who.padEnd(24)}${num(m.tokens).padStart(8)}  ${colors.dim(JSON.stringify(m.preview))}`);
+      lines.push(
+        `  #${String(m.index + 1).padEnd(5)}${who.padEnd(24)}${num(m.tokens).padStart(8)}  ${colors.dim(JSON.stringify(m.preview))}`,
+      );
     }
     lines.push("");
   }
   lines.push(colors.bold(`Next trim (${view.trim.strategy})`));
   const { trim } = view;
   if (!trim.due) {
-    lines.push(`  not due: trims start above ${num(trim.threshold)} tokens (80% of the prompt budget); ${num(trim.threshold - view.total)} to go.`);
+    lines.push(
+      `  not due: trims start above ${num(trim.threshold)} tokens (80% of the prompt budget); ${num(trim.threshold - view.total)} to go.`,
+    );
   } else if (trim.removed.length === 0) {
-    lines.push(`  due (over ${num(trim.threshold)} tokens), but the strategy can remove nothing${trim.warning ? `: ${trim.warning}` : "."}`);
+    lines.push(
+      `  due (over ${num(trim.threshold)} tokens), but the strategy can remove nothing${trim.warning ? `: ${trim.warning}` : "."}`,
+    );
   } else {
     const ids = ranges(trim.removed.map((m) => m.index + 1));
     lines.push(
@@ -377,7 +392,9 @@ export async function inspectCommand(args: string[], io: Io): Promise<number> {
     return 0;
   }
   const colors = paletteFor(io.stdout, io.env);
-  io.stdout.write(`${renderContextView(view, colors, `${file === "-" ? "(stdin)" : file}: ${view.messages} messages (${conversation.format})`)}\n`);
+  io.stdout.write(
+    `${renderContextView(view, colors, `${file === "-" ? "(stdin)" : file}: ${view.messages} messages (${conversation.format})`)}\n`,
+  );
   return 0;
 }
 

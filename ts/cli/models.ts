@@ -86,11 +86,16 @@ function table(models: ModelEntry[], io: Io): void {
     priceCell(m.prices?.cacheWrite),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join("  ");
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join("  ");
   io.stdout.write(`${colors.bold(line(header).trimEnd())}\n`);
   for (const row of rows) io.stdout.write(`${line(row).trimEnd()}\n`);
   const providers = new Set(models.map((m) => m.provider)).size;
-  io.stdout.write(colors.dim(`${num(models.length)} models from ${providers} provider${providers === 1 ? "" : "s"}; prices in USD per 1M tokens. Catalog: models.dev, through ${catalogSource()}.\n`));
+  io.stdout.write(
+    colors.dim(
+      `${num(models.length)} models from ${providers} provider${providers === 1 ? "" : "s"}; prices in USD per 1M tokens. Catalog: models.dev, through ${catalogSource()}.\n`,
+    ),
+  );
 }
 
 export async function modelsCommand(args: string[], io: Io): Promise<number> {
@@ -106,24 +111,33 @@ export async function modelsCommand(args: string[], io: Io): Promise<number> {
   if (positionals.length > 1) throw new UsageError("at most one model ID", "models");
   const id = positionals[0];
   if (id !== undefined) {
-    if (values.provider !== undefined || values.search !== undefined) throw new UsageError("--provider and --search filter the list: give them without an ID", "models");
+    if (values.provider !== undefined || values.search !== undefined)
+      throw new UsageError("--provider and --search filter the list: give them without an ID", "models");
     const resolved = defaultModelRegistry.resolve(id);
     if (!resolved) {
       // A word rather than an id ("claude"): what a user who types it wants is the list it names.
       const found = values.json ? [] : listModels({ search: id });
       if (found.length > 0) {
-        io.stderr.write(`ctxwin: "${id}" is no model id; the models whose provider, id or name contains it (ctxwin models --search ${id}):\n`);
+        io.stderr.write(
+          `ctxwin: "${id}" is no model id; the models whose provider, id or name contains it (ctxwin models --search ${id}):\n`,
+        );
         table(found, io);
         return 0;
       }
       const closest = defaultModelRegistry.closest(id, 3);
-      io.stderr.write(`ctxwin: unknown model "${id}"${closest.length > 0 ? `; closest known: ${closest.join(", ")}` : ""}. Register it with --models FILE (models.dev's JSON format); ctxwin models --search TEXT lists the known ids.\n`);
+      io.stderr.write(
+        `ctxwin: unknown model "${id}"${closest.length > 0 ? `; closest known: ${closest.join(", ")}` : ""}. Register it with --models FILE (models.dev's JSON format); ctxwin models --search TEXT lists the known ids.\n`,
+      );
       return 1;
     }
     if (values.json) {
       const limits = ContextLimits.forModel(id);
       const { encoding, exact } = encodingForModel(id);
-      const plan = { responseReserve: limits.maxOutputTokens, reservedTokens: limits.reservedTokens, effectiveLimit: limits.effectiveLimit };
+      const plan = {
+        responseReserve: limits.maxOutputTokens,
+        reservedTokens: limits.reservedTokens,
+        effectiveLimit: limits.effectiveLimit,
+      };
       io.stdout.write(`${JSON.stringify({ ...resolved, names: native.modelNames(id), plan, encoding, exactCounts: exact }, null, 2)}\n`);
     } else {
       describeResolution(id, resolved, io);
@@ -136,7 +150,9 @@ export async function modelsCommand(args: string[], io: Io): Promise<number> {
     return 0;
   }
   if (models.length === 0) {
-    io.stderr.write(`ctxwin: no model matches${values.provider !== undefined ? ` --provider ${values.provider}` : ""}${values.search !== undefined ? ` --search ${values.search}` : ""}\n`);
+    io.stderr.write(
+      `ctxwin: no model matches${values.provider !== undefined ? ` --provider ${values.provider}` : ""}${values.search !== undefined ? ` --search ${values.search}` : ""}\n`,
+    );
     return 1;
   }
   table(models, io);

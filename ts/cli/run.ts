@@ -32,7 +32,8 @@ async function registerModelFiles(args: string[], command: CommandName): Promise
     }
     if (arg === "--models") {
       const file = args[i + 1];
-      if (file === undefined || file.startsWith("-")) throw new UsageError("--models needs a FILE (a model catalog in models.dev's JSON format)", command);
+      if (file === undefined || file.startsWith("-"))
+        throw new UsageError("--models needs a FILE (a model catalog in models.dev's JSON format)", command);
       files.push(file);
       i++;
     } else if (arg.startsWith("--models=")) {
@@ -48,12 +49,16 @@ async function registerModelFiles(args: string[], command: CommandName): Promise
     try {
       text = await readFile(file, "utf8");
     } catch (error) {
-      throw new InputError(`--models ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : error instanceof Error ? error.message : String(error)}`);
+      throw new InputError(
+        `--models ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : error instanceof Error ? error.message : String(error)}`,
+      );
     }
     try {
       registerCatalog(text);
     } catch (error) {
-      throw Object.assign(new Error(`--models ${file}: ${error instanceof Error ? error.message : String(error)}`), { code: (error as { code?: unknown }).code });
+      throw Object.assign(new Error(`--models ${file}: ${error instanceof Error ? error.message : String(error)}`), {
+        code: (error as { code?: unknown }).code,
+      });
     }
   }
   return rest;
@@ -81,7 +86,9 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     }
     const message = error instanceof Error ? error.message : String(error);
     const code = (error as { code?: unknown }).code;
-    io.stderr.write(`ctxwin: ${message}${typeof code === "string" && code.startsWith("ERR_CTXWIN") && !(error instanceof InputError) ? ` (${code})` : ""}\n`);
+    io.stderr.write(
+      `ctxwin: ${message}${typeof code === "string" && code.startsWith("ERR_CTXWIN") && !(error instanceof InputError) ? ` (${code})` : ""}\n`,
+    );
     return 1;
   }
 }

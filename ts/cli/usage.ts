@@ -102,7 +102,12 @@ export interface ParsedArgs {
 /** parseArgs with the command's name on every error, and --help understood everywhere. */
 export function parse(command: CommandName, args: string[], options: Options): ParsedArgs {
   try {
-    const { values, positionals } = parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
     return { values: values as ParsedArgs["values"], positionals };
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error), command);

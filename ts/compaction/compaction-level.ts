@@ -84,7 +84,10 @@ export function takeOldestUntilTarget<M extends MessageLike>(
   atLeast = 0,
 ): { edit: HistoryEdit<M>; taken: TakenUnit[] } | undefined {
   if (replacements.length === 0) return undefined;
-  const after = messageTokens(view.counter, replacements.map(([, m]) => m));
+  const after = messageTokens(
+    view.counter,
+    replacements.map(([, m]) => m),
+  );
   const excess = view.tokenUsage - context.target;
   const taken: TakenUnit[] = [];
   const chosen: Array<readonly [number, M]> = [];

@@ -38,7 +38,7 @@ export const DEFAULT_SUMMARY_PROMPT =
   "5. Last command: the last command or tool call run, and its outcome (pass and fail counts, exit status, the line it ended with).\n" +
   "6. Next step: what the agent said it would do next and has not done yet.\n" +
   "7. Findings and decisions, and the problems since resolved with what resolved them.\n" +
-  "Write every number with what it counts (\"212 tests pass\", \"dates.ts:41\", \"Basic churn 7.9%\"), never a list of " +
+  'Write every number with what it counts ("212 tests pass", "dates.ts:41", "Basic churn 7.9%"), never a list of ' +
   "numbers alone; leave a fact out rather than write part of it. Be brief.\n\n";
 
 /** Tells the task digest that the session's problem record is put beside it. */
@@ -165,7 +165,12 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
   }
 
   /** The messages with the old ones replaced by one summary message. */
-  async compact<M extends MessageLike>(messages: readonly M[], targetTokens: number, counter: TokenCounter, options: CompactOptions = {}): Promise<Array<M | SummaryMessage>> {
+  async compact<M extends MessageLike>(
+    messages: readonly M[],
+    targetTokens: number,
+    counter: TokenCounter,
+    options: CompactOptions = {},
+  ): Promise<Array<M | SummaryMessage>> {
     return (await this.compactWithDetails(messages, targetTokens, counter, options)).messages;
   }
 
@@ -247,7 +252,8 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     const end = await this.chooseEnd(span, past.length > 0 ? past : ends);
     if (end === undefined) return unchanged;
     const result = await this.summarizePrefix(span, this.spanAt(span, end), unchanged);
-    if (result.summary !== undefined) this.emit("compacted", { summarized: result.summarized, summaryTokens: counter.count(result.summary.content) });
+    if (result.summary !== undefined)
+      this.emit("compacted", { summarized: result.summarized, summaryTokens: counter.count(result.summary.content) });
     return result;
   }
 
@@ -323,14 +329,27 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
       if (facts[i]?.role === ROLE_CODES.user) userIndices.push(i);
     }
     if (oldIndices.length === 0 || oldIndices.length < Math.min(2, this.minMessagesToSummarize)) return undefined;
-    const keptUser = this.userMessagesToKeep(userIndices.map((i) => messages[i] as M), counter);
+    const keptUser = this.userMessagesToKeep(
+      userIndices.map((i) => messages[i] as M),
+      counter,
+    );
     const taken = oldIndices.filter((i) => !keptUser.has(messages[i] as M));
     if (taken.length === 0) return undefined;
     const old = oldIndices.map((i) => messages[i] as M);
-    const readBack = earlier.map((i) => readSummary((messages[i] as { content?: unknown }).content) as { record: SummaryRecord; text: string });
+    const readBack = earlier.map(
+      (i) => readSummary((messages[i] as { content?: unknown }).content) as { record: SummaryRecord; text: string },
+    );
     const record = headWithin(addRecords([...readBack.map((r) => r.record), recordOf(taken.map((i) => messages[i] as M))]), counter);
     const removedIndices = [...earlier, ...taken].sort((a, b) => a - b);
-    return { end, old, removedIndices, removed: removedIndices.map((i) => messages[i] as M), keptUser, earlierTexts: readBack.map((r) => r.text), record };
+    return {
+      end,
+      old,
+      removedIndices,
+      removed: removedIndices.map((i) => messages[i] as M),
+      keptUser,
+      earlierTexts: readBack.map((r) => r.text),
+      record,
+    };
   }
 
   /** The summarizer's input for `old`: the digest's event lines, or rendered lines within maxInputTokens for a model. */
@@ -339,7 +358,8 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     // Offline and unbounded by a window: the digest reads everything.
     if (span.model.kind === "extractive") return old.flatMap((m) => eventLines(m, (text) => text));
     // Within maxInputTokens: tool outputs clipped harder until it fits, then the oldest lines left out.
-    const budget = this.maxInputTokens - counter.count(this.summaryPrompt) - (soFar.length === 0 ? 0 : counter.count(soFar.join("\n")) + 40);
+    const budget =
+      this.maxInputTokens - counter.count(this.summaryPrompt) - (soFar.length === 0 ? 0 : counter.count(soFar.join("\n")) + 40);
     let lines: string[] = [];
     for (const perResult of [2000, 500, 150, 40]) {
       const clipper = new ToolResultCompactor({ maxResultTokens: perResult, truncationMessage: "[...]" });
@@ -372,7 +392,11 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
   }
 
   /** Summarizes `parts` (system, pinned and kept user messages stay); `unchanged` when it would not pay. */
-  private async summarizePrefix<M extends MessageLike>(span: SpanContext<M>, parts: Span<M> | undefined, unchanged: CompactionResult<M>): Promise<CompactionResult<M>> {
+  private async summarizePrefix<M extends MessageLike>(
+    span: SpanContext<M>,
+    parts: Span<M> | undefined,
+    unchanged: CompactionResult<M>,
+  ): Promise<CompactionResult<M>> {
     if (parts === undefined) return unchanged;
     const { messages, stays, summaries, counter } = span;
     const { end, old, removed, keptUser } = parts;
@@ -397,7 +421,12 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
       if (record === undefined) return unchanged;
       summary = this.summaryMessage(record, body);
     }
-    return { messages: [...systems, summary, ...users, ...messages.slice(end)], summarized: removed.length, summary, keptUserMessages: users };
+    return {
+      messages: [...systems, summary, ...users, ...messages.slice(end)],
+      summarized: removed.length,
+      summary,
+      keptUserMessages: users,
+    };
   }
 
   /** The user's own messages of `old` that stay verbatim: newest first, within keepUserTokens. */
@@ -423,7 +452,8 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
     messages.forEach((m, i) => checkMessage(m, `messages[${i}]`));
     const model = await resolveSummaryModel(this.model, "options.model");
-    const lines = model.kind === "extractive" ? messages.flatMap((m) => eventLines(m, (t) => t)) : messages.map((m) => promptLine(m, (t) => t));
+    const lines =
+      model.kind === "extractive" ? messages.flatMap((m) => eventLines(m, (t) => t)) : messages.map((m) => promptLine(m, (t) => t));
     const text = await this.summarizeLines(model, lines);
     return counter ? cutToTokens(text, counter, this.maxSummaryTokens) : text;
   }
@@ -438,9 +468,13 @@ export class ContextCompactor extends TypedEventEmitter<Events> {
     // caller; a model is told them so that its text agrees.
     // The digest leaves its own problem sections out when the session's record goes beside it.
     if (model.kind === "extractive") return native.summarizeTask(problems === "" ? lines : [...lines, PROBLEMS_GIVEN], true);
-    const known = problems === "" ? "" : `The session's problems so far (the summary is sent with this list; do not repeat it):\n${problems}\n\n`;
+    const known =
+      problems === "" ? "" : `The session's problems so far (the summary is sent with this list; do not repeat it):\n${problems}\n\n`;
     // The earlier summary is the model's to carry over: its answer replaces it.
-    const earlier = soFar.length === 0 ? "" : `The summary so far, of the messages before these (your summary replaces it: keep what the agent still needs from it, newer facts winning):\n${soFar.join("\n")}\n\nThe messages since:\n`;
+    const earlier =
+      soFar.length === 0
+        ? ""
+        : `The summary so far, of the messages before these (your summary replaces it: keep what the agent still needs from it, newer facts winning):\n${soFar.join("\n")}\n\nThe messages since:\n`;
     return model.call(this.summaryPrompt + known + earlier + lines.join("\n"));
   }
 }

@@ -40,7 +40,13 @@ export type HistoryEdit<M> =
    * none) at up to `markerTokens`; first puts `cut` in place (the newest exchange's results cut so
    * that the request fits with them: newest-exchange.ts).
    */
-  | { kind: "trim"; kept: readonly number[]; markerIndex: number; markerTokens?: number | undefined; cut?: ReadonlyArray<readonly [index: number, after: M]> };
+  | {
+      kind: "trim";
+      kept: readonly number[];
+      markerIndex: number;
+      markerTokens?: number | undefined;
+      cut?: ReadonlyArray<readonly [index: number, after: M]>;
+    };
 
 /** What applying an edit did. */
 export interface AppliedEdit<M> {

@@ -34,7 +34,12 @@ const MIN_CUT_TOKENS = 32;
  * exchange while the request fits `limitTokens` (the window) with it; undefined when the trim
  * would change nothing.
  */
-export function planTrim<M extends MessageLike>(view: HistoryView<M>, strategy: TruncationStrategy, targetTokens: number, limitTokens: number): TrimPlan<M> | undefined {
+export function planTrim<M extends MessageLike>(
+  view: HistoryView<M>,
+  strategy: TruncationStrategy,
+  targetTokens: number,
+  limitTokens: number,
+): TrimPlan<M> | undefined {
   const target = view.conversationBudget(targetTokens);
   // An omission marker already there stays unless the trim places its own: it takes its room.
   const window = view.conversationBudget(limitTokens);
@@ -103,7 +108,12 @@ function withCounts<M extends MessageLike>(view: HistoryView<M>, cut: ReadonlyAr
  * id), or left out when no cut makes room. A request over the window fails at the provider; a
  * correction an agent framework sent is not worth that.
  */
-function lastUserYields<M extends MessageLike>(view: HistoryView<M>, plan: KeptPlan, cut: Array<readonly [number, M, number]>, limit: number): { plan: KeptPlan; cut: Array<readonly [number, M, number]> } | undefined {
+function lastUserYields<M extends MessageLike>(
+  view: HistoryView<M>,
+  plan: KeptPlan,
+  cut: Array<readonly [number, M, number]>,
+  limit: number,
+): { plan: KeptPlan; cut: Array<readonly [number, M, number]> } | undefined {
   if (plan.tokens === undefined || plan.tokens <= limit) return undefined;
   const excess = plan.tokens - limit;
   let user = view.roles.length - 1;
@@ -114,13 +124,25 @@ function lastUserYields<M extends MessageLike>(view: HistoryView<M>, plan: KeptP
   const tokens = view.tokens[user] ?? 0;
   if (typeof message.content === "string" && tokens - excess >= MIN_CUT_TOKENS) {
     const notice = `[Message truncated...; recall(${JSON.stringify(messageId(message))})]`;
-    const after = { ...message, content: new ToolResultCompactor({ maxResultTokens: tokens - excess, truncationMessage: notice }).compactResult(message.content, view.counter) } as M;
+    const after = {
+      ...message,
+      content: new ToolResultCompactor({ maxResultTokens: tokens - excess, truncationMessage: notice }).compactResult(
+        message.content,
+        view.counter,
+      ),
+    } as M;
     const [count] = messageTokens(view.counter, [after]);
-    if (count !== undefined && tokens - count >= excess) return { plan: { ...plan, tokens: plan.tokens - (tokens - count) }, cut: [...cut, [user, after, count]] };
+    if (count !== undefined && tokens - count >= excess)
+      return { plan: { ...plan, tokens: plan.tokens - (tokens - count) }, cut: [...cut, [user, after, count]] };
   }
   const indices = plan.indices.filter((i) => i !== user);
   // The marker stays before the message it preceded (the next one, when that was the user's).
-  const markerIndex = plan.markerIndex < 0 || plan.markerIndex < at ? plan.markerIndex : plan.markerIndex === at && at === indices.length ? -1 : plan.markerIndex - (plan.markerIndex > at ? 1 : 0);
+  const markerIndex =
+    plan.markerIndex < 0 || plan.markerIndex < at
+      ? plan.markerIndex
+      : plan.markerIndex === at && at === indices.length
+        ? -1
+        : plan.markerIndex - (plan.markerIndex > at ? 1 : 0);
   return { plan: { ...plan, indices, markerIndex, tokens: plan.tokens - tokens }, cut };
 }
 

@@ -96,7 +96,8 @@ export function namesWithin(
   const all = [...(previous?.named ?? []), ...entries];
   let unnamed = (previous?.unnamed ?? 0) + Math.max(0, all.length - MAX_NAMED_OMISSIONS);
   let named = all.slice(Math.max(0, all.length - MAX_NAMED_OMISSIONS));
-  const cost = (list: readonly OmittedEntry[], rest: number) => Math.max(0, counter.countMessages([omissionMarker(omitted, role, list, rest)]) - overhead);
+  const cost = (list: readonly OmittedEntry[], rest: number) =>
+    Math.max(0, counter.countMessages([omissionMarker(omitted, role, list, rest)]) - overhead);
   let tokens = cost(named, unnamed);
   // Over the bound: the oldest lines go, as many as their own counts say, then one count of the whole again.
   while (named.length > 0 && tokens > budget) {
@@ -128,7 +129,10 @@ function subjectOf(args: unknown): string {
 
 /** `text` on one line (runs of white space as one space), at most MAX_LINE code points, "…" where it was cut. */
 function oneLine(text: string): string {
-  const flat = text.slice(0, 4 * MAX_LINE).replace(/\s+/g, " ").trim();
+  const flat = text
+    .slice(0, 4 * MAX_LINE)
+    .replace(/\s+/g, " ")
+    .trim();
   if (flat.length <= MAX_LINE) return flat; // as many code points at most
   let cut = "";
   let points = 0;

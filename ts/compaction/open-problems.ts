@@ -144,7 +144,9 @@ export function checkProblemRecord(record: unknown, name: string): ProblemRecord
   try {
     return JSON.parse(native.observeToolResults(JSON.stringify(record), [])) as ProblemRecord;
   } catch (error) {
-    throw typeError(`${name} is not a problem record: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+    throw typeError(`${name} is not a problem record: ${error instanceof Error ? error.message : String(error)}`, undefined, {
+      cause: error,
+    });
   }
 }
 
@@ -168,7 +170,8 @@ function compactProblemLine(line: string): string {
   const colon = rest.indexOf(": ");
   if (colon < 0) return line;
   const reasons = rest.slice(colon + 2).split(" | ");
-  const reason = [...reasons].reverse().find((r) => !/^(at |File "|exit code\b|Traceback\b)/.test(r.trim())) ?? reasons[reasons.length - 1] ?? "";
+  const reason =
+    [...reasons].reverse().find((r) => !/^(at |File "|exit code\b|Traceback\b)/.test(r.trim())) ?? reasons[reasons.length - 1] ?? "";
   return `${rest.slice(0, colon)}: ${reason}${id}`;
 }
 

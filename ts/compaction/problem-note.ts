@@ -8,7 +8,8 @@
 import type { InsertedRole } from "../messages/roles.js";
 import { describeProblems, type Problem, type ProblemRecord } from "./open-problems.js";
 
-export const PROBLEM_NOTE_HEADING = "Problems still open from tool results no longer shown in full (each stays open until a later result shows it resolved):";
+export const PROBLEM_NOTE_HEADING =
+  "Problems still open from tool results no longer shown in full (each stays open until a later result shows it resolved):";
 
 /**
  * The line that shows a problem: its last failure line that is not the failing test's own mark, a
@@ -36,7 +37,11 @@ export function problemsNotShown(record: ProblemRecord, promptText: string): Pro
 }
 
 /** The note listing `problems` (from `record`), or undefined when there are none. */
-export function problemNote(record: ProblemRecord, problems: readonly Problem[], role: InsertedRole): { role: InsertedRole; content: string } | undefined {
+export function problemNote(
+  record: ProblemRecord,
+  problems: readonly Problem[],
+  role: InsertedRole,
+): { role: InsertedRole; content: string } | undefined {
   if (problems.length === 0) return undefined;
   const shown = new Set(problems);
   const text = describeProblems({ ...record, problems: record.problems.filter((p) => shown.has(p)) }, 8, 0);

@@ -143,7 +143,9 @@ export class ProgressiveCompaction {
 
   constructor(private readonly options: ProgressiveCompactionOptions) {
     const keepReasoningTurns = requireCount(options.keepReasoningTurns ?? 1, "options.keepReasoningTurns");
-    const toolResultCompactor = new ToolResultCompactor({ maxResultTokens: requireCount(options.maxToolResultTokens ?? 1000, "options.maxToolResultTokens", 16) });
+    const toolResultCompactor = new ToolResultCompactor({
+      maxResultTokens: requireCount(options.maxToolResultTokens ?? 1000, "options.maxToolResultTokens", 16),
+    });
     const keepToolResults = requireCount(options.keepToolResults ?? 3, "options.keepToolResults");
     const clearAtLeast = options.clearAtLeast === undefined ? undefined : requireCount(options.clearAtLeast, "options.clearAtLeast");
     this.preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
@@ -183,7 +185,8 @@ export class ProgressiveCompaction {
     for (const [name, key] of this.fruitless) fork.fruitless.set(name, key);
     fork.problemLedger = this.problemLedger.fork();
     // Offline in place of a model: the span is still the one the model's compaction would take.
-    if (llm !== this.options.llm && !(this.options.llm instanceof ExtractiveSummarizer) && fork.compactor !== undefined) planForModel(fork.compactor);
+    if (llm !== this.options.llm && !(this.options.llm instanceof ExtractiveSummarizer) && fork.compactor !== undefined)
+      planForModel(fork.compactor);
     return fork;
   }
 
@@ -276,7 +279,8 @@ export class ProgressiveCompaction {
     let step = run.next();
     while (!step.done) {
       const request = step.value;
-      if (request.kind === "wait" && request.pause !== true) throw plainError("ctxwin: a level that waits for its model ran in runNow (a bug to report)", "ERR_CTXWIN_INTERNAL");
+      if (request.kind === "wait" && request.pause !== true)
+        throw plainError("ctxwin: a level that waits for its model ran in runNow (a bug to report)", "ERR_CTXWIN_INTERNAL");
       let input: AppliedEdit<M> | undefined;
       try {
         input = request.kind === "apply" ? apply(request.edit, request.level) : undefined;
@@ -298,7 +302,14 @@ export class ProgressiveCompaction {
     report: CompactionReport<M>,
   ): Generator<CompactionStep<M>, CompactionLevelReport, unknown> {
     const before = view.tokenUsage;
-    const entry: CompactionLevelReport = { level: level.level, name: level.name, applied: false, messagesChanged: 0, tokensBefore: before, tokensAfter: before };
+    const entry: CompactionLevelReport = {
+      level: level.level,
+      name: level.name,
+      applied: false,
+      messagesChanged: 0,
+      tokensBefore: before,
+      tokensAfter: before,
+    };
     if (needed) {
       entry.applied = true;
       try {
@@ -313,10 +324,16 @@ export class ProgressiveCompaction {
             report.replaced.push({ before: view.messages[i] as M, after });
             this.problems.markObserved(after); // its original was read
           }
-          const applied = (yield { kind: "apply", edit, level, ...(plan.taken === undefined ? {} : { taken: plan.taken }) }) as AppliedEdit<M>;
+          const applied = (yield {
+            kind: "apply",
+            edit,
+            level,
+            ...(plan.taken === undefined ? {} : { taken: plan.taken }),
+          }) as AppliedEdit<M>;
           entry.messagesChanged = applied.changed;
           if (edit.kind === "summarize") {
-            if (applied.changed === 0) candidates = undefined; // its messages were trimmed away meanwhile: dropped
+            if (applied.changed === 0)
+              candidates = undefined; // its messages were trimmed away meanwhile: dropped
             else report.summary = edit.summary;
           }
           report.removed.push(...applied.removed);
@@ -343,7 +360,10 @@ export class ProgressiveCompaction {
  * Drives `run` to its end as a history's owner does: each edit planned goes to `apply` (what it
  * throws goes back into the run), each wait is awaited and the run resumed with its value.
  */
-export async function driveRun<M>(run: CompactionRun<M>, apply: (edit: HistoryEdit<M>, level: CompactionLevel) => unknown): Promise<CompactionReport<M>> {
+export async function driveRun<M>(
+  run: CompactionRun<M>,
+  apply: (edit: HistoryEdit<M>, level: CompactionLevel) => unknown,
+): Promise<CompactionReport<M>> {
   let step = run.next();
   while (!step.done) {
     const request = step.value;

@@ -180,7 +180,8 @@ export function writeSections(sections: Sections): string {
     if (items.length === 0) return;
     if (kind === "problems") lines.push(head, ...items);
     else if (kind === "quoted" || kind === "commands") lines.push(head + items.join("; "));
-    else if (kind === "list" || kind === "tools") lines.push(head + (items.length === 1 ? items[0] : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`));
+    else if (kind === "list" || kind === "tools")
+      lines.push(head + (items.length === 1 ? items[0] : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`));
     else lines.push(head + items[0]);
   });
   lines.push(...sections.prose);
@@ -217,6 +218,12 @@ export function boundSections(sections: Sections, maxTokens: number, counter: To
 }
 
 /** `older` and `newer` (digest texts) folded into one within `maxTokens` (see mergeSections). */
-export function foldSummaryTexts(older: string, newer: string, problemsGiven: boolean, maxTokens: number, counter: TokenCounter): string | undefined {
+export function foldSummaryTexts(
+  older: string,
+  newer: string,
+  problemsGiven: boolean,
+  maxTokens: number,
+  counter: TokenCounter,
+): string | undefined {
   return boundSections(mergeSections(readSections(older), readSections(newer), problemsGiven), maxTokens, counter);
 }

@@ -58,7 +58,12 @@ export function recordOf(removed: readonly MessageLike[]): SummaryRecord {
 /** Whether `message` makes tool calls (its id is then its first call's, which names their results). */
 function makesToolCalls(message: MessageLike): boolean {
   let calls = false;
-  visitMessage(message as unknown as Record<string, unknown>, { text: () => {}, image: () => {}, toolCall: () => (calls = true), toolResult: () => {} });
+  visitMessage(message as unknown as Record<string, unknown>, {
+    text: () => {},
+    image: () => {},
+    toolCall: () => (calls = true),
+    toolResult: () => {},
+  });
   return calls;
 }
 
@@ -87,7 +92,13 @@ function bounded(record: SummaryRecord): SummaryRecord {
 export function addRecords(records: readonly SummaryRecord[]): SummaryRecord {
   let sum: SummaryRecord = { count: 0, bytes: 0, ids: [], unnamedResults: 0, unnamedOthers: 0 };
   for (const r of records) {
-    sum = { count: sum.count + r.count, bytes: sum.bytes + r.bytes, ids: [...sum.ids, ...r.ids], unnamedResults: sum.unnamedResults + r.unnamedResults, unnamedOthers: sum.unnamedOthers + r.unnamedOthers };
+    sum = {
+      count: sum.count + r.count,
+      bytes: sum.bytes + r.bytes,
+      ids: [...sum.ids, ...r.ids],
+      unnamedResults: sum.unnamedResults + r.unnamedResults,
+      unnamedOthers: sum.unnamedOthers + r.unnamedOthers,
+    };
   }
   return bounded(sum);
 }
@@ -96,7 +107,12 @@ export function addRecords(records: readonly SummaryRecord[]): SummaryRecord {
 export function withOneIdFewer(record: SummaryRecord): SummaryRecord | undefined {
   const [first, ...rest] = record.ids;
   if (first === undefined) return undefined;
-  return { ...record, ids: rest, unnamedResults: record.unnamedResults + (first.result ? 1 : 0), unnamedOthers: record.unnamedOthers + (first.result ? 0 : 1) };
+  return {
+    ...record,
+    ids: rest,
+    unnamedResults: record.unnamedResults + (first.result ? 1 : 0),
+    unnamedOthers: record.unnamedOthers + (first.result ? 0 : 1),
+  };
 }
 
 function size(bytes: number): string {
@@ -123,7 +139,11 @@ export function readSummary(content: unknown): { record: SummaryRecord; text: st
   for (const part of (head[2] ?? "").split("; ")) {
     const sized = /^(\d+) (B|KB)$/.exec(part);
     if (sized !== null) record.bytes = Number(sized[1]) * (sized[2] === "KB" ? 1024 : 1);
-    else if (part.startsWith("recall by id: ")) record.ids = part.slice(14).split(", ").map((id) => ({ id, result: true }));
+    else if (part.startsWith("recall by id: "))
+      record.ids = part
+        .slice(14)
+        .split(", ")
+        .map((id) => ({ id, result: true }));
     else if (part.startsWith("not named: ")) {
       record.unnamedResults = Number(/(\d+) older tool results/.exec(part)?.[1] ?? 0);
       record.unnamedOthers = Number(/(\d+) other messages/.exec(part)?.[1] ?? 0);

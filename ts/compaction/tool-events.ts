@@ -32,10 +32,17 @@ export function eventLines(message: MessageLike, clip: (text: string) => string 
       if (typeof value === "string" && value !== "") texts.push(value);
     },
     image: () => {},
-    toolCall: (id, name, args) => lines.push(JSON.stringify({ type: "tool_call", toolName: String(name), toolCallId: id, args: parsedArgs(args) })),
+    toolCall: (id, name, args) =>
+      lines.push(JSON.stringify({ type: "tool_call", toolName: String(name), toolCallId: id, args: parsedArgs(args) })),
     toolResult: (id, output) => {
       const text = clip(toolOutputText(output));
-      lines.push(JSON.stringify(isErrorOutput(output) ? { type: "tool_result", toolCallId: id, error: text } : { type: "tool_result", toolCallId: id, result: text }));
+      lines.push(
+        JSON.stringify(
+          isErrorOutput(output)
+            ? { type: "tool_result", toolCallId: id, error: text }
+            : { type: "tool_result", toolCallId: id, result: text },
+        ),
+      );
     },
   };
   visitMessage(message as unknown as Record<string, unknown>, visitor);
@@ -78,7 +85,12 @@ export function toolCallsById(messages: readonly MessageLike[]): Map<string, { n
 /** Whether a message holds a tool result. */
 export function hasToolResult(message: MessageLike): boolean {
   let found = false;
-  visitMessage(message as unknown as Record<string, unknown>, { text: () => {}, image: () => {}, toolCall: () => {}, toolResult: () => (found = true) });
+  visitMessage(message as unknown as Record<string, unknown>, {
+    text: () => {},
+    image: () => {},
+    toolCall: () => {},
+    toolResult: () => (found = true),
+  });
   return found;
 }
 
@@ -95,7 +107,12 @@ export function toolResultEvents(message: MessageLike, calls: ReadonlyMap<string
     toolResult: (id, output) => {
       const call = id === undefined ? undefined : calls.get(id);
       const text = toolOutputText(output);
-      const event: Record<string, unknown> = { type: "tool_result", toolCallId: id ?? "", toolName: call?.name ?? "", args: call?.args ?? null };
+      const event: Record<string, unknown> = {
+        type: "tool_result",
+        toolCallId: id ?? "",
+        toolName: call?.name ?? "",
+        args: call?.args ?? null,
+      };
       if (isErrorOutput(output)) event.error = text;
       else event.result = text;
       events.push(JSON.stringify(event));

@@ -43,7 +43,10 @@ function fallbackCore(): NativeCounter {
 }
 
 function checkCounter(counter: unknown): void {
-  if (counter !== undefined && (counter === null || typeof counter !== "object" || typeof (counter as Partial<TokenCounter>).count !== "function")) {
+  if (
+    counter !== undefined &&
+    (counter === null || typeof counter !== "object" || typeof (counter as Partial<TokenCounter>).count !== "function")
+  ) {
     throw typeError(`counter must be a TokenCounter (an object with count(text)), got ${describe(counter)}`);
   }
 }

@@ -91,24 +91,35 @@ export interface PreviewSource<M extends MessageLike> {
 }
 
 export function checkPreviewOptions(options: unknown): PreviewOptions {
-  if (options === null || typeof options !== "object" || Array.isArray(options)) throw typeError(`options must be an object, got ${describe(options)}`);
+  if (options === null || typeof options !== "object" || Array.isArray(options))
+    throw typeError(`options must be an object, got ${describe(options)}`);
   const { target, threshold } = options as PreviewOptions;
   if (target !== undefined && threshold !== undefined) throw typeError("options.target and options.threshold: give one of them");
   if (target !== undefined) requireCount(target, "options.target");
   if (threshold !== undefined && (typeof threshold !== "number" || !(threshold > 0 && threshold <= 1))) {
-    throw (typeof threshold === "number" ? rangeError : typeError)(`options.threshold must be a number in (0, 1], got ${describe(threshold)}`);
+    throw (typeof threshold === "number" ? rangeError : typeError)(
+      `options.threshold must be a number in (0, 1], got ${describe(threshold)}`,
+    );
   }
   return { target, threshold };
 }
 
 /** Plans a compaction of `source`'s history without changing it. */
-export async function previewCompaction<M extends MessageLike>(source: PreviewSource<M>, options: unknown = {}): Promise<CompactionPreview> {
+export async function previewCompaction<M extends MessageLike>(
+  source: PreviewSource<M>,
+  options: unknown = {},
+): Promise<CompactionPreview> {
   const { target, threshold = 0.9 } = checkPreviewOptions(options);
   const editor = source.editor.copy();
   const view = editor.view();
   const before = view.messages.slice();
   const position = new Map<object, number>(before.map((m, i) => [m as object, i]));
-  const summarizer = source.summarizer === undefined ? undefined : source.summarizer instanceof ExtractiveSummarizer ? source.summarizer : extractiveSummarizer();
+  const summarizer =
+    source.summarizer === undefined
+      ? undefined
+      : source.summarizer instanceof ExtractiveSummarizer
+        ? source.summarizer
+        : extractiveSummarizer();
   const compaction = source.compaction.fork(source.compaction.compactor === undefined ? undefined : summarizer);
   const limit = source.limits.effectiveLimit;
   const units: PreviewUnit[] = [];
@@ -134,7 +145,10 @@ export async function previewCompaction<M extends MessageLike>(source: PreviewSo
   };
   /** The newest exchange's results a trim cuts first: units, applied to the copy. */
   const applyCut = (cut: ReadonlyArray<readonly [number, M]>, level: PreviewUnit["level"]) => {
-    const counts = messageTokens(source.counter, cut.map(([, after]) => after));
+    const counts = messageTokens(
+      source.counter,
+      cut.map(([, after]) => after),
+    );
     cut.forEach(([i, after], k) => {
       units.push(unit(view.messages[i] as M, level, "cut", view.tokens[i] ?? 0, counts[k] ?? 0));
       position.set(after as object, position.get(view.messages[i] as object) ?? -1);
@@ -150,11 +164,16 @@ export async function previewCompaction<M extends MessageLike>(source: PreviewSo
       const tokensBefore = edit.replacements.map(([i]) => view.tokens[i] ?? 0);
       const changed = edit.replacements.map(([i]) => view.messages[i] as M);
       const count = editor.replace(edit.replacements);
-      const action: PreviewAction = level === "clear_old_reasoning" ? "clear_reasoning" : level === "clear_old_tool_results" ? "clear" : "cut";
+      const action: PreviewAction =
+        level === "clear_old_reasoning" ? "clear_reasoning" : level === "clear_old_tool_results" ? "clear" : "cut";
       edit.replacements.forEach(([i], k) => {
         const index = position.get(changed[k] as object) ?? -1;
         position.set(view.messages[i] as object, index); // a copy a later level takes again keeps its original's place
-        units.push({ ...unit(view.messages[i] as M, level, action, tokensBefore[k] ?? 0, view.tokens[i] ?? 0), id: messageId(changed[k] as M), index });
+        units.push({
+          ...unit(view.messages[i] as M, level, action, tokensBefore[k] ?? 0, view.tokens[i] ?? 0),
+          id: messageId(changed[k] as M),
+          index,
+        });
       });
       policyTrim();
       return { changed: count, removed: [] };
@@ -174,11 +193,16 @@ export async function previewCompaction<M extends MessageLike>(source: PreviewSo
     applyCut(cut, level);
     dropped(edit.kept, level);
     const all = edit.kept.length === view.messages.length && edit.markerIndex < 0;
-    const { removed } = all ? { removed: [] } : editor.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex, markerTokens: edit.markerTokens });
+    const { removed } = all
+      ? { removed: [] }
+      : editor.trim({ indices: edit.kept.slice(), markerIndex: edit.markerIndex, markerTokens: edit.markerTokens });
     return { changed: removed.length + cut.length, removed };
   };
   const tokensBefore = view.tokenUsage;
-  const runOptions = target === undefined ? { threshold, targetShare: source.trimTo, effectiveLimit: limit } : { threshold: 1, targetShare: 1, effectiveLimit: limit, target };
+  const runOptions =
+    target === undefined
+      ? { threshold, targetShare: source.trimTo, effectiveLimit: limit }
+      : { threshold: 1, targetShare: 1, effectiveLimit: limit, target };
   const report = await driveRun(compaction.run(view, runOptions), (edit, level) => apply(edit, level.name));
   const prices = resolveModel(source.model)?.prices;
   const perToken = prices === undefined ? undefined : prices.input / 1e6;
@@ -194,6 +218,8 @@ export async function previewCompaction<M extends MessageLike>(source: PreviewSo
     levels: report.levels,
     ...(summary === undefined ? {} : { summary }),
     summarizer: summarizer === undefined ? "none" : "extractive",
-    ...(perToken === undefined ? {} : { cost: { inputPerMillion: prices?.input ?? 0, before: tokensBefore * perToken, after: view.tokenUsage * perToken } }),
+    ...(perToken === undefined
+      ? {}
+      : { cost: { inputPerMillion: prices?.input ?? 0, before: tokensBefore * perToken, after: view.tokenUsage * perToken } }),
   };
 }

@@ -57,7 +57,15 @@ export const MANAGER_SHAPE: OptionShape = {
 };
 
 /** The adapters' compaction options (what PromptFitter passes to its manager), flat in 0.x under the same names. */
-const ADAPTER_COMPACTION_KEYS = ["strategy", "trimTo", "keepToolResults", "maxToolResultTokens", "summarizer", "preserveLast", "summaryRole"] as const;
+const ADAPTER_COMPACTION_KEYS = [
+  "strategy",
+  "trimTo",
+  "keepToolResults",
+  "maxToolResultTokens",
+  "summarizer",
+  "preserveLast",
+  "summaryRole",
+] as const;
 
 export const ADAPTER_SHAPE: OptionShape = {
   flat: Object.fromEntries(ADAPTER_COMPACTION_KEYS.map((k) => [k, ["compaction", k] as const])),
@@ -95,10 +103,12 @@ export function groupOptions(options: object, shape: OptionShape, name = "option
       groups[group] = {};
       continue;
     }
-    if (given === null || typeof given !== "object" || Array.isArray(given)) throw typeError(`${name}.${group} must be an object, got ${describe(given)}`);
+    if (given === null || typeof given !== "object" || Array.isArray(given))
+      throw typeError(`${name}.${group} must be an object, got ${describe(given)}`);
     const allowed = shape.groups[group] as readonly string[];
     for (const key of Object.keys(given)) {
-      if (!allowed.includes(key)) throw typeError(`${name}.${group}.${key} is not an option (${name}.${group} takes ${allowed.join(", ")})`);
+      if (!allowed.includes(key))
+        throw typeError(`${name}.${group}.${key} is not an option (${name}.${group} takes ${allowed.join(", ")})`);
     }
     groups[group] = { ...(given as Record<string, unknown>) };
   }
@@ -112,7 +122,8 @@ export function groupOptions(options: object, shape: OptionShape, name = "option
     if (value === undefined) continue;
     const [group, inner] = place;
     const target = groups[group] as Record<string, unknown>;
-    if (target[inner] !== undefined) throw typeError(`${name}.${key} and ${name}.${group}.${inner} are the same option: give only ${name}.${group}.${inner}`);
+    if (target[inner] !== undefined)
+      throw typeError(`${name}.${key} and ${name}.${group}.${inner} are the same option: give only ${name}.${group}.${inner}`);
     deprecate(key, `${group}.${inner}`, name);
     target[inner] = value;
   }

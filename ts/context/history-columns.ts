@@ -124,7 +124,13 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
    * (indices) says which messages are summaries a compaction wrote (pinned and in no tool unit,
    * as insertSummary puts them); without it, the summaries this history knew stay known as such.
    */
-  load(messages: readonly M[], facts: readonly ColumnFacts[], tokens: ArrayLike<number>, summaries?: readonly number[], marker?: Marker): void {
+  load(
+    messages: readonly M[],
+    facts: readonly ColumnFacts[],
+    tokens: ArrayLike<number>,
+    summaries?: readonly number[],
+    marker?: Marker,
+  ): void {
     const summary = new Set(summaries);
     this.messageColumn = messages.slice();
     this.roleColumn = facts.map((f) => f.role);

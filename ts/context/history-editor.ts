@@ -10,7 +10,13 @@ import { markerRoleOf, type KeptPlan, type TruncationStrategy } from "../truncat
 import type { UsageAnchor } from "../budget/usage-anchor.js";
 import { checkLoggable, checkLoggableList } from "../messages/log-safe.js";
 import { MetadataReader, type MessageFacts } from "../messages/metadata-reader.js";
-import { MAX_NAMED_MARKER_TOKENS, namedMarkerTokens, omissionMarker, type OmissionMarker, type OmittedEntry } from "../messages/omission-marker.js";
+import {
+  MAX_NAMED_MARKER_TOKENS,
+  namedMarkerTokens,
+  omissionMarker,
+  type OmissionMarker,
+  type OmittedEntry,
+} from "../messages/omission-marker.js";
 import { namesWithin, omittedEntries } from "../compaction/omitted-entries.js";
 import { ROLE_CODES, type InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
@@ -105,7 +111,16 @@ export class HistoryEditor<M extends MessageLike> {
    * of this one follows its edits (a compaction preview runs on it). Its usage starts equal.
    */
   copy(): HistoryEditor<M> {
-    const copy = new HistoryEditor<M>(this.counter, this.requestOverhead, this.strategy, this.anchor.copy(), undefined, this.orphanToolResults, this.logger, this.pinFirstUserMessage);
+    const copy = new HistoryEditor<M>(
+      this.counter,
+      this.requestOverhead,
+      this.strategy,
+      this.anchor.copy(),
+      undefined,
+      this.orphanToolResults,
+      this.logger,
+      this.pinFirstUserMessage,
+    );
     const read = copy.read(this.state());
     // The columns' own facts, not the copy's reading of them: which messages are pinned depends on
     // the history's past (the first user message it was given), which a fresh reading cannot know.
@@ -205,7 +220,10 @@ export class HistoryEditor<M extends MessageLike> {
             this.history.replace([[at, message]], [tokens]);
             this.onRecount?.();
           },
-          (error: unknown) => (this.logger ?? consoleLogger).warn(`ctxwin: a large message could not be counted off the main thread; its count stays an upper bound: ${String(error)}`),
+          (error: unknown) =>
+            (this.logger ?? consoleLogger).warn(
+              `ctxwin: a large message could not be counted off the main thread; its count stays an upper bound: ${String(error)}`,
+            ),
         )
         .finally(() => this.recounts.delete(done));
       this.recounts.add(done);
@@ -234,7 +252,13 @@ export class HistoryEditor<M extends MessageLike> {
   /** The request: the system prompt first, then the conversation with the omission marker; counted as a request for the cache accounting. */
   request(total: number): Array<M | OmissionMarker | { role: "system"; content: string }> {
     const marker = this.history.marker;
-    this.cache.request(total, this.prompt, this.promptTokens, this.history.conversationTokens + this.history.markerTokens, marker ? this.history.tokensBefore(marker.index, true) : 0);
+    this.cache.request(
+      total,
+      this.prompt,
+      this.promptTokens,
+      this.history.conversationTokens + this.history.markerTokens,
+      marker ? this.history.tokensBefore(marker.index, true) : 0,
+    );
     const conversation: Array<M | OmissionMarker> = this.history.messages.slice();
     if (marker) conversation.splice(marker.index, 0, omissionMarker(marker.omitted, marker.role, marker.named, marker.unnamed));
     return this.prompt === undefined ? conversation : [{ role: "system", content: this.prompt }, ...conversation];
@@ -243,7 +267,10 @@ export class HistoryEditor<M extends MessageLike> {
   /** Puts compacted copies in place of messages; returns how many changed. */
   replace(edits: ReadonlyArray<readonly [number, M]>): number {
     if (edits.length === 0) return 0;
-    const counts = messageTokens(this.counter, edits.map(([, m]) => m));
+    const counts = messageTokens(
+      this.counter,
+      edits.map(([, m]) => m),
+    );
     this.anchor.rewritten();
     this.cache.touched(this.history, Math.min(...edits.map(([i]) => i)));
     this.history.replace(edits, counts);
@@ -281,7 +308,10 @@ export class HistoryEditor<M extends MessageLike> {
     const keep = new Uint8Array(this.history.length);
     for (const i of kept.indices) keep[i] = 1;
     const removed = this.history.messages.filter((_, i) => keep[i] === 0);
-    this.exchanges.trimmed(removed, this.history.units.filter((_, i) => keep[i] === 0));
+    this.exchanges.trimmed(
+      removed,
+      this.history.units.filter((_, i) => keep[i] === 0),
+    );
     // The first message removed ends the shared prefix; so does the marker, whose count changes.
     let firstRemoved = 0;
     while (firstRemoved < kept.indices.length && kept.indices[firstRemoved] === firstRemoved) firstRemoved++;
@@ -300,11 +330,16 @@ export class HistoryEditor<M extends MessageLike> {
       // The marker stays before the first message that followed it, if that message is still here
       // (no larger than it was: this trim's plan did not count it).
       const survivors = kept.indices.filter((i) => i < marker.index).length;
-      this.history.setMarker(this.namedMarker(survivors, marker.omitted + removed.length, marker.role, marker, omittedEntries(removed), marker.tokens));
+      this.history.setMarker(
+        this.namedMarker(survivors, marker.omitted + removed.length, marker.role, marker, omittedEntries(removed), marker.tokens),
+      );
     }
     const first = Math.max(kept.markerIndex, 0);
     const length = this.history.length;
-    const message = kept.markerIndex >= 0 ? `Context trimmed. Kept first ${first} and last ${length - first} turns.` : `Context trimmed. Kept last ${length} turns.`;
+    const message =
+      kept.markerIndex >= 0
+        ? `Context trimmed. Kept first ${first} and last ${length - first} turns.`
+        : `Context trimmed. Kept last ${length} turns.`;
     this.session?.trimmed(kept.indices, this.history.marker);
     this.touch();
     return { removed, message };
@@ -319,7 +354,10 @@ export class HistoryEditor<M extends MessageLike> {
     const reader = new MetadataReader({ orphanToolResults: this.orphanToolResults, pinFirstUserMessage: this.pinFirstUserMessage });
     const all = messages.map((m, i) => reader.read(m, i)); // validate everything first
     const keep = all.map((f) => !f.orphan);
-    if (keep.includes(false)) (this.logger ?? consoleLogger).warn(`ctxwin: dropped ${keep.filter((k) => !k).length} tool results whose calls are not in the history`);
+    if (keep.includes(false))
+      (this.logger ?? consoleLogger).warn(
+        `ctxwin: dropped ${keep.filter((k) => !k).length} tool results whose calls are not in the history`,
+      );
     const kept = messages.filter((_, i) => keep[i]);
     const facts = all.filter((_, i) => keep[i]);
     // A session's log still gets each dropped one, in its place (how many kept ones precede it).
@@ -339,13 +377,30 @@ export class HistoryEditor<M extends MessageLike> {
     const facts = state.messages.map((m, i) => reader.read(m, i));
     const { tokens, later } = countMessagesNow(this.counter, state.messages, true);
     const prompt = state.systemPrompt === undefined ? this.prompt : (state.systemPrompt ?? undefined);
-    const promptTokens = prompt === undefined ? 0 : this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
+    const promptTokens =
+      prompt === undefined ? 0 : this.counter.countMessages([{ role: "system", content: prompt }]) - this.requestOverhead;
     let marker: Marker | undefined;
     if (state.marker) {
       const { omitted, role, named, unnamed } = state.marker;
-      marker = { index: Math.min(state.marker.index, state.messages.length), omitted, tokens: this.markerTokens(omitted, role, named, unnamed), role, named, unnamed };
+      marker = {
+        index: Math.min(state.marker.index, state.messages.length),
+        omitted,
+        tokens: this.markerTokens(omitted, role, named, unnamed),
+        role,
+        named,
+        unnamed,
+      };
     }
-    return { messages: state.messages, reader, facts, tokens, summaries: state.summaries, marker, systemPrompt: { prompt, tokens: promptTokens }, later };
+    return {
+      messages: state.messages,
+      reader,
+      facts,
+      tokens,
+      summaries: state.summaries,
+      marker,
+      systemPrompt: { prompt, tokens: promptTokens },
+      later,
+    };
   }
 
   /**
@@ -381,7 +436,14 @@ export class HistoryEditor<M extends MessageLike> {
   /** The history as an export and the session's log see it. */
   state(): ContextState<M> {
     const m = this.history.marker;
-    const marker = m ? { index: m.index, omitted: m.omitted, role: m.role, ...(m.named !== undefined && m.named.length > 0 ? { named: m.named.slice(), unnamed: m.unnamed ?? 0 } : {}) } : undefined;
+    const marker = m
+      ? {
+          index: m.index,
+          omitted: m.omitted,
+          role: m.role,
+          ...(m.named !== undefined && m.named.length > 0 ? { named: m.named.slice(), unnamed: m.unnamed ?? 0 } : {}),
+        }
+      : undefined;
     return { messages: this.history.messages.slice(), summaries: this.history.summaryIndices(), marker, systemPrompt: this.prompt ?? null };
   }
 
@@ -395,8 +457,21 @@ export class HistoryEditor<M extends MessageLike> {
   }
 
   /** A marker at `index` for `omitted` messages naming, after what `previous` named, the newest of `entries` that fit `budget` tokens. */
-  private namedMarker(index: number, omitted: number, role: InsertedRole, previous: Marker | undefined, entries: readonly OmittedEntry[], budget: number): Marker {
+  private namedMarker(
+    index: number,
+    omitted: number,
+    role: InsertedRole,
+    previous: Marker | undefined,
+    entries: readonly OmittedEntry[],
+    budget: number,
+  ): Marker {
     const names = namesWithin(omitted, role, previous, entries, budget, this.counter, this.requestOverhead);
-    return { index, omitted, tokens: names.tokens, role, ...(names.named.length > 0 ? { named: names.named, unnamed: names.unnamed } : {}) };
+    return {
+      index,
+      omitted,
+      tokens: names.tokens,
+      role,
+      ...(names.named.length > 0 ? { named: names.named, unnamed: names.unnamed } : {}),
+    };
   }
 }

@@ -32,7 +32,12 @@ const tooLarge = (error: unknown) => (error as { code?: unknown } | null)?.code 
  * Each message's tokens, as messageTokens counts them, except that a message holding a text past
  * the synchronous bound gets an upper bound now and (unless `boundOnly`) its count in `later`.
  */
-export function countMessagesNow(counter: TokenCounter, messages: readonly MessageLike[], checked: boolean, boundOnly = false): { tokens: Uint32Array; later: LaterCount[] } {
+export function countMessagesNow(
+  counter: TokenCounter,
+  messages: readonly MessageLike[],
+  checked: boolean,
+  boundOnly = false,
+): { tokens: Uint32Array; later: LaterCount[] } {
   try {
     return { tokens: messageTokens(counter, messages, { checked }), later: [] };
   } catch (error) {
@@ -55,7 +60,11 @@ export function countMessagesNow(counter: TokenCounter, messages: readonly Messa
 }
 
 /** The bound now and the count to come of a message holding large texts. */
-function boundedCount(counter: TokenCounter, message: MessageLike, boundOnly: boolean): { bound: number; count: Promise<number> | undefined } {
+function boundedCount(
+  counter: TokenCounter,
+  message: MessageLike,
+  boundOnly: boolean,
+): { bound: number; count: Promise<number> | undefined } {
   const large: string[] = [];
   const rest = messageTokens(counter, [withoutLargeTexts(message, large) as MessageLike])[0] ?? 0;
   const bound = rest + large.reduce((sum, text) => sum + utf8Length(text) + BOUNDARY_TOKENS, 0);
@@ -63,7 +72,9 @@ function boundedCount(counter: TokenCounter, message: MessageLike, boundOnly: bo
   const batch = counter as Partial<BatchTokenCounter>;
   const count =
     typeof batch.countManyAsync === "function"
-      ? batch.countManyAsync(large).then((counts) => Math.min(bound, rest + Array.from(counts).reduce((sum, n) => sum + n + BOUNDARY_TOKENS, 0)))
+      ? batch
+          .countManyAsync(large)
+          .then((counts) => Math.min(bound, rest + Array.from(counts).reduce((sum, n) => sum + n + BOUNDARY_TOKENS, 0)))
       : Promise.resolve(bound);
   return { bound, count };
 }

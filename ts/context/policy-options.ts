@@ -29,9 +29,11 @@ export interface PolicyOptions {
 
 export function checkPolicyOptions(compaction: Pick<CompactionOptions, "trimAt" | "trimTo">, warnings: WarningOptions): PolicyOptions {
   const onOverflow = warnings.onOverflow ?? "error";
-  if (onOverflow !== "error" && onOverflow !== "send") throw rangeError(`options.warnings.onOverflow must be "error" or "send", got ${describe(onOverflow)}`);
+  if (onOverflow !== "error" && onOverflow !== "send")
+    throw rangeError(`options.warnings.onOverflow must be "error" or "send", got ${describe(onOverflow)}`);
   const trimAt = compaction.trimAt ?? 0.8;
-  if (typeof trimAt !== "number" || !(trimAt > 0 && trimAt <= 1)) throw rangeError(`options.compaction.trimAt must be a number in (0, 1], got ${describe(trimAt)}`);
+  if (typeof trimAt !== "number" || !(trimAt > 0 && trimAt <= 1))
+    throw rangeError(`options.compaction.trimAt must be a number in (0, 1], got ${describe(trimAt)}`);
   const trimTo = compaction.trimTo ?? Math.min(0.6, trimAt);
   if (typeof trimTo !== "number" || !(trimTo > 0 && trimTo <= trimAt)) {
     throw rangeError(`options.compaction.trimTo must be a number in (0, trimAt = ${trimAt}], got ${describe(trimTo)}`);
@@ -44,7 +46,15 @@ export function checkPolicyOptions(compaction: Pick<CompactionOptions, "trimAt" 
 }
 
 /** The compaction group's counts and their least values (those of the levels that take them). */
-const COUNTS: ReadonlyArray<readonly [Exclude<keyof CompactionOptions, "autoTruncate" | "trimAt" | "trimTo" | "timing" | "strategy" | "onTrim" | "pinFirstUserMessage" | "summarizer" | "summaryRole">, number]> = [
+const COUNTS: ReadonlyArray<
+  readonly [
+    Exclude<
+      keyof CompactionOptions,
+      "autoTruncate" | "trimAt" | "trimTo" | "timing" | "strategy" | "onTrim" | "pinFirstUserMessage" | "summarizer" | "summaryRole"
+    >,
+    number,
+  ]
+> = [
   ["keepReasoningTurns", 0],
   ["maxToolResultTokens", 16],
   ["keepToolResults", 0],
@@ -60,7 +70,14 @@ const COUNTS: ReadonlyArray<readonly [Exclude<keyof CompactionOptions, "autoTrun
 /** What the levels are built with, from the compaction group and what the manager resolved (its window, trimAt, trimTo, strategy). */
 export function levelOptions<M extends MessageLike>(
   c: CompactionOptions<M>,
-  at: { mode: TruncationMode; effectiveLimit: number; trimAt: number; trimTo: number; strategy: TruncationStrategy; logger: Logger | undefined },
+  at: {
+    mode: TruncationMode;
+    effectiveLimit: number;
+    trimAt: number;
+    trimTo: number;
+    strategy: TruncationStrategy;
+    logger: Logger | undefined;
+  },
 ): Omit<ProgressiveCompactionOptions, "onBreaker"> {
   // Checked here so that a bad value's error names where the caller put it (options.compaction.*).
   for (const [key, min] of COUNTS) if (c[key] !== undefined) requireCount(c[key], `options.compaction.${key}`, min);

@@ -48,10 +48,22 @@ export class PromptCacheAccounting {
       const fixed = Math.min(systemTokens, tokens);
       // The newest turn's breakpoint ends the conversation: the request's own overhead (reply
       // priming) follows it and is no prefix of the next request.
-      const breakpoints = [...new Set([fixed, Math.min(tokens, systemTokens + boundaryTokens), Math.min(tokens, systemTokens + conversationTokens)])].filter((b) => b > 0);
+      const breakpoints = [
+        ...new Set([fixed, Math.min(tokens, systemTokens + boundaryTokens), Math.min(tokens, systemTokens + conversationTokens)]),
+      ].filter((b) => b > 0);
       const added = Math.max(0, conversationTokens - (this.requests > 0 ? this.stablePrefix : 0));
-      this.timing?.observe(added, tokens, this.requests > 0 && (this.stablePrefix < this.lastConversation || systemPrompt !== this.lastSystemPrompt));
-      this.ledger.record({ inputTokens: tokens, sharedPrefixTokens: Math.min(Math.floor(shared), tokens), breakpoints, fixedTokens: fixed, addedTokens: Math.min(added, tokens) });
+      this.timing?.observe(
+        added,
+        tokens,
+        this.requests > 0 && (this.stablePrefix < this.lastConversation || systemPrompt !== this.lastSystemPrompt),
+      );
+      this.ledger.record({
+        inputTokens: tokens,
+        sharedPrefixTokens: Math.min(Math.floor(shared), tokens),
+        breakpoints,
+        fixedTokens: fixed,
+        addedTokens: Math.min(added, tokens),
+      });
     }
     this.requests++;
     this.promptTokens += total;

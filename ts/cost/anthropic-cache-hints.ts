@@ -41,7 +41,8 @@ function countBreakpoints(blocks: readonly Block[] | undefined): number {
 }
 
 function checkBody(body: unknown): asserts body is AnthropicRequestBody {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw typeError(`body must be a Messages API request object, got ${describe(body)}`);
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw typeError(`body must be a Messages API request object, got ${describe(body)}`);
   const { system, tools, messages } = body as Record<string, unknown>;
   if (!Array.isArray(messages)) throw typeError(`body.messages must be an array, got ${describe(messages)}`);
   messages.forEach((m: unknown, i) => {
@@ -51,10 +52,15 @@ function checkBody(body: unknown): asserts body is AnthropicRequestBody {
       throw typeError(`body.messages[${i}].content must be a string or an array of content blocks, got ${describe(content)}`);
     }
   });
-  if (system !== undefined && typeof system !== "string" && !(Array.isArray(system) && system.every((b) => b !== null && typeof b === "object"))) {
+  if (
+    system !== undefined &&
+    typeof system !== "string" &&
+    !(Array.isArray(system) && system.every((b) => b !== null && typeof b === "object"))
+  ) {
     throw typeError(`body.system must be a string or an array of text blocks, got ${describe(system)}`);
   }
-  if (tools !== undefined && !(Array.isArray(tools) && tools.every((t) => t !== null && typeof t === "object"))) throw typeError(`body.tools must be an array of tool objects, got ${describe(tools)}`);
+  if (tools !== undefined && !(Array.isArray(tools) && tools.every((t) => t !== null && typeof t === "object")))
+    throw typeError(`body.tools must be an array of tool objects, got ${describe(tools)}`);
 }
 
 /** Marks the last block of `content` (a string becomes one text block). */
@@ -82,11 +88,16 @@ export function anthropicCacheControl<B extends AnthropicRequestBody>(body: B, o
   if (options.boundary !== undefined) {
     const b = options.boundary;
     if (typeof b !== "number") throw typeError(`options.boundary must be a number, got ${describe(b)}`);
-    if (!Number.isSafeInteger(b) || b < 0 || b >= messages.length) throw rangeError(`options.boundary must be an index of body.messages (0 to ${messages.length - 1}), got ${b}`);
+    if (!Number.isSafeInteger(b) || b < 0 || b >= messages.length)
+      throw rangeError(`options.boundary must be an index of body.messages (0 to ${messages.length - 1}), got ${b}`);
   }
   const control: AnthropicCacheControl = ttl === "5m" ? { type: "ephemeral" } : { type: "ephemeral", ttl };
-  const existing = countBreakpoints(body.tools) + (Array.isArray(body.system) ? countBreakpoints(body.system) : 0) + messages.reduce((n, m) => n + (typeof m.content === "string" ? 0 : countBreakpoints(m.content)), 0);
-  if (existing > MAX_ANTHROPIC_BREAKPOINTS) throw rangeError(`body already holds ${existing} cache_control breakpoints; Anthropic accepts at most ${MAX_ANTHROPIC_BREAKPOINTS}`);
+  const existing =
+    countBreakpoints(body.tools) +
+    (Array.isArray(body.system) ? countBreakpoints(body.system) : 0) +
+    messages.reduce((n, m) => n + (typeof m.content === "string" ? 0 : countBreakpoints(m.content)), 0);
+  if (existing > MAX_ANTHROPIC_BREAKPOINTS)
+    throw rangeError(`body already holds ${existing} cache_control breakpoints; Anthropic accepts at most ${MAX_ANTHROPIC_BREAKPOINTS}`);
   let room = MAX_ANTHROPIC_BREAKPOINTS - existing;
   const found = lastCompactionBoundary(messages);
   const boundary = options.boundary ?? (found >= 0 ? found : undefined);
@@ -94,7 +105,13 @@ export function anthropicCacheControl<B extends AnthropicRequestBody>(body: B, o
   let outMessages = messages;
   const markMessage = (index: number): void => {
     const message = outMessages[index];
-    if (room === 0 || message === undefined || lastMarked(message.content) || (typeof message.content !== "string" && message.content.length === 0)) return;
+    if (
+      room === 0 ||
+      message === undefined ||
+      lastMarked(message.content) ||
+      (typeof message.content !== "string" && message.content.length === 0)
+    )
+      return;
     if (outMessages === messages) outMessages = messages.slice();
     outMessages[index] = { ...message, content: markContent(message.content, control) };
     room--;

@@ -53,8 +53,10 @@ export function anthropicContextManagement(policy: ContextManagementPolicy): Ant
   if (trimTo > trimAt) throw rangeError(`policy.trimTo (${trimTo}) must be at most policy.trimAt (${trimAt})`);
   const keep = requireCount(policy.keepToolUses ?? 3, "policy.keepToolUses");
   const exclude = policy.excludeTools;
-  if (exclude !== undefined && !(Array.isArray(exclude) && exclude.every((t) => typeof t === "string"))) throw typeError(`policy.excludeTools must be an array of tool names, got ${describe(exclude)}`);
-  if (policy.clearToolInputs !== undefined && typeof policy.clearToolInputs !== "boolean") throw typeError(`policy.clearToolInputs must be a boolean, got ${describe(policy.clearToolInputs)}`);
+  if (exclude !== undefined && !(Array.isArray(exclude) && exclude.every((t) => typeof t === "string")))
+    throw typeError(`policy.excludeTools must be an array of tool names, got ${describe(exclude)}`);
+  if (policy.clearToolInputs !== undefined && typeof policy.clearToolInputs !== "boolean")
+    throw typeError(`policy.clearToolInputs must be a boolean, got ${describe(policy.clearToolInputs)}`);
   const clearAtLeast = Math.floor((trimAt - trimTo) * limit);
   const edit: ClearToolUsesEdit = {
     type: "clear_tool_uses_20250919",
@@ -78,7 +80,8 @@ type Part = { type?: unknown; id?: unknown; name?: unknown; input?: unknown; too
 
 function textOfResult(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p: { text?: unknown }) => (typeof p?.text === "string" ? p.text : JSON.stringify(p))).join("");
+  if (Array.isArray(content))
+    return content.map((p: { text?: unknown }) => (typeof p?.text === "string" ? p.text : JSON.stringify(p))).join("");
   return content === undefined ? "" : JSON.stringify(content);
 }
 
@@ -89,9 +92,15 @@ function textOfResult(content: unknown): string {
  * clear_at_least (then the edit is not applied). ctxwin's own count of the request (what it sends)
  * stays an upper bound of what the model reads: the server only removes.
  */
-export function anthropicServerClearing(messages: ReadonlyArray<{ role: string; content: unknown }>, edit: ClearToolUsesEdit, inputTokens: number, countTokens: (text: string) => number): ServerClearing {
+export function anthropicServerClearing(
+  messages: ReadonlyArray<{ role: string; content: unknown }>,
+  edit: ClearToolUsesEdit,
+  inputTokens: number,
+  countTokens: (text: string) => number,
+): ServerClearing {
   if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
-  if (edit === null || typeof edit !== "object" || edit.type !== "clear_tool_uses_20250919") throw typeError(`edit must be a clear_tool_uses_20250919 edit, got ${describe(edit)}`);
+  if (edit === null || typeof edit !== "object" || edit.type !== "clear_tool_uses_20250919")
+    throw typeError(`edit must be a clear_tool_uses_20250919 edit, got ${describe(edit)}`);
   requireCount(inputTokens, "inputTokens");
   if (typeof countTokens !== "function") throw typeError(`countTokens must be a function, got ${describe(countTokens)}`);
   const none: ServerClearing = { clearedToolUses: 0, clearedInputTokens: 0 };
@@ -101,7 +110,8 @@ export function anthropicServerClearing(messages: ReadonlyArray<{ role: string; 
   for (const message of messages) {
     if (!Array.isArray(message?.content)) continue;
     for (const part of message.content as Part[]) {
-      if (part?.type === "tool_use" && typeof part.id === "string") uses.push({ id: part.id, name: String(part.name), input: JSON.stringify(part.input ?? {}) });
+      if (part?.type === "tool_use" && typeof part.id === "string")
+        uses.push({ id: part.id, name: String(part.name), input: JSON.stringify(part.input ?? {}) });
       if (part?.type === "tool_result" && typeof part.tool_use_id === "string") results.set(part.tool_use_id, textOfResult(part.content));
     }
   }

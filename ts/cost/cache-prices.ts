@@ -32,23 +32,31 @@ export function cacheProviderOf(model: string): CacheProvider {
 
 /** Checks a caller's price list: four numbers >= 0 (USD per million tokens). */
 export function checkPrices(prices: unknown, name: string): CachePrices {
-  if (prices === null || typeof prices !== "object" || Array.isArray(prices)) throw typeError(`${name} must be an object, got ${describe(prices)}`);
+  if (prices === null || typeof prices !== "object" || Array.isArray(prices))
+    throw typeError(`${name} must be an object, got ${describe(prices)}`);
   const out: Partial<CachePrices> = {};
   for (const key of PRICE_KEYS) {
     const value = (prices as Record<string, unknown>)[key];
     if (typeof value !== "number") throw typeError(`${name}.${key} must be a number (USD per million tokens), got ${describe(value)}`);
-    if (!Number.isFinite(value) || value < 0) throw rangeError(`${name}.${key} must be a price >= 0 (USD per million tokens), got ${value}`);
+    if (!Number.isFinite(value) || value < 0)
+      throw rangeError(`${name}.${key} must be a price >= 0 (USD per million tokens), got ${value}`);
     out[key] = value;
   }
   return out as CachePrices;
 }
 
 /** The prices to bill a session with, from the catalog's entry and the provider's multipliers; undefined when the catalog lists none. */
-export function cachePricesFor(catalogPrices: ModelPrices | undefined, provider: CacheProvider, ttl: AnthropicCacheTtl = "5m"): CachePrices | undefined {
-  if (!CACHE_PROVIDERS.includes(provider)) throw rangeError(`provider must be one of ${CACHE_PROVIDERS.join(", ")}, got ${describe(provider)}`);
+export function cachePricesFor(
+  catalogPrices: ModelPrices | undefined,
+  provider: CacheProvider,
+  ttl: AnthropicCacheTtl = "5m",
+): CachePrices | undefined {
+  if (!CACHE_PROVIDERS.includes(provider))
+    throw rangeError(`provider must be one of ${CACHE_PROVIDERS.join(", ")}, got ${describe(provider)}`);
   if (ttl !== "5m" && ttl !== "1h") throw rangeError(`ttl must be "5m" or "1h", got ${describe(ttl)}`);
   if (catalogPrices === undefined) return undefined;
-  if (catalogPrices === null || typeof catalogPrices !== "object") throw typeError(`catalogPrices must be the catalog's prices (an object) or undefined, got ${describe(catalogPrices)}`);
+  if (catalogPrices === null || typeof catalogPrices !== "object")
+    throw typeError(`catalogPrices must be the catalog's prices (an object) or undefined, got ${describe(catalogPrices)}`);
   for (const key of PRICE_KEYS) {
     const value = catalogPrices[key];
     if (value === undefined && (key === "cacheRead" || key === "cacheWrite")) continue;
@@ -58,7 +66,12 @@ export function cachePricesFor(catalogPrices: ModelPrices | undefined, provider:
   const { input, output } = catalogPrices;
   switch (provider) {
     case "anthropic":
-      return { input, output, cacheRead: catalogPrices.cacheRead ?? input / 10, cacheWrite: ttl === "1h" ? input * 2 : (catalogPrices.cacheWrite ?? input * 1.25) };
+      return {
+        input,
+        output,
+        cacheRead: catalogPrices.cacheRead ?? input / 10,
+        cacheWrite: ttl === "1h" ? input * 2 : (catalogPrices.cacheWrite ?? input * 1.25),
+      };
     case "openai":
       return { input, output, cacheRead: catalogPrices.cacheRead ?? input * 0.5, cacheWrite: input };
     case "none":
@@ -69,10 +82,21 @@ export function cachePricesFor(catalogPrices: ModelPrices | undefined, provider:
 /** What one request's prompt (and `outputTokens` of reply) costs at `prices`, in US dollars. */
 export function requestDollars(use: CacheUse, prices: CachePrices, outputTokens = 0): number {
   if (use === null || typeof use !== "object") throw typeError(`use must be an object, got ${describe(use)}`);
-  for (const [name, value] of [["use.cachedTokens", use.cachedTokens], ["use.writtenTokens", use.writtenTokens], ["use.uncachedTokens", use.uncachedTokens], ["outputTokens", outputTokens]] as const) {
+  for (const [name, value] of [
+    ["use.cachedTokens", use.cachedTokens],
+    ["use.writtenTokens", use.writtenTokens],
+    ["use.uncachedTokens", use.uncachedTokens],
+    ["outputTokens", outputTokens],
+  ] as const) {
     if (typeof value !== "number") throw typeError(`${name} must be a number, got ${describe(value)}`);
     if (!Number.isSafeInteger(value) || value < 0) throw rangeError(`${name} must be an integer >= 0, got ${value}`);
   }
   checkPrices(prices, "prices");
-  return (use.uncachedTokens * prices.input + use.cachedTokens * prices.cacheRead + use.writtenTokens * prices.cacheWrite + outputTokens * prices.output) / 1e6;
+  return (
+    (use.uncachedTokens * prices.input +
+      use.cachedTokens * prices.cacheRead +
+      use.writtenTokens * prices.cacheWrite +
+      outputTokens * prices.output) /
+    1e6
+  );
 }

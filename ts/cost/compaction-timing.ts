@@ -27,7 +27,8 @@ export class CompactionTiming {
   private readonly prices: CachePrices;
 
   constructor(provider: CacheProvider, prices: CachePrices) {
-    if (!CACHE_PROVIDERS.includes(provider)) throw rangeError(`provider must be one of ${CACHE_PROVIDERS.join(", ")}, got ${describe(provider)}`);
+    if (!CACHE_PROVIDERS.includes(provider))
+      throw rangeError(`provider must be one of ${CACHE_PROVIDERS.join(", ")}, got ${describe(provider)}`);
     this.provider = provider;
     this.prices = checkPrices(prices, "prices");
   }
@@ -64,7 +65,11 @@ export class CompactionTiming {
    * below the window.
    */
   trimLine(limitTokens: number, targetTokens: number, fallbackTokens: number): number {
-    for (const [name, value] of [["limitTokens", limitTokens], ["targetTokens", targetTokens], ["fallbackTokens", fallbackTokens]] as const) {
+    for (const [name, value] of [
+      ["limitTokens", limitTokens],
+      ["targetTokens", targetTokens],
+      ["fallbackTokens", fallbackTokens],
+    ] as const) {
       if (typeof value !== "number") throw typeError(`${name} must be a number, got ${describe(value)}`);
       if (!Number.isFinite(value) || value < 0) throw rangeError(`${name} must be a finite number >= 0, got ${value}`);
     }
@@ -85,6 +90,7 @@ export type CompactionTimingMode = "threshold" | "cache-aware";
 export function checkTimingMode(value: unknown): CompactionTimingMode {
   if (value === undefined) return "threshold";
   if (typeof value !== "string") throw typeError(`options.compactionTiming must be a string, got ${describe(value)}`);
-  if (value !== "threshold" && value !== "cache-aware") throw rangeError(`options.compactionTiming must be "threshold" or "cache-aware", got ${describe(value)}`);
+  if (value !== "threshold" && value !== "cache-aware")
+    throw rangeError(`options.compactionTiming must be "threshold" or "cache-aware", got ${describe(value)}`);
   return value;
 }

@@ -8,7 +8,15 @@
 import { defaultModelRegistry } from "../catalog/model-registry.js";
 import { describe, quoted, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { cachePricesFor, cacheProviderOf, checkPrices, requestDollars, type CachePrices } from "./cache-prices.js";
-import { anthropicMinimumPrefix, CACHE_PROVIDERS, ProviderCache, type AnthropicCacheTtl, type CachedRequest, type CacheProvider, type CacheUse } from "./provider-cache.js";
+import {
+  anthropicMinimumPrefix,
+  CACHE_PROVIDERS,
+  ProviderCache,
+  type AnthropicCacheTtl,
+  type CachedRequest,
+  type CacheProvider,
+  type CacheUse,
+} from "./provider-cache.js";
 
 export interface CostOptions {
   /** Whose cache semantics to bill by; default: the catalog entry's provider ("none" for others). */
@@ -71,11 +79,16 @@ const KEPT_REQUESTS = 100;
 function resolveOptions(model: string, options: CostOptions): Required<Omit<CostOptions, "prices">> & { prices: CachePrices | undefined } {
   if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
   const provider = options.provider ?? cacheProviderOf(model);
-  if (!CACHE_PROVIDERS.includes(provider)) throw rangeError(`options.provider must be one of ${CACHE_PROVIDERS.join(", ")}, got ${describe(provider)}`);
+  if (!CACHE_PROVIDERS.includes(provider))
+    throw rangeError(`options.provider must be one of ${CACHE_PROVIDERS.join(", ")}, got ${describe(provider)}`);
   const ttl = options.ttl ?? "5m";
   if (ttl !== "5m" && ttl !== "1h") throw rangeError(`options.ttl must be "5m" or "1h", got ${describe(ttl)}`);
-  if (options.now !== undefined && typeof options.now !== "function") throw typeError(`options.now must be a function, got ${describe(options.now)}`);
-  const prices = options.prices !== undefined ? checkPrices(options.prices, "options.prices") : cachePricesFor(defaultModelRegistry.resolve(model)?.prices, provider, ttl);
+  if (options.now !== undefined && typeof options.now !== "function")
+    throw typeError(`options.now must be a function, got ${describe(options.now)}`);
+  const prices =
+    options.prices !== undefined
+      ? checkPrices(options.prices, "options.prices")
+      : cachePricesFor(defaultModelRegistry.resolve(model)?.prices, provider, ttl);
   const minimumPrefix = options.minimumPrefix ?? (provider === "anthropic" ? anthropicMinimumPrefix(model) : 1024);
   return { provider, ttl, prices, minimumPrefix, now: options.now ?? Date.now };
 }
@@ -91,7 +104,17 @@ export class CostLedger {
   private readonly trimmedCache: ProviderCache;
   private trimmedConversation = 0;
   private readonly recent: RequestCost[] = [];
-  private readonly totals: SessionCost = { requests: 0, inputTokens: 0, cachedTokens: 0, writtenTokens: 0, uncachedTokens: 0, outputTokens: 0, dollars: 0, noCacheDollars: 0, trimEveryRequestDollars: 0 };
+  private readonly totals: SessionCost = {
+    requests: 0,
+    inputTokens: 0,
+    cachedTokens: 0,
+    writtenTokens: 0,
+    uncachedTokens: 0,
+    outputTokens: 0,
+    dollars: 0,
+    noCacheDollars: 0,
+    trimEveryRequestDollars: 0,
+  };
 
   /**
    * A ledger for `model`'s session. `trimTarget`: the prompt tokens the trim-before-every-request
@@ -103,7 +126,8 @@ export class CostLedger {
     if (typeof trimTarget !== "number") throw typeError(`trimTarget must be a number, got ${describe(trimTarget)}`);
     if (!Number.isSafeInteger(trimTarget) || trimTarget < 1) throw rangeError(`trimTarget must be an integer >= 1, got ${trimTarget}`);
     const resolved = resolveOptions(model, options);
-    if (resolved.prices === undefined) throw rangeError(`the catalog lists no prices for ${quoted(model)}: give options.prices`, "ERR_CTXWIN_UNKNOWN_MODEL");
+    if (resolved.prices === undefined)
+      throw rangeError(`the catalog lists no prices for ${quoted(model)}: give options.prices`, "ERR_CTXWIN_UNKNOWN_MODEL");
     this.provider = resolved.provider;
     this.ttl = resolved.ttl;
     this.prices = resolved.prices;
@@ -125,13 +149,24 @@ export class CostLedger {
     const fixed = request.fixedTokens ?? 0;
     const added = request.addedTokens ?? inputTokens - sharedPrefixTokens;
     const output = request.outputTokens ?? 0;
-    for (const [name, value, max] of [["fixedTokens", fixed, inputTokens], ["addedTokens", added, inputTokens], ["outputTokens", output, Number.MAX_SAFE_INTEGER]] as const) {
+    for (const [name, value, max] of [
+      ["fixedTokens", fixed, inputTokens],
+      ["addedTokens", added, inputTokens],
+      ["outputTokens", output, Number.MAX_SAFE_INTEGER],
+    ] as const) {
       if (typeof value !== "number") throw typeError(`request.${name} must be a number, got ${describe(value)}`);
-      if (!Number.isSafeInteger(value) || value < 0 || value > max) throw rangeError(`request.${name} must be an integer in [0, ${max}], got ${value}`);
+      if (!Number.isSafeInteger(value) || value < 0 || value > max)
+        throw rangeError(`request.${name} must be an integer in [0, ${max}], got ${value}`);
     }
     const at = request.at ?? this.now();
     const use = this.cache.serve({ ...request, at });
-    const cost: RequestCost = { inputTokens, outputTokens: output, ...use, dollars: requestDollars(use, this.prices, output), noCacheDollars: requestDollars({ cachedTokens: 0, writtenTokens: 0, uncachedTokens: inputTokens }, this.prices, output) };
+    const cost: RequestCost = {
+      inputTokens,
+      outputTokens: output,
+      ...use,
+      dollars: requestDollars(use, this.prices, output),
+      noCacheDollars: requestDollars({ cachedTokens: 0, writtenTokens: 0, uncachedTokens: inputTokens }, this.prices, output),
+    };
     this.recent.push(cost);
     if (this.recent.length > KEPT_REQUESTS) this.recent.shift();
     const t = this.totals;
@@ -155,11 +190,23 @@ export class CostLedger {
     const shared = fixed + (trimmed ? 0 : this.trimmedConversation);
     this.trimmedConversation = Math.min(grown, room);
     const input = fixed + this.trimmedConversation;
-    const use = this.trimmedCache.serve({ inputTokens: input, sharedPrefixTokens: Math.min(shared, input), breakpoints: fixed > 0 && fixed < input ? [fixed, input] : [input], at });
+    const use = this.trimmedCache.serve({
+      inputTokens: input,
+      sharedPrefixTokens: Math.min(shared, input),
+      breakpoints: fixed > 0 && fixed < input ? [fixed, input] : [input],
+      at,
+    });
     return requestDollars(use, this.prices, output);
   }
 
   get stats(): CostStats {
-    return { provider: this.provider, ttl: this.ttl, prices: { ...this.prices }, trimTarget: this.trimTarget, requests: this.recent.map((r) => ({ ...r })), session: { ...this.totals } };
+    return {
+      provider: this.provider,
+      ttl: this.ttl,
+      prices: { ...this.prices },
+      trimTarget: this.trimTarget,
+      requests: this.recent.map((r) => ({ ...r })),
+      session: { ...this.totals },
+    };
   }
 }

@@ -12,9 +12,15 @@ export interface ManagerCost {
   timing: CompactionTiming | undefined;
 }
 
-export function costForManager(model: string, option: boolean | CostOptions | undefined, timingOption: unknown, trimTarget: number): ManagerCost {
+export function costForManager(
+  model: string,
+  option: boolean | CostOptions | undefined,
+  timingOption: unknown,
+  trimTarget: number,
+): ManagerCost {
   const mode = checkTimingMode(timingOption);
-  if (option !== undefined && typeof option !== "boolean" && (option === null || typeof option !== "object")) throw typeError(`options.cost must be a boolean or an object, got ${describe(option)}`);
+  if (option !== undefined && typeof option !== "boolean" && (option === null || typeof option !== "object"))
+    throw typeError(`options.cost must be a boolean or an object, got ${describe(option)}`);
   const wanted = mode === "cache-aware" && (option === undefined || option === false) ? true : option;
   if (wanted === undefined || wanted === false) return { ledger: undefined, timing: undefined };
   const ledger = new CostLedger(model, Math.max(1, trimTarget), wanted === true ? {} : wanted);

@@ -67,7 +67,8 @@ export class ProviderCache {
   private requests = 0;
 
   constructor(provider: CacheProvider, options: { ttl?: AnthropicCacheTtl; minimumPrefix?: number } = {}) {
-    if (!CACHE_PROVIDERS.includes(provider)) throw rangeError(`provider must be one of ${CACHE_PROVIDERS.join(", ")}, got ${describe(provider)}`);
+    if (!CACHE_PROVIDERS.includes(provider))
+      throw rangeError(`provider must be one of ${CACHE_PROVIDERS.join(", ")}, got ${describe(provider)}`);
     const ttl = options.ttl ?? "5m";
     if (ttl !== "5m" && ttl !== "1h") throw rangeError(`options.ttl must be "5m" or "1h", got ${describe(ttl)}`);
     const minimum = options.minimumPrefix ?? (provider === "openai" ? OPENAI_MINIMUM_PREFIX : 1024);
@@ -82,20 +83,27 @@ export class ProviderCache {
   static check(request: CachedRequest): void {
     if (request === null || typeof request !== "object") throw typeError(`request must be an object, got ${describe(request)}`);
     const { inputTokens, sharedPrefixTokens, breakpoints, at } = request;
-    for (const [name, value] of [["inputTokens", inputTokens], ["sharedPrefixTokens", sharedPrefixTokens]] as const) {
+    for (const [name, value] of [
+      ["inputTokens", inputTokens],
+      ["sharedPrefixTokens", sharedPrefixTokens],
+    ] as const) {
       if (typeof value !== "number") throw typeError(`request.${name} must be a number, got ${describe(value)}`);
       if (!Number.isSafeInteger(value) || value < 0) throw rangeError(`request.${name} must be an integer >= 0, got ${value}`);
     }
-    if (sharedPrefixTokens > inputTokens) throw rangeError(`request.sharedPrefixTokens (${sharedPrefixTokens}) must be at most request.inputTokens (${inputTokens})`);
+    if (sharedPrefixTokens > inputTokens)
+      throw rangeError(`request.sharedPrefixTokens (${sharedPrefixTokens}) must be at most request.inputTokens (${inputTokens})`);
     if (breakpoints !== undefined) {
       if (!Array.isArray(breakpoints)) throw typeError(`request.breakpoints must be an array, got ${describe(breakpoints)}`);
-      if (breakpoints.length > 4) throw rangeError(`request.breakpoints holds at most 4 breakpoints (Anthropic's limit), got ${breakpoints.length}`);
+      if (breakpoints.length > 4)
+        throw rangeError(`request.breakpoints holds at most 4 breakpoints (Anthropic's limit), got ${breakpoints.length}`);
       breakpoints.forEach((b: unknown, i) => {
         if (typeof b !== "number") throw typeError(`request.breakpoints[${i}] must be a number, got ${describe(b)}`);
-        if (!Number.isSafeInteger(b) || b < 0 || b > inputTokens) throw rangeError(`request.breakpoints[${i}] must be an integer in [0, ${inputTokens}], got ${b}`);
+        if (!Number.isSafeInteger(b) || b < 0 || b > inputTokens)
+          throw rangeError(`request.breakpoints[${i}] must be an integer in [0, ${inputTokens}], got ${b}`);
       });
     }
-    if (at !== undefined && (typeof at !== "number" || !Number.isFinite(at))) throw typeError(`request.at must be a finite number (ms), got ${describe(at)}`);
+    if (at !== undefined && (typeof at !== "number" || !Number.isFinite(at)))
+      throw typeError(`request.at must be a finite number (ms), got ${describe(at)}`);
   }
 
   /** What the cache does with `request`, which is then sent: the cache's state moves on. */

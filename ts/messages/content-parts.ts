@@ -235,7 +235,8 @@ export function checkPart(part: unknown, at: string, depth = 0): void {
   if (depth > MAX_JSON_DEPTH) throw rangeError(`${at} is nested more than ${MAX_JSON_DEPTH} levels deep`);
   if (!isRecord(part) || Array.isArray(part)) throw typeError(`${at} must be a content part object, got ${describe(part)}`);
   if (typeof part.type !== "string") throw typeError(`${at}.type must be a string, got ${describe(part.type)}`);
-  if (TEXT_PART_TYPES.has(part.type) && typeof part.text !== "string") throw typeError(`${at}.text must be a string, got ${describe(part.text)}`);
+  if (TEXT_PART_TYPES.has(part.type) && typeof part.text !== "string")
+    throw typeError(`${at}.text must be a string, got ${describe(part.text)}`);
   switch (part.type) {
     case "refusal":
       if (typeof part.refusal !== "string") throw typeError(`${at}.refusal must be a string, got ${describe(part.refusal)}`);
@@ -262,8 +263,12 @@ export function checkPart(part: unknown, at: string, depth = 0): void {
       return checkJsonValue(part.output ?? part.result ?? null, `${at}.output`);
     case "tool_result":
       checkOptionalString(part.tool_use_id, `${at}.tool_use_id`);
-      if (Array.isArray(part.content)) part.content.forEach((block, i) => checkPart(block, depth < 8 ? `${at}.content[${i}]` : depth === 8 ? `${at}.content...` : at, depth + 1));
-      else if (part.content !== undefined && typeof part.content !== "string") throw typeError(`${at}.content must be a string or an array of blocks, got ${describe(part.content)}`);
+      if (Array.isArray(part.content))
+        part.content.forEach((block, i) =>
+          checkPart(block, depth < 8 ? `${at}.content[${i}]` : depth === 8 ? `${at}.content...` : at, depth + 1),
+        );
+      else if (part.content !== undefined && typeof part.content !== "string")
+        throw typeError(`${at}.content must be a string or an array of blocks, got ${describe(part.content)}`);
       return;
     case "tool-approval-request":
     case "tool-approval-response":
@@ -275,6 +280,7 @@ export function checkPart(part: unknown, at: string, depth = 0): void {
         checkOptionalString(part.tool_use_id, `${at}.tool_use_id`);
         return checkJsonValue(part.content ?? null, `${at}.content`);
       }
-      if (part.text !== undefined && typeof part.text !== "string") throw typeError(`${at}.text must be a string, got ${describe(part.text)}`);
+      if (part.text !== undefined && typeof part.text !== "string")
+        throw typeError(`${at}.text must be a string, got ${describe(part.text)}`);
   }
 }

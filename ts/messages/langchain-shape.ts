@@ -11,7 +11,14 @@ import { typeError } from "../runtime/errors.js";
 const MESSAGE_SYMBOL = Symbol.for("langchain.message");
 
 /** The chat role of each LangChain message type. */
-const ROLE_OF_TYPE: Readonly<Record<string, string>> = { human: "user", ai: "assistant", system: "system", developer: "developer", tool: "tool", function: "function" };
+const ROLE_OF_TYPE: Readonly<Record<string, string>> = {
+  human: "user",
+  ai: "assistant",
+  system: "system",
+  developer: "developer",
+  tool: "tool",
+  function: "function",
+};
 
 /** A ChatMessage's free-form role, in the chat roles ctxwin reads. */
 const CHAT_ROLE_ALIASES: Readonly<Record<string, string>> = { human: "user", ai: "assistant" };
@@ -59,7 +66,8 @@ export function langChainType(message: Record_): string | undefined {
 export function langChainRole(message: Record_): string | undefined {
   const type = langChainType(message);
   if (type === "generic") return typeof message.role === "string" ? (CHAT_ROLE_ALIASES[message.role] ?? message.role) : undefined;
-  if (type === "system" && isRecord(message.additional_kwargs) && message.additional_kwargs.__openai_role__ === "developer") return "developer";
+  if (type === "system" && isRecord(message.additional_kwargs) && message.additional_kwargs.__openai_role__ === "developer")
+    return "developer";
   return type === undefined ? undefined : ROLE_OF_TYPE[type];
 }
 
@@ -70,7 +78,8 @@ function contentOf(content: unknown, hasCalls: boolean): unknown {
     if (!isRecord(block) || typeof block.type !== "string") return block;
     // A call is counted once, from tool_calls; the block is left as a call block with nothing to read.
     if (CALL_BLOCKS.has(block.type)) return hasCalls ? { type: "tool_call" } : block;
-    if (block.type === "reasoning" && typeof block.text !== "string") return { type: "reasoning", text: typeof block.reasoning === "string" ? block.reasoning : "" };
+    if (block.type === "reasoning" && typeof block.text !== "string")
+      return { type: "reasoning", text: typeof block.reasoning === "string" ? block.reasoning : "" };
     // LangChain's standard file and image blocks say mimeType where the readers look for mediaType.
     if (typeof block.mimeType === "string" && block.mediaType === undefined) return { ...block, mediaType: block.mimeType };
     return block;
@@ -80,7 +89,8 @@ function contentOf(content: unknown, hasCalls: boolean): unknown {
 /** The tool calls a LangChain AI message makes: `tool_calls`, else the legacy `additional_kwargs` ones. */
 function callsOf(message: Record_): unknown[] | undefined {
   if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) return message.tool_calls;
-  if (message.tool_calls !== undefined && message.tool_calls !== null && !Array.isArray(message.tool_calls)) return message.tool_calls as unknown[];
+  if (message.tool_calls !== undefined && message.tool_calls !== null && !Array.isArray(message.tool_calls))
+    return message.tool_calls as unknown[];
   const kwargs = isRecord(message.additional_kwargs) ? message.additional_kwargs : {};
   if (Array.isArray(kwargs.tool_calls) && kwargs.tool_calls.length > 0) return kwargs.tool_calls;
   if (isRecord(kwargs.function_call)) return [kwargs.function_call];
@@ -96,7 +106,9 @@ export function langChainView(message: Record_, at: string): Record_ {
   const role = langChainRole(message);
   if (role === undefined) {
     const type = langChainType(message);
-    throw typeError(`${at} is a LangChain message of ${type === undefined ? "no known type" : `type ${JSON.stringify(type)}`}, which is not sent to a model`);
+    throw typeError(
+      `${at} is a LangChain message of ${type === undefined ? "no known type" : `type ${JSON.stringify(type)}`}, which is not sent to a model`,
+    );
   }
   const calls = role === "assistant" ? callsOf(message) : undefined;
   const view: Record_ = { role, content: contentOf(message.content, calls !== undefined) };

@@ -97,7 +97,11 @@ function pathOf(root: string, parent: Frame | undefined, key: string | number | 
 function isPlainPrototype(proto: unknown): boolean {
   if (proto === null || proto === Object.prototype) return true;
   // Object.prototype of another realm (a vm context, an iframe): an object whose own prototype is null and whose constructor is Object.
-  return Object.getPrototypeOf(proto) === null && typeof (proto as { constructor?: unknown }).constructor === "function" && (proto as { constructor: { name?: unknown } }).constructor.name === "Object";
+  return (
+    Object.getPrototypeOf(proto) === null &&
+    typeof (proto as { constructor?: unknown }).constructor === "function" &&
+    (proto as { constructor: { name?: unknown } }).constructor.name === "Object"
+  );
 }
 
 /** A short name for a value of another prototype: `a Map`, `an instance of HumanMessage`. */
@@ -180,8 +184,13 @@ export function jsonProblem(value: unknown, root: string, options: JsonCheckOpti
   const done = new Map<object, { bytes: number; height: number }>();
   let total = 0;
   let current: Frame | undefined;
-  const fail = (key: string | number | undefined, problem: string, kind: JsonProblem["kind"] = "type"): JsonProblem => ({ path: pathOf(root, current, key), problem, kind });
-  const tooLarge = (key: string | number | undefined) => fail(key, `holds more than ${maxBytes} bytes of JSON, more than one append of a session's log may hold`, "size");
+  const fail = (key: string | number | undefined, problem: string, kind: JsonProblem["kind"] = "type"): JsonProblem => ({
+    path: pathOf(root, current, key),
+    problem,
+    kind,
+  });
+  const tooLarge = (key: string | number | undefined) =>
+    fail(key, `holds more than ${maxBytes} bytes of JSON, more than one append of a session's log may hold`, "size");
 
   /** Visits a child (or the root); returns a problem, or undefined (a new frame may be pushed). */
   const visit = (child: unknown, key: string | number | undefined, inArray: boolean): JsonProblem | undefined => {
@@ -224,11 +233,16 @@ export function jsonProblem(value: unknown, root: string, options: JsonCheckOpti
         const isArray = Array.isArray(object);
         if (!isArray) {
           if (!isPlainPrototype(Object.getPrototypeOf(object))) {
-            if (strict) return fail(key, `is ${kindOf(object)}, which JSON would give back as another value: pass plain objects, arrays, strings, numbers, booleans and null`);
+            if (strict)
+              return fail(
+                key,
+                `is ${kindOf(object)}, which JSON would give back as another value: pass plain objects, arrays, strings, numbers, booleans and null`,
+              );
             bytes = 2; // a leaf: what keeps no log needs no JSON of it
             break;
           }
-          if (strict && typeof (object as { toJSON?: unknown }).toJSON === "function") return fail(key, "has a toJSON method, which would write something else in its place");
+          if (strict && typeof (object as { toJSON?: unknown }).toJSON === "function")
+            return fail(key, "has a toJSON method, which would write something else in its place");
         }
         if (depth > MAX_JSON_DEPTH) return fail(key, `nests more than ${MAX_JSON_DEPTH} levels deep`, "depth");
         let keys: readonly string[] | number;
@@ -245,7 +259,11 @@ export function jsonProblem(value: unknown, root: string, options: JsonCheckOpti
               return problem;
             }
           }
-          if (strict && own.length > length) return fail(key, `is an array with a property ${JSON.stringify((own[length] as string).slice(0, MAX_KEY_CHARS))}, which JSON leaves out`);
+          if (strict && own.length > length)
+            return fail(
+              key,
+              `is an array with a property ${JSON.stringify((own[length] as string).slice(0, MAX_KEY_CHARS))}, which JSON leaves out`,
+            );
           keys = length;
         } else {
           keys = Object.keys(object);
@@ -308,7 +326,11 @@ export function jsonProblem(value: unknown, root: string, options: JsonCheckOpti
 }
 
 /** The coded error of a problem: TypeError for a value of the wrong kind, RangeError for depth and size. */
-export function problemError(problem: JsonProblem, prefix = "", sizeCode: CtxwinErrorCode = "ERR_CTXWIN_OUT_OF_RANGE"): WithCode<TypeError | RangeError> {
+export function problemError(
+  problem: JsonProblem,
+  prefix = "",
+  sizeCode: CtxwinErrorCode = "ERR_CTXWIN_OUT_OF_RANGE",
+): WithCode<TypeError | RangeError> {
   const message = `${prefix}${problem.path} ${problem.problem}`;
   if (problem.kind === "size") return rangeError(message, sizeCode);
   return problem.kind === "depth" ? rangeError(message) : typeError(message);

@@ -127,11 +127,13 @@ export function checkMessage(message: unknown, at: string): asserts message is R
     throw typeError(`${at}.content must be a string, an array of parts or null, got ${describe(content)}`);
   }
   for (const key of ["tool_call_id", "name"] as const) {
-    if (message[key] !== undefined && typeof message[key] !== "string") throw typeError(`${at}.${key} must be a string, got ${describe(message[key])}`);
+    if (message[key] !== undefined && typeof message[key] !== "string")
+      throw typeError(`${at}.${key} must be a string, got ${describe(message[key])}`);
   }
   const legacy = message.function_call;
   if (legacy !== undefined && legacy !== null) {
-    if (!isRecord(legacy) || Array.isArray(legacy)) throw typeError(`${at}.function_call must be an object { name, arguments }, got ${describe(legacy)}`);
+    if (!isRecord(legacy) || Array.isArray(legacy))
+      throw typeError(`${at}.function_call must be an object { name, arguments }, got ${describe(legacy)}`);
     if (typeof legacy.name !== "string") throw typeError(`${at}.function_call.name must be a string, got ${describe(legacy.name)}`);
     if (typeof legacy.arguments !== "string") checkJsonValue(legacy.arguments ?? null, `${at}.function_call.arguments`);
   }

@@ -62,13 +62,15 @@ export class MetadataReader {
    * reading (counting the message, say) commits only once nothing can fail any more.
    */
   inspect(original: unknown, index: number): PendingFacts {
-    if (!isRecord(original) || Array.isArray(original)) throw typeError(`messages[${index}] must be a message object, got ${describe(original)}`);
+    if (!isRecord(original) || Array.isArray(original))
+      throw typeError(`messages[${index}] must be a message object, got ${describe(original)}`);
     // A LangChain message is read through its chat view; pins and marks are the caller's object's.
     const message = isLangChainMessage(original) ? langChainView(original, `messages[${index}]`) : original;
     checkMessage(message, `messages[${index}]`);
     const itemRole = responsesItemRole(message);
     const role = (itemRole ?? message.role) as string;
-    if (!Object.hasOwn(ROLE_CODES, role)) throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
+    if (!Object.hasOwn(ROLE_CODES, role))
+      throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
     const content = message.content;
     const marked = (original as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(original) === true;
     const flags = marked ? FLAG_MARKED : 0;
@@ -79,8 +81,23 @@ export class MetadataReader {
       return { role: ROLE_CODES.assistant, flags, unit: -1, orphan: false, calls: [], fresh: true, after: "unit" };
     }
     // Most messages are plain text: no parts to look through for tool calls or results.
-    if (itemRole === undefined && typeof content !== "object" && message.tool_calls === undefined && message.tool_call_id === undefined && message.function_call === undefined && role !== "function") {
-      return { role: ROLE_CODES[role as KnownRole], flags, unit: role === "assistant" ? pending : -1, orphan: false, calls: [], fresh: false, after: -1 };
+    if (
+      itemRole === undefined &&
+      typeof content !== "object" &&
+      message.tool_calls === undefined &&
+      message.tool_call_id === undefined &&
+      message.function_call === undefined &&
+      role !== "function"
+    ) {
+      return {
+        role: ROLE_CODES[role as KnownRole],
+        flags,
+        unit: role === "assistant" ? pending : -1,
+        orphan: false,
+        calls: [],
+        fresh: false,
+        after: -1,
+      };
     }
     const calls: string[] = [];
     const results: string[] = [];
@@ -140,7 +157,14 @@ export class MetadataReader {
     // The calls left open (waiting for results in later messages) and the results of earlier calls.
     const answered = new Set(results);
     const open = calls.filter((id) => !answered.has(id));
-    const facts = { role: hasResult ? ROLE_CODES.tool : ROLE_CODES[role as KnownRole], flags, unit, orphan, callIds: open, resultIds: elsewhere };
+    const facts = {
+      role: hasResult ? ROLE_CODES.tool : ROLE_CODES[role as KnownRole],
+      flags,
+      unit,
+      orphan,
+      callIds: open,
+      resultIds: elsewhere,
+    };
     return { ...facts, calls: opens, fresh, after };
   }
 

@@ -60,7 +60,12 @@ export function namedMarkerRoom(target: number): number {
 }
 
 /** The marker for `omitted` messages, naming `named` (oldest first) and counting `unnamed` more. */
-export function omissionMarker(omitted: number, role: InsertedRole = "system", named: readonly OmittedEntry[] = [], unnamed = 0): OmissionMarker {
+export function omissionMarker(
+  omitted: number,
+  role: InsertedRole = "system",
+  named: readonly OmittedEntry[] = [],
+  unnamed = 0,
+): OmissionMarker {
   if (named.length === 0) return { role, content: `[${omitted} messages omitted]` };
   const lines = named.map((entry) => `recall(${JSON.stringify(entry.id)}): ${entry.line}`);
   if (unnamed > 0) lines.push(`${unnamed} earlier not named`);
@@ -77,13 +82,19 @@ export interface OmissionNames {
  * What is wrong with the names of a marker read from outside (an export's omission turn, a
  * session log's marker), as `[field, what it must be]`, or undefined: both are optional.
  */
-export function omissionNamesProblem(value: { named?: unknown; unnamed?: unknown }): [field: "named" | "unnamed", expected: string] | undefined {
+export function omissionNamesProblem(value: {
+  named?: unknown;
+  unnamed?: unknown;
+}): [field: "named" | "unnamed", expected: string] | undefined {
   const { named, unnamed } = value;
   if (named !== undefined) {
-    const entry = (e: unknown) => typeof e === "object" && e !== null && typeof (e as OmittedEntry).id === "string" && typeof (e as OmittedEntry).line === "string";
-    if (!Array.isArray(named) || named.length > MAX_NAMED_OMISSIONS || !named.every(entry)) return ["named", `an array of at most ${MAX_NAMED_OMISSIONS} { id, line } string pairs`];
+    const entry = (e: unknown) =>
+      typeof e === "object" && e !== null && typeof (e as OmittedEntry).id === "string" && typeof (e as OmittedEntry).line === "string";
+    if (!Array.isArray(named) || named.length > MAX_NAMED_OMISSIONS || !named.every(entry))
+      return ["named", `an array of at most ${MAX_NAMED_OMISSIONS} { id, line } string pairs`];
   }
-  if (unnamed !== undefined && (typeof unnamed !== "number" || !Number.isSafeInteger(unnamed) || unnamed < 0)) return ["unnamed", "an integer from 0 to 2^53 - 1"];
+  if (unnamed !== undefined && (typeof unnamed !== "number" || !Number.isSafeInteger(unnamed) || unnamed < 0))
+    return ["unnamed", "an integer from 0 to 2^53 - 1"];
   return undefined;
 }
 

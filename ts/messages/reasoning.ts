@@ -12,7 +12,10 @@ export function hasReasoning(message: unknown): boolean {
     const some = (v: unknown) => Array.isArray(v) && v.length > 0;
     return some(message.summary) || some(message.content) || typeof message.encrypted_content === "string";
   }
-  return Array.isArray(message.content) && message.content.some((p: unknown) => isRecord(p) && typeof p.type === "string" && REASONING_PARTS.has(p.type));
+  return (
+    Array.isArray(message.content) &&
+    message.content.some((p: unknown) => isRecord(p) && typeof p.type === "string" && REASONING_PARTS.has(p.type))
+  );
 }
 
 /**

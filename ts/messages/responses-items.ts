@@ -38,7 +38,8 @@ function partList(item: Item, key: string, at: string): void {
   if (list === undefined || list === null) return;
   if (!Array.isArray(list)) throw typeError(`${at}.${key} must be an array of parts, got ${describe(list)}`);
   list.forEach((part: unknown, i) => {
-    if (!isRecord(part) || (part.text !== undefined && typeof part.text !== "string")) throw typeError(`${at}.${key}[${i}] must be a part with string text, got ${describe(part)}`);
+    if (!isRecord(part) || (part.text !== undefined && typeof part.text !== "string"))
+      throw typeError(`${at}.${key}[${i}] must be a part with string text, got ${describe(part)}`);
   });
 }
 
@@ -62,11 +63,13 @@ function call(name: (item: Item) => unknown, args: string, check: (item: Item, a
 function output(key: string, read: (item: Item) => unknown = (item) => item[key]): ItemShape {
   return {
     role: "tool",
-    visit: (item, visitor) => visitor.toolResult(idOf(item.call_id) ?? (item.type === "local_shell_call_output" ? idOf(item.id) : undefined), read(item)),
+    visit: (item, visitor) =>
+      visitor.toolResult(idOf(item.call_id) ?? (item.type === "local_shell_call_output" ? idOf(item.id) : undefined), read(item)),
     check: (item, at) => {
       optionalStrings(item, at, "call_id", "id");
       const value = item[key];
-      if (Array.isArray(value) && value.every((part) => isRecord(part) && typeof part.type === "string")) value.forEach((part, i) => checkPart(part, `${at}.${key}[${i}]`));
+      if (Array.isArray(value) && value.every((part) => isRecord(part) && typeof part.type === "string"))
+        value.forEach((part, i) => checkPart(part, `${at}.${key}[${i}]`));
       else stringOrJson(item, key, at);
     },
   };
@@ -76,7 +79,12 @@ function output(key: string, read: (item: Item) => unknown = (item) => item[key]
  * An item of a tool OpenAI runs itself: the call (its `id` is the call's) and its result, what the
  * item carries of it (else its status: the call is over, nothing waits for a result).
  */
-function hosted(name: string, args: (item: Item) => unknown, result: (item: Item) => unknown, check: (item: Item, at: string) => void): ItemShape {
+function hosted(
+  name: string,
+  args: (item: Item) => unknown,
+  result: (item: Item) => unknown,
+  check: (item: Item, at: string) => void,
+): ItemShape {
   return {
     role: "assistant",
     visit: (item, visitor) => {
@@ -101,7 +109,8 @@ const ITEM_SHAPES: Readonly<Record<string, ItemShape>> = {
   reasoning: {
     role: "assistant",
     visit: (item, visitor) => {
-      for (const list of [item.summary, item.content]) if (Array.isArray(list)) for (const part of list) if (isRecord(part)) visitor.text(part.text);
+      for (const list of [item.summary, item.content])
+        if (Array.isArray(list)) for (const part of list) if (isRecord(part)) visitor.text(part.text);
       visitor.text(item.encrypted_content);
     },
     check: (item, at) => {
@@ -110,11 +119,23 @@ const ITEM_SHAPES: Readonly<Record<string, ItemShape>> = {
       optionalStrings(item, at, "encrypted_content");
     },
   },
-  function_call: call((item) => item.name, "arguments", (item, at) => requireString(item, "name", at)),
+  function_call: call(
+    (item) => item.name,
+    "arguments",
+    (item, at) => requireString(item, "name", at),
+  ),
   function_call_output: output("output"),
-  custom_tool_call: call((item) => item.name, "input", (item, at) => requireString(item, "name", at)),
+  custom_tool_call: call(
+    (item) => item.name,
+    "input",
+    (item, at) => requireString(item, "name", at),
+  ),
   custom_tool_call_output: output("output"),
-  computer_call: call(() => "computer", "action", (item, at) => checkJsonValue(item.actions ?? null, `${at}.actions`)),
+  computer_call: call(
+    () => "computer",
+    "action",
+    (item, at) => checkJsonValue(item.actions ?? null, `${at}.actions`),
+  ),
   // The screenshot is an image part as the model sees it.
   computer_call_output: output("output", (item) => [item.output]),
   local_shell_call: call(() => "local_shell", "action"),
@@ -170,7 +191,12 @@ const ITEM_SHAPES: Readonly<Record<string, ItemShape>> = {
       checkJsonValue(item.tools ?? null, `${at}.tools`);
     },
   },
-  web_search_call: hosted("web_search", (item) => item.action, () => undefined, (item, at) => checkJsonValue(item.action ?? null, `${at}.action`)),
+  web_search_call: hosted(
+    "web_search",
+    (item) => item.action,
+    () => undefined,
+    (item, at) => checkJsonValue(item.action ?? null, `${at}.action`),
+  ),
   file_search_call: hosted(
     "file_search",
     (item) => item.queries,
@@ -222,7 +248,10 @@ export function checkResponsesItem(message: Item, at: string): void {
   if (shape !== undefined) return shape.check(message, at);
   if (message.role !== undefined) return;
   const type = message.type;
-  if (type === "item_reference" || ((type === undefined || type === null) && typeof message.id === "string" && message.content === undefined)) {
+  if (
+    type === "item_reference" ||
+    ((type === undefined || type === null) && typeof message.id === "string" && message.content === undefined)
+  ) {
     throw typeError(
       `${at} is an item_reference (id ${JSON.stringify(message.id)}): it stands for an item OpenAI stored, whose role and size ctxwin cannot know; pass the item itself`,
       "ERR_CTXWIN_UNSUPPORTED_MESSAGE",

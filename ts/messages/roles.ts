@@ -11,6 +11,7 @@ export const ROLE_NAMES = Object.keys(ROLE_CODES) as KnownRole[];
 export type InsertedRole = "system" | "user" | "assistant";
 
 export function checkRole(value: unknown, name: string): InsertedRole {
-  if (value !== "system" && value !== "user" && value !== "assistant") throw rangeError(`${name} must be "system", "user" or "assistant", got ${describe(value)}`);
+  if (value !== "system" && value !== "user" && value !== "assistant")
+    throw rangeError(`${name} must be "system", "user" or "assistant", got ${describe(value)}`);
   return value;
 }

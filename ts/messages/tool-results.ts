@@ -11,13 +11,17 @@ import { isLangChainMessage, withContent } from "./langchain-shape.js";
  * do the results a provider reads back in its own schema (provider-executed AI SDK results,
  * Anthropic server tools' blocks, the Responses API's hosted tool items).
  */
-export function mapToolResults<M extends object>(message: M, replace: (result: unknown, kind: "text" | "json", id: string | undefined) => unknown): M {
+export function mapToolResults<M extends object>(
+  message: M,
+  replace: (result: unknown, kind: "text" | "json", id: string | undefined) => unknown,
+): M {
   if (!isRecord(message)) throw typeError(`message must be a message object, got ${describe(message)}`);
   const record = message as Record<string, unknown>;
   const content = record.content;
   const idOf = (value: unknown) => (typeof value === "string" ? value : undefined);
   // A LangChain ToolMessage comes back as a new ToolMessage (its class and every other field kept).
-  if (isLangChainMessage(message)) return typeof record.tool_call_id === "string" ? withContent(message, replace(content, "text", record.tool_call_id)) : message;
+  if (isLangChainMessage(message))
+    return typeof record.tool_call_id === "string" ? withContent(message, replace(content, "text", record.tool_call_id)) : message;
   if (typeof record.tool_call_id === "string") return { ...message, content: replace(content, "text", record.tool_call_id) };
   if (record.role === "function") return { ...message, content: replace(content, "text", undefined) };
   if (record.role === undefined && typeof record.type === "string") return mapOutputItem(message, record, replace);
@@ -31,7 +35,8 @@ export function mapToolResults<M extends object>(message: M, replace: (result: u
       const output = part.output;
       changed = true;
       const id = idOf(part.toolCallId);
-      if (isTypedOutput(output)) return { ...part, output: { ...output, value: replace(output.value, output.type === "json" ? "json" : "text", id) } };
+      if (isTypedOutput(output))
+        return { ...part, output: { ...output, value: replace(output.value, output.type === "json" ? "json" : "text", id) } };
       if ("result" in part) return { ...part, result: replace(part.result, "text", id) };
     }
     if (part.type === "tool_result") {
@@ -39,7 +44,12 @@ export function mapToolResults<M extends object>(message: M, replace: (result: u
       const id = idOf(part.tool_use_id);
       if (typeof part.content === "string") return { ...part, content: replace(part.content, "text", id) };
       if (Array.isArray(part.content)) {
-        return { ...part, content: part.content.map((block: unknown) => (isRecord(block) && block.type === "text" ? { ...block, text: replace(block.text, "text", id) } : block)) };
+        return {
+          ...part,
+          content: part.content.map((block: unknown) =>
+            isRecord(block) && block.type === "text" ? { ...block, text: replace(block.text, "text", id) } : block,
+          ),
+        };
       }
     }
     return part;
@@ -58,11 +68,20 @@ const OUTPUT_FIELDS: Readonly<Record<string, string>> = {
 };
 
 /** A Responses output item with its output replaced, in the item's own form; any other item as it is. */
-function mapOutputItem<M extends object>(message: M, item: Record<string, unknown>, replace: (result: unknown, kind: "text" | "json", id: string | undefined) => unknown): M {
+function mapOutputItem<M extends object>(
+  message: M,
+  item: Record<string, unknown>,
+  replace: (result: unknown, kind: "text" | "json", id: string | undefined) => unknown,
+): M {
   const type = item.type as string;
   const field = Object.hasOwn(OUTPUT_FIELDS, type) ? OUTPUT_FIELDS[type] : undefined;
   if (field === undefined) return message;
-  const id = typeof item.call_id === "string" ? item.call_id : type === "local_shell_call_output" && typeof item.id === "string" ? item.id : undefined;
+  const id =
+    typeof item.call_id === "string"
+      ? item.call_id
+      : type === "local_shell_call_output" && typeof item.id === "string"
+        ? item.id
+        : undefined;
   const value = replace(item[field], "text", id);
   if (type !== "shell_call_output" || !Array.isArray(item.output) || typeof value !== "string") return { ...message, [field]: value };
   // A shell call's output is a list of { stdout, stderr, outcome }: the new text is its stdout, the last outcome kept.

@@ -48,7 +48,13 @@ interface Picked {
  * pages read by `lines` (and `column`) join back into it: a page that ends inside a line is
  * continued by the next one as it is, any other page after a newline.
  */
-export function selectFromOriginal(original: string, query: RecallQuery, pattern: RegExp | undefined, maxTokens: number, counter: TokenCounter): RecallSelection {
+export function selectFromOriginal(
+  original: string,
+  query: RecallQuery,
+  pattern: RegExp | undefined,
+  maxTokens: number,
+  counter: TokenCounter,
+): RecallSelection {
   const lines = original.split("\n");
   const total = lines.length;
   if (query.lines === undefined && pattern === undefined) {
@@ -65,7 +71,17 @@ export function selectFromOriginal(original: string, query: RecallQuery, pattern
     });
   } else {
     const [from, to] = query.lines ?? [1, total];
-    picked = lines.slice(from - 1, Math.min(to, total)).map((text, k) => (k === 0 && column > 1 ? { number: from, text: Array.from(text).slice(column - 1).join(""), column } : { number: from + k, text, column: 1 }));
+    picked = lines.slice(from - 1, Math.min(to, total)).map((text, k) =>
+      k === 0 && column > 1
+        ? {
+            number: from,
+            text: Array.from(text)
+              .slice(column - 1)
+              .join(""),
+            column,
+          }
+        : { number: from + k, text, column: 1 },
+    );
   }
   // Lines while they fit; the counts of all of them in one batch.
   const texts = picked.map((p) => `${p.text}\n`);

@@ -33,7 +33,11 @@ export const recallInputSchema = {
       maxItems: 2,
       description: "[from, to]: only these lines, 1-based and inclusive.",
     },
-    column: { type: "integer", minimum: 1, description: "With lines: start the first line at this column (1-based), to read on inside a long line." },
+    column: {
+      type: "integer",
+      minimum: 1,
+      description: "With lines: start the first line at this column (1-based), to read on inside a long line.",
+    },
     pattern: { type: "string", description: "Only the lines this regular expression matches." },
     maxTokens: { type: "integer", minimum: 1, description: "At most this many tokens (the tool has its own bound too)." },
   },

@@ -49,7 +49,10 @@ export interface RecallContext {
   on(event: "compactionEdit", listener: (edit: RecallReport) => void): unknown;
   on(event: "compacted", listener: (report: RecallReport) => void): unknown;
   /** A trim's removed messages, and the messages it cut in place when it tells them (`replaced`: each as it was, and its cut copy). */
-  on(event: "trimmed", listener: (event: { removed: readonly MessageLike[]; replaced?: readonly RecallRewrite[] | undefined }) => void): unknown;
+  on(
+    event: "trimmed",
+    listener: (event: { removed: readonly MessageLike[]; replaced?: readonly RecallRewrite[] | undefined }) => void,
+  ): unknown;
 }
 
 export interface RecallOptions {
@@ -65,7 +68,10 @@ export interface RecallOptions {
   maxTokens?: number;
 }
 
-export type RecallErrorCode = Extract<CtxwinErrorCode, "ERR_CTXWIN_RECALL_UNKNOWN_ID" | "ERR_CTXWIN_RECALL_EVICTED" | "ERR_CTXWIN_INVALID_ARGUMENT" | "ERR_CTXWIN_OUT_OF_RANGE">;
+export type RecallErrorCode = Extract<
+  CtxwinErrorCode,
+  "ERR_CTXWIN_RECALL_UNKNOWN_ID" | "ERR_CTXWIN_RECALL_EVICTED" | "ERR_CTXWIN_INVALID_ARGUMENT" | "ERR_CTXWIN_OUT_OF_RANGE"
+>;
 
 export type RecallAnswer =
   | ({ ok: true; id: string; source: "cache" | "session" } & RecallSelection)
@@ -138,9 +144,19 @@ export class Recall {
     }
     if (original === undefined) {
       if (found.kind === "evicted") {
-        return { ok: false, id, code: "ERR_CTXWIN_RECALL_EVICTED", message: `${quoted(id)} was evicted from the recall cache (its bound is ${this.cache.maxBytes} bytes) and no session log keeps it` };
+        return {
+          ok: false,
+          id,
+          code: "ERR_CTXWIN_RECALL_EVICTED",
+          message: `${quoted(id)} was evicted from the recall cache (its bound is ${this.cache.maxBytes} bytes) and no session log keeps it`,
+        };
       }
-      return { ok: false, id, code: "ERR_CTXWIN_RECALL_UNKNOWN_ID", message: `no result or message with id ${quoted(id)} was compacted away` };
+      return {
+        ok: false,
+        id,
+        code: "ERR_CTXWIN_RECALL_UNKNOWN_ID",
+        message: `no result or message with id ${quoted(id)} was compacted away`,
+      };
     }
     return { ok: true, id, source, ...selectFromOriginal(original, query, pattern, maxTokens, this.counter) };
   }
@@ -198,7 +214,8 @@ export class Recall {
     for (const [id, text] of originals) {
       const found = this.cache.lookup(id);
       const copy = copies.get(id);
-      if (found.kind === "unknown" || (found.kind === "found" && copy !== undefined && found.text === copy && copy !== text)) this.cache.remember(id, text);
+      if (found.kind === "unknown" || (found.kind === "found" && copy !== undefined && found.text === copy && copy !== text))
+        this.cache.remember(id, text);
     }
   }
 
@@ -270,7 +287,12 @@ function checkQuery(query: unknown, defaultTokens: number): { pattern: RegExp | 
 /** Whether `message` makes tool calls (its id is then its first call's, which names the result). */
 function makesToolCalls(message: MessageLike): boolean {
   let calls = false;
-  visitMessage(message as unknown as Record<string, unknown>, { text: () => {}, image: () => {}, toolCall: () => (calls = true), toolResult: () => {} });
+  visitMessage(message as unknown as Record<string, unknown>, {
+    text: () => {},
+    image: () => {},
+    toolCall: () => (calls = true),
+    toolResult: () => {},
+  });
   return calls;
 }
 
@@ -287,13 +309,23 @@ function messageText(message: MessageLike): string {
  */
 export function formatAnswer(answer: RecallAnswer): string {
   if (!answer.ok) return `[recall ${answer.code}: ${answer.message}]`;
-  const whole = !answer.truncated && answer.matches === undefined && answer.fromLine === 1 && answer.fromColumn === undefined && answer.toLine === answer.totalLines;
+  const whole =
+    !answer.truncated &&
+    answer.matches === undefined &&
+    answer.fromLine === 1 &&
+    answer.fromColumn === undefined &&
+    answer.toLine === answer.totalLines;
   if (whole) return answer.text;
   const from = answer.fromColumn === undefined ? `${answer.fromLine}` : `${answer.fromLine} (from column ${answer.fromColumn})`;
-  const what = answer.matches !== undefined ? `${answer.matches} matching lines of ${answer.totalLines}, shown through line ${answer.toLine}` : `lines ${from}-${answer.toLine} of ${answer.totalLines}`;
+  const what =
+    answer.matches !== undefined
+      ? `${answer.matches} matching lines of ${answer.totalLines}, shown through line ${answer.toLine}`
+      : `lines ${from}-${answer.toLine} of ${answer.totalLines}`;
   let next = "";
-  if (answer.nextColumn !== undefined) next = `; line ${answer.toLine} cut at ${answer.tokens} tokens: ask for lines [${answer.toLine}, ${answer.totalLines}] with column ${answer.nextColumn} next`;
-  else if (answer.truncated && answer.toLine < answer.totalLines) next = `; cut at ${answer.tokens} tokens: ask for lines [${answer.toLine + 1}, ${answer.totalLines}] next`;
+  if (answer.nextColumn !== undefined)
+    next = `; line ${answer.toLine} cut at ${answer.tokens} tokens: ask for lines [${answer.toLine}, ${answer.totalLines}] with column ${answer.nextColumn} next`;
+  else if (answer.truncated && answer.toLine < answer.totalLines)
+    next = `; cut at ${answer.tokens} tokens: ask for lines [${answer.toLine + 1}, ${answer.totalLines}] next`;
   else if (answer.truncated) next = `; cut at ${answer.tokens} tokens`;
   return `${answer.text}\n[recall ${JSON.stringify(answer.id)}: ${what}${next}]`;
 }

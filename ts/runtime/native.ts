@@ -233,7 +233,7 @@ export interface CoreHost {
 
 function notInitialized(): never {
   throw plainError(
-    "ctxwin: the core is not loaded yet; in a browser, Worker or edge runtime call `await init()` (from \"ctxwin\") once before counting",
+    'ctxwin: the core is not loaded yet; in a browser, Worker or edge runtime call `await init()` (from "ctxwin") once before counting',
     "ERR_CTXWIN_NOT_INITIALIZED",
   );
 }

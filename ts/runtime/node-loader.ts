@@ -131,7 +131,11 @@ function dataModule(name: string): () => Uint8Array {
       text = readFileSync(file, "utf8");
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw plainError(`ctxwin: cannot read the data module ${file} (${reason}); reinstall the package, or in a source checkout run \`npm run build\``, "ERR_CTXWIN_RANK_DATA_UNAVAILABLE", { cause: error });
+      throw plainError(
+        `ctxwin: cannot read the data module ${file} (${reason}); reinstall the package, or in a source checkout run \`npm run build\``,
+        "ERR_CTXWIN_RANK_DATA_UNAVAILABLE",
+        { cause: error },
+      );
     }
     const { deflated } = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as { deflated: string };
     return inflateSync(Buffer.from(deflated, "base64"));

@@ -33,4 +33,8 @@ export const AI_SDK_PEER: PeerPackage = {
   code: "ERR_CTXWIN_AI_SDK_MISSING",
 };
 
-export const LANGCHAIN_CORE_PEER: PeerPackage = { what: "`@langchain/core` (version 1)", install: "@langchain/core@^1", code: "ERR_CTXWIN_LANGCHAIN_MISSING" };
+export const LANGCHAIN_CORE_PEER: PeerPackage = {
+  what: "`@langchain/core` (version 1)",
+  install: "@langchain/core@^1",
+  code: "ERR_CTXWIN_LANGCHAIN_MISSING",
+};

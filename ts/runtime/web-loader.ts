@@ -95,7 +95,9 @@ async function instantiate(source: WasmSource, imports: WasmImports): Promise<Wa
 
 // The smallest module using SIMD128 (a function returning i8x16.popcnt of a splat): the core is
 // built with -msimd128, so where this does not validate the core cannot compile either.
-const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
 
 function loadFailure(error: unknown): string {
   const reason = error instanceof Error ? error.message : String(error);
@@ -107,7 +109,8 @@ async function loadCore(wasm: WasmSource | Promise<WasmSource>): Promise<Emscrip
   const source = await wasm;
   let fail: (error: unknown) => void = () => {};
   const failed = new Promise<never>((_, reject) => {
-    fail = (error) => reject(plainError(`ctxwin: cannot load the WebAssembly core: ${loadFailure(error)}`, "ERR_CTXWIN_ADDON_MISSING", { cause: error }));
+    fail = (error) =>
+      reject(plainError(`ctxwin: cannot load the WebAssembly core: ${loadFailure(error)}`, "ERR_CTXWIN_ADDON_MISSING", { cause: error }));
   });
   const ready = createCtxwinCore({
     // Without locateFile the glue resolves its file against import.meta.url, which workerd and
@@ -132,7 +135,9 @@ function fromBase64(base64: string): Uint8Array {
 // The streams API every web runtime has (typed here so that the package's types need no DOM
 // library): DecompressionStream's "deflate" is the zlib format the data modules are written in.
 type DecompressionStreamClass = new (format: "deflate") => { readable: unknown; writable: unknown };
-interface BlobLike { stream(): { pipeThrough(transform: object): unknown } }
+interface BlobLike {
+  stream(): { pipeThrough(transform: object): unknown };
+}
 
 async function inflate(deflated: Uint8Array, size: number): Promise<Uint8Array> {
   const { DecompressionStream, Blob, Response } = globalThis as unknown as {
@@ -172,11 +177,15 @@ async function bytesOf(data: CoreData, index: number): Promise<Uint8Array> {
       return await inflate(fromBase64(data.deflated), data.size as number);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw typeError(`options.data[${index}].deflated (${data.path}) is not a deflated table in base64: ${reason}`, undefined, { cause: error });
+      throw typeError(`options.data[${index}].deflated (${data.path}) is not a deflated table in base64: ${reason}`, undefined, {
+        cause: error,
+      });
     }
   }
   if (typeof data.base64 === "string") return fromBase64(data.base64);
-  throw typeError(`options.data[${index}] must hold its bytes (bytes: Uint8Array, base64, or deflated with its size), got ${describe(data)}`);
+  throw typeError(
+    `options.data[${index}] must hold its bytes (bytes: Uint8Array, base64, or deflated with its size), got ${describe(data)}`,
+  );
 }
 
 function holdsBytes(data: CoreData): boolean {
@@ -186,13 +195,20 @@ function holdsBytes(data: CoreData): boolean {
 
 function checkData(data: readonly CoreData[] | undefined): readonly CoreData[] {
   if (data === undefined) return [];
-  if (!Array.isArray(data)) throw typeError(`options.data must be an array of data modules (import o200kBase from "ctxwin/data/o200k_base"), got ${describe(data)}`);
+  if (!Array.isArray(data))
+    throw typeError(
+      `options.data must be an array of data modules (import o200kBase from "ctxwin/data/o200k_base"), got ${describe(data)}`,
+    );
   data.forEach((item: CoreData, i) => {
     if (item === null || typeof item !== "object" || typeof item.path !== "string" || !/^(openai|claude)\/[\w.]+\.bin$/.test(item.path)) {
-      throw typeError(`options.data[${i}] must be a data module of ctxwin (import o200kBase from "ctxwin/data/o200k_base"), got ${describe(item)}`);
+      throw typeError(
+        `options.data[${i}] must be a data module of ctxwin (import o200kBase from "ctxwin/data/o200k_base"), got ${describe(item)}`,
+      );
     }
     if (!holdsBytes(item)) {
-      throw typeError(`options.data[${i}] must hold its bytes (bytes: Uint8Array, base64, or deflated with its size), got ${describe(item)}`);
+      throw typeError(
+        `options.data[${i}] must hold its bytes (bytes: Uint8Array, base64, or deflated with its size), got ${describe(item)}`,
+      );
     }
   });
   return data;

@@ -138,7 +138,8 @@ function problemOf(entry: unknown): string | undefined {
         if (problem) return `is a snapshot that ${problem}`;
       }
       if (!isMarker(entry.marker)) return "is a snapshot with a malformed marker";
-      if (entry.prompt !== undefined && entry.prompt !== null && typeof entry.prompt !== "string") return "is a snapshot with a prompt that is neither a string nor null";
+      if (entry.prompt !== undefined && entry.prompt !== null && typeof entry.prompt !== "string")
+        return "is a snapshot with a prompt that is neither a string nor null";
       if (entry.metadata !== undefined && !isObject(entry.metadata)) return "is a snapshot with metadata that is not an object";
       return undefined;
     }
@@ -271,7 +272,9 @@ export class ContextReplay {
   snapshot(): SnapshotEntry {
     const entry: SnapshotEntry = {
       type: SNAPSHOT_TYPE,
-      messages: this.view.map((e) => (e.summary ? { id: e.id, message: e.message, summary: true as const } : { id: e.id, message: e.message })),
+      messages: this.view.map((e) =>
+        e.summary ? { id: e.id, message: e.message, summary: true as const } : { id: e.id, message: e.message },
+      ),
       marker: this.marker,
     };
     if (this.systemPrompt !== undefined) entry.prompt = this.systemPrompt;

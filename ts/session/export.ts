@@ -100,7 +100,10 @@ export function safeParseExport(input: unknown): SafeParseResult {
     problem = check(value);
   } catch (error) {
     // What the checks read threw (the walk catches what it reads itself; this is the rest).
-    problem = exportError("", `cannot be read: it threw ${bounded(error instanceof Error ? `${error.name}: ${error.message}` : describe(error))}`);
+    problem = exportError(
+      "",
+      `cannot be read: it threw ${bounded(error instanceof Error ? `${error.name}: ${error.message}` : describe(error))}`,
+    );
   }
   return problem ? { success: false, error: problem } : { success: true, data: value as ContextExport };
 }
@@ -109,7 +112,10 @@ const bounded = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}...
 
 function exportError(path: string, problem: string): ExportError {
   const where = path === "" ? "the export" : path;
-  return Object.assign(typeError(`invalid context export: ${where} ${problem}`, "ERR_CTXWIN_INVALID_EXPORT"), { code: "ERR_CTXWIN_INVALID_EXPORT" as const, path });
+  return Object.assign(typeError(`invalid context export: ${where} ${problem}`, "ERR_CTXWIN_INVALID_EXPORT"), {
+    code: "ERR_CTXWIN_INVALID_EXPORT" as const,
+    path,
+  });
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -148,21 +154,25 @@ function check(value: unknown): ExportError | undefined {
   if (value.version !== undefined && value.version !== EXPORT_VERSION) return fail("version", String(EXPORT_VERSION), value.version);
   const meta = value.metadata;
   if (!isObject(meta)) return fail("metadata", "an object", meta);
-  if (typeof meta.session_id !== "string" || meta.session_id === "") return fail("metadata.session_id", "a non-empty string", meta.session_id);
+  if (typeof meta.session_id !== "string" || meta.session_id === "")
+    return fail("metadata.session_id", "a non-empty string", meta.session_id);
   for (const key of ["model", "mode"]) {
     if (meta[key] !== undefined && typeof meta[key] !== "string") return fail(`metadata.${key}`, "a string", meta[key]);
   }
-  if (meta.agent !== undefined && meta.agent !== null && typeof meta.agent !== "string") return fail("metadata.agent", "a string or null", meta.agent);
+  if (meta.agent !== undefined && meta.agent !== null && typeof meta.agent !== "string")
+    return fail("metadata.agent", "a string or null", meta.agent);
   for (const key of ["created_at", "updated_at"]) {
     const t = meta[key];
-    if (t !== undefined && (typeof t !== "string" || Number.isNaN(Date.parse(t)))) return fail(`metadata.${key}`, "an ISO 8601 date string", t);
+    if (t !== undefined && (typeof t !== "string" || Number.isNaN(Date.parse(t))))
+      return fail(`metadata.${key}`, "an ISO 8601 date string", t);
   }
   if (value.system_prompt !== undefined && value.system_prompt !== null && typeof value.system_prompt !== "string") {
     return fail("system_prompt", "a string or null", value.system_prompt);
   }
   // Its fields are the core's to check, when the record is restored (before anything changes).
   const problems = value.open_problems;
-  if (problems !== undefined && !(isObject(problems) && Array.isArray(problems.problems))) return fail("open_problems", "a problem record { problems: [...] }", problems);
+  if (problems !== undefined && !(isObject(problems) && Array.isArray(problems.problems)))
+    return fail("open_problems", "a problem record { problems: [...] }", problems);
   const turns = value.turns;
   if (!Array.isArray(turns)) return fail("turns", "an array of turn objects", turns);
   let omissions = 0;
@@ -170,7 +180,8 @@ function check(value: unknown): ExportError | undefined {
     const turn: unknown = turns[i];
     const at = `turns[${i}]`;
     if (!isObject(turn)) return fail(at, "a turn object", turn);
-    if (typeof turn.role !== "string" || !(ROLE_NAMES as string[]).includes(turn.role)) return fail(`${at}.role`, `one of ${ROLE_NAMES.join(", ")}`, turn.role);
+    if (typeof turn.role !== "string" || !(ROLE_NAMES as string[]).includes(turn.role))
+      return fail(`${at}.role`, `one of ${ROLE_NAMES.join(", ")}`, turn.role);
     const content = turn.content;
     if (Array.isArray(content)) {
       for (let j = 0; j < content.length; j++) {
@@ -191,18 +202,29 @@ function check(value: unknown): ExportError | undefined {
         if (typeof call.id !== "string") return fail(`${at}.tool_calls[${j}].id`, "a string", call.id);
       }
     }
-    if (turn.tool_call_id !== undefined && typeof turn.tool_call_id !== "string") return fail(`${at}.tool_call_id`, "a string", turn.tool_call_id);
+    if (turn.tool_call_id !== undefined && typeof turn.tool_call_id !== "string")
+      return fail(`${at}.tool_call_id`, "a string", turn.tool_call_id);
     // A tool result names its call: OpenAI's tool_call_id, or (AI SDK) tool-result parts that do.
-    if (turn.role === "tool" && turn.tool_call_id === undefined && !(Array.isArray(content) && content.length > 0 && content.every((p) => isObject(p) && p.type === "tool-result"))) {
-      return fail(`${at}.tool_call_id`, "the id of the tool call a tool turn answers (or its content AI SDK tool-result parts)", turn.tool_call_id);
+    if (
+      turn.role === "tool" &&
+      turn.tool_call_id === undefined &&
+      !(Array.isArray(content) && content.length > 0 && content.every((p) => isObject(p) && p.type === "tool-result"))
+    ) {
+      return fail(
+        `${at}.tool_call_id`,
+        "the id of the tool call a tool turn answers (or its content AI SDK tool-result parts)",
+        turn.tool_call_id,
+      );
     }
     const note = turn.ctxwin;
     if (note !== undefined) {
       if (!isObject(note)) return fail(`${at}.ctxwin`, "an object", note);
       if (note.kind === "omission") {
         // A count of messages: a safe integer (1e300 is an integer to JavaScript, not a count).
-        if (typeof note.omitted !== "number" || !Number.isSafeInteger(note.omitted) || note.omitted < 1) return fail(`${at}.ctxwin.omitted`, "an integer from 1 to 2^53 - 1", note.omitted);
-        if (turn.role !== "system" && turn.role !== "user" && turn.role !== "assistant") return fail(`${at}.role`, "system, user or assistant for an omission marker", turn.role);
+        if (typeof note.omitted !== "number" || !Number.isSafeInteger(note.omitted) || note.omitted < 1)
+          return fail(`${at}.ctxwin.omitted`, "an integer from 1 to 2^53 - 1", note.omitted);
+        if (turn.role !== "system" && turn.role !== "user" && turn.role !== "assistant")
+          return fail(`${at}.role`, "system, user or assistant for an omission marker", turn.role);
         if (++omissions > 1) return exportError(`${at}.ctxwin.kind`, "is a second omission marker: a context has at most one");
         const names = omissionNamesProblem(note);
         if (names !== undefined) return fail(`${at}.ctxwin.${names[0]}`, names[1], note[names[0]]);
@@ -215,7 +237,10 @@ function check(value: unknown): ExportError | undefined {
 }
 
 /** The export of a manager's state (plain JSON: copies, never the caller's objects). */
-export function buildExport(state: Required<Pick<ContextState, "sessionId" | "createdAt" | "updatedAt">> & ContextState, facts: { model: string; mode: string; tokenUsage: number }): ContextExport {
+export function buildExport(
+  state: Required<Pick<ContextState, "sessionId" | "createdAt" | "updatedAt">> & ContextState,
+  facts: { model: string; mode: string; tokenUsage: number },
+): ContextExport {
   const own = state.metadata ?? {};
   const turns: ExportTurn[] = [];
   const summaries = new Set(state.summaries);
@@ -248,11 +273,17 @@ export function buildExport(state: Required<Pick<ContextState, "sessionId" | "cr
 
 function omissionTurn(marker: { omitted: number; role: InsertedRole } & OmissionNames): ExportTurn {
   const names = omissionNamesOf(marker);
-  return { role: marker.role, content: omissionMarker(marker.omitted, marker.role, names.named, names.unnamed).content, ctxwin: { kind: "omission", omitted: marker.omitted, ...names } };
+  return {
+    role: marker.role,
+    content: omissionMarker(marker.omitted, marker.role, names.named, names.unnamed).content,
+    ctxwin: { kind: "omission", omitted: marker.omitted, ...names },
+  };
 }
 
 /** The state an export describes (validated first). */
-export function stateOfExport<M extends MessageLike>(input: unknown): ContextState<M> & { model: string | undefined; mode: string | undefined } {
+export function stateOfExport<M extends MessageLike>(
+  input: unknown,
+): ContextState<M> & { model: string | undefined; mode: string | undefined } {
   const data = parseExport(input);
   const messages: M[] = [];
   const summaries: number[] = [];

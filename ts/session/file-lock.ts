@@ -62,9 +62,16 @@ async function whyLocked(path: string, error: unknown, options: LockOptions): Pr
       await rmdir(lock);
     } catch (removal) {
       // The file system's refusal.
-      return ioError(`${path}: cannot take over a stale lock (${lock}, ${Math.round(age)} ms old): removing it failed (${codeOf(removal) ?? "error"}: ${(removal as Error).message})`, removal);
+      return ioError(
+        `${path}: cannot take over a stale lock (${lock}, ${Math.round(age)} ms old): removing it failed (${codeOf(removal) ?? "error"}: ${(removal as Error).message})`,
+        removal,
+      );
     }
   }
   const held = age === undefined ? "it was let go only after lockTimeoutMs" : `last refreshed ${Math.round(age)} ms ago`;
-  return plainError(`${path}: another writer held the session's lock for lockTimeoutMs (${options.lockTimeoutMs} ms; ${held})`, "ERR_CTXWIN_SESSION_BUSY", { cause: error });
+  return plainError(
+    `${path}: another writer held the session's lock for lockTimeoutMs (${options.lockTimeoutMs} ms; ${held})`,
+    "ERR_CTXWIN_SESSION_BUSY",
+    { cause: error },
+  );
 }

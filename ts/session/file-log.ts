@@ -77,7 +77,18 @@ export function parseLine(bytes: Buffer): Batch | undefined {
   if (value.entries === undefined) {
     // The first format: one record per line.
     if (!isEntry(value.entry)) return undefined;
-    return { seq: value.seq, version: value.seq + 1, after: undefined, log: undefined, append: undefined, time: value.time, metadata: undefined, snapshot: undefined, session: undefined, entries: [value.entry] };
+    return {
+      seq: value.seq,
+      version: value.seq + 1,
+      after: undefined,
+      log: undefined,
+      append: undefined,
+      time: value.time,
+      metadata: undefined,
+      snapshot: undefined,
+      session: undefined,
+      entries: [value.entry],
+    };
   }
   const { entries, version, after, log, append, metadata, snapshot, session } = value;
   if (!Array.isArray(entries) || entries.length === 0 || !entries.every(isEntry)) return undefined;
@@ -93,7 +104,8 @@ export function parseLine(bytes: Buffer): Batch | undefined {
     append,
     time: value.time,
     metadata: metadata === undefined ? undefined : { offset: metadata[0] as number, version: metadata[1] as number },
-    snapshot: snapshot === undefined ? undefined : { offset: snapshot[0] as number, version: snapshot[1] as number, seq: snapshot[2] as number },
+    snapshot:
+      snapshot === undefined ? undefined : { offset: snapshot[0] as number, version: snapshot[1] as number, seq: snapshot[2] as number },
     session,
     entries,
   };
@@ -211,7 +223,12 @@ export class LogRule {
  * `state` follows (next version, checkpoint offset, last accepted append). A line that is not an
  * append where a whole write ended, or an append that leaves a gap, is ERR_CTXWIN_SESSION_CORRUPT.
  */
-export async function* acceptedBatches(handle: FileHandle, state: Acceptance, to: number, options: AcceptOptions): AsyncGenerator<PlacedBatch> {
+export async function* acceptedBatches(
+  handle: FileHandle,
+  state: Acceptance,
+  to: number,
+  options: AcceptOptions,
+): AsyncGenerator<PlacedBatch> {
   const rule = new LogRule(state, options);
   let unterminated: Line | undefined;
   for (let from = state.offset, end = to; ; ) {
@@ -240,7 +257,8 @@ export function recordsOfText(text: string, where: string): Array<{ seq: number;
   const bytes = Buffer.from(text, "utf8");
   const rule = new LogRule(new Acceptance({ offset: 0, version: 0 }), { where, includeUnterminated: false, lineNumbers: true });
   const records: Array<{ seq: number; time: number; entry: SessionEntry }> = [];
-  const take = (batch: PlacedBatch | undefined) => batch?.entries.forEach((entry, k) => records.push({ seq: batch.seq + k, time: batch.time, entry }));
+  const take = (batch: PlacedBatch | undefined) =>
+    batch?.entries.forEach((entry, k) => records.push({ seq: batch.seq + k, time: batch.time, entry }));
   let start = 0;
   for (let nl = bytes.indexOf(0x0a); nl !== -1; nl = bytes.indexOf(0x0a, start)) {
     take(rule.line({ start, end: nl, bytes: bytes.subarray(start, nl), terminated: true }));
@@ -256,10 +274,19 @@ export function isSessionLogText(text: string): boolean {
   return first !== undefined && parseLine(Buffer.from(first, "utf8")) !== undefined;
 }
 
-function accept(state: Acceptance, batch: Batch, line: Line, next: number, options: AcceptOptions, number: number): PlacedBatch | undefined {
+function accept(
+  state: Acceptance,
+  batch: Batch,
+  line: Line,
+  next: number,
+  options: AcceptOptions,
+  number: number,
+): PlacedBatch | undefined {
   if (batch.seq < state.next) return undefined; // a fenced writer's late append: the first one for its version won
-  if (batch.seq > state.next) throw lineError(options, line, number, `the append at seq ${batch.seq} leaves a gap after version ${state.next}`);
-  if (batch.after !== undefined && batch.after > line.start) throw lineError(options, line, number, `the append at seq ${batch.seq} extends a point after itself`);
+  if (batch.seq > state.next)
+    throw lineError(options, line, number, `the append at seq ${batch.seq} leaves a gap after version ${state.next}`);
+  if (batch.after !== undefined && batch.after > line.start)
+    throw lineError(options, line, number, `the append at seq ${batch.seq} extends a point after itself`);
   state.next = batch.version;
   state.offset = next;
   const placed = { ...batch, start: line.start, end: line.end, bytes: line.bytes.length };

@@ -83,7 +83,11 @@ function errno(error: unknown): string | undefined {
 }
 
 /** Opens a session file, never through a symbolic link; undefined when it does not exist and `create` is false. */
-async function openLog(path: string, mode: "read" | "append", create: boolean): Promise<{ handle: FileHandle; created: boolean; stats: Stats } | undefined> {
+async function openLog(
+  path: string,
+  mode: "read" | "append",
+  create: boolean,
+): Promise<{ handle: FileHandle; created: boolean; stats: Stats } | undefined> {
   const flags = (mode === "read" ? O_RDONLY : O_RDWR | O_APPEND) | O_NOFOLLOW | O_NONBLOCK;
   for (;;) {
     let handle: FileHandle | undefined;
@@ -154,11 +158,22 @@ export class FileSessionStore implements SessionStore {
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.locked(path, () => this.appendOnce(id, path, lines, checked, appendId, { snapshotAt, hasMetadata }));
       if (outcome !== "lost-race") return outcome;
-      if (attempt === ATTEMPTS) throw plainError(`${path}: the append lost its version to another writer ${ATTEMPTS} times; nothing was acknowledged`, "ERR_CTXWIN_SESSION_BUSY");
+      if (attempt === ATTEMPTS)
+        throw plainError(
+          `${path}: the append lost its version to another writer ${ATTEMPTS} times; nothing was acknowledged`,
+          "ERR_CTXWIN_SESSION_BUSY",
+        );
     }
   }
 
-  private async appendOnce(id: string, path: string, lines: string[], checked: CheckedAppendOptions, appendId: string, shape: { snapshotAt: number; hasMetadata: boolean }): Promise<Outcome> {
+  private async appendOnce(
+    id: string,
+    path: string,
+    lines: string[],
+    checked: CheckedAppendOptions,
+    appendId: string,
+    shape: { snapshotAt: number; hasMetadata: boolean },
+  ): Promise<Outcome> {
     const { expected } = checked;
     const mayCreate = lines.length > 0 && checked.logId === undefined && (expected === undefined || expected === 0);
     const opened = await openLog(path, "append", mayCreate);
@@ -173,7 +188,8 @@ export class FileSessionStore implements SessionStore {
       const tail = await readTail(handle, size, path, true);
       const last = tail.last;
       const hashed = basename(path).startsWith(HASHED);
-      if (hashed && last?.session !== undefined && last.session !== id) throw corruptError(`${path} holds session ${JSON.stringify(last.session)}, not ${JSON.stringify(id)}`);
+      if (hashed && last?.session !== undefined && last.session !== id)
+        throw corruptError(`${path} holds session ${JSON.stringify(last.session)}, not ${JSON.stringify(id)}`);
       const logId = last === undefined ? undefined : (last.log ?? (await legacyLogId(handle, size, path)));
       if (checked.appendId !== undefined) {
         const done = await findApplied(handle, size, tail, expected, checked.appendId, path);
@@ -201,11 +217,14 @@ export class FileSessionStore implements SessionStore {
       );
       const buffer = Buffer.from(text, "utf8");
       if (size + buffer.length > this.maxLogBytes) {
-        throw tooLargeError(`${path}: the log would pass maxLogBytes (${this.maxLogBytes} bytes); start a new session (e.g. from an export)`);
+        throw tooLargeError(
+          `${path}: the log would pass maxLogBytes (${this.maxLogBytes} bytes); start a new session (e.g. from an export)`,
+        );
       }
       // One write; O_APPEND puts it at the end of the file, whoever else writes.
       const { bytesWritten } = await handle.write(buffer, 0, buffer.length, null);
-      if (bytesWritten !== buffer.length) throw ioError(`${path}: the disk took ${bytesWritten} of ${buffer.length} bytes`, undefined, "ENOSPC");
+      if (bytesWritten !== buffer.length)
+        throw ioError(`${path}: the disk took ${bytesWritten} of ${buffer.length} bytes`, undefined, "ENOSPC");
       if (this.fsync) await handle.datasync();
       if (created && this.fsync) await syncDirectory(this.directory);
       const mine: AppendResult = { first: tail.next, version: tail.next + lines.length, time, logId: log, alreadyApplied: false };
@@ -216,7 +235,17 @@ export class FileSessionStore implements SessionStore {
   }
 
   /** Whether the line just written won its version (the first line for it after the checkpoint). */
-  private async verify(id: string, path: string, handle: FileHandle, stats: Stats, here: { offset: number; version: number }, written: Buffer, mine: AppendResult, appendId: string, expected: number | undefined): Promise<Outcome> {
+  private async verify(
+    id: string,
+    path: string,
+    handle: FileHandle,
+    stats: Stats,
+    here: { offset: number; version: number },
+    written: Buffer,
+    mine: AppendResult,
+    appendId: string,
+    expected: number | undefined,
+  ): Promise<Outcome> {
     let won = mine;
     if (!(await firstLineIsOurs(handle, here, written, path))) {
       const size = (await handle.stat()).size;
@@ -231,7 +260,8 @@ export class FileSessionStore implements SessionStore {
     }
     // The line counts only if the file is still the session's (not deleted or replaced meanwhile).
     const onDisk = await lstat(path).catch(() => undefined);
-    if (!onDisk || onDisk.ino !== stats.ino || onDisk.dev !== stats.dev) throw lostError(id, { expectedVersion: expected, actualVersion: won.first, actualLog: undefined });
+    if (!onDisk || onDisk.ino !== stats.ino || onDisk.dev !== stats.dev)
+      throw lostError(id, { expectedVersion: expected, actualVersion: won.first, actualLog: undefined });
     return won;
   }
 
@@ -255,7 +285,12 @@ export class FileSessionStore implements SessionStore {
     try {
       const size = opened.stats.size;
       const start = from === 0 ? { offset: 0, version: 0 } : await findCheckpoint(handle, size, from, path, false);
-      for await (const batch of acceptedBatches(handle, new Acceptance(start), size, { where: path, includeUnterminated: false, lineNumbers: start.offset === 0, known: start.known })) {
+      for await (const batch of acceptedBatches(handle, new Acceptance(start), size, {
+        where: path,
+        includeUnterminated: false,
+        lineNumbers: start.offset === 0,
+        known: start.known,
+      })) {
         let bytes = batch.bytes;
         for (let k = 0; k < batch.entries.length; k++) {
           if (batch.seq + k < from) continue;

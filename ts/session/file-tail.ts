@@ -13,7 +13,13 @@ import { IDEMPOTENCY_WINDOW, SNAPSHOT_TYPE, corruptError, metadataOf } from "./s
  * line's), read backward from `size`; the file's start when there is none. The line it came from
  * is parsed already: `known` hands it to the forward pass, which would parse it again.
  */
-export async function findCheckpoint(handle: FileHandle, size: number, at: number, where: string, includeUnterminated: boolean): Promise<Checkpoint & { known?: KnownLine }> {
+export async function findCheckpoint(
+  handle: FileHandle,
+  size: number,
+  at: number,
+  where: string,
+  includeUnterminated: boolean,
+): Promise<Checkpoint & { known?: KnownLine }> {
   for await (const line of backwardLines(handle, size, MAX_LINE_BYTES, where)) {
     // A reader leaves out a last line without its newline: its checkpoint may be past every line it takes.
     if (line.bytes.length === 0 || (!line.terminated && !includeUnterminated)) continue;
@@ -24,7 +30,8 @@ export async function findCheckpoint(handle: FileHandle, size: number, at: numbe
       if (!line.terminated) continue; // a first-format line still being written
       return { offset: line.start, version: batch.seq, known };
     }
-    if (batch.after > line.start) throw corruptError(`${where} (byte ${line.start}): the append at seq ${batch.seq} extends a point after itself`);
+    if (batch.after > line.start)
+      throw corruptError(`${where} (byte ${line.start}): the append at seq ${batch.seq} extends a point after itself`);
     return { offset: batch.after, version: batch.seq, known };
   }
   return { offset: 0, version: 0 };
@@ -34,7 +41,12 @@ export async function findCheckpoint(handle: FileHandle, size: number, at: numbe
 export async function readTail(handle: FileHandle, size: number, where: string, includeUnterminated: boolean): Promise<Acceptance> {
   const from = await findCheckpoint(handle, size, Infinity, where, includeUnterminated);
   const state = new Acceptance(from);
-  for await (const _ of acceptedBatches(handle, state, size, { where, includeUnterminated, lineNumbers: from.offset === 0, known: from.known })) {
+  for await (const _ of acceptedBatches(handle, state, size, {
+    where,
+    includeUnterminated,
+    lineNumbers: from.offset === 0,
+    known: from.known,
+  })) {
     // the state follows
   }
   return state;
@@ -42,7 +54,12 @@ export async function readTail(handle: FileHandle, size: number, where: string, 
 
 /** The first accepted append at or after a checkpoint. */
 export async function firstAccepted(handle: FileHandle, from: Checkpoint, size: number, where: string): Promise<PlacedBatch | undefined> {
-  for await (const batch of acceptedBatches(handle, new Acceptance(from), size, { where, includeUnterminated: false, lineNumbers: from.offset === 0 })) return batch;
+  for await (const batch of acceptedBatches(handle, new Acceptance(from), size, {
+    where,
+    includeUnterminated: false,
+    lineNumbers: from.offset === 0,
+  }))
+    return batch;
   return undefined;
 }
 
@@ -60,11 +77,23 @@ export async function legacyLogId(handle: FileHandle, size: number, where: strin
  * the caller names the version its first attempt extended; otherwise among the last
  * IDEMPOTENCY_WINDOW lines (the search reads lines as bytes, parsing only those that hold the id).
  */
-export async function findApplied(handle: FileHandle, size: number, tail: Acceptance, expected: number | undefined, appendId: string, where: string): Promise<PlacedBatch | undefined> {
+export async function findApplied(
+  handle: FileHandle,
+  size: number,
+  tail: Acceptance,
+  expected: number | undefined,
+  appendId: string,
+  where: string,
+): Promise<PlacedBatch | undefined> {
   if (expected !== undefined) {
     if (expected >= tail.next) return undefined;
     const from = await findCheckpoint(handle, size, expected, where, true);
-    for await (const batch of acceptedBatches(handle, new Acceptance(from), size, { where, includeUnterminated: true, lineNumbers: from.offset === 0, known: from.known })) {
+    for await (const batch of acceptedBatches(handle, new Acceptance(from), size, {
+      where,
+      includeUnterminated: true,
+      lineNumbers: from.offset === 0,
+      known: from.known,
+    })) {
       if (batch.seq >= expected) return batch.seq === expected && batch.append === appendId ? batch : undefined;
     }
     return undefined;
@@ -98,7 +127,11 @@ export async function pointersOf(handle: FileHandle, tail: Acceptance, size: num
   if (!last) return { metadata: undefined, snapshot: undefined };
   if (last.after !== undefined) return { metadata: last.metadata, snapshot: last.snapshot };
   const pointers: Pointers = { metadata: undefined, snapshot: undefined };
-  for await (const batch of acceptedBatches(handle, new Acceptance({ offset: 0, version: 0 }), size, { where, includeUnterminated: false, lineNumbers: true })) {
+  for await (const batch of acceptedBatches(handle, new Acceptance({ offset: 0, version: 0 }), size, {
+    where,
+    includeUnterminated: false,
+    lineNumbers: true,
+  })) {
     batch.entries.forEach((entry, k) => {
       if (metadataOf(entry)) pointers.metadata = checkpointOf(batch);
       if (entry.type === SNAPSHOT_TYPE) pointers.snapshot = { ...checkpointOf(batch), seq: batch.seq + k };
@@ -108,7 +141,12 @@ export async function pointersOf(handle: FileHandle, tail: Acceptance, size: num
 }
 
 /** The metadata of the log's last metadata entry, found from its pointer. */
-export async function metadataAt(handle: FileHandle, pointer: Checkpoint | undefined, size: number, where: string): Promise<Record<string, unknown>> {
+export async function metadataAt(
+  handle: FileHandle,
+  pointer: Checkpoint | undefined,
+  size: number,
+  where: string,
+): Promise<Record<string, unknown>> {
   if (!pointer) return {};
   const batch = await firstAccepted(handle, pointer, size, where);
   let metadata: Record<string, unknown> = {};

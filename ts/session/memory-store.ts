@@ -59,7 +59,10 @@ export class MemorySessionStore implements SessionStore {
     const version = existing?.records.length ?? 0;
     if (lines.length === 0) return { first: version, version, time, logId: existing?.logId, alreadyApplied: false };
     const bytes = lines.reduce((sum, json) => sum + utf8Length(json), 0);
-    if ((existing?.bytes ?? 0) + bytes > this.maxLogBytes) throw tooLargeError(`session ${JSON.stringify(id)}: the log would pass maxLogBytes (${this.maxLogBytes}); start a new session (e.g. from an export)`);
+    if ((existing?.bytes ?? 0) + bytes > this.maxLogBytes)
+      throw tooLargeError(
+        `session ${JSON.stringify(id)}: the log would pass maxLogBytes (${this.maxLogBytes}); start a new session (e.g. from an export)`,
+      );
     const log: Log = existing ?? { logId: newLogId(), records: [], metadata: {}, snapshot: undefined, bytes: 0, applied: new Map() };
     lines.forEach((json, i) => log.records.push({ seq: version + i, time, json }));
     entries.forEach((entry, i) => {

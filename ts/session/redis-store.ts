@@ -111,7 +111,8 @@ export class RedisSessionStore implements SessionStore {
     const ttl = options.ttlSeconds;
     if (ttl !== undefined) {
       if (typeof ttl !== "number") throw typeError(`options.ttlSeconds must be a number, got ${describe(ttl)}`);
-      if (!(ttl >= 0.001 && ttl <= MAX_TTL_MS / 1000)) throw rangeError(`options.ttlSeconds must be between 0.001 and ${MAX_TTL_MS / 1000} seconds, got ${ttl}`);
+      if (!(ttl >= 0.001 && ttl <= MAX_TTL_MS / 1000))
+        throw rangeError(`options.ttlSeconds must be between 0.001 and ${MAX_TTL_MS / 1000} seconds, got ${ttl}`);
     }
     this.ttlSeconds = ttl;
     this.maxLogBytes = checkMaxLogBytes(options.maxLogBytes);
@@ -131,10 +132,24 @@ export class RedisSessionStore implements SessionStore {
     const snapshotAt = entries.findLastIndex((e) => e.type === SNAPSHOT_TYPE);
     const durability = await this.checkDurability();
     if (this.requireDurable && !durability.durable) {
-      throw plainError(`RedisSessionStore: the server cannot keep acknowledged appends across a restart (${durability.reason}); nothing was appended`, "ERR_CTXWIN_SESSION_NOT_DURABLE");
+      throw plainError(
+        `RedisSessionStore: the server cannot keep acknowledged appends across a restart (${durability.reason}); nothing was appended`,
+        "ERR_CTXWIN_SESSION_NOT_DURABLE",
+      );
     }
     const ttl = this.ttlSeconds === undefined ? "0" : String(Math.ceil(this.ttlSeconds * 1000));
-    const args = [expected === undefined ? "" : String(expected), ttl, id, metadata, appendId ?? "", logId ?? "", newLogId(), String(this.maxLogBytes), String(snapshotAt), ...lines];
+    const args = [
+      expected === undefined ? "" : String(expected),
+      ttl,
+      id,
+      metadata,
+      appendId ?? "",
+      logId ?? "",
+      newLogId(),
+      String(this.maxLogBytes),
+      String(snapshotAt),
+      ...lines,
+    ];
     const reply = (await this.script(SCRIPTS.APPEND, this.keys(id), args)) as unknown[];
     const log = (value: unknown) => (value === "" || value === undefined ? undefined : String(value));
     switch (Number(reply[0])) {
@@ -149,7 +164,9 @@ export class RedisSessionStore implements SessionStore {
       case 3:
         throw lostError(id, { expectedVersion: expected, actualVersion: Number(reply[1]), expectedLog: logId, actualLog: log(reply[2]) });
       default:
-        throw tooLargeError(`session ${JSON.stringify(id)}: the log would pass maxLogBytes (${this.maxLogBytes} bytes); start a new session (e.g. from an export)`);
+        throw tooLargeError(
+          `session ${JSON.stringify(id)}: the log would pass maxLogBytes (${this.maxLogBytes} bytes); start a new session (e.g. from an export)`,
+        );
     }
   }
 
@@ -181,7 +198,13 @@ export class RedisSessionStore implements SessionStore {
         } catch (error) {
           throw corruptError(`${key}[${start + i}]: not a JSON record (${(error as Error).message})`);
         }
-        if (record === null || typeof record !== "object" || record.seq !== start + i || typeof record.time !== "number" || typeof record.entry?.type !== "string") {
+        if (
+          record === null ||
+          typeof record !== "object" ||
+          record.seq !== start + i ||
+          typeof record.time !== "number" ||
+          typeof record.entry?.type !== "string"
+        ) {
           throw corruptError(`${key}[${start + i}]: not the session record with seq ${start + i}`);
         }
         yield { seq: record.seq, time: record.time, entry: record.entry, bytes: text.length };
@@ -203,7 +226,16 @@ export class RedisSessionStore implements SessionStore {
   async info(id: string): Promise<SessionInfo | undefined> {
     checkSessionId(id);
     const client = await this.connected();
-    const [version, created, updated, metadata, log, snapshot] = (await client.sendCommand(["HMGET", this.key(id, "meta"), "version", "created", "updated", "metadata", "log", "snapshot"])) as Array<string | null>;
+    const [version, created, updated, metadata, log, snapshot] = (await client.sendCommand([
+      "HMGET",
+      this.key(id, "meta"),
+      "version",
+      "created",
+      "updated",
+      "metadata",
+      "log",
+      "snapshot",
+    ])) as Array<string | null>;
     if (version === null || version === undefined) return undefined;
     let parsed: Record<string, unknown> = {};
     if (metadata) {
@@ -243,13 +275,24 @@ export class RedisSessionStore implements SessionStore {
     try {
       [appendonly, appendfsync, save] = [await config("appendonly"), await config("appendfsync"), await config("save")];
     } catch (error) {
-      return { durable: false, reason: `unknown: the server does not tell its configuration (${(error as Error).message})`, appendonly, appendfsync, save };
+      return {
+        durable: false,
+        reason: `unknown: the server does not tell its configuration (${(error as Error).message})`,
+        appendonly,
+        appendfsync,
+        save,
+      };
     }
     if (appendonly === "yes") {
-      const reason = appendfsync === "always" ? "appendonly yes, appendfsync always" : `appendonly yes, appendfsync ${appendfsync}: a crash of the machine (not of the server) can lose the last second`;
+      const reason =
+        appendfsync === "always"
+          ? "appendonly yes, appendfsync always"
+          : `appendonly yes, appendfsync ${appendfsync}: a crash of the machine (not of the server) can lose the last second`;
       return { durable: true, reason, appendonly, appendfsync, save };
     }
-    const reason = save ? `appendonly no: only RDB snapshots (save ${save}); appends since the last one are lost when the server stops` : "appendonly no and no RDB save points: the server keeps nothing across a restart";
+    const reason = save
+      ? `appendonly no: only RDB snapshots (save ${save}); appends since the last one are lost when the server stops`
+      : "appendonly no and no RDB save points: the server keeps nothing across a restart";
     return { durable: false, reason, appendonly, appendfsync, save };
   }
 
@@ -265,7 +308,10 @@ export class RedisSessionStore implements SessionStore {
   private checkDurability(): Promise<RedisDurability> {
     this.durabilityChecked ??= this.durability().then(
       (report) => {
-        if (!report.durable) this.logger.warn(`ctxwin: RedisSessionStore cannot promise durability: ${report.reason}. Turn on appendonly (appendfsync always) to keep every acknowledged append; writers that lose their log get ERR_CTXWIN_SESSION_LOST.`);
+        if (!report.durable)
+          this.logger.warn(
+            `ctxwin: RedisSessionStore cannot promise durability: ${report.reason}. Turn on appendonly (appendfsync always) to keep every acknowledged append; writers that lose their log get ERR_CTXWIN_SESSION_LOST.`,
+          );
         return report;
       },
       (error: unknown) => {
@@ -306,7 +352,10 @@ export class RedisSessionStore implements SessionStore {
       ({ createClient } = (await import("redis")) as unknown as { createClient: typeof createClient });
     } catch (error) {
       this.client = undefined;
-      throw plainError(`RedisSessionStore needs the "redis" package (an optional peer dependency): npm install redis (${(error as Error).message})`, "ERR_CTXWIN_REDIS_MISSING");
+      throw plainError(
+        `RedisSessionStore needs the "redis" package (an optional peer dependency): npm install redis (${(error as Error).message})`,
+        "ERR_CTXWIN_REDIS_MISSING",
+      );
     }
     const client = createClient(this.clientOptions);
     // Without a listener an 'error' event (a dropped connection) would end the process.

@@ -44,7 +44,11 @@ type Marker = ({ index: number; omitted: number; role: InsertedRole } & Omission
 
 export class SessionLink<M extends MessageLike> {
   /** The link for a manager's `options.session` (checked); undefined when it has none. */
-  static forOption<M extends MessageLike>(session: SessionOptions | undefined, manager: LinkedManager<M>, logger: Logger | undefined): SessionLink<M> | undefined {
+  static forOption<M extends MessageLike>(
+    session: SessionOptions | undefined,
+    manager: LinkedManager<M>,
+    logger: Logger | undefined,
+  ): SessionLink<M> | undefined {
     if (session === undefined) return undefined;
     if (session === null || typeof session !== "object" || typeof session.store?.append !== "function") {
       throw typeError(`options.session must be { store, id } with a SessionStore, got ${describe(session)}`);
@@ -181,7 +185,8 @@ export class SessionLink<M extends MessageLike> {
     const summaries = new Set(state.summaries);
     let next = 0;
     const leftOutBefore = (i: number) => {
-      for (; next < dropped.length && (dropped[next] as readonly [number, M])[0] <= i; next++) this.leftOut((dropped[next] as readonly [number, M])[1], undefined);
+      for (; next < dropped.length && (dropped[next] as readonly [number, M])[0] <= i; next++)
+        this.leftOut((dropped[next] as readonly [number, M])[1], undefined);
     };
     state.messages.forEach((message, i) => {
       leftOutBefore(i);
@@ -202,7 +207,12 @@ export class SessionLink<M extends MessageLike> {
 
   private logged(marker: Marker): LoggedMarker | null {
     if (!marker) return null;
-    return { after: marker.index > 0 ? (this.ids[marker.index - 1] ?? null) : null, omitted: marker.omitted, role: marker.role, ...omissionNamesOf(marker) };
+    return {
+      after: marker.index > 0 ? (this.ids[marker.index - 1] ?? null) : null,
+      omitted: marker.omitted,
+      role: marker.role,
+      ...omissionNamesOf(marker),
+    };
   }
 
   private queue(entry: ContextEntry): void {
@@ -218,7 +228,10 @@ export class SessionLink<M extends MessageLike> {
       this.scheduled = false;
       this.write().catch((error: unknown) => {
         // Kept queued; the caller sees the error from flush().
-        if (error !== this.lastError) (this.logger ?? consoleLogger).warn(`ctxwin: session ${JSON.stringify(this.id)}: append failed, will retry on flush(): ${(error as Error).message}`);
+        if (error !== this.lastError)
+          (this.logger ?? consoleLogger).warn(
+            `ctxwin: session ${JSON.stringify(this.id)}: append failed, will retry on flush(): ${(error as Error).message}`,
+          );
         this.lastError = error;
       });
     });

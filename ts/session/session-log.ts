@@ -56,7 +56,9 @@ interface Batch {
   logId: string | undefined;
 }
 
-export type AppendOutcome = { kind: "appended"; queued: number; metadata: string | undefined; time: number; refused: RefusedEntry[] } | { kind: "conflict" };
+export type AppendOutcome =
+  | { kind: "appended"; queued: number; metadata: string | undefined; time: number; refused: RefusedEntry[] }
+  | { kind: "conflict" };
 
 export class SessionLog {
   /** The number of records the manager has read or written: the version it extends. */
@@ -143,7 +145,11 @@ export class SessionLog {
     this.inFlight = batch;
     let result;
     try {
-      result = await this.store.append(this.id, batch.entries, { expectedVersion: batch.expected, appendId: batch.appendId, ...(batch.logId === undefined ? {} : { logId: batch.logId }) });
+      result = await this.store.append(this.id, batch.entries, {
+        expectedVersion: batch.expected,
+        appendId: batch.appendId,
+        ...(batch.logId === undefined ? {} : { logId: batch.logId }),
+      });
     } catch (error) {
       if (isConflict(error) || isLost(error)) this.inFlight = undefined; // an answer: nothing was written
       if (isConflict(error)) return { kind: "conflict" };
@@ -195,14 +201,25 @@ export class SessionLog {
       }
     }
     const view = this.view(entries);
-    if (entries.length > 0 && this.sinceSnapshot + entries.length >= Math.max(SNAPSHOT_MIN_RECORDS, SNAPSHOT_VIEW_FACTOR * view.entries.length)) {
+    if (
+      entries.length > 0 &&
+      this.sinceSnapshot + entries.length >= Math.max(SNAPSHOT_MIN_RECORDS, SNAPSHOT_VIEW_FACTOR * view.entries.length)
+    ) {
       const replay = this.logged.clone();
       entries.forEach((entry, i) => replay.apply(entry, this.version + i));
       const snapshot = replay.snapshot();
       const size = entryBytes(snapshot);
       if (size !== undefined && bytes + size <= MAX_APPEND_BYTES) entries.push(snapshot);
     }
-    return { entries, queued: taken, refused, metadata: logged, appendId: `${this.writer}.${(this.batches++).toString(36)}`, expected: this.version, logId: this.logId };
+    return {
+      entries,
+      queued: taken,
+      refused,
+      metadata: logged,
+      appendId: `${this.writer}.${(this.batches++).toString(36)}`,
+      expected: this.version,
+      logId: this.logId,
+    };
   }
 }
 
@@ -210,10 +227,13 @@ export class SessionLog {
 export function refusedError(sessionId: string, refused: readonly RefusedEntry[]): Error {
   const first = refused[0] as RefusedEntry;
   const what = first.type === "message" && first.id !== undefined ? `the message ${first.id}` : `a ${first.type} entry`;
-  const size = first.bytes === undefined ? "has no JSON form" : `is ${first.bytes} bytes of JSON, more than one append holds (${MAX_APPEND_BYTES})`;
+  const size =
+    first.bytes === undefined ? "has no JSON form" : `is ${first.bytes} bytes of JSON, more than one append holds (${MAX_APPEND_BYTES})`;
   const more = refused.length > 1 ? ` (and ${refused.length - 1} more entries)` : "";
   return Object.assign(
-    tooLargeError(`session ${JSON.stringify(sessionId)}: ${what} (entry ${first.position} of this manager's) ${size}: it was left out of the log${more}; the entries after it were appended`),
+    tooLargeError(
+      `session ${JSON.stringify(sessionId)}: ${what} (entry ${first.position} of this manager's) ${size}: it was left out of the log${more}; the entries after it were appended`,
+    ),
     { entries: refused.map((r) => ({ ...r })) },
   );
 }

@@ -118,7 +118,10 @@ export type SessionConflictError = CtxwinError & { sessionId: string; expectedVe
 /** The error of an append whose expected version is not the session's. */
 export function conflictError(id: string, expected: number, actual: number): SessionConflictError {
   return Object.assign(
-    plainError(`session ${JSON.stringify(id)} is at version ${actual}, not ${expected}: another writer appended first; read from ${expected} and retry`, "ERR_CTXWIN_SESSION_CONFLICT"),
+    plainError(
+      `session ${JSON.stringify(id)} is at version ${actual}, not ${expected}: another writer appended first; read from ${expected} and retry`,
+      "ERR_CTXWIN_SESSION_CONFLICT",
+    ),
     { sessionId: id, expectedVersion: expected, actualVersion: actual },
   );
 }
@@ -127,14 +130,23 @@ export function isConflict(error: unknown): error is SessionConflictError {
   return error instanceof Error && (error as { code?: unknown }).code === "ERR_CTXWIN_SESSION_CONFLICT";
 }
 
-export type SessionLostError = CtxwinError & { sessionId: string; expectedVersion: number | undefined; actualVersion: number; expectedLog: string | undefined; actualLog: string | undefined };
+export type SessionLostError = CtxwinError & {
+  sessionId: string;
+  expectedVersion: number | undefined;
+  actualVersion: number;
+  expectedLog: string | undefined;
+  actualLog: string | undefined;
+};
 
 /**
  * The error of an append to a log that is no longer the one its writer extended: gone (expired,
  * deleted, lost with a server restarted without persistence), replaced by another log, or back at
  * an earlier version than the writer saw (records it saw are gone). Nothing was written.
  */
-export function lostError(id: string, facts: { expectedVersion?: number | undefined; actualVersion: number; expectedLog?: string | undefined; actualLog?: string | undefined }): SessionLostError {
+export function lostError(
+  id: string,
+  facts: { expectedVersion?: number | undefined; actualVersion: number; expectedLog?: string | undefined; actualLog?: string | undefined },
+): SessionLostError {
   const { expectedVersion, actualVersion, expectedLog, actualLog } = facts;
   let why: string;
   if (actualLog === undefined) why = "its log is gone (expired, deleted, or lost by the store)";
@@ -164,8 +176,10 @@ export function checkAgainstLog(
   expected: number | undefined,
   expectedLog: string | undefined,
 ): SessionLostError | SessionConflictError | undefined {
-  if (expectedLog !== undefined && log.logId !== expectedLog) return lostError(id, { expectedVersion: expected, actualVersion: log.version, expectedLog, actualLog: log.logId });
-  if (expected !== undefined && expected > log.version) return lostError(id, { expectedVersion: expected, actualVersion: log.version, expectedLog, actualLog: log.logId });
+  if (expectedLog !== undefined && log.logId !== expectedLog)
+    return lostError(id, { expectedVersion: expected, actualVersion: log.version, expectedLog, actualLog: log.logId });
+  if (expected !== undefined && expected > log.version)
+    return lostError(id, { expectedVersion: expected, actualVersion: log.version, expectedLog, actualLog: log.logId });
   if (expected !== undefined && expected !== log.version) return conflictError(id, expected, log.version);
   return undefined;
 }
@@ -204,7 +218,8 @@ export function checkSessionId(id: unknown, name = "id"): string {
 export function serializeEntries(entries: unknown, name = "entries"): string[] {
   if (!Array.isArray(entries)) throw typeError(`${name} must be an array of entries, got ${describe(entries)}`);
   // Each entry writes at least 12 bytes ({"type":""}): a length past the bound is refused before one is read.
-  if (entries.length * 12 > MAX_APPEND_BYTES) throw tooLargeError(`${name} hold more than an append may (${MAX_APPEND_BYTES} bytes of JSON): ${entries.length} entries`);
+  if (entries.length * 12 > MAX_APPEND_BYTES)
+    throw tooLargeError(`${name} hold more than an append may (${MAX_APPEND_BYTES} bytes of JSON): ${entries.length} entries`);
   let total = 0;
   // Index by index, not map(): a hole is an entry that is not an object, never a gap in the log.
   return Array.from({ length: entries.length }, (_, i) => {
@@ -219,11 +234,13 @@ export function serializeEntries(entries: unknown, name = "entries"): string[] {
     try {
       json = JSON.stringify(entry);
     } catch (error) {
-      if (error instanceof RangeError && /string length/i.test(error.message)) throw tooLargeError(`${name}[${i}] is larger than an append may be (${MAX_APPEND_BYTES} bytes of JSON)`);
+      if (error instanceof RangeError && /string length/i.test(error.message))
+        throw tooLargeError(`${name}[${i}] is larger than an append may be (${MAX_APPEND_BYTES} bytes of JSON)`);
       throw typeError(`${name}[${i}] is not serializable as JSON: ${(error as Error).message}`);
     }
     total += utf8Length(json);
-    if (total > MAX_APPEND_BYTES) throw tooLargeError(`${name} hold more than an append may (${MAX_APPEND_BYTES} bytes of JSON, at ${name}[${i}])`);
+    if (total > MAX_APPEND_BYTES)
+      throw tooLargeError(`${name} hold more than an append may (${MAX_APPEND_BYTES} bytes of JSON, at ${name}[${i}])`);
     return json;
   });
 }
@@ -247,7 +264,8 @@ export function checkAppendOptions(options: AppendOptions | undefined): CheckedA
   const expected = options.expectedVersion;
   if (expected !== undefined) {
     if (typeof expected !== "number") throw typeError(`options.expectedVersion must be a number, got ${describe(expected)}`);
-    if (!Number.isSafeInteger(expected) || expected < 0) throw rangeError(`options.expectedVersion must be an integer >= 0, got ${expected}`);
+    if (!Number.isSafeInteger(expected) || expected < 0)
+      throw rangeError(`options.expectedVersion must be an integer >= 0, got ${expected}`);
   }
   const appendId = options.appendId === undefined ? undefined : checkId(options.appendId, "options.appendId", MAX_APPEND_ID_BYTES);
   const logId = options.logId === undefined ? undefined : checkId(options.logId, "options.logId", MAX_APPEND_ID_BYTES);
@@ -289,13 +307,19 @@ export function newLogId(): string {
  * read() over scan(): the records from `from`, refused with ERR_CTXWIN_SESSION_TOO_LARGE once
  * they pass MAX_READ_BYTES of log (`size` gives a record's bytes as the store holds it).
  */
-export async function readAll(id: string, records: AsyncIterable<SessionRecord & { bytes: number }>, from: number): Promise<SessionRecord[]> {
+export async function readAll(
+  id: string,
+  records: AsyncIterable<SessionRecord & { bytes: number }>,
+  from: number,
+): Promise<SessionRecord[]> {
   const out: SessionRecord[] = [];
   let bytes = 0;
   for await (const record of records) {
     bytes += record.bytes;
     if (bytes > MAX_READ_BYTES) {
-      throw tooLargeError(`session ${JSON.stringify(id)}: the log from seq ${from} is more than read() returns at once (${MAX_READ_BYTES} bytes): iterate over store.scan(id, from) instead`);
+      throw tooLargeError(
+        `session ${JSON.stringify(id)}: the log from seq ${from} is more than read() returns at once (${MAX_READ_BYTES} bytes): iterate over store.scan(id, from) instead`,
+      );
     }
     out.push({ seq: record.seq, time: record.time, entry: record.entry });
   }

@@ -8,7 +8,9 @@ import type { AsyncCountOptions, BatchTokenCounter, CountMessagesOptions } from 
 import { settleLater, signalOf } from "./core-batch.js";
 import type { MessageLike } from "../messages/types.js";
 
-export type ApproximateCounterOptions = { tokensPerWord?: number; charsPerToken?: never } | { charsPerToken: number; tokensPerWord?: never };
+export type ApproximateCounterOptions =
+  | { tokensPerWord?: number; charsPerToken?: never }
+  | { charsPerToken: number; tokensPerWord?: never };
 
 export class ApproximateCounter implements BatchTokenCounter {
   readonly tokensPerWord: number | undefined;
@@ -20,7 +22,10 @@ export class ApproximateCounter implements BatchTokenCounter {
     if (tokensPerWord !== undefined && charsPerToken !== undefined) {
       throw typeError("options: give tokensPerWord or charsPerToken, not both");
     }
-    for (const [name, value] of [["tokensPerWord", tokensPerWord], ["charsPerToken", charsPerToken]] as const) {
+    for (const [name, value] of [
+      ["tokensPerWord", tokensPerWord],
+      ["charsPerToken", charsPerToken],
+    ] as const) {
       if (value === undefined) continue;
       if (typeof value !== "number") throw typeError(`options.${name} must be a number, got ${describe(value)}`);
       if (!Number.isFinite(value) || value <= 0) throw rangeError(`options.${name} must be a finite number > 0, got ${value}`);
@@ -66,5 +71,4 @@ export class ApproximateCounter implements BatchTokenCounter {
   countEachMessage(messages: readonly MessageLike[], options?: CountMessagesOptions): Uint32Array {
     return countEachMessageWith((texts) => this.countMany(texts), messages, options).perMessage;
   }
-
 }

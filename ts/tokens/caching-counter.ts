@@ -32,7 +32,8 @@ export class CachingCounter implements TokenCounter {
       throw typeError(`inner must be a TokenCounter, got ${describe(inner)}`);
     }
     const maxEntries = options.maxEntries ?? 10_000;
-    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw rangeError(`options.maxEntries must be an integer >= 1, got ${describe(maxEntries)}`);
+    if (!Number.isInteger(maxEntries) || maxEntries < 1)
+      throw rangeError(`options.maxEntries must be an integer >= 1, got ${describe(maxEntries)}`);
     this.inner = inner;
     this.maxEntries = maxEntries;
   }
@@ -91,7 +92,10 @@ export class CachingCounter implements TokenCounter {
     const inner = this.inner as Partial<BatchTokenCounter>;
     const counted = new Map<string, number>();
     if (unseen.length > 0) {
-      const counts = typeof inner.countManyAsync === "function" ? await inner.countManyAsync(unseen, options) : Uint32Array.from(unseen, (text) => this.inner.count(text));
+      const counts =
+        typeof inner.countManyAsync === "function"
+          ? await inner.countManyAsync(unseen, options)
+          : Uint32Array.from(unseen, (text) => this.inner.count(text));
       unseen.forEach((text, i) => counted.set(text, counts[i] as number));
     }
     return Uint32Array.from(texts, (text) => {

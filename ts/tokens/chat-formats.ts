@@ -47,7 +47,11 @@ export function chatFormatLabel(format: ChatFormatName, templateSource: string):
 
 function functionOf(tool: ToolDefinition): { name: string; description: string; parameters: unknown } {
   const fn = (tool.function ?? tool) as { name?: unknown; description?: unknown; parameters?: unknown; input_schema?: unknown };
-  return { name: String(fn.name ?? ""), description: typeof fn.description === "string" ? fn.description : "", parameters: fn.parameters ?? fn.input_schema ?? {} };
+  return {
+    name: String(fn.name ?? ""),
+    description: typeof fn.description === "string" ? fn.description : "",
+    parameters: fn.parameters ?? fn.input_schema ?? {},
+  };
 }
 
 /**
@@ -98,13 +102,23 @@ export function gemmaToolPrompt(tools: readonly ToolDefinition[]): string {
  * Reasoning is passed on in `reasoning_content` for the templates that read it (Qwen 3); DeepSeek
  * drops it (its API does not send earlier turns' reasoning to the model).
  */
-export function messagesForTemplate(format: ChatFormatName, messages: ChatTemplateMessage[], tools: readonly ToolDefinition[] | undefined): ChatTemplateMessage[] {
+export function messagesForTemplate(
+  format: ChatFormatName,
+  messages: ChatTemplateMessage[],
+  tools: readonly ToolDefinition[] | undefined,
+): ChatTemplateMessage[] {
   if (format === "deepseek") {
     // DeepSeek's templates render a tool call only from a message whose content is None, and
     // concatenate its arguments as the JSON text the API was sent.
     const out = messages.map(({ reasoning_content: _dropped, ...message }): ChatTemplateMessage => {
       if (message.tool_calls === undefined) return message;
-      const tool_calls = message.tool_calls.map((call) => ({ ...call, function: { ...call.function, arguments: typeof call.function.arguments === "string" ? call.function.arguments : JSON.stringify(call.function.arguments) } }));
+      const tool_calls = message.tool_calls.map((call) => ({
+        ...call,
+        function: {
+          ...call.function,
+          arguments: typeof call.function.arguments === "string" ? call.function.arguments : JSON.stringify(call.function.arguments),
+        },
+      }));
       return { ...message, content: (message.content === "" ? null : message.content) as string, tool_calls };
     });
     if (tools === undefined) return out;

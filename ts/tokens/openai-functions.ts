@@ -35,23 +35,30 @@ export function functionOf(tool: ToolDefinition, at: string): FunctionDefinition
     checkSchema(parameters, `${fnAt}.${key}`);
   }
   const description = typeof fn.description === "string" ? fn.description : undefined;
-  return { name: fn.name, ...(description !== undefined ? { description } : {}), ...(isRecord(parameters) ? { parameters: parameters as JsonSchema } : {}) };
+  return {
+    name: fn.name,
+    ...(description !== undefined ? { description } : {}),
+    ...(isRecord(parameters) ? { parameters: parameters as JsonSchema } : {}),
+  };
 }
 
 /** Checks the parts of a schema the rendering reads, naming the first bad one. */
 function checkSchema(schema: unknown, at: string): void {
   if (!isRecord(schema) || Array.isArray(schema)) throw typeError(`${at} must be a JSON schema object, got ${describe(schema)}`);
   const { description, properties, items, required, type } = schema;
-  if (description !== undefined && typeof description !== "string") throw typeError(`${at}.description must be a string, got ${describe(description)}`);
+  if (description !== undefined && typeof description !== "string")
+    throw typeError(`${at}.description must be a string, got ${describe(description)}`);
   if (type !== undefined && typeof type !== "string" && !(Array.isArray(type) && type.every((t) => typeof t === "string"))) {
     throw typeError(`${at}.type must be a string or an array of strings, got ${describe(type)}`);
   }
   if (required !== undefined && !(Array.isArray(required) && required.every((r) => typeof r === "string"))) {
     throw typeError(`${at}.required must be an array of strings, got ${describe(required)}`);
   }
-  if (schema.enum !== undefined && !Array.isArray(schema.enum)) throw typeError(`${at}.enum must be an array, got ${describe(schema.enum)}`);
+  if (schema.enum !== undefined && !Array.isArray(schema.enum))
+    throw typeError(`${at}.enum must be an array, got ${describe(schema.enum)}`);
   if (properties !== undefined) {
-    if (!isRecord(properties) || Array.isArray(properties)) throw typeError(`${at}.properties must be an object, got ${describe(properties)}`);
+    if (!isRecord(properties) || Array.isArray(properties))
+      throw typeError(`${at}.properties must be an object, got ${describe(properties)}`);
     for (const [name, property] of Object.entries(properties)) checkSchema(property, `${at}.properties.${name}`);
   }
   if (items !== undefined && !Array.isArray(items)) checkSchema(items, `${at}.items`);
@@ -100,7 +107,8 @@ function propertiesOf(schema: JsonSchema, indent: number): string {
   const pad = " ".repeat(indent);
   const lines: string[] = [];
   for (const [name, property] of Object.entries(schema.properties)) {
-    if (typeof property.description === "string" && property.description !== "" && indent < 2) lines.push(`${pad}// ${property.description}`);
+    if (typeof property.description === "string" && property.description !== "" && indent < 2)
+      lines.push(`${pad}// ${property.description}`);
     lines.push(`${pad}${name}${required.has(name) ? "" : "?"}: ${typeOf(property, indent)},`);
   }
   return lines.join("\n");

@@ -11,7 +11,8 @@ export function pythonJson(value: unknown, indent?: number): string {
   if (indent !== undefined) return JSON.stringify(value, null, indent) ?? "null";
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (typeof (value as { toJSON?: unknown }).toJSON === "function") return pythonJson((value as { toJSON: () => unknown }).toJSON());
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined || typeof item === "function" ? "null" : pythonJson(item))).join(", ")}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined || typeof item === "function" ? "null" : pythonJson(item))).join(", ")}]`;
   const entries: string[] = [];
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;

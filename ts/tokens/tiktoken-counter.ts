@@ -72,7 +72,9 @@ export class TiktokenCounter implements BatchTokenCounter {
       // A web application that did not give init() this encoding's table is told so, not approximated.
       if (error instanceof TypeError || (error as { code?: unknown }).code === "ERR_CTXWIN_NOT_INITIALIZED") throw error;
       // Without rank data, count approximately rather than not at all, and say so once.
-      logger.warn(`ctxwin: cannot load ${this.encoding} rank data (${error instanceof Error ? error.message : String(error)}); counting approximately (words x 1.3)`);
+      logger.warn(
+        `ctxwin: cannot load ${this.encoding} rank data (${error instanceof Error ? error.message : String(error)}); counting approximately (words x 1.3)`,
+      );
       this.fallback = new ApproximateCounter();
       this.exact = false;
     }
@@ -100,7 +102,9 @@ export class TiktokenCounter implements BatchTokenCounter {
    * while the strings are copied out of V8.
    */
   async countManyAsync(texts: readonly string[], options?: AsyncCountOptions): Promise<Uint32Array> {
-    return this.tokenizer ? countManyAsyncWith(this.tokenizer, texts, options) : (this.fallback as ApproximateCounter).countManyAsync(texts, options);
+    return this.tokenizer
+      ? countManyAsyncWith(this.tokenizer, texts, options)
+      : (this.fallback as ApproximateCounter).countManyAsync(texts, options);
   }
 
   /** Token ids. Special-token text is ordinary text unless `allowedSpecial: "all"`. */
@@ -118,7 +122,8 @@ export class TiktokenCounter implements BatchTokenCounter {
       for (let i = 0; i < tokens.length; i++) {
         const token = tokens[i];
         if (typeof token !== "number") throw typeError(`tokens[${i}] must be a token id (a number), got ${describe(token)}`);
-        if (!Number.isInteger(token) || token < 0 || token > 0xffffffff) throw rangeError(`tokens[${i}] must be an integer token id >= 0, got ${describe(token)}`);
+        if (!Number.isInteger(token) || token < 0 || token > 0xffffffff)
+          throw rangeError(`tokens[${i}] must be an integer token id >= 0, got ${describe(token)}`);
       }
     }
     return this.requireTokenizer("decode").decode(tokens instanceof Uint32Array ? tokens : Uint32Array.from(tokens));
@@ -134,7 +139,10 @@ export class TiktokenCounter implements BatchTokenCounter {
 
   private requireTokenizer(operation: string): NativeBpeCounter {
     if (!this.tokenizer) {
-      throw plainError(`ctxwin: ${operation} needs the ${this.encoding} rank data, which could not be loaded`, "ERR_CTXWIN_RANK_DATA_UNAVAILABLE");
+      throw plainError(
+        `ctxwin: ${operation} needs the ${this.encoding} rank data, which could not be loaded`,
+        "ERR_CTXWIN_RANK_DATA_UNAVAILABLE",
+      );
     }
     return this.tokenizer;
   }

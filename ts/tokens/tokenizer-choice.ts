@@ -12,7 +12,13 @@ import { packageTokenizerPath, type TokenizerJsonCounterOptions } from "./tokeni
 
 export type TokenizerChoice =
   /** A tokenizer.json: registered for the id (registerTokenizer), or an installed package's. */
-  | { kind: "tokenizer-json"; options: Omit<TokenizerJsonCounterOptions, "model">; label: string; family?: OpenModelFamily; resolved?: ResolvedModel }
+  | {
+      kind: "tokenizer-json";
+      options: Omit<TokenizerJsonCounterOptions, "model">;
+      label: string;
+      family?: OpenModelFamily;
+      resolved?: ResolvedModel;
+    }
   /** Claude 3 and later: ClaudeCounter's family. */
   | { kind: "claude"; family: ClaudeFamily; resolved?: ResolvedModel }
   /**
@@ -58,7 +64,14 @@ export function chooseTokenizer(model: string): TokenizerChoice {
     const family = openModelFamily(id);
     if (!family) continue;
     const pkg = family.packages.find(isInstalled);
-    if (pkg) return { kind: "tokenizer-json", options: { tokenizer: pkg, chatFormat: family.chatFormat ?? "template" }, label: `tokenizer.json (${pkg})`, family, resolved };
+    if (pkg)
+      return {
+        kind: "tokenizer-json",
+        options: { tokenizer: pkg, chatFormat: family.chatFormat ?? "template" },
+        label: `tokenizer.json (${pkg})`,
+        family,
+        resolved,
+      };
     missing ??= family;
     if (!family.broad) break;
   }

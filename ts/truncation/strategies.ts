@@ -87,7 +87,13 @@ const MAX_LIMIT = 0xffffffff;
  * hold, when more than the target (a trim aims at its target but keeps the newest exchange while
  * the request fits with it).
  */
-export function planKept<M extends MessageLike>(strategy: TruncationStrategy, history: MessageColumns<M>, target: number, counter: TokenCounter, requestLimit = target): KeptPlan | undefined {
+export function planKept<M extends MessageLike>(
+  strategy: TruncationStrategy,
+  history: MessageColumns<M>,
+  target: number,
+  counter: TokenCounter,
+  requestLimit = target,
+): KeptPlan | undefined {
   if (history.messages.length === 0) return undefined;
   const chain = coreChain(strategy);
   const limit = Math.min(MAX_LIMIT, Math.max(target, requestLimit));
@@ -108,8 +114,15 @@ export function planKept<M extends MessageLike>(strategy: TruncationStrategy, hi
       }),
     );
     // The core counted the marker at `reserved` in keptTokens: what the target leaves it, within its share.
-    const markerTokens = plan.markerPosition >= 0 ? Math.max(reserved, Math.min(namedMarkerRoom(target), target - plan.keptTokens + reserved)) : undefined;
-    return { indices: Array.from(plan.kept), markerIndex: plan.markerPosition, markerTokens, tokens: plan.keptTokens, newestExchangeExcess: plan.newestExchangeExcess };
+    const markerTokens =
+      plan.markerPosition >= 0 ? Math.max(reserved, Math.min(namedMarkerRoom(target), target - plan.keptTokens + reserved)) : undefined;
+    return {
+      indices: Array.from(plan.kept),
+      markerIndex: plan.markerPosition,
+      markerTokens,
+      tokens: plan.keptTokens,
+      newestExchangeExcess: plan.newestExchangeExcess,
+    };
   }
   const plan = strategy.plan(history.messages, target, counter);
   return keepNewestExchange(history, { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 }, limit);
@@ -272,7 +285,13 @@ function planWith<M extends MessageLike>(
   );
   // Indices back in the caller's numbering (orphans, when dropped, were never candidates).
   const keptIndices = orphan.size === 0 ? Array.from(result.kept) : Array.from(result.kept, (k) => candidates[k] as number);
-  const removedIndices = orphan.size === 0 ? Array.from(result.removed) : mergeSorted(Array.from(result.removed, (k) => candidates[k] as number), meta.orphans);
+  const removedIndices =
+    orphan.size === 0
+      ? Array.from(result.removed)
+      : mergeSorted(
+          Array.from(result.removed, (k) => candidates[k] as number),
+          meta.orphans,
+        );
   const plan: TruncationPlan<M> = {
     kept: keptIndices.map((i) => messages[i] as M),
     removed: removedIndices.map((i) => messages[i] as M),
@@ -293,7 +312,8 @@ function mergeSorted(a: number[], b: number[]): number[] {
   const out: number[] = [];
   let i = 0;
   let j = 0;
-  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && (a[i] as number) < (b[j] as number)) ? (a[i++] as number) : (b[j++] as number));
+  while (i < a.length || j < b.length)
+    out.push(j >= b.length || (i < a.length && (a[i] as number) < (b[j] as number)) ? (a[i++] as number) : (b[j++] as number));
   return out;
 }
 
@@ -333,13 +353,21 @@ export class SmartTruncationStrategy extends CoreStrategy {
   readonly preserveLast: number;
   readonly markerRole: InsertedRole;
   readonly dropMiddle: "all" | "as-needed";
-  constructor(options: TruncationOptions & { preserveFirst?: number; preserveLast?: number; markerRole?: InsertedRole; dropMiddle?: "all" | "as-needed" } = {}) {
+  constructor(
+    options: TruncationOptions & {
+      preserveFirst?: number;
+      preserveLast?: number;
+      markerRole?: InsertedRole;
+      dropMiddle?: "all" | "as-needed";
+    } = {},
+  ) {
     super(options);
     this.markerRole = checkRole(options.markerRole ?? "system", "options.markerRole");
     this.preserveFirst = requireCount(options.preserveFirst ?? 2, "options.preserveFirst");
     this.preserveLast = requireCount(options.preserveLast ?? 10, "options.preserveLast");
     const dropMiddle = options.dropMiddle ?? "all";
-    if (dropMiddle !== "all" && dropMiddle !== "as-needed") throw rangeError(`options.dropMiddle must be "all" or "as-needed", got ${describe(dropMiddle)}`);
+    if (dropMiddle !== "all" && dropMiddle !== "as-needed")
+      throw rangeError(`options.dropMiddle must be "all" or "as-needed", got ${describe(dropMiddle)}`);
     this.dropMiddle = dropMiddle;
   }
   spec(messages: readonly MessageLike[], counter: TokenCounter): NativeStrategySpec {
@@ -360,12 +388,15 @@ export class SelectiveTruncationStrategy extends CoreStrategy {
   readonly preserveRoles: readonly KnownRole[];
   readonly preserveMarked: boolean;
   readonly dropToolResultsFirst: boolean;
-  constructor(options: TruncationOptions & { preserveRoles?: readonly string[]; preserveMarked?: boolean; dropToolResultsFirst?: boolean } = {}) {
+  constructor(
+    options: TruncationOptions & { preserveRoles?: readonly string[]; preserveMarked?: boolean; dropToolResultsFirst?: boolean } = {},
+  ) {
     super(options);
     const roles = options.preserveRoles ?? ["system", "user"];
     if (!Array.isArray(roles)) throw typeError(`options.preserveRoles must be an array of roles, got ${describe(roles)}`);
     for (const role of roles) {
-      if (!(ROLE_NAMES as string[]).includes(role)) throw rangeError(`options.preserveRoles: unknown role ${describe(role)}; roles are ${ROLE_NAMES.join(", ")}`);
+      if (!(ROLE_NAMES as string[]).includes(role))
+        throw rangeError(`options.preserveRoles: unknown role ${describe(role)}; roles are ${ROLE_NAMES.join(", ")}`);
     }
     this.preserveRoles = roles as KnownRole[];
     this.preserveMarked = options.preserveMarked ?? true;
@@ -374,7 +405,13 @@ export class SelectiveTruncationStrategy extends CoreStrategy {
   spec(): NativeStrategySpec {
     let mask = 0;
     for (const role of this.preserveRoles) mask |= 1 << ROLE_CODES[role];
-    return { kind: 3, preserveRoles: mask, preserveMarked: this.preserveMarked, dropToolResultsFirst: this.dropToolResultsFirst, ...commonSpec(this.options) };
+    return {
+      kind: 3,
+      preserveRoles: mask,
+      preserveMarked: this.preserveMarked,
+      dropToolResultsFirst: this.dropToolResultsFirst,
+      ...commonSpec(this.options),
+    };
   }
 }
 
@@ -382,10 +419,14 @@ export class SelectiveTruncationStrategy extends CoreStrategy {
 export class CompositeStrategy implements TruncationStrategy {
   readonly name = "composite";
   readonly strategies: readonly TruncationStrategy[];
-  constructor(strategies: readonly TruncationStrategy[], readonly options: TruncationOptions = {}) {
+  constructor(
+    strategies: readonly TruncationStrategy[],
+    readonly options: TruncationOptions = {},
+  ) {
     if (!Array.isArray(strategies) || strategies.length === 0) throw typeError("strategies must be a non-empty array of strategies");
     strategies.forEach((s, i) => {
-      if (!s || typeof (s as TruncationStrategy).plan !== "function") throw typeError(`strategies[${i}] must be a TruncationStrategy, got ${describe(s)}`);
+      if (!s || typeof (s as TruncationStrategy).plan !== "function")
+        throw typeError(`strategies[${i}] must be a TruncationStrategy, got ${describe(s)}`);
     });
     this.strategies = strategies;
   }
@@ -399,7 +440,11 @@ export class CompositeStrategy implements TruncationStrategy {
     let current: Array<{ message: M; index: number }> = messages.map((message, index) => ({ message, index }));
     let last: TruncationPlan<M> | undefined;
     for (const strategy of this.strategies) {
-      const step = strategy.plan(current.map((c) => c.message), targetTokens, counter);
+      const step = strategy.plan(
+        current.map((c) => c.message),
+        targetTokens,
+        counter,
+      );
       current = step.keptIndices.map((k) => current[k] as { message: M; index: number });
       last = step;
       if (step.fits) break;
@@ -417,7 +462,12 @@ export class CompositeStrategy implements TruncationStrategy {
       fits: step.fits,
     };
     if (step.warning !== undefined) plan.warning = step.warning;
-    if (step.marker) plan.marker = { ...step.marker, omitted: removedIndices.length, message: omissionMarker(removedIndices.length, step.marker.message.role) };
+    if (step.marker)
+      plan.marker = {
+        ...step.marker,
+        omitted: removedIndices.length,
+        message: omissionMarker(removedIndices.length, step.marker.message.role),
+      };
     return plan;
   }
 

@@ -30,8 +30,7 @@ std::string_view error_code_name(ErrorCode code) noexcept;
 
 class Error : public std::runtime_error {
  public:
-  Error(ErrorKind kind, ErrorCode code, const std::string& message)
-      : std::runtime_error(message), kind_(kind), code_(code) {}
+  Error(ErrorKind kind, ErrorCode code, const std::string& message) : std::runtime_error(message), kind_(kind), code_(code) {}
 
   ErrorKind kind() const noexcept { return kind_; }
   ErrorCode code() const noexcept { return code_; }
@@ -39,12 +38,8 @@ class Error : public std::runtime_error {
   // The `code` property JavaScript sees, e.g. "ERR_CTXWIN_OUT_OF_RANGE".
   std::string_view js_code() const noexcept;
 
-  static Error type(ErrorCode code, const std::string& message) {
-    return Error(ErrorKind::Type, code, message);
-  }
-  static Error range(ErrorCode code, const std::string& message) {
-    return Error(ErrorKind::Range, code, message);
-  }
+  static Error type(ErrorCode code, const std::string& message) { return Error(ErrorKind::Type, code, message); }
+  static Error range(ErrorCode code, const std::string& message) { return Error(ErrorKind::Range, code, message); }
 
  private:
   ErrorKind kind_;

@@ -60,8 +60,8 @@ const CatalogModel* priced_entry(const ModelIndex& index, const CatalogModel& ro
       for (std::uint32_t i : entries) {
         const CatalogModel& candidate = index.models()[i];
         if ((makers_only && candidate.provider != row.provider) || candidate.prices.input < 0) continue;
-        const bool preferred = best == nullptr || (makers_only ? candidate.release_date > best->release_date
-                                                               : candidate.provider_rank < best->provider_rank);
+        const bool preferred =
+            best == nullptr || (makers_only ? candidate.release_date > best->release_date : candidate.provider_rank < best->provider_rank);
         if (preferred) best = &candidate;
       }
       if (best != nullptr) return best;
@@ -80,11 +80,13 @@ BuiltinCatalog build() {
     catalog.compatibility_names.emplace(canonical_model_name(model.id), catalog.compatibility.size());
     catalog.compatibility.push_back(CompatibilityRow{std::move(model), priced});
   }
-  for (const catalog_data::AliasRow& alias : catalog_data::aliases()) catalog.aliases.emplace(canonical_model_name(alias.from), std::string(alias.to));
+  for (const catalog_data::AliasRow& alias : catalog_data::aliases())
+    catalog.aliases.emplace(canonical_model_name(alias.from), std::string(alias.to));
   for (const catalog_data::AliasRow& spelling : catalog_data::spellings()) {
     catalog.spellings.emplace_back(canonical_model_name(spelling.from), canonical_model_name(spelling.to));
   }
-  for (const catalog_data::AliasRow& alias : catalog_data::provider_aliases()) catalog.provider_aliases[std::string(alias.from)].emplace_back(alias.to);
+  for (const catalog_data::AliasRow& alias : catalog_data::provider_aliases())
+    catalog.provider_aliases[std::string(alias.from)].emplace_back(alias.to);
   for (const catalog_data::ProviderRow& provider : catalog_data::providers()) {
     catalog.provider_groups.emplace(std::string(provider.id), static_cast<ProviderGroup>(provider.group));
   }

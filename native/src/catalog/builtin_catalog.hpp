@@ -20,13 +20,13 @@ struct CompatibilityRow {
 };
 
 struct BuiltinCatalog {
-  ModelIndex index;                                  // catalog and supplement rows
-  std::vector<CompatibilityRow> compatibility;       // in the specification's order
+  ModelIndex index;                                                  // catalog and supplement rows
+  std::vector<CompatibilityRow> compatibility;                       // in the specification's order
   std::unordered_map<std::string, std::size_t> compatibility_names;  // canonical name -> row
   std::unordered_map<std::string, std::string> aliases;              // canonical name -> target id
   std::vector<std::pair<std::string, std::string>> spellings;        // canonical prefix -> replacement
   std::unordered_map<std::string, std::vector<std::string>> provider_aliases;
-  std::unordered_map<std::string, ProviderGroup> provider_groups;    // every provider id
+  std::unordered_map<std::string, ProviderGroup> provider_groups;  // every provider id
 };
 
 // Built on first use, then shared by every resolver of the process (read-only).

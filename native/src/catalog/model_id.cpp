@@ -15,15 +15,18 @@ char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + '
 bool all_digits(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_digit); }
 
 // A router's tag for a tier or mode of a model it serves ("...:free", "...:thinking"), not another model.
-constexpr std::array<std::string_view, 10> kRouterTags = {"free", "beta", "nitro", "floor", "extended", "thinking", "online", "exacto", "latest", "default"};
+constexpr std::array<std::string_view, 10> kRouterTags = {"free",     "beta",   "nitro",  "floor",  "extended",
+                                                          "thinking", "online", "exacto", "latest", "default"};
 
 // Bedrock's cross-region inference profiles put a geography before the model id.
-constexpr std::array<std::string_view, 13> kBedrockRegions = {"us.", "eu.", "apac.", "ap.", "global.", "us-gov.", "jp.", "au.", "ca.", "sa.", "me.", "af.", "in."};
+constexpr std::array<std::string_view, 13> kBedrockRegions = {"us.", "eu.", "apac.", "ap.", "global.", "us-gov.", "jp.",
+                                                              "au.", "ca.", "sa.",   "me.", "af.",     "in."};
 
 // Weight formats and quantizations in local runtimes' tags ("q4_K_M", "fp16"): the same model.
 bool is_quantization(std::string_view segment) {
   if (segment.size() >= 2 && segment[0] == 'q' && is_digit(segment[1])) return true;
-  constexpr std::array<std::string_view, 12> kFormats = {"fp16", "fp32", "fp8", "bf16", "int4", "int8", "awq", "gguf", "gptq", "mlx", "4bit", "8bit"};
+  constexpr std::array<std::string_view, 12> kFormats = {"fp16", "fp32", "fp8",  "bf16", "int4", "int8",
+                                                         "awq",  "gguf", "gptq", "mlx",  "4bit", "8bit"};
   return std::find(kFormats.begin(), kFormats.end(), segment) != kFormats.end();
 }
 
@@ -66,9 +69,9 @@ bool is_parameter_size(std::string_view s) {
   return false;
 }
 
-constexpr std::array<std::string_view, 23> kSiblingWords = {"mini", "nano", "lite", "light", "micro", "tiny", "small", "medium", "large", "pro",
-                                                            "plus", "max", "ultra", "turbo", "flash", "fast", "premier", "haiku", "sonnet", "opus",
-                                                            "air", "heavy", "deep"};
+constexpr std::array<std::string_view, 23> kSiblingWords = {"mini",    "nano",  "lite",   "light", "micro", "tiny",  "small", "medium",
+                                                            "large",   "pro",   "plus",   "max",   "ultra", "turbo", "flash", "fast",
+                                                            "premier", "haiku", "sonnet", "opus",  "air",   "heavy", "deep"};
 
 bool is_tuning_word(std::string_view s) { return s == "instruct" || s == "it" || s == "chat" || s == "text" || s == "base"; }
 

@@ -37,7 +37,8 @@ void consider(std::optional<Candidate>& best, const ModelIndex& index, std::span
 }
 
 // Rule 4 after exact ids: the same name, family or open-weight base (at `providers` only, if given).
-std::optional<Candidate> by_names(const ModelIndex& index, const std::vector<std::string>& names, const std::vector<std::string>* providers) {
+std::optional<Candidate> by_names(const ModelIndex& index, const std::vector<std::string>& names,
+                                  const std::vector<std::string>* providers) {
   std::optional<Candidate> best;
   for (const std::string& name : names) {
     consider(best, index, index.by_name(name), MatchKind::Name, providers);
@@ -72,7 +73,8 @@ std::vector<std::string> providers_named(std::string_view head, const BuiltinCat
   std::vector<std::string> out;
   const std::string key(head);
   if (builtin.provider_groups.contains(key)) out.push_back(key);
-  if (const auto it = builtin.provider_aliases.find(key); it != builtin.provider_aliases.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+  if (const auto it = builtin.provider_aliases.find(key); it != builtin.provider_aliases.end())
+    out.insert(out.end(), it->second.begin(), it->second.end());
   if (registered != nullptr && out.empty()) {
     for (const CatalogModel& model : registered->models()) {
       if (model.provider == key) {
@@ -91,7 +93,8 @@ std::optional<Candidate> by_prefix(const ModelIndex& index, const std::vector<st
   std::size_t best_length = 0;
   std::optional<Candidate> best;
   for (const std::string& name : names) {
-    for (std::size_t dash = name.rfind('-'); dash != std::string::npos && dash > best_length; dash = dash == 0 ? std::string::npos : name.rfind('-', dash - 1)) {
+    for (std::size_t dash = name.rfind('-'); dash != std::string::npos && dash > best_length;
+         dash = dash == 0 ? std::string::npos : name.rfind('-', dash - 1)) {
       const std::string_view prefix = std::string_view(name).substr(0, dash);
       const std::string_view rest = std::string_view(name).substr(dash);
       std::optional<Candidate> found;
@@ -231,7 +234,9 @@ void ModelResolver::add(std::vector<CatalogModel> models) {
   // Everything is built aside and swapped in at the end: an exception leaves the resolver as it was.
   std::vector<CatalogModel> plain;
   std::vector<CatalogModel> patterns;
-  const auto same = [](const CatalogModel& a, const CatalogModel& b) { return a.provider == b.provider && fold_model_id(a.id) == fold_model_id(b.id); };
+  const auto same = [](const CatalogModel& a, const CatalogModel& b) {
+    return a.provider == b.provider && fold_model_id(a.id) == fold_model_id(b.id);
+  };
   auto keep = [&](CatalogModel model, std::vector<CatalogModel>& into) {
     into.erase(std::remove_if(into.begin(), into.end(), [&](const CatalogModel& old) { return same(old, model); }), into.end());
     into.push_back(std::move(model));

@@ -38,7 +38,8 @@ std::string key(std::string_view path, std::string_view name) { return std::stri
 const json& object_at(const json& parent, std::string_view field, const std::string& path) {
   const auto it = parent.find(std::string(field));
   if (it == parent.end() || !it->is_object()) {
-    throw Error::type(ErrorCode::InvalidArgument, path + "." + std::string(field) + " must be an object, got " + (it == parent.end() ? "nothing" : type_of(*it)));
+    throw Error::type(ErrorCode::InvalidArgument,
+                      path + "." + std::string(field) + " must be an object, got " + (it == parent.end() ? "nothing" : type_of(*it)));
   }
   return *it;
 }
@@ -65,14 +66,16 @@ double price_at(const json& cost, std::string_view field, const std::string& pat
   const std::string where = path + "." + std::string(field);
   if (!it->is_number()) throw Error::type(ErrorCode::InvalidArgument, where + " must be a number, got " + type_of(*it));
   const double value = it->get<double>();
-  if (!(value >= 0) || !std::isfinite(value)) throw Error::range(ErrorCode::OutOfRange, where + " must be a price >= 0, got " + describe_number(value));
+  if (!(value >= 0) || !std::isfinite(value))
+    throw Error::range(ErrorCode::OutOfRange, where + " must be a price >= 0, got " + describe_number(value));
   return value;
 }
 
 std::string string_at(const json& parent, std::string_view field, const std::string& path, std::string fallback) {
   const auto it = parent.find(std::string(field));
   if (it == parent.end() || it->is_null()) return fallback;
-  if (!it->is_string()) throw Error::type(ErrorCode::InvalidArgument, path + "." + std::string(field) + " must be a string, got " + type_of(*it));
+  if (!it->is_string())
+    throw Error::type(ErrorCode::InvalidArgument, path + "." + std::string(field) + " must be a string, got " + type_of(*it));
   return it->get<std::string>();
 }
 
@@ -80,14 +83,17 @@ std::string string_at(const json& parent, std::string_view field, const std::str
 
 std::vector<CatalogModel> parse_models_dev_catalog(std::string_view text) {
   const json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) throw Error::type(ErrorCode::InvalidArgument, "catalog must be JSON in models.dev's format: it does not parse");
-  if (!document.is_object()) throw Error::type(ErrorCode::InvalidArgument, "catalog must be an object of providers by id, got " + type_of(document));
+  if (document.is_discarded())
+    throw Error::type(ErrorCode::InvalidArgument, "catalog must be JSON in models.dev's format: it does not parse");
+  if (!document.is_object())
+    throw Error::type(ErrorCode::InvalidArgument, "catalog must be an object of providers by id, got " + type_of(document));
   const json& providers = document.contains("providers") && document["providers"].is_object() ? document["providers"] : document;
   std::vector<CatalogModel> out;
   for (const auto& [provider_id, provider] : providers.items()) {
     const std::string provider_path = key("catalog", provider_id);
     if (provider_id.empty()) throw Error::range(ErrorCode::OutOfRange, "catalog: a provider id must not be empty");
-    if (!provider.is_object()) throw Error::type(ErrorCode::InvalidArgument, provider_path + " must be an object, got " + type_of(provider));
+    if (!provider.is_object())
+      throw Error::type(ErrorCode::InvalidArgument, provider_path + " must be an object, got " + type_of(provider));
     const std::string provider_name = string_at(provider, "name", provider_path, provider_id);
     const json& models = object_at(provider, "models", provider_path);
     for (const auto& [model_id, model] : models.items()) {
@@ -110,13 +116,16 @@ std::vector<CatalogModel> parse_models_dev_catalog(std::string_view text) {
       }
       entry.release_date = string_at(model, "release_date", path, "");
       if (const auto open = model.find("open_weights"); open != model.end() && !open->is_null()) {
-        if (!open->is_boolean()) throw Error::type(ErrorCode::InvalidArgument, path + ".open_weights must be a boolean, got " + type_of(*open));
+        if (!open->is_boolean())
+          throw Error::type(ErrorCode::InvalidArgument, path + ".open_weights must be a boolean, got " + type_of(*open));
         entry.open_weights = open->get<bool>();
       }
       const std::string folded = fold_model_id(entry.id);
-      if (folded.empty() || folded == "*") throw Error::range(ErrorCode::OutOfRange, path + ": a model id must not be blank (a prefix pattern needs a prefix before its '*')");
+      if (folded.empty() || folded == "*")
+        throw Error::range(ErrorCode::OutOfRange, path + ": a model id must not be blank (a prefix pattern needs a prefix before its '*')");
       if (folded.size() > kMaxModelIdLength) {
-        throw Error::range(ErrorCode::OutOfRange, path + ": a model id must be at most " + std::to_string(kMaxModelIdLength) + " characters long");
+        throw Error::range(ErrorCode::OutOfRange,
+                           path + ": a model id must be at most " + std::to_string(kMaxModelIdLength) + " characters long");
       }
       if (entry.context_window > 0) out.push_back(std::move(entry));
     }

@@ -59,7 +59,8 @@ std::string placeholder(std::string_view text, std::string_view id, const ToolCa
     std::vector<std::string> lines = verdict.lines;
     if (lines.size() > limits.max_lines) lines.resize(limits.max_lines);
     // A failing run's tally says how much failed.
-    if (outcome.tally_failed && lines.size() < limits.max_lines && std::find(lines.begin(), lines.end(), outcome.tally) == lines.end()) lines.push_back(outcome.tally);
+    if (outcome.tally_failed && lines.size() < limits.max_lines && std::find(lines.begin(), lines.end(), outcome.tally) == lines.end())
+      lines.push_back(outcome.tally);
     out += "\n";
     out += kClearedErrorsHeading;
     for (const auto& line : lines) {

@@ -38,7 +38,7 @@ void add(std::vector<FileEffect>& out, FileEffect effect) {
 
 std::vector<FileEffect> patch_changes(std::string_view patch) {
   std::vector<FileEffect> out;
-  std::string minus;            // the `---` path of the file being read
+  std::string minus;  // the `---` path of the file being read
   std::string rename_from;
   std::string envelope_update;  // an apply_patch `*** Update File:` waiting for a `*** Move to:`
   std::size_t start = 0;
@@ -68,10 +68,14 @@ std::vector<FileEffect> patch_changes(std::string_view patch) {
       minus = diff_path(line.substr(4));
     } else if (line.starts_with("+++ ") && !minus.empty()) {
       const std::string plus = diff_path(line.substr(4));
-      if (plus == "/dev/null") add(out, {FileChange::Deleted, minus, {}});
-      else if (minus == "/dev/null") add(out, {FileChange::Created, plus, {}});
-      else if (minus != plus) add(out, {FileChange::Moved, plus, minus});
-      else add(out, {FileChange::Edited, plus, {}});
+      if (plus == "/dev/null")
+        add(out, {FileChange::Deleted, minus, {}});
+      else if (minus == "/dev/null")
+        add(out, {FileChange::Created, plus, {}});
+      else if (minus != plus)
+        add(out, {FileChange::Moved, plus, minus});
+      else
+        add(out, {FileChange::Edited, plus, {}});
       minus.clear();
     } else if (line.starts_with("rename from ")) {
       rename_from = std::string(trimmed(line.substr(12)));

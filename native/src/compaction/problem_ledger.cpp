@@ -72,7 +72,8 @@ bool run_covers(const ToolCallReading& run, const std::string& run_check, const 
   const std::string_view file = test_file(p.test);
   if (run.test_paths.empty()) {
     const std::string_view program = program_of(run_check);
-    return !program.empty() && program == program_of(p.command) && p.command.substr(0, p.command.find('\n')) == run_check.substr(0, run_check.find('\n'));
+    return !program.empty() && program == program_of(p.command) &&
+           p.command.substr(0, p.command.find('\n')) == run_check.substr(0, run_check.find('\n'));
   }
   for (const auto& path : run.test_paths) {
     if (p.test.find(path) != std::string::npos) return true;
@@ -107,10 +108,12 @@ void ProblemLedger::observe(const ToolCallRef& call, std::string_view result, bo
     }
     if (verdict.succeeded) {
       std::string line = !outcome.tally.empty() ? outcome.tally : outcome.last_line;
-      if (outcome.exit_code.has_value() && line.find("exit code") == std::string::npos) line += (line.empty() ? "" : "; ") + std::string("exit code ") + std::to_string(*outcome.exit_code);
+      if (outcome.exit_code.has_value() && line.find("exit code") == std::string::npos)
+        line += (line.empty() ? "" : "; ") + std::string("exit code ") + std::to_string(*outcome.exit_code);
       for (auto& p : problems_) {
         if (p.resolved) continue;
-        if (p.check == command || p.command == command || (verdict.tests_passed && run_covers(reading, command, p))) resolve(p, call.id, line.empty() ? "succeeded" : line);
+        if (p.check == command || p.command == command || (verdict.tests_passed && run_covers(reading, command, p)))
+          resolve(p, call.id, line.empty() ? "succeeded" : line);
       }
       std::stable_sort(problems_.begin(), problems_.end(), [](const Problem& a, const Problem& b) { return a.seen < b.seen; });
       bound();
@@ -118,12 +121,15 @@ void ProblemLedger::observe(const ToolCallRef& call, std::string_view result, bo
     }
   }
   std::string how = outcome.tally_failed ? outcome.tally : std::string();
-  if (outcome.exit_code.has_value() && *outcome.exit_code != 0) how += (how.empty() ? "" : "; ") + std::string("exit code ") + std::to_string(*outcome.exit_code);
+  if (outcome.exit_code.has_value() && *outcome.exit_code != 0)
+    how += (how.empty() ? "" : "; ") + std::string("exit code ") + std::to_string(*outcome.exit_code);
   auto record = [&](const std::string& check, std::string test, const std::vector<std::string>& lines) {
     Problem& p = upsert(check);
     // A run that only marks the test as failing ("× name", a summary list) says less than the
     // run before it that said why: the reason stays.
-    const bool only_marks = !test.empty() && std::all_of(lines.begin(), lines.end(), [&](const std::string& l) { return test_key(test_mark(l).name) == test_key(test); });
+    const bool only_marks = !test.empty() && std::all_of(lines.begin(), lines.end(), [&](const std::string& l) {
+      return test_key(test_mark(l).name) == test_key(test);
+    });
     if (!lines.empty() && !(only_marks && !p.lines.empty())) p.lines = lines;
     p.test = std::move(test);
     p.label = label;
@@ -166,7 +172,8 @@ void ProblemLedger::resolve(Problem& problem, std::string_view by, std::string_v
 void ProblemLedger::bound() {
   for (bool resolved : {false, true}) {
     const std::size_t max = resolved ? limits_.max_resolved : limits_.max_open;
-    std::size_t count = static_cast<std::size_t>(std::count_if(problems_.begin(), problems_.end(), [&](const Problem& p) { return p.resolved == resolved; }));
+    std::size_t count = static_cast<std::size_t>(
+        std::count_if(problems_.begin(), problems_.end(), [&](const Problem& p) { return p.resolved == resolved; }));
     for (auto it = problems_.begin(); count > max && it != problems_.end();) {
       if (it->resolved == resolved) {
         it = problems_.erase(it);
@@ -239,8 +246,10 @@ ProblemLedger ProblemLedger::from_json(std::string_view text, LedgerLimits limit
     ledger.seen_ = std::max(ledger.seen_, p.seen);
     ledger.problems_.push_back(std::move(p));
   }
-  if (auto seen = parsed.find("seen"); seen != parsed.end() && seen->is_number_unsigned()) ledger.seen_ = std::max(ledger.seen_, seen->get<std::uint64_t>());
-  if (auto through = parsed.find("observedThrough"); through != parsed.end() && through->is_string()) ledger.observed_through_ = through->get<std::string>();
+  if (auto seen = parsed.find("seen"); seen != parsed.end() && seen->is_number_unsigned())
+    ledger.seen_ = std::max(ledger.seen_, seen->get<std::uint64_t>());
+  if (auto through = parsed.find("observedThrough"); through != parsed.end() && through->is_string())
+    ledger.observed_through_ = through->get<std::string>();
   std::stable_sort(ledger.problems_.begin(), ledger.problems_.end(), [](const Problem& a, const Problem& b) { return a.seen < b.seen; });
   ledger.bound();
   return ledger;
@@ -253,9 +262,12 @@ std::string observe_tool_results(std::string_view record_json, std::span<const s
     if (event.is_discarded() || !event.is_object()) continue;
     const auto type = event.find("type");
     if (type == event.end() || !type->is_string() || type->get_ref<const std::string&>() != "tool_result") continue;
-    const std::string id = event.contains("toolCallId") && event["toolCallId"].is_string() ? event["toolCallId"].get<std::string>() : std::string();
-    const std::string tool = event.contains("toolName") && event["toolName"].is_string() ? event["toolName"].get<std::string>() : std::string();
-    const std::string args = event.contains("args") ? event["args"].dump(-1, ' ', false, json::error_handler_t::replace) : std::string("null");
+    const std::string id =
+        event.contains("toolCallId") && event["toolCallId"].is_string() ? event["toolCallId"].get<std::string>() : std::string();
+    const std::string tool =
+        event.contains("toolName") && event["toolName"].is_string() ? event["toolName"].get<std::string>() : std::string();
+    const std::string args =
+        event.contains("args") ? event["args"].dump(-1, ' ', false, json::error_handler_t::replace) : std::string("null");
     const auto error = event.find("error");
     if (error != event.end() && error->is_string()) {
       ledger.observe({id, tool, args}, error->get_ref<const std::string&>(), true);
@@ -263,8 +275,8 @@ std::string observe_tool_results(std::string_view record_json, std::span<const s
     }
     const auto result = event.find("result");
     const std::string text = result == event.end() || result->is_null() ? std::string()
-                             : result->is_string() ? result->get<std::string>()
-                                                   : result->dump(-1, ' ', false, json::error_handler_t::replace);
+                             : result->is_string()                      ? result->get<std::string>()
+                                                                        : result->dump(-1, ' ', false, json::error_handler_t::replace);
     ledger.observe({id, tool, args}, text);
   }
   return ledger.to_json();
@@ -283,7 +295,8 @@ std::string without_indent(std::string_view line) {
 
 bool is_frame(std::string_view line) {
   const std::string bare = without_indent(line);
-  return is_stack_frame(line) || bare.starts_with("File \"") || bare.starts_with("at ") || bare.starts_with("Traceback (most recent call last)");
+  return is_stack_frame(line) || bare.starts_with("File \"") || bare.starts_with("at ") ||
+         bare.starts_with("Traceback (most recent call last)");
 }
 
 std::string describe_open_problem(const Problem& p) {

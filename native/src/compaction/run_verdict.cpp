@@ -31,7 +31,8 @@ std::string clipped(std::string_view line, std::size_t max_bytes) {
 
 }  // namespace
 
-RunVerdict judge_run(const ToolCallReading& call, const ToolOutcome& outcome, std::string_view result, bool reported_error, std::size_t max_line_bytes) {
+RunVerdict judge_run(const ToolCallReading& call, const ToolOutcome& outcome, std::string_view result, bool reported_error,
+                     std::size_t max_line_bytes) {
   RunVerdict v;
   const bool failing_tests = !outcome.failed_tests.empty() || outcome.tally_failed;
   if (reported_error) {
@@ -43,7 +44,8 @@ RunVerdict judge_run(const ToolCallReading& call, const ToolOutcome& outcome, st
   } else if (outcome.exit_code.has_value() && call.status_reliable) {
     v.failed = *outcome.exit_code != 0 || failing_tests;
   } else {
-    v.failed = failing_tests || !outcome.error_lines.empty() || (outcome.exit_code.has_value() && *outcome.exit_code != 0 && call.status_reliable);
+    v.failed =
+        failing_tests || !outcome.error_lines.empty() || (outcome.exit_code.has_value() && *outcome.exit_code != 0 && call.status_reliable);
   }
   if (!v.failed) {
     v.succeeded = true;
@@ -56,9 +58,12 @@ RunVerdict judge_run(const ToolCallReading& call, const ToolOutcome& outcome, st
   if (only_status) {
     // A run that failed without an error line: what it ended with says how, then its status.
     std::vector<std::string> lines;
-    if (!outcome.last_line.empty()) lines.push_back(clipped(outcome.last_line, max_line_bytes));
-    else if (reported_error && !first_line(result).empty()) lines.push_back(clipped(first_line(result), max_line_bytes));
-    if (v.lines.empty() && outcome.exit_code.has_value() && *outcome.exit_code != 0) lines.push_back("exit code " + std::to_string(*outcome.exit_code));
+    if (!outcome.last_line.empty())
+      lines.push_back(clipped(outcome.last_line, max_line_bytes));
+    else if (reported_error && !first_line(result).empty())
+      lines.push_back(clipped(first_line(result), max_line_bytes));
+    if (v.lines.empty() && outcome.exit_code.has_value() && *outcome.exit_code != 0)
+      lines.push_back("exit code " + std::to_string(*outcome.exit_code));
     for (auto& l : v.lines) lines.push_back(std::move(l));
     v.lines = std::move(lines);
   }

@@ -67,9 +67,10 @@ bool has_known_extension(std::string_view text) {
   const std::size_t dot = text.rfind('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 >= text.size()) return false;
   const std::string_view ext = text.substr(dot + 1);
-  for (std::string_view known : {"py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "md", "rst", "txt", "cfg", "toml", "yaml", "yml",
-                                 "ini", "html", "css", "scss", "c", "h", "cc", "cpp", "hpp", "go", "rs", "rb", "java", "kt", "sh", "patch",
-                                 "diff", "csv", "xml", "sql", "lock", "env", "conf", "in", "pyx", "pxd", "tex", "vue", "svelte", "php", "swift"}) {
+  for (std::string_view known :
+       {"py",   "pyi",  "js",  "mjs",  "cjs",  "ts",  "tsx",  "jsx", "json", "md",  "rst", "txt", "cfg",    "toml", "yaml", "yml",
+        "ini",  "html", "css", "scss", "c",    "h",   "cc",   "cpp", "hpp",  "go",  "rs",  "rb",  "java",   "kt",   "sh",   "patch",
+        "diff", "csv",  "xml", "sql",  "lock", "env", "conf", "in",  "pyx",  "pxd", "tex", "vue", "svelte", "php",  "swift"}) {
     if (ext == known) return true;
   }
   return false;
@@ -151,7 +152,9 @@ class Scanner {
   // `name = 'x.py'`, `name = Path('x.py')`, `name = pathlib.Path("x.py")`.
   void bind_names() {
     for (std::size_t i = 0; i < code_.size(); ++i) {
-      if (code_[i] != '=' || (i + 1 < code_.size() && code_[i + 1] == '=') || (i > 0 && std::string_view("=!<>+-*/%&|^:").find(code_[i - 1]) != std::string_view::npos)) continue;
+      if (code_[i] != '=' || (i + 1 < code_.size() && code_[i + 1] == '=') ||
+          (i > 0 && std::string_view("=!<>+-*/%&|^:").find(code_[i - 1]) != std::string_view::npos))
+        continue;
       if (in_literal(i)) continue;
       std::size_t k = i;
       while (k > 0 && is_space(code_[k - 1])) --k;
@@ -320,11 +323,13 @@ class Scanner {
 bool looks_like_file_literal(std::string_view text) {
   if (text.empty() || text.size() > 300 || text.starts_with("http:") || text.starts_with("https:")) return false;
   for (char c : text) {
-    if (is_space(c) || std::string_view("{}$*?\\\"'`()[]|,;<>=^").find(c) != std::string_view::npos || static_cast<unsigned char>(c) < 0x20) return false;
+    if (is_space(c) || std::string_view("{}$*?\\\"'`()[]|,;<>=^").find(c) != std::string_view::npos || static_cast<unsigned char>(c) < 0x20)
+      return false;
   }
   if (text.find('/') != std::string_view::npos) {
     // A directory alone, a fraction or a date is not a file.
-    return !text.ends_with('/') && std::any_of(text.begin(), text.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); });
+    return !text.ends_with('/') &&
+           std::any_of(text.begin(), text.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); });
   }
   return has_known_extension(text);
 }

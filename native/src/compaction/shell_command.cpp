@@ -30,13 +30,12 @@ bool is_assignment(std::string_view word) {
 
 // Words that open, continue or close a compound command: the simple command starts after them.
 bool is_reserved_prefix(std::string_view word) {
-  static constexpr std::array<std::string_view, 13> kWords = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "time", "(", "coproc", "exec"};
+  static constexpr std::array<std::string_view, 13> kWords = {"if", "then", "else", "elif", "do",     "while", "until",
+                                                              "!",  "{",    "time", "(",    "coproc", "exec"};
   return std::find(kWords.begin(), kWords.end(), word) != kWords.end();
 }
 
-bool is_reserved_end(std::string_view word) {
-  return word == "fi" || word == "done" || word == "esac" || word == "}" || word == "))";
-}
+bool is_reserved_end(std::string_view word) { return word == "fi" || word == "done" || word == "esac" || word == "}" || word == "))"; }
 
 // Builds simple commands from tokens.
 class Builder {
@@ -187,7 +186,8 @@ ShellReading read_shell_command(std::string_view line) {
     const ProgramReading program = read_program(command, written);
     for (const auto& change : program.changes) reading.changes.push_back(change);
     for (const auto& path : program.files_read) {
-      if (std::find(reading.files_read.begin(), reading.files_read.end(), path) == reading.files_read.end()) reading.files_read.push_back(path);
+      if (std::find(reading.files_read.begin(), reading.files_read.end(), path) == reading.files_read.end())
+        reading.files_read.push_back(path);
     }
     for (const auto& body : program.bodies_written) {
       written.push_back(body);

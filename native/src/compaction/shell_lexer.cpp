@@ -13,11 +13,11 @@ bool is_operator_char(char c) { return c == ';' || c == '&' || c == '|' || c == 
 
 // Longest first, so that "&&" is not read as "&" twice.
 constexpr std::array<std::string_view, 21> kOperators = {"&>>", "<<<", "<<-", "&&", "||", ";;", "|&", "&>", ">>", ">|", ">&",
-                                                         "<<", "<&", "<>", ";", "|", "&", ">", "<", "(", ")"};
+                                                         "<<",  "<&",  "<>",  ";",  "|",  "&",  ">",  "<",  "(",  ")"};
 
 bool is_redirection(std::string_view op) {
-  return op == "&>>" || op == "<<<" || op == "<<-" || op == "&>" || op == ">>" || op == ">|" || op == ">&" || op == "<<" ||
-         op == "<&" || op == "<>" || op == ">" || op == "<";
+  return op == "&>>" || op == "<<<" || op == "<<-" || op == "&>" || op == ">>" || op == ">|" || op == ">&" || op == "<<" || op == "<&" ||
+         op == "<>" || op == ">" || op == "<";
 }
 
 std::string_view operator_at(std::string_view s, std::size_t i) {

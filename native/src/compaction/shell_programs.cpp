@@ -25,7 +25,8 @@ bool is_option(std::string_view word) { return word.size() > 1 && word.front() =
 std::string normalized_program(std::string_view word) {
   std::string name = program_name(word);
   for (std::string_view base : {"python", "pypy", "pip", "perl", "ruby", "node"}) {
-    if (name.starts_with(base) && name.find_first_not_of("0123456789.", base.size()) == std::string::npos) return std::string(base == "pypy" ? "python" : base);
+    if (name.starts_with(base) && name.find_first_not_of("0123456789.", base.size()) == std::string::npos)
+      return std::string(base == "pypy" ? "python" : base);
   }
   return name;
 }
@@ -132,11 +133,13 @@ std::size_t unwrapped(const Words& w) {
   for (int guard = 0; guard < 8 && i < w.size(); ++guard) {
     const std::string name = program_name(w[i]);
     std::size_t next = i;
-    if (one_of(name, {"sudo", "nohup", "nice", "ionice", "stdbuf", "command", "builtin", "exec", "time", "unbuffer", "chronic", "xargs", "npx", "pnpx", "bunx"})) {
+    if (one_of(name, {"sudo", "nohup", "nice", "ionice", "stdbuf", "command", "builtin", "exec", "time", "unbuffer", "chronic", "xargs",
+                      "npx", "pnpx", "bunx"})) {
       next = i + 1;
       // Their options, and the values of those that take one.
       while (next < w.size() && is_option(w[next])) {
-        const bool valued = one_of(w[next], {"-n", "-u", "-g", "-I", "-i", "-L", "-P", "-d", "-o", "-e", "-c", "-p", "-s"}) && name != "npx";
+        const bool valued =
+            one_of(w[next], {"-n", "-u", "-g", "-I", "-i", "-L", "-P", "-d", "-o", "-e", "-c", "-p", "-s"}) && name != "npx";
         next += valued ? 2 : 1;
       }
     } else if (name == "env") {
@@ -146,7 +149,8 @@ std::size_t unwrapped(const Words& w) {
       next = i + 1;
       while (next < w.size() && is_option(w[next])) next += one_of(w[next], {"-s", "-k"}) ? 2 : 1;
       if (next < w.size()) ++next;  // the duration
-    } else if ((name == "uv" || name == "poetry" || name == "pipenv" || name == "pdm" || name == "hatch" || name == "rye") && i + 1 < w.size() && w[i + 1] == "run") {
+    } else if ((name == "uv" || name == "poetry" || name == "pipenv" || name == "pdm" || name == "hatch" || name == "rye") &&
+               i + 1 < w.size() && w[i + 1] == "run") {
       next = i + 2;
       while (next < w.size() && is_option(w[next])) ++next;
     } else if (name == "bundle" && i + 1 < w.size() && w[i + 1] == "exec") {
@@ -164,23 +168,24 @@ std::size_t unwrapped(const Words& w) {
 bool is_reader_program(std::string_view p) {
   return one_of(p, {"cat", "tac", "head", "tail", "less", "more", "nl", "wc", "grep", "egrep", "fgrep", "rg", "ag", "ack", "ls", "ll",
                     "tree", "locate", "file", "stat", "du", "df", "pwd", "echo", "printf", "which", "whereis", "type", "diff", "cmp",
-                    "comm", "uniq", "cut", "tr", "jq", "yq", "column", "fold", "xxd", "hexdump", "od", "strings", "basename",
-                    "dirname", "realpath", "readlink", "printenv", "date", "whoami", "id", "uname", "hostname", "true", "false",
-                    "test", "[", "[[", "sleep", "seq", "expr", "bc", "man", "help", "md5sum", "sha1sum", "sha256sum", "cksum",
-                    "paste", "join", "look", "cd", "pushd", "popd", "export", "unset", "set", "alias", "shopt", "ulimit", "umask",
-                    "wait", "read", "history", "clear", "exit", "return", "local", "declare", "typeset", "readonly", "shift", ":",
+                    "comm", "uniq", "cut", "tr", "jq", "yq", "column", "fold", "xxd", "hexdump", "od", "strings", "basename", "dirname",
+                    "realpath", "readlink", "printenv", "date", "whoami", "id", "uname", "hostname", "true", "false", "test", "[", "[[",
+                    "sleep", "seq", "expr", "bc", "man", "help", "md5sum", "sha1sum", "sha256sum", "cksum", "paste", "join", "look", "cd",
+                    "pushd", "popd", "export", "unset", "set", "alias", "shopt", "ulimit", "umask", "wait", "read", "history", "clear",
+                    "exit", "return", "local", "declare", "typeset", "readonly", "shift", ":",
                     // the header of a compound command: `for f in a b`, `case $x in`
                     "for", "case", "select", "function", "in"});
 }
 
 // Readers whose operands are the files they print.
 bool prints_its_files(std::string_view p) {
-  return one_of(p, {"cat", "tac", "head", "tail", "less", "more", "nl", "wc", "file", "stat", "xxd", "hexdump", "od", "strings", "diff", "cmp"});
+  return one_of(
+      p, {"cat", "tac", "head", "tail", "less", "more", "nl", "wc", "file", "stat", "xxd", "hexdump", "od", "strings", "diff", "cmp"});
 }
 
 bool is_test_program(std::string_view p) {
-  return one_of(p, {"pytest", "py.test", "tox", "nox", "nosetests", "nose2", "trial", "behave", "phpunit", "rspec", "jest", "vitest", "mocha",
-                    "ava", "karma", "ctest", "runtests.py", "runtests", "jasmine", "tap", "pest"});
+  return one_of(p, {"pytest", "py.test", "tox", "nox",   "nosetests", "nose2",       "trial",    "behave",  "phpunit", "rspec", "jest",
+                    "vitest", "mocha",   "ava", "karma", "ctest",     "runtests.py", "runtests", "jasmine", "tap",     "pest"});
 }
 
 // A test command's operands that name what it tests: "tests/test_x.py" of "tests/test_x.py::test_a",
@@ -224,8 +229,11 @@ void read_python(const Reader& r, const Words& w, std::size_t i) {
       if (module == "json.tool") out.kind = ProgramClass::Reader;
       if (one_of(module, {"black", "isort", "autopep8", "yapf", "ruff"})) {
         const Words files = operands(w, k + 2);
-        const bool writes = module == "black" || module == "isort" ? std::none_of(w.begin(), w.end(), [](const std::string& x) { return x == "--check" || x == "--diff"; })
-                                                                   : std::any_of(w.begin(), w.end(), [](const std::string& x) { return x == "-i" || x == "--in-place" || x == "--fix" || x == "format"; });
+        const bool writes = module == "black" || module == "isort"
+                                ? std::none_of(w.begin(), w.end(), [](const std::string& x) { return x == "--check" || x == "--diff"; })
+                                : std::any_of(w.begin(), w.end(), [](const std::string& x) {
+                                    return x == "-i" || x == "--in-place" || x == "--fix" || x == "format";
+                                  });
         if (writes) {
           for (const auto& f : files) {
             if (f != "format" && f != "check") r.change(FileChange::Edited, f);
@@ -241,7 +249,8 @@ void read_python(const Reader& r, const Words& w, std::size_t i) {
         return;
       }
       const std::string script = program_name(a);
-      if (script == "runtests.py" || script.starts_with("test_") || script.ends_with("_test.py") || script == "tests.py") note_tests(out, w, k + 1);
+      if (script == "runtests.py" || script.starts_with("test_") || script.ends_with("_test.py") || script == "tests.py")
+        note_tests(out, w, k + 1);
       if (script == "manage.py" && k + 1 < w.size() && w[k + 1] == "test") note_tests(out, w, k + 2);
       if (script == "setup.py" && k + 1 < w.size() && w[k + 1] == "test") out.runs_tests = true;
       return;
@@ -382,11 +391,13 @@ void read_git(const Reader& r, const Words& w, std::size_t i, const std::vector<
   const std::string& sub = w[k];
   const Words ops = operands(w, k + 1);
   auto has = [&](std::string_view flag) { return std::find(w.begin() + static_cast<std::ptrdiff_t>(k), w.end(), flag) != w.end(); };
-  if (one_of(sub, {"show", "diff", "log", "status", "blame", "grep", "ls-files", "ls-tree", "rev-parse", "describe", "shortlog", "cat-file",
-                   "reflog", "whatchanged", "show-ref", "help", "version", "rev-list", "name-rev", "merge-base", "annotate", "check-ignore"})) {
+  if (one_of(sub, {"show",      "diff",     "log",      "status",     "blame",    "grep",        "ls-files", "ls-tree",
+                   "rev-parse", "describe", "shortlog", "cat-file",   "reflog",   "whatchanged", "show-ref", "help",
+                   "version",   "rev-list", "name-rev", "merge-base", "annotate", "check-ignore"})) {
     r.out.kind = ProgramClass::Reader;
   } else if (sub == "branch" || sub == "tag" || sub == "remote" || sub == "stash" || sub == "config") {
-    const bool lists = ops.empty() || has("--list") || has("-l") || has("-a") || has("-r") || has("-v") || has("--get") || (sub == "stash" && (ops.front() == "list" || ops.front() == "show"));
+    const bool lists = ops.empty() || has("--list") || has("-l") || has("-a") || has("-r") || has("-v") || has("--get") ||
+                       (sub == "stash" && (ops.front() == "list" || ops.front() == "show"));
     if (lists && !(sub == "stash" && ops.empty())) r.out.kind = ProgramClass::Reader;
   } else if (sub == "apply" || sub == "am") {
     if (has("--check") || has("--stat") || has("--numstat") || has("--summary")) {
@@ -398,14 +409,18 @@ void read_git(const Reader& r, const Words& w, std::size_t i, const std::vector<
       r.patch(stdin_text(r.command));
       const std::string file = stdin_file(r.command);
       if (!file.empty()) {
-        if (const std::string* body = body_written(written, r.at(file))) r.patch(*body);
-        else r.out.patch_files.push_back(r.at(file));
+        if (const std::string* body = body_written(written, r.at(file)))
+          r.patch(*body);
+        else
+          r.out.patch_files.push_back(r.at(file));
       }
     }
     for (const auto& p : patches) {
       if (p == "-") continue;
-      if (const std::string* body = body_written(written, r.at(p))) r.patch(*body);
-      else r.out.patch_files.push_back(r.at(p));
+      if (const std::string* body = body_written(written, r.at(p)))
+        r.patch(*body);
+      else
+        r.out.patch_files.push_back(r.at(p));
     }
   } else if (sub == "mv") {
     read_copy(r, w, k, FileChange::Moved);
@@ -428,13 +443,20 @@ bool read_formatter(const Reader& r, std::string_view p, const Words& w, std::si
     return std::any_of(w.begin() + static_cast<std::ptrdiff_t>(i), w.end(), [&](const std::string& a) { return one_of(a, flags); });
   };
   bool writes = false;
-  if (one_of(p, {"black", "isort", "rustfmt"})) writes = !has({"--check", "--diff"});
-  else if (one_of(p, {"autopep8", "yapf", "clang-format"})) writes = has({"-i", "--in-place"});
-  else if (one_of(p, {"prettier"})) writes = has({"--write", "-w"});
-  else if (one_of(p, {"eslint"})) writes = has({"--fix"});
-  else if (one_of(p, {"gofmt", "goimports"})) writes = has({"-w"});
-  else if (p == "ruff") writes = has({"format", "--fix"}) && !has({"--check", "--diff"});
-  else return false;
+  if (one_of(p, {"black", "isort", "rustfmt"}))
+    writes = !has({"--check", "--diff"});
+  else if (one_of(p, {"autopep8", "yapf", "clang-format"}))
+    writes = has({"-i", "--in-place"});
+  else if (one_of(p, {"prettier"}))
+    writes = has({"--write", "-w"});
+  else if (one_of(p, {"eslint"}))
+    writes = has({"--fix"});
+  else if (one_of(p, {"gofmt", "goimports"}))
+    writes = has({"-w"});
+  else if (p == "ruff")
+    writes = has({"format", "--fix"}) && !has({"--check", "--diff"});
+  else
+    return false;
   if (writes) {
     for (const auto& f : operands(w, i + 1, {"-l", "--line-length", "--config", "-c"})) {
       if (f != "format" && f != "check" && f != "." && f.find('.') != std::string::npos) r.change(FileChange::Edited, f);
@@ -449,7 +471,10 @@ void read_find(const Reader& r, const Words& w, std::size_t i) {
     if ((w[k] == "-exec" || w[k] == "-execdir" || w[k] == "-ok" || w[k] == "-okdir") && k + 1 < w.size()) {
       const std::string p = normalized_program(w[k + 1]);
       if (p == "sed" || p == "perl") {
-        const bool in_place = std::any_of(w.begin() + static_cast<std::ptrdiff_t>(k), w.end(), [](const std::string& a) { return a.starts_with("-i") || a.starts_with("--in-place") || (a.starts_with("-") && a.find('i') != std::string::npos && !a.starts_with("--")); });
+        const bool in_place = std::any_of(w.begin() + static_cast<std::ptrdiff_t>(k), w.end(), [](const std::string& a) {
+          return a.starts_with("-i") || a.starts_with("--in-place") ||
+                 (a.starts_with("-") && a.find('i') != std::string::npos && !a.starts_with("--"));
+        });
         if (in_place) return;
       } else if (!is_reader_program(p)) {
         return;
@@ -510,8 +535,10 @@ ProgramReading read_program(const SimpleCommand& command, const std::vector<std:
   } else if (p == "python") {
     read_python(r, w, i);
   } else if (p == "node" || p == "deno" || p == "bun") {
-    if (i + 1 < w.size() && w[i + 1] == "test") note_tests(out, w, i + 2);
-    else read_node(r, w, i);
+    if (i + 1 < w.size() && w[i + 1] == "test")
+      note_tests(out, w, i + 2);
+    else
+      read_node(r, w, i);
   } else if (p == "sed") {
     read_sed(r, w, i);
   } else if (p == "perl") {
@@ -558,8 +585,10 @@ ProgramReading read_program(const SimpleCommand& command, const std::vector<std:
     if (!ops.empty()) r.change(FileChange::Edited, ops.front());
     r.patch(stdin_text(command));
     if (!file.empty()) {
-      if (const std::string* body = body_written(written, r.at(file))) r.patch(*body);
-      else out.patch_files.push_back(r.at(file));
+      if (const std::string* body = body_written(written, r.at(file)))
+        r.patch(*body);
+      else
+        out.patch_files.push_back(r.at(file));
     }
   } else if (p == "apply_patch" || p == "applypatch") {
     r.patch(i + 1 < w.size() ? std::string_view(w[i + 1]) : std::string_view(stdin_text(command)));
@@ -575,10 +604,12 @@ ProgramReading read_program(const SimpleCommand& command, const std::vector<std:
     read_find(r, w, i);
   } else if (p == "sort") {
     const auto o = std::find(w.begin(), w.end(), std::string("-o"));
-    if (o != w.end() && o + 1 != w.end()) r.change(FileChange::Edited, *(o + 1));
-    else out.kind = ProgramClass::Reader;
-  } else if (p == "pip" || p == "npm" || p == "yarn" || p == "pnpm" || p == "go" || p == "cargo" || p == "make" || p == "mvn" || p == "gradle" ||
-             p == "gradlew" || p == "dotnet" || p == "rake" || p == "mix" || p == "swift") {
+    if (o != w.end() && o + 1 != w.end())
+      r.change(FileChange::Edited, *(o + 1));
+    else
+      out.kind = ProgramClass::Reader;
+  } else if (p == "pip" || p == "npm" || p == "yarn" || p == "pnpm" || p == "go" || p == "cargo" || p == "make" || p == "mvn" ||
+             p == "gradle" || p == "gradlew" || p == "dotnet" || p == "rake" || p == "mix" || p == "swift") {
     if (p == "pip" && i + 1 < w.size() && one_of(w[i + 1], {"show", "list", "freeze", "search", "index"})) out.kind = ProgramClass::Reader;
     const std::string sub = i + 1 < w.size() ? w[i + 1] : std::string();
     const bool test = sub == "test" || sub == "tests" || sub == "check" || sub == "nextest" || sub == "verify" || sub == "spec" ||
@@ -594,7 +625,8 @@ ProgramReading read_program(const SimpleCommand& command, const std::vector<std:
     if (prints_its_files(p)) r.reads(operands(w, i + 1, {"-n", "-c", "-s", "-w", "-C", "-B", "-A", "-L", "--lines", "--bytes"}));
     if (p == "grep" || p == "egrep" || p == "fgrep") {
       Words ops = operands(w, i + 1, {"-e", "-f", "-m", "-A", "-B", "-C", "--include", "--exclude", "--exclude-dir", "-d", "-D"});
-      const bool pattern_given = std::any_of(w.begin() + static_cast<std::ptrdiff_t>(i), w.end(), [](const std::string& a) { return a == "-e" || a == "-f"; });
+      const bool pattern_given =
+          std::any_of(w.begin() + static_cast<std::ptrdiff_t>(i), w.end(), [](const std::string& a) { return a == "-e" || a == "-f"; });
       if (!pattern_given && !ops.empty()) ops.erase(ops.begin());
       for (const auto& f : ops) {
         if (f.find('.') != std::string::npos && f.back() != '/') r.read(f);

@@ -80,14 +80,16 @@ std::string subject_of(const json& args) {
 
 CallKind kind_by_name(std::string_view tool) {
   const std::string name = lower(tool);
-  if (contains_any(name, {"write", "edit", "create", "patch", "replace", "delete", "remove", "rename", "move", "insert", "save", "apply", "append",
-                          "update"})) {
+  if (contains_any(name, {"write", "edit", "create", "patch", "replace", "delete", "remove", "rename", "move", "insert", "save", "apply",
+                          "append", "update"})) {
     return CallKind::Change;
   }
-  if (contains_any(name, {"run", "bash", "shell", "exec", "command", "terminal", "test", "build", "lint", "make", "npm", "git", "python"})) {
+  if (contains_any(name,
+                   {"run", "bash", "shell", "exec", "command", "terminal", "test", "build", "lint", "make", "npm", "git", "python"})) {
     return CallKind::Command;
   }
-  if (contains_any(name, {"read", "view", "open", "cat", "list", "search", "grep", "find", "glob", "fetch", "get", "ls", "lookup", "check"})) {
+  if (contains_any(name,
+                   {"read", "view", "open", "cat", "list", "search", "grep", "find", "glob", "fetch", "get", "ls", "lookup", "check"})) {
     return CallKind::Read;
   }
   return CallKind::Other;
@@ -127,8 +129,10 @@ std::string shell_quoted(std::string_view word) {
   if (!word.empty() && word.find_first_of(" \t\n'\"\\$`|&;<>()*?[]{}#~") == std::string_view::npos) return std::string(word);
   std::string out = "'";
   for (char c : word) {
-    if (c == '\'') out += "'\\''";
-    else out.push_back(c);
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out.push_back(c);
   }
   out.push_back('\'');
   return out;
@@ -143,7 +147,8 @@ bool shell_command_of(const json& args, std::string& out) {
     out = value->get<std::string>();
     return true;
   }
-  if (!value->is_array() || value->empty() || !std::all_of(value->begin(), value->end(), [](const json& v) { return v.is_string(); })) return false;
+  if (!value->is_array() || value->empty() || !std::all_of(value->begin(), value->end(), [](const json& v) { return v.is_string(); }))
+    return false;
   const auto& argv = *value;
   const std::string first = argv[0].get<std::string>();
   const std::string program = first.substr(first.rfind('/') == std::string::npos ? 0 : first.rfind('/') + 1);
@@ -200,8 +205,10 @@ void read_editor(ToolCallReading& c, std::string_view tool, const std::string& s
     c.changes.push_back({FileChange::Deleted, path, {}});
   } else if (sub == "rename") {
     const std::string to = string_field(args, {"new_path", "newPath", "destination", "to"});
-    if (!to.empty()) c.changes.push_back({FileChange::Moved, to, path});
-    else c.changes.push_back({FileChange::Edited, path, {}});
+    if (!to.empty())
+      c.changes.push_back({FileChange::Moved, to, path});
+    else
+      c.changes.push_back({FileChange::Edited, path, {}});
   } else {
     c.changes.push_back({FileChange::Edited, path, {}});
   }
@@ -270,7 +277,9 @@ ToolCallReading read_tool_call(std::string_view tool, std::string_view args_json
   if (args.is_discarded() || args.is_null() || (args.is_object() && args.empty())) {
     c.label = tool_name;
   } else {
-    c.label = tool_name + " " + collapsed_text(args.is_string() ? args.get<std::string>() : args.dump(-1, ' ', false, json::error_handler_t::replace), max_label_code_points);
+    c.label = tool_name + " " +
+              collapsed_text(args.is_string() ? args.get<std::string>() : args.dump(-1, ' ', false, json::error_handler_t::replace),
+                             max_label_code_points);
   }
   const std::string name = lower(tool);
   c.runs_tests = name.find("test") != std::string::npos;

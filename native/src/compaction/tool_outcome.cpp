@@ -79,9 +79,9 @@ bool is_code(std::string_view line) {
   std::size_t end = 0;
   while (end < t.size() && is_ident(t[end])) ++end;
   const std::string_view word = t.substr(0, end);
-  static constexpr std::array<std::string_view, 24> kKeywords = {"except", "raise", "catch", "throw", "class", "def", "if", "elif",
-                                                                 "else", "return", "import", "from", "assert", "try", "with", "for",
-                                                                 "while", "const", "let", "var", "function", "new", "case", "finally"};
+  static constexpr std::array<std::string_view, 24> kKeywords = {
+      "except", "raise", "catch", "throw", "class", "def",   "if",  "elif", "else",     "return", "import", "from",
+      "assert", "try",   "with",  "for",   "while", "const", "let", "var",  "function", "new",    "case",   "finally"};
   if (std::find(kKeywords.begin(), kKeywords.end(), word) == kKeywords.end()) return false;
   // "Assert failed" / "Class not found" are sentences: code words are lower case and followed by code.
   return end == t.size() || t[end] == ' ' || t[end] == '(' || t[end] == ':' || t[end] == '{';
@@ -90,11 +90,13 @@ bool is_code(std::string_view line) {
 // The number after "exit code", "exit status", "exited with code", "exit_code", "returncode" in
 // `line`, if any.
 std::optional<long> exit_code_in(std::string_view line) {
-  for (std::string_view phrase : {"exit code", "exit status", "exited with code", "exit_code", "exitcode", "exited with status", "returncode", "return code"}) {
+  for (std::string_view phrase :
+       {"exit code", "exit status", "exited with code", "exit_code", "exitcode", "exited with status", "returncode", "return code"}) {
     std::size_t at = find_ci(line, phrase);
     if (at == std::string_view::npos) continue;
     std::size_t i = at + phrase.size();
-    while (i < line.size() && (line[i] == ' ' || line[i] == ':' || line[i] == '=' || line[i] == '\t' || line[i] == '"' || line[i] == '>')) ++i;
+    while (i < line.size() && (line[i] == ' ' || line[i] == ':' || line[i] == '=' || line[i] == '\t' || line[i] == '"' || line[i] == '>'))
+      ++i;
     bool negative = i < line.size() && line[i] == '-';
     if (negative) ++i;
     if (i >= line.size() || !is_digit(line[i])) continue;
@@ -131,8 +133,9 @@ std::string clean_test_name(std::string_view name) {
     if (start == std::string_view::npos) break;
     const std::string_view inside = name.substr(start + 1, name.size() - start - 2);
     const std::string_view bare = trim(inside);
-    const bool timing = !bare.empty() && is_digit(bare.front()) &&
-                        std::all_of(bare.begin(), bare.end(), [](char c) { return is_digit(c) || c == '.' || c == ' ' || c == '%' || is_alpha(c); });
+    const bool timing = !bare.empty() && is_digit(bare.front()) && std::all_of(bare.begin(), bare.end(), [](char c) {
+      return is_digit(c) || c == '.' || c == ' ' || c == '%' || is_alpha(c);
+    });
     if (!timing) break;
     name = trim(name.substr(0, start));
   }
@@ -145,9 +148,9 @@ std::string clean_test_name(std::string_view name) {
 }
 
 bool is_errno_code(std::string_view line) {
-  static constexpr std::array<std::string_view, 16> kCodes = {"ENOENT", "ENOSPC", "EACCES", "EPERM", "ECONNREFUSED", "ETIMEDOUT",
-                                                              "ECONNRESET", "EADDRINUSE", "EEXIST", "EISDIR", "ENOTDIR", "EMFILE",
-                                                              "ENOMEM", "EPIPE", "EHOSTUNREACH", "EROFS"};
+  static constexpr std::array<std::string_view, 16> kCodes = {
+      "ENOENT", "ENOSPC", "EACCES",  "EPERM",  "ECONNREFUSED", "ETIMEDOUT", "ECONNRESET",   "EADDRINUSE",
+      "EEXIST", "EISDIR", "ENOTDIR", "EMFILE", "ENOMEM",       "EPIPE",     "EHOSTUNREACH", "EROFS"};
   for (std::string_view code : kCodes) {
     std::size_t at = line.find(code);
     while (at != std::string_view::npos) {
@@ -263,15 +266,16 @@ bool reports_error(std::string_view line) {
   if (is_code(line)) return false;
   // 1. A line that opens with a failure word ("Error: ...", "FAILED test/x", "Traceback (...)") -
   //    not code such as `error = None` or `failure.reason`.
-  static constexpr std::array<std::string_view, 10> kOpeners = {"error", "fatal", "panic", "traceback", "failed",
-                                                                "fail", "failure", "exception", "denied", "segmentation fault"};
+  static constexpr std::array<std::string_view, 10> kOpeners = {"error", "fatal",   "panic",     "traceback", "failed",
+                                                                "fail",  "failure", "exception", "denied",    "segmentation fault"};
   for (std::string_view word : kOpeners) {
     if (!starts_with_ci(body, word) || (body.size() > word.size() && is_ident(body[word.size()]))) continue;
     std::size_t next = word.size();
     while (next < body.size() && body[next] == ' ') ++next;
     // `error = x`, `error.code`, `error(x)`, `failure, ok`: an assignment, an attribute, a call, a list.
     const bool adjacent = next == word.size();
-    const bool code_follows = next < body.size() && (body[next] == '=' || (adjacent && std::string_view(".,)(").find(body[next]) != std::string_view::npos));
+    const bool code_follows =
+        next < body.size() && (body[next] == '=' || (adjacent && std::string_view(".,)(").find(body[next]) != std::string_view::npos));
     if (!code_follows) return true;
   }
   // 2. "...Error: message", "TypeScript error TS2304: ...", "...Exception: ..." - but not code such
@@ -328,7 +332,9 @@ bool is_tally(std::string_view line) {
       std::size_t end = at + word.size();
       if (word == "ok" && end < line.size() && is_alpha(line[end])) continue;
       while (end < line.size() && is_alpha(line[end])) ++end;
-      if (end < line.size() && (line[end] == '/' || line[end] == '_' || (line[end] == '.' && end + 1 < line.size() && is_alpha(line[end + 1])))) continue;
+      if (end < line.size() &&
+          (line[end] == '/' || line[end] == '_' || (line[end] == '.' && end + 1 < line.size() && is_alpha(line[end + 1]))))
+        continue;
       return true;
     }
   }
@@ -342,7 +348,8 @@ std::string test_key(std::string_view name) {
     const std::size_t open = n.find(" (");
     const std::string_view method = n.substr(0, open);
     std::string_view path = n.substr(open + 2, n.size() - open - 3);
-    if (path.ends_with(method) && path.size() > method.size() && path[path.size() - method.size() - 1] == '.') path.remove_suffix(method.size() + 1);
+    if (path.ends_with(method) && path.size() > method.size() && path[path.size() - method.size() - 1] == '.')
+      path.remove_suffix(method.size() + 1);
     const std::size_t dot = path.rfind('.');
     return std::string(dot == std::string_view::npos ? path : path.substr(dot + 1)) + "::" + std::string(method);
   }
@@ -387,7 +394,8 @@ TestMark test_mark(std::string_view line) {
   }
   // "FAIL: test_x (pkg.Case)" / "ERROR: test_x (pkg.Case)" (unittest's failure headers).
   for (std::string_view prefix : {"FAIL: ", "ERROR: "}) {
-    if (t.starts_with(prefix) && is_unittest_name(trim(t.substr(prefix.size())))) return {std::string(trim(t.substr(prefix.size()))), false};
+    if (t.starts_with(prefix) && is_unittest_name(trim(t.substr(prefix.size()))))
+      return {std::string(trim(t.substr(prefix.size()))), false};
   }
   // "name ... ok" / "... FAIL" / "... ERROR" (unittest -v, Django's runner), "test a::b ... FAILED" (cargo test).
   if (const std::size_t dots = t.find(" ... "); dots != std::string_view::npos) {
@@ -420,7 +428,8 @@ TestMark test_mark(std::string_view line) {
   }
   // "FAIL a.test.ts > suite > name", "FAILED tests/x.py::t - reason", "PASS a.test.ts", "PASSED tests/x.py::t",
   // "ERROR tests/x.py::t - reason" - but not unittest's verdict "FAILED (failures=1, errors=2)".
-  for (auto [prefix, passed] : {std::pair<std::string_view, bool>{"FAILED ", false}, {"FAIL ", false}, {"PASSED ", true}, {"PASS ", true}, {"ERROR ", false}}) {
+  for (auto [prefix, passed] :
+       {std::pair<std::string_view, bool>{"FAILED ", false}, {"FAIL ", false}, {"PASSED ", true}, {"PASS ", true}, {"ERROR ", false}}) {
     if (!t.starts_with(prefix)) continue;
     const std::string_view rest = trim(t.substr(prefix.size()));
     if (rest.empty() || rest.front() == '(') return {};
@@ -458,13 +467,13 @@ ToolOutcome read_tool_outcome(std::string_view text, const ErrorLineLimits& limi
   // "● suite › name", go's "--- FAIL: TestA", unittest's "FAIL: test_x (...)", pytest's "___ test_x ___"):
   // its errors, frames and assertion details are its own.
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  std::size_t block = kNone;     // an index into out.failed_tests
-  std::size_t details_left = 0;  // frames or assertion details still kept after an error line
+  std::size_t block = kNone;                    // an index into out.failed_tests
+  std::size_t details_left = 0;                 // frames or assertion details still kept after an error line
   std::vector<std::string_view> python_frames;  // a Python traceback's frames: the last ones matter
   bool in_traceback = false;
   bool status_locked = false;  // a <returncode> tag said the command's status
   std::size_t returncode_line = 0;
-  std::size_t number = 0;      // the line's number in `text`, from 0
+  std::size_t number = 0;  // the line's number in `text`, from 0
   auto note = [&](std::string_view line, std::size_t at) {
     if (out.error_lines.size() >= limits.max_lines) return;
     out.error_lines.push_back(clipped(line, limits.max_line_bytes));
@@ -510,8 +519,10 @@ ToolOutcome read_tool_outcome(std::string_view text, const ErrorLineLimits& limi
     } else if (t.find(" - ") != std::string_view::npos && std::find(it->lines.begin(), it->lines.end(), line) == it->lines.end()) {
       // A runner's line that names the test and says why ("FAILED tests/a.py::test_x - AssertionError:
       // ..."): the first of its lines, in place of one that only marked it.
-      if (only_marked[index] || !test_mark(it->lines.front()).name.empty()) it->lines.front() = line;
-      else it->lines.insert(it->lines.begin(), line);
+      if (only_marked[index] || !test_mark(it->lines.front()).name.empty())
+        it->lines.front() = line;
+      else
+        it->lines.insert(it->lines.begin(), line);
       only_marked[index] = false;
     }
   };
@@ -589,7 +600,8 @@ ToolOutcome read_tool_outcome(std::string_view text, const ErrorLineLimits& limi
         continue;
       }
       // A header opens the block of lines that say why; a list line ("× name (3 ms)") only marks it.
-      const bool header = t.starts_with("FAIL") || t.starts_with("ERROR:") || t.starts_with("---") || t.starts_with("not ok") || t.starts_with("\xE2\x97\x8F");
+      const bool header = t.starts_with("FAIL") || t.starts_with("ERROR:") || t.starts_with("---") || t.starts_with("not ok") ||
+                          t.starts_with("\xE2\x97\x8F");
       failing_test(mark.name, t, header);
       continue;
     }

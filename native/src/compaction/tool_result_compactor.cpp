@@ -46,7 +46,8 @@ class TextCompactor {
     // The lines that report a failure (errors, the first frames of their stack traces, failing
     // tests, a non-zero exit code) survive, within a quarter of the budget; the rest of the budget
     // goes half to the head and half to the tail.
-    const ToolOutcome outcome = read_tool_outcome(text_, {.max_lines = lines_.size(), .max_line_bytes = text_.size(), .frames_per_error = 5});
+    const ToolOutcome outcome =
+        read_tool_outcome(text_, {.max_lines = lines_.size(), .max_line_bytes = text_.size(), .frames_per_error = 5});
     const std::vector<std::size_t>& important = outcome.error_line_numbers;
     std::size_t budget = limits_.max_tokens;
     for (int attempt = 0; attempt < 64; ++attempt) {
@@ -88,10 +89,12 @@ class TextCompactor {
     std::size_t hi = line.size();
     while (lo < hi) {
       const std::size_t mid = (lo + hi + 1) / 2;
-      const std::string_view part = prefix ? line.substr(0, boundary_before(line, mid))
-                                           : line.substr(boundary_before(line, line.size() - mid));
-      if (count(part) <= budget) lo = mid;
-      else hi = mid - 1;
+      const std::string_view part =
+          prefix ? line.substr(0, boundary_before(line, mid)) : line.substr(boundary_before(line, line.size() - mid));
+      if (count(part) <= budget)
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     return std::string(prefix ? line.substr(0, boundary_before(line, lo)) : line.substr(boundary_before(line, line.size() - lo)));
   }
@@ -182,8 +185,7 @@ std::string dump(const json& value) { return value.dump(-1, ' ', false, json::er
 
 }  // namespace
 
-CompactedResult compact_tool_result(std::string_view text, const TokenCounter& counter, const ToolResultLimits& limits,
-                                    CountCache* cache) {
+CompactedResult compact_tool_result(std::string_view text, const TokenCounter& counter, const ToolResultLimits& limits, CountCache* cache) {
   CompactedResult result;
   result.original_tokens = counter.count(text, cache);
   if (result.original_tokens <= limits.max_tokens) {
@@ -192,8 +194,8 @@ CompactedResult compact_tool_result(std::string_view text, const TokenCounter& c
     return result;
   }
   if (counter.count(limits.truncation_message, cache) > limits.max_tokens) {
-    throw Error::range(ErrorCode::OutOfRange, "maxResultTokens (" + std::to_string(limits.max_tokens) +
-                                                  ") cannot hold the truncation message");
+    throw Error::range(ErrorCode::OutOfRange,
+                       "maxResultTokens (" + std::to_string(limits.max_tokens) + ") cannot hold the truncation message");
   }
   result.changed = true;
   const auto first = text.find_first_not_of(" \t\r\n");

@@ -23,10 +23,10 @@ struct Atom {
 };
 
 struct History {
-  std::vector<Atom> atoms;  // in order of their first message
+  std::vector<Atom> atoms;             // in order of their first message
   std::vector<std::uint32_t> atom_of;  // per message
-  std::vector<bool> keep;   // per atom
-  bool newest_pinned = false;  // the newest exchange was pinned for the request's limit
+  std::vector<bool> keep;              // per atom
+  bool newest_pinned = false;          // the newest exchange was pinned for the request's limit
 };
 
 History build(std::span<const MessageMeta> messages, const TruncationOptions& options, std::uint8_t pinned_roles) {
@@ -81,8 +81,7 @@ History build(std::span<const MessageMeta> messages, const TruncationOptions& op
 // answers next; when it does not fit, returns by how much), then the newest tool unit, when other
 // messages came after it (the agent's note, a framework's correction) and it fits too: the command
 // the model ran last and its output, which the messages between may give way to.
-std::uint64_t protect_newest_exchange(History& h, std::span<const MessageMeta> messages, std::uint64_t limit,
-                                      std::uint32_t marker_tokens) {
+std::uint64_t protect_newest_exchange(History& h, std::span<const MessageMeta> messages, std::uint64_t limit, std::uint32_t marker_tokens) {
   std::size_t last = messages.size();
   while (last > 0 && messages[last - 1].role == Role::System) --last;
   if (last == 0) return 0;
@@ -91,8 +90,10 @@ std::uint64_t protect_newest_exchange(History& h, std::span<const MessageMeta> m
     std::uint64_t total = h.atoms[atom].tokens;
     bool others = false;  // something else may go, and a marker with it
     for (std::size_t a = 0; a < h.atoms.size(); ++a) {
-      if (h.atoms[a].pinned) total += h.atoms[a].tokens;
-      else if (a != atom && !h.atoms[a].system) others = true;
+      if (h.atoms[a].pinned)
+        total += h.atoms[a].tokens;
+      else if (a != atom && !h.atoms[a].system)
+        others = true;
     }
     return total + (others ? marker_tokens : 0);
   };
@@ -177,7 +178,8 @@ TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::ui
   }
   if (total > target) {
     std::uint64_t pinned = 0;
-    for (const Atom& atom : h.atoms) if (atom.pinned) pinned += atom.tokens;
+    for (const Atom& atom : h.atoms)
+      if (atom.pinned) pinned += atom.tokens;
     if (pinned > target) {
       // Invariant 4: the pinned messages alone, and say why.
       for (std::size_t a = 0; a < h.atoms.size(); ++a) h.keep[a] = h.atoms[a].pinned;
@@ -189,9 +191,10 @@ TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::ui
         marker_before = marker_place(h);
         if (marker_before >= 0) total += marker_tokens;
       }
-      plan.warning = std::string(h.newest_pinned ? "the pinned messages (system, marked and the last user message) and the newest exchange need "
-                                                 : "the pinned messages (system, marked and the last user message) need ") +
-                     std::to_string(pinned) + " tokens, more than the target of " + std::to_string(target) + "; only they are kept";
+      plan.warning =
+          std::string(h.newest_pinned ? "the pinned messages (system, marked and the last user message) and the newest exchange need "
+                                      : "the pinned messages (system, marked and the last user message) need ") +
+          std::to_string(pinned) + " tokens, more than the target of " + std::to_string(target) + "; only they are kept";
     }
   }
   plan.kept.reserve(messages.size());
@@ -208,9 +211,7 @@ TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::ui
   return plan;
 }
 
-std::uint8_t pinned_roles_of(const StrategySpec& spec) {
-  return spec.kind == StrategyKind::Selective ? spec.preserve_roles : 0;
-}
+std::uint8_t pinned_roles_of(const StrategySpec& spec) { return spec.kind == StrategyKind::Selective ? spec.preserve_roles : 0; }
 
 }  // namespace
 
@@ -273,8 +274,10 @@ TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint6
       }
       // Still too large: the oldest of the kept conversation goes first, the opening turns last.
       std::vector<std::size_t> fallback;
-      for (std::size_t a = 0; a < h.atoms.size(); ++a) if (!head[a]) fallback.push_back(a);
-      for (std::size_t a = 0; a < h.atoms.size(); ++a) if (head[a]) fallback.push_back(a);
+      for (std::size_t a = 0; a < h.atoms.size(); ++a)
+        if (!head[a]) fallback.push_back(a);
+      for (std::size_t a = 0; a < h.atoms.size(); ++a)
+        if (head[a]) fallback.push_back(a);
       // Any removal, here or in the fallback, brings a marker: leave room for it.
       const bool will_remove = std::find(h.keep.begin(), h.keep.end(), false) != h.keep.end() || kept_tokens(h) > target;
       drop_until_fits(h, target, will_remove ? spec.marker_tokens : 0, fallback);
@@ -284,8 +287,10 @@ TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint6
     case StrategyKind::Selective: {
       std::vector<std::size_t> selective;
       if (spec.drop_tool_results_first) {
-        for (std::size_t a = 0; a < h.atoms.size(); ++a) if (h.atoms[a].tool_bearing) selective.push_back(a);
-        for (std::size_t a = 0; a < h.atoms.size(); ++a) if (!h.atoms[a].tool_bearing) selective.push_back(a);
+        for (std::size_t a = 0; a < h.atoms.size(); ++a)
+          if (h.atoms[a].tool_bearing) selective.push_back(a);
+        for (std::size_t a = 0; a < h.atoms.size(); ++a)
+          if (!h.atoms[a].tool_bearing) selective.push_back(a);
       } else {
         selective = order;
       }
@@ -299,8 +304,7 @@ TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint6
   return plan;
 }
 
-TruncationPlan plan_composite(std::span<const MessageMeta> messages, std::uint64_t target,
-                              std::span<const StrategySpec> strategies) {
+TruncationPlan plan_composite(std::span<const MessageMeta> messages, std::uint64_t target, std::span<const StrategySpec> strategies) {
   if (strategies.empty()) {
     throw Error::range(ErrorCode::InvalidArgument, "strategies must hold at least one strategy");
   }
@@ -316,7 +320,8 @@ TruncationPlan plan_composite(std::span<const MessageMeta> messages, std::uint64
     for (std::uint32_t i : current) subset.push_back(messages[i]);
     // The marker an earlier strategy placed comes out of the request's limit as out of the target.
     StrategySpec room = spec;
-    if (room.options.request_limit) room.options.request_limit = *room.options.request_limit > marker_cost ? *room.options.request_limit - marker_cost : 0;
+    if (room.options.request_limit)
+      room.options.request_limit = *room.options.request_limit > marker_cost ? *room.options.request_limit - marker_cost : 0;
     TruncationPlan step = plan_truncation(subset, target > marker_cost ? target - marker_cost : 0, room);
     result.newest_exchange_excess = std::max(result.newest_exchange_excess, step.newest_exchange_excess);
     std::vector<std::uint32_t> next;
@@ -336,9 +341,11 @@ TruncationPlan plan_composite(std::span<const MessageMeta> messages, std::uint64
   std::vector<bool> kept(messages.size(), false);
   for (std::uint32_t i : current) kept[i] = true;
   result.kept = current;
-  for (std::uint32_t i = 0; i < messages.size(); ++i) if (!kept[i]) result.removed.push_back(i);
+  for (std::uint32_t i = 0; i < messages.size(); ++i)
+    if (!kept[i]) result.removed.push_back(i);
   if (marker_message >= 0 && kept[static_cast<std::size_t>(marker_message)]) {
-    result.marker_position = std::find(result.kept.begin(), result.kept.end(), static_cast<std::uint32_t>(marker_message)) - result.kept.begin();
+    result.marker_position =
+        std::find(result.kept.begin(), result.kept.end(), static_cast<std::uint32_t>(marker_message)) - result.kept.begin();
   }
   return result;
 }

@@ -13,20 +13,17 @@ constexpr double kMaxSafeInteger = 9007199254740991.0;  // Number.MAX_SAFE_INTEG
 }
 
 std::uint64_t checked_length(double length, const char* argument_name) {
-  if (!std::isfinite(length) || length < 0 || length > kMaxSafeInteger ||
-      std::floor(length) != length) {
-    throw Error::range(ErrorCode::OutOfRange, std::string(argument_name) +
-                                                  " must be a non-negative integer, got " +
-                                                  describe_number(length));
+  if (!std::isfinite(length) || length < 0 || length > kMaxSafeInteger || std::floor(length) != length) {
+    throw Error::range(ErrorCode::OutOfRange,
+                       std::string(argument_name) + " must be a non-negative integer, got " + describe_number(length));
   }
   return static_cast<std::uint64_t>(length);
 }
 
 double checked_chars_per_token(double chars_per_token, const char* argument_name) {
   if (!std::isfinite(chars_per_token) || chars_per_token <= 0) {
-    throw Error::range(ErrorCode::OutOfRange, std::string(argument_name) +
-                                                  " must be a finite number greater than 0, got " +
-                                                  describe_number(chars_per_token));
+    throw Error::range(ErrorCode::OutOfRange,
+                       std::string(argument_name) + " must be a finite number greater than 0, got " + describe_number(chars_per_token));
   }
   return chars_per_token;
 }

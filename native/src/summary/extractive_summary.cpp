@@ -43,8 +43,7 @@ struct Facts {
 };
 
 void count_tool(Facts& facts, std::string name) {
-  auto it = std::find_if(facts.tools.begin(), facts.tools.end(),
-                         [&](const auto& entry) { return entry.first == name; });
+  auto it = std::find_if(facts.tools.begin(), facts.tools.end(), [&](const auto& entry) { return entry.first == name; });
   if (it == facts.tools.end()) {
     facts.tools.emplace_back(std::move(name), 1);
   } else {
@@ -54,8 +53,8 @@ void count_tool(Facts& facts, std::string name) {
 
 bool is_bookkeeping_key(const std::string& key) {
   // Ids and clocks are not facts worth keeping: their digits would crowd out the real numbers.
-  return key == "type" || key == "timestamp" || key == "iteration" || key == "toolCallId" ||
-         key == "id" || key == "createdAt" || key == "updatedAt" || key == "summarizedIterations";
+  return key == "type" || key == "timestamp" || key == "iteration" || key == "toolCallId" || key == "id" || key == "createdAt" ||
+         key == "updatedAt" || key == "summarizedIterations";
 }
 
 std::string string_or_empty(const json& object, const char* key) {
@@ -81,8 +80,7 @@ std::vector<std::string> merged(const OrderedSet& salient, const OrderedSet& bul
 
 // Collects paths, figures and error messages from any JSON value; a number is a figure with the
 // key it is the value of ("timeoutMs 30000"), never alone.
-void walk(const json& value, Facts& facts, const ExtractiveOptions& options, int depth,
-          const std::string& key = {}) {
+void walk(const json& value, Facts& facts, const ExtractiveOptions& options, int depth, const std::string& key = {}) {
   if (depth > kMaxDepth) return;
   switch (value.type()) {
     case json::value_t::string:
@@ -100,8 +98,7 @@ void walk(const json& value, Facts& facts, const ExtractiveOptions& options, int
       for (auto it = value.begin(); it != value.end(); ++it) {
         if (is_bookkeeping_key(it.key())) continue;
         if ((it.key() == "error" || it.key() == "errorMessage") && it.value().is_string()) {
-          facts.errors.add(excerpt(it.value().get_ref<const std::string&>(),
-                                   options.max_excerpt_code_points));
+          facts.errors.add(excerpt(it.value().get_ref<const std::string&>(), options.max_excerpt_code_points));
         }
         walk(it.value(), facts, options, depth + 1, it.key());
       }
@@ -111,8 +108,7 @@ void walk(const json& value, Facts& facts, const ExtractiveOptions& options, int
   }
 }
 
-void quote_activity(Facts& facts, const std::string& label, const std::string& text,
-                    const ExtractiveOptions& options) {
+void quote_activity(Facts& facts, const std::string& label, const std::string& text, const ExtractiveOptions& options) {
   const std::string cut = excerpt(text, options.max_excerpt_code_points);
   if (!cut.empty()) facts.activity.push_back(label + " \"" + cut + "\"");
 }
@@ -146,8 +142,7 @@ void read_event(const json& event, Facts& facts, const ExtractiveOptions& option
     }
   } else if (type == "message") {
     const std::string role = string_or_empty(event, "role");
-    quote_activity(facts, (role.empty() ? std::string("message") : role) + " said",
-                   string_or_empty(event, "content"), options);
+    quote_activity(facts, (role.empty() ? std::string("message") : role) + " said", string_or_empty(event, "content"), options);
   } else if (type == "human_input_requested") {
     quote_activity(facts, "asked the human", string_or_empty(event, "question"), options);
   } else if (type == "human_input_received") {
@@ -158,8 +153,7 @@ void read_event(const json& event, Facts& facts, const ExtractiveOptions& option
     facts.completion_seen = true;
     facts.completion = excerpt(string_or_empty(event, "result"), options.max_excerpt_code_points);
     auto verified = event.find("verified");
-    facts.completion_verified = verified != event.end() && verified->is_boolean() &&
-                                verified->get<bool>();
+    facts.completion_verified = verified != event.end() && verified->is_boolean() && verified->get<bool>();
   }
   walk(event, facts, options, 0);
 }
@@ -188,13 +182,11 @@ std::string write_summary(const Facts& facts, const ExtractiveOptions& options) 
     }
     std::string clause = "called " + join_list(calls, options.max_list_items);
     if (facts.tool_results > 0) {
-      clause += " and received " + std::to_string(facts.tool_results) +
-                (facts.tool_results == 1 ? " result" : " results");
+      clause += " and received " + std::to_string(facts.tool_results) + (facts.tool_results == 1 ? " result" : " results");
     }
     clauses.push_back(std::move(clause));
   } else if (facts.tool_results > 0) {
-    clauses.push_back("received " + std::to_string(facts.tool_results) +
-                      (facts.tool_results == 1 ? " tool result" : " tool results"));
+    clauses.push_back("received " + std::to_string(facts.tool_results) + (facts.tool_results == 1 ? " tool result" : " tool results"));
   }
   constexpr std::size_t kMaxActivityClauses = 3;
   for (std::size_t i = 0; i < facts.activity.size() && i < kMaxActivityClauses; ++i) {
@@ -202,8 +194,7 @@ std::string write_summary(const Facts& facts, const ExtractiveOptions& options) 
   }
   std::string first;
   if (clauses.empty()) {
-    first = "Recorded " + std::to_string(facts.events) +
-            (facts.events == 1 ? " event." : " events.");
+    first = "Recorded " + std::to_string(facts.events) + (facts.events == 1 ? " event." : " events.");
   } else {
     for (std::size_t i = 0; i < clauses.size(); ++i) {
       if (i > 0) first += "; ";
@@ -273,8 +264,7 @@ Facts read_all(std::span<const std::string_view> texts, const ExtractiveOptions&
 
 }  // namespace
 
-std::string summarize_extractive(std::span<const std::string_view> texts,
-                                 const ExtractiveOptions& options) {
+std::string summarize_extractive(std::span<const std::string_view> texts, const ExtractiveOptions& options) {
   return write_summary(read_all(texts, options), options);
 }
 
@@ -302,8 +292,7 @@ std::string summarize_prompt(std::string_view prompt, const ExtractiveOptions& o
   return write_summary(facts, options);
 }
 
-std::string failure_digest(std::span<const std::string_view> texts, std::string_view reason,
-                           const ExtractiveOptions& options) {
+std::string failure_digest(std::span<const std::string_view> texts, std::string_view reason, const ExtractiveOptions& options) {
   std::string digest = summarize_extractive(texts, options);
   digest += " (summarization failed: ";
   digest += reason.empty() ? std::string_view("unknown error") : reason;

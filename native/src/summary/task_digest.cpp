@@ -21,7 +21,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kShortList = 8;  // items per section unless `complete`
+constexpr std::size_t kShortList = 8;           // items per section unless `complete`
 constexpr std::size_t kMaxBodyBytes = 1 << 18;  // heredoc bodies kept to read a later `git apply`
 
 using Kind = CallKind;
@@ -70,8 +70,7 @@ std::string lower(std::string_view s) {
 }
 
 bool contains_any(const std::string& haystack, std::initializer_list<std::string_view> needles) {
-  return std::any_of(needles.begin(), needles.end(),
-                     [&](std::string_view n) { return haystack.find(n) != std::string::npos; });
+  return std::any_of(needles.begin(), needles.end(), [&](std::string_view n) { return haystack.find(n) != std::string::npos; });
 }
 
 // Whitespace collapsed, at most `max` code points, "..." where cut. The cut falls after a whole
@@ -147,9 +146,8 @@ std::string padded_lower(std::string_view text) {
 
 bool is_constraint(std::string_view sentence) {
   const std::string s = padded_lower(sentence);
-  return contains_any(s, {" don't ", " do not ", " never ", " without ", " must ", " only ", " keep ", " avoid ",
-                          " make sure ", " instead of ", " not before ", " no later ", " at most ", " at least ",
-                          " exclude ", " not by "});
+  return contains_any(s, {" don't ", " do not ", " never ", " without ", " must ", " only ", " keep ", " avoid ", " make sure ",
+                          " instead of ", " not before ", " no later ", " at most ", " at least ", " exclude ", " not by "});
 }
 
 // A sentence that says what the agent will do: "Next I'll ...", "I will ...", "Then ...".
@@ -379,9 +377,7 @@ std::string quoted(const std::vector<std::string>& items, std::size_t max_items)
   return out;
 }
 
-std::string with_outcome(const Call& call) {
-  return call.label + (call.outcome.empty() ? std::string() : " -> \"" + call.outcome + "\"");
-}
+std::string with_outcome(const Call& call) { return call.label + (call.outcome.empty() ? std::string() : " -> \"" + call.outcome + "\""); }
 
 std::string write(const Digest& d, const TaskDigestOptions& options) {
   const std::size_t many = options.complete ? static_cast<std::size_t>(-1) : kShortList;
@@ -454,7 +450,8 @@ std::string write(const Digest& d, const TaskDigestOptions& options) {
       if (!std::count(changed.items().begin(), changed.items().end(), path)) read.add(path);
     }
   }
-  if (!changed_items.empty()) lines.push_back("Files changed: " + join_list(changed_items, options.complete ? many : std::max<std::size_t>(many, 24)));
+  if (!changed_items.empty())
+    lines.push_back("Files changed: " + join_list(changed_items, options.complete ? many : std::max<std::size_t>(many, 24)));
 
   const auto open = d.problems_given ? std::vector<const Problem*>() : d.problems.open();
   if (!open.empty()) {
@@ -541,8 +538,7 @@ std::string write(const Digest& d, const TaskDigestOptions& options) {
   }
   OrderedSet other;
   for (const auto& path : d.paths.items()) {
-    if (!std::count(changed.items().begin(), changed.items().end(), path) &&
-        !std::count(read.items().begin(), read.items().end(), path)) {
+    if (!std::count(changed.items().begin(), changed.items().end(), path) && !std::count(read.items().begin(), read.items().end(), path)) {
       other.add(path);
     }
   }

@@ -24,20 +24,17 @@ std::string lower(std::string_view s) {
 // "v1.2" must not become a path.
 bool is_known_extension(std::string_view ext) {
   static constexpr std::array<std::string_view, 64> kExtensions = {
-      "ts",   "tsx",  "js",   "jsx",  "mjs",  "cjs",  "json", "md",   "mdx",  "txt",  "py",
-      "pyi",  "rs",   "go",   "c",    "cc",   "cpp",  "cxx",  "h",    "hh",   "hpp",  "java",
-      "kt",   "rb",   "php",  "cs",   "swift", "sh",  "bash", "zsh",  "yml",  "yaml", "toml",
-      "ini",  "cfg",  "conf", "lock", "html", "htm",  "css",  "scss", "sql",  "csv",  "tsv",
-      "xml",  "log",  "env",  "pdf",  "png",  "jpg",  "jpeg", "gif",  "svg",  "wasm", "node",
-      "vue",  "svelte", "lua", "dart", "scala", "tf", "proto", "gradle", "mk"};
+      "ts",   "tsx", "js",   "jsx",  "mjs",  "cjs",  "json", "md",  "mdx",    "txt", "py",    "pyi",   "rs",   "go",    "c",      "cc",
+      "cpp",  "cxx", "h",    "hh",   "hpp",  "java", "kt",   "rb",  "php",    "cs",  "swift", "sh",    "bash", "zsh",   "yml",    "yaml",
+      "toml", "ini", "cfg",  "conf", "lock", "html", "htm",  "css", "scss",   "sql", "csv",   "tsv",   "xml",  "log",   "env",    "pdf",
+      "png",  "jpg", "jpeg", "gif",  "svg",  "wasm", "node", "vue", "svelte", "lua", "dart",  "scala", "tf",   "proto", "gradle", "mk"};
   const std::string key = lower(ext);
   return std::find(kExtensions.begin(), kExtensions.end(), key) != kExtensions.end();
 }
 
 bool is_path_byte(unsigned char c) {
-  return is_word_byte(c) || c == '.' || c == '/' || c == '\\' || c == '-' || c == '~' ||
-         c == '@' || c == '+' || c == '%' || c == ':' || c == '#' || c == '=' || c == '?' ||
-         c == '&' || c >= 0x80;
+  return is_word_byte(c) || c == '.' || c == '/' || c == '\\' || c == '-' || c == '~' || c == '@' || c == '+' || c == '%' || c == ':' ||
+         c == '#' || c == '=' || c == '?' || c == '&' || c >= 0x80;
 }
 
 bool has_extension(std::string_view word) {
@@ -50,20 +47,16 @@ bool has_extension(std::string_view word) {
 
 bool looks_like_path(std::string_view word) {
   if (word.size() < 2) return false;
-  if (std::none_of(word.begin(), word.end(),
-                   [](char c) { return is_ascii_alpha(static_cast<unsigned char>(c)); })) {
+  if (std::none_of(word.begin(), word.end(), [](char c) { return is_ascii_alpha(static_cast<unsigned char>(c)); })) {
     return false;
   }
-  if (!std::all_of(word.begin(), word.end(),
-                   [](char c) { return is_path_byte(static_cast<unsigned char>(c)); })) {
+  if (!std::all_of(word.begin(), word.end(), [](char c) { return is_path_byte(static_cast<unsigned char>(c)); })) {
     return false;
   }
-  const auto separators = std::count_if(word.begin(), word.end(),
-                                        [](char c) { return c == '/' || c == '\\'; });
+  const auto separators = std::count_if(word.begin(), word.end(), [](char c) { return c == '/' || c == '\\'; });
   if (separators == 0) return has_extension(word);
   if (word.find("://") != std::string_view::npos) return true;
-  if (word.starts_with('/') || word.starts_with("./") || word.starts_with("../") ||
-      word.starts_with("~/")) {
+  if (word.starts_with('/') || word.starts_with("./") || word.starts_with("../") || word.starts_with("~/")) {
     return separators > 1 || word.size() > 1;
   }
   return separators >= 2 || has_extension(word);
@@ -71,8 +64,7 @@ bool looks_like_path(std::string_view word) {
 
 // A unit that may follow a number directly ("120ms", "4KB").
 bool is_unit(std::string_view s) {
-  static constexpr std::array<std::string_view, 12> kUnits = {
-      "ms", "s", "us", "ns", "m", "h", "b", "kb", "mb", "gb", "k", "x"};
+  static constexpr std::array<std::string_view, 12> kUnits = {"ms", "s", "us", "ns", "m", "h", "b", "kb", "mb", "gb", "k", "x"};
   const std::string key = lower(s);
   return std::find(kUnits.begin(), kUnits.end(), key) != kUnits.end();
 }
@@ -96,13 +88,12 @@ std::size_t skip_date_tail(std::string_view word, std::size_t begin, std::size_t
     return true;
   };
   if (end - begin != 4 || !digits_at(begin, 4)) return end;
-  if (!(end + 6 <= word.size() && word[end] == '-' && digits_at(end + 1, 2) && word[end + 3] == '-' &&
-        digits_at(end + 4, 2))) {
+  if (!(end + 6 <= word.size() && word[end] == '-' && digits_at(end + 1, 2) && word[end + 3] == '-' && digits_at(end + 4, 2))) {
     return end;
   }
   std::size_t date_end = end + 6;
-  if (date_end + 6 <= word.size() && word[date_end] == 'T' && digits_at(date_end + 1, 2) &&
-      word[date_end + 3] == ':' && digits_at(date_end + 4, 2)) {
+  if (date_end + 6 <= word.size() && word[date_end] == 'T' && digits_at(date_end + 1, 2) && word[date_end + 3] == ':' &&
+      digits_at(date_end + 4, 2)) {
     date_end += 6;
     if (date_end + 3 <= word.size() && word[date_end] == ':' && digits_at(date_end + 1, 2)) date_end += 3;
     if (date_end < word.size() && word[date_end] == 'Z') ++date_end;
@@ -115,19 +106,16 @@ void collect_numbers(std::string_view word, OrderedSet& numbers) {
   while (i < word.size()) {
     const auto c = static_cast<unsigned char>(word[i]);
     const bool starts_number =
-        is_ascii_digit(c) && (i == 0 || (!is_word_byte(static_cast<unsigned char>(word[i - 1])) &&
-                                         word[i - 1] != '.'));
+        is_ascii_digit(c) && (i == 0 || (!is_word_byte(static_cast<unsigned char>(word[i - 1])) && word[i - 1] != '.'));
     if (!starts_number) {
       ++i;
       continue;
     }
     std::size_t begin = i;
-    if (begin > 0 && word[begin - 1] == '-' &&
-        (begin == 1 || !is_word_byte(static_cast<unsigned char>(word[begin - 2])))) {
+    if (begin > 0 && word[begin - 1] == '-' && (begin == 1 || !is_word_byte(static_cast<unsigned char>(word[begin - 2])))) {
       --begin;  // a sign that belongs to the number, not a hyphenated word
     }
-    while (i < word.size() && (is_ascii_digit(static_cast<unsigned char>(word[i])) ||
-                               word[i] == ',')) {
+    while (i < word.size() && (is_ascii_digit(static_cast<unsigned char>(word[i])) || word[i] == ',')) {
       // A comma continues the number only as a thousands separator ("12,345"), never in a list.
       if (word[i] == ',' && !is_thousands_group(word, i + 1)) break;
       ++i;
@@ -164,9 +152,8 @@ void collect_numbers(std::string_view word, OrderedSet& numbers) {
 }
 
 bool is_word_separator(unsigned char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '"' ||
-         c == '\'' || c == '`' || c == '(' || c == ')' || c == '[' || c == ']' || c == '{' ||
-         c == '}' || c == '<' || c == '>' || c == ',' || c == ';' || c == '|' || c == '*';
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '"' || c == '\'' || c == '`' || c == '(' ||
+         c == ')' || c == '[' || c == ']' || c == '{' || c == '}' || c == '<' || c == '>' || c == ',' || c == ';' || c == '|' || c == '*';
 }
 
 // A comma between two digits belongs to a number ("12,345"); anywhere else it separates words.
@@ -180,8 +167,7 @@ bool ends_word(std::string_view text, std::size_t i) {
 }
 
 std::string_view trim_punctuation(std::string_view word) {
-  while (!word.empty() && (word.back() == '.' || word.back() == ':' || word.back() == '!' ||
-                           word.back() == '?' || word.back() == '=')) {
+  while (!word.empty() && (word.back() == '.' || word.back() == ':' || word.back() == '!' || word.back() == '?' || word.back() == '=')) {
     word.remove_suffix(1);
   }
   while (!word.empty() && (word.front() == ':' || word.front() == '=')) word.remove_prefix(1);
@@ -245,10 +231,9 @@ namespace {
 // Words that say nothing about what a number counts ("3 of 5", "2 to 4").
 bool is_filler_word(std::string_view word) {
   static constexpr std::array<std::string_view, 38> kFiller = {
-      "a",    "an",   "and",  "or",   "of",   "to",   "in",    "at",     "on",    "by",
-      "for",  "from", "with", "is",   "are",  "was",  "were",  "be",     "the",   "than",
-      "then", "into", "per",  "vs",   "has",  "have", "had",   "does",   "do",    "did",
-      "will", "can",  "must", "should", "not", "no",  "it",    "this"};
+      "a",   "an",   "and", "or",   "of",   "to",  "in",   "at",     "on",   "by",  "for", "from", "with",
+      "is",  "are",  "was", "were", "be",   "the", "than", "then",   "into", "per", "vs",  "has",  "have",
+      "had", "does", "do",  "did",  "will", "can", "must", "should", "not",  "no",  "it",  "this"};
   const std::string key = lower(word);
   return std::find(kFiller.begin(), kFiller.end(), key) != kFiller.end();
 }
@@ -256,8 +241,7 @@ bool is_filler_word(std::string_view word) {
 // The leading letters of `word` ("tests" of "tests,"), when it is a word at all.
 std::string_view leading_letters(std::string_view word) {
   std::size_t n = 0;
-  while (n < word.size() && (is_ascii_alpha(static_cast<unsigned char>(word[n])) || word[n] == '_' ||
-                             (n > 0 && word[n] == '-'))) {
+  while (n < word.size() && (is_ascii_alpha(static_cast<unsigned char>(word[n])) || word[n] == '_' || (n > 0 && word[n] == '-'))) {
     ++n;
   }
   while (n > 0 && word[n - 1] == '-') --n;
@@ -280,7 +264,7 @@ bool self_describing(std::string_view number) {
   const auto last = static_cast<unsigned char>(number.back());
   if (last == '%' || is_ascii_alpha(last)) return true;
   if (number.find('-', 1) != std::string_view::npos) return true;  // a date
-  return std::count(number.begin(), number.end(), '.') >= 2;        // a version
+  return std::count(number.begin(), number.end(), '.') >= 2;       // a version
 }
 
 struct Word {
@@ -380,8 +364,7 @@ std::string excerpt(std::string_view text, std::size_t max_code_points) {
     }
     collapsed.push_back(static_cast<char>(c));
     if ((c & 0xC0) != 0x80) ++code_points;
-    const bool sentence_end = (c == '.' || c == '!' || c == '?') &&
-                              (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\n');
+    const bool sentence_end = (c == '.' || c == '!' || c == '?') && (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\n');
     if (sentence_end && code_points > 1) break;
     if (code_points > max_code_points + 1) break;  // enough to know it must be cut
   }
@@ -397,8 +380,7 @@ std::string excerpt(std::string_view text, std::size_t max_code_points) {
     utf8proc_int32_t cp = 0;
     const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(collapsed.data() + offset);
     auto n = utf8proc_iterate(bytes, static_cast<utf8proc_ssize_t>(collapsed.size() - offset), &cp);
-    std::size_t step = n > 0 ? static_cast<std::size_t>(n)
-                             : utf8_sequence_length(static_cast<unsigned char>(collapsed[offset]));
+    std::size_t step = n > 0 ? static_cast<std::size_t>(n) : utf8_sequence_length(static_cast<unsigned char>(collapsed[offset]));
     if (n <= 0) cp = 0xFFFD;
     if (previous < 0 || utf8proc_grapheme_break_stateful(previous, cp, &state)) last_boundary = offset;
     previous = cp;
@@ -410,8 +392,7 @@ std::string excerpt(std::string_view text, std::size_t max_code_points) {
     offset += step;
   }
   std::string out = cut ? collapsed.substr(0, last_boundary) : collapsed;
-  while (!out.empty() && (out.back() == '.' || out.back() == ' ' || out.back() == ':' ||
-                          out.back() == ';' || out.back() == ',')) {
+  while (!out.empty() && (out.back() == '.' || out.back() == ' ' || out.back() == ':' || out.back() == ';' || out.back() == ',')) {
     out.pop_back();
   }
   if (cut) out += "...";

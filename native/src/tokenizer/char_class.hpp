@@ -10,18 +10,17 @@
 namespace ctxwin::char_class {
 
 enum : std::uint8_t {
-  kLetter = 1 << 0,      // \p{L}
-  kNumber = 1 << 1,      // \p{N}
-  kSpace = 1 << 2,       // \s: Unicode White_Space
-  kCrLf = 1 << 3,        // \r or \n
-  kUpperish = 1 << 4,    // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
-  kLowerish = 1 << 5,    // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+  kLetter = 1 << 0,    // \p{L}
+  kNumber = 1 << 1,    // \p{N}
+  kSpace = 1 << 2,     // \s: Unicode White_Space
+  kCrLf = 1 << 3,      // \r or \n
+  kUpperish = 1 << 4,  // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+  kLowerish = 1 << 5,  // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
 };
 
 constexpr bool is_white_space(char32_t cp) noexcept {
-  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
-         cp == 0x205F || cp == 0x3000;
+  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) ||
+         cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
 }
 
 inline std::uint8_t classify_slow(char32_t cp) noexcept {

@@ -22,10 +22,14 @@ constexpr std::uint8_t kAllForms = 0x0F;
 
 utf8proc_option_t options_of(NormalForm form) noexcept {
   switch (form) {
-    case NormalForm::Nfc: return static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE);
-    case NormalForm::Nfd: return static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE);
-    case NormalForm::Nfkc: return static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT);
-    case NormalForm::Nfkd: return static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT);
+    case NormalForm::Nfc:
+      return static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+    case NormalForm::Nfd:
+      return static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE);
+    case NormalForm::Nfkc:
+      return static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT);
+    case NormalForm::Nfkd:
+      return static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT);
   }
   return UTF8PROC_STABLE;
 }

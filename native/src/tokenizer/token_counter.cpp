@@ -12,8 +12,8 @@ std::size_t TokenCounter::count(std::string_view text, CountCache* cache, Specia
 
 void TokenCounter::count_many(std::span<const std::string> texts, std::span<std::uint32_t> counts, CountCache* cache) const {
   if (counts.size() != texts.size()) {
-    throw Error::range(ErrorCode::OutOfRange, "count_many: " + std::to_string(counts.size()) + " counts for " +
-                                                  std::to_string(texts.size()) + " texts");
+    throw Error::range(ErrorCode::OutOfRange,
+                       "count_many: " + std::to_string(counts.size()) + " counts for " + std::to_string(texts.size()) + " texts");
   }
   CountCache* own = checked(cache);
   for (std::size_t i = 0; i < texts.size(); ++i) {

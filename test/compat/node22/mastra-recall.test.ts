@@ -15,7 +15,10 @@ import { definitions, type CallOptions } from "../../ts/adapters/ai-sdk-suite.js
 import { FINAL, READS, RECALL_CALL_ID, nextMove, providerResult, readProviderPrompt } from "../../ts/recall/recall-loop.js";
 import { LIMITS, MODEL, RESERVED_OUTPUT, SYSTEM, TASK, toolOutput } from "../../ts/support/tool-loop.js";
 
-const usage = { inputTokens: { total: 100, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 20, text: 20, reasoning: undefined } };
+const usage = {
+  inputTokens: { total: 100, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 20, text: 20, reasoning: undefined },
+};
 
 const readFile = createTool({
   id: "read_file",
@@ -27,7 +30,12 @@ const readFile = createTool({
 describe("recall in a Mastra agent loop", () => {
   it("reads a cleared result back, byte for byte, checking every request", async () => {
     const recall = new Recall({ counter: getCounter(MODEL), maxTokens: 4000 });
-    const processor = contextProcessor({ model: MODEL, limits: LIMITS, onCompact: recall.onCompact, compaction: { maxToolResultTokens: 4000, keepToolResults: 1 } });
+    const processor = contextProcessor({
+      model: MODEL,
+      limits: LIMITS,
+      onCompact: recall.onCompact,
+      compaction: { maxToolResultTokens: 4000, keepToolResults: 1 },
+    });
     let call = 0;
     const sentTools: CallOptions["tools"][] = [];
     const model = new MockLanguageModelV3({
@@ -40,7 +48,14 @@ describe("recall in a Mastra agent loop", () => {
         return providerResult(move, usage);
       },
     });
-    const agent = new Agent({ id: "coder", name: "coder", instructions: SYSTEM, model, tools: { read_file: readFile, recall: await recallTool(recall) }, inputProcessors: [processor] });
+    const agent = new Agent({
+      id: "coder",
+      name: "coder",
+      instructions: SYSTEM,
+      model,
+      tools: { read_file: readFile, recall: await recallTool(recall) },
+      inputProcessors: [processor],
+    });
     const result = await agent.generate(TASK, { maxSteps: READS + 5, modelSettings: { maxOutputTokens: RESERVED_OUTPUT } });
     expect(call).toBe(READS + 2);
     expect(result.text).toBe(FINAL);
@@ -51,17 +66,36 @@ describe("recall in a Mastra agent loop", () => {
     for (const tools of sentTools) {
       const sent = tools?.find((t) => t.name === RECALL_TOOL.name);
       expect(sent?.description).toBe(RECALL_TOOL.description);
-      expect(sent?.inputSchema).toMatchObject({ type: "object", required: ["id"], properties: { id: { type: "string" }, lines: { type: "array" }, pattern: { type: "string" }, maxTokens: { type: "integer" } } });
+      expect(sent?.inputSchema).toMatchObject({
+        type: "object",
+        required: ["id"],
+        properties: { id: { type: "string" }, lines: { type: "array" }, pattern: { type: "string" }, maxTokens: { type: "integer" } },
+      });
     }
   });
 
   it("answers what Recall.answer answers: the whole original, a range, the matching lines, a coded notice", async () => {
     const recall = new Recall({ counter: getCounter(MODEL), maxTokens: 4000 });
     const original = toolOutput(3);
-    recall.remember({ replaced: [{ before: { role: "tool", tool_call_id: "call_3", content: original }, after: { role: "tool", tool_call_id: "call_3", content: '[tool result cleared: 2.1 KB; recall("call_3")]' } }], removed: [] });
+    recall.remember({
+      replaced: [
+        {
+          before: { role: "tool", tool_call_id: "call_3", content: original },
+          after: { role: "tool", tool_call_id: "call_3", content: '[tool result cleared: 2.1 KB; recall("call_3")]' },
+        },
+      ],
+      removed: [],
+    });
     const tool = await recallTool(recall);
     expect(tool.id).toBe("recall");
-    const inputs = [{ id: "call_3" }, { id: "call_3", lines: [2, 4] as [number, number] }, { id: "call_3", pattern: "helper3_1\\d\\b" }, { id: "call_3", maxTokens: 50 }, { id: "call_404" }, { id: "call_3", pattern: "(" }];
+    const inputs = [
+      { id: "call_3" },
+      { id: "call_3", lines: [2, 4] as [number, number] },
+      { id: "call_3", pattern: "helper3_1\\d\\b" },
+      { id: "call_3", maxTokens: 50 },
+      { id: "call_404" },
+      { id: "call_3", pattern: "(" },
+    ];
     for (const input of inputs) {
       const answer = await tool.execute(input, {});
       expect(answer).toBe(await recall.answer(input));

@@ -11,10 +11,24 @@ import { z } from "zod";
 import { getCounter } from "ctxwin";
 import { contextProcessor, ContextProcessor } from "ctxwin/mastra";
 import { checkRequest, definitions, type CallOptions } from "../../ts/adapters/ai-sdk-suite.js";
-import { FINAL, LIMITS, MODEL, RESERVED_OUTPUT, STEPS, SYSTEM, TASK, WINDOW, toolOutput, toolOutputTokens } from "../../ts/support/tool-loop.js";
+import {
+  FINAL,
+  LIMITS,
+  MODEL,
+  RESERVED_OUTPUT,
+  STEPS,
+  SYSTEM,
+  TASK,
+  WINDOW,
+  toolOutput,
+  toolOutputTokens,
+} from "../../ts/support/tool-loop.js";
 
 const counter = getCounter(MODEL);
-const usageOf = (tokens: number) => ({ inputTokens: { total: tokens, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 20, text: 20, reasoning: undefined } });
+const usageOf = (tokens: number) => ({
+  inputTokens: { total: tokens, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 20, text: 20, reasoning: undefined },
+});
 
 const readFileWith = (output: (step: number) => string) =>
   createTool({
@@ -35,9 +49,17 @@ function agentModel(steps = STEPS, inflate = 1) {
       seen.push({ tokens, messages: options.prompt.length });
       step++;
       const usage = usageOf(Math.ceil(tokens * inflate));
-      if (step > steps) return { content: [{ type: "text", text: FINAL }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
+      if (step > steps)
+        return { content: [{ type: "text", text: FINAL }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
       return {
-        content: [{ type: "tool-call", toolCallId: `call_${step}`, toolName: "read_file", input: JSON.stringify({ path: `src/module${step}.ts`, step }) }],
+        content: [
+          {
+            type: "tool-call",
+            toolCallId: `call_${step}`,
+            toolName: "read_file",
+            input: JSON.stringify({ path: `src/module${step}.ts`, step }),
+          },
+        ],
         finishReason: { unified: "tool-calls", raw: undefined },
         usage,
         warnings: [],
@@ -48,7 +70,14 @@ function agentModel(steps = STEPS, inflate = 1) {
 }
 
 function agentWith(model: MockLanguageModelV3, processors: unknown[], output: (step: number) => string = toolOutput) {
-  return new Agent({ id: "coder", name: "coder", instructions: SYSTEM, model, tools: { read_file: readFileWith(output) }, inputProcessors: processors as never });
+  return new Agent({
+    id: "coder",
+    name: "coder",
+    instructions: SYSTEM,
+    model,
+    tools: { read_file: readFileWith(output) },
+    inputProcessors: processors as never,
+  });
 }
 
 const generateOptions = { maxSteps: STEPS + 5, modelSettings: { maxOutputTokens: RESERVED_OUTPUT } };
@@ -100,8 +129,18 @@ describe("ctxwin/mastra contextProcessor", () => {
     const history: unknown[] = [];
     for (let turn = 1; turn <= 8; turn++) {
       history.push({ role: "user", content: `Question ${turn}: what does src/module${turn}.ts export?` });
-      history.push({ role: "assistant", content: [{ type: "tool-call", toolCallId: `old_${turn}`, toolName: "read_file", input: { path: `src/module${turn}.ts`, step: turn } }] });
-      history.push({ role: "tool", content: [{ type: "tool-result", toolCallId: `old_${turn}`, toolName: "read_file", output: { type: "text", value: toolOutput(turn) } }] });
+      history.push({
+        role: "assistant",
+        content: [
+          { type: "tool-call", toolCallId: `old_${turn}`, toolName: "read_file", input: { path: `src/module${turn}.ts`, step: turn } },
+        ],
+      });
+      history.push({
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: `old_${turn}`, toolName: "read_file", output: { type: "text", value: toolOutput(turn) } },
+        ],
+      });
       history.push({ role: "assistant", content: `Answer ${turn}: it exports parseIsoDate${turn}.` });
     }
     let unfiltered = 0;
@@ -112,7 +151,12 @@ describe("ctxwin/mastra contextProcessor", () => {
       modelId: MODEL,
       doGenerate: async (options) => {
         prompts.push(options.prompt as never);
-        return { content: [{ type: "text", text: FINAL }], finishReason: { unified: "stop", raw: undefined }, usage: usageOf(100), warnings: [] };
+        return {
+          content: [{ type: "text", text: FINAL }],
+          finishReason: { unified: "stop", raw: undefined },
+          usage: usageOf(100),
+          warnings: [],
+        };
       },
     });
     const compactions: number[] = [];
@@ -148,6 +192,8 @@ describe("ctxwin/mastra contextProcessor", () => {
   it("rejects bad options with coded errors", () => {
     expect(() => contextProcessor(undefined as never)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
     expect(() => contextProcessor({ model: 42 } as never)).toThrow(/options.model must be a string/);
-    expect(() => contextProcessor({ model: MODEL, compaction: { trimTo: 0 } })).toThrow(expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+    expect(() => contextProcessor({ model: MODEL, compaction: { trimTo: 0 } })).toThrow(
+      expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+    );
   });
 });

@@ -26,7 +26,12 @@ export default defineConfig({
   test: {
     // The OpenAI Agents tests (the adapter's and its recall loop) are the repository's own (they
     // run with 0.14 on Node 20 there), run again here with 0.20, which `dedupe` gives them.
-    include: ["*.test.ts", "../../ts/adapters/openai-agents.test.ts", "../../ts/recall/openai-agents-recall.test.ts", "../../ts/recall/openai-agents-large-recall.test.ts"],
+    include: [
+      "*.test.ts",
+      "../../ts/adapters/openai-agents.test.ts",
+      "../../ts/recall/openai-agents-recall.test.ts",
+      "../../ts/recall/openai-agents-large-recall.test.ts",
+    ],
     pool: "threads",
     testTimeout: 60000,
     // The repository's build is what is staged: stop when it is older than its sources.

@@ -41,7 +41,8 @@ TEST(ModelId, NamesWithoutProviderPackaging) {
 }
 
 TEST(ModelId, BedrockIds) {
-  EXPECT_EQ(model_names("us.anthropic.claude-opus-4-7-v1:0"), (Names{"claude-opus-4-7-v1", "anthropic-claude-opus-4-7-v1", "claude-opus-4-7", "anthropic-claude-opus-4-7"}));
+  EXPECT_EQ(model_names("us.anthropic.claude-opus-4-7-v1:0"),
+            (Names{"claude-opus-4-7-v1", "anthropic-claude-opus-4-7-v1", "claude-opus-4-7", "anthropic-claude-opus-4-7"}));
   EXPECT_EQ(model_names("global.anthropic.claude-sonnet-4-5-20250929-v1:0")[2], "claude-sonnet-4-5-20250929");
   EXPECT_EQ(model_names("deepseek.r1-v1:0")[3], "deepseek-r1");
   // Claude 2's "-v2" is the model's version: kept as one of the names.

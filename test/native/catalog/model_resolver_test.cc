@@ -42,7 +42,8 @@ TEST(ModelResolver, TheSpecificationsRowsAnswerForTheirNames) {
 
 TEST(ModelResolver, ProvidersOwnIds) {
   EXPECT_EQ(entry_of(builtin(), "anthropic.claude-3-7-sonnet-20250219-v1:0"), "amazon-bedrock/anthropic.claude-3-7-sonnet-20250219-v1:0");
-  EXPECT_EQ(entry_of(builtin(), "us.anthropic.claude-3-7-sonnet-20250219-v1:0"), "amazon-bedrock/anthropic.claude-3-7-sonnet-20250219-v1:0");
+  EXPECT_EQ(entry_of(builtin(), "us.anthropic.claude-3-7-sonnet-20250219-v1:0"),
+            "amazon-bedrock/anthropic.claude-3-7-sonnet-20250219-v1:0");
   EXPECT_EQ(entry_of(builtin(), "claude-opus-4@20250514"), "google-vertex-anthropic/claude-opus-4@20250514");
   EXPECT_EQ(entry_of(builtin(), "openrouter/qwen/qwen3-32b:free"), "openrouter/qwen/qwen3-32b:free");
   EXPECT_EQ(builtin().resolve("openrouter/qwen/qwen3-32b:free")->match, MatchKind::Exact);
@@ -159,7 +160,8 @@ TEST(ModelsDevJson, NamesTheFirstBadValue) {
   EXPECT_EQ(error_of("{"), "ERR_CTXWIN_INVALID_ARGUMENT catalog must be JSON in models.dev's format: it does not parse");
   EXPECT_EQ(error_of("[]"), "ERR_CTXWIN_INVALID_ARGUMENT catalog must be an object of providers by id, got an array");
   EXPECT_EQ(error_of(R"({"p": {}})"), "ERR_CTXWIN_INVALID_ARGUMENT catalog[\"p\"].models must be an object, got nothing");
-  EXPECT_EQ(error_of(R"({"p": {"models": {"m": {}}}})"), "ERR_CTXWIN_INVALID_ARGUMENT catalog[\"p\"].models[\"m\"].limit must be an object, got nothing");
+  EXPECT_EQ(error_of(R"({"p": {"models": {"m": {}}}})"),
+            "ERR_CTXWIN_INVALID_ARGUMENT catalog[\"p\"].models[\"m\"].limit must be an object, got nothing");
   EXPECT_EQ(error_of(R"({"p": {"models": {"m": {"limit": {"context": "8k"}}}}})"),
             "ERR_CTXWIN_INVALID_ARGUMENT catalog[\"p\"].models[\"m\"].limit.context must be a number, got a string");
   EXPECT_EQ(error_of(R"({"p": {"models": {"m": {"limit": {"context": -1}}}}})"),

@@ -28,7 +28,9 @@ TEST(PatchChanges, UnifiedDiffs) {
 TEST(PatchChanges, ApplyPatchEnvelopes) {
   EXPECT_EQ(patch_changes("*** Begin Patch\n*** Update File: src/app.ts\n@@ class App\n-  a\n+  b\n*** Move to: src/main.ts\n"
                           "*** Add File: src/util.ts\n+export {}\n*** Delete File: src/legacy.ts\n*** End Patch"),
-            (Effects{{FileChange::Moved, "src/main.ts", "src/app.ts"}, {FileChange::Created, "src/util.ts", ""}, {FileChange::Deleted, "src/legacy.ts", ""}}));
+            (Effects{{FileChange::Moved, "src/main.ts", "src/app.ts"},
+                     {FileChange::Created, "src/util.ts", ""},
+                     {FileChange::Deleted, "src/legacy.ts", ""}}));
 }
 
 TEST(ScriptChanges, ReadModifyWritePrograms) {
@@ -42,10 +44,16 @@ TEST(ScriptChanges, ReadModifyWritePrograms) {
                            "with open('django/db/models/query.py', 'w') as f:\n    f.write(s)\n"),
             (Effects{{FileChange::Edited, "django/db/models/query.py", ""}}));
   // Written through a name no literal binds: the file it read is the one written back.
-  EXPECT_EQ(script_changes("fn = 'src/a.py'\nsrc = open(fn).read()\nopen(fn, mode='w').write(src.upper())"), (Effects{{FileChange::Edited, "src/a.py", ""}}));
-  EXPECT_EQ(script_changes("import shutil, os\nshutil.copy('a/base.cfg', 'a/local.cfg')\nos.rename('x/old.py', 'x/new.py')\nos.remove('tmp/scratch.txt')"),
-            (Effects{{FileChange::Created, "a/local.cfg", ""}, {FileChange::Moved, "x/new.py", "x/old.py"}, {FileChange::Deleted, "tmp/scratch.txt", ""}}));
-  EXPECT_EQ(script_changes("import fileinput\nfor line in fileinput.input('setup.cfg', inplace=True):\n    print(line.replace('a', 'b'), end='')"),
+  EXPECT_EQ(script_changes("fn = 'src/a.py'\nsrc = open(fn).read()\nopen(fn, mode='w').write(src.upper())"),
+            (Effects{{FileChange::Edited, "src/a.py", ""}}));
+  EXPECT_EQ(
+      script_changes(
+          "import shutil, os\nshutil.copy('a/base.cfg', 'a/local.cfg')\nos.rename('x/old.py', 'x/new.py')\nos.remove('tmp/scratch.txt')"),
+      (Effects{{FileChange::Created, "a/local.cfg", ""},
+               {FileChange::Moved, "x/new.py", "x/old.py"},
+               {FileChange::Deleted, "tmp/scratch.txt", ""}}));
+  EXPECT_EQ(script_changes(
+                "import fileinput\nfor line in fileinput.input('setup.cfg', inplace=True):\n    print(line.replace('a', 'b'), end='')"),
             (Effects{{FileChange::Edited, "setup.cfg", ""}}));
   EXPECT_EQ(script_changes("const fs = require('fs'); fs.appendFileSync('logs/run.log', 'x'); fs.unlinkSync('dist/old.js')"),
             (Effects{{FileChange::Edited, "logs/run.log", ""}, {FileChange::Deleted, "dist/old.js", ""}}));

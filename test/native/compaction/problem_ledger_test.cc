@@ -47,11 +47,13 @@ TEST(ProblemLedger, AFailingTestStaysOpenUntilThatTestPasses) {
   EXPECT_EQ(p.outcome, "Tests  1 failed | 48 passed (49); exit code 1");
   // Other tools succeeding, another test passing, another command passing: still open.
   ledger.observe({"call_18", "read_file", R"({"path":"src/billing/ledger.ts"})"}, "export class Ledger {}");
-  ledger.observe({"call_19", "run_tests", R"({"filter":"refunds"})"}, " ✓ test/r.test.ts > refunds > refunds a charge (1 ms)\nTests 3 passed (3)\nexit code 0");
+  ledger.observe({"call_19", "run_tests", R"({"filter":"refunds"})"},
+                 " ✓ test/r.test.ts > refunds > refunds a charge (1 ms)\nTests 3 passed (3)\nexit code 0");
   ledger.observe({"call_20", "run_command", R"({"command":"npm run lint"})"}, "0 problems");
   EXPECT_EQ(ledger.open().size(), 1u);
   // That test passing (in any run) resolves it.
-  ledger.observe({"call_21", "run_tests", R"({"filter":"duplicate"})"}, " ✓ test/billing.test.ts > ledger > rejects a duplicate charge (2 ms)\nTests 1 passed (1)");
+  ledger.observe({"call_21", "run_tests", R"({"filter":"duplicate"})"},
+                 " ✓ test/billing.test.ts > ledger > rejects a duplicate charge (2 ms)\nTests 1 passed (1)");
   EXPECT_TRUE(ledger.open().empty());
   ASSERT_EQ(ledger.resolved().size(), 1u);
   EXPECT_EQ(ledger.resolved().front()->resolved_by, "call_21");
@@ -59,14 +61,16 @@ TEST(ProblemLedger, AFailingTestStaysOpenUntilThatTestPasses) {
 
 TEST(ProblemLedger, ACommandsFailureIsResolvedByTheSameCommandSucceeding) {
   ProblemLedger ledger;
-  ledger.observe({"c29", "run_command", R"({"command":"npm run build"})"}, "Error: ENOSPC: no space left on device, write '/tmp/build/ledger.js'\nexit code 1");
+  ledger.observe({"c29", "run_command", R"({"command":"npm run build"})"},
+                 "Error: ENOSPC: no space left on device, write '/tmp/build/ledger.js'\nexit code 1");
   ledger.observe({"c30", "run_command", R"({"command":"rm -rf /tmp/build/.cache"})"}, "exit code 0");
   EXPECT_EQ(ledger.open().size(), 1u);
   ledger.observe({"c31", "run_command", R"({"command":"npm run build"})"}, "build ok in 4.4s\nexit code 0");
   EXPECT_TRUE(ledger.open().empty());
   EXPECT_EQ(ledger.resolved().front()->resolution, "build ok in 4.4s; exit code 0");
   EXPECT_EQ(describe_resolved_problem(*ledger.resolved().front()),
-            "- `npm run build`: Error: ENOSPC: no space left on device, write '/tmp/build/ledger.js' -> now build ok in 4.4s; exit code 0 [id c31]");
+            "- `npm run build`: Error: ENOSPC: no space left on device, write '/tmp/build/ledger.js' -> now build ok in 4.4s; exit code 0 "
+            "[id c31]");
 }
 
 TEST(ProblemLedger, AReadOfAnotherPathDoesNotResolveAMissingFile) {
@@ -99,7 +103,8 @@ TEST(ProblemLedger, ARunThatOnlyMarksATestFailingKeepsTheReasonGivenBefore) {
   const Problem* test = ledger.open()[0];
   EXPECT_EQ(test->test, "rejects a duplicate charge");
   EXPECT_EQ(test->id, "c2");  // seen last there
-  EXPECT_NE(describe_open_problem(*test).find("Error: duplicate charge detected for ch_17_5"), std::string::npos) << describe_open_problem(*test);
+  EXPECT_NE(describe_open_problem(*test).find("Error: duplicate charge detected for ch_17_5"), std::string::npos)
+      << describe_open_problem(*test);
 }
 
 TEST(ProblemLedger, AResolvedProblemIsDescribedByItsErrorNotItsStackFrames) {
@@ -188,7 +193,8 @@ TEST(ObserveToolResults, EventsInOrderAndDescribed) {
   EXPECT_EQ(described,
             "Open problems, newest first:\n"
             "- deploy: permission denied [id e]\n"
-            "- test \"rejects a duplicate charge\" (run_tests {\"filter\":\"billing\"}): Error: duplicate charge detected for ch_17_5 (last output: exit code 1) [id call_17]");
+            "- test \"rejects a duplicate charge\" (run_tests {\"filter\":\"billing\"}): Error: duplicate charge detected for ch_17_5 "
+            "(last output: exit code 1) [id call_17]");
   EXPECT_EQ(describe_problems(ProblemLedger()), "");
 }
 
@@ -198,23 +204,30 @@ TEST(ObserveToolResults, EventsInOrderAndDescribed) {
 TEST(ProblemLedger, AShellAgentsSession) {
   ProblemLedger ledger;
   ledger.observe({"c1", "bash", R"({"command":"grep -rn \"except KeyError\" django/db/ | head -5"})"},
-                 "<returncode>0</returncode>\n<output>\ndjango/db/models/query.py:890:        except KeyError:\ndjango/db/utils.py:204:            raise ImproperlyConfigured(\"Error: %s\" % e)\n</output>");
+                 "<returncode>0</returncode>\n<output>\ndjango/db/models/query.py:890:        except KeyError:\ndjango/db/utils.py:204:    "
+                 "        raise ImproperlyConfigured(\"Error: %s\" % e)\n</output>");
   ledger.observe({"c2", "bash", R"({"command":"sed -n '885,895p' django/db/models/query.py"})"},
-                 "<returncode>0</returncode>\n<output>\n        try:\n            return self._cache[key]\n        except KeyError:\n            raise FieldError(\"Error: unknown field\")\n</output>");
-  ledger.observe({"c3", "bash", R"({"command":"cat /tmp/old_run.log"})"}, "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: from an old run");
+                 "<returncode>0</returncode>\n<output>\n        try:\n            return self._cache[key]\n        except KeyError:\n      "
+                 "      raise FieldError(\"Error: unknown field\")\n</output>");
+  ledger.observe({"c3", "bash", R"({"command":"cat /tmp/old_run.log"})"},
+                 "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: from an old run");
   ledger.observe({"c4", "bash", R"({"command":"grep -c missing_symbol setup.py"})"}, "<returncode>1</returncode>\n<output>\n0\n</output>");
   EXPECT_TRUE(ledger.empty());
   ledger.observe({"c5", "bash", R"({"command":"cd /testbed && python reproduce.py"})"},
-                 "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"/testbed/reproduce.py\", line 7, in <module>\n    qs.get(name='x')\n"
+                 "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"/testbed/reproduce.py\", line 7, in "
+                 "<module>\n    qs.get(name='x')\n"
                  "KeyError: 'name'\n</output>");
   ASSERT_EQ(ledger.open().size(), 1u);
   EXPECT_EQ(ledger.open().front()->label, "`cd /testbed && python reproduce.py`");
-  EXPECT_EQ(ledger.open().front()->lines, (std::vector<std::string>{"File \"/testbed/reproduce.py\", line 7, in <module>", "KeyError: 'name'", "exit code 1"}));
+  EXPECT_EQ(ledger.open().front()->lines,
+            (std::vector<std::string>{"File \"/testbed/reproduce.py\", line 7, in <module>", "KeyError: 'name'", "exit code 1"}));
   EXPECT_EQ(ledger.open().front()->outcome, "exit code 1");
   // An edit, then the same script on a line of its own: resolved.
-  ledger.observe({"c6", "bash", R"({"command":"sed -i 's/_cache\\[key\\]/_cache.get(key)/' django/db/models/query.py"})"}, "<returncode>0</returncode>\n<output>\n</output>");
+  ledger.observe({"c6", "bash", R"({"command":"sed -i 's/_cache\\[key\\]/_cache.get(key)/' django/db/models/query.py"})"},
+                 "<returncode>0</returncode>\n<output>\n</output>");
   EXPECT_EQ(ledger.open().size(), 1u);
-  ledger.observe({"c7", "bash", R"({"command":"python reproduce.py 2>&1"})"}, "<returncode>0</returncode>\n<output>\nAll lookups work\n</output>");
+  ledger.observe({"c7", "bash", R"({"command":"python reproduce.py 2>&1"})"},
+                 "<returncode>0</returncode>\n<output>\nAll lookups work\n</output>");
   EXPECT_TRUE(ledger.open().empty());
   ASSERT_EQ(ledger.resolved().size(), 1u);
   EXPECT_EQ(ledger.resolved().front()->resolution, "All lookups work; exit code 0");
@@ -222,11 +235,14 @@ TEST(ProblemLedger, AShellAgentsSession) {
 
 TEST(ProblemLedger, UnittestFailuresAreTestsNotTheirVerdicts) {
   ProblemLedger ledger;
-  ledger.observe({"t1", "bash", R"({"command":"python tests/runtests.py auth_tests.test_validators"})"},
-                 "<returncode>1</returncode>\n<output>\nE.\n======================================================================\n"
-                 "ERROR: test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests)\n----------------------------------------------------------------------\n"
-                 "Traceback (most recent call last):\n  File \"/testbed/django/contrib/auth/validators.py\", line 20, in __call__\nTypeError: bad pattern\n\n"
-                 "----------------------------------------------------------------------\nRan 2 tests in 0.002s\n\nFAILED (errors=1)\n</output>");
+  ledger.observe(
+      {"t1", "bash", R"({"command":"python tests/runtests.py auth_tests.test_validators"})"},
+      "<returncode>1</returncode>\n<output>\nE.\n======================================================================\n"
+      "ERROR: test_unicode_validator "
+      "(auth_tests.test_validators.UsernameValidatorsTests)\n----------------------------------------------------------------------\n"
+      "Traceback (most recent call last):\n  File \"/testbed/django/contrib/auth/validators.py\", line 20, in __call__\nTypeError: bad "
+      "pattern\n\n"
+      "----------------------------------------------------------------------\nRan 2 tests in 0.002s\n\nFAILED (errors=1)\n</output>");
   ASSERT_EQ(ledger.open().size(), 1u);
   const Problem& p = *ledger.open().front();
   EXPECT_EQ(p.test, "test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests)");
@@ -247,8 +263,9 @@ TEST(ProblemLedger, PytestSpellingsOfOneTest) {
                  "=========================== short test summary info ============================\n"
                  "FAILED astropy/io/fits/tests/test_card.py::TestCard::test_float - AssertionError\n1 failed in 0.30s\n");
   ASSERT_EQ(ledger.open().size(), 1u);
-  EXPECT_EQ(ledger.open().front()->lines, (std::vector<std::string>{"FAILED astropy/io/fits/tests/test_card.py::TestCard::test_float - AssertionError",
-                                                                    "E       AssertionError: assert '1.0E-10' == '1e-10'"}));
+  EXPECT_EQ(ledger.open().front()->lines,
+            (std::vector<std::string>{"FAILED astropy/io/fits/tests/test_card.py::TestCard::test_float - AssertionError",
+                                      "E       AssertionError: assert '1.0E-10' == '1e-10'"}));
   // -v names it passing, by its node id.
   ledger.observe({"p2", "bash", R"({"command":"python -m pytest astropy/io/fits/tests/test_card.py -k float -v"})"},
                  "astropy/io/fits/tests/test_card.py::TestCard::test_float PASSED [100%]\n1 passed, 40 deselected in 0.2s");
@@ -260,7 +277,8 @@ TEST(ProblemLedger, PytestSpellingsOfOneTest) {
   ledger.observe({"p4", "bash", R"({"command":"python -m pytest astropy/io/fits/tests/ -q"})"}, "........\n314 passed in 9.1s");
   EXPECT_TRUE(ledger.open().empty());
   // Another file's pass resolves nothing.
-  ledger.observe({"p5", "bash", R"({"command":"python -m pytest astropy/io/fits/tests/test_card.py -q"})"}, "FAILED astropy/io/fits/tests/test_card.py::test_other - x\n1 failed");
+  ledger.observe({"p5", "bash", R"({"command":"python -m pytest astropy/io/fits/tests/test_card.py -q"})"},
+                 "FAILED astropy/io/fits/tests/test_card.py::test_other - x\n1 failed");
   ledger.observe({"p6", "bash", R"({"command":"python -m pytest astropy/units/tests/test_units.py -q"})"}, "90 passed in 2.0s");
   EXPECT_EQ(ledger.open().size(), 1u);
 }
@@ -269,16 +287,19 @@ TEST(ProblemLedger, PytestSpellingsOfOneTest) {
 TEST(ProblemLedger, EditorToolsViewAndEdit) {
   ProblemLedger ledger;
   ledger.observe({"e1", "str_replace_editor", R"({"command":"view","path":"/testbed/src/app.py"})"},
-                 "Here's the result of running `cat -n` on /testbed/src/app.py:\n    12\t    except ValueError:\n    13\t        raise RuntimeError(\"Error: bad\")");
+                 "Here's the result of running `cat -n` on /testbed/src/app.py:\n    12\t    except ValueError:\n    13\t        raise "
+                 "RuntimeError(\"Error: bad\")");
   EXPECT_TRUE(ledger.empty());
   ledger.observe({"e2", "str_replace_editor", R"({"command":"str_replace","path":"/testbed/src/app.py","old_str":"x","new_str":"y"})"},
                  "Error: no replacement was performed, old_str `x` did not appear verbatim in /testbed/src/app.py.");
   ASSERT_EQ(ledger.open().size(), 1u);
   EXPECT_EQ(ledger.open().front()->label, "str_replace_editor str_replace /testbed/src/app.py");
   // Another file's edit does not resolve it; the same file's does.
-  ledger.observe({"e3", "str_replace_editor", R"({"command":"str_replace","path":"/testbed/src/other.py","old_str":"a","new_str":"b"})"}, "The file /testbed/src/other.py has been edited.");
+  ledger.observe({"e3", "str_replace_editor", R"({"command":"str_replace","path":"/testbed/src/other.py","old_str":"a","new_str":"b"})"},
+                 "The file /testbed/src/other.py has been edited.");
   EXPECT_EQ(ledger.open().size(), 1u);
-  ledger.observe({"e4", "str_replace_editor", R"({"command":"str_replace","path":"/testbed/src/app.py","old_str":"z","new_str":"y"})"}, "The file /testbed/src/app.py has been edited.");
+  ledger.observe({"e4", "str_replace_editor", R"({"command":"str_replace","path":"/testbed/src/app.py","old_str":"z","new_str":"y"})"},
+                 "The file /testbed/src/app.py has been edited.");
   EXPECT_TRUE(ledger.open().empty());
 }
 

@@ -37,31 +37,49 @@ struct Case {
 TEST(JudgeRun, ReadsAreContentRunsHaveOutcomes) {
   const std::vector<Case> cases = {
       {"a file's code through sed -n", "sed -n '890,910p' django/db/backends/base/schema.py",
-       "<returncode>0</returncode>\n<output>\n            try:\n                return self.connection.ops.quote_name(name)\n            except KeyError:\n                raise ValueError('bad')\n</output>", false},
+       "<returncode>0</returncode>\n<output>\n            try:\n                return self.connection.ops.quote_name(name)\n            "
+       "except KeyError:\n                raise ValueError('bad')\n</output>",
+       false},
       {"grep finding error handling", "grep -rn \"Error:\" django/core/management/base.py",
-       "<returncode>0</returncode>\n<output>\n412:            self.stderr.write('%s: %s' % (e.__class__.__name__, e))\n530:        raise CommandError(\"Error: %s\" % msg)\n</output>", false},
+       "<returncode>0</returncode>\n<output>\n412:            self.stderr.write('%s: %s' % (e.__class__.__name__, e))\n530:        raise "
+       "CommandError(\"Error: %s\" % msg)\n</output>",
+       false},
       {"grep finding nothing", "grep -n 'xyz' setup.py", "<returncode>1</returncode>\n<output>\n</output>", false},
-      {"cat of a log with a traceback", "cat /tmp/run.log", "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: boom", false},
+      {"cat of a log with a traceback", "cat /tmp/run.log", "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: boom",
+       false},
       {"python -c printing a file", "python -c \"print(open('sympy/core/expr.py').read()[:500])\"",
-       "<returncode>0</returncode>\n<output>\nclass Expr(Basic):\n    def __eq__(self, other):\n        except SympifyError:\n</output>", false},
+       "<returncode>0</returncode>\n<output>\nclass Expr(Basic):\n    def __eq__(self, other):\n        except SympifyError:\n</output>",
+       false},
       {"a script that raises", "cd /testbed && python reproduce_issue.py",
-       "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"/testbed/reproduce_issue.py\", line 4, in <module>\n    v('user\\n')\nAssertionError: accepted a trailing newline\n</output>",
+       "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"/testbed/reproduce_issue.py\", line 4, in "
+       "<module>\n    v('user\\n')\nAssertionError: accepted a trailing newline\n</output>",
        true},
-      {"a script that exits 1 without an error line", "python reproduce.py", "<returncode>1</returncode>\n<output>\nBug present: True\n</output>", true},
+      {"a script that exits 1 without an error line", "python reproduce.py",
+       "<returncode>1</returncode>\n<output>\nBug present: True\n</output>", true},
       {"a script printing an expected error and exiting 0", "python reproduce.py",
        "<returncode>0</returncode>\n<output>\nError: ValidationError raised as expected\nAll good\n</output>", false},
       {"failing tests piped into tail", "python -m pytest tests/test_card.py -q 2>&1 | tail -5",
-       "<returncode>0</returncode>\n<output>\nFAILED tests/test_card.py::test_long_strings - AssertionError\n1 failed, 40 passed in 1.20s\n</output>", true},
+       "<returncode>0</returncode>\n<output>\nFAILED tests/test_card.py::test_long_strings - AssertionError\n1 failed, 40 passed in "
+       "1.20s\n</output>",
+       true},
       {"a traceback piped into head", "python reproduce.py 2>&1 | head -20",
-       "<returncode>0</returncode>\n<output>\nTraceback (most recent call last):\n  File \"reproduce.py\", line 3, in <module>\nImportError: cannot import name 'x'\n</output>", true},
-      {"passing tests", "python -m pytest tests/test_card.py -q", "<returncode>0</returncode>\n<output>\n41 passed in 1.10s\n</output>", false},
+       "<returncode>0</returncode>\n<output>\nTraceback (most recent call last):\n  File \"reproduce.py\", line 3, in "
+       "<module>\nImportError: cannot import name 'x'\n</output>",
+       true},
+      {"passing tests", "python -m pytest tests/test_card.py -q", "<returncode>0</returncode>\n<output>\n41 passed in 1.10s\n</output>",
+       false},
       {"Django's runner failing", "python tests/runtests.py auth_tests.test_validators",
-       "Testing against Django installed in '/testbed/django'\nF.\n======================================================================\nFAIL: test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests)\n"
-       "----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"/testbed/tests/auth_tests/test_validators.py\", line 240, in test_unicode_validator\n"
+       "Testing against Django installed in "
+       "'/testbed/django'\nF.\n======================================================================\nFAIL: test_unicode_validator "
+       "(auth_tests.test_validators.UsernameValidatorsTests)\n"
+       "----------------------------------------------------------------------\nTraceback (most recent call last):\n  File "
+       "\"/testbed/tests/auth_tests/test_validators.py\", line 240, in test_unicode_validator\n"
        "    v(invalid)\nAssertionError: ValidationError not raised\n\nRan 2 tests in 0.003s\n\nFAILED (failures=1)",
        true},
-      {"an OpenHands build failing", "npm run build", "src/a.ts(3,1): error TS2304: Cannot find name 'x'.\n[Command finished with exit code 2]", true},
-      {"a Codex build passing with warnings", "cargo build", "warning: unused variable: `x`\nFinished dev [unoptimized] target(s)\nExit code: 0", false},
+      {"an OpenHands build failing", "npm run build",
+       "src/a.ts(3,1): error TS2304: Cannot find name 'x'.\n[Command finished with exit code 2]", true},
+      {"a Codex build passing with warnings", "cargo build",
+       "warning: unused variable: `x`\nFinished dev [unoptimized] target(s)\nExit code: 0", false},
       {"an edit with no output", "sed -i 's/a/b/' x.py", "<returncode>0</returncode>\n<output>\n</output>", false},
       {"an edit of a missing file", "sed -i 's/a/b/' nope.py", "sed: can't read nope.py: No such file or directory\nexit code 2", true},
       {"a compiler error without a status", "gcc -c a.c", "a.c:3:5: error: expected ';' before 'return'", true},
@@ -76,7 +94,8 @@ TEST(JudgeRun, ReadsAreContentRunsHaveOutcomes) {
 TEST(JudgeRun, WhyItFailed) {
   EXPECT_EQ(judge("python reproduce.py", "<returncode>1</returncode>\n<output>\nBug present: True\n</output>").lines,
             (std::vector<std::string>{"Bug present: True", "exit code 1"}));
-  EXPECT_EQ(judge("python -m pytest -q | tail -3", "2 failed, 10 passed in 0.5s").lines, (std::vector<std::string>{"2 failed, 10 passed in 0.5s"}));
+  EXPECT_EQ(judge("python -m pytest -q | tail -3", "2 failed, 10 passed in 0.5s").lines,
+            (std::vector<std::string>{"2 failed, 10 passed in 0.5s"}));
   EXPECT_EQ(judge("deploy.sh", "permission denied for user ci", true).lines, (std::vector<std::string>{"permission denied for user ci"}));
   EXPECT_EQ(judge("make", "<returncode>2</returncode>\n<output>\n</output>").lines, (std::vector<std::string>{"exit code 2"}));
 }

@@ -47,12 +47,15 @@ TEST(ReadShellCommand, FileChangesAgentsMakeThroughTheShell) {
       {"sed --in-place=.orig '12d' setup.cfg", {"E setup.cfg"}},
       {"cd /testbed && sed -i '45,47d' sympy/core/expr.py && python reproduce.py", {"E sympy/core/expr.py"}},
       {"cd django && sed -i 's/a/b/' db/models/query.py", {"E django/db/models/query.py"}},
-      {"cat <<'EOF' > reproduce_issue.py\nimport re\nfrom django.core.exceptions import ValidationError\nprint(\"x\")\nEOF", {"E reproduce_issue.py"}},
+      {"cat <<'EOF' > reproduce_issue.py\nimport re\nfrom django.core.exceptions import ValidationError\nprint(\"x\")\nEOF",
+       {"E reproduce_issue.py"}},
       {"cat > /tmp/test_fix.py << \"PYEOF\"\nprint('EOF inside is fine')\nPYEOF\npython /tmp/test_fix.py", {"E /tmp/test_fix.py"}},
       {"cat <<-END >> notes.txt\n\tappended line\n\tEND", {"E notes.txt"}},
       {"echo 'pytest>=7' >> requirements-dev.txt", {"E requirements-dev.txt"}},
       {"printf '%s\\n' 'a' 'b' > data/list.txt 2>/dev/null", {"E data/list.txt"}},
-      {"python - <<'PY'\nfrom pathlib import Path\np = Path('astropy/io/fits/card.py')\ns = p.read_text()\ns = s.replace('a', 'b')\np.write_text(s)\nPY", {"E astropy/io/fits/card.py"}},
+      {"python - <<'PY'\nfrom pathlib import Path\np = Path('astropy/io/fits/card.py')\ns = p.read_text()\ns = s.replace('a', "
+       "'b')\np.write_text(s)\nPY",
+       {"E astropy/io/fits/card.py"}},
       {"python3 -c \"import re; t=open('src/app.py').read(); open('src/app.py','w').write(t.replace('x','y'))\"", {"E src/app.py"}},
       {"cat <<'EOF' | tee src/config.ts > /dev/null\nexport const x = 1;\nEOF", {"E src/config.ts"}},
       {"tee -a CHANGELOG.md <<< '- fixed the parser'", {"E CHANGELOG.md"}},
@@ -67,9 +70,11 @@ TEST(ReadShellCommand, FileChangesAgentsMakeThroughTheShell) {
       {"cp -t backup/ a.py b.py", {"C backup/a.py", "C backup/b.py"}},
       {"touch src/pkg/__init__.py src/pkg/py.typed", {"C src/pkg/__init__.py", "C src/pkg/py.typed"}},
       {"git apply <<'EOF'\ndiff --git a/src/x.py b/src/x.py\n--- a/src/x.py\n+++ b/src/x.py\n@@ -1 +1 @@\n-a\n+b\nEOF", {"E src/x.py"}},
-      {"cat > /tmp/fix.patch <<'EOF'\n--- a/lib/util.js\n+++ b/lib/util.js\n@@ -1 +1 @@\n-x\n+y\nEOF\ngit apply /tmp/fix.patch", {"E /tmp/fix.patch", "E lib/util.js"}},
+      {"cat > /tmp/fix.patch <<'EOF'\n--- a/lib/util.js\n+++ b/lib/util.js\n@@ -1 +1 @@\n-x\n+y\nEOF\ngit apply /tmp/fix.patch",
+       {"E /tmp/fix.patch", "E lib/util.js"}},
       {"patch -p1 <<'EOF'\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-old\n+new\nEOF", {"E README.md"}},
-      {"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/main.rs\n@@\n-a\n+b\n*** Add File: src/extra.rs\n+pub fn f() {}\n*** Delete File: src/old.rs\n*** End Patch\nEOF",
+      {"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/main.rs\n@@\n-a\n+b\n*** Add File: src/extra.rs\n+pub fn f() {}\n*** "
+       "Delete File: src/old.rs\n*** End Patch\nEOF",
        {"E src/main.rs", "C src/extra.rs", "D src/old.rs"}},
       {"git checkout -- django/db/models/query.py", {"E django/db/models/query.py"}},
       {"git restore src/a.ts", {"E src/a.ts"}},
@@ -172,7 +177,8 @@ TEST(ReadShellCommand, WhetherTheStatusIsTheWorks) {
 
 // Another run of the same work shares its key, whatever surrounds it.
 TEST(ReadShellCommand, RunKeys) {
-  EXPECT_EQ(read_shell_command("python reproduce.py").run_key, read_shell_command("cd /testbed && python3 reproduce.py 2>&1 | tail -5").run_key);
+  EXPECT_EQ(read_shell_command("python reproduce.py").run_key,
+            read_shell_command("cd /testbed && python3 reproduce.py 2>&1 | tail -5").run_key);
   EXPECT_EQ(read_shell_command("sed -i 's/a/b/' x.py && python reproduce.py").run_key, "python reproduce.py");
   EXPECT_EQ(read_shell_command("python -m pytest tests/a.py -x -q").run_key, read_shell_command("python -m pytest -q tests/a.py").run_key);
   EXPECT_NE(read_shell_command("python - <<'PY'\nprint(1)\nPY").run_key, read_shell_command("python - <<'PY'\nprint(2)\nPY").run_key);
@@ -211,16 +217,18 @@ TEST(ParseShell, QuotesHeredocsOperatorsAndRedirections) {
 }
 
 TEST(ShellLabel, HeredocBodiesElided) {
-  EXPECT_EQ(shell_label("cat <<'EOF' > reproduce.py\nimport x\nprint(x.f())\nEOF\npython reproduce.py"), "cat <<'EOF' > reproduce.py ... EOF python reproduce.py");
+  EXPECT_EQ(shell_label("cat <<'EOF' > reproduce.py\nimport x\nprint(x.f())\nEOF\npython reproduce.py"),
+            "cat <<'EOF' > reproduce.py ... EOF python reproduce.py");
   EXPECT_EQ(shell_label("npm   run\tbuild"), "npm run build");
   EXPECT_EQ(shell_label(std::string(300, 'a'), 20), std::string(20, 'a') + "...");
 }
 
 // Hostile lines: unbalanced quotes, an unclosed heredoc, deep nesting, long runs of operators.
 TEST(ParseShell, NeverThrowsAndStaysBounded) {
-  for (const std::string& line : {std::string("echo 'unclosed"), std::string("cat <<EOF\nno end"), std::string("$(((((("), std::string(100000, '|'),
-                                  std::string(50000, '('), std::string("bash -c \"bash -c 'bash -c \\\"bash -c x\\\"'\""), std::string("\\"),
-                                  std::string("a\0b", 3), std::string("cat <<"), std::string("2>"), std::string(">& &> <<< <<-")}) {
+  for (const std::string& line :
+       {std::string("echo 'unclosed"), std::string("cat <<EOF\nno end"), std::string("$(((((("), std::string(100000, '|'),
+        std::string(50000, '('), std::string("bash -c \"bash -c 'bash -c \\\"bash -c x\\\"'\""), std::string("\\"), std::string("a\0b", 3),
+        std::string("cat <<"), std::string("2>"), std::string(">& &> <<< <<-")}) {
     EXPECT_NO_THROW(read_shell_command(line)) << line.substr(0, 40);
     EXPECT_NO_THROW(shell_label(line));
   }

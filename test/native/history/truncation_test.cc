@@ -116,9 +116,8 @@ TEST(Smart, AsNeededDropsTheMiddleOldestFirstOnlyUntilTheTarget) {
 }
 
 TEST(Selective, PreservedRolesStayToolResultsGoFirst) {
-  std::vector<MessageMeta> history = {
-      m(Role::System, 10), m(Role::User, 10), m(Role::Assistant, 10, 7), m(Role::Tool, 100, 7),
-      m(Role::Assistant, 10), m(Role::User, 10), m(Role::Assistant, 10)};
+  std::vector<MessageMeta> history = {m(Role::System, 10),    m(Role::User, 10), m(Role::Assistant, 10, 7), m(Role::Tool, 100, 7),
+                                      m(Role::Assistant, 10), m(Role::User, 10), m(Role::Assistant, 10)};
   auto s = spec(StrategyKind::Selective);
   s.preserve_roles = (1u << static_cast<unsigned>(Role::System)) | (1u << static_cast<unsigned>(Role::User));
   auto plan = plan_truncation(history, 60, s);
@@ -126,7 +125,8 @@ TEST(Selective, PreservedRolesStayToolResultsGoFirst) {
 }
 
 TEST(StartOnUser, LeadingAssistantTurnsGo) {
-  std::vector<MessageMeta> history = {m(Role::System, 1), m(Role::User, 50), m(Role::Assistant, 10), m(Role::Assistant, 10), m(Role::User, 10)};
+  std::vector<MessageMeta> history = {m(Role::System, 1), m(Role::User, 50), m(Role::Assistant, 10), m(Role::Assistant, 10),
+                                      m(Role::User, 10)};
   auto s = spec(StrategyKind::TokenBudget);
   s.options.start_on = StartOn::User;
   auto plan = plan_truncation(history, 40, s);
@@ -197,8 +197,8 @@ TEST(NewestExchange, DroppedWhenEvenTheLimitCannotHoldItAndTheExcessSaysByHowMuc
 
 TEST(NewestExchange, KeptWhenItFitsTheTargetWhereStrategiesUsedToDropItFirst) {
   // Selective drops tool units first: the newest one went before any plain message.
-  std::vector<MessageMeta> history = {m(Role::User, 10), m(Role::Assistant, 10, 0), m(Role::Tool, 100, 0), m(Role::Assistant, 60),
-                                      m(Role::Assistant, 10, 1), m(Role::Tool, 100, 1)};
+  std::vector<MessageMeta> history = {m(Role::User, 10),      m(Role::Assistant, 10, 0), m(Role::Tool, 100, 0),
+                                      m(Role::Assistant, 60), m(Role::Assistant, 10, 1), m(Role::Tool, 100, 1)};
   auto selective = spec(StrategyKind::Selective);
   auto plan = plan_truncation(history, 130, selective);
   EXPECT_EQ(plan.kept, (std::vector<std::uint32_t>{0, 4, 5}));
@@ -216,9 +216,15 @@ TEST(NewestExchange, KeptWhenItFitsTheTargetWhereStrategiesUsedToDropItFirst) {
 // command run last and its output come before the agent's notes and the corrections, and stay
 // while they fit the request's limit, the notes between giving way first.
 TEST(NewestExchange, TheNewestToolUnitStaysWhenNotesAndCorrectionsFollowIt) {
-  std::vector<MessageMeta> history = {m(Role::User, 1000, -1, MessageMeta::kMarked), m(Role::Assistant, 30, 0), m(Role::Tool, 400, 0),
-                                      m(Role::Assistant, 30, 1), m(Role::Tool, 600, 1), m(Role::Assistant, 40), m(Role::User, 50),
-                                      m(Role::Assistant, 40), m(Role::User, 50)};
+  std::vector<MessageMeta> history = {m(Role::User, 1000, -1, MessageMeta::kMarked),
+                                      m(Role::Assistant, 30, 0),
+                                      m(Role::Tool, 400, 0),
+                                      m(Role::Assistant, 30, 1),
+                                      m(Role::Tool, 600, 1),
+                                      m(Role::Assistant, 40),
+                                      m(Role::User, 50),
+                                      m(Role::Assistant, 40),
+                                      m(Role::User, 50)};
   auto s = spec(StrategyKind::TokenBudget);
   s.options.request_limit = 2000;
   // Past the target with them: the task, the newest command and output, the last correction.
@@ -252,10 +258,16 @@ TEST(Invariants, HoldForEveryStrategyOnRandomHistories) {
     for (int i = 0; i < n;) {
       const int kind = static_cast<int>(rng() % 6);
       const std::uint8_t flags = rng() % 10 == 0 ? MessageMeta::kMarked : 0;
-      if (kind == 0) { history.push_back(m(Role::System, rng() % 50, -1, flags)); ++i; }
-      else if (kind == 1 || kind == 2) { history.push_back(m(Role::User, rng() % 100, -1, flags)); ++i; }
-      else if (kind == 3) { history.push_back(m(Role::Assistant, rng() % 100, -1, flags)); ++i; }
-      else {
+      if (kind == 0) {
+        history.push_back(m(Role::System, rng() % 50, -1, flags));
+        ++i;
+      } else if (kind == 1 || kind == 2) {
+        history.push_back(m(Role::User, rng() % 100, -1, flags));
+        ++i;
+      } else if (kind == 3) {
+        history.push_back(m(Role::Assistant, rng() % 100, -1, flags));
+        ++i;
+      } else {
         history.push_back(m(Role::Assistant, rng() % 50, unit, flags));
         const int results = 1 + static_cast<int>(rng() % 3);
         for (int r = 0; r < results; ++r) history.push_back(m(Role::Tool, rng() % 200, unit));
@@ -264,7 +276,8 @@ TEST(Invariants, HoldForEveryStrategyOnRandomHistories) {
       }
     }
     const std::uint64_t target = rng() % 600;
-    std::vector<StrategySpec> specs = {spec(StrategyKind::TokenBudget), spec(StrategyKind::SlidingWindow), spec(StrategyKind::Smart), spec(StrategyKind::Selective)};
+    std::vector<StrategySpec> specs = {spec(StrategyKind::TokenBudget), spec(StrategyKind::SlidingWindow), spec(StrategyKind::Smart),
+                                       spec(StrategyKind::Selective)};
     specs[1].window_size = rng() % 12;
     specs[2].preserve_first = rng() % 4;
     specs[2].preserve_last = rng() % 8;
@@ -275,10 +288,12 @@ TEST(Invariants, HoldForEveryStrategyOnRandomHistories) {
     for (const auto& s : specs) plans.push_back(plan_truncation(history, target, s));
     plans.push_back(plan_composite(history, target, specs));
     std::int64_t last_user = -1;
-    for (std::size_t i = 0; i < history.size(); ++i) if (history[i].role == Role::User) last_user = static_cast<std::int64_t>(i);
+    for (std::size_t i = 0; i < history.size(); ++i)
+      if (history[i].role == Role::User) last_user = static_cast<std::int64_t>(i);
     std::uint64_t pinned = 0;
     for (std::size_t i = 0; i < history.size(); ++i) {
-      const bool pin = history[i].role == Role::System || (history[i].flags & MessageMeta::kMarked) || static_cast<std::int64_t>(i) == last_user;
+      const bool pin =
+          history[i].role == Role::System || (history[i].flags & MessageMeta::kMarked) || static_cast<std::int64_t>(i) == last_user;
       if (pin) pinned += history[i].tokens;
     }
     // What the planner keeps whole for the newest exchange's sake: every message of a unit with a
@@ -287,12 +302,13 @@ TEST(Invariants, HoldForEveryStrategyOnRandomHistories) {
       std::set<std::int32_t> units;
       std::vector<bool> pin(history.size());
       for (std::size_t i = 0; i < history.size(); ++i) {
-        pin[i] = history[i].role == Role::System || (history[i].flags & MessageMeta::kMarked) || static_cast<std::int64_t>(i) == last_user ||
-                 (users && history[i].role == Role::User);
+        pin[i] = history[i].role == Role::System || (history[i].flags & MessageMeta::kMarked) ||
+                 static_cast<std::int64_t>(i) == last_user || (users && history[i].role == Role::User);
         if (pin[i] && history[i].unit >= 0) units.insert(history[i].unit);
       }
       std::uint64_t total = 0;
-      for (std::size_t i = 0; i < history.size(); ++i) if (pin[i] || units.count(history[i].unit)) total += history[i].tokens;
+      for (std::size_t i = 0; i < history.size(); ++i)
+        if (pin[i] || units.count(history[i].unit)) total += history[i].tokens;
       return total;
     };
     // The newest exchange: the last non-system message with its unit, when nothing of it is pinned.
@@ -302,13 +318,16 @@ TEST(Invariants, HoldForEveryStrategyOnRandomHistories) {
     for (std::size_t i = 0; newest >= 0 && i < history.size(); ++i) {
       const auto& last = history[static_cast<std::size_t>(newest)];
       const bool in = static_cast<std::int64_t>(i) == newest || (last.unit >= 0 && history[i].unit == last.unit);
-      const bool pin = history[i].role == Role::System || (history[i].flags & MessageMeta::kMarked) || static_cast<std::int64_t>(i) == last_user;
-      if (in && pin) newest = -1;  // pinned already: the check above covers it
-      else if (in) newest_tokens += history[i].tokens;
+      const bool pin =
+          history[i].role == Role::System || (history[i].flags & MessageMeta::kMarked) || static_cast<std::int64_t>(i) == last_user;
+      if (in && pin)
+        newest = -1;  // pinned already: the check above covers it
+      else if (in)
+        newest_tokens += history[i].tokens;
     }
     for (const auto& plan : plans) {
       std::set<std::uint32_t> kept(plan.kept.begin(), plan.kept.end());
-      ASSERT_TRUE(std::is_sorted(plan.kept.begin(), plan.kept.end()));               // order
+      ASSERT_TRUE(std::is_sorted(plan.kept.begin(), plan.kept.end()));  // order
       ASSERT_EQ(plan.kept.size() + plan.removed.size(), history.size());
       for (std::size_t i = 0; i < history.size(); ++i) {
         const auto& h = history[i];
@@ -316,7 +335,7 @@ TEST(Invariants, HoldForEveryStrategyOnRandomHistories) {
         if (pin) {
           ASSERT_TRUE(kept.count(static_cast<std::uint32_t>(i))) << "pinned message " << i << " dropped";
         }
-        for (std::size_t j = 0; j < history.size(); ++j) {                          // units whole
+        for (std::size_t j = 0; j < history.size(); ++j) {  // units whole
           if (h.unit >= 0 && history[j].unit == h.unit) {
             ASSERT_EQ(kept.count(static_cast<std::uint32_t>(i)), kept.count(static_cast<std::uint32_t>(j)));
           }
@@ -328,8 +347,9 @@ TEST(Invariants, HoldForEveryStrategyOnRandomHistories) {
         const std::uint64_t marker = &plan == &plans[2] ? specs[2].marker_tokens : 0;
         const std::uint64_t held = pinned_tokens(&plan == &plans[3]);
         if (held + newest_tokens + marker <= target) {
-          ASSERT_TRUE(kept.count(static_cast<std::uint32_t>(newest))) << "round " << round << ": newest exchange dropped by plan " << (&plan - plans.data())
-                                                                  << " (target " << target << ", pinned " << held << ", newest " << newest_tokens << ")";
+          ASSERT_TRUE(kept.count(static_cast<std::uint32_t>(newest)))
+              << "round " << round << ": newest exchange dropped by plan " << (&plan - plans.data()) << " (target " << target << ", pinned "
+              << held << ", newest " << newest_tokens << ")";
         }
       }
       if (pinned <= target && plan.warning.empty()) {

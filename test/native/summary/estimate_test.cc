@@ -19,14 +19,12 @@ TEST(EstimateTokens, MatchesCeilOfLengthOverThreePointFive) {
   EXPECT_EQ(estimate_tokens(7), 2u);
   EXPECT_EQ(estimate_tokens(8), 3u);
   for (std::uint64_t n = 0; n < 100000; ++n) {
-    ASSERT_EQ(estimate_tokens(n), static_cast<std::uint64_t>(std::ceil(static_cast<double>(n) / 3.5)))
-        << n;
+    ASSERT_EQ(estimate_tokens(n), static_cast<std::uint64_t>(std::ceil(static_cast<double>(n) / 3.5))) << n;
   }
 }
 
 TEST(EstimateTokens, ExactAtLargeLengths) {
-  for (std::uint64_t n : {std::uint64_t{1} << 31, (std::uint64_t{1} << 53) - 1,
-                          std::uint64_t{9007199254740990}}) {
+  for (std::uint64_t n : {std::uint64_t{1} << 31, (std::uint64_t{1} << 53) - 1, std::uint64_t{9007199254740990}}) {
     EXPECT_EQ(estimate_tokens(n), static_cast<std::uint64_t>(std::ceil(static_cast<double>(n) / 3.5)));
   }
 }

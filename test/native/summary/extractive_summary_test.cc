@@ -13,9 +13,7 @@ std::string summarize(const std::vector<std::string>& lines) {
   return summarize_extractive(views);
 }
 
-bool contains(const std::string& haystack, std::string_view needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+bool contains(const std::string& haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
 
 const std::vector<std::string> kIteration = {
     R"({"type":"tool_call","timestamp":1700000000000,"iteration":4,"toolName":"read_file","toolCallId":"call_17","args":{"path":"src/parser.ts"}})",
@@ -46,9 +44,7 @@ TEST(SummarizeExtractive, NeverListsBareNumbers) {
   EXPECT_FALSE(contains(summary, "the figures")) << summary;
 }
 
-TEST(SummarizeExtractive, IsDeterministic) {
-  EXPECT_EQ(summarize(kIteration), summarize(kIteration));
-}
+TEST(SummarizeExtractive, IsDeterministic) { EXPECT_EQ(summarize(kIteration), summarize(kIteration)); }
 
 TEST(SummarizeExtractive, IgnoresIdsAndClocks) {
   const std::string summary = summarize(kIteration);
@@ -83,8 +79,7 @@ TEST(SummarizeExtractive, PlainTextIsExcerpted) {
 TEST(SummarizeExtractive, ErrorsAreDeduplicatedAndBounded) {
   std::vector<std::string> lines;
   for (int i = 0; i < 8; ++i) {
-    lines.push_back(R"({"type":"error","iteration":1,"timestamp":1,"error":"E)" + std::to_string(i % 7) +
-                    R"(","recoverable":false})");
+    lines.push_back(R"({"type":"error","iteration":1,"timestamp":1,"error":"E)" + std::to_string(i % 7) + R"(","recoverable":false})");
   }
   const std::string summary = summarize(lines);
   EXPECT_TRUE(contains(summary, "Errors: \"E0\"; \"E1\"; \"E2\"; \"E3\"; \"E4\" and 2 more."));
@@ -119,8 +114,7 @@ TEST(SummarizePrompt, ReadsOnlyTheJsonLinesWhenThereAreAny) {
 }
 
 TEST(SummarizePrompt, PlainPromptIsReadAsText) {
-  EXPECT_EQ(summarize_prompt("Moved 12 files into lib/. Done."),
-            "Moved 12 files into lib/. Mentioned 12 files. No errors were reported.");
+  EXPECT_EQ(summarize_prompt("Moved 12 files into lib/. Done."), "Moved 12 files into lib/. Mentioned 12 files. No errors were reported.");
 }
 
 TEST(FailureDigest, AppendsTheReason) {

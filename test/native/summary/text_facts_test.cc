@@ -24,9 +24,8 @@ TEST(CollectPathsAndNumbers, FindsPathsOfManyShapes) {
   auto found = scan(
       "Read src/index.ts and ./lib/util.js, then /etc/hosts, ~/notes/todo and README.md. "
       "See https://example.com/a/b too.");
-  EXPECT_EQ(found.paths,
-            (std::vector<std::string>{"src/index.ts", "./lib/util.js", "/etc/hosts",
-                                      "~/notes/todo", "README.md", "https://example.com/a/b"}));
+  EXPECT_EQ(found.paths, (std::vector<std::string>{"src/index.ts", "./lib/util.js", "/etc/hosts", "~/notes/todo", "README.md",
+                                                   "https://example.com/a/b"}));
 }
 
 TEST(CollectPathsAndNumbers, IgnoresWordsThatOnlyLookLikePaths) {
@@ -43,8 +42,7 @@ TEST(CollectPathsAndNumbers, SplitsLineNumbersOffPaths) {
 
 TEST(CollectPathsAndNumbers, NumbersWithUnitsSignsAndSeparators) {
   auto found = scan("took 120ms, 42 passed, 3 failed (-5 delta), 12,345 rows, 99.5% cover, 4KB");
-  EXPECT_EQ(found.numbers,
-            (std::vector<std::string>{"120ms", "42", "3", "-5", "12,345", "99.5%", "4KB"}));
+  EXPECT_EQ(found.numbers, (std::vector<std::string>{"120ms", "42", "3", "-5", "12,345", "99.5%", "4KB"}));
 }
 
 TEST(CollectPathsAndNumbers, DigitsInsideIdentifiersAreNotNumbers) {
@@ -121,14 +119,12 @@ TEST(CollectPathsAndFigures, BareNumbersAreLeftOut) {
   EXPECT_TRUE(figures("100, 945, 3, 0, 618").empty());
   EXPECT_TRUE(figures("(212)").empty());
   // Numbers that say what they are by themselves stay.
-  EXPECT_EQ(figures("120ms, 99.5%, 2024-03-31, 3.6.0"),
-            (std::vector<std::string>{"120ms", "99.5%", "2024-03-31", "3.6.0"}));
+  EXPECT_EQ(figures("120ms, 99.5%, 2024-03-31, 3.6.0"), (std::vector<std::string>{"120ms", "99.5%", "2024-03-31", "3.6.0"}));
 }
 
 TEST(CollectPathsAndNumbers, DatesAndVersionsAreOneFigure) {
   auto found = scan("expected '2024-03-31' to be 2024-04-01T08:15:00Z; bump 3.6.0 and 1,2,3");
-  EXPECT_EQ(found.numbers, (std::vector<std::string>{"2024-03-31", "2024-04-01T08:15:00Z", "3.6.0",
-                                                     "1", "2", "3"}));
+  EXPECT_EQ(found.numbers, (std::vector<std::string>{"2024-03-31", "2024-04-01T08:15:00Z", "3.6.0", "1", "2", "3"}));
 }
 
 }  // namespace

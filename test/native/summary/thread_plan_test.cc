@@ -28,8 +28,8 @@ TEST(ThreadPolicy, ValidatesNumbersFromJavaScript) {
   auto policy = ThreadPolicy::from_numbers(1000, 0);
   EXPECT_EQ(policy.max_context_tokens, 1000u);
   EXPECT_EQ(policy.keep_recent_iterations, 0u);
-  for (auto [max, keep_recent] : std::vector<std::pair<double, double>>{
-           {-1, 3}, {0, 3}, {1.5, 3}, {std::nan(""), 3}, {100, -1}, {100, 2.5}, {100, INFINITY}}) {
+  for (auto [max, keep_recent] :
+       std::vector<std::pair<double, double>>{{-1, 3}, {0, 3}, {1.5, 3}, {std::nan(""), 3}, {100, -1}, {100, 2.5}, {100, INFINITY}}) {
     EXPECT_THROW(ThreadPolicy::from_numbers(max, keep_recent), Error) << max << " " << keep_recent;
   }
   try {

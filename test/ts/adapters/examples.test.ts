@@ -7,7 +7,11 @@ import { describe, expect, it } from "vitest";
 const root = join(import.meta.dirname, "..", "..", "..");
 
 function run(example: string): string {
-  return execFileSync(process.execPath, ["--import", "tsx", join(root, "examples", "frameworks", example)], { cwd: root, encoding: "utf8", timeout: 120_000 });
+  return execFileSync(process.execPath, ["--import", "tsx", join(root, "examples", "frameworks", example)], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
 }
 
 describe("examples/frameworks", () => {

@@ -33,7 +33,9 @@ describe.each([
     await history.addUserMessage("thanks");
     const messages = await history.getMessages();
     expect(messages.map((m) => m.toDict())).toEqual([...conversation(), new HumanMessage("thanks")].map((m) => m.toDict()));
-    expect((messages[2] as AIMessage).tool_calls).toEqual([expect.objectContaining({ id: "call_1", name: "read_file", args: { path: "src/a.ts" } })]);
+    expect((messages[2] as AIMessage).tool_calls).toEqual([
+      expect.objectContaining({ id: "call_1", name: "read_file", args: { path: "src/a.ts" } }),
+    ]);
   });
 
   it("clear() is a boundary: the history reads empty, the log keeps every message", async () => {
@@ -56,7 +58,11 @@ describe.each([
     expect(cm.getMessages()).toEqual([
       { role: "system", content: "You are terse." },
       { role: "user", content: "What is in src/a.ts?" },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"src/a.ts"}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"src/a.ts"}' } }],
+      },
       { role: "tool", content: "export const a = 1;", tool_call_id: "call_1" },
       { role: "assistant", content: "It exports a = 1." },
     ]);
@@ -70,12 +76,16 @@ describe.each([
 });
 
 it("keeps RunnableWithMessageHistory's conversation across calls (and across store instances)", async () => {
-  const model = RunnableLambda.from(async (input: { question: string; history?: BaseMessage[] }) => new AIMessage(`answer ${(input.history?.length ?? 0) / 2 + 1} to ${input.question}`));
+  const model = RunnableLambda.from(
+    async (input: { question: string; history?: BaseMessage[] }) =>
+      new AIMessage(`answer ${(input.history?.length ?? 0) / 2 + 1} to ${input.question}`),
+  );
   const chain = () =>
     new RunnableWithMessageHistory({
       runnable: model,
       // A new store object per call, as a new worker would have: only the directory is shared.
-      getMessageHistory: (sessionId: string) => new SessionChatMessageHistory({ store: new FileSessionStore({ directory }), id: sessionId }),
+      getMessageHistory: (sessionId: string) =>
+        new SessionChatMessageHistory({ store: new FileSessionStore({ directory }), id: sessionId }),
       inputMessagesKey: "question",
       historyMessagesKey: "history",
     });
@@ -92,5 +102,7 @@ it("keeps RunnableWithMessageHistory's conversation across calls (and across sto
 });
 
 it("rejects a missing store with a coded error", () => {
-  expect(() => new SessionChatMessageHistory({ id: "x" } as never)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
+  expect(() => new SessionChatMessageHistory({ id: "x" } as never)).toThrow(
+    expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }),
+  );
 });

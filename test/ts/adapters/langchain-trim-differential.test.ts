@@ -7,7 +7,14 @@
 // cut points that part none.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages as langchainTrim, type BaseMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+  trimMessages as langchainTrim,
+  type BaseMessage,
+} from "@langchain/core/messages";
 import { getCounter } from "ctxwin";
 import { trimMessages } from "ctxwin/langchain";
 
@@ -20,13 +27,26 @@ const text = fc.oneof(
 );
 const content = fc.oneof(
   { weight: 3, arbitrary: text },
-  { weight: 2, arbitrary: fc.array(text.map((t) => ({ type: "text" as const, text: t })), { minLength: 1, maxLength: 4 }) },
+  {
+    weight: 2,
+    arbitrary: fc.array(
+      text.map((t) => ({ type: "text" as const, text: t })),
+      { minLength: 1, maxLength: 4 },
+    ),
+  },
 );
-type Turn = { kind: "system" | "human" | "ai"; content: string | Array<{ type: "text"; text: string }> } | { kind: "calls"; content: string; results: string[]; order: number[] };
+type Turn =
+  | { kind: "system" | "human" | "ai"; content: string | Array<{ type: "text"; text: string }> }
+  | { kind: "calls"; content: string; results: string[]; order: number[] };
 const turn: fc.Arbitrary<Turn> = fc.oneof(
   fc.record({ kind: fc.constantFrom("system" as const, "human" as const, "ai" as const), content }),
   fc.array(text, { minLength: 1, maxLength: 3 }).chain((results) =>
-    fc.record({ kind: fc.constant("calls" as const), content: text, results: fc.constant(results), order: fc.shuffledSubarray([...results.keys()], { minLength: results.length, maxLength: results.length }) }),
+    fc.record({
+      kind: fc.constant("calls" as const),
+      content: text,
+      results: fc.constant(results),
+      order: fc.shuffledSubarray([...results.keys()], { minLength: results.length, maxLength: results.length }),
+    }),
   ),
 );
 
@@ -38,7 +58,12 @@ function build(turns: Turn[]): BaseMessage[] {
       const Message = t.kind === "system" ? SystemMessage : t.kind === "human" ? HumanMessage : AIMessage;
       out.push(new Message({ content: t.content }));
     } else {
-      out.push(new AIMessage({ content: t.content, tool_calls: t.results.map((_, k) => ({ id: `c${i}_${k}`, name: "tool", args: { k }, type: "tool_call" as const })) }));
+      out.push(
+        new AIMessage({
+          content: t.content,
+          tool_calls: t.results.map((_, k) => ({ id: `c${i}_${k}`, name: "tool", args: { k }, type: "tool_call" as const })),
+        }),
+      );
       for (const k of t.order) out.push(new ToolMessage({ content: t.results[k] ?? "", tool_call_id: `c${i}_${k}` }));
     }
   });
@@ -46,7 +71,14 @@ function build(turns: Turn[]): BaseMessage[] {
 }
 
 const shape = (m: BaseMessage | undefined) =>
-  m === undefined ? undefined : { type: m.getType(), content: m.content, tool_call_id: (m as ToolMessage).tool_call_id, calls: (m as AIMessage).tool_calls?.map((c) => c.id) ?? [] };
+  m === undefined
+    ? undefined
+    : {
+        type: m.getType(),
+        content: m.content,
+        tool_call_id: (m as ToolMessage).tool_call_id,
+        calls: (m as AIMessage).tool_calls?.map((c) => c.id) ?? [],
+      };
 
 interface Options {
   maxTokens: number;
@@ -76,7 +108,10 @@ function cuts(m: BaseMessage, fromEnd: boolean): Array<string | unknown[]> {
   const out: Array<string | unknown[]> = [];
   const c = m.content;
   if (Array.isArray(c)) for (let i = c.length - 1; i >= 1; i--) out.push(fromEnd ? c.slice(c.length - i) : c.slice(0, i));
-  const t = typeof c === "string" ? c : (c.find((b) => typeof b === "object" && b.type === "text" && (b as { text?: string }).text) as { text?: string } | undefined)?.text;
+  const t =
+    typeof c === "string"
+      ? c
+      : (c.find((b) => typeof b === "object" && b.type === "text" && (b as { text?: string }).text) as { text?: string } | undefined)?.text;
   if (t) {
     const split = t.split("\n");
     const pieces = [...split.slice(0, -1).map((s) => `${s}\n`), split[split.length - 1] ?? ""];
@@ -112,10 +147,14 @@ function referenceAt(messages: BaseMessage[], o: Options, anywhere: boolean): Ba
     let kept = messages.slice(0, k);
     let cutAt = -1;
     if (o.allowPartial && k < n && !inUnit(k)) {
-      const cut = cuts(messages[k] as BaseMessage, false).map((c) => withContent(messages[k] as BaseMessage, c)).find((c) => fits([...kept, c]));
+      const cut = cuts(messages[k] as BaseMessage, false)
+        .map((c) => withContent(messages[k] as BaseMessage, c))
+        .find((c) => fits([...kept, c]));
       if (cut) (kept = [...kept, cut]), (cutAt = kept.length);
     }
-    if (o.endOn) while (kept.length > 0 && !((kept.length === cutAt || ok[kept.length]) && inTypes(kept[kept.length - 1] as BaseMessage, o.endOn))) kept = kept.slice(0, -1);
+    if (o.endOn)
+      while (kept.length > 0 && !((kept.length === cutAt || ok[kept.length]) && inTypes(kept[kept.length - 1] as BaseMessage, o.endOn)))
+        kept = kept.slice(0, -1);
     return kept;
   }
   let end = n;
@@ -126,13 +165,19 @@ function referenceAt(messages: BaseMessage[], o: Options, anywhere: boolean): Ba
   let s = lo;
   while (s < end && !(ok[s] && fits([...head, ...messages.slice(s, end)]))) s++;
   if (sys && !fits(head)) {
-    const cut = o.allowPartial ? cuts(head[0] as BaseMessage, true).map((c) => withContent(head[0] as BaseMessage, c)).find((c) => fits([c])) : undefined;
+    const cut = o.allowPartial
+      ? cuts(head[0] as BaseMessage, true)
+          .map((c) => withContent(head[0] as BaseMessage, c))
+          .find((c) => fits([c]))
+      : undefined;
     return cut ? [cut] : [];
   }
   let body = messages.slice(s, end);
   let cut = false;
   if (o.allowPartial && s > lo && !inUnit(s - 1)) {
-    const c = cuts(messages[s - 1] as BaseMessage, true).map((x) => withContent(messages[s - 1] as BaseMessage, x)).find((x) => fits([...head, x, ...body]));
+    const c = cuts(messages[s - 1] as BaseMessage, true)
+      .map((x) => withContent(messages[s - 1] as BaseMessage, x))
+      .find((x) => fits([...head, x, ...body]));
     if (c) (body = [c, ...body]), (cut = true);
   }
   if (o.startOn) {
@@ -178,7 +223,14 @@ function invalid(result: Array<BaseMessage | undefined>, messages: BaseMessage[]
  * cut: right after the kept prefix ("first"); right before the kept suffix, or last when nothing
  * follows it ("last"); in place of a system message too large to keep (includeSystem).
  */
-function orderedWithOneCut(list: BaseMessage[], messages: BaseMessage[], o: Options, r: number, at: number, cutSeen: boolean): string | undefined {
+function orderedWithOneCut(
+  list: BaseMessage[],
+  messages: BaseMessage[],
+  o: Options,
+  r: number,
+  at: number,
+  cutSeen: boolean,
+): string | undefined {
   const same = (a: BaseMessage | undefined, b: BaseMessage | undefined) => JSON.stringify(shape(a)) === JSON.stringify(shape(b));
   if (r === list.length) return undefined;
   const m = list[r] as BaseMessage;
@@ -201,7 +253,9 @@ function orderedWithOneCut(list: BaseMessage[], messages: BaseMessage[], o: Opti
     const options = cuts(messages[origin] as BaseMessage, fromEnd);
     const mine = options.findIndex((c) => JSON.stringify(c) === JSON.stringify(m.content));
     const around = (c: string | unknown[]) => list.map((x, i) => (i === r ? withContent(messages[origin] as BaseMessage, c) : x));
-    why = options.slice(0, mine).some((c) => count(around(c)) <= o.maxTokens) ? "a cut smaller than one that fits" : orderedWithOneCut(list, messages, o, r + 1, origin + 1, true);
+    why = options.slice(0, mine).some((c) => count(around(c)) <= o.maxTokens)
+      ? "a cut smaller than one that fits"
+      : orderedWithOneCut(list, messages, o, r + 1, origin + 1, true);
     if (why === undefined) return undefined;
   }
   return why;
@@ -217,7 +271,10 @@ const options: fc.Arbitrary<Omit<Options, "maxTokens"> & { budget: Budget }> = f
     endOn: fc.option(fc.constantFrom<string[]>(["human"], ["ai"], ["tool"], ["ai", "tool"]), { nil: undefined }),
     // maxTokens: a share of the whole, or the count of a prefix / suffix give or take a few tokens,
     // so that the budget runs out inside tool units and inside the message at the edge.
-    budget: fc.oneof(fc.integer({ min: 0, max: 110 }).map((percent) => ({ percent })), fc.record({ at: fc.nat(), delta: fc.integer({ min: -6, max: 6 }) })),
+    budget: fc.oneof(
+      fc.integer({ min: 0, max: 110 }).map((percent) => ({ percent })),
+      fc.record({ at: fc.nat(), delta: fc.integer({ min: -6, max: 6 }) }),
+    ),
   })
   .map((o) => (o.strategy === "first" ? { ...o, includeSystem: false, startOn: undefined } : o));
 
@@ -226,28 +283,36 @@ describe("trimMessages against @langchain/core's", () => {
     let same = 0;
     let repaired = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 9 }), options, fc.boolean(), async (turns, { budget, ...rest }, asFunction) => {
-        const messages = build(turns);
-        const n = messages.length;
-        const maxTokens =
-          "percent" in budget
-            ? Math.floor((count(messages) * budget.percent) / 100)
-            : Math.max(0, count(rest.strategy === "last" ? messages.slice(budget.at % n) : messages.slice(0, (budget.at % n) + 1)) + budget.delta);
-        const o: Options = { ...rest, maxTokens };
-        const theirs = (await langchainTrim(build(turns), { ...o, tokenCounter: count })) as Array<BaseMessage | undefined>;
-        const ours = await trimMessages(messages, { ...o, tokenCounter: asFunction ? count : counter });
-        expect(invalid(ours, messages, o)).toBeUndefined();
-        // The caller's own objects, but for one cut message.
-        expect(ours.filter((m) => !messages.includes(m)).length).toBeLessThanOrEqual(1);
-        const why = invalidResult(theirs, messages, o);
-        if (why === undefined) {
-          same++;
-          expect(ours.map(shape)).toEqual(theirs.map(shape));
-        } else {
-          repaired++;
-          expect(ours.map(shape)).toEqual(reference(messages, o).map(shape));
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(turn, { minLength: 1, maxLength: 9 }),
+        options,
+        fc.boolean(),
+        async (turns, { budget, ...rest }, asFunction) => {
+          const messages = build(turns);
+          const n = messages.length;
+          const maxTokens =
+            "percent" in budget
+              ? Math.floor((count(messages) * budget.percent) / 100)
+              : Math.max(
+                  0,
+                  count(rest.strategy === "last" ? messages.slice(budget.at % n) : messages.slice(0, (budget.at % n) + 1)) + budget.delta,
+                );
+          const o: Options = { ...rest, maxTokens };
+          const theirs = (await langchainTrim(build(turns), { ...o, tokenCounter: count })) as Array<BaseMessage | undefined>;
+          const ours = await trimMessages(messages, { ...o, tokenCounter: asFunction ? count : counter });
+          expect(invalid(ours, messages, o)).toBeUndefined();
+          // The caller's own objects, but for one cut message.
+          expect(ours.filter((m) => !messages.includes(m)).length).toBeLessThanOrEqual(1);
+          const why = invalidResult(theirs, messages, o);
+          if (why === undefined) {
+            same++;
+            expect(ours.map(shape)).toEqual(theirs.map(shape));
+          } else {
+            repaired++;
+            expect(ours.map(shape)).toEqual(reference(messages, o).map(shape));
+          }
+        },
+      ),
       {
         numRuns: 1000,
         // Counterexamples found before: a cut whose content is also a cut of an earlier message
@@ -256,33 +321,79 @@ describe("trimMessages against @langchain/core's", () => {
         examples: [
           [
             [
-              { kind: "human", content: [{ type: "text", text: "" }, { type: "text", text: "" }, { type: "text", text: "ok" }] },
+              {
+                kind: "human",
+                content: [
+                  { type: "text", text: "" },
+                  { type: "text", text: "" },
+                  { type: "text", text: "ok" },
+                ],
+              },
               { kind: "calls", content: "", results: ["", ""], order: [0, 1] },
-              { kind: "human", content: [{ type: "text", text: "東京 naïve 🚀\nzweite Zeile" }, { type: "text", text: "ok" }] },
+              {
+                kind: "human",
+                content: [
+                  { type: "text", text: "東京 naïve 🚀\nzweite Zeile" },
+                  { type: "text", text: "ok" },
+                ],
+              },
               { kind: "system", content: [{ type: "text", text: "" }] },
               { kind: "calls", content: "", results: [""], order: [0] },
             ],
-            { strategy: "last", allowPartial: true, includeSystem: false, startOn: undefined, endOn: undefined, budget: { at: 1347985813, delta: 5 } },
+            {
+              strategy: "last",
+              allowPartial: true,
+              includeSystem: false,
+              startOn: undefined,
+              endOn: undefined,
+              budget: { at: 1347985813, delta: 5 },
+            },
             false,
           ],
           [
             [
-              { kind: "system", content: [{ type: "text", text: "line one\nline two\nline three\n" }, { type: "text", text: "東京 naïve 🚀\nzweite Zeile" }] },
+              {
+                kind: "system",
+                content: [
+                  { type: "text", text: "line one\nline two\nline three\n" },
+                  { type: "text", text: "東京 naïve 🚀\nzweite Zeile" },
+                ],
+              },
               { kind: "calls", content: "line one\nline two\nline three\n", results: ["", "𐀀㉀𐀀ᎀ 𐀀⍀⟂"], order: [1, 0] },
-              { kind: "system", content: [{ type: "text", text: "東京 naïve 🚀\nzweite Zeile" }, { type: "text", text: "\nᎀϏ\nࠁ㉀𐀀㏀ 𐀀𐀀𐀀𐀀\n𐀀 𐀀ࠁ𐀀ࠁ" }, { type: "text", text: "line one\nline two\nline three\n" }] },
+              {
+                kind: "system",
+                content: [
+                  { type: "text", text: "東京 naïve 🚀\nzweite Zeile" },
+                  { type: "text", text: "\nᎀϏ\nࠁ㉀𐀀㏀ 𐀀𐀀𐀀𐀀\n𐀀 𐀀ࠁ𐀀ࠁ" },
+                  { type: "text", text: "line one\nline two\nline three\n" },
+                ],
+              },
             ],
             { strategy: "last", allowPartial: true, includeSystem: true, startOn: undefined, endOn: undefined, budget: { percent: 9 } },
             false,
           ],
           [
             [
-              { kind: "ai", content: [{ type: "text", text: " " }, { type: "text", text: "<|endoftext|>\n\ud800x" }] },
+              {
+                kind: "ai",
+                content: [
+                  { type: "text", text: " " },
+                  { type: "text", text: "<|endoftext|>\n\ud800x" },
+                ],
+              },
               { kind: "ai", content: [{ type: "text", text: "<|endoftext|>\n\ud800x" }] },
               { kind: "system", content: "line one\nline two\nline three\n" },
               { kind: "system", content: [{ type: "text", text: "ok" }] },
               { kind: "system", content: "line one\nline two\nline three\n" },
             ],
-            { strategy: "last", allowPartial: true, includeSystem: false, startOn: undefined, endOn: ["ai"], budget: { at: 7426962, delta: -5 } },
+            {
+              strategy: "last",
+              allowPartial: true,
+              includeSystem: false,
+              startOn: undefined,
+              endOn: ["ai"],
+              budget: { at: 7426962, delta: -5 },
+            },
             false,
           ],
         ],

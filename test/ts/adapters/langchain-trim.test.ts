@@ -2,7 +2,15 @@
 // caller's own messages back, the Runnable form, and the one deliberate difference (a tool call is
 // never parted from its results) shown on the case where LangChain parts them.
 import { describe, expect, it } from "vitest";
-import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage, trimMessages as langchainTrim, type BaseMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  AIMessageChunk,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+  trimMessages as langchainTrim,
+  type BaseMessage,
+} from "@langchain/core/messages";
 import { getCounter } from "ctxwin";
 import { trimMessages } from "ctxwin/langchain";
 
@@ -13,7 +21,13 @@ function conversation(): BaseMessage[] {
   return [
     new SystemMessage("You fix bugs."),
     new HumanMessage("Fix the failing test."),
-    new AIMessage({ content: "", tool_calls: [{ id: "a", name: "read", args: { path: "x.ts" }, type: "tool_call" }, { id: "b", name: "read", args: { path: "y.ts" }, type: "tool_call" }] }),
+    new AIMessage({
+      content: "",
+      tool_calls: [
+        { id: "a", name: "read", args: { path: "x.ts" }, type: "tool_call" },
+        { id: "b", name: "read", args: { path: "y.ts" }, type: "tool_call" },
+      ],
+    }),
     new ToolMessage({ content: "x ".repeat(60), tool_call_id: "a" }),
     new ToolMessage({ content: "y ".repeat(60), tool_call_id: "b" }),
     new AIMessage("Fixed."),
@@ -23,7 +37,11 @@ function conversation(): BaseMessage[] {
 describe("trimMessages", () => {
   it("keeps the caller's own messages, with the system message and the last turns that fit", async () => {
     const messages = conversation();
-    const kept = await trimMessages(messages, { maxTokens: count([messages[0] as BaseMessage, ...messages.slice(2)]), tokenCounter: counter, includeSystem: true });
+    const kept = await trimMessages(messages, {
+      maxTokens: count([messages[0] as BaseMessage, ...messages.slice(2)]),
+      tokenCounter: counter,
+      includeSystem: true,
+    });
     expect(kept).toEqual([messages[0], ...messages.slice(2)]);
     kept.forEach((m, i) => expect(m).toBe(i === 0 ? messages[0] : messages[i + 1]));
   });
@@ -52,15 +70,40 @@ describe("trimMessages", () => {
     expect(cut?.content).toBe("three\nfour\n");
     expect(cut?.id).toBe("m1");
     expect(long.content).toBe("one\ntwo\nthree\nfour\n"); // the caller's message is not written to
-    const blocks = new HumanMessage({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }, { type: "text", text: "c" }] });
-    const firstBlocks = await trimMessages([blocks], { maxTokens: count([new HumanMessage({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })]), tokenCounter: counter, strategy: "first", allowPartial: true });
-    expect(firstBlocks.map((m) => m.content)).toEqual([[{ type: "text", text: "a" }, { type: "text", text: "b" }]]);
+    const blocks = new HumanMessage({
+      content: [
+        { type: "text", text: "a" },
+        { type: "text", text: "b" },
+        { type: "text", text: "c" },
+      ],
+    });
+    const firstBlocks = await trimMessages([blocks], {
+      maxTokens: count([
+        new HumanMessage({
+          content: [
+            { type: "text", text: "a" },
+            { type: "text", text: "b" },
+          ],
+        }),
+      ]),
+      tokenCounter: counter,
+      strategy: "first",
+      allowPartial: true,
+    });
+    expect(firstBlocks.map((m) => m.content)).toEqual([
+      [
+        { type: "text", text: "a" },
+        { type: "text", text: "b" },
+      ],
+    ]);
   });
 
   it("takes startOn / endOn as types or classes, a counting function, and a chat model's getNumTokens", async () => {
     const messages = conversation();
     const everything = count(messages);
-    expect(await trimMessages(messages, { maxTokens: everything, tokenCounter: count, startOn: HumanMessage, endOn: ["human", ToolMessage] })).toEqual(messages.slice(1, 5));
+    expect(
+      await trimMessages(messages, { maxTokens: everything, tokenCounter: count, startOn: HumanMessage, endOn: ["human", ToolMessage] }),
+    ).toEqual(messages.slice(1, 5));
     const model = { getNumTokens: async (content: unknown) => JSON.stringify(content).length };
     const byModel = await trimMessages(messages, { maxTokens: 20, tokenCounter: model });
     expect(byModel).toEqual([messages[5]]);
@@ -86,8 +129,15 @@ describe("trimMessages", () => {
       [{ maxTokens: 10, tokenCounter: () => Number.NaN }, "RangeError", "options.tokenCounter must count a number >= 0"],
     ];
     for (const [options, name, message] of cases) {
-      const error = await trimMessages(messages, { tokenCounter: counter, ...options } as never).then(() => undefined, (e: unknown) => e);
-      expect(error).toMatchObject({ name, code: name === "TypeError" ? "ERR_CTXWIN_INVALID_ARGUMENT" : "ERR_CTXWIN_OUT_OF_RANGE", message: expect.stringContaining(message) });
+      const error = await trimMessages(messages, { tokenCounter: counter, ...options } as never).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({
+        name,
+        code: name === "TypeError" ? "ERR_CTXWIN_INVALID_ARGUMENT" : "ERR_CTXWIN_OUT_OF_RANGE",
+        message: expect.stringContaining(message),
+      });
     }
     expect(messages).toEqual(conversation());
   });

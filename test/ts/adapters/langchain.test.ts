@@ -49,7 +49,11 @@ function agentModel(inflate = 1) {
     model.respond((messages: BaseMessage[]) => {
       const tokens = checkRequest(messages);
       seen.push(tokens);
-      const usage_metadata = { input_tokens: Math.ceil(tokens * inflate), output_tokens: 20, total_tokens: Math.ceil(tokens * inflate) + 20 };
+      const usage_metadata = {
+        input_tokens: Math.ceil(tokens * inflate),
+        output_tokens: 20,
+        total_tokens: Math.ceil(tokens * inflate) + 20,
+      };
       if (step > STEPS) return new AIMessage({ content: FINAL, usage_metadata });
       return new AIMessage({
         content: [{ type: "reasoning", reasoning: `Step ${step}: the next file to read is src/module${step}.ts.` }],
@@ -93,7 +97,11 @@ describe("ctxwin/langchain contextMiddleware", () => {
   it("summarizes old steps (as a user message by default) and reuses the summary", async () => {
     const { model } = agentModel();
     const summarize = vi.fn(async () => "Read many files; none had the bug yet.");
-    const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, compaction: { summarizer: summarize, keepToolResults: 2, trimTo: 0.4 } });
+    const middleware = contextMiddleware({
+      model: MODEL,
+      limits: LIMITS,
+      compaction: { summarizer: summarize, keepToolResults: 2, trimTo: 0.4 },
+    });
     const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [middleware] });
     const state = await agent.invoke({ messages: [{ role: "user", content: TASK }] }, { recursionLimit: 500 });
     expect(state.messages[state.messages.length - 1]?.text).toBe(FINAL);
@@ -105,7 +113,9 @@ describe("ctxwin/langchain contextMiddleware", () => {
 
   it("rejects bad options with coded errors", () => {
     expect(() => contextMiddleware(null as never)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
-    expect(() => contextMiddleware({ model: MODEL, compaction: { trimTo: 0 } })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+    expect(() => contextMiddleware({ model: MODEL, compaction: { trimTo: 0 } })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+    );
     expect(() => toMessageLikes([{ role: "user" } as never])).toThrow(/must be a LangChain message/);
   });
 });

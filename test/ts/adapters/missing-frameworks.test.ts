@@ -44,7 +44,10 @@ describe("adapter subpaths without their framework, from import and from require
     const result = run(without("ai", "@openai/agents"), ["ctxwin/ai-sdk", "ctxwin", "ctxwin/openai-agents"]);
     // The command installs the major this Node runs: ai 7 requires Node 22 or later.
     const major = Number(process.versions.node.split(".")[0]) >= 22 ? 7 : 6;
-    const missing = { code: "ERR_CTXWIN_AI_SDK_MISSING", message: `ctxwin/ai-sdk needs the \`ai\` package (6 or 7): npm install ai@^${major}` };
+    const missing = {
+      code: "ERR_CTXWIN_AI_SDK_MISSING",
+      message: `ctxwin/ai-sdk needs the \`ai\` package (6 or 7): npm install ai@^${major}`,
+    };
     expect(result["ctxwin/ai-sdk"]).toEqual({ require: missing, import: missing });
     expect(result["ctxwin"]).toEqual({ require: { loaded: true }, import: { loaded: true } });
     expect(result["ctxwin/openai-agents"]).toEqual({ require: { loaded: true }, import: { loaded: true } });
@@ -61,7 +64,10 @@ describe("adapter subpaths without their framework, from import and from require
       side.middleware = outcome(() => side.loaded.contextMiddleware({ model: "gpt-4o" }));
     }`;
     const result = run(without("langchain"), ["ctxwin/langchain"], then);
-    const middleware = { code: "ERR_CTXWIN_LANGCHAIN_MISSING", message: "contextMiddleware of ctxwin/langchain needs `langchain` (version 1): npm install langchain@^1" };
+    const middleware = {
+      code: "ERR_CTXWIN_LANGCHAIN_MISSING",
+      message: "contextMiddleware of ctxwin/langchain needs `langchain` (version 1): npm install langchain@^1",
+    };
     const side = { loaded: true, kept: ["second"], middleware };
     expect(result["ctxwin/langchain"]).toEqual({ require: side, import: side });
   });
@@ -70,7 +76,10 @@ describe("adapter subpaths without their framework, from import and from require
     const then = `if (subpath === "ctxwin") for (const side of Object.values(pair)) side.count = side.loaded.getCounter("gpt-4o").countMessages([{ role: "user", content: "hi" }]) > 0;`;
     const result = run(without("@langchain/core", "langchain"), ["ctxwin/langchain", "ctxwin/langchain-history", "ctxwin"], then);
     for (const subpath of ["ctxwin/langchain", "ctxwin/langchain-history"]) {
-      const missing = { code: "ERR_CTXWIN_LANGCHAIN_MISSING", message: `${subpath} needs \`@langchain/core\` (version 1): npm install @langchain/core@^1` };
+      const missing = {
+        code: "ERR_CTXWIN_LANGCHAIN_MISSING",
+        message: `${subpath} needs \`@langchain/core\` (version 1): npm install @langchain/core@^1`,
+      };
       expect(result[subpath]).toEqual({ require: missing, import: missing });
     }
     expect(result["ctxwin"]).toEqual({ require: { loaded: true, count: true }, import: { loaded: true, count: true } });

@@ -2,7 +2,18 @@
 // and an Agents SDK `Model` implementation that calls it for 60 steps, the input filter fitting
 // every call; the model checks every request it receives, on an 8,000-token window with tool
 // results of 1,000 to 3,000 tokens. Then ContextSession across runs.
-import { Agent, MemorySession, Runner, Usage, setTracingDisabled, tool, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
+import {
+  Agent,
+  MemorySession,
+  Runner,
+  Usage,
+  setTracingDisabled,
+  tool,
+  type AgentInputItem,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+} from "@openai/agents";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,13 +57,21 @@ type Item = Record<string, unknown>;
 function checkRequest(request: ModelRequest, task: string): number {
   expect(request.systemInstructions).toBe(SYSTEM);
   const input = (typeof request.input === "string" ? [{ role: "user", content: request.input }] : request.input) as AgentInputItem[];
-  const tools: ToolDefinition[] = request.tools.map((t) => (t.type === "function" ? { type: "function", function: { name: t.name, description: t.description, parameters: t.parameters as ToolDefinition["parameters"] } } : { name: t.name }));
+  const tools: ToolDefinition[] = request.tools.map((t) =>
+    t.type === "function"
+      ? {
+          type: "function",
+          function: { name: t.name, description: t.description, parameters: t.parameters as ToolDefinition["parameters"] },
+        }
+      : { name: t.name },
+  );
   const tokens = counter.countMessages([{ role: "system", content: SYSTEM }, ...toMessageLikes(input)], { tools });
   expect(tokens + RESERVED_OUTPUT).toBeLessThanOrEqual(WINDOW);
   const calls = new Set<string>();
   (input as unknown as Item[]).forEach((item, i) => {
     if (item.type === "function_call") calls.add(item.callId as string);
-    if (item.type === "function_call_result") expect(calls.has(item.callId as string), `result ${String(item.callId)} without its call`).toBe(true);
+    if (item.type === "function_call_result")
+      expect(calls.has(item.callId as string), `result ${String(item.callId)} without its call`).toBe(true);
     // A reasoning item is followed by the call of its response, and every call by its result.
     if (item.type === "reasoning") expect((input[i + 1] as unknown as Item | undefined)?.type).toBe("function_call");
     if (item.type === "function_call") expect((input[i + 1] as unknown as Item | undefined)?.callId).toBe(item.callId);
@@ -78,7 +97,10 @@ class ScriptedModel implements Model {
     const usage = new Usage({ requests: 1, inputTokens: input, outputTokens: 20, totalTokens: input + 20 });
     if (this.inRun >= this.steps) {
       this.inRun = 0;
-      return { usage, output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: FINAL }] }] };
+      return {
+        usage,
+        output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: FINAL }] }],
+      };
     }
     this.inRun++;
     const step = ++this.step;
@@ -86,7 +108,13 @@ class ScriptedModel implements Model {
       usage,
       output: [
         { type: "reasoning", content: [{ type: "input_text", text: `Step ${step}: the next file to read is src/module${step}.ts.` }] },
-        { type: "function_call", callId: `call_${step}`, name: "read_file", arguments: JSON.stringify({ path: `src/module${step}.ts`, step }), status: "completed" },
+        {
+          type: "function_call",
+          callId: `call_${step}`,
+          name: "read_file",
+          arguments: JSON.stringify({ path: `src/module${step}.ts`, step }),
+          status: "completed",
+        },
       ],
     };
   }
@@ -99,7 +127,13 @@ class ScriptedModel implements Model {
 describe("ctxwin/openai-agents contextInputFilter", () => {
   it("keeps every model call of a 60-step run within an 8,000-token window", async () => {
     const model = new ScriptedModel(STEPS);
-    const agent = new Agent({ name: "coder", instructions: SYSTEM, tools: [readFile], model, modelSettings: { maxTokens: RESERVED_OUTPUT } });
+    const agent = new Agent({
+      name: "coder",
+      instructions: SYSTEM,
+      tools: [readFile],
+      model,
+      modelSettings: { maxTokens: RESERVED_OUTPUT },
+    });
     const compactions: number[] = [];
     const filter = contextInputFilter({ model: MODEL, limits: LIMITS, onCompact: (e) => compactions.push(e.tokensBefore) });
     const runner = new Runner({ callModelInputFilter: filter, tracingDisabled: true });
@@ -117,7 +151,13 @@ describe("ctxwin/openai-agents contextInputFilter", () => {
 
   it("learns from the reported usage: a model that counts 20% more never overflows after its first response", async () => {
     const model = new ScriptedModel(STEPS, 1.2);
-    const agent = new Agent({ name: "coder", instructions: SYSTEM, tools: [readFile], model, modelSettings: { maxTokens: RESERVED_OUTPUT } });
+    const agent = new Agent({
+      name: "coder",
+      instructions: SYSTEM,
+      tools: [readFile],
+      model,
+      modelSettings: { maxTokens: RESERVED_OUTPUT },
+    });
     const filter = contextInputFilter({ model: MODEL, limits: LIMITS });
     const runner = new Runner({ callModelInputFilter: filter, tracingDisabled: true });
     filter.attach(runner);
@@ -127,9 +167,19 @@ describe("ctxwin/openai-agents contextInputFilter", () => {
 
   it("summarizes with a summarizer, keeping the task and reusing the summary", async () => {
     const model = new ScriptedModel(STEPS);
-    const agent = new Agent({ name: "coder", instructions: SYSTEM, tools: [readFile], model, modelSettings: { maxTokens: RESERVED_OUTPUT } });
+    const agent = new Agent({
+      name: "coder",
+      instructions: SYSTEM,
+      tools: [readFile],
+      model,
+      modelSettings: { maxTokens: RESERVED_OUTPUT },
+    });
     const summarize = vi.fn(async () => "Read many files; none had the bug yet.");
-    const filter = contextInputFilter({ model: MODEL, limits: LIMITS, compaction: { summarizer: summarize, keepToolResults: 2, trimTo: 0.4 } });
+    const filter = contextInputFilter({
+      model: MODEL,
+      limits: LIMITS,
+      compaction: { summarizer: summarize, keepToolResults: 2, trimTo: 0.4 },
+    });
     const runner = new Runner({ callModelInputFilter: filter, tracingDisabled: true });
     expect((await runner.run(agent, TASK, { maxTurns: STEPS + 5 })).finalOutput).toBe(FINAL);
     expect(summarize).toHaveBeenCalled();
@@ -137,9 +187,13 @@ describe("ctxwin/openai-agents contextInputFilter", () => {
   });
 
   it("rejects bad input with coded errors", async () => {
-    expect(() => contextInputFilter({ model: "", compaction: { trimTo: 2 } })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+    expect(() => contextInputFilter({ model: "", compaction: { trimTo: 2 } })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+    );
     const filter = contextInputFilter({ model: MODEL });
-    await expect(filter({ modelData: { input: "x" } as never, agent: undefined as never, context: undefined })).rejects.toMatchObject({ code: "ERR_CTXWIN_INVALID_ARGUMENT" });
+    await expect(filter({ modelData: { input: "x" } as never, agent: undefined as never, context: undefined })).rejects.toMatchObject({
+      code: "ERR_CTXWIN_INVALID_ARGUMENT",
+    });
     expect(() => filter.attach({} as never)).toThrow(/runner must be/);
     expect(() => toMessageLikes([null as never])).toThrow(/items\[0\] must be an Agents SDK item/);
   });
@@ -149,11 +203,17 @@ describe("ctxwin/openai-agents items", () => {
   it("map to ctxwin's units and back to the very same items", () => {
     const items = [
       { role: "system", content: "rules" },
-      { role: "user", content: [{ type: "input_text", text: "look at this" }, { type: "input_image", image: "data:image/png;base64,AAAA" }] },
+      {
+        role: "user",
+        content: [
+          { type: "input_text", text: "look at this" },
+          { type: "input_image", image: "data:image/png;base64,AAAA" },
+        ],
+      },
       { type: "reasoning", id: "rs_1", content: [{ type: "input_text", text: "I should read two files." }] },
       { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Reading." }] },
-      { type: "function_call", callId: "a", name: "read_file", arguments: "{\"path\":\"x\"}", status: "completed" },
-      { type: "function_call", callId: "b", name: "read_file", arguments: "{\"path\":\"y\"}", status: "completed" },
+      { type: "function_call", callId: "a", name: "read_file", arguments: '{"path":"x"}', status: "completed" },
+      { type: "function_call", callId: "b", name: "read_file", arguments: '{"path":"y"}', status: "completed" },
       { type: "function_call_result", callId: "a", name: "read_file", status: "completed", output: "x contents" },
       { type: "function_call_result", callId: "b", name: "read_file", status: "completed", output: { type: "text", text: "y contents" } },
       { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Done." }] },
@@ -180,7 +240,13 @@ describe("ctxwin/openai-agents ContextSession", () => {
     let calls = 0;
     for (const [run, task] of tasks.entries()) {
       const model = new ScriptedModel(10, 1, task, run * 10);
-      const agent = new Agent({ name: "coder", instructions: SYSTEM, tools: [readFile], model, modelSettings: { maxTokens: RESERVED_OUTPUT } });
+      const agent = new Agent({
+        name: "coder",
+        instructions: SYSTEM,
+        tools: [readFile],
+        model,
+        modelSettings: { maxTokens: RESERVED_OUTPUT },
+      });
       const result = await runner.run(agent, task, { session, maxTurns: 20 });
       expect(result.finalOutput).toBe(FINAL);
       calls += model.seen.length;
@@ -258,7 +324,13 @@ describe.each([
       });
       const task = `${TASK} (part ${run + 1})`;
       const model = new ScriptedModel(10, 1, task, run * 10);
-      const agent = new Agent({ name: "coder", instructions: SYSTEM, tools: [readFile], model, modelSettings: { maxTokens: RESERVED_OUTPUT } });
+      const agent = new Agent({
+        name: "coder",
+        instructions: SYSTEM,
+        tools: [readFile],
+        model,
+        modelSettings: { maxTokens: RESERVED_OUTPUT },
+      });
       const result = await runner.run(agent, task, { session, maxTurns: 20 });
       expect(result.finalOutput).toBe(FINAL);
       if (run > 0) expect(model.seen[0]).toBeGreaterThan(2000); // the earlier runs' history came along
@@ -271,11 +343,18 @@ describe.each([
     expect(all).toEqual(added);
     expect((all as unknown as Item[]).filter((i) => i.type === "function_call_result")).toHaveLength(50);
     const view = await new ContextSession({ model: MODEL, limits: LIMITS, store: third, sessionId: id, instructions: SYSTEM }).getItems();
-    expect(counter.countMessages([{ role: "system", content: SYSTEM }, ...toMessageLikes(view)])).toBeLessThanOrEqual(WINDOW - RESERVED_OUTPUT);
+    expect(counter.countMessages([{ role: "system", content: SYSTEM }, ...toMessageLikes(view)])).toBeLessThanOrEqual(
+      WINDOW - RESERVED_OUTPUT,
+    );
     expect(view.length).toBeLessThan(all.length);
     // The log is the manager's format: each item with its chat-message form.
     const records = await third.read(id);
-    expect(records.every((r) => r.entry.type === "message" && typeof r.entry.id === "string" && typeof (r.entry.message as { role?: unknown }).role === "string")).toBe(true);
+    expect(
+      records.every(
+        (r) =>
+          r.entry.type === "message" && typeof r.entry.id === "string" && typeof (r.entry.message as { role?: unknown }).role === "string",
+      ),
+    ).toBe(true);
   });
 
   it("keeps the ContextSession contract: getItems(limit), popItem and clearSession, recorded as boundaries", async () => {
@@ -319,8 +398,12 @@ describe.each([
     await expect(new StoreItems(open(), "s1").addItems([items[0] as AgentInputItem, null as never])).rejects.toThrow(/items\[1\]/);
     await expect(session.getItems(-1)).rejects.toMatchObject({ code: "ERR_CTXWIN_OUT_OF_RANGE" });
     expect(await session.getItems()).toEqual([items[0]]); // the failed calls changed nothing
-    expect(() => new ContextSession({ model: MODEL, store: {} as never })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringMatching(/options.store/) }));
-    expect(() => new ContextSession({ model: MODEL, store: open(), sessionId: "" })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+    expect(() => new ContextSession({ model: MODEL, store: {} as never })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringMatching(/options.store/) }),
+    );
+    expect(() => new ContextSession({ model: MODEL, store: open(), sessionId: "" })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+    );
     expect(() => new ContextSession({ model: MODEL, store: open(), session: new MemorySession() })).toThrow(/exclude each other/);
   });
 

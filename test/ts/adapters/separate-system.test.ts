@@ -14,7 +14,10 @@ function mockModel() {
     doGenerate: async () => ({
       content: [{ type: "text", text: "Done." }],
       finishReason: { unified: "stop", raw: undefined },
-      usage: { inputTokens: { total: 40, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 2, text: 2, reasoning: undefined } },
+      usage: {
+        inputTokens: { total: 40, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 2, text: 2, reasoning: undefined },
+      },
       warnings: [],
     }),
   });
@@ -53,8 +56,13 @@ describe("getContextForRequest({ separateSystem: true })", () => {
   it("gives system undefined without a system prompt, and rejects bad options with coded errors", () => {
     const context = new MessageContextManager<ModelMessage>({ model: "gpt-4o" });
     context.addMessage({ role: "user", content: "Hello" });
-    expect(context.getContextForRequest({ separateSystem: true })).toEqual({ system: undefined, messages: [{ role: "user", content: "Hello" }] });
-    expect(() => context.getContextForRequest(42 as never)).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
+    expect(context.getContextForRequest({ separateSystem: true })).toEqual({
+      system: undefined,
+      messages: [{ role: "user", content: "Hello" }],
+    });
+    expect(() => context.getContextForRequest(42 as never)).toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" }),
+    );
     expect(() => context.getContextForRequest({ separateSystem: "yes" } as never)).toThrow(/options.separateSystem must be a boolean/);
   });
 });

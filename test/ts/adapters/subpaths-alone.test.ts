@@ -11,7 +11,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 
 const checkout = fileURLToPath(new URL("../../..", import.meta.url));
 const script = fileURLToPath(new URL("../../packaging/subpaths-alone.mjs", import.meta.url));
-const manifest = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { exports: Record<string, unknown> };
+const manifest = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
+  exports: Record<string, unknown>;
+};
 
 const SUBPATHS = Object.keys(manifest.exports)
   .filter((key) => key !== "./package.json")
@@ -21,7 +23,12 @@ type Results = Record<string, { expected: unknown; import?: unknown; require?: u
 let results: Results = {};
 
 beforeAll(() => {
-  const run = spawnSync(process.execPath, [script, checkout, "--json"], { cwd: checkout, encoding: "utf8", env: process.env, timeout: 300_000 });
+  const run = spawnSync(process.execPath, [script, checkout, "--json"], {
+    cwd: checkout,
+    encoding: "utf8",
+    env: process.env,
+    timeout: 300_000,
+  });
   expect(run.stderr).toBe("");
   results = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as Results;
 }, 300_000);

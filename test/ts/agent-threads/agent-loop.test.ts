@@ -22,7 +22,9 @@ function scriptedAgent(steps: number) {
         return { content: [{ type: "text", text: "All done." }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
       }
       return {
-        content: [{ type: "tool-call", toolCallId: `call_${n}`, toolName: "read_file", input: JSON.stringify({ path: `src/file${n}.ts` }) }],
+        content: [
+          { type: "tool-call", toolCallId: `call_${n}`, toolName: "read_file", input: JSON.stringify({ path: `src/file${n}.ts` }) },
+        ],
         finishReason: { unified: "tool-calls", raw: undefined },
         usage,
         warnings: [],
@@ -44,7 +46,10 @@ const tools = {
 };
 
 function systemOf(options: CallOptions): string {
-  return options.prompt.filter((m) => m.role === "system").map((m) => m.content as string).join("\n");
+  return options.prompt
+    .filter((m) => m.role === "system")
+    .map((m) => m.content as string)
+    .join("\n");
 }
 
 describe("agent loop with the thread manager's context management", () => {
@@ -55,12 +60,24 @@ describe("agent loop with the thread manager's context management", () => {
       doGenerate: async (options) => {
         const user = options.prompt.find((m) => m.role === "user");
         summaryPrompts.push(user && Array.isArray(user.content) ? user.content.map((p) => (p.type === "text" ? p.text : "")).join("") : "");
-        return { content: [{ type: "text", text: `Summary #${summaryPrompts.length}.` }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
+        return {
+          content: [{ type: "text", text: `Summary #${summaryPrompts.length}.` }],
+          finishReason: { unified: "stop", raw: undefined },
+          usage,
+          warnings: [],
+        };
       },
     });
     const cm = new ContextManager({ maxContextTokens: 900, keepRecentIterations: 2 });
     const reports: IterationReport[] = [];
-    const thread = await runAgentLoop({ model: agent.model, tools, task: "Read the files.", contextManager: cm, summaryModel: summarizer, onIteration: (r) => reports.push(r) });
+    const thread = await runAgentLoop({
+      model: agent.model,
+      tools,
+      task: "Read the files.",
+      contextManager: cm,
+      summaryModel: summarizer,
+      onIteration: (r) => reports.push(r),
+    });
 
     // It ran to the end and recorded the error of iteration 4.
     expect(reports.at(-1)?.done).toBe(true);
@@ -103,7 +120,14 @@ describe("agent loop with the thread manager's context management", () => {
     const cm = new ContextManager({ maxContextTokens: 8000, keepRecentIterations: 3 });
     const reports: IterationReport[] = [];
     const { extractiveSummarizer } = await import("ctxwin");
-    const thread = await runAgentLoop({ model: new ReplayModel(session), tools: replayTools(session), task: session.task, contextManager: cm, summaryModel: extractiveSummarizer(), onIteration: (r) => reports.push(r) });
+    const thread = await runAgentLoop({
+      model: new ReplayModel(session),
+      tools: replayTools(session),
+      task: session.task,
+      contextManager: cm,
+      summaryModel: extractiveSummarizer(),
+      onIteration: (r) => reports.push(r),
+    });
     expect(reports).toHaveLength(session.iterations.length + 1);
     expect(reports.filter((r) => r.summarized).length).toBeGreaterThan(3);
     expect(reports.every((r) => r.tokens <= 8000)).toBe(true);
@@ -113,7 +137,10 @@ describe("agent loop with the thread manager's context management", () => {
 
   it("turns a thread into AI SDK messages with each result after its call", () => {
     const messages = threadToMessages({
-      id: "t", metadata: {}, createdAt: 0, updatedAt: 0,
+      id: "t",
+      metadata: {},
+      createdAt: 0,
+      updatedAt: 0,
       events: [
         { type: "summary", timestamp: 0, iteration: 1, summarizedIterations: [1], summary: "s" },
         { type: "tool_call", timestamp: 0, iteration: 2, toolName: "a", toolCallId: "c1", args: {} },
@@ -123,8 +150,20 @@ describe("agent loop with the thread manager's context management", () => {
       ],
     });
     expect(messages).toEqual([
-      { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "a", input: {} }, { type: "tool-call", toolCallId: "c2", toolName: "b", input: { x: 1 } }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "a", output: { type: "text", value: "ok" } }, { type: "tool-result", toolCallId: "c2", toolName: "b", output: { type: "error-text", value: "boom" } }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool-call", toolCallId: "c1", toolName: "a", input: {} },
+          { type: "tool-call", toolCallId: "c2", toolName: "b", input: { x: 1 } },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "c1", toolName: "a", output: { type: "text", value: "ok" } },
+          { type: "tool-result", toolCallId: "c2", toolName: "b", output: { type: "error-text", value: "boom" } },
+        ],
+      },
     ]);
   });
 });

@@ -19,7 +19,10 @@ function expectError(fn: () => unknown, type: ErrorConstructor, message: RegExp,
 }
 
 async function expectRejection(promise: Promise<unknown>, type: ErrorConstructor, message: RegExp, code: string) {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(type);
   expect((error as Error).message).toMatch(message);
   expect((error as { code?: string }).code).toBe(code);
@@ -39,21 +42,51 @@ describe("bad input", () => {
 
   it("config: wrong types and out-of-range values", () => {
     expectError(() => new ContextManager(bad(5)), TypeError, /^config must be an object/, "ERR_CTXWIN_INVALID_ARGUMENT");
-    expectError(() => new ContextManager({ maxContextTokens: bad("100") }), TypeError, /config\.maxContextTokens must be a number/, "ERR_CTXWIN_INVALID_ARGUMENT");
+    expectError(
+      () => new ContextManager({ maxContextTokens: bad("100") }),
+      TypeError,
+      /config\.maxContextTokens must be a number/,
+      "ERR_CTXWIN_INVALID_ARGUMENT",
+    );
     for (const value of [-1, 0, NaN, 1.5, Infinity]) {
-      expectError(() => new ContextManager({ maxContextTokens: value }), RangeError, /^config\.maxContextTokens must be an integer >= 1/, "ERR_CTXWIN_OUT_OF_RANGE");
+      expectError(
+        () => new ContextManager({ maxContextTokens: value }),
+        RangeError,
+        /^config\.maxContextTokens must be an integer >= 1/,
+        "ERR_CTXWIN_OUT_OF_RANGE",
+      );
     }
     for (const value of [-1, NaN, 2.5, -Infinity]) {
-      expectError(() => new ContextManager({ keepRecentIterations: value }), RangeError, /^config\.keepRecentIterations must be an integer >= 0/, "ERR_CTXWIN_OUT_OF_RANGE");
+      expectError(
+        () => new ContextManager({ keepRecentIterations: value }),
+        RangeError,
+        /^config\.keepRecentIterations must be an integer >= 0/,
+        "ERR_CTXWIN_OUT_OF_RANGE",
+      );
     }
-    expectError(() => new ContextManager({ tokenEstimator: bad("chars/4") }), TypeError, /config\.tokenEstimator must be a function/, "ERR_CTXWIN_INVALID_ARGUMENT");
+    expectError(
+      () => new ContextManager({ tokenEstimator: bad("chars/4") }),
+      TypeError,
+      /config\.tokenEstimator must be a function/,
+      "ERR_CTXWIN_INVALID_ARGUMENT",
+    );
     expectError(() => new ContextManager({ summaryConcurrency: 0 }), RangeError, /config\.summaryConcurrency/, "ERR_CTXWIN_OUT_OF_RANGE");
   });
 
   it("a tokenEstimator that returns nonsense", () => {
     const broken = new ContextManager({ tokenEstimator: () => NaN });
-    expectError(() => broken.estimateTokens("x"), RangeError, /config\.tokenEstimator must return a finite number >= 0, got number NaN for text/, "ERR_CTXWIN_OUT_OF_RANGE");
-    expectError(() => broken.estimateThreadTokens(makeThread(agentSession(1))), RangeError, /for thread\.events\[0\]/, "ERR_CTXWIN_OUT_OF_RANGE");
+    expectError(
+      () => broken.estimateTokens("x"),
+      RangeError,
+      /config\.tokenEstimator must return a finite number >= 0, got number NaN for text/,
+      "ERR_CTXWIN_OUT_OF_RANGE",
+    );
+    expectError(
+      () => broken.estimateThreadTokens(makeThread(agentSession(1))),
+      RangeError,
+      /for thread\.events\[0\]/,
+      "ERR_CTXWIN_OUT_OF_RANGE",
+    );
   });
 
   it("threads without an events array, or with bad events", () => {
@@ -67,15 +100,35 @@ describe("bad input", () => {
       expectError(() => call(bad(null)), TypeError, /^thread must be an AgentThread object, got null/, "ERR_CTXWIN_INVALID_THREAD");
       expectError(() => call(bad({ events: "nope" })), TypeError, /^thread\.events must be an array/, "ERR_CTXWIN_INVALID_THREAD");
     }
-    expectError(() => cm.estimateThreadTokens(makeThread(bad([null]))), TypeError, /^thread\.events\[0\] must be an event object/, "ERR_CTXWIN_INVALID_THREAD");
+    expectError(
+      () => cm.estimateThreadTokens(makeThread(bad([null]))),
+      TypeError,
+      /^thread\.events\[0\] must be an event object/,
+      "ERR_CTXWIN_INVALID_THREAD",
+    );
     const cyclic: Record<string, unknown> = { type: "tool_result", iteration: 1, timestamp: 1, toolCallId: "c" };
     cyclic.result = cyclic;
-    expectError(() => cm.estimateThreadTokens(makeThread(bad([cyclic]))), TypeError, /^thread\.events\[0\] cannot be serialized to JSON/, "ERR_CTXWIN_INVALID_THREAD");
-    expectError(() => cm.estimateThreadTokens(makeThread(bad([{ iteration: 1, n: 1n }]))), TypeError, /BigInt/, "ERR_CTXWIN_INVALID_THREAD");
+    expectError(
+      () => cm.estimateThreadTokens(makeThread(bad([cyclic]))),
+      TypeError,
+      /^thread\.events\[0\] cannot be serialized to JSON/,
+      "ERR_CTXWIN_INVALID_THREAD",
+    );
+    expectError(
+      () => cm.estimateThreadTokens(makeThread(bad([{ iteration: 1, n: 1n }]))),
+      TypeError,
+      /BigInt/,
+      "ERR_CTXWIN_INVALID_THREAD",
+    );
   });
 
   it("summarize: bad thread, bad iteration values, bad model; the thread is left untouched", async () => {
-    await expectRejection(cm.summarize(bad(undefined), extractiveSummarizer()), TypeError, /^thread must be an AgentThread/, "ERR_CTXWIN_INVALID_THREAD");
+    await expectRejection(
+      cm.summarize(bad(undefined), extractiveSummarizer()),
+      TypeError,
+      /^thread must be an AgentThread/,
+      "ERR_CTXWIN_INVALID_THREAD",
+    );
     const events = agentSession(6);
     const thread = makeThread(events);
     const before = structuredClone(thread);
@@ -104,8 +157,13 @@ describe("bad input", () => {
 
   it("a model that resolves to something other than text falls back to the digest", async () => {
     const thread = makeThread(agentSession(2));
-    await new ContextManager({ keepRecentIterations: 1 }).summarize(thread, bad(async () => 42));
-    expect((thread.events[0] as { summary: string }).summary).toMatch(/\(summarization failed: model\(prompt\) resolved to number 42, expected a string\)$/);
+    await new ContextManager({ keepRecentIterations: 1 }).summarize(
+      thread,
+      bad(async () => 42),
+    );
+    expect((thread.events[0] as { summary: string }).summary).toMatch(
+      /\(summarization failed: model\(prompt\) resolved to number 42, expected a string\)$/,
+    );
   });
 
   it("the extractive summarizer rejects a non-string prompt", () => {

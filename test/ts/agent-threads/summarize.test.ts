@@ -50,15 +50,19 @@ async function referenceSummarize(thread: AgentThread, model: unknown, keepRecen
   return thread;
 }
 
-const withoutSummaryTimestamps = (events: AgentEvent[]) =>
-  events.map((e) => (e.type === "summary" ? { ...e, timestamp: 0 } : e));
+const withoutSummaryTimestamps = (events: AgentEvent[]) => events.map((e) => (e.type === "summary" ? { ...e, timestamp: 0 } : e));
 
 describe("summarize", () => {
   it("replaces old iteration events with SummaryEvent entries and keeps recent ones unchanged", async () => {
     const cm = new ContextManager({ keepRecentIterations: 3 });
     const events = agentSession(10);
     const recent = events.filter((e) => e.iteration > 7);
-    const firstPrompt = SUMMARY_PROMPT + events.filter((e) => e.iteration === 1).map((e) => JSON.stringify(e)).join("\n");
+    const firstPrompt =
+      SUMMARY_PROMPT +
+      events
+        .filter((e) => e.iteration === 1)
+        .map((e) => JSON.stringify(e))
+        .join("\n");
     const thread = makeThread(events);
     const { model, prompts } = echoModel();
     const result = await cm.summarize(thread, model);
@@ -133,7 +137,12 @@ describe("summarize", () => {
     const invoker = {
       invoke: async (messages: Array<{ role: string; content: string }>) => {
         received.push(messages);
-        return { content: [{ type: "text", text: "from " }, { type: "text", text: "langchain" }] };
+        return {
+          content: [
+            { type: "text", text: "from " },
+            { type: "text", text: "langchain" },
+          ],
+        };
       },
     };
     const thread = makeThread(agentSession(3));
@@ -153,7 +162,11 @@ describe("summarize", () => {
   });
 
   it("runs at most 4 model calls at once by default, and the configured number otherwise", async () => {
-    for (const [options, limit] of [[{}, 4], [{ summaryConcurrency: 2 }, 2], [{ summaryConcurrency: 1 }, 1]] as const) {
+    for (const [options, limit] of [
+      [{}, 4],
+      [{ summaryConcurrency: 2 }, 2],
+      [{ summaryConcurrency: 1 }, 1],
+    ] as const) {
       let inFlight = 0;
       let peak = 0;
       const slow = async () => {
@@ -186,7 +199,11 @@ describe("summarize", () => {
   });
 
   it("records an AI SDK model's errors in the digest too", async () => {
-    const failing = new MockLanguageModelV3({ doGenerate: async () => { throw new Error("provider unavailable"); } });
+    const failing = new MockLanguageModelV3({
+      doGenerate: async () => {
+        throw new Error("provider unavailable");
+      },
+    });
     const thread = makeThread(agentSession(2));
     await new ContextManager({ keepRecentIterations: 1 }).summarize(thread, failing);
     expect((thread.events[0] as SummaryEvent).summary).toMatch(/\(summarization failed: .*provider unavailable.*\)$/);
@@ -234,7 +251,10 @@ describe("summarize checks the model only when a summary is to be written", () =
     const cm = new ContextManager({ keepRecentIterations: 1 });
     const thread = makeThread(agentSession(4));
     const before = structuredClone(thread);
-    const error = await cm.summarize(thread, {} as never).then(() => undefined, (e: unknown) => e);
+    const error = await cm.summarize(thread, {} as never).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(TypeError);
     expect((error as { code?: string }).code).toBe("ERR_CTXWIN_INVALID_MODEL");
     expect(thread).toEqual(before);
@@ -243,7 +263,10 @@ describe("summarize checks the model only when a summary is to be written", () =
 
 describe("estimateThreadTokens counts events without a numeric iteration, as the reference does", () => {
   it("sums estimateTokens(JSON.stringify(event)) over events whatever their fields", () => {
-    const events = [{ type: "custom", note: "no iteration" }, { type: "message", iteration: "2", content: "x" }];
+    const events = [
+      { type: "custom", note: "no iteration" },
+      { type: "message", iteration: "2", content: "x" },
+    ];
     const expected = events.reduce((sum, event) => sum + Math.ceil(JSON.stringify(event).length / 3.5), 0);
     expect(new ContextManager().estimateThreadTokens(makeThread(events as never))).toBe(expected);
   });

@@ -62,7 +62,7 @@ describe("estimateThreadTokens", () => {
 
     (events[1] as { result: unknown }).result = { lines: ["a", "b"] };
     expect(cm.estimateThreadTokens(thread)).toBe(referenceThreadTokens(events));
-    ((events[1] as { result: { lines: string[] } }).result.lines).push("c".repeat(100));
+    (events[1] as { result: { lines: string[] } }).result.lines.push("c".repeat(100));
     expect(cm.estimateThreadTokens(thread)).toBe(referenceThreadTokens(events));
 
     // A key added, then removed.
@@ -136,6 +136,9 @@ describe("estimateThreadTokens of a deeply nested event", () => {
       json = undefined;
     }
     if (json !== undefined) expect(cm.estimateThreadTokens(thread)).toBe(referenceThreadTokens([event]));
-    else expect(() => cm.estimateThreadTokens(thread)).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_THREAD" }));
+    else
+      expect(() => cm.estimateThreadTokens(thread)).toThrow(
+        expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_THREAD" }),
+      );
   });
 });

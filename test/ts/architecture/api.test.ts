@@ -48,7 +48,10 @@ function entryPoints(): Map<string, string> {
   for (const [subpath, target] of Object.entries(pkg.exports)) {
     const file = esmFile(target);
     if (file === undefined || !file.startsWith("./dist/")) continue;
-    out.set(subpath === "." ? pkg.name : `${pkg.name}/${subpath.slice(2)}`, join(ROOT, file.replace(/^\.\/dist\//, "ts/").replace(/\.js$/, ".ts")));
+    out.set(
+      subpath === "." ? pkg.name : `${pkg.name}/${subpath.slice(2)}`,
+      join(ROOT, file.replace(/^\.\/dist\//, "ts/").replace(/\.js$/, ".ts")),
+    );
   }
   return out;
 }
@@ -72,7 +75,13 @@ function exportsOf(entries: Map<string, string>): Map<string, string[]> {
     const source = program.getSourceFile(file);
     const symbol = source && checker.getSymbolAtLocation(source);
     expect(symbol, `${entry}: ${file}`).toBeDefined();
-    out.set(entry, checker.getExportsOfModule(symbol as ts.Symbol).map((s) => s.name).sort());
+    out.set(
+      entry,
+      checker
+        .getExportsOfModule(symbol as ts.Symbol)
+        .map((s) => s.name)
+        .sort(),
+    );
   }
   checked = out;
   return out;
@@ -90,13 +99,35 @@ export function movedFromRoot(page: string): Map<string, string> {
 
 describe("the public API", () => {
   it("reads the documented lists", () => {
-    const page = ["## `pkg`", "- `A` (class): an a.", "- `B`, `C`: as above.", "not a line", "## Left the root", "- `D` (class): gone."].join("\n");
+    const page = [
+      "## `pkg`",
+      "- `A` (class): an a.",
+      "- `B`, `C`: as above.",
+      "not a line",
+      "## Left the root",
+      "- `D` (class): gone.",
+    ].join("\n");
     expect(documentedExports(page)).toEqual(new Map([["pkg", ["A", "B", "C"]]]));
   });
 
   it("reads the move table", () => {
-    const page = ["## `pkg`", "| `A` | `ctxwin/x` |", "## Moved from the root", "| name | subpath |", "|---|---|", "| `B`, `C` | `ctxwin/y` |", "| `D` | `ctxwin/z-w` |", "## Next"].join("\n");
-    expect(movedFromRoot(page)).toEqual(new Map([["B", "ctxwin/y"], ["C", "ctxwin/y"], ["D", "ctxwin/z-w"]]));
+    const page = [
+      "## `pkg`",
+      "| `A` | `ctxwin/x` |",
+      "## Moved from the root",
+      "| name | subpath |",
+      "|---|---|",
+      "| `B`, `C` | `ctxwin/y` |",
+      "| `D` | `ctxwin/z-w` |",
+      "## Next",
+    ].join("\n");
+    expect(movedFromRoot(page)).toEqual(
+      new Map([
+        ["B", "ctxwin/y"],
+        ["C", "ctxwin/y"],
+        ["D", "ctxwin/z-w"],
+      ]),
+    );
   });
 
   it("exports from each entry point exactly what docs/api.md lists for it", { timeout: 120_000 }, () => {

@@ -32,7 +32,8 @@ describe("dependencies", () => {
   it("declares in package.json every package the repository imports", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as Record<string, Record<string, string> | string>;
     const declared = new Set([pkg.name as string]);
-    for (const field of ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"]) for (const name of Object.keys((pkg[field] as Record<string, string> | undefined) ?? {})) declared.add(name);
+    for (const field of ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"])
+      for (const name of Object.keys((pkg[field] as Record<string, string> | undefined) ?? {})) declared.add(name);
     const undeclared: string[] = [];
     for (const folder of FOLDERS) {
       for (const file of sources(join(ROOT, folder))) {

@@ -11,7 +11,12 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
-const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 /** The import statements of ctxwin's own entries a page holds: `{ page, line, names, from }`. */
 export function docImports(page: string, text: string): Array<{ where: string; names: string[]; from: string }> {
@@ -19,7 +24,15 @@ export function docImports(page: string, text: string): Array<{ where: string; n
   for (const m of text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*"(ctxwin(?:\/[\w.-]+)*)"/g)) {
     if (m[2]?.startsWith("ctxwin/data/")) continue;
     const line = text.slice(0, m.index).split("\n").length;
-    const names = (m[1] as string).split(",").map((s) => s.trim().replace(/^type\s+/, "").replace(/\s+as\s+[\w$]+$/, "")).filter(Boolean);
+    const names = (m[1] as string)
+      .split(",")
+      .map((s) =>
+        s
+          .trim()
+          .replace(/^type\s+/, "")
+          .replace(/\s+as\s+[\w$]+$/, ""),
+      )
+      .filter(Boolean);
     found.push({ where: `${page}:${line}`, names, from: m[2] as string });
   }
   return found;
@@ -38,7 +51,10 @@ describe("the docs' imports", () => {
     const quickStart = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
     const programs: Array<[string, string]> = [
       ["README.md, the first snippet", quickStart],
-      ...["examples/demo.ts", "examples/message-history-loop.ts", "examples/agent-loop.ts"].map((file): [string, string] => [file, readFileSync(join(ROOT, file), "utf8")]),
+      ...["examples/demo.ts", "examples/message-history-loop.ts", "examples/agent-loop.ts"].map((file): [string, string] => [
+        file,
+        readFileSync(join(ROOT, file), "utf8"),
+      ]),
     ];
     for (const [where, text] of programs) {
       const entries = [...text.matchAll(/from\s*"(ctxwin[^"]*)"/g)].map((m) => m[1]);
@@ -54,10 +70,19 @@ describe("the docs' imports", () => {
     const entries = [...new Set(imports.map((i) => i.from))];
     const file = join(ROOT, "test", "ts", "architecture", "__doc_imports__.ts");
     const source = entries.map((entry, i) => `export * as e${i} from "${entry}";`).join("\n");
-    const options: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, skipLibCheck: true, noEmit: true, types: ["node"] };
+    const options: ts.CompilerOptions = {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+      types: ["node"],
+    };
     const host = ts.createCompilerHost(options);
     const getSourceFile = host.getSourceFile.bind(host);
-    host.getSourceFile = (name, language, ...rest) => (name === file ? ts.createSourceFile(name, source, language) : getSourceFile(name, language, ...rest));
+    host.getSourceFile = (name, language, ...rest) =>
+      name === file ? ts.createSourceFile(name, source, language) : getSourceFile(name, language, ...rest);
     const fileExists = host.fileExists.bind(host);
     host.fileExists = (name) => name === file || fileExists(name);
     const program = ts.createProgram([file], options, host);
@@ -70,7 +95,9 @@ describe("the docs' imports", () => {
         return [entries[Number(ns.name.slice(1))] as string, new Set(checker.getExportsOfModule(target).map((s) => s.name))];
       }),
     );
-    const wrong = imports.flatMap(({ where, names, from }) => names.filter((name) => !exported.get(from)?.has(name)).map((name) => `${where}: ${name} from "${from}"`));
+    const wrong = imports.flatMap(({ where, names, from }) =>
+      names.filter((name) => !exported.get(from)?.has(name)).map((name) => `${where}: ${name} from "${from}"`),
+    );
     expect(wrong).toEqual([]);
   });
 });

@@ -14,11 +14,19 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
-const DOCS = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const DOCS = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
 const REPO_PATH = /^(ts|native|binding|test|scripts|bench|\.ci)\//;
 
 const entries = (dir: string) => readdirSync(join(ROOT, dir), { withFileTypes: true });
-const folders = (dir: string) => entries(dir).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+const folders = (dir: string) =>
+  entries(dir)
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
 
 /** "a.{hpp,cpp}" -> ["a.hpp", "a.cpp"] (one brace group at a time). */
 function expandBraces(path: string): string[] {
@@ -51,7 +59,7 @@ function namedPaths(doc: string): string[] {
       if (REPO_PATH.test(text) && !/\s/.test(text)) paths.push(...expandBraces(text));
     } else {
       const target = m[2]!.replace(/#.*$/, "");
-      if (target === "" || /^[a-z]+:/.test(target)) continue;  // an anchor on the same page, a URL
+      if (target === "" || /^[a-z]+:/.test(target)) continue; // an anchor on the same page, a URL
       paths.push(join(dirname(doc), target));
     }
   }
@@ -91,7 +99,10 @@ function layoutEntries(block: string): { path: string; description: string }[] {
     const [, names = "", description = ""] = /^([^\s,]+(?:,\s*[^\s,]+)*)\s*(.*)$/.exec(line.trim()) ?? [];
     while (parents.length > 0 && parents[parents.length - 1]!.indent >= indent) parents.pop();
     const parent = parents.length > 0 ? parents[parents.length - 1]!.path : "";
-    const paths = names.split(/,\s*(?![^{]*\})/).flatMap(expandBraces).map((name) => parent + name);
+    const paths = names
+      .split(/,\s*(?![^{]*\})/)
+      .flatMap(expandBraces)
+      .map((name) => parent + name);
     for (const path of paths) out.push({ path, description });
     if (paths.length === 1 && paths[0]!.endsWith("/")) parents.push({ indent, path: paths[0]! });
   }
@@ -132,7 +143,9 @@ describe("the layout trees", () => {
     expect(folders(include).filter((f) => !named.has(`${include}/${f}/`))).toEqual([]);
     expect(folders("binding").filter((f) => !nativeBlock.includes(`${f}/`))).toEqual([]);
     const headers = (dir: string): string[] =>
-      entries(dir).flatMap((entry) => (entry.isDirectory() ? headers(`${dir}/${entry.name}`) : entry.name.endsWith(".hpp") ? [entry.name.replace(/\.hpp$/, "")] : []));
+      entries(dir).flatMap((entry) =>
+        entry.isDirectory() ? headers(`${dir}/${entry.name}`) : entry.name.endsWith(".hpp") ? [entry.name.replace(/\.hpp$/, "")] : [],
+      );
     expect(headers(include).filter((stem) => !new RegExp(`\\b${stem}\\b`).test(nativeBlock))).toEqual([]);
   });
 
@@ -145,16 +158,23 @@ describe("the layout trees", () => {
       }
     };
     ["native", "binding", "test/native", "test/fuzz"].forEach(visit);
-    const words = [...`${nativeBlock}\n${fencedBlockAfter("README.md", "## Layout")}`.matchAll(/\b[a-z0-9]+(?:_[a-z0-9]+)+\b/g)].map((m) => m[0]);
+    const words = [...`${nativeBlock}\n${fencedBlockAfter("README.md", "## Layout")}`.matchAll(/\b[a-z0-9]+(?:_[a-z0-9]+)+\b/g)].map(
+      (m) => m[0],
+    );
     expect(words.length).toBeGreaterThan(30);
     expect([...new Set(words)].filter((word) => !stems.has(word))).toEqual([]);
   });
 
   it("docs/reliability.md names exactly the fuzz targets of test/fuzz/", () => {
-    const targets = readdirSync(join(ROOT, "test/fuzz")).filter((name) => name.endsWith("_fuzz.cc")).map((name) => name.replace(/\.cc$/, ""));
+    const targets = readdirSync(join(ROOT, "test/fuzz"))
+      .filter((name) => name.endsWith("_fuzz.cc"))
+      .map((name) => name.replace(/\.cc$/, ""));
     const named = new Set([...read("docs/reliability.md").matchAll(/\b[a-z0-9_]+_fuzz\b/g)].map((m) => m[0]));
     expect(targets.length).toBeGreaterThan(5);
-    expect({ unnamed: targets.filter((t) => !named.has(t)), missing: [...named].filter((t) => !targets.includes(t)) }).toEqual({ unnamed: [], missing: [] });
+    expect({ unnamed: targets.filter((t) => !named.has(t)), missing: [...named].filter((t) => !targets.includes(t)) }).toEqual({
+      unnamed: [],
+      missing: [],
+    });
   });
 });
 
@@ -164,7 +184,13 @@ function layers(): string[][] {
   const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, true);
   let rows: string[][] | undefined;
   const visit = (node: ts.Node) => {
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === "LAYERS" && node.initializer && ts.isArrayLiteralExpression(node.initializer)) {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.name.text === "LAYERS" &&
+      node.initializer &&
+      ts.isArrayLiteralExpression(node.initializer)
+    ) {
       rows = node.initializer.elements.map((row) => {
         if (!ts.isArrayLiteralExpression(row)) throw new Error(`a LAYERS row is not an array: ${row.getText()}`);
         return row.elements.map((folder) => {
@@ -186,14 +212,19 @@ describe("LAYERS and the architecture guide", () => {
   it("LAYERS holds every folder of ts/ (and the root index.ts), each once, and nothing that does not exist", () => {
     const listed = rows.flat();
     expect(new Set(listed).size).toBe(listed.length);
-    const tree = entries("ts").filter((entry) => entry.isDirectory() || entry.name === "index.ts").map((entry) => entry.name);
+    const tree = entries("ts")
+      .filter((entry) => entry.isDirectory() || entry.name === "index.ts")
+      .map((entry) => entry.name);
     expect(listed.sort()).toEqual(tree.sort());
     expect(statSync(join(ROOT, "ts", "index.ts")).isFile()).toBe(true);
   });
 
   it("architecture.md's layer table lists LAYERS' ranks in order", () => {
     const text = read("docs/architecture.md");
-    const table = [...text.matchAll(/^\| (\d+) \| ([^|]+) \|/gm)].map((m) => ({ rank: Number(m[1]), folders: [...m[2]!.matchAll(/`([^`]+)`/g)].map((f) => f[1]!.replace(/\/$/, "")) }));
+    const table = [...text.matchAll(/^\| (\d+) \| ([^|]+) \|/gm)].map((m) => ({
+      rank: Number(m[1]),
+      folders: [...m[2]!.matchAll(/`([^`]+)`/g)].map((f) => f[1]!.replace(/\/$/, "")),
+    }));
     expect(table.map((row) => row.rank)).toEqual(rows.map((_, i) => i + 1));
     expect(table.map((row) => row.folders)).toEqual(rows);
   });

@@ -47,7 +47,8 @@ export function importsOf(source: string): string[] {
   // Comments may quote code; strings are left alone (a specifier is one).
   const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
   const specifiers: string[] = [];
-  for (const m of code.matchAll(/\b(?:import|export)\s+(?:type\s+)?(?:[\w*$\s{},]*?\s+from\s*)?["']([^"']+)["']/g)) specifiers.push(m[1] as string);
+  for (const m of code.matchAll(/\b(?:import|export)\s+(?:type\s+)?(?:[\w*$\s{},]*?\s+from\s*)?["']([^"']+)["']/g))
+    specifiers.push(m[1] as string);
   for (const m of code.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) specifiers.push(m[1] as string);
   return specifiers.filter((specifier) => specifier.startsWith("."));
 }
@@ -65,7 +66,10 @@ const isWebBuild = (target: string) => target.startsWith(WEB_BUILD + sep);
 
 const files = tsFiles(ROOT);
 const imports = new Map<string, string[]>(
-  files.map((file) => [file, importsOf(readFileSync(file, "utf8")).map((specifier) => resolve(dirname(file), specifier.replace(/\.js$/, ".ts")))]),
+  files.map((file) => [
+    file,
+    importsOf(readFileSync(file, "utf8")).map((specifier) => resolve(dirname(file), specifier.replace(/\.js$/, ".ts"))),
+  ]),
 );
 const graph = new Map<string, string[]>([...imports].map(([file, targets]) => [file, targets.filter((target) => !isWebBuild(target))]));
 const name = (file: string) => relative(ROOT, file).split(sep).join("/");
@@ -118,11 +122,20 @@ describe("the layers of ts/", () => {
       'export { d } from "./d.js";',
       'export type { E } from "../e/e.js";',
       'export * from "./f/index.js";',
-      "const g = await import(\"../g/g.js\");",
+      'const g = await import("../g/g.js");',
       'import { node } from "node:fs";',
       '// import { commented } from "./commented.js";',
     ].join("\n");
-    expect(importsOf(source)).toEqual(["./a.js", "../b/b.js", "./c.js", "./side-effect.js", "./d.js", "../e/e.js", "./f/index.js", "../g/g.js"]);
+    expect(importsOf(source)).toEqual([
+      "./a.js",
+      "../b/b.js",
+      "./c.js",
+      "./side-effect.js",
+      "./d.js",
+      "../e/e.js",
+      "./f/index.js",
+      "../g/g.js",
+    ]);
   });
 
   it("gives every folder of ts/ a rank", () => {
@@ -138,7 +151,8 @@ describe("the layers of ts/", () => {
       for (const target of targets) {
         const to = folderOf(target);
         if (to === from) continue;
-        if ((RANK.get(to) ?? Infinity) >= (RANK.get(from) ?? -Infinity)) climbs.push(`${name(file)} -> ${name(target)} (${from} may not import ${to})`);
+        if ((RANK.get(to) ?? Infinity) >= (RANK.get(from) ?? -Infinity))
+          climbs.push(`${name(file)} -> ${name(target)} (${from} may not import ${to})`);
       }
     }
     expect(climbs).toEqual([]);
@@ -151,7 +165,9 @@ describe("the layers of ts/", () => {
   });
 
   it("imports only files that exist", () => {
-    const missing = [...graph].flatMap(([file, targets]) => targets.filter((target) => !graph.has(target)).map((target) => `${name(file)} -> ${relative(ROOT, target)}`));
+    const missing = [...graph].flatMap(([file, targets]) =>
+      targets.filter((target) => !graph.has(target)).map((target) => `${name(file)} -> ${relative(ROOT, target)}`),
+    );
     expect(missing).toEqual([]);
   });
 

@@ -22,7 +22,8 @@ function nativeCoreMembers(): Map<string, Kind> {
   source.forEachChild((node) => {
     if (!ts.isInterfaceDeclaration(node) || node.name.text !== "NativeCore") return;
     for (const member of node.members) {
-      if (member.name === undefined || !ts.isIdentifier(member.name)) throw new Error(`NativeCore member without a plain name: ${member.getText()}`);
+      if (member.name === undefined || !ts.isIdentifier(member.name))
+        throw new Error(`NativeCore member without a plain name: ${member.getText()}`);
       const type = ts.isPropertySignature(member) ? member.type?.getText() : undefined;
       members.set(member.name.text, type === "number" || type === "string" ? type : "function");
     }
@@ -38,7 +39,9 @@ function bindingExports(): string[] {
       if (entry.isDirectory()) return files(path);
       return /\.(cpp|hpp)$/.test(entry.name) ? [path] : [];
     });
-  return files(join(ROOT, "binding")).flatMap((file) => [...readFileSync(file, "utf8").matchAll(/\bexports\.Set\(\s*"(\w+)"/g)].map((m) => m[1] as string));
+  return files(join(ROOT, "binding")).flatMap((file) =>
+    [...readFileSync(file, "utf8").matchAll(/\bexports\.Set\(\s*"(\w+)"/g)].map((m) => m[1] as string),
+  );
 }
 
 function kindsOf(core: Record<string, unknown>): Map<string, string> {

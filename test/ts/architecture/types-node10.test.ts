@@ -46,7 +46,9 @@ export const all = [${SUBPATHS.map(id).join(", ")}, size];
       types: ["node"],
       typeRoots: [join(checkout, "node_modules", "@types")],
     });
-    const problems = ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    const problems = ts
+      .getPreEmitDiagnostics(program, program.getSourceFile(file))
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
     expect(problems).toEqual([]);
   });
 });

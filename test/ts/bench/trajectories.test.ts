@@ -14,8 +14,15 @@ import { readOutcome } from "../../../bench/trajectories/outcome.js";
 import { callRecords, generateQuestions, type QuestionKind } from "../../../bench/trajectories/questions.js";
 import { editedFiles, isReadOnly, isTestCommand } from "../../../bench/trajectories/shell.js";
 
-const bash = (thought: string, command: string) => ({ role: "assistant", content: `THOUGHT: ${thought}\n\n\`\`\`bash\n${command}\n\`\`\``, extra: {} });
-const result = (code: number, output: string) => ({ role: "user", content: `<returncode>${code}</returncode>\n<output>\n${output}</output>` });
+const bash = (thought: string, command: string) => ({
+  role: "assistant",
+  content: `THOUGHT: ${thought}\n\n\`\`\`bash\n${command}\n\`\`\``,
+  extra: {},
+});
+const result = (code: number, output: string) => ({
+  role: "user",
+  content: `<returncode>${code}</returncode>\n<output>\n${output}</output>`,
+});
 
 // A mini-swe-agent run: reads, a failing test, edits through the shell, a format error, the fix.
 const PYTEST_FAIL = [
@@ -45,7 +52,10 @@ const MINI = {
     result(0, ""),
     { role: "assistant", content: "THOUGHT: two at once\n\n```bash\nls\n```\n\n```bash\npwd\n```" },
     { role: "user", content: "Please always provide EXACTLY ONE action in triple backticks, found 2 actions." },
-    bash("Write a script and a patch.", "cat <<'EOF' > fix.patch\n" + PATCH + "\nEOF\ngit apply fix.patch && python - <<'EOF'\nopen('notes/out.txt', 'w').write('x')\nEOF"),
+    bash(
+      "Write a script and a patch.",
+      "cat <<'EOF' > fix.patch\n" + PATCH + "\nEOF\ngit apply fix.patch && python - <<'EOF'\nopen('notes/out.txt', 'w').write('x')\nEOF",
+    ),
     result(0, ""),
     bash("Move and delete.", "mv old_name.py new_name.py && rm -f scratch.py"),
     result(0, ""),
@@ -64,13 +74,50 @@ const SWE_AGENT = {
   history: [
     { role: "system", content: "SETTING: You are an autonomous programmer.", agent: "primary" },
     { role: "user", content: "Here is a demonstration of how to correctly accomplish this task.", agent: "primary", is_demo: true },
-    { role: "user", content: "We're currently solving the following issue within our repository.\nISSUE:\nNPE in Parser", agent: "primary" },
-    { role: "assistant", content: "Open it.\n```\nopen src/Parser.java\n```", thought: "Open it.\n", action: "open src/Parser.java\n", agent: "primary" },
-    { role: "user", content: "[File: /acme__parser/src/Parser.java (120 lines total)]\n1:package acme;\n(Open file: /acme__parser/src/Parser.java)\n(Current directory: /acme__parser)\nbash-$", agent: "primary" },
-    { role: "assistant", content: "Fix line 3.\n```\nedit 3:3\n    return null;\nend_of_edit\n```", thought: "Fix line 3.\n", action: "edit 3:3\n    return null;\nend_of_edit\n", agent: "primary" },
-    { role: "user", content: "[File: /acme__parser/src/Parser.java (120 lines total)]\n3:    return null;\nFile updated.\n(Open file: /acme__parser/src/Parser.java)\n(Current directory: /acme__parser)\nbash-$", agent: "primary" },
-    { role: "assistant", content: "Compile.\n```\njavac src/Parser.java\n```", thought: "Compile.\n", action: "javac src/Parser.java\n", agent: "primary" },
-    { role: "user", content: "src/Parser.java:3: error: incompatible types: <null> cannot be converted to int\n1 error\n(Open file: /acme__parser/src/Parser.java)\n(Current directory: /acme__parser)\nbash-$", agent: "primary" },
+    {
+      role: "user",
+      content: "We're currently solving the following issue within our repository.\nISSUE:\nNPE in Parser",
+      agent: "primary",
+    },
+    {
+      role: "assistant",
+      content: "Open it.\n```\nopen src/Parser.java\n```",
+      thought: "Open it.\n",
+      action: "open src/Parser.java\n",
+      agent: "primary",
+    },
+    {
+      role: "user",
+      content:
+        "[File: /acme__parser/src/Parser.java (120 lines total)]\n1:package acme;\n(Open file: /acme__parser/src/Parser.java)\n(Current directory: /acme__parser)\nbash-$",
+      agent: "primary",
+    },
+    {
+      role: "assistant",
+      content: "Fix line 3.\n```\nedit 3:3\n    return null;\nend_of_edit\n```",
+      thought: "Fix line 3.\n",
+      action: "edit 3:3\n    return null;\nend_of_edit\n",
+      agent: "primary",
+    },
+    {
+      role: "user",
+      content:
+        "[File: /acme__parser/src/Parser.java (120 lines total)]\n3:    return null;\nFile updated.\n(Open file: /acme__parser/src/Parser.java)\n(Current directory: /acme__parser)\nbash-$",
+      agent: "primary",
+    },
+    {
+      role: "assistant",
+      content: "Compile.\n```\njavac src/Parser.java\n```",
+      thought: "Compile.\n",
+      action: "javac src/Parser.java\n",
+      agent: "primary",
+    },
+    {
+      role: "user",
+      content:
+        "src/Parser.java:3: error: incompatible types: <null> cannot be converted to int\n1 error\n(Open file: /acme__parser/src/Parser.java)\n(Current directory: /acme__parser)\nbash-$",
+      agent: "primary",
+    },
     { role: "assistant", content: "Exit due to cost limit", thought: "Exit due to cost limit", action: "exit_cost", agent: "primary" },
   ],
 };
@@ -88,7 +135,17 @@ describe("trajectory conversion", () => {
     const [system, task, first, firstResult] = run.messages;
     expect(system).toEqual({ role: "system", content: MINI.messages[0]?.content });
     expect(task).toEqual({ role: "user", content: MINI.messages[1]?.content });
-    expect(first).toEqual({ role: "assistant", content: "THOUGHT: Find the parser.", tool_calls: [{ id: "call_0", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "grep -rn 'raise ValueError' src/ | head" }) } }] });
+    expect(first).toEqual({
+      role: "assistant",
+      content: "THOUGHT: Find the parser.",
+      tool_calls: [
+        {
+          id: "call_0",
+          type: "function",
+          function: { name: "bash", arguments: JSON.stringify({ command: "grep -rn 'raise ValueError' src/ | head" }) },
+        },
+      ],
+    });
     // The output's bytes, as recorded.
     expect(firstResult).toEqual({ role: "tool", tool_call_id: "call_0", content: MINI.messages[3]?.content });
     const formatError = run.messages.findIndex((m) => m.role === "assistant" && m.tool_calls === undefined);
@@ -96,19 +153,34 @@ describe("trajectory conversion", () => {
     expect(run.messages[formatError + 1]).toEqual({ role: "user", content: MINI.messages[9]?.content });
     // Every call is answered, right after it.
     run.messages.forEach((m, i) => {
-      if (m.role === "assistant" && m.tool_calls) expect(run.messages[i + 1]).toMatchObject({ role: "tool", tool_call_id: m.tool_calls[0]?.id });
+      if (m.role === "assistant" && m.tool_calls)
+        expect(run.messages[i + 1]).toMatchObject({ role: "tool", tool_call_id: m.tool_calls[0]?.id });
     });
   });
 
   it("turns a SWE-agent 0.x run into its prompt (the demonstration a system message), the task, and interface calls", () => {
     const run = convertTrajectory(SWE_AGENT);
     expect(run.format).toBe("swe-agent");
-    expect(run.messages.map((m) => m.role)).toEqual(["system", "system", "user", "assistant", "tool", "assistant", "tool", "assistant", "tool", "assistant"]);
+    expect(run.messages.map((m) => m.role)).toEqual([
+      "system",
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "assistant",
+    ]);
     expect(run.messages[1]?.content).toBe(SWE_AGENT.history[1]?.content);
     expect(run.messages[2]?.content).toBe(SWE_AGENT.history[2]?.content);
     const names = run.messages.flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []).map((c) => c.function.name) : []));
     expect(names).toEqual(["open", "edit", "bash"]);
-    expect(run.messages[5]).toMatchObject({ content: "Fix line 3.\n", tool_calls: [{ function: { arguments: JSON.stringify({ command: "edit 3:3\n    return null;\nend_of_edit" }) } }] });
+    expect(run.messages[5]).toMatchObject({
+      content: "Fix line 3.\n",
+      tool_calls: [{ function: { arguments: JSON.stringify({ command: "edit 3:3\n    return null;\nend_of_edit" }) } }],
+    });
     // The last turn ran nothing: a plain assistant message.
     expect(run.messages.at(-1)).toEqual({ role: "assistant", content: "Exit due to cost limit" });
   });
@@ -129,7 +201,9 @@ describe("trajectory questions", () => {
   });
 
   it("opens the failing test run's error line and failing tests, and closes them when the same command passes", () => {
-    expect(answersAt(run.messages, questions, 2, "open-error")).toEqual(["FAILED tests/test_parse.py::test_negative - AssertionError: assert '-1:00:00' == '-01:00:00'"]);
+    expect(answersAt(run.messages, questions, 2, "open-error")).toEqual([
+      "FAILED tests/test_parse.py::test_negative - AssertionError: assert '-1:00:00' == '-01:00:00'",
+    ]);
     expect(answersAt(run.messages, questions, 2, "failing-test")).toEqual(["tests/test_parse.py::test_negative"]);
     expect(answersAt(run.messages, questions, 2, "last-test")).toEqual(["cd /testbed && python -m pytest tests/test_parse.py"]);
     // Still open while other commands run.
@@ -141,21 +215,42 @@ describe("trajectory questions", () => {
 
   it("collects the files edited through the shell, as the repository names them", () => {
     const last = questions.length - 1;
-    expect(answersAt(run.messages, questions, last, "file")).toEqual(["src/parse.py", "src/util.py", "notes/out.txt", "fix.patch", "old_name.py", "new_name.py", "scratch.py"]);
+    expect(answersAt(run.messages, questions, last, "file")).toEqual([
+      "src/parse.py",
+      "src/util.py",
+      "notes/out.txt",
+      "fix.patch",
+      "old_name.py",
+      "new_name.py",
+      "scratch.py",
+    ]);
   });
 
   it("follows SWE-agent's open file into its edits, and its compiler errors", () => {
     const swe = convertTrajectory(SWE_AGENT);
     const q = generateQuestions(swe.messages, undefined);
     expect(answersAt(swe.messages, q, 3, "file")).toEqual(["src/Parser.java"]);
-    expect(answersAt(swe.messages, q, 3, "open-error")).toEqual(["src/Parser.java:3: error: incompatible types: <null> cannot be converted to int"]);
+    expect(answersAt(swe.messages, q, 3, "open-error")).toEqual([
+      "src/Parser.java:3: error: incompatible types: <null> cannot be converted to int",
+    ]);
   });
 
   it("never opens a problem from a command that only reads, whatever it prints", () => {
     const messages: ChatMessage[] = [
       { role: "user", content: "task" },
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "sed -n '890,910p' schema.py" }) } }] },
-      { role: "tool", tool_call_id: "c1", content: "<returncode>0</returncode>\n<output>\nTraceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'a'\n</output>" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "c1", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "sed -n '890,910p' schema.py" }) } },
+        ],
+      },
+      {
+        role: "tool",
+        tool_call_id: "c1",
+        content:
+          "<returncode>0</returncode>\n<output>\nTraceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'a'\n</output>",
+      },
       { role: "assistant", content: "done" },
     ];
     expect(callRecords(messages)[0]).toMatchObject({ readOnly: true, failed: false });
@@ -165,33 +260,82 @@ describe("trajectory questions", () => {
 
 describe("command and output readers", () => {
   it("tells reading commands from writing ones", () => {
-    for (const c of ["cat a.py", "sed -n '1,20p' a.py", "grep -rn Error src | head -5", "cd /testbed && git diff", "ls -la && find . -name '*.py'", "nl -ba x.py | sed -n '10,40p'"]) expect(isReadOnly(c), c).toBe(true);
-    for (const c of ["sed -i 's/a/b/' a.py", "cat > a.py <<'EOF'\nx\nEOF", "echo x > a.txt", "python reproduce.py", "grep x a | tee out.txt", "find . -name '*.pyc' -delete"]) expect(isReadOnly(c), c).toBe(false);
+    for (const c of [
+      "cat a.py",
+      "sed -n '1,20p' a.py",
+      "grep -rn Error src | head -5",
+      "cd /testbed && git diff",
+      "ls -la && find . -name '*.py'",
+      "nl -ba x.py | sed -n '10,40p'",
+    ])
+      expect(isReadOnly(c), c).toBe(true);
+    for (const c of [
+      "sed -i 's/a/b/' a.py",
+      "cat > a.py <<'EOF'\nx\nEOF",
+      "echo x > a.txt",
+      "python reproduce.py",
+      "grep x a | tee out.txt",
+      "find . -name '*.pyc' -delete",
+    ])
+      expect(isReadOnly(c), c).toBe(false);
   });
 
   it("recognizes test runs", () => {
-    for (const c of ["python -m pytest tests/", "cd /testbed && ./tests/runtests.py migrations", "pytest -x -q", "bin/test sympy/core", "mvn -q test -Dtest=FooTest", "python3 tests/test_fix.py"]) expect(isTestCommand(c), c).toBe(true);
+    for (const c of [
+      "python -m pytest tests/",
+      "cd /testbed && ./tests/runtests.py migrations",
+      "pytest -x -q",
+      "bin/test sympy/core",
+      "mvn -q test -Dtest=FooTest",
+      "python3 tests/test_fix.py",
+    ])
+      expect(isTestCommand(c), c).toBe(true);
     for (const c of ["python reproduce_issue.py", "cat tests/test_x.py", "mvn compile"]) expect(isTestCommand(c), c).toBe(false);
   });
 
   it("finds the files a command writes, moves or deletes", () => {
-    expect(editedFiles("cd sub && sed -i.bak -e 's/a/b/' one.py two.py", "/testbed")).toEqual(["/testbed/sub/one.py", "/testbed/sub/two.py"]);
+    expect(editedFiles("cd sub && sed -i.bak -e 's/a/b/' one.py two.py", "/testbed")).toEqual([
+      "/testbed/sub/one.py",
+      "/testbed/sub/two.py",
+    ]);
     expect(editedFiles("python x.py > out.log 2>&1 && echo ok >/dev/null", "/testbed")).toEqual(["/testbed/out.log"]);
     expect(editedFiles("cp a.py b.py && touch c.py", undefined)).toEqual(["b.py", "c.py"]);
     // A script quoted wrong leaves words bash passes to sed as files: only paths count. A quote
     // left open is a syntax error: bash runs nothing.
     expect(editedFiles("sed -i '1i Don\\'t show the doc's' src/doc.py", "/w")).toEqual(["/w/src/doc.py"]);
     expect(editedFiles("sed -i '3c\\    # Don\\'t show the docstring' src/doc.py", "/w")).toEqual([]);
-    expect(editedFiles("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** End Patch\nEOF", "/w")).toEqual(["/w/src/a.ts"]);
+    expect(editedFiles("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** End Patch\nEOF", "/w")).toEqual([
+      "/w/src/a.ts",
+    ]);
   });
 
   it("reads how a command ended", () => {
-    expect(readOutcome("<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"r.py\", line 3, in <module>\n    f()\nValueError: bad\n</output>")).toMatchObject({ exitCode: 1, tracebackOutcome: true, errorLine: "ValueError: bad" });
-    expect(readOutcome("Ran 4 tests in 0.01s\n\nFAIL: test_x (pkg.tests.T)\nFAILED (failures=1)")).toMatchObject({ testsFailed: true, failingTests: ["test_x (pkg.tests.T)"], errorLine: "FAIL: test_x (pkg.tests.T)" });
-    expect(readOutcome("[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0\n[ERROR] BUILD FAILURE")).toMatchObject({ testsFailed: true, errorLine: "[ERROR] BUILD FAILURE" });
+    expect(
+      readOutcome(
+        '<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File "r.py", line 3, in <module>\n    f()\nValueError: bad\n</output>',
+      ),
+    ).toMatchObject({ exitCode: 1, tracebackOutcome: true, errorLine: "ValueError: bad" });
+    expect(readOutcome("Ran 4 tests in 0.01s\n\nFAIL: test_x (pkg.tests.T)\nFAILED (failures=1)")).toMatchObject({
+      testsFailed: true,
+      failingTests: ["test_x (pkg.tests.T)"],
+      errorLine: "FAIL: test_x (pkg.tests.T)",
+    });
+    expect(readOutcome("[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0\n[ERROR] BUILD FAILURE")).toMatchObject({
+      testsFailed: true,
+      errorLine: "[ERROR] BUILD FAILURE",
+    });
     // A failing exit without a traceback or test report: the last line that says error, not the output's last line.
-    expect(readOutcome("<returncode>2</returncode>\n<output>\nRunning Sphinx\nException occurred: KeyError 'x'\nA bug report can be filed in the tracker.\n</output>").errorLine).toBe("Exception occurred: KeyError 'x'");
-    expect(readOutcome("<returncode>0</returncode>\n<output>\nall good\n</output>")).toMatchObject({ exitCode: 0, testsFailed: false, tracebackOutcome: false, errorLine: undefined });
+    expect(
+      readOutcome(
+        "<returncode>2</returncode>\n<output>\nRunning Sphinx\nException occurred: KeyError 'x'\nA bug report can be filed in the tracker.\n</output>",
+      ).errorLine,
+    ).toBe("Exception occurred: KeyError 'x'");
+    expect(readOutcome("<returncode>0</returncode>\n<output>\nall good\n</output>")).toMatchObject({
+      exitCode: 0,
+      testsFailed: false,
+      tracebackOutcome: false,
+      errorLine: undefined,
+    });
   });
 });
 
@@ -199,9 +343,19 @@ describe("request verdicts and faults", () => {
   const request = [
     { role: "system", content: "prompt" },
     { role: "user", content: "the task" },
-    { role: "system", content: 'Summary of the 8 earlier messages (3 KB; recall by id: call_1, call_2):\nOpen problems, newest first:\n- pytest tests: FAILED t::a [id call_2]\n- cat x: Error [id call_1]\n- and 2 older open problems\nLast command: ls' },
-    { role: "assistant", content: null, tool_calls: [{ id: "call_3", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "pytest -k neg\nexit 0" }) } }] },
-    { role: "tool", tool_call_id: "call_3", content: "[tool result cleared: 2 KB; recall(\"call_3\")]" },
+    {
+      role: "system",
+      content:
+        "Summary of the 8 earlier messages (3 KB; recall by id: call_1, call_2):\nOpen problems, newest first:\n- pytest tests: FAILED t::a [id call_2]\n- cat x: Error [id call_1]\n- and 2 older open problems\nLast command: ls",
+    },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: "call_3", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "pytest -k neg\nexit 0" }) } },
+      ],
+    },
+    { role: "tool", tool_call_id: "call_3", content: '[tool result cleared: 2 KB; recall("call_3")]' },
     { role: "tool", tool_call_id: "call_9", content: "orphan" },
   ];
 
@@ -285,7 +439,10 @@ describe("trajectory data", () => {
     const good = entry("good", JSON.stringify(MINI));
     const changed = entry("changed", '{"messages":[]}');
     const missing = entry("missing", "{}");
-    for (const [e, bytes] of [[good, JSON.stringify(MINI)], [changed, '{"messages":[ ]}']] as const) {
+    for (const [e, bytes] of [
+      [good, JSON.stringify(MINI)],
+      [changed, '{"messages":[ ]}'],
+    ] as const) {
       mkdirSync(dirname(join(dir, e.file)), { recursive: true });
       writeFileSync(join(dir, e.file), bytes);
     }

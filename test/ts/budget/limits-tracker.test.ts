@@ -34,7 +34,19 @@ describe("ContextLimits", () => {
   });
 
   it("matches dated ids and provider prefixes", () => {
-    for (const [id, window] of [["gpt-4o-2024-08-06", 128000], ["openai/gpt-4o", 128000], ["anthropic/claude-3-opus", 200000], ["anthropic/claude-3.5-sonnet", 200000], ["gpt-4", 8192], ["gemini-2.5-pro", 1048576], ["meta-llama/llama-3.3-70b-instruct", 128000], ["deepseek-chat", 128000], ["qwen-max", 32768], ["gpt-5-mini", 400000], ["o3-mini", 200000]] as const) {
+    for (const [id, window] of [
+      ["gpt-4o-2024-08-06", 128000],
+      ["openai/gpt-4o", 128000],
+      ["anthropic/claude-3-opus", 200000],
+      ["anthropic/claude-3.5-sonnet", 200000],
+      ["gpt-4", 8192],
+      ["gemini-2.5-pro", 1048576],
+      ["meta-llama/llama-3.3-70b-instruct", 128000],
+      ["deepseek-chat", 128000],
+      ["qwen-max", 32768],
+      ["gpt-5-mini", 400000],
+      ["o3-mini", 200000],
+    ] as const) {
       expect(ContextLimits.forModel(id).maxTokens).toBe(window);
     }
   });
@@ -42,7 +54,11 @@ describe("ContextLimits", () => {
   it("clamps maxTokens to the model's hard limit and reads other tools' config shapes", () => {
     expect(ContextLimits.forModel("gpt-4", { maxTokens: 1_000_000 }).maxTokens).toBe(8192);
     expect(ContextLimits.forModel("gpt-4o", { maxTokens: 50000 }).maxTokens).toBe(50000);
-    const openrouter = ContextLimits.forModel("acme/llm-7", { context_length: 32768, max_completion_tokens: 2048 }, { logger: { warn: () => {} } });
+    const openrouter = ContextLimits.forModel(
+      "acme/llm-7",
+      { context_length: 32768, max_completion_tokens: 2048 },
+      { logger: { warn: () => {} } },
+    );
     expect([openrouter.maxTokens, openrouter.maxOutputTokens, openrouter.known]).toEqual([32768, 2048, true]);
     const aiSdk = ContextLimits.forModel("acme/llm-8", { contextLength: 16000, maxOutputTokens: 1000 });
     expect([aiSdk.maxTokens, aiSdk.maxOutputTokens]).toEqual([16000, 1000]);
@@ -55,7 +71,9 @@ describe("ContextLimits", () => {
   it("keeps the model's own output limit beside the share it reserves", () => {
     // Claude Opus 4.7: 128,000 output in a 1,000,000 window, reserved as given.
     const opus = ContextLimits.forModel("us.anthropic.claude-opus-4-7-v1:0");
-    expect([opus.maxTokens, opus.maxOutputTokens, opus.modelMaxOutput, opus.effectiveLimit]).toEqual([1_000_000, 128_000, 128_000, 871_000]);
+    expect([opus.maxTokens, opus.maxOutputTokens, opus.modelMaxOutput, opus.effectiveLimit]).toEqual([
+      1_000_000, 128_000, 128_000, 871_000,
+    ]);
     expect(opus.resolved?.id).toBe("claude-opus-4-7");
     // Llama 2 may write its whole 4,096-token window: ctxwin reserves 20% and says the model's limit.
     const llama2 = ContextLimits.forModel("llama2");
@@ -69,7 +87,13 @@ describe("ContextLimits", () => {
     const registry = new ModelRegistry();
     const builtin = registry.list();
     expect(builtin.length).toBeGreaterThan(600);
-    expect(builtin[0]).toMatchObject({ provider: "anthropic", id: "claude-3-opus", contextWindow: 200000, maxOutput: 4096, source: "compatibility" });
+    expect(builtin[0]).toMatchObject({
+      provider: "anthropic",
+      id: "claude-3-opus",
+      contextWindow: 200000,
+      maxOutput: 4096,
+      source: "compatibility",
+    });
     for (const row of builtin) {
       const limits = ContextLimits.forModel(`${row.provider}/${row.id}`, {}, { registry });
       expect(limits.known).toBe(true);
@@ -85,7 +109,18 @@ describe("ContextLimits", () => {
   it("lets users register their own models", () => {
     const registry = new ModelRegistry();
     registry.register("Acme/Corp-LLM", { context_length: 65536, max_output_tokens: 8192 });
-    const limits = ContextLimits.forModel("corp-llm", {}, { registry, logger: { warn: () => { throw new Error("no warning expected"); } } });
+    const limits = ContextLimits.forModel(
+      "corp-llm",
+      {},
+      {
+        registry,
+        logger: {
+          warn: () => {
+            throw new Error("no warning expected");
+          },
+        },
+      },
+    );
     expect([limits.maxTokens, limits.maxOutputTokens]).toEqual([65536, 8192]);
     expect(() => registry.register("x", {})).toThrow(TypeError);
     expect(() => registry.register("x", { contextLength: 100, maxOutputTokens: 100 })).toThrow(RangeError);
@@ -126,7 +161,10 @@ describe("ContextTracker", () => {
   });
 
   it("update(messages) reflects 10 messages totaling 5000 tokens; addMessage adds incrementally", () => {
-    const tracker = new ContextTracker({ limits: new ContextLimits({ model: "m", maxTokens: 20000, maxOutputTokens: 0, reservedTokens: 0 }), counter: fixed });
+    const tracker = new ContextTracker({
+      limits: new ContextLimits({ model: "m", maxTokens: 20000, maxOutputTokens: 0, reservedTokens: 0 }),
+      counter: fixed,
+    });
     tracker.update(Array.from({ length: 10 }, () => msg(500)));
     expect(tracker.currentTokens()).toBe(5000);
     expect(tracker.budget.conversation).toBe(5000);
@@ -135,7 +173,10 @@ describe("ContextTracker", () => {
   });
 
   it("detects overflow: limit 10000, usage 12000 -> exceeds, overflow 2000", () => {
-    const tracker = new ContextTracker({ limits: new ContextLimits({ model: "m", maxTokens: 10000, maxOutputTokens: 0, reservedTokens: 0 }), counter: fixed });
+    const tracker = new ContextTracker({
+      limits: new ContextLimits({ model: "m", maxTokens: 10000, maxOutputTokens: 0, reservedTokens: 0 }),
+      counter: fixed,
+    });
     tracker.update([msg(12000)]);
     expect(tracker.exceedsLimit()).toBe(true);
     expect(tracker.overflowAmount()).toBe(2000);
@@ -143,7 +184,10 @@ describe("ContextTracker", () => {
   });
 
   it("reports usage: 75000 of 100000 is 75.0%", () => {
-    const tracker = new ContextTracker({ limits: new ContextLimits({ model: "m", maxTokens: 100000, maxOutputTokens: 0, reservedTokens: 0 }), counter: fixed });
+    const tracker = new ContextTracker({
+      limits: new ContextLimits({ model: "m", maxTokens: 100000, maxOutputTokens: 0, reservedTokens: 0 }),
+      counter: fixed,
+    });
     tracker.update([msg(75000)]);
     expect(tracker.usagePercentage()).toBe(75);
     expect(tracker.availableTokens()).toBe(25000);

@@ -18,22 +18,34 @@ const quiet = () => ({ warn: vi.fn() });
 
 describe("reportedInputTokens reads every SDK's usage shape", () => {
   it("AI SDK (result and provider level), OpenAI chat and responses, Anthropic, LangChain, OpenAI Agents", () => {
-    expect(reportedInputTokens({ inputTokens: 1200, inputTokenDetails: { noCacheTokens: 200, cacheReadTokens: 1000, cacheWriteTokens: 0 }, outputTokens: 5 })).toBe(1200);
+    expect(
+      reportedInputTokens({
+        inputTokens: 1200,
+        inputTokenDetails: { noCacheTokens: 200, cacheReadTokens: 1000, cacheWriteTokens: 0 },
+        outputTokens: 5,
+      }),
+    ).toBe(1200);
     expect(reportedInputTokens({ inputTokens: { total: 900, noCache: 900, cacheRead: undefined, cacheWrite: undefined } })).toBe(900);
     expect(reportedInputTokens({ inputTokens: { total: undefined, noCache: 100, cacheRead: 50, cacheWrite: 7 } })).toBe(157);
     expect(reportedInputTokens({ prompt_tokens: 321, completion_tokens: 9, total_tokens: 330 })).toBe(321);
     expect(reportedInputTokens({ input_tokens: 400, input_tokens_details: { cached_tokens: 300 }, output_tokens: 2 })).toBe(400);
     // Anthropic: input_tokens is only the uncached part; the three add up to the prompt.
-    expect(reportedInputTokens({ input_tokens: 12, cache_creation_input_tokens: 1000, cache_read_input_tokens: 3000, output_tokens: 50 })).toBe(4012);
+    expect(
+      reportedInputTokens({ input_tokens: 12, cache_creation_input_tokens: 1000, cache_read_input_tokens: 3000, output_tokens: 50 }),
+    ).toBe(4012);
     expect(reportedInputTokens({ input_tokens: 12, cache_creation_input_tokens: null, cache_read_input_tokens: 0 })).toBe(12);
     // LangChain usage_metadata: input_tokens is the whole prompt already.
-    expect(reportedInputTokens({ input_tokens: 5000, output_tokens: 20, total_tokens: 5020, input_token_details: { cache_read: 4000 } })).toBe(5000);
+    expect(
+      reportedInputTokens({ input_tokens: 5000, output_tokens: 20, total_tokens: 5020, input_token_details: { cache_read: 4000 } }),
+    ).toBe(5000);
     expect(reportedInputTokens({ requests: 1, inputTokens: 77, outputTokens: 3, totalTokens: 80 })).toBe(77);
   });
 
   it("gives undefined when the provider reported nothing", () => {
     expect(reportedInputTokens({ inputTokens: undefined, outputTokens: undefined })).toBeUndefined();
-    expect(reportedInputTokens({ inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined } })).toBeUndefined();
+    expect(
+      reportedInputTokens({ inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined } }),
+    ).toBeUndefined();
   });
 
   it("rejects bad input with coded errors", () => {
@@ -41,7 +53,9 @@ describe("reportedInputTokens reads every SDK's usage shape", () => {
       expect(() => reportedInputTokens(bad)).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
     }
     expect(() => reportedInputTokens({ inputTokens: "12" })).toThrow(/usage.inputTokens must be a number/);
-    expect(() => reportedInputTokens({ prompt_tokens: -1 })).toThrow(expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+    expect(() => reportedInputTokens({ prompt_tokens: -1 })).toThrow(
+      expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+    );
     expect(() => reportedInputTokens({ input_tokens: 1.5 })).toThrow(RangeError);
     expect(() => reportedInputTokens({ input_tokens: 10, cache_read_input_tokens: Number.NaN })).toThrow(/cache_read_input_tokens/);
   });
@@ -59,7 +73,11 @@ describe("MessageContextManager.observeUsage", () => {
     expect(cm.tokenUsage).toBe(260 + Math.ceil(50 * 1.3)); // 200 counted, 260 reported: ratio 1.3
     cm.addMessage(turn(3, 10));
     expect(cm.tokenUsage).toBe(260 + Math.ceil(60 * 1.3));
-    expect(cm.getStats()).toMatchObject({ anchored: true, countedTokens: 260, calibration: { m: { ratio: 1.3, scale: 1.3, observations: 1, reportedTokens: 260, countedTokens: 200 } } });
+    expect(cm.getStats()).toMatchObject({
+      anchored: true,
+      countedTokens: 260,
+      calibration: { m: { ratio: 1.3, scale: 1.3, observations: 1, reportedTokens: 260, countedTokens: 200 } },
+    });
     expect(logger.warn).not.toHaveBeenCalled();
   });
 
@@ -76,7 +94,13 @@ describe("MessageContextManager.observeUsage", () => {
 
   it("after a trim, counts stay scaled by the model's ratio and trims plan to the scaled target", () => {
     const trims: number[] = [];
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), logger: quiet(), compaction: { onTrim: (t) => trims.push(t.tokensAfter) } });
+    const cm = new MessageContextManager<Msg>({
+      model: "m",
+      counter: fixed,
+      limits: limits(1000),
+      logger: quiet(),
+      compaction: { onTrim: (t) => trims.push(t.tokensAfter) },
+    });
     for (let i = 0; i < 6; i++) cm.addMessage(turn(i, 100));
     cm.getContextForRequest();
     expect(cm.observeUsage({ input_tokens: 900 })).toBe(true); // 600 counted: ratio 1.5; 900 > 800 trims
@@ -90,7 +114,13 @@ describe("MessageContextManager.observeUsage", () => {
 
   it("ignores, with a warning, a usage with no request or after the history changed", () => {
     const logger = quiet();
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(10_000), logger, compaction: { autoTruncate: false } });
+    const cm = new MessageContextManager<Msg>({
+      model: "m",
+      counter: fixed,
+      limits: limits(10_000),
+      logger,
+      compaction: { autoTruncate: false },
+    });
     cm.addMessage(turn(0, 100));
     expect(cm.observeUsage({ prompt_tokens: 500 })).toBe(false);
     expect(logger.warn).toHaveBeenLastCalledWith(expect.stringMatching(/no request was made/));
@@ -123,7 +153,9 @@ describe("MessageContextManager.observeUsage", () => {
       expect(() => cm.observeUsage(bad as never)).toThrow(expect.objectContaining({ code: expect.stringMatching(/^ERR_CTXWIN_/) }));
     }
     expect(cm.getStats()).toMatchObject({ tokenUsage: 100, anchored: false, calibration: {} });
-    expect(() => new MessageContextManager({ model: "gpt-4o", calibration: {} as UsageCalibration })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
+    expect(() => new MessageContextManager({ model: "gpt-4o", calibration: {} as UsageCalibration })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }),
+    );
   });
 
   it("a shared calibration lets a new conversation of the same model start calibrated", () => {
@@ -156,18 +188,29 @@ describe("MessageContextManager.observeUsage", () => {
 
   it("property: anchored usage is the reported figure plus the scaled counts added since", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 500 }), { minLength: 1, maxLength: 20 }), fc.array(fc.integer({ min: 1, max: 500 }), { maxLength: 20 }), fc.integer({ min: 0, max: 50_000 }), (before, after, reported) => {
-        const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1_000_000), logger: quiet(), compaction: { autoTruncate: false } });
-        before.forEach((t, i) => cm.addMessage(turn(i, t)));
-        cm.getContextForRequest();
-        expect(cm.observeUsage({ prompt_tokens: reported })).toBe(true);
-        after.forEach((t, i) => cm.addMessage(turn(before.length + i, t)));
-        const counted = before.reduce((a, b) => a + b, 0);
-        const added = after.reduce((a, b) => a + b, 0);
-        const scale = Math.max(1, reported / counted);
-        expect(cm.tokenUsage).toBe(reported + (scale === 1 ? added : Math.ceil(added * scale)));
-        expect(cm.tokenUsage).toBeGreaterThanOrEqual(reported + added);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 500 }), { minLength: 1, maxLength: 20 }),
+        fc.array(fc.integer({ min: 1, max: 500 }), { maxLength: 20 }),
+        fc.integer({ min: 0, max: 50_000 }),
+        (before, after, reported) => {
+          const cm = new MessageContextManager<Msg>({
+            model: "m",
+            counter: fixed,
+            limits: limits(1_000_000),
+            logger: quiet(),
+            compaction: { autoTruncate: false },
+          });
+          before.forEach((t, i) => cm.addMessage(turn(i, t)));
+          cm.getContextForRequest();
+          expect(cm.observeUsage({ prompt_tokens: reported })).toBe(true);
+          after.forEach((t, i) => cm.addMessage(turn(before.length + i, t)));
+          const counted = before.reduce((a, b) => a + b, 0);
+          const added = after.reduce((a, b) => a + b, 0);
+          const scale = Math.max(1, reported / counted);
+          expect(cm.tokenUsage).toBe(reported + (scale === 1 ? added : Math.ceil(added * scale)));
+          expect(cm.tokenUsage).toBeGreaterThanOrEqual(reported + added);
+        },
+      ),
     );
   });
 });
@@ -194,7 +237,9 @@ describe("ContextTracker.observeUsage", () => {
     tracker.addMessage({ role: "user", content: "hi" });
     expect(tracker.observeUsage({ prompt_tokens: 10 })).toBe(false);
     expect(logger.warn).toHaveBeenCalledWith(expect.stringMatching(/no request was recorded/));
-    expect(() => tracker.observeUsage({ prompt_tokens: "10" } as never)).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
+    expect(() => tracker.observeUsage({ prompt_tokens: "10" } as never)).toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" }),
+    );
     tracker.update([{ role: "user", content: "hi" }]);
     tracker.reset();
     expect(tracker.observeUsage({ prompt_tokens: 10 })).toBe(false);

@@ -25,7 +25,10 @@ const { catalog, pkg } = await generate.installedCatalog();
 describe("the derived model table", () => {
   it("is what the installed catalog package gives (else run `npm run catalog`)", () => {
     const committed = readFileSync(generate.CATALOG_DATA_PATH, "utf8");
-    expect(committed === derive.deriveCatalogSource(catalog, pkg), `native/src/catalog/catalog_data.cpp is stale against ${pkg}: run \`npm run catalog\``).toBe(true);
+    expect(
+      committed === derive.deriveCatalogSource(catalog, pkg),
+      `native/src/catalog/catalog_data.cpp is stale against ${pkg}: run \`npm run catalog\``,
+    ).toBe(true);
   });
 
   it("is the one the loaded core was built from", () => {

@@ -350,7 +350,13 @@ describe("model ids resolve to models.dev's entries", () => {
       expect(listed).toBeUndefined(); // else the package has it now: `npm run catalog`
       const [context, output, input, outputPrice, cacheRead, cacheWrite] = SUPPLEMENT[entry] as (typeof SUPPLEMENT)[string];
       expect([model.contextWindow, model.maxOutput]).toEqual([context, output]);
-      expect(model.prices).toEqual({ unit: "USD per 1M tokens", input, output: outputPrice, ...(cacheRead === undefined ? {} : { cacheRead }), ...(cacheWrite === undefined ? {} : { cacheWrite }) });
+      expect(model.prices).toEqual({
+        unit: "USD per 1M tokens",
+        input,
+        output: outputPrice,
+        ...(cacheRead === undefined ? {} : { cacheRead }),
+        ...(cacheWrite === undefined ? {} : { cacheWrite }),
+      });
     } else {
       expect(model.source).toBe("compatibility");
       expect([model.contextWindow, model.maxOutput]).toEqual(SPECIFICATION[entry]);
@@ -362,12 +368,23 @@ describe("model ids resolve to models.dev's entries", () => {
   });
 
   it("prices a compatibility row with its maker's entry of the model", () => {
-    expect(resolveModel("claude-3-opus")).toMatchObject({ pricesFrom: "anthropic/claude-3-opus-20240229", prices: { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 } });
+    expect(resolveModel("claude-3-opus")).toMatchObject({
+      pricesFrom: "anthropic/claude-3-opus-20240229",
+      prices: { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
+    });
     expect(resolveModel("gpt-4")).toMatchObject({ pricesFrom: "openai/gpt-4", prices: { input: 30, output: 60 } });
   });
 
   it("never resolves a newer model to an older one, nor a sibling to its relative", () => {
-    for (const id of ["claude-opus-4-9", "claude-opus-4-9-20270101", "gpt-5.6", "gemini-4-pro", "mistral-large-3", "llama-5-70b", "qwen2.5:1.5b-vision"]) {
+    for (const id of [
+      "claude-opus-4-9",
+      "claude-opus-4-9-20270101",
+      "gpt-5.6",
+      "gemini-4-pro",
+      "mistral-large-3",
+      "llama-5-70b",
+      "qwen2.5:1.5b-vision",
+    ]) {
       expect(entryOf(resolveModel(id)), id).toBe("(unknown)");
     }
     // A variant with a word goes to its model: a preview of Gemini 2.5 Pro is Gemini 2.5 Pro.

@@ -15,8 +15,19 @@ describe("registering one model", () => {
     registry.register("acme-small", { contextLength: 16000, maxOutputTokens: 2000 });
     registry.register("acme-large", { maxTokens: 64000, max_output_tokens: 8000, prices: { input: 1, output: 3, cacheRead: 0.1 } });
     registry.register("acme-both", { contextLength: 32000, maxTokens: 32000 });
-    expect(registry.resolve("acme-small")).toMatchObject({ provider: "custom", id: "acme-small", contextWindow: 16000, maxOutput: 2000, source: "registered", match: "exact" });
-    expect(registry.resolve("acme-large")).toMatchObject({ contextWindow: 64000, maxOutput: 8000, prices: { unit: "USD per 1M tokens", input: 1, output: 3, cacheRead: 0.1 } });
+    expect(registry.resolve("acme-small")).toMatchObject({
+      provider: "custom",
+      id: "acme-small",
+      contextWindow: 16000,
+      maxOutput: 2000,
+      source: "registered",
+      match: "exact",
+    });
+    expect(registry.resolve("acme-large")).toMatchObject({
+      contextWindow: 64000,
+      maxOutput: 8000,
+      prices: { unit: "USD per 1M tokens", input: 1, output: 3, cacheRead: 0.1 },
+    });
     expect(registry.resolve("acme-large")?.prices?.cacheWrite).toBeUndefined();
     expect(registry.resolve("acme-both")?.contextWindow).toBe(32000);
     // Any spelling of the id, and at its provider.
@@ -58,20 +69,34 @@ describe("registering one model", () => {
   it("rejects bad input with a coded error and registers nothing", () => {
     const registry = new ModelRegistry();
     const before = registry.list().length;
-    expect(() => registry.register(42 as never, { contextLength: 1000 })).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT", /model must be a string/));
+    expect(() => registry.register(42 as never, { contextLength: 1000 })).toThrow(
+      coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT", /model must be a string/),
+    );
     expect(() => registry.register("  ", { contextLength: 1000 })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE"));
     expect(() => registry.register("*", { contextLength: 1000 })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /prefix/));
-    expect(() => registry.register("m".repeat(513), { contextLength: 1000 })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /at most 512 characters/));
+    expect(() => registry.register("m".repeat(513), { contextLength: 1000 })).toThrow(
+      coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /at most 512 characters/),
+    );
     expect(() => registry.register("m", null as never)).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"));
     expect(() => registry.register("m", {})).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT", /contextLength or maxTokens/));
-    expect(() => registry.register("m", { contextLength: 1000, maxTokens: 2000 })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /disagree/));
-    expect(() => registry.register("m", { contextLength: 0 })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /config\.contextLength/));
+    expect(() => registry.register("m", { contextLength: 1000, maxTokens: 2000 })).toThrow(
+      coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /disagree/),
+    );
+    expect(() => registry.register("m", { contextLength: 0 })).toThrow(
+      coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /config\.contextLength/),
+    );
     expect(() => registry.register("m", { contextLength: 1.5 })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE"));
     expect(() => registry.register("m", { contextLength: "8k" as never })).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"));
-    expect(() => registry.register("m", { contextLength: 1000, maxOutputTokens: 1000 })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /below the context window/));
+    expect(() => registry.register("m", { contextLength: 1000, maxOutputTokens: 1000 })).toThrow(
+      coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /below the context window/),
+    );
     expect(() => registry.register("m", { contextLength: 1000, provider: "a/b" })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE"));
-    expect(() => registry.register("m", { contextLength: 1000, prices: { input: -1 } })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /config\.prices\.input/));
-    expect(() => registry.register("m", { contextLength: 1000, prices: { output: "cheap" as never } })).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"));
+    expect(() => registry.register("m", { contextLength: 1000, prices: { input: -1 } })).toThrow(
+      coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /config\.prices\.input/),
+    );
+    expect(() => registry.register("m", { contextLength: 1000, prices: { output: "cheap" as never } })).toThrow(
+      coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"),
+    );
     expect(registry.list()).toHaveLength(before);
     expect(registry.resolve("m")).toBeUndefined();
   });
@@ -79,15 +104,21 @@ describe("registering one model", () => {
   it("resolves any registered model, by its id and at its provider, to exactly what was registered", () => {
     const word = fc.stringMatching(/^[a-z][a-z0-9]{1,8}$/);
     fc.assert(
-      fc.property(word, word, fc.integer({ min: 2, max: 2_000_000 }), fc.double({ min: 0, max: 1, noNaN: true }), (provider, name, window, share) => {
-        const registry = new ModelRegistry();
-        const id = `zz-${name}-x`;
-        const output = Math.floor((window - 1) * share);
-        registry.register(id, { contextLength: window, maxOutputTokens: output, provider });
-        for (const asked of [id, `${provider}/${id}`, id.toUpperCase()]) {
-          expect(registry.resolve(asked)).toMatchObject({ provider, id, contextWindow: window, maxOutput: output, source: "registered" });
-        }
-      }),
+      fc.property(
+        word,
+        word,
+        fc.integer({ min: 2, max: 2_000_000 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (provider, name, window, share) => {
+          const registry = new ModelRegistry();
+          const id = `zz-${name}-x`;
+          const output = Math.floor((window - 1) * share);
+          registry.register(id, { contextLength: window, maxOutputTokens: output, provider });
+          for (const asked of [id, `${provider}/${id}`, id.toUpperCase()]) {
+            expect(registry.resolve(asked)).toMatchObject({ provider, id, contextWindow: window, maxOutput: output, source: "registered" });
+          }
+        },
+      ),
       { numRuns: 50 },
     );
   });
@@ -98,7 +129,13 @@ describe("registering a catalog in models.dev's format", () => {
     acme: {
       name: "Acme AI",
       models: {
-        "acme-chat-1": { name: "Acme Chat 1", release_date: "2026-06-01", open_weights: true, limit: { context: 200000, output: 128000 }, cost: { input: 2, output: 8, cache_read: 0.2, cache_write: 2.5 } },
+        "acme-chat-1": {
+          name: "Acme Chat 1",
+          release_date: "2026-06-01",
+          open_weights: true,
+          limit: { context: 200000, output: 128000 },
+          cost: { input: 2, output: 8, cache_read: 0.2, cache_write: 2.5 },
+        },
         "acme-chat-1-mini": { limit: { context: 100000, output: 16000 } },
         "acme-image": { limit: { context: 0, output: 0 } },
       },
@@ -130,15 +167,23 @@ describe("registering a catalog in models.dev's format", () => {
   it("registers all of a catalog or, when any value is wrong, none of it", () => {
     const registry = new ModelRegistry();
     const before = registry.list().length;
-    const bad = { acme: { models: { "acme-good": { limit: { context: 1000 } }, "acme-bad": { limit: { context: 1000 }, cost: { input: -1 } } } } };
-    expect(() => registry.registerCatalog(bad)).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /catalog\["acme"\]\.models\["acme-bad"\]\.cost\.input must be a price >= 0/));
+    const bad = {
+      acme: { models: { "acme-good": { limit: { context: 1000 } }, "acme-bad": { limit: { context: 1000 }, cost: { input: -1 } } } },
+    };
+    expect(() => registry.registerCatalog(bad)).toThrow(
+      coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /catalog\["acme"\]\.models\["acme-bad"\]\.cost\.input must be a price >= 0/),
+    );
     expect(registry.resolve("acme-good")).toBeUndefined();
     expect(registry.list()).toHaveLength(before);
     expect(() => registry.registerCatalog("{ not json")).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT", /does not parse/));
     expect(() => registry.registerCatalog([] as never)).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"));
     expect(() => registry.registerCatalog(7 as never)).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"));
-    expect(() => registry.registerCatalog({ acme: { models: { m: { limit: { context: 2 ** 32 } } } } })).toThrow(coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /limit\.context/));
-    expect(() => registry.registerCatalog({ acme: { models: { m: {} } } })).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT", /\.limit must be an object/));
+    expect(() => registry.registerCatalog({ acme: { models: { m: { limit: { context: 2 ** 32 } } } } })).toThrow(
+      coded("RangeError", "ERR_CTXWIN_OUT_OF_RANGE", /limit\.context/),
+    );
+    expect(() => registry.registerCatalog({ acme: { models: { m: {} } } })).toThrow(
+      coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT", /\.limit must be an object/),
+    );
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(() => registry.registerCatalog(cyclic as never)).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT", /JSON-serializable/));
@@ -150,7 +195,9 @@ describe("registering a catalog in models.dev's format", () => {
     expect(resolveModel("zz-registration-test-model")?.contextWindow).toBe(12345);
     expect(ContextLimits.forModel("zz-registration-test-model").maxTokens).toBe(12345);
     expect(registerCatalog({ zzprovider: { models: { "zz-catalog-test-model": { limit: { context: 54321, output: 321 } } } } })).toBe(1);
-    expect(listModels({ provider: "zzprovider" }).map((m) => [m.id, m.contextWindow, m.maxOutput])).toEqual([["zz-catalog-test-model", 54321, 321]]);
+    expect(listModels({ provider: "zzprovider" }).map((m) => [m.id, m.contextWindow, m.maxOutput])).toEqual([
+      ["zz-catalog-test-model", 54321, 321],
+    ]);
     expect(listModels({ search: "ZZ-REGISTRATION" }).map((m) => m.id)).toEqual(["zz-registration-test-model"]);
     expect(() => listModels({ provider: 3 as never })).toThrow(coded("TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"));
   });

@@ -9,7 +9,9 @@ import { describe, expect, it } from "vitest";
 
 const catalog = listModels().filter((m) => m.source === "catalog" || m.source === "supplement");
 // Plain ids of the models' makers: the ids users write without a provider's packaging.
-const plain = catalog.filter((m) => /^[a-z][a-z0-9.-]*$/.test(m.id) && ["openai", "anthropic", "google", "xai", "mistral", "deepseek"].includes(m.provider));
+const plain = catalog.filter(
+  (m) => /^[a-z][a-z0-9.-]*$/.test(m.id) && ["openai", "anthropic", "google", "xai", "mistral", "deepseek"].includes(m.provider),
+);
 const entryOf = (m: Pick<ModelEntry, "provider" | "id"> | undefined) => (m ? `${m.provider}/${m.id}` : "(unknown)");
 
 describe("the resolver over the catalog", () => {
@@ -54,7 +56,10 @@ describe("the resolver over the catalog", () => {
         const dated = resolveModel(`${model.id}-${date}`);
         // The same model, or a dated entry of the same model (the newest when the date is unknown).
         expect(dated, `${model.id}-${date}`).toBeDefined();
-        expect((dated as ModelEntry).id.startsWith(model.id) || model.id.startsWith((dated as ModelEntry).id), `${model.id}-${date} -> ${entryOf(dated)}`).toBe(true);
+        expect(
+          (dated as ModelEntry).id.startsWith(model.id) || model.id.startsWith((dated as ModelEntry).id),
+          `${model.id}-${date} -> ${entryOf(dated)}`,
+        ).toBe(true);
         expect((dated as ModelEntry).provider).toBe(model.provider);
       }),
       { numRuns: 300 },

@@ -61,7 +61,10 @@ describe("ctxwin chat with an OpenAI-compatible endpoint", () => {
     requests.length = 0;
     fail = false;
     const env = offlineEnv({ OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "test-key", NO_COLOR: "" });
-    const result = await runCtxwin(["chat", "--model", "gpt-4o-mini", "--system", "Be brief."], { env, input: "Hello there\nSecond question\n/stats\n" });
+    const result = await runCtxwin(["chat", "--model", "gpt-4o-mini", "--system", "Be brief."], {
+      env,
+      input: "Hello there\nSecond question\n/stats\n",
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Model: gpt-4o-mini via ${baseURL}`);
     expect(result.stdout).toContain("assistant> I got 2 messages.");
@@ -84,10 +87,17 @@ describe("ctxwin chat with an OpenAI-compatible endpoint", () => {
     fail = false;
     report = usual;
     const env = offlineEnv({ OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "test-key", NO_COLOR: "" });
-    const result = await runCtxwin(["chat", "--model", "gpt-4o-mini", "--system", "Be brief."], { env, input: "Hello there\nSecond question\n/stats\n" });
+    const result = await runCtxwin(["chat", "--model", "gpt-4o-mini", "--system", "Be brief."], {
+      env,
+      input: "Hello there\nSecond question\n/stats\n",
+    });
     expect(result.code).toBe(0);
     const reported = 44; // 40 + the 4 messages of the second request
-    const counted = Number(/ctxwin counted ([\d,]+); the context total is the provider's figure plus what was added since/.exec(result.stdout)?.[1]?.replace(/,/g, ""));
+    const counted = Number(
+      /ctxwin counted ([\d,]+); the context total is the provider's figure plus what was added since/
+        .exec(result.stdout)?.[1]
+        ?.replace(/,/g, ""),
+    );
     const sent = (requests[1]?.messages ?? []).map((m) => ({ role: m.role, content: textOf(m) }));
     expect(counted).toBe(counter.countMessages(sent));
     // What was added since the request: the reply, scaled by the reported-to-counted ratio (never down).
@@ -118,7 +128,11 @@ describe("ctxwin chat with an OpenAI-compatible endpoint", () => {
     const dir = mkdtempSync(join(tmpdir(), "ctxwin-chat-start-"));
     const since = (out: string) => [...out.matchAll(/\(ctxwin chat, since ([^,]+), /g)].map((m) => m[1]);
     // Time passes between the start and /save, so the saved log begins later than the chat did.
-    const first = await runCtxwin(["chat", "--offline", "--store", "sessions"], { input: ["Hello\n/export a.json\n", "/save\n/stats\n/export b.json\n"], pauseMs: 30, cwd: dir });
+    const first = await runCtxwin(["chat", "--offline", "--store", "sessions"], {
+      input: ["Hello\n/export a.json\n", "/save\n/stats\n/export b.json\n"],
+      pauseMs: 30,
+      cwd: dir,
+    });
     expect(first.code).toBe(0);
     const a = JSON.parse(readFileSync(join(dir, "a.json"), "utf8")) as { metadata: Record<string, string> };
     const b = JSON.parse(readFileSync(join(dir, "b.json"), "utf8")) as { metadata: Record<string, string> };
@@ -128,10 +142,15 @@ describe("ctxwin chat with an OpenAI-compatible endpoint", () => {
     expect(b.metadata.started_at).toBe(started);
     expect(since(first.stdout)).toEqual([started]);
     const id = a.metadata.session_id as string;
-    const resumed = await runCtxwin(["chat", "--offline", "--store", "sessions", "--resume", id], { input: "/stats\n/export c.json\n", cwd: dir });
+    const resumed = await runCtxwin(["chat", "--offline", "--store", "sessions", "--resume", id], {
+      input: "/stats\n/export c.json\n",
+      cwd: dir,
+    });
     expect(resumed.code).toBe(0);
     expect(since(resumed.stdout)).toEqual([started]);
-    expect((JSON.parse(readFileSync(join(dir, "c.json"), "utf8")) as { metadata: Record<string, string> }).metadata.started_at).toBe(started);
+    expect((JSON.parse(readFileSync(join(dir, "c.json"), "utf8")) as { metadata: Record<string, string> }).metadata.started_at).toBe(
+      started,
+    );
   });
 
   it("reports a model error and leaves the context as it was", async () => {
@@ -156,7 +175,20 @@ describe("ctxwin chat with an OpenAI-compatible endpoint", () => {
     const dir = mkdtempSync(join(tmpdir(), "ctxwin-chat-pipe-"));
     writeFileSync(join(dir, "bad.json"), JSON.stringify({ format: "ctxwin-context", version: 1 }));
     const notes = Array.from({ length: 14 }, (_, i) => `Note ${i + 1}: module ${i + 1} lives in src/module${i + 1}.ts.`);
-    const input = [...notes, "/stats", "/compact", "/stats", "/model gpt-4", "/stats", "/compact abc", "/export", "/import nope.json", "/import bad.json", "/stats", "/resume"].join("\n");
+    const input = [
+      ...notes,
+      "/stats",
+      "/compact",
+      "/stats",
+      "/model gpt-4",
+      "/stats",
+      "/compact abc",
+      "/export",
+      "/import nope.json",
+      "/import bad.json",
+      "/stats",
+      "/resume",
+    ].join("\n");
     const result = await runCtxwin(["chat", "--offline", "--window", "3000"], { input, cwd: dir });
     expect(result.code).toBe(0);
     const stats = [...result.stdout.matchAll(/Context ([\d,]+) of 3,000 tokens/g)].map((m) => Number((m[1] as string).replace(/,/g, "")));

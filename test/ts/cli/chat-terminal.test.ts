@@ -22,7 +22,12 @@ afterEach(() => {
 
 const prompts = (text: string) => (text.match(/^you> /gm) ?? []).length;
 
-function startChat(args: string, env: Record<string, string> = {}, unset: string[] = [], cwd = mkdtempSync(join(tmpdir(), "ctxwin-chat-"))): TmuxScreen {
+function startChat(
+  args: string,
+  env: Record<string, string> = {},
+  unset: string[] = [],
+  cwd = mkdtempSync(join(tmpdir(), "ctxwin-chat-")),
+): TmuxScreen {
   const without = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", ...unset].map((v) => `-u ${v}`).join(" ");
   return new TmuxScreen(`env ${without} ${ctxwinBin} chat ${args}`, { cwd, env: { TERM: "xterm-256color", ...env } });
 }
@@ -106,7 +111,9 @@ describe("ctxwin chat in a terminal", () => {
     expect(grace.trimEnd().endsWith("you>")).toBe(true);
 
     const afterTrim = await turn(s, "What do you receive now?");
-    expect(afterTrim).toMatch(/I receive 12 earlier messages and a note that \d+ messages were left out\. The first: "Note 1: my name is Ada/);
+    expect(afterTrim).toMatch(
+      /I receive 12 earlier messages and a note that \d+ messages were left out\. The first: "Note 1: my name is Ada/,
+    );
     const trimmedStats = await turn(s, "/stats");
     expect(trimmedStats).toMatch(/Trims {3}1 \(\d+ messages removed\)/);
     expect(trimmedStats).toContain("Messages 14:");
@@ -143,7 +150,9 @@ describe("ctxwin chat in a terminal", () => {
     const imported = await turn(s, "/import context.json");
     expect(imported).toMatch(/Imported 14 messages from context\.json: [\d,]+ tokens/);
     const afterImport = await turn(s, "And now?");
-    expect(afterImport).toMatch(/I receive 14 earlier messages and a note that \d+ messages were left out\. The first: "Note 1: my name is Ada/);
+    expect(afterImport).toMatch(
+      /I receive 14 earlier messages and a note that \d+ messages were left out\. The first: "Note 1: my name is Ada/,
+    );
     expect(await turn(s, "/import missing.json")).toContain("Cannot read missing.json");
 
     expect(await turn(s, "/frobnicate")).toContain("Unknown command /frobnicate. Type /help for the commands.");

@@ -29,7 +29,9 @@ describe("ctxwin (no command, unknown command, help)", () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/count .*inspect .*compact .*models .*chat/s);
     const version = await runCtxwin(["--version"]);
-    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version);
+    expect(version.stdout.trim()).toBe(
+      (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version,
+    );
   });
 
   it("prints each command's own help with --help", async () => {
@@ -143,18 +145,45 @@ describe("ctxwin inspect", () => {
       effectiveLimit: number;
     };
     expect(view.total).toBe(o200k.countMessages(request.messages, { tools: request.tools }));
-    expect(view.components.map((c) => c.name)).toEqual(["system", "tool definitions", "user", "assistant", "tool calls", "tool results", "request overhead"]);
+    expect(view.components.map((c) => c.name)).toEqual([
+      "system",
+      "tool definitions",
+      "user",
+      "assistant",
+      "tool calls",
+      "tool results",
+      "request overhead",
+    ]);
     expect(view.components.reduce((a, c) => a + c.tokens, 0)).toBe(view.total);
     const results = view.components.find((c) => c.name === "tool results");
-    expect(results?.children?.map((c) => c.name).sort()).toEqual(["edit_file", "list_files", "read_file", "run_command", "run_tests", "search_code"]);
+    expect(results?.children?.map((c) => c.name).sort()).toEqual([
+      "edit_file",
+      "list_files",
+      "read_file",
+      "run_command",
+      "run_tests",
+      "search_code",
+    ]);
     expect(results?.children?.reduce((a, c) => a + c.tokens, 0)).toBe(results?.tokens);
-    expect(view.components[1]?.tokens).toBe(o200k.countMessages(request.messages, { tools: request.tools }) - o200k.countMessages(request.messages));
+    expect(view.components[1]?.tokens).toBe(
+      o200k.countMessages(request.messages, { tools: request.tools }) - o200k.countMessages(request.messages),
+    );
     expect(view.largest[0]).toMatchObject({ role: "tool", tool: "read_file" });
     expect(view.window).toBe(128000);
     expect(view.trim).toMatchObject({ due: false, threshold: Math.floor(view.effectiveLimit * 0.8) });
     // Cost at gpt-4o's catalog prices through OpenAI's automatic cache: the prefix resent is read
     // in whole 128-token steps at the cached-input price, nothing is written.
-    const cost = (JSON.parse(result.stdout) as { cost: { provider: string; prices: { input: number; cacheRead: number }; noCache: { dollars: number }; cold: { cachedTokens: number; dollars: number }; warm: { cachedTokens: number; writtenTokens: number; uncachedTokens: number; dollars: number } } }).cost;
+    const cost = (
+      JSON.parse(result.stdout) as {
+        cost: {
+          provider: string;
+          prices: { input: number; cacheRead: number };
+          noCache: { dollars: number };
+          cold: { cachedTokens: number; dollars: number };
+          warm: { cachedTokens: number; writtenTokens: number; uncachedTokens: number; dollars: number };
+        };
+      }
+    ).cost;
     expect(cost.provider).toBe("openai");
     expect(cost.noCache.dollars).toBeCloseTo((view.total * cost.prices.input) / 1e6, 12);
     expect(cost.cold).toMatchObject({ cachedTokens: 0, dollars: cost.noCache.dollars });
@@ -169,9 +198,11 @@ describe("ctxwin inspect", () => {
     expect(result.stdout).toContain("95 messages (request body)");
     expect(result.stdout).toMatch(/^ {4}read_file\s+[\d,]+\s+\d+\.\d%\s+█+/m);
     expect(result.stdout).toMatch(/^ {2}total\s+24,451 /m);
-    expect(result.stdout).toContain('due (over 16,000 tokens): removes 81 messages (#5-#85)');
+    expect(result.stdout).toContain("due (over 16,000 tokens): removes 81 messages (#5-#85)");
     expect(result.stdout).toContain('and puts "[81 messages omitted]" in their place');
-    expect(result.stdout).toMatch(/^Cost per request \(openai prompt cache; USD per 1M tokens: input [\d.]+, cache read [\d.]+, cache write [\d.]+\)$/m);
+    expect(result.stdout).toMatch(
+      /^Cost per request \(openai prompt cache; USD per 1M tokens: input [\d.]+, cache read [\d.]+, cache write [\d.]+\)$/m,
+    );
     expect(result.stdout).toMatch(/^ {2}warm \(prefix cached\)\s+\$[\d.]+ {3}24,448 cached, 0 written, 3 uncached$/m);
     expect(result.stdout).toMatch(/^ {2}after the next trim\s+\$[\d.]+/m);
     expect(result.stdout).not.toContain("\x1b["); // not a terminal: no colour
@@ -182,9 +213,14 @@ describe("ctxwin inspect", () => {
       { role: "system", content: "Be brief." },
       ...Array.from({ length: 30 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} ${"words ".repeat(30)}` })),
     ];
-    const result = await runCtxwin(["inspect", "-", "--window", "600", "--strategy", "sliding-window", "--json"], { input: JSON.stringify(messages) });
+    const result = await runCtxwin(["inspect", "-", "--window", "600", "--strategy", "sliding-window", "--json"], {
+      input: JSON.stringify(messages),
+    });
     expect(result.code).toBe(0);
-    const view = JSON.parse(result.stdout) as { total: number; trim: { strategy: string; due: boolean; removed: Array<{ index: number }>; tokensAfter: number } };
+    const view = JSON.parse(result.stdout) as {
+      total: number;
+      trim: { strategy: string; due: boolean; removed: Array<{ index: number }>; tokensAfter: number };
+    };
     expect(view.total).toBe(o200k.countMessages(messages));
     expect(view.trim.strategy).toBe("sliding_window");
     expect(view.trim.due).toBe(true);
@@ -194,7 +230,12 @@ describe("ctxwin inspect", () => {
 
   it("reads a ctxwin export and a session's log file as the model sees them", async () => {
     const store = new FileSessionStore({ directory: join(dir, "sessions") });
-    const context = await MessageContextManager.open<MessageLike>({ model: "gpt-4o", limits: { maxTokens: 4000 }, session: { store, id: "inspected" }, compaction: { autoTruncate: false } });
+    const context = await MessageContextManager.open<MessageLike>({
+      model: "gpt-4o",
+      limits: { maxTokens: 4000 },
+      session: { store, id: "inspected" },
+      compaction: { autoTruncate: false },
+    });
     context.setSystemPrompt("You are terse.");
     for (let i = 0; i < 40; i++) context.addMessage({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"text ".repeat(20)}` });
     context.truncate(1200);
@@ -210,7 +251,10 @@ describe("ctxwin inspect", () => {
       const result = await runCtxwin(["inspect", file]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`: ${seen.length - 1} messages (${format}`);
-      const view = JSON.parse((await runCtxwin(["inspect", file, "--json"])).stdout) as { total: number; components: Array<{ name: string; tokens: number }> };
+      const view = JSON.parse((await runCtxwin(["inspect", file, "--json"])).stdout) as {
+        total: number;
+        components: Array<{ name: string; tokens: number }>;
+      };
       expect(view.total).toBe(o200k.countMessages(seen));
       expect(view.components[0]?.tokens).toBeGreaterThan(0); // the system prompt and the omission marker
     }
@@ -228,7 +272,11 @@ describe("ctxwin inspect", () => {
     writeFileSync(foreign, JSON.stringify([{ role: "user", content: "hi" }, { content: "no role" }]));
     expect((await runCtxwin(["inspect", foreign])).stderr).toMatch(/messages\[1\] is not a message/);
     expectUsage(await runCtxwin(["inspect"]), "inspect", /no FILE given/);
-    expectUsage(await runCtxwin(["inspect", agentRequest, "--strategy", "random"]), "inspect", /--strategy must be one of smart, sliding-window/);
+    expectUsage(
+      await runCtxwin(["inspect", agentRequest, "--strategy", "random"]),
+      "inspect",
+      /--strategy must be one of smart, sliding-window/,
+    );
     expectUsage(await runCtxwin(["inspect", agentRequest, "--window", "lots"]), "inspect", /--window must be a whole number/);
   });
 });
@@ -253,7 +301,12 @@ describe("ctxwin compact", () => {
   it("summarizes and trims when clearing tool results is not enough", async () => {
     const result = await runCtxwin(["compact", agentRequest, "--target", "1500", "--json"]);
     expect(result.code).toBe(0);
-    const report = JSON.parse(result.stdout) as { fits: boolean; tokensAfter: number; levels: Array<{ name: string; applied: boolean }>; summary?: string };
+    const report = JSON.parse(result.stdout) as {
+      fits: boolean;
+      tokensAfter: number;
+      levels: Array<{ name: string; applied: boolean }>;
+      summary?: string;
+    };
     expect(report.fits).toBe(true);
     expect(report.tokensAfter).toBeLessThanOrEqual(1500);
     expect(report.levels.find((l) => l.name === "summarize")?.applied).toBe(true);

@@ -14,7 +14,17 @@ import { offlineEnv, runCtxwin } from "../support/cli.js";
 const dir = mkdtempSync(join(tmpdir(), "ctxwin-count-stream-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const pieces = ["lorem ipsum dolor\n", "}\n\n// a comment\n", "日本語のテキスト。\n", "emoji 👩‍💻\r\n", "   \n\n\t x\n", "'s contraction\n", "1234\n5678\n", "/path/to\n", "\u0085NEL \u00a0 nbsp\n"];
+const pieces = [
+  "lorem ipsum dolor\n",
+  "}\n\n// a comment\n",
+  "日本語のテキスト。\n",
+  "emoji 👩‍💻\r\n",
+  "   \n\n\t x\n",
+  "'s contraction\n",
+  "1234\n5678\n",
+  "/path/to\n",
+  "\u0085NEL \u00a0 nbsp\n",
+];
 
 /** `bytes` in chunks cut at `cuts` (byte offsets, anywhere: inside a UTF-8 sequence too). */
 async function* inChunks(bytes: Buffer, cuts: number[]): AsyncGenerator<Buffer> {
@@ -84,7 +94,9 @@ describe("counting a stream", () => {
       };
       more();
     });
-    const result = await runCtxwin(["count", file, "--json", "--model", "gpt-4o"], { env: offlineEnv({ NODE_OPTIONS: "--max-old-space-size=48" }) });
+    const result = await runCtxwin(["count", file, "--json", "--model", "gpt-4o"], {
+      env: offlineEnv({ NODE_OPTIONS: "--max-old-space-size=48" }),
+    });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const o200k = new TiktokenCounter({ encoding: "o200k_base" });

@@ -26,7 +26,10 @@ function catalogFile(name: string, catalog: unknown): string {
 }
 
 const acme = catalogFile("acme.json", {
-  acme: { name: "Acme", models: { "acme-llm-9b": { name: "Acme LLM 9B", limit: { context: 32768, output: 2048 }, cost: { input: 0.2, output: 0.6 } } } },
+  acme: {
+    name: "Acme",
+    models: { "acme-llm-9b": { name: "Acme LLM 9B", limit: { context: 32768, output: 2048 }, cost: { input: 0.2, output: 0.6 } } },
+  },
 });
 
 describe("ctxwin models", () => {
@@ -38,7 +41,9 @@ describe("ctxwin models", () => {
     expect(rows).toHaveLength(listModels().length + 2); // header and footer
     expect(result.stdout).toMatch(/^openai\/gpt-4o\s+128,000\s+16,384\s+\$2\.50\s+\$10\s+\$1\.25\s+-$/m);
     expect(result.stdout).toMatch(/^anthropic\/claude-opus-4-7\s+1,000,000\s+128,000\s+\$5\s+\$25\s+\$0\.50\s+\$6\.25$/m);
-    expect(rows.at(-1)).toMatch(/models from \d+ providers; prices in USD per 1M tokens\. Catalog: models\.dev, through @tokenlens\/models@/);
+    expect(rows.at(-1)).toMatch(
+      /models from \d+ providers; prices in USD per 1M tokens\. Catalog: models\.dev, through @tokenlens\/models@/,
+    );
   });
 
   it("filters by provider and by text, as JSON too", async () => {
@@ -80,11 +85,15 @@ describe("ctxwin models", () => {
     const unknown = await runCtxwin(["models", "claude-opus-4-9"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe("");
-    expect(unknown.stderr).toBe('ctxwin: unknown model "claude-opus-4-9"; closest known: claude-opus-4-8, claude-opus-4-7, claude-opus-4-6. Register it with --models FILE (models.dev\'s JSON format); ctxwin models --search TEXT lists the known ids.\n');
+    expect(unknown.stderr).toBe(
+      'ctxwin: unknown model "claude-opus-4-9"; closest known: claude-opus-4-8, claude-opus-4-7, claude-opus-4-6. Register it with --models FILE (models.dev\'s JSON format); ctxwin models --search TEXT lists the known ids.\n',
+    );
     // A word that is part of known ids, not an id: the models it names, as --search lists them.
     const word = await runCtxwin(["models", "claude"]);
     expect(word.code).toBe(0);
-    expect(word.stderr).toBe('ctxwin: "claude" is no model id; the models whose provider, id or name contains it (ctxwin models --search claude):\n');
+    expect(word.stderr).toBe(
+      'ctxwin: "claude" is no model id; the models whose provider, id or name contains it (ctxwin models --search claude):\n',
+    );
     expect(word.stdout).toBe((await runCtxwin(["models", "--search", "claude"])).stdout);
     expect(word.stdout).toMatch(/claude-sonnet-4-5/);
     const none = await runCtxwin(["models", "--search", "no-such-model-anywhere"]);
@@ -100,7 +109,13 @@ describe("--models FILE", () => {
   it("adds a models.dev catalog for any command", async () => {
     const resolved = await runCtxwin(["models", "acme-llm-9b", "--models", acme, "--json"]);
     expect(resolved.code).toBe(0);
-    expect(JSON.parse(resolved.stdout)).toMatchObject({ provider: "acme", id: "acme-llm-9b", contextWindow: 32768, maxOutput: 2048, source: "registered" });
+    expect(JSON.parse(resolved.stdout)).toMatchObject({
+      provider: "acme",
+      id: "acme-llm-9b",
+      contextWindow: 32768,
+      maxOutput: 2048,
+      source: "registered",
+    });
     const listed = await runCtxwin(["models", `--models=${acme}`, "--provider", "acme", "--json"]);
     expect((JSON.parse(listed.stdout) as ModelEntry[]).map((m) => m.id)).toEqual(["acme-llm-9b"]);
     const inspected = await runCtxwin(["inspect", agentRequest, "--model", "acme/acme-llm-9b", "--models", acme, "--json"]);
@@ -121,7 +136,9 @@ describe("--models FILE", () => {
     const invalid = await runCtxwin(["count", "-", "--models", bad], { input: "x" });
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toBe("");
-    expect(invalid.stderr).toBe(`ctxwin: --models ${bad}: catalog["acme"].models["m"].limit.context must be a number, got a string (ERR_CTXWIN_INVALID_ARGUMENT)\n`);
+    expect(invalid.stderr).toBe(
+      `ctxwin: --models ${bad}: catalog["acme"].models["m"].limit.context must be a number, got a string (ERR_CTXWIN_INVALID_ARGUMENT)\n`,
+    );
     const notJson = await runCtxwin(["models", "--models", catalogFile("text.json", "not json")]);
     expect(notJson.stderr).toContain("catalog must be JSON in models.dev's format: it does not parse");
     const noFile = await runCtxwin(["compact", agentRequest, "--target", "100", "--models"]);
@@ -139,7 +156,9 @@ describe("an unknown --model", () => {
       const stopped = await runCtxwin(args, { input: "hello\n/exit\n" });
       expect(stopped.code).toBe(1);
       expect(stopped.stdout).toBe("");
-      expect(stopped.stderr).toMatch(/^ctxwin: --model: unknown model "gpt-5\.9-ultra" \(closest known: gpt-5[^)]*\); add it with --models FILE .* or give its window with --window N .*\(ERR_CTXWIN_UNKNOWN_MODEL\)\n$/);
+      expect(stopped.stderr).toMatch(
+        /^ctxwin: --model: unknown model "gpt-5\.9-ultra" \(closest known: gpt-5[^)]*\); add it with --models FILE .* or give its window with --window N .*\(ERR_CTXWIN_UNKNOWN_MODEL\)\n$/,
+      );
     }
     const windowed = await runCtxwin(["inspect", agentRequest, "--model", "gpt-5.9-ultra", "--window", "20000", "--json"]);
     expect(windowed.code).toBe(0);

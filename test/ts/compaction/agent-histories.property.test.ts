@@ -31,7 +31,10 @@ function text(tokens: number, head: string): string {
 const step: fc.Arbitrary<Step> = fc.record({
   thought: fc.integer({ min: 5, max: 150 }),
   // Mostly short results, now and then a large one (a test log, a file).
-  results: fc.array(fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 5, max: 300 }) }, { weight: 1, arbitrary: fc.integer({ min: 300, max: 3200 }) }), { minLength: 1, maxLength: 2 }),
+  results: fc.array(
+    fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 5, max: 300 }) }, { weight: 1, arbitrary: fc.integer({ min: 300, max: 3200 }) }),
+    { minLength: 1, maxLength: 2 },
+  ),
   failing: fc.boolean(),
   // Now and then the user says something between steps.
   user: fc.integer({ min: 0, max: 6 }).map((k) => k === 0),
@@ -54,11 +57,25 @@ function stepMessages(s: Step, n: number): { user?: Msg; call: Msg; results: Msg
   const call = {
     role: "assistant",
     content: text(s.thought, `Step ${n}: running the next check.`),
-    tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `pytest -k case${n}` }) } })),
+    tool_calls: ids.map((id) => ({
+      id,
+      type: "function",
+      function: { name: "bash", arguments: JSON.stringify({ command: `pytest -k case${n}` }) },
+    })),
   } as Msg;
-  const results = s.results.map((tokens, k) => ({ role: "tool", tool_call_id: ids[k], content: text(tokens, s.failing ? `FAILED tests/test_csv.py::test_case${n} - AssertionError` : `${n} passed`) }) as Msg);
+  const results = s.results.map(
+    (tokens, k) =>
+      ({
+        role: "tool",
+        tool_call_id: ids[k],
+        content: text(tokens, s.failing ? `FAILED tests/test_csv.py::test_case${n} - AssertionError` : `${n} passed`),
+      }) as Msg,
+  );
   const after = s.correction
-    ? [{ role: "assistant", content: `The output of case ${n} looks fine; moving on.` } as Msg, { role: "user", content: "Please always provide EXACTLY ONE action in triple backticks." } as Msg]
+    ? [
+        { role: "assistant", content: `The output of case ${n} looks fine; moving on.` } as Msg,
+        { role: "user", content: "Please always provide EXACTLY ONE action in triple backticks." } as Msg,
+      ]
     : [];
   return { ...(s.user ? { user: { role: "user", content: `Also check case ${n}.` } as Msg } : {}), call, results, after };
 }
@@ -92,7 +109,10 @@ describe("agent-shaped histories, request by request", () => {
         const prompt = text(Math.min(system, Math.floor(window * 0.05)), "You are a careful coding agent.");
         context.setSystemPrompt(prompt);
         const systemMessages = [{ role: "system", content: prompt } as Msg];
-        const task = { role: "user", content: text(Math.floor(taskShare * Math.min(4000, window * 0.4)), "Task: make the CSV importer accept quoted newlines.") } as Msg;
+        const task = {
+          role: "user",
+          content: text(Math.floor(taskShare * Math.min(4000, window * 0.4)), "Task: make the CSV importer accept quoted newlines."),
+        } as Msg;
         const history: Msg[] = [task];
         context.addMessage(task);
         let newest: Msg[] = [task];
@@ -116,7 +136,10 @@ describe("agent-shaped histories, request by request", () => {
               expect(found, `request ${n} lost the newest exchange (${mode}, window ${window})`).toBe(true);
             }
             // Without a summary nothing but the pinned messages competes with it (a marker aside).
-            if (mode !== TruncationMode.SUMMARIZE && dropOldestKeeps(systemMessages, history, history.slice(history.indexOf(newest[0] as Msg)), limit - 40)) {
+            if (
+              mode !== TruncationMode.SUMMARIZE &&
+              dropOldestKeeps(systemMessages, history, history.slice(history.indexOf(newest[0] as Msg)), limit - 40)
+            ) {
               for (const m of newest) expect(request, `request ${n}: the newest exchange was cut (${mode})`).toContain(m);
             }
           }

@@ -1,14 +1,7 @@
 // Context compaction: tool results, progressive levels, concurrency.
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it, vi } from "vitest";
-import {
-  ContextLimits,
-  MessageContextManager,
-  TiktokenCounter,
-  TruncationMode,
-  extractiveSummarizer,
-  type MessageLike,
-} from "ctxwin";
+import { ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, extractiveSummarizer, type MessageLike } from "ctxwin";
 import { ContextCompactor } from "ctxwin/compaction";
 import { isClearedToolResult } from "../../../ts/compaction/levels/clear-old-tool-results.js";
 import { loadSession } from "../../../examples/replay.js";
@@ -22,12 +15,20 @@ const quiet = { warn: () => {} };
 describe("ContextCompactor", () => {
   it("summarizes old messages, keeps the last 10, and includes one summary message", async () => {
     const prompts: string[] = [];
-    const compactor = new ContextCompactor({ model: async (prompt: string) => (prompts.push(prompt), "The user asked about 50 things."), keepUserTokens: 0 });
+    const compactor = new ContextCompactor({
+      model: async (prompt: string) => (prompts.push(prompt), "The user asked about 50 things."),
+      keepUserTokens: 0,
+    });
     const messages = chat(50);
     const out = await compactor.compact(messages, 500, counter, { preserveLast: 10 });
     expect(out).toHaveLength(11);
     // The head names the newest ids that keep it under 100 tokens (at most 12) and counts the rest.
-    expect(out[0]).toEqual({ role: "system", content: expect.stringMatching(/^Summary of the 40 earlier messages \(\d+ KB; recall by id: (m[0-9a-f]{8}, ){1,11}m[0-9a-f]{8}; not named: \d+ other messages\):\nThe user asked about 50 things\.$/) });
+    expect(out[0]).toEqual({
+      role: "system",
+      content: expect.stringMatching(
+        /^Summary of the 40 earlier messages \(\d+ KB; recall by id: (m[0-9a-f]{8}, ){1,11}m[0-9a-f]{8}; not named: \d+ other messages\):\nThe user asked about 50 things\.$/,
+      ),
+    });
     const head = (out[0] as { content: string }).content.split("\n")[0] as string;
     expect(counter.count(head)).toBeLessThan(100);
     const named = /recall by id: ([^;]*);/.exec(head)?.[1]?.split(", ") ?? [];
@@ -49,7 +50,12 @@ describe("ContextCompactor", () => {
 
   it("returns the messages unchanged when the model fails, and reports the error", async () => {
     const warn = vi.fn();
-    const compactor = new ContextCompactor({ model: async () => { throw new Error("rate limited"); }, logger: { warn } });
+    const compactor = new ContextCompactor({
+      model: async () => {
+        throw new Error("rate limited");
+      },
+      logger: { warn },
+    });
     const failed = vi.fn();
     compactor.on("failed", failed);
     const messages = chat(30);
@@ -63,10 +69,18 @@ describe("ContextCompactor", () => {
 
   it("bounds the summary and the summarizer's input", async () => {
     let prompt = "";
-    const compactor = new ContextCompactor({ model: async (p: string) => ((prompt = p), "blah ".repeat(5000)), maxSummaryTokens: 100, maxInputTokens: 2000 });
+    const compactor = new ContextCompactor({
+      model: async (p: string) => ((prompt = p), "blah ".repeat(5000)),
+      maxSummaryTokens: 100,
+      maxInputTokens: 2000,
+    });
     const messages: Msg[] = [];
     for (let i = 0; i < 20; i++) {
-      messages.push({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"f${i}.ts"}` } }] });
+      messages.push({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"f${i}.ts"}` } }],
+      });
       messages.push({ role: "tool", tool_call_id: `c${i}`, content: `contents ${i} `.repeat(3000) } as Msg);
     }
     messages.push({ role: "user", content: "next?" });
@@ -74,7 +88,9 @@ describe("ContextCompactor", () => {
     expect(counter.count(prompt)).toBeLessThanOrEqual(2000);
     // The bound is the summary's text; its head names what recall reads back (at most 12 ids).
     const [head, ...body] = result.summary!.content.split("\n");
-    expect(head).toMatch(/^Summary of the 38 earlier messages \(\d+ KB; recall by id: (c\d+, ){11}c\d+; not named: 7 older tool results\):$/);
+    expect(head).toMatch(
+      /^Summary of the 38 earlier messages \(\d+ KB; recall by id: (c\d+, ){11}c\d+; not named: 7 older tool results\):$/,
+    );
     expect(counter.count(body.join("\n"))).toBeLessThanOrEqual(100 + 20);
     // The cut kept the last tool unit whole: its call and result, then the question.
     expect(result.messages.slice(1)).toEqual(messages.slice(-3));
@@ -84,8 +100,21 @@ describe("ContextCompactor", () => {
     const session = loadSession();
     const messages: Msg[] = [{ role: "user", content: session.task }];
     for (const step of session.iterations) {
-      messages.push({ role: "assistant", content: step.thought, tool_calls: step.calls.map((c) => ({ id: c.toolCallId, type: "function" as const, function: { name: c.toolName, arguments: JSON.stringify(c.args) } })) });
-      for (const c of step.calls) messages.push({ role: "tool", tool_call_id: c.toolCallId, content: c.error ?? (typeof c.result === "string" ? c.result : JSON.stringify(c.result)) } as Msg);
+      messages.push({
+        role: "assistant",
+        content: step.thought,
+        tool_calls: step.calls.map((c) => ({
+          id: c.toolCallId,
+          type: "function" as const,
+          function: { name: c.toolName, arguments: JSON.stringify(c.args) },
+        })),
+      });
+      for (const c of step.calls)
+        messages.push({
+          role: "tool",
+          tool_call_id: c.toolCallId,
+          content: c.error ?? (typeof c.result === "string" ? c.result : JSON.stringify(c.result)),
+        } as Msg);
     }
     const compactor = new ContextCompactor({ model: extractiveSummarizer(), maxSummaryTokens: 20000 });
     const result = await compactor.compactWithDetails(messages, 1000, counter, { preserveLast: 0 });
@@ -115,7 +144,11 @@ function toolHistory(units: number, resultChars: number): Msg[] {
   const out: Msg[] = [];
   for (let i = 0; i < units; i++) {
     out.push({ role: "user", content: `Check file ${i}` });
-    out.push({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"src/f${i}.ts"}` } }] });
+    out.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"src/f${i}.ts"}` } }],
+    });
     out.push({ role: "tool", tool_call_id: `c${i}`, content: `line of src/f${i}.ts\n`.repeat(resultChars / 20) } as Msg);
   }
   return out;
@@ -181,7 +214,12 @@ describe("compactIfNeeded (progressive compaction)", () => {
       doGenerate: async () => {
         calls++;
         await gate;
-        return { content: [{ type: "text", text: "Earlier: setup discussed." }], finishReason: { unified: "stop", raw: undefined }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }, warnings: [] };
+        return {
+          content: [{ type: "text", text: "Earlier: setup discussed." }],
+          finishReason: { unified: "stop", raw: undefined },
+          usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+          warnings: [],
+        };
       },
     });
     const cm = manager(8000, { mode: TruncationMode.SUMMARIZE, compaction: { summarizer: slow } });
@@ -189,7 +227,10 @@ describe("compactIfNeeded (progressive compaction)", () => {
     const first = cm.compactIfNeeded({ threshold: 0.5 });
     const second = cm.compactIfNeeded({ threshold: 0.5 });
     expect(second).toBe(first); // not started twice
-    const late: Msg[] = [{ role: "user", content: "late 1" }, { role: "assistant", content: "late 2" }];
+    const late: Msg[] = [
+      { role: "user", content: "late 1" },
+      { role: "assistant", content: "late 2" },
+    ];
     for (const m of late) cm.addMessage(m); // returns at once while the model is busy
     await new Promise((r) => setTimeout(r, 10));
     release();
@@ -204,7 +245,14 @@ describe("compactIfNeeded (progressive compaction)", () => {
   });
 
   it("reports a failing llm in the level and still brings usage down by truncating", async () => {
-    const cm = manager(6000, { mode: TruncationMode.SUMMARIZE, compaction: { summarizer: async () => { throw new Error("down"); } } });
+    const cm = manager(6000, {
+      mode: TruncationMode.SUMMARIZE,
+      compaction: {
+        summarizer: async () => {
+          throw new Error("down");
+        },
+      },
+    });
     cm.load(chat(150, 30));
     const report = await cm.compactIfNeeded({ threshold: 0.8 });
     expect(report.levels.map((l) => l.level)).toEqual([0, 1, 2, 3, 4]);
@@ -221,7 +269,10 @@ describe("summary role", () => {
     expect(out.summary?.role).toBe("user");
     expect(() => new ContextCompactor({ model: async () => "x", summaryRole: "tool" as never })).toThrow(RangeError);
 
-    const cm = manager(3000, { mode: TruncationMode.SUMMARIZE, compaction: { summarizer: async () => "what happened so far", summaryRole: "assistant" } });
+    const cm = manager(3000, {
+      mode: TruncationMode.SUMMARIZE,
+      compaction: { summarizer: async () => "what happened so far", summaryRole: "assistant" },
+    });
     cm.load(chat(120, 30));
     const report = await cm.compactIfNeeded({ threshold: 0.5 });
     expect(report.summary?.role).toBe("assistant");

@@ -3,7 +3,16 @@
 // dropped, at once inside the call that crossed the line; turns go only when clearing cannot reach
 // trimTo. At the same window, the turns it shows are never fewer than dropping the oldest shows.
 import { describe, expect, it } from "vitest";
-import { ContextLimits, MessageContextManager, Recall, TiktokenCounter, TruncationMode, type CompactionReport, type MessageLike, type TrimEvent } from "ctxwin";
+import {
+  ContextLimits,
+  MessageContextManager,
+  Recall,
+  TiktokenCounter,
+  TruncationMode,
+  type CompactionReport,
+  type MessageLike,
+  type TrimEvent,
+} from "ctxwin";
 import { TokenBudgetStrategy } from "ctxwin/truncation";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
@@ -21,8 +30,16 @@ function output(lines: number, head: string): string {
 function step(n: number, lines: number): Msg[] {
   const id = `call_${n}`;
   return [
-    { role: "assistant", content: `Running check ${n}.`, tool_calls: [{ id, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `pytest -k case${n}` }) } }] } as Msg,
-    { role: "tool", tool_call_id: id, content: output(lines, n % 4 === 0 ? `Error: case ${n} failed: expected 3 rows, got 2` : `case ${n}: ok`) } as Msg,
+    {
+      role: "assistant",
+      content: `Running check ${n}.`,
+      tool_calls: [{ id, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `pytest -k case${n}` }) } }],
+    } as Msg,
+    {
+      role: "tool",
+      tool_call_id: id,
+      content: output(lines, n % 4 === 0 ? `Error: case ${n} failed: expected 3 rows, got 2` : `case ${n}: ok`),
+    } as Msg,
   ];
 }
 

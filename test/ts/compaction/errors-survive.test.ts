@@ -13,7 +13,10 @@ const ENOSPC = "Error: ENOSPC: no space left on device, write 'dist/bundle.js'";
 
 /** Step n of a billing agent's loop: the call it makes and the tool's output. */
 function step(n: number): { tool: string; args: Record<string, unknown>; output: string } {
-  const filler = Array.from({ length: 40 }, (_, k) => `src/billing/ledger.ts:${k + n}: const charge = await ledger.find(id_${n}_${k});`).join("\n");
+  const filler = Array.from(
+    { length: 40 },
+    (_, k) => `src/billing/ledger.ts:${k + n}: const charge = await ledger.find(id_${n}_${k});`,
+  ).join("\n");
   if (n === 17) {
     return {
       tool: "run_tests",
@@ -21,8 +24,10 @@ function step(n: number): { tool: string; args: Record<string, unknown>; output:
       output: `> vitest run test/billing\n\n FAIL test/billing/charge.test.ts > charges > rejects a duplicate charge\n${DUPLICATE}\n    at Ledger.charge (src/billing/ledger.ts:88:11)\n\nTests  1 failed | 48 passed (49)\n${filler}`,
     };
   }
-  if (n === 33) return { tool: "run_command", args: { command: "npm run build" }, output: `> tsc && esbuild\n${filler}\n${ENOSPC}\nexit code 1` };
-  if (n === 36) return { tool: "run_command", args: { command: "npm run build" }, output: "> tsc && esbuild\nbuild ok in 4.4s\nexit code 0" };
+  if (n === 33)
+    return { tool: "run_command", args: { command: "npm run build" }, output: `> tsc && esbuild\n${filler}\n${ENOSPC}\nexit code 1` };
+  if (n === 36)
+    return { tool: "run_command", args: { command: "npm run build" }, output: "> tsc && esbuild\nbuild ok in 4.4s\nexit code 0" };
   return { tool: "read_file", args: { path: `src/billing/file-${n}.ts` }, output: filler };
 }
 
@@ -45,7 +50,11 @@ describe("errors survive compaction", () => {
     for (let n = 1; n <= 60; n++) {
       const { tool, args, output } = step(n);
       const id = `call_${n}`;
-      context.addMessage({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: tool, arguments: JSON.stringify(args) } }] } as MessageLike);
+      context.addMessage({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id, type: "function", function: { name: tool, arguments: JSON.stringify(args) } }],
+      } as MessageLike);
       context.addMessage({ role: "tool", tool_call_id: id, content: output } as MessageLike);
       await context.compactIfNeeded();
       const request = JSON.stringify(context.getContextForRequest());

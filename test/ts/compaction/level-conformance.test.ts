@@ -44,7 +44,14 @@ interface LevelCase {
 type Turn =
   | { kind: "user"; text: string; pinned: boolean }
   | { kind: "assistant"; text: string; reasoning: string | undefined }
-  | { kind: "tools"; shape: "openai" | "ai-sdk" | "responses"; calls: number; output: string; reasoning: string | undefined; pinned: boolean };
+  | {
+      kind: "tools";
+      shape: "openai" | "ai-sdk" | "responses";
+      calls: number;
+      output: string;
+      reasoning: string | undefined;
+      pinned: boolean;
+    };
 
 type History = { system: boolean; turns: Turn[]; share: number };
 
@@ -54,7 +61,11 @@ const strategy = new TokenBudgetStrategy();
 
 const u = (text: string, pinned = false): Turn => ({ kind: "user", text, pinned });
 const a = (text: string, reasoning?: string): Turn => ({ kind: "assistant", text, reasoning });
-const tools = (shape: "openai" | "ai-sdk" | "responses", output: string, options: { calls?: number; reasoning?: string; pinned?: boolean } = {}): Turn => ({
+const tools = (
+  shape: "openai" | "ai-sdk" | "responses",
+  output: string,
+  options: { calls?: number; reasoning?: string; pinned?: boolean } = {},
+): Turn => ({
   kind: "tools",
   shape,
   calls: options.calls ?? 1,
@@ -71,7 +82,16 @@ const LEVELS: LevelCase[] = [
     skip: {
       reasoning: {
         because: "clearing the reasoning of older turns is what the level is for (as Anthropic's clear_thinking does); the calls stay",
-        example: { system: false, turns: [u("go"), tools("ai-sdk", long, { reasoning: "first I read" }), tools("ai-sdk", long, { reasoning: "then I check" }), a("done")], share: 0.2 },
+        example: {
+          system: false,
+          turns: [
+            u("go"),
+            tools("ai-sdk", long, { reasoning: "first I read" }),
+            tools("ai-sdk", long, { reasoning: "then I check" }),
+            a("done"),
+          ],
+          share: 0.2,
+        },
       },
     },
   },
@@ -86,15 +106,24 @@ const LEVELS: LevelCase[] = [
   {
     name: "summarize",
     // The offline digest: the span is chosen by the summary each end would write, exactly.
-    newLevel: () => new Summarize(new ContextCompactor({ model: extractiveSummarizer(), logger: quiet, keepUserTokens: 0, minMessagesToSummarize: 2 }), 2, new CircuitBreaker({})),
+    newLevel: () =>
+      new Summarize(
+        new ContextCompactor({ model: extractiveSummarizer(), logger: quiet, keepUserTokens: 0, minMessagesToSummarize: 2 }),
+        2,
+        new CircuitBreaker({}),
+      ),
   },
   { name: "truncate", newLevel: () => new Truncate(strategy) },
 ];
 
 // ---- histories: system prompt, user turns (some pinned), tool exchanges in three shapes ----
 
-
-const words = fc.array(fc.constantFrom("read", "file", "error", "tests", "pass", "dates.ts:41", "the", "build", "ok", "TypeError", "日本語", "🙂"), { minLength: 1, maxLength: 12 }).map((w) => w.join(" "));
+const words = fc
+  .array(fc.constantFrom("read", "file", "error", "tests", "pass", "dates.ts:41", "the", "build", "ok", "TypeError", "日本語", "🙂"), {
+    minLength: 1,
+    maxLength: 12,
+  })
+  .map((w) => w.join(" "));
 const turn: fc.Arbitrary<Turn> = fc.oneof(
   fc.record({ kind: fc.constant("user" as const), text: words, pinned: fc.boolean() }),
   fc.record({ kind: fc.constant("assistant" as const), text: words, reasoning: fc.option(words, { nil: undefined }) }),
@@ -107,7 +136,11 @@ const turn: fc.Arbitrary<Turn> = fc.oneof(
     pinned: fc.boolean(),
   }),
 );
-const histories = fc.record({ system: fc.boolean(), turns: fc.array(turn, { minLength: 2, maxLength: 14 }), share: fc.double({ min: 0.2, max: 0.8, noNaN: true }) });
+const histories = fc.record({
+  system: fc.boolean(),
+  turns: fc.array(turn, { minLength: 2, maxLength: 14 }),
+  share: fc.double({ min: 0.2, max: 0.8, noNaN: true }),
+});
 
 function build(system: boolean, turns: readonly Turn[]): MessageLike[] {
   const out: Array<Record<string, unknown>> = [];
@@ -115,19 +148,51 @@ function build(system: boolean, turns: readonly Turn[]): MessageLike[] {
   let call = 0;
   for (const t of turns) {
     if (t.kind === "user") out.push(t.pinned ? { role: "user", content: t.text, _preserve: true } : { role: "user", content: t.text });
-    else if (t.kind === "assistant") out.push(t.reasoning === undefined ? { role: "assistant", content: t.text } : { role: "assistant", content: [{ type: "reasoning", text: t.reasoning }, { type: "text", text: t.text }] });
+    else if (t.kind === "assistant")
+      out.push(
+        t.reasoning === undefined
+          ? { role: "assistant", content: t.text }
+          : {
+              role: "assistant",
+              content: [
+                { type: "reasoning", text: t.reasoning },
+                { type: "text", text: t.text },
+              ],
+            },
+      );
     else {
       const ids = Array.from({ length: t.calls }, () => `call_${call++}`);
       const pin = (m: Record<string, unknown>) => (t.pinned ? { ...m, _preserve: true } : m);
       if (t.shape === "openai") {
-        out.push({ role: "assistant", content: null, tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "read", arguments: `{"path":"${id}.ts"}` } })) });
+        out.push({
+          role: "assistant",
+          content: null,
+          tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "read", arguments: `{"path":"${id}.ts"}` } })),
+        });
         for (const id of ids) out.push(pin({ role: "tool", tool_call_id: id, content: t.output }));
       } else if (t.shape === "ai-sdk") {
         const reasoning = t.reasoning === undefined ? [] : [{ type: "reasoning", text: t.reasoning }];
-        out.push({ role: "assistant", content: [...reasoning, ...ids.map((id) => ({ type: "tool-call", toolCallId: id, toolName: "read", input: { path: `${id}.ts` } }))] });
-        out.push(pin({ role: "tool", content: ids.map((id) => ({ type: "tool-result", toolCallId: id, toolName: "read", output: { type: "text", value: t.output } })) }));
+        out.push({
+          role: "assistant",
+          content: [
+            ...reasoning,
+            ...ids.map((id) => ({ type: "tool-call", toolCallId: id, toolName: "read", input: { path: `${id}.ts` } })),
+          ],
+        });
+        out.push(
+          pin({
+            role: "tool",
+            content: ids.map((id) => ({
+              type: "tool-result",
+              toolCallId: id,
+              toolName: "read",
+              output: { type: "text", value: t.output },
+            })),
+          }),
+        );
       } else {
-        if (t.reasoning !== undefined) out.push({ type: "reasoning", id: `rs_${call}`, summary: [{ type: "summary_text", text: t.reasoning }] });
+        if (t.reasoning !== undefined)
+          out.push({ type: "reasoning", id: `rs_${call}`, summary: [{ type: "summary_text", text: t.reasoning }] });
         for (const id of ids) out.push({ type: "function_call", call_id: id, name: "read", arguments: `{"path":"${id}.ts"}` });
         for (const id of ids) out.push(pin({ type: "function_call_output", call_id: id, output: t.output }));
       }
@@ -151,7 +216,12 @@ interface Outcome {
 }
 
 /** Runs `level` alone over `messages`, as MessageContextManager runs a compaction, to `share` of a window the history fills. */
-async function runLevel(level: CompactionLevel, messages: readonly MessageLike[], share: number, options: { atTarget?: boolean } = {}): Promise<Outcome> {
+async function runLevel(
+  level: CompactionLevel,
+  messages: readonly MessageLike[],
+  share: number,
+  options: { atTarget?: boolean } = {},
+): Promise<Outcome> {
   const window = { effectiveLimit: 0 };
   const anchor = new UsageAnchor("gpt-4o", window, new UsageCalibration(), { noRequest: "", rewritten: "" }, quiet);
   const editor = new HistoryEditor<MessageLike>(counter, counter.countMessages([]), strategy, anchor, undefined, "error", quiet);
@@ -192,7 +262,16 @@ async function runLevel(level: CompactionLevel, messages: readonly MessageLike[]
     step = run.next(request.kind === "apply" ? apply(request.edit) : await request.promise);
   }
   const report = step.value;
-  return { report, entry: report.levels[0] as CompactionLevelReport, before, after: editor.history.messages.slice(), usageBefore, usageAfter: view.tokenUsage, originOf, touched };
+  return {
+    report,
+    entry: report.levels[0] as CompactionLevelReport,
+    before,
+    after: editor.history.messages.slice(),
+    usageBefore,
+    usageAfter: view.tokenUsage,
+    originOf,
+    touched,
+  };
 }
 
 /**
@@ -209,7 +288,12 @@ function originalTexts(message: MessageLike): Map<string, string> {
     if (id !== undefined && !isClearedToolResult(value) && !out.has(id)) out.set(id, toolOutputText(value));
     return value;
   });
-  visitMessage(message as unknown as Record<string, unknown>, { text: () => {}, image: () => {}, toolCall: () => (calls = true), toolResult: () => {} });
+  visitMessage(message as unknown as Record<string, unknown>, {
+    text: () => {},
+    image: () => {},
+    toolCall: () => (calls = true),
+    toolResult: () => {},
+  });
   if (!results && !calls) {
     const content = (message as { content?: unknown }).content;
     out.set(messageId(message), typeof content === "string" ? content : (JSON.stringify(content ?? message) ?? ""));
@@ -242,18 +326,22 @@ function runLevelConformance({ name, newLevel, skip = {} }: LevelCase): void {
       expect(messages).toEqual(snapshot);
     });
 
-    rule("units", "keeps a tool call with its results: a unit stays whole or goes whole, and no result is left without its call", async ({ system, turns, share }) => {
-      const { before, after, originOf } = await runLevel(newLevel(), build(system, turns), share);
-      expect(() => unitsOf(after)).not.toThrow();
-      const units = unitsOf(before);
-      const surviving = new Set(after.map((m) => originOf.get(m) ?? m));
-      const byUnit = new Map<number, boolean[]>();
-      before.forEach((m, i) => {
-        const unit = units[i] as number;
-        if (unit >= 0) byUnit.set(unit, [...(byUnit.get(unit) ?? []), surviving.has(m)]);
-      });
-      for (const kept of byUnit.values()) expect(new Set(kept).size).toBe(1);
-    });
+    rule(
+      "units",
+      "keeps a tool call with its results: a unit stays whole or goes whole, and no result is left without its call",
+      async ({ system, turns, share }) => {
+        const { before, after, originOf } = await runLevel(newLevel(), build(system, turns), share);
+        expect(() => unitsOf(after)).not.toThrow();
+        const units = unitsOf(before);
+        const surviving = new Set(after.map((m) => originOf.get(m) ?? m));
+        const byUnit = new Map<number, boolean[]>();
+        before.forEach((m, i) => {
+          const unit = units[i] as number;
+          if (unit >= 0) byUnit.set(unit, [...(byUnit.get(unit) ?? []), surviving.has(m)]);
+        });
+        for (const kept of byUnit.values()) expect(new Set(kept).size).toBe(1);
+      },
+    );
 
     rule("reasoning", "keeps the reasoning of a turn whose calls it keeps", async ({ system, turns, share }) => {
       const { before, after, originOf } = await runLevel(newLevel(), build(system, turns), share);
@@ -264,7 +352,8 @@ function runLevelConformance({ name, newLevel, skip = {} }: LevelCase): void {
     rule("pinned", "keeps system messages and pinned ones as they are", async ({ system, turns, share }) => {
       const { before, after } = await runLevel(newLevel(), build(system, turns), share);
       const present = new Set(after);
-      for (const m of before) if (m.role === "system" || (m as { _preserve?: unknown })._preserve === true) expect(present.has(m)).toBe(true);
+      for (const m of before)
+        if (m.role === "system" || (m as { _preserve?: unknown })._preserve === true) expect(present.has(m)).toBe(true);
     });
 
     rule("order", "keeps the order of what it keeps", async ({ system, turns, share }) => {
@@ -316,24 +405,28 @@ function runLevelConformance({ name, newLevel, skip = {} }: LevelCase): void {
       if (entry.skipped !== undefined) expect(entry.messagesChanged).toBe(0);
     });
 
-    rule("recall", "leaves what it takes recallable as the caller added it: by the ids of each original and of each copy", async ({ system, turns, share }) => {
-      const { report, touched, originOf } = await runLevel(newLevel(), build(system, turns), share);
-      const recall = new Recall({ counter, maxTokens: 1_000_000 });
-      recall.remember(report);
-      const expected = new Map<string, string>();
-      for (const original of touched) for (const [id, text] of originalTexts(original as MessageLike)) expected.set(id, text);
-      // A copy named by another id (a message known by a hash of its content) reads back its original too.
-      for (const [copy, original] of originOf) {
-        const ids = [...originalTexts(copy as MessageLike).keys()];
-        const texts = [...originalTexts(original as MessageLike).values()];
-        if (ids.length === 1 && texts.length === 1 && !expected.has(ids[0] as string)) expected.set(ids[0] as string, texts[0] as string);
-      }
-      for (const [id, text] of expected) {
-        const answer = await recall.read(id);
-        expect(answer, id).toMatchObject({ ok: true, truncated: false });
-        expect(answer.ok && answer.text === text, `${id} reads back its original`).toBe(true);
-      }
-    });
+    rule(
+      "recall",
+      "leaves what it takes recallable as the caller added it: by the ids of each original and of each copy",
+      async ({ system, turns, share }) => {
+        const { report, touched, originOf } = await runLevel(newLevel(), build(system, turns), share);
+        const recall = new Recall({ counter, maxTokens: 1_000_000 });
+        recall.remember(report);
+        const expected = new Map<string, string>();
+        for (const original of touched) for (const [id, text] of originalTexts(original as MessageLike)) expected.set(id, text);
+        // A copy named by another id (a message known by a hash of its content) reads back its original too.
+        for (const [copy, original] of originOf) {
+          const ids = [...originalTexts(copy as MessageLike).keys()];
+          const texts = [...originalTexts(original as MessageLike).values()];
+          if (ids.length === 1 && texts.length === 1 && !expected.has(ids[0] as string)) expected.set(ids[0] as string, texts[0] as string);
+        }
+        for (const [id, text] of expected) {
+          const answer = await recall.read(id);
+          expect(answer, id).toMatchObject({ ok: true, truncated: false });
+          expect(answer.ok && answer.text === text, `${id} reads back its original`).toBe(true);
+        }
+      },
+    );
 
     rule("at-target", "changes nothing when the history is already at its target", async ({ system, turns, share }) => {
       const messages = build(system, turns);

@@ -32,7 +32,11 @@ function output(tokens: number, tag: string): string {
 type Msg = MessageLike & { role: string; tool_call_id?: string; tool_calls?: Array<{ id: string }> };
 
 function call(id: string, command: string): Msg {
-  return { role: "assistant", content: `Next: ${command}`, tool_calls: [{ id, type: "function", function: { name: "bash", arguments: JSON.stringify({ command }) } }] } as Msg;
+  return {
+    role: "assistant",
+    content: `Next: ${command}`,
+    tool_calls: [{ id, type: "function", function: { name: "bash", arguments: JSON.stringify({ command }) } }],
+  } as Msg;
 }
 
 function result(id: string, text: string): Msg {
@@ -52,7 +56,9 @@ function ids(request: readonly unknown[]): string[] {
  * 1,100-token result brings usage near the window.
  */
 function issueSession(): Msg[] {
-  const messages: Msg[] = [{ role: "user", content: `Task: make the CSV importer accept quoted newlines.\n${output(1700, "instructions")}` } as Msg];
+  const messages: Msg[] = [
+    { role: "user", content: `Task: make the CSV importer accept quoted newlines.\n${output(1700, "instructions")}` } as Msg,
+  ];
   const sizes = [300, 450, 150, 600, 250, 500, 350, 200, 400];
   sizes.forEach((size, step) => {
     messages.push(call(`call_${step}`, `pytest tests/test_csv.py -k case${step}`));
@@ -80,7 +86,9 @@ function manager(mode: (typeof TruncationMode)[keyof typeof TruncationMode], max
  * brings usage to about 5,300 of a 5,400-token window.
  */
 function issueRequest(): Msg[] {
-  const messages: Msg[] = [{ role: "user", content: `Task: make the CSV importer accept quoted newlines.\n${output(1900, "instructions")}` } as Msg];
+  const messages: Msg[] = [
+    { role: "user", content: `Task: make the CSV importer accept quoted newlines.\n${output(1900, "instructions")}` } as Msg,
+  ];
   for (let step = 0; step < 6; step++) {
     messages.push(call(`call_s${step}`, `sed -n '${step * 20},${step * 20 + 20}p' csv/reader.py`));
     messages.push(result(`call_s${step}`, output(60, `reader${step}`)));
@@ -174,7 +182,20 @@ describe("the newest exchange", () => {
     // Room for the task and the call (and the marker naming what gave way), not for the summary besides.
     const wanted = 5400 - frame - taskTokens - Math.floor(summaryTokens / 2) - 20;
     const writing = (tokens: number) =>
-      ({ role: "assistant", content: "Writing the reader.", tool_calls: [{ id: "call_write", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `cat > csv/reader.py <<'EOF'\n${output(tokens, "reader")}\nEOF` }) } }] }) as Msg;
+      ({
+        role: "assistant",
+        content: "Writing the reader.",
+        tool_calls: [
+          {
+            id: "call_write",
+            type: "function",
+            function: {
+              name: "bash",
+              arguments: JSON.stringify({ command: `cat > csv/reader.py <<'EOF'\n${output(tokens, "reader")}\nEOF` }),
+            },
+          },
+        ],
+      }) as Msg;
     const measured = counter.countMessages([writing(wanted)]) - frame;
     const write = writing(Math.floor((wanted * wanted) / measured) - 20);
     const writeTokens = counter.countMessages([write]) - frame;
@@ -221,7 +242,9 @@ describe("the newest exchange", () => {
 
   it("is kept by the strategies themselves while it fits their target", () => {
     // The agent's notes between steps: plain messages, which Selective drops only after tool results.
-    const session = issueSession().flatMap((m) => (m.role === "tool" && m.tool_call_id !== "call_new" ? [m, { role: "assistant", content: `Checked ${m.tool_call_id}.` } as Msg] : [m]));
+    const session = issueSession().flatMap((m) =>
+      m.role === "tool" && m.tool_call_id !== "call_new" ? [m, { role: "assistant", content: `Checked ${m.tool_call_id}.` } as Msg] : [m],
+    );
     const total = counter.countMessages(session);
     const newest = counter.countMessages(session.slice(-2)) - counter.countMessages([]);
     const task = counter.countMessages(session.slice(0, 1)) - counter.countMessages([]);
@@ -232,7 +255,11 @@ describe("the newest exchange", () => {
     const kept = selective.truncate(session, target, counter) as Msg[];
     expect(ids(kept)).toEqual(["call_new"]);
     // keepNewestExchange: false gives the former plan.
-    const former = new SelectiveTruncationStrategy({ preserveRoles: ["system", "user"], keepNewestExchange: false }).truncate(session, target, counter) as Msg[];
+    const former = new SelectiveTruncationStrategy({ preserveRoles: ["system", "user"], keepNewestExchange: false }).truncate(
+      session,
+      target,
+      counter,
+    ) as Msg[];
     expect(ids(former)).not.toContain("call_new");
     // Drop-oldest keeps it while it fits; past that, the pinned messages alone (a plain
     // strategy cannot cut text: a manager does).

@@ -14,13 +14,21 @@ const counter = new TiktokenCounter({ model: "gpt-4o" });
 const quiet = { warn: () => {} };
 const BILLING = new URL("../../../examples/data/billing-request.json", import.meta.url);
 
-async function compact(target: number): Promise<{ report: { tokensAfter: number; messagesBefore: number; messagesAfter: number; levels: Array<{ level: number; applied: boolean }> }; messages: string }> {
+async function compact(target: number): Promise<{
+  report: { tokensAfter: number; messagesBefore: number; messagesAfter: number; levels: Array<{ level: number; applied: boolean }> };
+  messages: string;
+}> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const chunks: Buffer[] = [];
   stdout.on("data", (c: Buffer) => chunks.push(c));
   const out = `${process.env.TMPDIR ?? "/tmp"}/ctxwin-compact-${process.pid}-${target}.json`;
-  const code = await runCli(["compact", BILLING.pathname, "--target", String(target), "--json", "-o", out], { stdout, stderr, stdin: new PassThrough(), env: {} });
+  const code = await runCli(["compact", BILLING.pathname, "--target", String(target), "--json", "-o", out], {
+    stdout,
+    stderr,
+    stdin: new PassThrough(),
+    env: {},
+  });
   expect(code).toBe(0);
   return { report: JSON.parse(Buffer.concat(chunks).toString("utf8")), messages: readFileSync(out, "utf8") };
 }
@@ -107,10 +115,14 @@ describe("the observed cases", () => {
         logger: quiet,
         compaction: { pinFirstUserMessage },
       });
-    for (const [pin, kept] of [[undefined, true], [false, false]] as const) {
+    for (const [pin, kept] of [
+      [undefined, true],
+      [false, false],
+    ] as const) {
       const context = make(pin);
       context.addMessage({ role: "user", content: "The task: fix the dates." });
-      for (let i = 0; i < 20; i++) context.addMessage({ role: i % 2 ? "user" : "assistant", content: `note ${i}: ${"more words here ".repeat(8)}` });
+      for (let i = 0; i < 20; i++)
+        context.addMessage({ role: i % 2 ? "user" : "assistant", content: `note ${i}: ${"more words here ".repeat(8)}` });
       expect(context.getMessages().some((m) => m.content === "The task: fix the dates.")).toBe(kept);
     }
   });

@@ -13,9 +13,23 @@ describe("ctxwin compact --dry-run", () => {
     for (const target of [20_000, 5000, 3000]) {
       const dry = await runCtxwin(["compact", FILE, "--target", String(target), "--dry-run", "--json"]);
       expect(dry.code, dry.stderr).toBe(0);
-      const plan = JSON.parse(dry.stdout) as { runs: boolean; units: Array<{ id: string; action: string; freed: number; index: number }>; tokensBefore: number; tokensAfter: number; messagesAfter: number; toolDefinitionTokens: number; cost?: { before: number; after: number } };
+      const plan = JSON.parse(dry.stdout) as {
+        runs: boolean;
+        units: Array<{ id: string; action: string; freed: number; index: number }>;
+        tokensBefore: number;
+        tokensAfter: number;
+        messagesAfter: number;
+        toolDefinitionTokens: number;
+        cost?: { before: number; after: number };
+      };
       const real = await runCtxwin(["compact", FILE, "--target", String(target), "--json"]);
-      const report = JSON.parse(real.stdout) as { tokensAfter: number; messagesAfter: number; replaced: number; removed: number; levels: unknown[] };
+      const report = JSON.parse(real.stdout) as {
+        tokensAfter: number;
+        messagesAfter: number;
+        replaced: number;
+        removed: number;
+        levels: unknown[];
+      };
       expect(plan.runs).toBe(true);
       expect(plan.tokensAfter + plan.toolDefinitionTokens).toBe(report.tokensAfter);
       expect(plan.messagesAfter).toBe(report.messagesAfter);
@@ -32,7 +46,11 @@ describe("ctxwin compact --dry-run", () => {
   it("counts the omission marker a trim leaves, as the written file has it", async () => {
     // Plain turns only: the last level trims the middle and leaves "[N messages omitted…]" there (naming recall ids).
     const messages = [{ role: "system", content: "You are a helpful assistant." }];
-    for (let i = 0; i < 90; i++) messages.push({ role: i % 2 ? "assistant" : "user", content: `Message ${i}: ${"the quick brown fox jumps over the lazy dog and runs on through the field ".repeat(20)}` });
+    for (let i = 0; i < 90; i++)
+      messages.push({
+        role: i % 2 ? "assistant" : "user",
+        content: `Message ${i}: ${"the quick brown fox jumps over the lazy dog and runs on through the field ".repeat(20)}`,
+      });
     const dir = mkdtempSync(join(tmpdir(), "ctxwin-dry-run-"));
     try {
       const file = join(dir, "long.json");

@@ -5,25 +5,46 @@ import { describe, expect, it } from "vitest";
 import { ContextLimits, MessageContextManager, TruncationMode, extractiveSummarizer, getCounter, type MessageLike } from "ctxwin";
 import { messageId } from "../../../ts/compaction/tool-events.js";
 
-type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>; tool_call_id?: string };
+type Msg = MessageLike & {
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+};
 const counter = getCounter("gpt-4o");
 const quiet = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} };
 
 // Mixed scripts, an emoji, special-token text and a lone surrogate; now and then a line that reports a failure (kept by every level).
 const WORDS = ["build", "value", "src/app.ts", "ok", "résumé", "数据", "🙂", "<|endoftext|>", "line", "\ud800", "tests", "return"];
 const line = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 12 }).map((w) => w.join(" "));
-const failure = fc.constantFrom("Error: ENOENT: no such file or directory, open 'src/a.ts'", "FAILED tests/billing.test.ts > charges once", "AssertionError: expected 2 to be 1");
-const output = fc.array(fc.oneof({ arbitrary: line, weight: 19 }, { arbitrary: failure, weight: 1 }), { minLength: 1, maxLength: 120 }).map((lines) => lines.join("\n"));
+const failure = fc.constantFrom(
+  "Error: ENOENT: no such file or directory, open 'src/a.ts'",
+  "FAILED tests/billing.test.ts > charges once",
+  "AssertionError: expected 2 to be 1",
+);
+const output = fc
+  .array(fc.oneof({ arbitrary: line, weight: 19 }, { arbitrary: failure, weight: 1 }), { minLength: 1, maxLength: 120 })
+  .map((lines) => lines.join("\n"));
 
 /** A session: a task, then turns of a tool call, its result and an answer, some with plain user turns between. */
 const session: fc.Arbitrary<Msg[]> = fc
-  .array(fc.record({ user: fc.option(line, { nil: undefined }), result: output, answer: line, tool: fc.constantFrom("read_file", "run_tests", "grep") }), { minLength: 2, maxLength: 14 })
+  .array(
+    fc.record({
+      user: fc.option(line, { nil: undefined }),
+      result: output,
+      answer: line,
+      tool: fc.constantFrom("read_file", "run_tests", "grep"),
+    }),
+    { minLength: 2, maxLength: 14 },
+  )
   .map((turns) => {
     const messages: Msg[] = [{ role: "user", content: "Fix the failing billing tests in src/billing" }];
     turns.forEach((t, i) => {
       if (t.user !== undefined) messages.push({ role: "user", content: t.user });
       const id = `call_${i}`;
-      messages.push({ role: "assistant", content: "", tool_calls: [{ id, type: "function", function: { name: t.tool, arguments: `{"n":${i}}` } }] });
+      messages.push({
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id, type: "function", function: { name: t.tool, arguments: `{"n":${i}}` } }],
+      });
       messages.push({ role: "tool", tool_call_id: id, content: t.result });
       messages.push({ role: "assistant", content: t.answer });
     });
@@ -92,10 +113,14 @@ describe("preview", () => {
           expect(plan.summary?.content).toBe(report.summary?.content);
           const done: Array<[string, string]> = [
             ...report.replaced.map(({ before }) => ["replace", messageId(before)] as [string, string]),
-            ...[...report.removed, ...trimmed.filter((m) => !report.removed.includes(m))].map((m) => ["remove", messageId(m)] as [string, string]),
+            ...[...report.removed, ...trimmed.filter((m) => !report.removed.includes(m))].map(
+              (m) => ["remove", messageId(m)] as [string, string],
+            ),
           ];
           for (const u of plan.units) seen.add(u.action);
-          const planned = plan.units.map((u) => [u.action === "summarize" || u.action === "drop" ? "remove" : "replace", u.id] as [string, string]);
+          const planned = plan.units.map(
+            (u) => [u.action === "summarize" || u.action === "drop" ? "remove" : "replace", u.id] as [string, string],
+          );
           expect(sorted(planned)).toEqual(sorted(done));
           // Each unit's freed tokens add up to the plan's total, less what a summary or a marker costs.
           for (const u of plan.units) expect(u.freed).toBe(u.tokensBefore - u.tokensAfter);
@@ -111,7 +136,11 @@ describe("preview", () => {
   it("lists the units a target clears with the tokens each frees, and prices the request", async () => {
     const messages: Msg[] = [{ role: "user", content: "Fix the tests" }];
     for (let i = 0; i < 6; i++) {
-      messages.push({ role: "assistant", content: "", tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read_file", arguments: "{}" } }] });
+      messages.push({
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read_file", arguments: "{}" } }],
+      });
       messages.push({ role: "tool", tool_call_id: `call_${i}`, content: `line ${i}\n`.repeat(150) });
     }
     const context = manager(TruncationMode.SUMMARIZE, 100_000, true, 2, 10);
@@ -173,10 +202,19 @@ describe("preview", () => {
     context.load([{ role: "user", content: "hi" }]);
     const before = JSON.stringify({ ...context.export(), updatedAt: 0 });
     await expect(context.preview({ target: -1 })).rejects.toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" });
-    await expect(context.preview({ target: "5" as unknown as number })).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });
+    await expect(context.preview({ target: "5" as unknown as number })).rejects.toMatchObject({
+      name: "TypeError",
+      code: "ERR_CTXWIN_INVALID_ARGUMENT",
+    });
     await expect(context.preview({ threshold: 1.5 })).rejects.toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" });
-    await expect(context.preview({ target: 10, threshold: 0.5 })).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });
-    await expect(context.preview(null as unknown as { target: number })).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });
+    await expect(context.preview({ target: 10, threshold: 0.5 })).rejects.toMatchObject({
+      name: "TypeError",
+      code: "ERR_CTXWIN_INVALID_ARGUMENT",
+    });
+    await expect(context.preview(null as unknown as { target: number })).rejects.toMatchObject({
+      name: "TypeError",
+      code: "ERR_CTXWIN_INVALID_ARGUMENT",
+    });
     expect(JSON.stringify({ ...context.export(), updatedAt: 0 })).toBe(before);
   });
 });

@@ -10,7 +10,11 @@ const ENOSPC = "Error: ENOSPC: no space left on device, write 'dist/bundle.js'";
 
 function build(id: string, output: string): MessageLike[] {
   return [
-    { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "run_command", arguments: JSON.stringify({ command: "npm run build" }) } }] } as MessageLike,
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id, type: "function", function: { name: "run_command", arguments: JSON.stringify({ command: "npm run build" }) } }],
+    } as MessageLike,
     { role: "tool", tool_call_id: id, content: output } as MessageLike,
   ];
 }
@@ -26,7 +30,11 @@ describe("the open-problems record in an export", () => {
   it("is exported, and fromExport continues it", () => {
     const exported = failingSession().export();
     expect(exported.open_problems?.problems).toHaveLength(1);
-    expect(exported.open_problems?.problems[0]).toMatchObject({ label: "`npm run build`", id: "call_1", lines: expect.arrayContaining([ENOSPC]) });
+    expect(exported.open_problems?.problems[0]).toMatchObject({
+      label: "`npm run build`",
+      id: "call_1",
+      lines: expect.arrayContaining([ENOSPC]),
+    });
     expect(exported.open_problems?.problems[0]?.resolved).toBeUndefined();
 
     // The round trip gives the same record, through JSON text too.
@@ -49,7 +57,13 @@ describe("the open-problems record in an export", () => {
     clean.addMessage({ role: "user", content: "Hello" });
     const exported = clean.export();
     expect("open_problems" in exported).toBe(false);
-    const old = { format: "ctxwin-context", version: 1, metadata: { session_id: "s1", model: "gpt-4o", mode: "summarize" }, system_prompt: null, turns: [{ role: "user", content: "Hello" }, ...build("call_9", ENOSPC)] };
+    const old = {
+      format: "ctxwin-context",
+      version: 1,
+      metadata: { session_id: "s1", model: "gpt-4o", mode: "summarize" },
+      system_prompt: null,
+      turns: [{ role: "user", content: "Hello" }, ...build("call_9", ENOSPC)],
+    };
     const imported = MessageContextManager.fromExport(old);
     expect(imported.getMessages()).toHaveLength(3);
     // Its results are read when the record is needed.
@@ -65,7 +79,13 @@ describe("the open-problems record in an export", () => {
     target.addMessage({ role: "user", content: "One more thing." });
     const before = target.export();
     const bad = { ...exported, open_problems: { problems: [{ check: 5 }], seen: 1 } };
-    expect(() => target.import(bad)).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("open_problems") }));
+    expect(() => target.import(bad)).toThrow(
+      expect.objectContaining({
+        name: "TypeError",
+        code: "ERR_CTXWIN_INVALID_ARGUMENT",
+        message: expect.stringContaining("open_problems"),
+      }),
+    );
     expect(target.export()).toEqual({ ...before, metadata: { ...before.metadata, updated_at: target.export().metadata.updated_at } });
   });
 });

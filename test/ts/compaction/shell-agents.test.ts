@@ -24,7 +24,9 @@ describe("a summary of a shell agent's work", () => {
     expect(summary).toContain("\nFiles changed: reproduce.py (deleted), django/db/models/query.py and django/db/models/options.py.\n");
     // The script that failed passed later, and so did the test file: no problem is open.
     expect(summary).not.toContain("Open problems");
-    expect(summary).toMatch(/Resolved problems, newest first:\n- test "TestCard.test_case_0": FAILED tests\/model_fields\/test_card\.py::TestCard::test_case_0 - AssertionError -> now passed: tests\/model_fields\/test_card\.py::TestCard::test_case\.\.\.\n- `cd \/testbed && python reproduce\.py`: KeyError: 'name' -> now <django\.db\.models\.fields\.CharField: name>; exit code 0/);
+    expect(summary).toMatch(
+      /Resolved problems, newest first:\n- test "TestCard.test_case_0": FAILED tests\/model_fields\/test_card\.py::TestCard::test_case_0 - AssertionError -> now passed: tests\/model_fields\/test_card\.py::TestCard::test_case\.\.\.\n- `cd \/testbed && python reproduce\.py`: KeyError: 'name' -> now <django\.db\.models\.fields\.CharField: name>; exit code 0/,
+    );
     // What the reads printed (a file's `except KeyError:` and `raise FieldError("Error: ...")`) is nowhere.
     expect(summary).not.toContain("FieldError");
     expect(summary).not.toContain("sed -n");
@@ -64,7 +66,8 @@ describe("a summary of a shell agent's work", () => {
         summaries++;
         // A summary of the task and steps 1-6 or more covers the sed -i of query.py.
         const covered = Number(/^Summary of the (\d+) earlier messages/.exec(summary.content as string)?.[1]);
-        if (covered >= 12) expect(summary.content, `request after step ${i + 1}`).toMatch(/Files changed: [^\n]*django\/db\/models\/query\.py/);
+        if (covered >= 12)
+          expect(summary.content, `request after step ${i + 1}`).toMatch(/Files changed: [^\n]*django\/db\/models\/query\.py/);
       }
     }
     expect(summaries).toBeGreaterThan(0);

@@ -5,7 +5,15 @@
 // not run.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, extractiveSummarizer, type MessageLike, type SummaryModel } from "ctxwin";
+import {
+  ContextLimits,
+  MessageContextManager,
+  TiktokenCounter,
+  TruncationMode,
+  extractiveSummarizer,
+  type MessageLike,
+  type SummaryModel,
+} from "ctxwin";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
 const quiet = { warn: () => {} };
@@ -15,7 +23,12 @@ type Step = { ask: string; tool: string; output: string; lines: number };
 const step: fc.Arbitrary<Step> = fc.record({
   ask: fc.constantFrom("Read the next file.", "Run the tests again.", "Search for the parser.", "why does it fail?"),
   tool: fc.constantFrom("read_file", "run_tests", "search_code"),
-  output: fc.constantFrom("src/util/dates.ts:41 parseIsoDate(value)", "✓ test/dates.test.ts (12 tests) 40ms", "Error: duplicate charge detected for ch_17_5", "日本語のログ 🙂 ok"),
+  output: fc.constantFrom(
+    "src/util/dates.ts:41 parseIsoDate(value)",
+    "✓ test/dates.test.ts (12 tests) 40ms",
+    "Error: duplicate charge detected for ch_17_5",
+    "日本語のログ 🙂 ok",
+  ),
   lines: fc.integer({ min: 1, max: 400 }),
 });
 
@@ -23,7 +36,11 @@ function session(steps: Step[]): MessageLike[] {
   const out: MessageLike[] = [{ role: "user", content: "Fix the invoice export bug; keep the public API." }];
   steps.forEach((s, i) => {
     out.push({ role: "user", content: s.ask });
-    out.push({ role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: s.tool, arguments: `{"n":${i}}` } }] } as MessageLike);
+    out.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `call_${i}`, type: "function", function: { name: s.tool, arguments: `{"n":${i}}` } }],
+    } as MessageLike);
     out.push({ role: "tool", tool_call_id: `call_${i}`, content: `${s.output}\n`.repeat(s.lines) } as MessageLike);
   });
   return out;
@@ -44,31 +61,35 @@ function largestUnit(messages: readonly MessageLike[]): number {
 describe("compaction stops at its target", () => {
   it("lands at or under the target and within one unit of it, across targets", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 3, maxLength: 24 }), fc.double({ min: 0.1, max: 0.97, noNaN: true }), async (steps, share) => {
-        const messages = session(steps);
-        const total = counter.countMessages(messages);
-        const target = Math.max(200, Math.floor(total * share));
-        const context = new MessageContextManager<MessageLike>({
-          model: "gpt-4o",
-          counter,
-          limits: new ContextLimits({ model: "gpt-4o", maxTokens: target, maxOutputTokens: 0, reservedTokens: 0 }),
-          logger: quiet,
-          compaction: { trimAt: 1, trimTo: 1, maxToolResultTokens: 200, autoTruncate: false },
-        });
-        context.load(messages);
-        const report = await context.compactIfNeeded({ threshold: 1 });
-        expect(report.targetTokens).toBe(target);
-        if (report.tokensBefore <= target) {
-          // Nothing to do: no level runs.
-          expect(report.levels.every((level) => !level.applied)).toBe(true);
-          return;
-        }
-        expect(report.tokensAfter).toBeLessThanOrEqual(target);
-        expect(report.tokensAfter).toBeGreaterThanOrEqual(target - largestUnit(messages));
-        // A level after the one that reached the target does not run.
-        const reached = report.levels.findIndex((level) => level.tokensAfter <= target);
-        for (const level of report.levels.slice(reached + 1)) expect(level.applied).toBe(false);
-      }),
+      fc.asyncProperty(
+        fc.array(step, { minLength: 3, maxLength: 24 }),
+        fc.double({ min: 0.1, max: 0.97, noNaN: true }),
+        async (steps, share) => {
+          const messages = session(steps);
+          const total = counter.countMessages(messages);
+          const target = Math.max(200, Math.floor(total * share));
+          const context = new MessageContextManager<MessageLike>({
+            model: "gpt-4o",
+            counter,
+            limits: new ContextLimits({ model: "gpt-4o", maxTokens: target, maxOutputTokens: 0, reservedTokens: 0 }),
+            logger: quiet,
+            compaction: { trimAt: 1, trimTo: 1, maxToolResultTokens: 200, autoTruncate: false },
+          });
+          context.load(messages);
+          const report = await context.compactIfNeeded({ threshold: 1 });
+          expect(report.targetTokens).toBe(target);
+          if (report.tokensBefore <= target) {
+            // Nothing to do: no level runs.
+            expect(report.levels.every((level) => !level.applied)).toBe(true);
+            return;
+          }
+          expect(report.tokensAfter).toBeLessThanOrEqual(target);
+          expect(report.tokensAfter).toBeGreaterThanOrEqual(target - largestUnit(messages));
+          // A level after the one that reached the target does not run.
+          const reached = report.levels.findIndex((level) => level.tokensAfter <= target);
+          for (const level of report.levels.slice(reached + 1)) expect(level.applied).toBe(false);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -80,14 +101,27 @@ describe("compaction stops at its target", () => {
   const MODEL_BOUND = 60;
   /** A session whose turns are mostly the agent's own words, which only a summary (or a trim) takes. */
   const talk = (steps: Step[]): MessageLike[] =>
-    session(steps).flatMap((m, i) => (m.role === "tool" ? [m, { role: "assistant", content: `Step ${i}: ${"I read the output and the parser still fails on dates. ".repeat(1 + (i % 7) * 4)}` }] : [m]));
+    session(steps).flatMap((m, i) =>
+      m.role === "tool"
+        ? [
+            m,
+            {
+              role: "assistant",
+              content: `Step ${i}: ${"I read the output and the parser still fails on dates. ".repeat(1 + (i % 7) * 4)}`,
+            },
+          ]
+        : [m],
+    );
   const summarizers: Array<[string, () => { llm: SummaryModel; calls: () => number }, number]> = [
     ["the extractive summarizer", () => ({ llm: extractiveSummarizer(), calls: () => 0 }), 0],
     [
       "a model (one call, its summary counted at maxSummaryTokens)",
       () => {
         let calls = 0;
-        return { llm: async () => (calls++, "The agent read files and ran the tests; the invoice export bug is still open. ".repeat(3)), calls: () => calls };
+        return {
+          llm: async () => (calls++, "The agent read files and ran the tests; the invoice export bug is still open. ".repeat(3)),
+          calls: () => calls,
+        };
       },
       MODEL_BOUND,
     ],
@@ -95,44 +129,48 @@ describe("compaction stops at its target", () => {
   it.each(summarizers)("in SUMMARIZE mode with %s, level 3 stops at the target too", async (_name, make, slack) => {
     let stoppedByLevel3 = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 6, maxLength: 24 }), fc.double({ min: 0.05, max: 0.6, noNaN: true }), async (steps, share) => {
-        const messages = talk(steps);
-        const total = counter.countMessages(messages);
-        const target = Math.max(300, Math.floor(total * share));
-        const { llm, calls } = make();
-        const context = new MessageContextManager<MessageLike>({
-          model: "gpt-4o",
-          counter,
-          limits: new ContextLimits({ model: "gpt-4o", maxTokens: target, maxOutputTokens: 0, reservedTokens: 0 }),
-          mode: TruncationMode.SUMMARIZE,
-          logger: quiet,
-          compaction: {
-            summarizer: llm,
-            trimAt: 1,
-            trimTo: 1,
-            maxToolResultTokens: 200,
-            keepToolResults: 1,
-            preserveLast: 2,
-            maxSummaryTokens: MODEL_BOUND,
-            // Level 3 runs for the target here, not early for the summarizer's input budget.
-            summaryInputTokens: 1_000_000,
-            autoTruncate: false,
-          },
-        });
-        context.load(messages);
-        const report = await context.compactIfNeeded({ threshold: 1 });
-        if (report.tokensBefore <= target) return;
-        expect(calls()).toBeLessThanOrEqual(1);
-        expect(report.tokensAfter).toBeLessThanOrEqual(target);
-        const summarize = report.levels.find((level) => level.name === "summarize");
-        // Where level 3 ran because the history was over the target (not early, for the
-        // summarizer's input budget) and reached it, it is the one that stopped at the target.
-        if (summarize?.applied === true && summarize.tokensBefore > target && summarize.tokensAfter <= target) {
-          expect(report.tokensAfter).toBeGreaterThanOrEqual(target - largestUnit(messages) - slack);
-          expect(report.levels.find((level) => level.name === "truncate")?.applied).toBe(false);
-          stoppedByLevel3++;
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(step, { minLength: 6, maxLength: 24 }),
+        fc.double({ min: 0.05, max: 0.6, noNaN: true }),
+        async (steps, share) => {
+          const messages = talk(steps);
+          const total = counter.countMessages(messages);
+          const target = Math.max(300, Math.floor(total * share));
+          const { llm, calls } = make();
+          const context = new MessageContextManager<MessageLike>({
+            model: "gpt-4o",
+            counter,
+            limits: new ContextLimits({ model: "gpt-4o", maxTokens: target, maxOutputTokens: 0, reservedTokens: 0 }),
+            mode: TruncationMode.SUMMARIZE,
+            logger: quiet,
+            compaction: {
+              summarizer: llm,
+              trimAt: 1,
+              trimTo: 1,
+              maxToolResultTokens: 200,
+              keepToolResults: 1,
+              preserveLast: 2,
+              maxSummaryTokens: MODEL_BOUND,
+              // Level 3 runs for the target here, not early for the summarizer's input budget.
+              summaryInputTokens: 1_000_000,
+              autoTruncate: false,
+            },
+          });
+          context.load(messages);
+          const report = await context.compactIfNeeded({ threshold: 1 });
+          if (report.tokensBefore <= target) return;
+          expect(calls()).toBeLessThanOrEqual(1);
+          expect(report.tokensAfter).toBeLessThanOrEqual(target);
+          const summarize = report.levels.find((level) => level.name === "summarize");
+          // Where level 3 ran because the history was over the target (not early, for the
+          // summarizer's input budget) and reached it, it is the one that stopped at the target.
+          if (summarize?.applied === true && summarize.tokensBefore > target && summarize.tokensAfter <= target) {
+            expect(report.tokensAfter).toBeGreaterThanOrEqual(target - largestUnit(messages) - slack);
+            expect(report.levels.find((level) => level.name === "truncate")?.applied).toBe(false);
+            stoppedByLevel3++;
+          }
+        },
+      ),
       { numRuns: 40 },
     );
     // The generated targets reach level 3 (not only levels 1 and 2, or level 4 after it).
@@ -142,7 +180,14 @@ describe("compaction stops at its target", () => {
   it("a second summary takes the turns after the first and folds the first into it, with all it held", async () => {
     // Turns `from`..`to` of the talk session, with call ids of their own.
     const turns = (from: number, to: number): MessageLike[] =>
-      talk(Array.from({ length: to - from }, (_, k) => ({ ask: "Run the tests again.", tool: "run_tests", output: from + k === 0 ? "Error: duplicate charge detected for ch_17_5" : "✓ ok", lines: 3 })))
+      talk(
+        Array.from({ length: to - from }, (_, k) => ({
+          ask: "Run the tests again.",
+          tool: "run_tests",
+          output: from + k === 0 ? "Error: duplicate charge detected for ch_17_5" : "✓ ok",
+          lines: 3,
+        })),
+      )
         .slice(1)
         .map((m) => JSON.parse(JSON.stringify(m).replace(/"call_(\d+)"/g, (_, n: string) => `"call_${from}_${n}"`)) as MessageLike);
     const task: MessageLike = { role: "user", content: "Fix the invoice export bug; keep the public API." };

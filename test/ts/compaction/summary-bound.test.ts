@@ -21,7 +21,11 @@ function step(kind: Kind, n: number, size: number): Step {
     case "read":
       return { command: `nl -ba ${file} | sed -n '1,${size}p'`, returncode: 0, output: codeListing(1, size) };
     case "edit":
-      return { command: `sed -i 's/old_name_${n}/new_name_${n}/g' ${file} && cat <<'EOF' > scratch_${n}.py\nprint(${n})\nEOF`, returncode: 0, output: "" };
+      return {
+        command: `sed -i 's/old_name_${n}/new_name_${n}/g' ${file} && cat <<'EOF' > scratch_${n}.py\nprint(${n})\nEOF`,
+        returncode: 0,
+        output: "",
+      };
     case "fail":
       return {
         command: `python scripts/check_${n}.py --verbose`,
@@ -31,16 +35,31 @@ function step(kind: Kind, n: number, size: number): Step {
     case "pass":
       return { command: `python scripts/check_${n}.py --verbose`, returncode: 0, output: `check ${n} ok` };
     case "testfail":
-      return { command: `python -m pytest tests/test_module_${n}.py -q`, returncode: 1, output: pytestOutput(`tests/test_module_${n}.py`, 40 + size, 1 + (size % 5)) };
+      return {
+        command: `python -m pytest tests/test_module_${n}.py -q`,
+        returncode: 1,
+        output: pytestOutput(`tests/test_module_${n}.py`, 40 + size, 1 + (size % 5)),
+      };
     case "testpass":
-      return { command: `python -m pytest tests/test_module_${n}.py -q`, returncode: 0, output: pytestOutput(`tests/test_module_${n}.py`, 40 + size, 0) };
+      return {
+        command: `python -m pytest tests/test_module_${n}.py -q`,
+        returncode: 0,
+        output: pytestOutput(`tests/test_module_${n}.py`, 40 + size, 0),
+      };
   }
 }
 
-const steps = fc.array(fc.record({ kind: fc.constantFrom<Kind>("read", "edit", "fail", "pass", "testfail", "testpass"), n: fc.integer({ min: 0, max: 30 }), size: fc.integer({ min: 1, max: 60 }) }), {
-  minLength: 16,
-  maxLength: 48,
-});
+const steps = fc.array(
+  fc.record({
+    kind: fc.constantFrom<Kind>("read", "edit", "fail", "pass", "testfail", "testpass"),
+    n: fc.integer({ min: 0, max: 30 }),
+    size: fc.integer({ min: 1, max: 60 }),
+  }),
+  {
+    minLength: 16,
+    maxLength: 48,
+  },
+);
 
 /** Every summary in `messages`: its head's tokens and the whole message's. */
 function summaries(messages: readonly Msg[]): Array<{ head: number; whole: number; text: string }> {
@@ -55,48 +74,71 @@ function summaries(messages: readonly Msg[]): Array<{ head: number; whole: numbe
 describe("the summary's bound", () => {
   it("holds in a managed history after every compaction (offline digest, open-problems record at its head)", async () => {
     await fc.assert(
-      fc.asyncProperty(steps, fc.integer({ min: 40, max: 600 }), fc.integer({ min: 1200, max: 4000 }), async (generated, maxSummaryTokens, window) => {
-        const context = new MessageContextManager<Msg>({
-          model: "gpt-4o",
-          counter,
-          mode: TruncationMode.SUMMARIZE,
-          limits: new ContextLimits({ model: "gpt-4o", maxTokens: window, maxOutputTokens: 0, reservedTokens: 0 }),
-          logger: quiet,
-          compaction: { summarizer: extractiveSummarizer(), maxSummaryTokens, preserveLast: 4 },
-        });
-        context.addMessage({ role: "user", content: "Make every check in scripts/ pass without changing the tests." });
-        for (let i = 0; i < generated.length; i++) {
-          const { kind, n, size } = generated[i]!;
-          for (const m of stepMessages(step(kind, n, size), `call_${i}_${"x".repeat(n)}`)) context.addMessage(m);
-          await context.compactIfNeeded();
-          for (const s of summaries(context.getMessages())) {
-            expect(s.head, s.text).toBeLessThan(HEAD_BOUND);
-            expect(s.whole, s.text).toBeLessThanOrEqual(maxSummaryTokens + HEAD_BOUND);
+      fc.asyncProperty(
+        steps,
+        fc.integer({ min: 40, max: 600 }),
+        fc.integer({ min: 1200, max: 4000 }),
+        async (generated, maxSummaryTokens, window) => {
+          const context = new MessageContextManager<Msg>({
+            model: "gpt-4o",
+            counter,
+            mode: TruncationMode.SUMMARIZE,
+            limits: new ContextLimits({ model: "gpt-4o", maxTokens: window, maxOutputTokens: 0, reservedTokens: 0 }),
+            logger: quiet,
+            compaction: { summarizer: extractiveSummarizer(), maxSummaryTokens, preserveLast: 4 },
+          });
+          context.addMessage({ role: "user", content: "Make every check in scripts/ pass without changing the tests." });
+          for (let i = 0; i < generated.length; i++) {
+            const { kind, n, size } = generated[i]!;
+            for (const m of stepMessages(step(kind, n, size), `call_${i}_${"x".repeat(n)}`)) context.addMessage(m);
+            await context.compactIfNeeded();
+            for (const s of summaries(context.getMessages())) {
+              expect(s.head, s.text).toBeLessThan(HEAD_BOUND);
+              expect(s.whole, s.text).toBeLessThanOrEqual(maxSummaryTokens + HEAD_BOUND);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 12 },
     );
   });
 
   it("holds for a model that ignores it, and for a problem record longer than the bound", async () => {
     await fc.assert(
-      fc.asyncProperty(steps, fc.integer({ min: 20, max: 400 }), fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 3000 }), async (generated, maxSummaryTokens, problems, answerWords) => {
-        const messages: Msg[] = [{ role: "user", content: "Make every check pass." }];
-        generated.forEach(({ kind, n, size }, i) => messages.push(...stepMessages(step(kind, n, size), `call_${i}_${"long_provider_id_".repeat(1 + (n % 3))}`)));
-        const record = Array.from({ length: problems }, (_, k) => `- \`python scripts/check_${k}.py\`: File "x.py", line ${k} | ValueError: ${"bad value ".repeat(k + 3)} | exit code 1 [id call_${k}]`);
-        const text = problems === 0 ? "" : `Open problems, newest first:\n${record.join("\n")}\nResolved problems, newest first:\n- \`make\`: Error: x -> now ok [id r1]`;
-        for (const model of [extractiveSummarizer(), async () => "The agent ran the checks and edited files. ".repeat(answerWords / 8 + 1)]) {
-          const compactor = new ContextCompactor({ model, maxSummaryTokens, keepUserTokens: 0, logger: quiet });
-          const result = await compactor.compactWithDetails(messages, 0, counter, { preserveLast: 2, problems: text });
-          if (result.summary === undefined) continue;
-          const [s] = summaries([result.summary as Msg]);
-          expect(s!.head, s!.text).toBeLessThan(HEAD_BOUND);
-          expect(s!.whole, s!.text).toBeLessThanOrEqual(maxSummaryTokens + HEAD_BOUND);
-          // The newest open problem comes first, whole or cut, while the bound leaves it room.
-          if (problems > 0 && maxSummaryTokens >= 120) expect(s!.text).toContain("- `python scripts/check_0.py`");
-        }
-      }),
+      fc.asyncProperty(
+        steps,
+        fc.integer({ min: 20, max: 400 }),
+        fc.integer({ min: 0, max: 30 }),
+        fc.integer({ min: 0, max: 3000 }),
+        async (generated, maxSummaryTokens, problems, answerWords) => {
+          const messages: Msg[] = [{ role: "user", content: "Make every check pass." }];
+          generated.forEach(({ kind, n, size }, i) =>
+            messages.push(...stepMessages(step(kind, n, size), `call_${i}_${"long_provider_id_".repeat(1 + (n % 3))}`)),
+          );
+          const record = Array.from(
+            { length: problems },
+            (_, k) =>
+              `- \`python scripts/check_${k}.py\`: File "x.py", line ${k} | ValueError: ${"bad value ".repeat(k + 3)} | exit code 1 [id call_${k}]`,
+          );
+          const text =
+            problems === 0
+              ? ""
+              : `Open problems, newest first:\n${record.join("\n")}\nResolved problems, newest first:\n- \`make\`: Error: x -> now ok [id r1]`;
+          for (const model of [
+            extractiveSummarizer(),
+            async () => "The agent ran the checks and edited files. ".repeat(answerWords / 8 + 1),
+          ]) {
+            const compactor = new ContextCompactor({ model, maxSummaryTokens, keepUserTokens: 0, logger: quiet });
+            const result = await compactor.compactWithDetails(messages, 0, counter, { preserveLast: 2, problems: text });
+            if (result.summary === undefined) continue;
+            const [s] = summaries([result.summary as Msg]);
+            expect(s!.head, s!.text).toBeLessThan(HEAD_BOUND);
+            expect(s!.whole, s!.text).toBeLessThanOrEqual(maxSummaryTokens + HEAD_BOUND);
+            // The newest open problem comes first, whole or cut, while the bound leaves it room.
+            if (problems > 0 && maxSummaryTokens >= 120) expect(s!.text).toContain("- `python scripts/check_0.py`");
+          }
+        },
+      ),
       { numRuns: 25 },
     );
   });

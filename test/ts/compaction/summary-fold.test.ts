@@ -3,7 +3,15 @@
 // task, the files changed, a problem still open. Checked after every request of long sessions
 // with both trim settings, with the offline digest and with a scripted model.
 import { describe, expect, it } from "vitest";
-import { ContextLimits, MessageContextManager, TiktokenCounter, TruncationMode, extractiveSummarizer, type MessageLike, type SummaryModel } from "ctxwin";
+import {
+  ContextLimits,
+  MessageContextManager,
+  TiktokenCounter,
+  TruncationMode,
+  extractiveSummarizer,
+  type MessageLike,
+  type SummaryModel,
+} from "ctxwin";
 import { ContextCompactor } from "ctxwin/compaction";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
@@ -19,13 +27,21 @@ function turn(i: number, pad = 0): MessageLike[] {
     i === 0
       ? ["edit_file", { path: "src/util/dates.ts" }, "Edited src/util/dates.ts: parseIsoDate now takes a time zone."]
       : i === 1
-        ? ["run_tests", { command: "npm test" }, `FAIL test/dates.test.ts > exports due dates in the customer's time zone\n${FAILURE}\n at src/util/dates.ts:41:18\nTests 1 failed | 11 passed (12)`]
+        ? [
+            "run_tests",
+            { command: "npm test" },
+            `FAIL test/dates.test.ts > exports due dates in the customer's time zone\n${FAILURE}\n at src/util/dates.ts:41:18\nTests 1 failed | 11 passed (12)`,
+          ]
         : i === 2
           ? ["edit_file", { path: "src/export/invoice-exporter.ts" }, "Edited src/export/invoice-exporter.ts: passes the customer's zone."]
           : ["read_file", { path: `src/reports/report-${i}.ts` }, `export const report${i} = ${"1, ".repeat(20 + pad)}0;`];
   return [
     { role: "user", content: i === 0 ? TASK : `Step ${i}: go on.` },
-    { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: tool, arguments: JSON.stringify(args) } }] } as MessageLike,
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id, type: "function", function: { name: tool, arguments: JSON.stringify(args) } }],
+    } as MessageLike,
     { role: "tool", tool_call_id: id, content: result } as MessageLike,
     { role: "assistant", content: `I looked at step ${i} and will continue with step ${i + 1} next.${" Noted.".repeat(pad)}` },
   ];
@@ -69,7 +85,8 @@ describe("folding summaries", () => {
           const summaries = summariesOf(messages);
           expect(summaries.length).toBeLessThanOrEqual(1);
           // The one summary counts every message summarized so far: with those still here, no more than were added.
-          if (summaries.length === 1) expect(Number(HEAD.exec(summaries[0]!.content as string)![1]) + messages.length - 1).toBeLessThanOrEqual(added);
+          if (summaries.length === 1)
+            expect(Number(HEAD.exec(summaries[0]!.content as string)![1]) + messages.length - 1).toBeLessThanOrEqual(added);
         }
       }
       // Several summaries were written, each folding the one before.
@@ -117,11 +134,21 @@ describe("folding summaries", () => {
     expect(summariesOf(messages)[0]!.content).toMatch(/Open problems, newest first:\n- [^\n]*2024-04-01/);
     const passing: MessageLike[] = [
       ...turn(1, 80).map((m) => JSON.parse(JSON.stringify(m).replaceAll("call_1", "call_again")) as MessageLike),
-      { role: "assistant", content: null, tool_calls: [{ id: "call_pass", type: "function", function: { name: "run_tests", arguments: '{"command":"npm test"}' } }] } as MessageLike,
-      { role: "tool", tool_call_id: "call_pass", content: "✓ test/dates.test.ts > exports due dates in the customer's time zone\nTests 12 passed (12)" } as MessageLike,
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_pass", type: "function", function: { name: "run_tests", arguments: '{"command":"npm test"}' } }],
+      } as MessageLike,
+      {
+        role: "tool",
+        tool_call_id: "call_pass",
+        content: "✓ test/dates.test.ts > exports due dates in the customer's time zone\nTests 12 passed (12)",
+      } as MessageLike,
       { role: "assistant", content: "The time zone fix works; next I will update the changelog." },
     ];
-    messages = (await compactor.compact([...messages, ...passing, ...turn(4, 80), ...turn(5, 80)], 200, counter, { preserveLast: 2 })) as MessageLike[];
+    messages = (await compactor.compact([...messages, ...passing, ...turn(4, 80), ...turn(5, 80)], 200, counter, {
+      preserveLast: 2,
+    })) as MessageLike[];
     const text = summariesOf(messages)[0]!.content as string;
     expect(summariesOf(messages)).toHaveLength(1);
     expect(text).not.toMatch(/Open problems, newest first:/);

@@ -14,7 +14,15 @@ const resultText = (c: RecordedCall) => c.error ?? (typeof c.result === "string"
 function openAiMessages(s: RecordedSession, upTo: number): MessageLike[] {
   const out: MessageLike[] = [{ role: "user", content: s.task }];
   for (const step of s.iterations.slice(0, upTo)) {
-    out.push({ role: "assistant", content: step.thought, tool_calls: step.calls.map((c) => ({ id: c.toolCallId, type: "function", function: { name: c.toolName, arguments: JSON.stringify(c.args) } })) } as MessageLike);
+    out.push({
+      role: "assistant",
+      content: step.thought,
+      tool_calls: step.calls.map((c) => ({
+        id: c.toolCallId,
+        type: "function",
+        function: { name: c.toolName, arguments: JSON.stringify(c.args) },
+      })),
+    } as MessageLike);
     for (const c of step.calls) out.push({ role: "tool", tool_call_id: c.toolCallId, content: resultText(c) } as MessageLike);
   }
   return out;
@@ -33,7 +41,12 @@ function aiSdkMessages(s: RecordedSession, upTo: number): MessageLike[] {
     });
     out.push({
       role: "tool",
-      content: step.calls.map((c) => ({ type: "tool-result", toolCallId: c.toolCallId, toolName: c.toolName, output: c.error ? { type: "error-text", value: c.error } : { type: "text", value: resultText(c) } })),
+      content: step.calls.map((c) => ({
+        type: "tool-result",
+        toolCallId: c.toolCallId,
+        toolName: c.toolName,
+        output: c.error ? { type: "error-text", value: c.error } : { type: "text", value: resultText(c) },
+      })),
     });
   }
   return out;
@@ -49,10 +62,18 @@ function facts(s: RecordedSession, upTo: number) {
     for (const c of step.calls) {
       if (c.toolName === "edit_file") changed.add(c.args.path as string);
       const text = resultText(c);
-      const reason = text.split("\n").find((line) => /Error:|error TS|ENOENT/.test(line))?.trim();
+      const reason = text
+        .split("\n")
+        .find((line) => /Error:|error TS|ENOENT/.test(line))
+        ?.trim();
       if (reason) open.set(c.toolName, reason);
       else open.delete(c.toolName);
-      if (c.toolName === "run_tests") lastTests = text.split("\n").find((line) => /^Tests\s/.test(line))?.replace(/\s+/g, " ") ?? reason;
+      if (c.toolName === "run_tests")
+        lastTests =
+          text
+            .split("\n")
+            .find((line) => /^Tests\s/.test(line))
+            ?.replace(/\s+/g, " ") ?? reason;
     }
   }
   // The last failure of a tool that has not succeeded since.
@@ -64,25 +85,28 @@ describe.each([
   ["OpenAI chat messages", openAiMessages],
   ["AI SDK ModelMessages with reasoning", aiSdkMessages],
 ])("fact recall after a compaction of the 42-iteration session (%s)", (_name, build) => {
-  it.each([10, 14, 22, 25, 27, 36, 42])("after iteration %i: the task, changed files, last open error and last test outcome survive within maxSummaryTokens", async (upTo) => {
-    const messages = build(session, upTo);
-    const compactor = new ContextCompactor({ model: extractiveSummarizer() });
-    // Target 0: every message is summarized (a compaction to a target summarizes only the oldest
-    // turns it needs), so that the summary alone must carry the facts.
-    const result = await compactor.compactWithDetails(messages, 0, counter, { preserveLast: 0 });
-    const summary = result.summary!.content;
-    const body = summary.slice(summary.indexOf("\n") + 1);
-    expect(counter.count(body)).toBeLessThanOrEqual(compactor.maxSummaryTokens);
-    // The task: in the summary, and the user's own message kept verbatim beside it.
-    expect(summary).toContain(session.task);
-    expect(result.messages).toContain(messages[0]);
-    const { changed, lastOpen, lastTests } = facts(session, upTo);
-    for (const path of changed) expect(summary).toContain(path);
-    if (lastOpen) expect(summary).toContain(lastOpen);
-    if (lastTests) expect(summary).toContain(lastTests);
-    // No bare list of numbers.
-    expect(summary).not.toMatch(/figures \d/);
-  });
+  it.each([10, 14, 22, 25, 27, 36, 42])(
+    "after iteration %i: the task, changed files, last open error and last test outcome survive within maxSummaryTokens",
+    async (upTo) => {
+      const messages = build(session, upTo);
+      const compactor = new ContextCompactor({ model: extractiveSummarizer() });
+      // Target 0: every message is summarized (a compaction to a target summarizes only the oldest
+      // turns it needs), so that the summary alone must carry the facts.
+      const result = await compactor.compactWithDetails(messages, 0, counter, { preserveLast: 0 });
+      const summary = result.summary!.content;
+      const body = summary.slice(summary.indexOf("\n") + 1);
+      expect(counter.count(body)).toBeLessThanOrEqual(compactor.maxSummaryTokens);
+      // The task: in the summary, and the user's own message kept verbatim beside it.
+      expect(summary).toContain(session.task);
+      expect(result.messages).toContain(messages[0]);
+      const { changed, lastOpen, lastTests } = facts(session, upTo);
+      for (const path of changed) expect(summary).toContain(path);
+      if (lastOpen) expect(summary).toContain(lastOpen);
+      if (lastTests) expect(summary).toContain(lastTests);
+      // No bare list of numbers.
+      expect(summary).not.toMatch(/figures \d/);
+    },
+  );
 
   it("the checks have something to check", () => {
     expect(facts(session, 25)).toMatchObject({ changed: ["src/util/dates.ts"], lastOpen: expect.stringContaining("TS2304") });

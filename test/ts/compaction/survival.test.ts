@@ -15,7 +15,10 @@ import {
 import { ContextCompactor, type BreakerEvent } from "ctxwin/compaction";
 import { isClearedToolResult } from "../../../ts/compaction/levels/clear-old-tool-results.js";
 
-type Msg = MessageLike & { tokens?: number; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
+type Msg = MessageLike & {
+  tokens?: number;
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+};
 /** Every message costs its `tokens` (default 10); an empty request costs nothing. */
 const fixed: TokenCounter = {
   count: (text) => Math.ceil(text.length / 4),
@@ -30,7 +33,9 @@ function sharedPrefix(previous: readonly object[], current: readonly object[]): 
   for (let i = 0; i < Math.min(previous.length, current.length); i++) {
     const a = previous[i] as Msg;
     const b = current[i] as Msg;
-    const same = a === b || (a.role === "system" && b.role === "system" && a.content === b.content && a.tokens === undefined && b.tokens === undefined);
+    const same =
+      a === b ||
+      (a.role === "system" && b.role === "system" && a.content === b.content && a.tokens === undefined && b.tokens === undefined);
     if (!same) break;
     tokens += b.tokens ?? 10;
   }
@@ -48,7 +53,9 @@ describe("hysteresis and the cacheable share", () => {
     for (const after of trims) expect(after).toBeLessThanOrEqual(600);
     // Between trims the history grew by the 0.2 of the window that hysteresis leaves.
     expect(trims.length).toBeLessThanOrEqual(Math.ceil((100 * 30 - 800) / 200));
-    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { trimAt: 0.7, trimTo: 0.75 } })).toThrow(/options\.compaction\.trimTo must be a number in \(0, trimAt = 0\.7\]/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { trimAt: 0.7, trimTo: 0.75 } })).toThrow(
+      /options\.compaction\.trimTo must be a number in \(0, trimAt = 0\.7\]/,
+    );
   });
 
   it("reports each request's prefix shared with the one before, as an identity walk finds it", () => {
@@ -58,53 +65,78 @@ describe("hysteresis and the cacheable share", () => {
       | { kind: "system"; text: string }
       | { kind: "truncate"; share: number };
     const op: fc.Arbitrary<Op> = fc.oneof(
-      { weight: 6, arbitrary: fc.record({ kind: fc.constant("add" as const), tokens: fc.integer({ min: 1, max: 120 }), tool: fc.boolean() }) },
+      {
+        weight: 6,
+        arbitrary: fc.record({ kind: fc.constant("add" as const), tokens: fc.integer({ min: 1, max: 120 }), tool: fc.boolean() }),
+      },
       { weight: 3, arbitrary: fc.constant({ kind: "request" as const }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant("system" as const), text: fc.constantFrom("a", "b") }) },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant("truncate" as const), share: fc.double({ min: 0.1, max: 0.9, noNaN: true }) }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({ kind: fc.constant("truncate" as const), share: fc.double({ min: 0.1, max: 0.9, noNaN: true }) }),
+      },
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 120 }), fc.constantFrom(TruncationMode.SMART, TruncationMode.TOKEN_BUDGET, TruncationMode.SLIDING_WINDOW), (ops, mode) => {
-        const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1500), mode });
-        let previous: object[] | undefined;
-        let expected = 0;
-        let total = 0;
-        let n = 0;
-        for (const o of ops) {
-          if (o.kind === "add") {
-            if (o.tool) {
-              const id = `c${n++}`;
-              cm.addMessage({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "f", arguments: "{}" } }], tokens: 10 });
-              cm.addMessage({ role: "tool", tool_call_id: id, content: "r", tokens: o.tokens });
+      fc.property(
+        fc.array(op, { maxLength: 120 }),
+        fc.constantFrom(TruncationMode.SMART, TruncationMode.TOKEN_BUDGET, TruncationMode.SLIDING_WINDOW),
+        (ops, mode) => {
+          const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1500), mode });
+          let previous: object[] | undefined;
+          let expected = 0;
+          let total = 0;
+          let n = 0;
+          for (const o of ops) {
+            if (o.kind === "add") {
+              if (o.tool) {
+                const id = `c${n++}`;
+                cm.addMessage({
+                  role: "assistant",
+                  content: null,
+                  tool_calls: [{ id, type: "function", function: { name: "f", arguments: "{}" } }],
+                  tokens: 10,
+                });
+                cm.addMessage({ role: "tool", tool_call_id: id, content: "r", tokens: o.tokens });
+              } else {
+                cm.addMessage({ role: n++ % 2 ? "assistant" : "user", content: "x", tokens: o.tokens });
+              }
+            } else if (o.kind === "system") {
+              cm.setSystemPrompt(o.text);
+            } else if (o.kind === "truncate") {
+              cm.truncate(Math.floor(1500 * o.share));
             } else {
-              cm.addMessage({ role: n++ % 2 ? "assistant" : "user", content: "x", tokens: o.tokens });
+              const request = cm.getContextForRequest() as object[];
+              if (previous !== undefined) expected += sharedPrefix(previous, request);
+              total += cm.tokenUsage;
+              previous = request;
             }
-          } else if (o.kind === "system") {
-            cm.setSystemPrompt(o.text);
-          } else if (o.kind === "truncate") {
-            cm.truncate(Math.floor(1500 * o.share));
-          } else {
-            const request = cm.getContextForRequest() as object[];
-            if (previous !== undefined) expected += sharedPrefix(previous, request);
-            total += cm.tokenUsage;
-            previous = request;
           }
-        }
-        const stats = cm.getStats().cache;
-        expect(stats.sharedPrefixTokens).toBe(expected);
-        expect(stats.promptTokens).toBe(total);
-        expect(stats.cacheableShare).toBe(total === 0 ? 0 : expected / total);
-      }),
+          const stats = cm.getStats().cache;
+          expect(stats.sharedPrefixTokens).toBe(expected);
+          expect(stats.promptTokens).toBe(total);
+          expect(stats.cacheableShare).toBe(total === 0 ? 0 : expected / total);
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it("compaction edits end the shared prefix where they start", async () => {
     const counter = new TiktokenCounter({ model: "gpt-4o" });
-    const cm = new MessageContextManager<Msg>({ model: "gpt-4o", counter, limits: limits(6000), logger: quiet, compaction: { autoTruncate: false, keepToolResults: 1, clearAtLeast: 0 } });
+    const cm = new MessageContextManager<Msg>({
+      model: "gpt-4o",
+      counter,
+      limits: limits(6000),
+      logger: quiet,
+      compaction: { autoTruncate: false, keepToolResults: 1, clearAtLeast: 0 },
+    });
     cm.addMessage({ role: "user", content: "Read the files." });
     for (let i = 0; i < 8; i++) {
-      cm.addMessage({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"f${i}.ts"}` } }] });
+      cm.addMessage({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"f${i}.ts"}` } }],
+      });
       cm.addMessage({ role: "tool", tool_call_id: `c${i}`, content: `line ${i}\n`.repeat(200) });
     }
     const before = cm.getContextForRequest() as object[];
@@ -128,7 +160,11 @@ function toolHistory(units: number, resultLines: number): Msg[] {
   const out: Msg[] = [];
   for (let i = 0; i < units; i++) {
     out.push({ role: "user", content: `Check file ${i}` });
-    out.push({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"src/f${i}.ts"}` } }] });
+    out.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"src/f${i}.ts"}` } }],
+    });
     out.push({ role: "tool", tool_call_id: `c${i}`, content: `line of src/f${i}.ts\n`.repeat(resultLines) } as Msg);
   }
   return out;
@@ -156,7 +192,14 @@ describe("the cacheable share and the system prompt", () => {
 describe("level 2 clears at least clearAtLeast tokens at once", () => {
   const counter = new TiktokenCounter({ model: "gpt-4o" });
   const make = (extra: Partial<ConstructorParameters<typeof MessageContextManager<Msg>>[0]>) =>
-    new MessageContextManager<Msg>({ model: "gpt-4o", counter, limits: limits(20_000), logger: quiet, ...extra, compaction: { autoTruncate: false, keepToolResults: 2, maxToolResultTokens: 5000, ...extra.compaction } });
+    new MessageContextManager<Msg>({
+      model: "gpt-4o",
+      counter,
+      limits: limits(20_000),
+      logger: quiet,
+      ...extra,
+      compaction: { autoTruncate: false, keepToolResults: 2, maxToolResultTokens: 5000, ...extra.compaction },
+    });
 
   it("clears oldest first past the target until clearAtLeast is reached", async () => {
     const cm = make({ compaction: { clearAtLeast: 9000 } });
@@ -172,7 +215,10 @@ describe("level 2 clears at least clearAtLeast tokens at once", () => {
   });
 
   it("clears nothing when all it could clear is less than clearAtLeast and would not reach the target, before a summary", async () => {
-    const cm = make({ mode: TruncationMode.SUMMARIZE, compaction: { clearAtLeast: 50_000, keepToolResults: 10, summarizer: extractiveSummarizer() } }); // 2 old results: about 2,200 tokens
+    const cm = make({
+      mode: TruncationMode.SUMMARIZE,
+      compaction: { clearAtLeast: 50_000, keepToolResults: 10, summarizer: extractiveSummarizer() },
+    }); // 2 old results: about 2,200 tokens
     cm.load(toolHistory(12, 140));
     const report = await cm.compactIfNeeded({ threshold: 0.3 });
     const level2 = report.levels.find((l) => l.level === 2)!;
@@ -204,7 +250,14 @@ describe("the circuit breaker", () => {
       return "Earlier: the user asked for files to be read.";
     };
     const events: BreakerEvent[] = [];
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(2000), mode: TruncationMode.SUMMARIZE, logger: quiet, compaction: { summarizer: llm, autoTruncate: false } });
+    const cm = new MessageContextManager<Msg>({
+      model: "m",
+      counter: fixed,
+      limits: limits(2000),
+      mode: TruncationMode.SUMMARIZE,
+      logger: quiet,
+      compaction: { summarizer: llm, autoTruncate: false },
+    });
     cm.on("breaker", (e) => events.push(e));
     const grow = () => {
       while (cm.tokenUsage <= 1800) cm.addMessage({ role: cm.getMessages().length % 2 ? "assistant" : "user", content: "x", tokens: 40 });
@@ -249,7 +302,10 @@ describe("the circuit breaker", () => {
       logger: quiet,
       compaction: {
         autoTruncate: false,
-        summarizer: async () => { calls++; throw new Error("down"); },
+        summarizer: async () => {
+          calls++;
+          throw new Error("down");
+        },
         maxSummaryFailures: 1,
         breakerResetMs: 1000,
       },
@@ -273,14 +329,24 @@ describe("the circuit breaker", () => {
 
 describe("no loops", () => {
   it("a level that freed nothing is not run again on the same messages", async () => {
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), logger: quiet, compaction: { autoTruncate: false } });
-    for (let i = 0; i < 10; i++) cm.addMessage({ role: i % 2 ? "assistant" : "user", content: "pinned", tokens: 95, _preserve: true } as Msg);
+    const cm = new MessageContextManager<Msg>({
+      model: "m",
+      counter: fixed,
+      limits: limits(1000),
+      logger: quiet,
+      compaction: { autoTruncate: false },
+    });
+    for (let i = 0; i < 10; i++)
+      cm.addMessage({ role: i % 2 ? "assistant" : "user", content: "pinned", tokens: 95, _preserve: true } as Msg);
     const first = await cm.compactIfNeeded({ threshold: 0.8 });
     // It ran and had nothing to take (applied: false, not skipped).
     expect(first.levels.find((l) => l.level === 4)).toMatchObject({ applied: false, messagesChanged: 0 });
     expect(first.levels.find((l) => l.level === 4)?.skipped).toBeUndefined();
     const second = await cm.compactIfNeeded({ threshold: 0.8 });
-    expect(second.levels.find((l) => l.level === 4)).toMatchObject({ applied: false, skipped: "freed nothing last time for the same messages" });
+    expect(second.levels.find((l) => l.level === 4)).toMatchObject({
+      applied: false,
+      skipped: "freed nothing last time for the same messages",
+    });
     // New messages make it a different history: the level runs again.
     cm.addMessage({ role: "user", content: "new", tokens: 5 });
     const third = await cm.compactIfNeeded({ threshold: 0.8 });
@@ -327,7 +393,11 @@ describe("the user's words beside the summary", () => {
   it("keeps the user's messages verbatim, newest first within keepUserTokens, in their order", async () => {
     const counter = new TiktokenCounter({ model: "gpt-4o" });
     const messages: Msg[] = [];
-    for (let i = 0; i < 30; i++) messages.push({ role: i % 2 ? "assistant" : "user", content: `${i % 2 ? "Answer" : "Request"} ${i}: ${"word ".repeat(i % 2 ? 100 : 20)}` });
+    for (let i = 0; i < 30; i++)
+      messages.push({
+        role: i % 2 ? "assistant" : "user",
+        content: `${i % 2 ? "Answer" : "Request"} ${i}: ${"word ".repeat(i % 2 ? 100 : 20)}`,
+      });
     const userTokens = counter.countEachMessage([messages[18]!])[0]!;
     const compactor = new ContextCompactor({ model: async () => "what happened", keepUserTokens: userTokens * 3 });
     const result = await compactor.compactWithDetails(messages, 500, counter, { preserveLast: 10 });

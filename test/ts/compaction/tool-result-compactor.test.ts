@@ -4,7 +4,11 @@ import { TiktokenCounter, ToolResultCompactor, getCounter } from "ctxwin";
 import { ApproximateCounter } from "ctxwin/tokens";
 
 const counter = new TiktokenCounter({ model: "gpt-4o" });
-const log = Array.from({ length: 3000 }, (_, i) => (i === 1700 ? "FAILED test/dates.test.ts > keeps the day: expected '2024-03-31' to be '2024-04-01'" : `ok ${i} test/case_${i}.test.ts (${i % 17}ms)`)).join("\n");
+const log = Array.from({ length: 3000 }, (_, i) =>
+  i === 1700
+    ? "FAILED test/dates.test.ts > keeps the day: expected '2024-03-31' to be '2024-04-01'"
+    : `ok ${i} test/case_${i}.test.ts (${i % 17}ms)`,
+).join("\n");
 
 describe("ToolResultCompactor", () => {
   it("cuts a 5000-token result to at most 1000 tokens and says what was removed", () => {
@@ -26,14 +30,31 @@ describe("ToolResultCompactor", () => {
     expect(out.content).toMatch(/\[Output truncated\.\.\.; recall\("call_7"\)\] \(\d+ lines, about \d+ tokens removed\)/);
     expect(counter.count(out.content)).toBeLessThanOrEqual(300);
     // AI SDK parts: each cut names its own call.
-    const parts = { role: "tool", content: ["a", "b"].map((k) => ({ type: "tool-result", toolCallId: `call_${k}`, toolName: "t", output: { type: "text", value: log } })) };
+    const parts = {
+      role: "tool",
+      content: ["a", "b"].map((k) => ({
+        type: "tool-result",
+        toolCallId: `call_${k}`,
+        toolName: "t",
+        output: { type: "text", value: log },
+      })),
+    };
     const cut = compactor.compactMessage(parts, counter, { nameRecall: true }).content.map((p) => p.output.value);
     expect(cut[0]).toContain('recall("call_a")');
     expect(cut[1]).toContain('recall("call_b")');
     // A notice of the caller's own that does not end in "]" gets the call after it; without nameRecall nothing is added.
-    expect(new ToolResultCompactor({ maxResultTokens: 300, truncationMessage: "<cut>" }).compactMessage(message, counter, { nameRecall: true }).content).toContain('<cut> recall("call_7")');
+    expect(
+      new ToolResultCompactor({ maxResultTokens: 300, truncationMessage: "<cut>" }).compactMessage(message, counter, { nameRecall: true })
+        .content,
+    ).toContain('<cut> recall("call_7")');
     expect(compactor.compactMessage(message, counter).content).not.toContain("recall(");
-    expect(() => compactor.compactMessage(message, counter, { nameRecall: "yes" as unknown as boolean })).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("options.nameRecall") }));
+    expect(() => compactor.compactMessage(message, counter, { nameRecall: "yes" as unknown as boolean })).toThrow(
+      expect.objectContaining({
+        name: "TypeError",
+        code: "ERR_CTXWIN_INVALID_ARGUMENT",
+        message: expect.stringContaining("options.nameRecall"),
+      }),
+    );
   });
 
   it("keeps error lines from the middle", () => {
@@ -75,7 +96,10 @@ describe("ToolResultCompactor", () => {
     expect({ ...a, content: undefined }).toEqual({ ...openai, content: undefined });
     expect(counter.count(a.content)).toBeLessThanOrEqual(200);
 
-    const aiSdk = { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "run_tests", output: { type: "text", value: log } }] };
+    const aiSdk = {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "c1", toolName: "run_tests", output: { type: "text", value: log } }],
+    };
     const b = compactor.compactMessage(aiSdk, counter);
     const part = (b.content as Array<{ output: { value: string }; toolCallId: string }>)[0]!;
     expect(part.toolCallId).toBe("c1");

@@ -51,30 +51,46 @@ afterEach(() => {
 const ticked = () => new Promise((resolve) => setImmediate(resolve));
 
 function deprecations(): Array<{ message: string; code: unknown; name: string }> {
-  return warnings.filter((w) => (w as { code?: unknown }).code === "CTXWIN_DEP_FLAT_OPTION").map((w) => ({ message: w.message, code: (w as { code?: unknown }).code, name: w.name }));
+  return warnings
+    .filter((w) => (w as { code?: unknown }).code === "CTXWIN_DEP_FLAT_OPTION")
+    .map((w) => ({ message: w.message, code: (w as { code?: unknown }).code, name: w.name }));
 }
 
 describe("a flat option name of 0.x", () => {
-  it.each(MANAGER)("%s still works on the manager, with one DeprecationWarning naming %2$s... once per process", async (flat, value, place) => {
-    const make = () => new MessageContextManager({ model: "gpt-4o", counter, logger: quiet, [flat]: value } as ConstructorParameters<typeof MessageContextManager>[0]);
-    const manager = make();
-    make();
-    await ticked();
-    expect(deprecations()).toEqual([{ name: "DeprecationWarning", code: "CTXWIN_DEP_FLAT_OPTION", message: expect.stringContaining(`options.${flat} is deprecated, use options.${place}`) }]);
-    // And it took effect where the grouped option would.
-    if (flat === "trimAt") expect(manager.trimAt).toBe(0.7);
-    if (flat === "trimTo") expect(manager.trimTo).toBe(0.5);
-    if (flat === "autoTruncate") expect(manager.autoTruncate).toBe(false);
-    if (flat === "onOverflow") expect(manager.onOverflow).toBe("send");
-    if (flat === "llm") expect(manager.summarizer).toBe(summarizer);
-  });
+  it.each(MANAGER)(
+    "%s still works on the manager, with one DeprecationWarning naming %2$s... once per process",
+    async (flat, value, place) => {
+      const make = () =>
+        new MessageContextManager({ model: "gpt-4o", counter, logger: quiet, [flat]: value } as ConstructorParameters<
+          typeof MessageContextManager
+        >[0]);
+      const manager = make();
+      make();
+      await ticked();
+      expect(deprecations()).toEqual([
+        {
+          name: "DeprecationWarning",
+          code: "CTXWIN_DEP_FLAT_OPTION",
+          message: expect.stringContaining(`options.${flat} is deprecated, use options.${place}`),
+        },
+      ]);
+      // And it took effect where the grouped option would.
+      if (flat === "trimAt") expect(manager.trimAt).toBe(0.7);
+      if (flat === "trimTo") expect(manager.trimTo).toBe(0.5);
+      if (flat === "autoTruncate") expect(manager.autoTruncate).toBe(false);
+      if (flat === "onOverflow") expect(manager.onOverflow).toBe("send");
+      if (flat === "llm") expect(manager.summarizer).toBe(summarizer);
+    },
+  );
 
   it("summarizer on an adapter: one warning, then none; strategy, already warned about by the manager, none", async () => {
     const make = () => contextInputFilter({ model: "gpt-4o", counter, summarizer, strategy: "smart" });
     make();
     make();
     await ticked();
-    expect(deprecations().map((d) => d.message)).toEqual([expect.stringContaining("options.summarizer is deprecated, use options.compaction.summarizer")]);
+    expect(deprecations().map((d) => d.message)).toEqual([
+      expect.stringContaining("options.summarizer is deprecated, use options.compaction.summarizer"),
+    ]);
   });
 
   it("already warned about gives no second warning, from the manager or an adapter", async () => {
@@ -85,7 +101,13 @@ describe("a flat option name of 0.x", () => {
   });
 
   it("the grouped form gives no warning, and manager.llm still reads the summarizer", async () => {
-    const manager = new MessageContextManager({ model: "gpt-4o", counter, logger: quiet, compaction: { summarizer, trimAt: 0.7 }, warnings: { onOverflow: "send" } });
+    const manager = new MessageContextManager({
+      model: "gpt-4o",
+      counter,
+      logger: quiet,
+      compaction: { summarizer, trimAt: 0.7 },
+      warnings: { onOverflow: "send" },
+    });
     await ticked();
     expect(deprecations()).toEqual([]);
     expect(manager.llm).toBe(manager.summarizer);

@@ -4,7 +4,15 @@
 // coded TypeError naming both, and the grouped types reject keys a group does not hold.
 // The deprecation warnings are in deprecated-options.test.ts, which needs a process of its own.
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { ContextLimits, MessageContextManager, TruncationMode, extractiveSummarizer, getCounter, type MessageLike, type TrimEvent } from "ctxwin";
+import {
+  ContextLimits,
+  MessageContextManager,
+  TruncationMode,
+  extractiveSummarizer,
+  getCounter,
+  type MessageLike,
+  type TrimEvent,
+} from "ctxwin";
 import { contextInputFilter } from "ctxwin/openai-agents";
 import { contextMiddleware } from "ctxwin/ai-sdk";
 import { ADAPTER_SHAPE, MANAGER_SHAPE, groupOptions } from "../../../ts/context/grouped-options.js";
@@ -45,8 +53,20 @@ const VALUES: Record<string, unknown> = {
 
 describe("groupOptions, the one place flat names become groups", () => {
   it("knows every flat name of the manager and of the adapters", () => {
-    expect(Object.keys(MANAGER_SHAPE.flat).sort()).toEqual(Object.keys(VALUES).filter((k) => k !== "summarizer").sort());
-    expect(Object.keys(ADAPTER_SHAPE.flat).sort()).toEqual(["keepToolResults", "maxToolResultTokens", "preserveLast", "strategy", "summarizer", "summaryRole", "trimTo"]);
+    expect(Object.keys(MANAGER_SHAPE.flat).sort()).toEqual(
+      Object.keys(VALUES)
+        .filter((k) => k !== "summarizer")
+        .sort(),
+    );
+    expect(Object.keys(ADAPTER_SHAPE.flat).sort()).toEqual([
+      "keepToolResults",
+      "maxToolResultTokens",
+      "preserveLast",
+      "strategy",
+      "summarizer",
+      "summaryRole",
+      "trimTo",
+    ]);
   });
 
   it.each(Object.entries(MANAGER_SHAPE.flat))("moves the manager's %s to %j", (flat, [group, key]) => {
@@ -61,7 +81,11 @@ describe("groupOptions, the one place flat names become groups", () => {
 
   it.each(Object.entries(ADAPTER_SHAPE.flat))("moves an adapter's %s to %j", (flat, [group, key]) => {
     const value = VALUES[flat];
-    expect(groupOptions({ model: "gpt-4o", [flat]: value, onCompact: onTrim }, ADAPTER_SHAPE)).toEqual({ model: "gpt-4o", onCompact: onTrim, [group]: { [key]: value } });
+    expect(groupOptions({ model: "gpt-4o", [flat]: value, onCompact: onTrim }, ADAPTER_SHAPE)).toEqual({
+      model: "gpt-4o",
+      onCompact: onTrim,
+      [group]: { [key]: value },
+    });
   });
 
   it("leaves the caller's objects as they were, and takes a flat name set to undefined as not given", () => {
@@ -89,18 +113,36 @@ describe("a flat name and its place both given", () => {
 
   it.each(Object.entries(ADAPTER_SHAPE.flat))("is a TypeError naming both for an adapter's %s", (flat, [group, key]) => {
     const value = VALUES[flat];
-    for (const make of [() => contextInputFilter({ model: "gpt-4o", [flat]: value, [group]: { [key]: value } } as AdapterOptions), () => contextMiddleware({ model: "gpt-4o", [flat]: value, [group]: { [key]: value } } as AdapterOptions)]) {
-      expect(make).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining(`options.${flat} and options.${group}.${key}`) }));
+    for (const make of [
+      () => contextInputFilter({ model: "gpt-4o", [flat]: value, [group]: { [key]: value } } as AdapterOptions),
+      () => contextMiddleware({ model: "gpt-4o", [flat]: value, [group]: { [key]: value } } as AdapterOptions),
+    ]) {
+      expect(make).toThrow(
+        expect.objectContaining({
+          name: "TypeError",
+          code: "ERR_CTXWIN_INVALID_ARGUMENT",
+          message: expect.stringContaining(`options.${flat} and options.${group}.${key}`),
+        }),
+      );
     }
   });
 
   it("and llm beside compaction.summarizer, a group that is no object, a key no group holds: coded TypeErrors", () => {
     const bad = (options: unknown) => () => new MessageContextManager(options as Options);
-    expect(bad({ model: "gpt-4o", llm: summarizer, compaction: { summarizer } })).toThrow(/options\.llm and options\.compaction\.summarizer/);
-    expect(bad({ model: "gpt-4o", compaction: "fast" })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("options.compaction must be an object") }));
+    expect(bad({ model: "gpt-4o", llm: summarizer, compaction: { summarizer } })).toThrow(
+      /options\.llm and options\.compaction\.summarizer/,
+    );
+    expect(bad({ model: "gpt-4o", compaction: "fast" })).toThrow(
+      expect.objectContaining({
+        code: "ERR_CTXWIN_INVALID_ARGUMENT",
+        message: expect.stringContaining("options.compaction must be an object"),
+      }),
+    );
     expect(bad({ model: "gpt-4o", warnings: { trimAt: 0.5 } })).toThrow(/options\.warnings\.trimAt is not an option/);
     // An adapter's group holds what the adapter passes to its manager, and nothing else.
-    expect(() => contextInputFilter({ model: "gpt-4o", compaction: { trimAt: 0.5 } } as AdapterOptions)).toThrow(/options\.compaction\.trimAt is not an option/);
+    expect(() => contextInputFilter({ model: "gpt-4o", compaction: { trimAt: 0.5 } } as AdapterOptions)).toThrow(
+      /options\.compaction\.trimAt is not an option/,
+    );
   });
 });
 
@@ -108,7 +150,11 @@ describe("a flat name and its place both given", () => {
 function history(steps: number): MessageLike[] {
   const out: MessageLike[] = [{ role: "user", content: "Fix the failing CSV export: due dates are one day early west of UTC." }];
   for (let i = 0; i < steps; i++) {
-    out.push({ role: "assistant", content: `Step ${i}: reading module ${i}.`, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"src/m${i}.ts"}` } }] });
+    out.push({
+      role: "assistant",
+      content: `Step ${i}: reading module ${i}.`,
+      tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"src/m${i}.ts"}` } }],
+    });
     const body = Array.from({ length: 40 }, (_, j) => `${j} export const v${i}_${j} = ${i * j};`).join("\n");
     out.push({ role: "tool", tool_call_id: `call_${i}`, content: i % 4 === 0 ? `Error: test ${i} failed\n${body}` : body });
   }
@@ -164,7 +210,20 @@ describe("the same manager, made with the flat names and with the groups", () =>
         counter,
         limits: limits(),
         logger: quiet,
-        compaction: { summarizer, trimAt: 0.75, trimTo: 0.5, keepToolResults: 2, maxToolResultTokens: 120, clearAtLeast: 100, keepReasoningTurns: 1, preserveLast: 4, summaryRole: "system", maxSummaryTokens: 150, keepUserTokens: 100, pinFirstUserMessage: true },
+        compaction: {
+          summarizer,
+          trimAt: 0.75,
+          trimTo: 0.5,
+          keepToolResults: 2,
+          maxToolResultTokens: 120,
+          clearAtLeast: 100,
+          keepReasoningTurns: 1,
+          preserveLast: 4,
+          summaryRole: "system",
+          maxSummaryTokens: 150,
+          keepUserTokens: 100,
+          pinFirstUserMessage: true,
+        },
         warnings: { onOverflow: "send", orphanToolResults: "drop" },
       });
       expect(grouped).toEqual(flat);
@@ -180,8 +239,22 @@ describe("the same manager, made with the flat names and with the groups", () =>
       const items: unknown[] = [{ role: "user", content: "Fix the failing CSV export: due dates are one day early west of UTC." }];
       let changed = 0;
       for (const m of history(30).slice(1)) {
-        if (m.role === "assistant") items.push({ type: "function_call", callId: (m.tool_calls as Array<{ id: string }>)[0]?.id, name: "read_file", arguments: "{}", status: "completed" });
-        else items.push({ type: "function_call_result", callId: m.tool_call_id, name: "read_file", status: "completed", output: { type: "text", text: m.content } });
+        if (m.role === "assistant")
+          items.push({
+            type: "function_call",
+            callId: (m.tool_calls as Array<{ id: string }>)[0]?.id,
+            name: "read_file",
+            arguments: "{}",
+            status: "completed",
+          });
+        else
+          items.push({
+            type: "function_call_result",
+            callId: m.tool_call_id,
+            name: "read_file",
+            status: "completed",
+            output: { type: "text", text: m.content },
+          });
         const modelData = { input: items.slice() as never, instructions: "Be careful." };
         const sent = await filter({ modelData, agent: {}, context: undefined });
         if (sent !== modelData) changed++;
@@ -190,8 +263,28 @@ describe("the same manager, made with the flat names and with the groups", () =>
       return { out, changed };
     };
     const base = { model: "gpt-4o", counter, limits: { maxTokens: 3000, maxOutputTokens: 500 }, logger: quiet };
-    const flat = await run({ ...base, summarizer, trimTo: 0.5, keepToolResults: 2, maxToolResultTokens: 120, preserveLast: 4, summaryRole: "user", strategy: "smart" });
-    const grouped = await run({ ...base, compaction: { summarizer, trimTo: 0.5, keepToolResults: 2, maxToolResultTokens: 120, preserveLast: 4, summaryRole: "user", strategy: "smart" } });
+    const flat = await run({
+      ...base,
+      summarizer,
+      trimTo: 0.5,
+      keepToolResults: 2,
+      maxToolResultTokens: 120,
+      preserveLast: 4,
+      summaryRole: "user",
+      strategy: "smart",
+    });
+    const grouped = await run({
+      ...base,
+      compaction: {
+        summarizer,
+        trimTo: 0.5,
+        keepToolResults: 2,
+        maxToolResultTokens: 120,
+        preserveLast: 4,
+        summaryRole: "user",
+        strategy: "smart",
+      },
+    });
     expect(grouped).toEqual(flat);
     expect(flat.changed).toBeGreaterThan(0);
   });
@@ -199,10 +292,18 @@ describe("the same manager, made with the flat names and with the groups", () =>
 
 describe("the grouped types", () => {
   it("type-check the groups, mark the flat names deprecated, and reject keys a group does not hold", () => {
-    expectTypeOf<{ model: string; compaction: { trimAt: number; summarizer: typeof summarizer }; warnings: { onOverflow: "send" } }>().toMatchTypeOf<Options>();
+    expectTypeOf<{
+      model: string;
+      compaction: { trimAt: number; summarizer: typeof summarizer };
+      warnings: { onOverflow: "send" };
+    }>().toMatchTypeOf<Options>();
     expectTypeOf<{ model: string; compaction: { trimTo: number; strategy: "smart" } }>().toMatchTypeOf<AdapterOptions>();
-    expectTypeOf<NonNullable<Options["compaction"]>["summarizer"]>().toEqualTypeOf<NonNullable<AdapterOptions["compaction"]>["summarizer"]>();
-    expectTypeOf<NonNullable<Options["compaction"]>["summaryRole"]>().toEqualTypeOf<NonNullable<AdapterOptions["compaction"]>["summaryRole"]>();
+    expectTypeOf<NonNullable<Options["compaction"]>["summarizer"]>().toEqualTypeOf<
+      NonNullable<AdapterOptions["compaction"]>["summarizer"]
+    >();
+    expectTypeOf<NonNullable<Options["compaction"]>["summaryRole"]>().toEqualTypeOf<
+      NonNullable<AdapterOptions["compaction"]>["summaryRole"]
+    >();
     const typo = () =>
       new MessageContextManager({
         model: "gpt-4o",

@@ -18,11 +18,20 @@ type Op =
   | { kind: "load"; rows: number; summaryEvery: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant("append" as const), tokens: fc.nat(500), role: fc.integer({ min: 0, max: 3 }), unit: fc.integer({ min: -1, max: 5 }) }),
+  fc.record({
+    kind: fc.constant("append" as const),
+    tokens: fc.nat(500),
+    role: fc.integer({ min: 0, max: 3 }),
+    unit: fc.integer({ min: -1, max: 5 }),
+  }),
   fc.record({ kind: fc.constant("insert" as const), at: fc.nat(40), tokens: fc.nat(500) }),
   fc.record({ kind: fc.constant("summary" as const), at: fc.nat(40), tokens: fc.nat(500) }),
   fc.record({ kind: fc.constant("select" as const), keep: fc.array(fc.boolean(), { maxLength: 40 }) }),
-  fc.record({ kind: fc.constant("replace" as const), at: fc.array(fc.nat(40), { maxLength: 4 }), tokens: fc.array(fc.nat(500), { minLength: 4, maxLength: 4 }) }),
+  fc.record({
+    kind: fc.constant("replace" as const),
+    at: fc.array(fc.nat(40), { maxLength: 4 }),
+    tokens: fc.array(fc.nat(500), { minLength: 4, maxLength: 4 }),
+  }),
   fc.record({ kind: fc.constant("load" as const), rows: fc.nat(10), summaryEvery: fc.integer({ min: 1, max: 4 }) }),
 );
 
@@ -71,9 +80,20 @@ describe("HistoryColumns", () => {
               break;
             }
             case "load": {
-              const rows = Array.from({ length: o.rows }, (_, i) => ({ message: message(), role: i % 4, flags: 0, unit: -1, tokens: i * 7 }));
+              const rows = Array.from({ length: o.rows }, (_, i) => ({
+                message: message(),
+                role: i % 4,
+                flags: 0,
+                unit: -1,
+                tokens: i * 7,
+              }));
               const summaries = rows.map((_, i) => i).filter((i) => i % o.summaryEvery === 0);
-              columns.load(rows.map((r) => r.message), rows, rows.map((r) => r.tokens), summaries);
+              columns.load(
+                rows.map((r) => r.message),
+                rows,
+                rows.map((r) => r.tokens),
+                summaries,
+              );
               for (const i of summaries) Object.assign(rows[i] as Row, { flags: FLAG_MARKED, unit: -1 });
               model = rows;
               expect(columns.summaryIndices()).toEqual(summaries);

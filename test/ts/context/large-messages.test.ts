@@ -11,7 +11,11 @@ const limits = new ContextLimits({ model: "gpt-4o", maxTokens: 50_000_000, maxOu
 const counter = new TiktokenCounter({ encoding: "o200k_base" });
 const text = "the build printed this line again\n".repeat(500_000); // 17 M units
 const large: MessageLike = { role: "tool", tool_call_id: "c1", content: text };
-const call: MessageLike = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "build", arguments: "{}" } }] };
+const call: MessageLike = {
+  role: "assistant",
+  content: null,
+  tool_calls: [{ id: "c1", type: "function", function: { name: "build", arguments: "{}" } }],
+};
 
 /** What the two messages really cost: the frame of each, and the text counted off the main thread. */
 async function exactTokens(): Promise<number> {

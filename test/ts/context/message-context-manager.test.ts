@@ -10,12 +10,7 @@ import {
   type TrimEvent,
 } from "ctxwin";
 import { CachingCounter } from "ctxwin/tokens";
-import {
-  CompositeStrategy,
-  SlidingWindowStrategy,
-  SmartTruncationStrategy,
-  TokenBudgetStrategy,
-} from "ctxwin/truncation";
+import { CompositeStrategy, SlidingWindowStrategy, SmartTruncationStrategy, TokenBudgetStrategy } from "ctxwin/truncation";
 import { WARNING_80, WARNING_90 } from "../../../ts/context/usage-warnings.js";
 
 type Msg = MessageLike & { tokens?: number };
@@ -36,9 +31,15 @@ describe("MessageContextManager", () => {
   });
 
   it("selects the strategy by mode; SUMMARIZE needs llm", () => {
-    expect(new MessageContextManager({ model: "gpt-4o", mode: TruncationMode.SLIDING_WINDOW }).strategy).toBeInstanceOf(SlidingWindowStrategy);
+    expect(new MessageContextManager({ model: "gpt-4o", mode: TruncationMode.SLIDING_WINDOW }).strategy).toBeInstanceOf(
+      SlidingWindowStrategy,
+    );
     expect(new MessageContextManager({ model: "gpt-4o", mode: TruncationMode.TOKEN_BUDGET }).strategy).toBeInstanceOf(TokenBudgetStrategy);
-    const summarize = new MessageContextManager({ model: "gpt-4o", mode: TruncationMode.SUMMARIZE, compaction: { summarizer: extractiveSummarizer() } });
+    const summarize = new MessageContextManager({
+      model: "gpt-4o",
+      mode: TruncationMode.SUMMARIZE,
+      compaction: { summarizer: extractiveSummarizer() },
+    });
     expect(summarize.strategy).toBeInstanceOf(CompositeStrategy);
     expect(summarize.summarizer).toBeDefined();
     // Without a model, SUMMARIZE mode summarizes offline (the extractive digest).
@@ -84,7 +85,9 @@ describe("MessageContextManager", () => {
     const request = cm.getContextForRequest();
     const named = Array.from({ length: 9 }, (_, k) => `: ${k % 2 ? "assistant" : "user"}: turn ${k + 2}`).join("\n");
     expect(request[2]).toEqual({ role: "system", content: expect.stringMatching(/^\[9 messages omitted; recall by id:\n/) });
-    expect((request[2] as { content: string }).content.replace(/recall\("m[0-9a-f]{8}"\)/g, "")).toBe(`[9 messages omitted; recall by id:\n${named}]`);
+    expect((request[2] as { content: string }).content.replace(/recall\("m[0-9a-f]{8}"\)/g, "")).toBe(
+      `[9 messages omitted; recall by id:\n${named}]`,
+    );
   });
 
   it("warns once per crossing at 80% and 90%, with the chat's words, without blocking", () => {
@@ -174,7 +177,12 @@ describe("MessageContextManager", () => {
     const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(300), mode: TruncationMode.TOKEN_BUDGET });
     for (let i = 0; i < 10; i++) {
       cm.addMessage({ role: "user", content: `q${i}`, tokens: 10 });
-      cm.addMessage({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "f", arguments: "{}" } }], tokens: 10 } as Msg);
+      cm.addMessage({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: `c${i}`, type: "function", function: { name: "f", arguments: "{}" } }],
+        tokens: 10,
+      } as Msg);
       cm.addMessage({ role: "tool", tool_call_id: `c${i}`, content: "r", tokens: 30 });
     }
     const kept = cm.getMessages();
@@ -195,23 +203,40 @@ describe("MessageContextManager", () => {
     expect({ messages: cm.getMessages(), usage: cm.tokenUsage }).toEqual(before);
     expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { trimAt: 0 } })).toThrow(RangeError);
     expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { trimAt: Number.NaN } })).toThrow(RangeError);
-    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { trimTo: 0.9 } })).toThrow(/options\.compaction\.trimTo must be a number in \(0, trimAt = 0\.8\], got number 0\.9/);
-    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { clearAtLeast: -1 } })).toThrow(/options\.compaction\.clearAtLeast must be an integer >= 0/);
-    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { maxSummaryFailures: 0 } })).toThrow(/options\.compaction\.maxSummaryFailures must be an integer >= 1/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { trimTo: 0.9 } })).toThrow(
+      /options\.compaction\.trimTo must be a number in \(0, trimAt = 0\.8\], got number 0\.9/,
+    );
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { clearAtLeast: -1 } })).toThrow(
+      /options\.compaction\.clearAtLeast must be an integer >= 0/,
+    );
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { maxSummaryFailures: 0 } })).toThrow(
+      /options\.compaction\.maxSummaryFailures must be an integer >= 1/,
+    );
     expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { breakerResetMs: 1.5 } })).toThrow(RangeError);
     expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { keepReasoningTurns: "1" as never } })).toThrow(TypeError);
-    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { maxSummaryTokens: 0 } })).toThrow(/options\.compaction\.maxSummaryTokens must be an integer >= 1/);
+    expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { maxSummaryTokens: 0 } })).toThrow(
+      /options\.compaction\.maxSummaryTokens must be an integer >= 1/,
+    );
   });
 });
 
 describe("MessageContextManager with orphanToolResults: 'drop'", () => {
   it("leaves a tool result without its call out of the history, with a warning", () => {
     const warn = vi.fn();
-    const cm = new MessageContextManager<Msg>({ model: "m", counter: fixed, limits: limits(1000), logger: { warn }, warnings: { orphanToolResults: "drop" } });
+    const cm = new MessageContextManager<Msg>({
+      model: "m",
+      counter: fixed,
+      limits: limits(1000),
+      logger: { warn },
+      warnings: { orphanToolResults: "drop" },
+    });
     cm.addMessage({ role: "user", content: "q" });
     cm.addMessage({ role: "tool", tool_call_id: "ghost", content: "r" });
     expect(cm.getMessages()).toEqual([{ role: "user", content: "q" }]);
-    cm.load([{ role: "tool", tool_call_id: "ghost", content: "r" }, { role: "user", content: "q2" }]);
+    cm.load([
+      { role: "tool", tool_call_id: "ghost", content: "r" },
+      { role: "user", content: "q2" },
+    ]);
     expect(cm.getMessages()).toEqual([{ role: "user", content: "q2" }]);
     expect(warn).toHaveBeenCalledTimes(2);
   });

@@ -18,9 +18,19 @@ describe("chat agent with MessageContextManager", () => {
         step++;
         const last = prompt[prompt.length - 1];
         if (last?.role === "user") {
-          return { content: [{ type: "tool-call", toolCallId: `call_${step}`, toolName: "lookup", input: JSON.stringify({ q: step }) }], finishReason: { unified: "tool-calls", raw: undefined }, usage, warnings: [] };
+          return {
+            content: [{ type: "tool-call", toolCallId: `call_${step}`, toolName: "lookup", input: JSON.stringify({ q: step }) }],
+            finishReason: { unified: "tool-calls", raw: undefined },
+            usage,
+            warnings: [],
+          };
         }
-        return { content: [{ type: "text", text: `Answer ${step}: ${"details ".repeat(40)}` }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
+        return {
+          content: [{ type: "text", text: `Answer ${step}: ${"details ".repeat(40)}` }],
+          finishReason: { unified: "stop", raw: undefined },
+          usage,
+          warnings: [],
+        };
       },
     });
     const lookup = tool({

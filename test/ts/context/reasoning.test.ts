@@ -30,8 +30,16 @@ interface Turn {
   steps: Step[];
 }
 
-const step: fc.Arbitrary<Step> = fc.record({ reasoning: fc.boolean(), redacted: fc.boolean(), calls: fc.integer({ min: 0, max: 3 }), words: fc.integer({ min: 1, max: 60 }) });
-const turns = fc.array(fc.record({ words: fc.integer({ min: 1, max: 40 }), steps: fc.array(step, { minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 12 });
+const step: fc.Arbitrary<Step> = fc.record({
+  reasoning: fc.boolean(),
+  redacted: fc.boolean(),
+  calls: fc.integer({ min: 0, max: 3 }),
+  words: fc.integer({ min: 1, max: 60 }),
+});
+const turns = fc.array(fc.record({ words: fc.integer({ min: 1, max: 40 }), steps: fc.array(step, { minLength: 1, maxLength: 3 }) }), {
+  minLength: 1,
+  maxLength: 12,
+});
 
 /** A conversation in one shape; every step with calls is answered by its results. */
 function build(shape: Shape, conversation: Turn[]): Item[] {
@@ -39,24 +47,57 @@ function build(shape: Shape, conversation: Turn[]): Item[] {
   let id = 0;
   const words = (n: number, w: string) => `${w} `.repeat(n).trim();
   for (const turn of conversation) {
-    out.push(shape === "anthropic" ? { role: "user", content: [{ type: "text", text: words(turn.words, "ask") }] } : { role: "user", content: words(turn.words, "ask") });
+    out.push(
+      shape === "anthropic"
+        ? { role: "user", content: [{ type: "text", text: words(turn.words, "ask") }] }
+        : { role: "user", content: words(turn.words, "ask") },
+    );
     for (const s of turn.steps) {
       const ids = Array.from({ length: s.calls }, () => `call_${id++}`);
       const thought = words(s.words, "think");
       if (shape === "ai-sdk") {
         out.push({
           role: "assistant",
-          content: [...(s.reasoning ? [{ type: "reasoning", text: thought }] : []), { type: "text", text: "ok" }, ...ids.map((c) => ({ type: "tool-call", toolCallId: c, toolName: "read", input: { path: `${c}.ts` } }))],
+          content: [
+            ...(s.reasoning ? [{ type: "reasoning", text: thought }] : []),
+            { type: "text", text: "ok" },
+            ...ids.map((c) => ({ type: "tool-call", toolCallId: c, toolName: "read", input: { path: `${c}.ts` } })),
+          ],
         });
-        if (ids.length > 0) out.push({ role: "tool", content: ids.map((c) => ({ type: "tool-result", toolCallId: c, toolName: "read", output: { type: "text", value: words(s.words, "data") } })) });
+        if (ids.length > 0)
+          out.push({
+            role: "tool",
+            content: ids.map((c) => ({
+              type: "tool-result",
+              toolCallId: c,
+              toolName: "read",
+              output: { type: "text", value: words(s.words, "data") },
+            })),
+          });
       } else if (shape === "anthropic") {
-        const thinking = s.reasoning ? [s.redacted ? { type: "redacted_thinking", data: "EncRypTed".repeat(s.words) } : { type: "thinking", thinking: thought, signature: "sig" }] : [];
-        out.push({ role: "assistant", content: [...thinking, { type: "text", text: "ok" }, ...ids.map((c) => ({ type: "tool_use", id: c, name: "read", input: { path: `${c}.ts` } }))] });
-        if (ids.length > 0) out.push({ role: "user", content: ids.map((c) => ({ type: "tool_result", tool_use_id: c, content: words(s.words, "data") })) });
+        const thinking = s.reasoning
+          ? [
+              s.redacted
+                ? { type: "redacted_thinking", data: "EncRypTed".repeat(s.words) }
+                : { type: "thinking", thinking: thought, signature: "sig" },
+            ]
+          : [];
+        out.push({
+          role: "assistant",
+          content: [
+            ...thinking,
+            { type: "text", text: "ok" },
+            ...ids.map((c) => ({ type: "tool_use", id: c, name: "read", input: { path: `${c}.ts` } })),
+          ],
+        });
+        if (ids.length > 0)
+          out.push({ role: "user", content: ids.map((c) => ({ type: "tool_result", tool_use_id: c, content: words(s.words, "data") })) });
       } else {
-        if (s.reasoning) out.push({ type: "reasoning", id: `rs_${id++}`, summary: [{ type: "summary_text", text: thought }] } as unknown as Item);
+        if (s.reasoning)
+          out.push({ type: "reasoning", id: `rs_${id++}`, summary: [{ type: "summary_text", text: thought }] } as unknown as Item);
         if (ids.length === 0) out.push({ role: "assistant", content: "ok" });
-        for (const c of ids) out.push({ type: "function_call", call_id: c, name: "read", arguments: `{"path":"${c}.ts"}` } as unknown as Item);
+        for (const c of ids)
+          out.push({ type: "function_call", call_id: c, name: "read", arguments: `{"path":"${c}.ts"}` } as unknown as Item);
         for (const c of ids) out.push({ type: "function_call_output", call_id: c, output: words(s.words, "data") } as unknown as Item);
       }
     }
@@ -108,7 +149,8 @@ function checkKept(original: readonly Item[], kept: readonly Item[]): void {
     const next = original[i + 1];
     if (next && next.role !== "user") expect(keptSet.has(m)).toBe(keptSet.has(next));
     if (next?.type === "function_call") {
-      for (let k = i + 2; k < original.length && original[k]!.type === "function_call"; k++) expect(keptSet.has(original[k]!)).toBe(keptSet.has(m));
+      for (let k = i + 2; k < original.length && original[k]!.type === "function_call"; k++)
+        expect(keptSet.has(original[k]!)).toBe(keptSet.has(m));
     }
   });
 }
@@ -136,26 +178,40 @@ describe.each(["ai-sdk", "anthropic", "responses"] as const)("reasoning in %s co
 
   it("MessageContextManager keeps them together through its trims in every mode", () => {
     fc.assert(
-      fc.property(turns, fc.constantFrom(TruncationMode.SLIDING_WINDOW, TruncationMode.TOKEN_BUDGET, TruncationMode.SMART), (conversation, mode) => {
-        const messages = build(shape, conversation);
-        const removed = new Set<Item>();
-        const cm = new MessageContextManager<Item>({ model: "gpt-4o", counter, mode, logger: { warn: () => {} }, limits: new ContextLimits({ model: "gpt-4o", maxTokens: 400, maxOutputTokens: 0, reservedTokens: 0 }) });
-        // The default mode clears old reasoning and results (copies) before it trims, and a trim
-        // that cannot fit the newest exchange whole cuts its results: each copy stands for the
-        // caller's message it was made from.
-        const origin = new Map<Item, Item>();
-        const copied = (replaced: Array<{ before: Item; after: Item }>) => replaced.forEach(({ before, after }) => origin.set(after, origin.get(before) ?? before));
-        cm.on("trimmed", (t) => {
-          t.removed.forEach((m) => removed.add(m));
-          copied(t.replaced);
-        });
-        cm.on("compacted", (report) => copied(report.replaced));
-        for (const m of messages) cm.addMessage(m);
-        // What the manager holds is what survived every trim: check it against the whole conversation
-        // (a result whose call a trim past the window removed is left out when it comes).
-        checkKept(messages, cm.getMessages().map((m) => origin.get(m) ?? m));
-        expect(cm.getMessages().length + removed.size).toBeLessThanOrEqual(messages.length);
-      }),
+      fc.property(
+        turns,
+        fc.constantFrom(TruncationMode.SLIDING_WINDOW, TruncationMode.TOKEN_BUDGET, TruncationMode.SMART),
+        (conversation, mode) => {
+          const messages = build(shape, conversation);
+          const removed = new Set<Item>();
+          const cm = new MessageContextManager<Item>({
+            model: "gpt-4o",
+            counter,
+            mode,
+            logger: { warn: () => {} },
+            limits: new ContextLimits({ model: "gpt-4o", maxTokens: 400, maxOutputTokens: 0, reservedTokens: 0 }),
+          });
+          // The default mode clears old reasoning and results (copies) before it trims, and a trim
+          // that cannot fit the newest exchange whole cuts its results: each copy stands for the
+          // caller's message it was made from.
+          const origin = new Map<Item, Item>();
+          const copied = (replaced: Array<{ before: Item; after: Item }>) =>
+            replaced.forEach(({ before, after }) => origin.set(after, origin.get(before) ?? before));
+          cm.on("trimmed", (t) => {
+            t.removed.forEach((m) => removed.add(m));
+            copied(t.replaced);
+          });
+          cm.on("compacted", (report) => copied(report.replaced));
+          for (const m of messages) cm.addMessage(m);
+          // What the manager holds is what survived every trim: check it against the whole conversation
+          // (a result whose call a trim past the window removed is left out when it comes).
+          checkKept(
+            messages,
+            cm.getMessages().map((m) => origin.get(m) ?? m),
+          );
+          expect(cm.getMessages().length + removed.size).toBeLessThanOrEqual(messages.length);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -166,10 +222,22 @@ describe.each(["ai-sdk", "anthropic", "responses"] as const)("reasoning in %s co
     // every result of the exchange must stay out too.
     const conversation: Turn[] = [
       { words: 38, steps: [{ reasoning: true, redacted: false, calls: 2, words: 15 }] },
-      { words: 34, steps: [{ reasoning: true, redacted: false, calls: 1, words: 47 }, { reasoning: true, redacted: false, calls: 3, words: 51 }] },
+      {
+        words: 34,
+        steps: [
+          { reasoning: true, redacted: false, calls: 1, words: 47 },
+          { reasoning: true, redacted: false, calls: 3, words: 51 },
+        ],
+      },
     ];
     const messages = build(shape, conversation);
-    const cm = new MessageContextManager<Item>({ model: "gpt-4o", counter, mode: TruncationMode.SMART, logger: { warn: () => {} }, limits: new ContextLimits({ model: "gpt-4o", maxTokens: 400, maxOutputTokens: 0, reservedTokens: 0 }) });
+    const cm = new MessageContextManager<Item>({
+      model: "gpt-4o",
+      counter,
+      mode: TruncationMode.SMART,
+      logger: { warn: () => {} },
+      limits: new ContextLimits({ model: "gpt-4o", maxTokens: 400, maxOutputTokens: 0, reservedTokens: 0 }),
+    });
     for (const m of messages) cm.addMessage(m);
     checkKept(messages, cm.getMessages());
   });

@@ -7,7 +7,8 @@ import { CompactionTiming } from "ctxwin/cost";
 
 type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
 
-const size = (m: MessageLike) => (typeof m.content === "string" ? m.content.length : 0) + JSON.stringify((m as Msg).tool_calls ?? "").length;
+const size = (m: MessageLike) =>
+  (typeof m.content === "string" ? m.content.length : 0) + JSON.stringify((m as Msg).tool_calls ?? "").length;
 const chars: TokenCounter = {
   count: (text) => text.length,
   countMessages: (messages) => messages.reduce((sum, m) => sum + size(m), 0),
@@ -53,7 +54,11 @@ function run(prices: typeof SONNET, provider: "anthropic" | "openai", timing: "t
   for (let i = 0; i < 200; i++) {
     cm.addMessage({ role: "user", content: `Turn ${i}: look at module ${i % 17}.` });
     cm.getContextForRequest();
-    cm.addMessage({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"m${i}.ts"}` } }] });
+    cm.addMessage({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read_file", arguments: `{"path":"m${i}.ts"}` } }],
+    });
     cm.addMessage({ role: "tool", tool_call_id: `c${i}`, content: `line ${i}\n`.repeat(40 + ((i * 37) % 90)) });
     cm.getContextForRequest();
     const cost = cm.getStats().cost;
@@ -67,7 +72,10 @@ function run(prices: typeof SONNET, provider: "anthropic" | "openai", timing: "t
 }
 
 describe("a manager with cache-aware timing", () => {
-  for (const [name, prices, provider] of [["Claude Sonnet", SONNET, "anthropic"], ["GPT-4o", GPT4O, "openai"]] as const) {
+  for (const [name, prices, provider] of [
+    ["Claude Sonnet", SONNET, "anthropic"],
+    ["GPT-4o", GPT4O, "openai"],
+  ] as const) {
     it(`stays in the window at every request and costs no more than trimming at trimAt (${name} prices)`, () => {
       const threshold = run(prices, provider, "threshold");
       const aware = run(prices, provider, "cache-aware");
@@ -81,7 +89,11 @@ describe("a manager with cache-aware timing", () => {
     cm.addMessage({ role: "user", content: "hi" });
     cm.getContextForRequest();
     expect(cm.getStats().cost?.session.requests).toBe(1);
-    expect(() => new MessageContextManager({ model: "gpt-4o", counter: chars, compaction: { timing: "lazy" as never } })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
-    expect(() => new MessageContextManager({ model: "gpt-4o", counter: chars, compaction: { timing: 1 as never } })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
+    expect(() => new MessageContextManager({ model: "gpt-4o", counter: chars, compaction: { timing: "lazy" as never } })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+    );
+    expect(() => new MessageContextManager({ model: "gpt-4o", counter: chars, compaction: { timing: 1 as never } })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }),
+    );
   });
 });

@@ -3,12 +3,27 @@
 // uncached = input; dollars never fall when a price rises).
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { CompactionTiming, CostLedger, ProviderCache, anthropicMinimumPrefix, cachePricesFor, requestDollars, type CacheProvider } from "ctxwin/cost";
+import {
+  CompactionTiming,
+  CostLedger,
+  ProviderCache,
+  anthropicMinimumPrefix,
+  cachePricesFor,
+  requestDollars,
+  type CacheProvider,
+} from "ctxwin/cost";
 
 const PROVIDERS: CacheProvider[] = ["anthropic", "openai", "none"];
 
 /** A session: each request grows the last by `grow` tokens, or is cut at `cut` (an edit) first. */
-const requests = fc.array(fc.record({ grow: fc.integer({ min: 0, max: 5000 }), cut: fc.option(fc.integer({ min: 0, max: 20_000 })), gapMs: fc.integer({ min: 0, max: 2 * 3600_000 }) }), { minLength: 1, maxLength: 40 });
+const requests = fc.array(
+  fc.record({
+    grow: fc.integer({ min: 0, max: 5000 }),
+    cut: fc.option(fc.integer({ min: 0, max: 20_000 })),
+    gapMs: fc.integer({ min: 0, max: 2 * 3600_000 }),
+  }),
+  { minLength: 1, maxLength: 40 },
+);
 
 function replay(cache: ProviderCache, steps: Array<{ grow: number; cut: number | null; gapMs: number }>) {
   let previous = 0;
@@ -17,7 +32,12 @@ function replay(cache: ProviderCache, steps: Array<{ grow: number; cut: number |
     const shared = cut === null ? previous : Math.min(previous, cut);
     const input = shared + grow;
     at += gapMs;
-    const use = cache.serve({ inputTokens: input, sharedPrefixTokens: shared, breakpoints: input > 0 ? [Math.floor(input / 2), input] : [], at });
+    const use = cache.serve({
+      inputTokens: input,
+      sharedPrefixTokens: shared,
+      breakpoints: input > 0 ? [Math.floor(input / 2), input] : [],
+      at,
+    });
     previous = input;
     return { input, shared, use };
   });
@@ -40,23 +60,55 @@ describe("ProviderCache", () => {
   it("OpenAI: caches prefixes from 1,024 tokens in 128-token steps, writes nothing", () => {
     const cache = new ProviderCache("openai");
     expect(cache.serve({ inputTokens: 5000, sharedPrefixTokens: 0 })).toEqual({ cachedTokens: 0, writtenTokens: 0, uncachedTokens: 5000 });
-    expect(cache.serve({ inputTokens: 5100, sharedPrefixTokens: 1023 })).toEqual({ cachedTokens: 0, writtenTokens: 0, uncachedTokens: 5100 });
-    expect(cache.serve({ inputTokens: 5100, sharedPrefixTokens: 1024 })).toEqual({ cachedTokens: 1024, writtenTokens: 0, uncachedTokens: 4076 });
-    expect(cache.serve({ inputTokens: 6000, sharedPrefixTokens: 5100 })).toEqual({ cachedTokens: 5120 - 128, writtenTokens: 0, uncachedTokens: 6000 - 4992 });
+    expect(cache.serve({ inputTokens: 5100, sharedPrefixTokens: 1023 })).toEqual({
+      cachedTokens: 0,
+      writtenTokens: 0,
+      uncachedTokens: 5100,
+    });
+    expect(cache.serve({ inputTokens: 5100, sharedPrefixTokens: 1024 })).toEqual({
+      cachedTokens: 1024,
+      writtenTokens: 0,
+      uncachedTokens: 4076,
+    });
+    expect(cache.serve({ inputTokens: 6000, sharedPrefixTokens: 5100 })).toEqual({
+      cachedTokens: 5120 - 128,
+      writtenTokens: 0,
+      uncachedTokens: 6000 - 4992,
+    });
   });
 
   it("Anthropic: writes up to the last breakpoint, reads the longest entry still a prefix, forgets it after its TTL", () => {
     const cache = new ProviderCache("anthropic", { ttl: "5m", minimumPrefix: 1024 });
     // First request: nothing to read; the breakpoints at 2,000 and 5,000 are written.
-    expect(cache.serve({ inputTokens: 5000, sharedPrefixTokens: 0, breakpoints: [2000, 5000], at: 0 })).toEqual({ cachedTokens: 0, writtenTokens: 5000, uncachedTokens: 0 });
+    expect(cache.serve({ inputTokens: 5000, sharedPrefixTokens: 0, breakpoints: [2000, 5000], at: 0 })).toEqual({
+      cachedTokens: 0,
+      writtenTokens: 5000,
+      uncachedTokens: 0,
+    });
     // Grows at its end: reads 5,000, writes the new 1,000.
-    expect(cache.serve({ inputTokens: 6000, sharedPrefixTokens: 5000, breakpoints: [2000, 6000], at: 60_000 })).toEqual({ cachedTokens: 5000, writtenTokens: 1000, uncachedTokens: 0 });
+    expect(cache.serve({ inputTokens: 6000, sharedPrefixTokens: 5000, breakpoints: [2000, 6000], at: 60_000 })).toEqual({
+      cachedTokens: 5000,
+      writtenTokens: 1000,
+      uncachedTokens: 0,
+    });
     // An edit at 3,000: the entry at 2,000 is the longest left.
-    expect(cache.serve({ inputTokens: 4000, sharedPrefixTokens: 3000, breakpoints: [2000, 4000], at: 120_000 })).toEqual({ cachedTokens: 2000, writtenTokens: 2000, uncachedTokens: 0 });
+    expect(cache.serve({ inputTokens: 4000, sharedPrefixTokens: 3000, breakpoints: [2000, 4000], at: 120_000 })).toEqual({
+      cachedTokens: 2000,
+      writtenTokens: 2000,
+      uncachedTokens: 0,
+    });
     // Six minutes idle: every 5-minute entry is gone.
-    expect(cache.serve({ inputTokens: 4100, sharedPrefixTokens: 4000, breakpoints: [4100], at: 120_000 + 6 * 60_000 })).toEqual({ cachedTokens: 0, writtenTokens: 4100, uncachedTokens: 0 });
+    expect(cache.serve({ inputTokens: 4100, sharedPrefixTokens: 4000, breakpoints: [4100], at: 120_000 + 6 * 60_000 })).toEqual({
+      cachedTokens: 0,
+      writtenTokens: 4100,
+      uncachedTokens: 0,
+    });
     // Below the minimum, nothing is written.
-    expect(new ProviderCache("anthropic").serve({ inputTokens: 900, sharedPrefixTokens: 0, breakpoints: [900] })).toEqual({ cachedTokens: 0, writtenTokens: 0, uncachedTokens: 900 });
+    expect(new ProviderCache("anthropic").serve({ inputTokens: 900, sharedPrefixTokens: 0, breakpoints: [900] })).toEqual({
+      cachedTokens: 0,
+      writtenTokens: 0,
+      uncachedTokens: 900,
+    });
   });
 
   it("knows each Claude model's minimum cacheable prefix", () => {
@@ -69,7 +121,16 @@ describe("ProviderCache", () => {
   it("rejects bad input with a coded error and keeps its state", () => {
     const cache = new ProviderCache("anthropic");
     cache.serve({ inputTokens: 3000, sharedPrefixTokens: 0 });
-    const bad: unknown[] = [null, { inputTokens: "1", sharedPrefixTokens: 0 }, { inputTokens: 10, sharedPrefixTokens: 11 }, { inputTokens: -1, sharedPrefixTokens: 0 }, { inputTokens: 10, sharedPrefixTokens: 0, breakpoints: [1, 2, 3, 4, 5] }, { inputTokens: 10, sharedPrefixTokens: 0, breakpoints: [11] }, { inputTokens: 10, sharedPrefixTokens: 0, breakpoints: "x" }, { inputTokens: 10, sharedPrefixTokens: 0, at: Number.NaN }];
+    const bad: unknown[] = [
+      null,
+      { inputTokens: "1", sharedPrefixTokens: 0 },
+      { inputTokens: 10, sharedPrefixTokens: 11 },
+      { inputTokens: -1, sharedPrefixTokens: 0 },
+      { inputTokens: 10, sharedPrefixTokens: 0, breakpoints: [1, 2, 3, 4, 5] },
+      { inputTokens: 10, sharedPrefixTokens: 0, breakpoints: [11] },
+      { inputTokens: 10, sharedPrefixTokens: 0, breakpoints: "x" },
+      { inputTokens: 10, sharedPrefixTokens: 0, at: Number.NaN },
+    ];
     for (const request of bad) {
       let error: unknown;
       try {
@@ -91,19 +152,43 @@ describe("ProviderCache", () => {
 
 describe("prices", () => {
   it("fills cache prices from the providers' multipliers where the catalog lists none", () => {
-    expect(cachePricesFor({ unit: "USD per 1M tokens", input: 3, output: 15 }, "anthropic")).toEqual({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 });
-    expect(cachePricesFor({ unit: "USD per 1M tokens", input: 3, output: 15 }, "anthropic", "1h")).toEqual({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 6 });
-    expect(cachePricesFor({ unit: "USD per 1M tokens", input: 2.5, output: 10, cacheRead: 1.25 }, "openai")).toEqual({ input: 2.5, output: 10, cacheRead: 1.25, cacheWrite: 2.5 });
+    expect(cachePricesFor({ unit: "USD per 1M tokens", input: 3, output: 15 }, "anthropic")).toEqual({
+      input: 3,
+      output: 15,
+      cacheRead: 0.3,
+      cacheWrite: 3.75,
+    });
+    expect(cachePricesFor({ unit: "USD per 1M tokens", input: 3, output: 15 }, "anthropic", "1h")).toEqual({
+      input: 3,
+      output: 15,
+      cacheRead: 0.3,
+      cacheWrite: 6,
+    });
+    expect(cachePricesFor({ unit: "USD per 1M tokens", input: 2.5, output: 10, cacheRead: 1.25 }, "openai")).toEqual({
+      input: 2.5,
+      output: 10,
+      cacheRead: 1.25,
+      cacheWrite: 2.5,
+    });
     expect(cachePricesFor(undefined, "openai")).toBeUndefined();
   });
 
   it("dollars never fall when a price rises", () => {
     const price = fc.double({ min: 0, max: 100, noNaN: true });
     fc.assert(
-      fc.property(fc.nat(1e7), fc.nat(1e7), fc.nat(1e7), fc.nat(1e6), fc.record({ input: price, output: price, cacheRead: price, cacheWrite: price }), fc.constantFrom("input", "output", "cacheRead", "cacheWrite" as const), price, (cached, written, uncached, output, p, key, more) => {
-        const use = { cachedTokens: cached, writtenTokens: written, uncachedTokens: uncached };
-        expect(requestDollars(use, { ...p, [key]: p[key] + more }, output)).toBeGreaterThanOrEqual(requestDollars(use, p, output));
-      }),
+      fc.property(
+        fc.nat(1e7),
+        fc.nat(1e7),
+        fc.nat(1e7),
+        fc.nat(1e6),
+        fc.record({ input: price, output: price, cacheRead: price, cacheWrite: price }),
+        fc.constantFrom("input", "output", "cacheRead", "cacheWrite" as const),
+        price,
+        (cached, written, uncached, output, p, key, more) => {
+          const use = { cachedTokens: cached, writtenTokens: written, uncachedTokens: uncached };
+          expect(requestDollars(use, { ...p, [key]: p[key] + more }, output)).toBeGreaterThanOrEqual(requestDollars(use, p, output));
+        },
+      ),
     );
   });
 });
@@ -133,7 +218,9 @@ describe("CostLedger", () => {
   it("refuses a model it cannot price, and bad requests, with coded errors and nothing changed", () => {
     expect(() => new CostLedger("no-such-model-xyz", 1000)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_UNKNOWN_MODEL" }));
     expect(() => new CostLedger("gpt-4o", 0)).toThrow(RangeError);
-    expect(() => new CostLedger("gpt-4o", 1000, { prices: { input: -1, output: 1, cacheRead: 1, cacheWrite: 1 } })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+    expect(() => new CostLedger("gpt-4o", 1000, { prices: { input: -1, output: 1, cacheRead: 1, cacheWrite: 1 } })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+    );
     expect(() => new CostLedger("gpt-4o", 1000, { provider: "x" as never })).toThrow(RangeError);
     const ledger = new CostLedger("gpt-4o", 1000);
     ledger.record({ inputTokens: 2000, sharedPrefixTokens: 0 });

@@ -18,9 +18,23 @@ function turn(k: number, text: string): AgentInputItem[] {
     { type: "message", role: "system", content: `rules ${k}` },
     { type: "message", role: "user", content: [{ type: "input_text", text }] },
     { type: "reasoning", id: id("rs"), content: [{ type: "input_text", text }] },
-    { type: "hosted_tool_call", id: id("ws"), name: "web_search_call", arguments: JSON.stringify({ query: text }), status: "completed", output: text },
+    {
+      type: "hosted_tool_call",
+      id: id("ws"),
+      name: "web_search_call",
+      arguments: JSON.stringify({ query: text }),
+      status: "completed",
+      output: text,
+    },
     { type: "tool_search_call", id: id("tsc"), callId: id("ts"), arguments: { query: text }, execution: "client", status: "completed" },
-    { type: "tool_search_output", id: id("tso"), callId: id("ts"), execution: "client", status: "completed", tools: [{ type: "function", name: "grep", description: text }] },
+    {
+      type: "tool_search_output",
+      id: id("tso"),
+      callId: id("ts"),
+      execution: "client",
+      status: "completed",
+      tools: [{ type: "function", name: "grep", description: text }],
+    },
     { type: "program", id: id("pg"), callId: id("p"), code: `print(${JSON.stringify(text)})`, fingerprint: "fp" },
     { type: "program_output", id: id("pgo"), callId: id("p"), output: text, status: "completed" },
     { type: "function_call", callId: id("f"), name: "read_file", arguments: JSON.stringify({ path: text }), status: "completed" },
@@ -38,7 +52,8 @@ function turn(k: number, text: string): AgentInputItem[] {
 }
 
 /** The schema member an item is of: its type, and a message's role. */
-const kindOf = (item: { type?: unknown; role?: unknown }) => (item.type === "message" || item.type === undefined ? `message:${String(item.role)}` : String(item.type));
+const kindOf = (item: { type?: unknown; role?: unknown }) =>
+  item.type === "message" || item.type === undefined ? `message:${String(item.role)}` : String(item.type);
 
 describe("the Agents SDK's item types", () => {
   it("are each written here, and each is what the SDK's own schema accepts", () => {
@@ -74,7 +89,11 @@ describe("the Agents SDK's item types", () => {
   it("are fitted by contextInputFilter into a small window, no call parted from its result", async () => {
     const filter = contextInputFilter({ model: "gpt-4.1", limits: { maxTokens: 6000, maxOutputTokens: 1000 } });
     const input = Array.from({ length: 8 }, (_, k) => turn(k, words(60))).flat();
-    const { input: fitted } = await filter({ modelData: { input, instructions: "Be brief." }, agent: undefined as never, context: undefined });
+    const { input: fitted } = await filter({
+      modelData: { input, instructions: "Be brief." },
+      agent: undefined as never,
+      context: undefined,
+    });
     expect(fitted.length).toBeLessThan(input.length);
     const calls = new Set<string>();
     for (const item of fitted as Array<{ type?: string; callId?: string }>) {

@@ -8,7 +8,16 @@
 // provider-executed call with its result as one unit.
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { convertToModelMessages, generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage, type UIMessage } from "ai";
+import {
+  convertToModelMessages,
+  generateText,
+  jsonSchema,
+  stepCountIs,
+  tool,
+  wrapLanguageModel,
+  type ModelMessage,
+  type UIMessage,
+} from "ai";
 import { describe, expect, it } from "vitest";
 import { ClaudeCounter, MessageContextManager, TiktokenCounter, type MessageLike } from "ctxwin";
 import { TokenBudgetStrategy } from "ctxwin/truncation";
@@ -30,10 +39,16 @@ function serverToolsResponse(turn: number): object {
       {
         type: "web_search_tool_result",
         tool_use_id: `srvtoolu_ws${turn}`,
-        content: [{ type: "web_search_result", url: "https://example.com/ctxwin", title: "ctxwin", encrypted_content: page, page_age: "1 day ago" }],
+        content: [
+          { type: "web_search_result", url: "https://example.com/ctxwin", title: "ctxwin", encrypted_content: page, page_age: "1 day ago" },
+        ],
       },
       { type: "server_tool_use", id: `srvtoolu_ce${turn}`, name: "code_execution", input: { code: "print(2 ** 10)" } },
-      { type: "code_execution_tool_result", tool_use_id: `srvtoolu_ce${turn}`, content: { type: "code_execution_result", stdout: "1024\n", stderr: "", return_code: 0 } },
+      {
+        type: "code_execution_tool_result",
+        tool_use_id: `srvtoolu_ce${turn}`,
+        content: { type: "code_execution_result", stdout: "1024\n", stderr: "", return_code: 0 },
+      },
       { type: "text", text: `Answer ${turn}: it trims, compacts and recalls.` },
     ],
     stop_reason: "end_turn",
@@ -98,8 +113,16 @@ describe("provider-executed tools (Anthropic web search and code execution) in r
 
   it("are what the next request sends as server_tool_use and *_tool_result blocks, which ctxwin reads too", async () => {
     const { provider, tools, bodies } = recordingAnthropic();
-    const first = await generateText({ model: provider("claude-sonnet-4-5"), tools, messages: [{ role: "user", content: "What does ctxwin do?" }] });
-    await generateText({ model: provider("claude-sonnet-4-5"), tools, messages: [{ role: "user", content: "What does ctxwin do?" }, ...first.response.messages, { role: "user", content: "And how?" }] });
+    const first = await generateText({
+      model: provider("claude-sonnet-4-5"),
+      tools,
+      messages: [{ role: "user", content: "What does ctxwin do?" }],
+    });
+    await generateText({
+      model: provider("claude-sonnet-4-5"),
+      tools,
+      messages: [{ role: "user", content: "What does ctxwin do?" }, ...first.response.messages, { role: "user", content: "And how?" }],
+    });
     const sent = bodies[1]!.messages;
     const blockTypes = sent.flatMap((m) => (Array.isArray(m.content) ? (m.content as Array<{ type: string }>).map((b) => b.type) : []));
     expect(blockTypes).toEqual(expect.arrayContaining(["server_tool_use", "web_search_tool_result", "code_execution_tool_result"]));
@@ -115,7 +138,11 @@ describe("provider-executed tools (Anthropic web search and code execution) in r
   it("reach a middleware on every later call, which fits them into a small window as whole units", async () => {
     const { provider, tools, bodies } = recordingAnthropic();
     const events: FitEvent[] = [];
-    const middleware = contextMiddleware({ model: "claude-sonnet-4-5", limits: { maxTokens: 3000, maxOutputTokens: 500 }, onCompact: (event) => events.push(event) });
+    const middleware = contextMiddleware({
+      model: "claude-sonnet-4-5",
+      limits: { maxTokens: 3000, maxOutputTokens: 500 },
+      onCompact: (event) => events.push(event),
+    });
     const model = wrapLanguageModel({ model: provider("claude-sonnet-4-5"), middleware });
     const messages: ModelMessage[] = [];
     for (let i = 0; i < 8; i++) {
@@ -148,16 +175,35 @@ describe("convertToModelMessages' output", () => {
       role: "assistant",
       parts: [
         { type: "step-start" },
-        { type: "tool-web_search", toolCallId: "ws1", state: "output-available", input: { query: "ctxwin" }, output: [{ url: "https://example.com", title: "ctxwin", pageAge: null, encryptedContent: page }], providerExecuted: true },
+        {
+          type: "tool-web_search",
+          toolCallId: "ws1",
+          state: "output-available",
+          input: { query: "ctxwin" },
+          output: [{ url: "https://example.com", title: "ctxwin", pageAge: null, encryptedContent: page }],
+          providerExecuted: true,
+        },
         { type: "text", text: "Found it. Deleting the temp files needs your approval." },
-        { type: "tool-delete_files", toolCallId: "del1", state: "approval-responded", input: { glob: "/tmp/*" }, approval: { id: "appr1", approved: true, reason: "fine" } },
+        {
+          type: "tool-delete_files",
+          toolCallId: "del1",
+          state: "approval-responded",
+          input: { glob: "/tmp/*" },
+          approval: { id: "appr1", approved: true, reason: "fine" },
+        },
       ],
     },
     {
       id: "a2",
       role: "assistant",
       parts: [
-        { type: "tool-delete_files", toolCallId: "del2", state: "output-denied", input: { glob: "/" }, approval: { id: "appr2", approved: false, reason: "too broad" } },
+        {
+          type: "tool-delete_files",
+          toolCallId: "del2",
+          state: "output-denied",
+          input: { glob: "/" },
+          approval: { id: "appr2", approved: false, reason: "too broad" },
+        },
         { type: "text", text: "I will not delete /." },
       ],
     },
@@ -166,7 +212,15 @@ describe("convertToModelMessages' output", () => {
   it("holds a provider-executed call with its result, approvals and their answers, and ctxwin takes all of it", async () => {
     const messages = await convertToModelMessages(ui);
     const parts = messages.flatMap((m) => (Array.isArray(m.content) ? m.content.map((p) => `${m.role}:${p.type}`) : [`${m.role}:text`]));
-    expect(parts).toEqual(expect.arrayContaining(["assistant:tool-call", "assistant:tool-result", "assistant:tool-approval-request", "tool:tool-approval-response", "tool:tool-result"]));
+    expect(parts).toEqual(
+      expect.arrayContaining([
+        "assistant:tool-call",
+        "assistant:tool-result",
+        "assistant:tool-approval-request",
+        "tool:tool-approval-response",
+        "tool:tool-result",
+      ]),
+    );
     const context = new MessageContextManager({ model: "gpt-4o", counter });
     for (const m of messages) context.addMessage(m);
     expect(context.getMessages()).toEqual(messages);
@@ -194,19 +248,48 @@ describe("an OpenAI-compatible provider's converted request", () => {
         call++;
         const message =
           call < 3
-            ? { role: "assistant", content: null, tool_calls: [{ id: `call_${call}`, type: "function", function: { name: "lookup", arguments: JSON.stringify({ q: `term ${call}` }) } }] }
+            ? {
+                role: "assistant",
+                content: null,
+                tool_calls: [
+                  { id: `call_${call}`, type: "function", function: { name: "lookup", arguments: JSON.stringify({ q: `term ${call}` }) } },
+                ],
+              }
             : { role: "assistant", content: "Both terms are defined." };
-        const body = { id: `r${call}`, object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, message, finish_reason: call < 3 ? "tool_calls" : "stop" }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+        const body = {
+          id: `r${call}`,
+          object: "chat.completion",
+          created: 0,
+          model: "m",
+          choices: [{ index: 0, message, finish_reason: call < 3 ? "tool_calls" : "stop" }],
+          usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        };
         return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
       },
     });
-    const lookup = tool({ description: "Look up a term", inputSchema: jsonSchema<{ q: string }>({ type: "object", properties: { q: { type: "string", description: "The term" } }, required: ["q"] }), execute: async ({ q }) => `definition of ${q}: ${page}` });
-    await generateText({ model: provider("m"), tools: { lookup }, stopWhen: stepCountIs(5), system: "Be brief.", prompt: "Define two terms." });
+    const lookup = tool({
+      description: "Look up a term",
+      inputSchema: jsonSchema<{ q: string }>({
+        type: "object",
+        properties: { q: { type: "string", description: "The term" } },
+        required: ["q"],
+      }),
+      execute: async ({ q }) => `definition of ${q}: ${page}`,
+    });
+    await generateText({
+      model: provider("m"),
+      tools: { lookup },
+      stopWhen: stepCountIs(5),
+      system: "Be brief.",
+      prompt: "Define two terms.",
+    });
     const sent = bodies.at(-1)!;
     expect(sent.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "tool"]);
     const context = new MessageContextManager({ model: "gpt-4o", counter });
     for (const m of sent.messages) context.addMessage(m);
     expect(context.getMessages()).toEqual(sent.messages);
-    expect(counter.countMessages(sent.messages, { tools: sent.tools as never })).toBeGreaterThan(2 * counter.count(page) + counter.countMessages(sent.messages.slice(0, 2)));
+    expect(counter.countMessages(sent.messages, { tools: sent.tools as never })).toBeGreaterThan(
+      2 * counter.count(page) + counter.countMessages(sent.messages.slice(0, 2)),
+    );
   });
 });

@@ -31,7 +31,11 @@ describe("a batch checked once", () => {
     const messages: MessageLike[] = [
       { role: "system", content: "Be brief." },
       { role: "user", content: "List the files." },
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "ls", arguments: '{"path":"."}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "ls", arguments: '{"path":"."}' } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "a.ts\nb.ts" },
       { role: "assistant", content: [{ type: "text", text: "Two files." }] },
     ];

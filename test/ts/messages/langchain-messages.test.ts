@@ -3,7 +3,16 @@
 // manager, and handed back as the caller's own objects.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { AIMessage, AIMessageChunk, ChatMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  AIMessageChunk,
+  ChatMessage,
+  HumanMessage,
+  RemoveMessage,
+  SystemMessage,
+  ToolMessage,
+  type BaseMessage,
+} from "@langchain/core/messages";
 import { MessageContextManager, getCounter, type MessageLike } from "ctxwin";
 import { ContextCompactor } from "ctxwin/compaction";
 import { SlidingWindowStrategy, TokenBudgetStrategy } from "ctxwin/truncation";
@@ -27,7 +36,14 @@ const text = fc.oneof(
 const turn: fc.Arbitrary<Turn> = fc.record({
   kind: fc.constantFrom("human", "ai", "system", "calls"),
   text,
-  calls: fc.array(fc.record({ name: fc.constantFrom("read_file", "run_tests", "grep"), args: fc.dictionary(fc.string({ maxLength: 6 }), text, { maxKeys: 3 }), result: text }), { minLength: 1, maxLength: 3 }),
+  calls: fc.array(
+    fc.record({
+      name: fc.constantFrom("read_file", "run_tests", "grep"),
+      args: fc.dictionary(fc.string({ maxLength: 6 }), text, { maxKeys: 3 }),
+      result: text,
+    }),
+    { minLength: 1, maxLength: 3 },
+  ),
 });
 
 /** The same conversation as LangChain messages and as OpenAI chat messages. */
@@ -46,8 +62,21 @@ function build(turns: Turn[]): { lc: BaseMessage[]; openai: MessageLike[] } {
       openai.push({ role: "assistant", content: t.text });
     } else {
       const ids = t.calls.map((_, k) => `call_${i}_${k}`);
-      lc.push(new AIMessage({ content: t.text, tool_calls: t.calls.map((c, k) => ({ id: ids[k], name: c.name, args: c.args, type: "tool_call" as const })) }));
-      openai.push({ role: "assistant", content: t.text, tool_calls: t.calls.map((c, k) => ({ id: ids[k], type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })) });
+      lc.push(
+        new AIMessage({
+          content: t.text,
+          tool_calls: t.calls.map((c, k) => ({ id: ids[k], name: c.name, args: c.args, type: "tool_call" as const })),
+        }),
+      );
+      openai.push({
+        role: "assistant",
+        content: t.text,
+        tool_calls: t.calls.map((c, k) => ({
+          id: ids[k],
+          type: "function",
+          function: { name: c.name, arguments: JSON.stringify(c.args) },
+        })),
+      });
       // Parallel results, answered in reverse order.
       [...t.calls.keys()].reverse().forEach((k) => {
         lc.push(new ToolMessage({ content: t.calls[k]?.result ?? "", tool_call_id: ids[k] ?? "" }));
@@ -92,9 +121,24 @@ describe("LangChain messages", () => {
     const { lc, openai } = build([
       { kind: "system", text: "You fix bugs.", calls: [] },
       { kind: "human", text: "Fix the failing test.", calls: [] },
-      ...Array.from({ length: 12 }, (_, i): Turn => ({ kind: "calls", text: `step ${i}`, calls: [{ name: "read_file", args: { path: `src/${i}.ts` }, result: "x".repeat(400) }, { name: "grep", args: { q: "bug" }, result: "y ".repeat(150) }] })),
+      ...Array.from(
+        { length: 12 },
+        (_, i): Turn => ({
+          kind: "calls",
+          text: `step ${i}`,
+          calls: [
+            { name: "read_file", args: { path: `src/${i}.ts` }, result: "x".repeat(400) },
+            { name: "grep", args: { q: "bug" }, result: "y ".repeat(150) },
+          ],
+        }),
+      ),
     ]);
-    const make = () => new MessageContextManager<MessageLike>({ model: "gpt-4o", limits: { maxTokens: 2500, maxOutputTokens: 500 }, logger: { warn: () => {} } });
+    const make = () =>
+      new MessageContextManager<MessageLike>({
+        model: "gpt-4o",
+        limits: { maxTokens: 2500, maxOutputTokens: 500 },
+        logger: { warn: () => {} },
+      });
     const withLangChain = make();
     const withOpenAI = make();
     for (const m of lc) withLangChain.addMessage(m);
@@ -123,17 +167,68 @@ describe("LangChain messages", () => {
   });
 
   it("include AIMessageChunk, ChatMessage, content blocks and legacy additional_kwargs tool calls", () => {
-    const chunk = new AIMessageChunk({ content: "", tool_call_chunks: [{ id: "c1", name: "grep", args: '{"q":"bug"}', index: 0, type: "tool_call_chunk" }] });
-    const legacy = new AIMessage({ content: "", additional_kwargs: { tool_calls: [{ id: "c2", type: "function", function: { name: "grep", arguments: '{"q":"x"}' } }] } });
-    const blocks = new HumanMessage({ content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] });
-    const reasoning = new AIMessage({ content: [{ type: "reasoning", reasoning: "think first" }, { type: "text", text: "done" }] });
+    const chunk = new AIMessageChunk({
+      content: "",
+      tool_call_chunks: [{ id: "c1", name: "grep", args: '{"q":"bug"}', index: 0, type: "tool_call_chunk" }],
+    });
+    const legacy = new AIMessage({
+      content: "",
+      additional_kwargs: { tool_calls: [{ id: "c2", type: "function", function: { name: "grep", arguments: '{"q":"x"}' } }] },
+    });
+    const blocks = new HumanMessage({
+      content: [
+        { type: "text", text: "look" },
+        { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+      ],
+    });
+    const reasoning = new AIMessage({
+      content: [
+        { type: "reasoning", reasoning: "think first" },
+        { type: "text", text: "done" },
+      ],
+    });
     const chat = new ChatMessage({ role: "user", content: "hi" });
     expect(counter.countMessages([chunk, new ToolMessage({ content: "found", tool_call_id: "c1" })])).toBe(
-      counter.countMessages([{ role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "grep", arguments: '{"q":"bug"}' } }] }, { role: "tool", tool_call_id: "c1", content: "found" }]),
+      counter.countMessages([
+        {
+          role: "assistant",
+          content: "",
+          tool_calls: [{ id: "c1", type: "function", function: { name: "grep", arguments: '{"q":"bug"}' } }],
+        },
+        { role: "tool", tool_call_id: "c1", content: "found" },
+      ]),
     );
-    expect(counter.countMessages([legacy])).toBe(counter.countMessages([{ role: "assistant", content: "", tool_calls: [{ id: "c2", type: "function", function: { name: "grep", arguments: '{"q":"x"}' } }] }]));
-    expect(counter.countMessages([blocks])).toBe(counter.countMessages([{ role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] }]));
-    expect(counter.countMessages([reasoning])).toBe(counter.countMessages([{ role: "assistant", content: [{ type: "reasoning", text: "think first" }, { type: "text", text: "done" }] }]));
+    expect(counter.countMessages([legacy])).toBe(
+      counter.countMessages([
+        {
+          role: "assistant",
+          content: "",
+          tool_calls: [{ id: "c2", type: "function", function: { name: "grep", arguments: '{"q":"x"}' } }],
+        },
+      ]),
+    );
+    expect(counter.countMessages([blocks])).toBe(
+      counter.countMessages([
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "look" },
+            { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+          ],
+        },
+      ]),
+    );
+    expect(counter.countMessages([reasoning])).toBe(
+      counter.countMessages([
+        {
+          role: "assistant",
+          content: [
+            { type: "reasoning", text: "think first" },
+            { type: "text", text: "done" },
+          ],
+        },
+      ]),
+    );
     expect(counter.countMessages([chat])).toBe(counter.countMessages([{ role: "user", content: "hi" }]));
     // A result joins its chunk's call: no orphan.
     const context = new MessageContextManager<MessageLike>({ model: "gpt-4o" });
@@ -150,7 +245,14 @@ describe("LangChain messages", () => {
     expect(result.content).toBe("long output");
     const human = new HumanMessage("not a result");
     expect(mapToolResults(human, () => "x")).toBe(human);
-    const thinking = new AIMessageChunk({ content: [{ type: "reasoning", reasoning: "hmm" }, { type: "text", text: "answer" }], id: "a1", tool_calls: [{ id: "c1", name: "grep", args: {}, type: "tool_call" }] });
+    const thinking = new AIMessageChunk({
+      content: [
+        { type: "reasoning", reasoning: "hmm" },
+        { type: "text", text: "answer" },
+      ],
+      id: "a1",
+      tool_calls: [{ id: "c1", name: "grep", args: {}, type: "tool_call" }],
+    });
     const cleared = removeReasoning(thinking);
     expect(AIMessageChunk.isInstance(cleared)).toBe(true);
     expect(cleared.content).toEqual([{ type: "text", text: "answer" }]);
@@ -160,19 +262,31 @@ describe("LangChain messages", () => {
 
   it("are rejected with a coded error naming the message when they are not sent to a model, or malformed", () => {
     expect(() => counter.countMessages([new HumanMessage("a"), new RemoveMessage({ id: "m1" })])).toThrow(
-      expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringMatching(/^messages\[1\] is a LangChain message of type "remove"/) }),
+      expect.objectContaining({
+        name: "TypeError",
+        code: "ERR_CTXWIN_INVALID_ARGUMENT",
+        message: expect.stringMatching(/^messages\[1\] is a LangChain message of type "remove"/),
+      }),
     );
     const bad = new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "grep", args: { n: 1n } as never, type: "tool_call" }] });
-    expect(() => counter.countMessages([bad])).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringMatching(/^messages\[0\]\.tool_calls\[0\]\.args\.n must be a JSON value/) }));
+    expect(() => counter.countMessages([bad])).toThrow(
+      expect.objectContaining({
+        code: "ERR_CTXWIN_INVALID_ARGUMENT",
+        message: expect.stringMatching(/^messages\[0\]\.tool_calls\[0\]\.args\.n must be a JSON value/),
+      }),
+    );
     const context = new MessageContextManager<MessageLike>({ model: "gpt-4o" });
-    expect(() => context.addMessage(new ToolMessage({ content: "x", tool_call_id: "nope" }))).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT" }));
+    expect(() => context.addMessage(new ToolMessage({ content: "x", tool_call_id: "nope" }))).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT" }),
+    );
     expect(context.getMessages()).toEqual([]);
   });
 
   it("a summary never takes a SystemMessage, which has no role field, just as it never takes a system message", async () => {
     const system = new SystemMessage("You are a billing agent. Never refund twice.");
     const messages: BaseMessage[] = [system];
-    for (let i = 0; i < 30; i++) messages.push(new HumanMessage(`question ${i} about invoice ${i}`), new AIMessage(`answer ${i}: `.repeat(20)));
+    for (let i = 0; i < 30; i++)
+      messages.push(new HumanMessage(`question ${i} about invoice ${i}`), new AIMessage(`answer ${i}: `.repeat(20)));
     const compactor = new ContextCompactor({ model: async () => "The user asked about invoices.", keepUserTokens: 0 });
     const out = await compactor.compact(messages, 300, counter, { preserveLast: 4 });
     expect(out.length).toBeLessThan(messages.length);
@@ -188,7 +302,11 @@ describe("a provider's own tools in LangChain messages", () => {
       content: [
         { type: "text", text: "Let me search." },
         { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "ctxwin" } },
-        { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", url: "https://example.com", title: "ctxwin", encrypted_content: page }] },
+        {
+          type: "web_search_tool_result",
+          tool_use_id: "srvtoolu_1",
+          content: [{ type: "web_search_result", url: "https://example.com", title: "ctxwin", encrypted_content: page }],
+        },
         { type: "text", text: "Found it." },
       ],
     });
@@ -202,14 +320,26 @@ describe("a provider's own tools in LangChain messages", () => {
       ],
     });
 
-  it.each([["Anthropic's blocks", anthropicNative], ["LangChain's standard blocks", standard]])("%s: the call and its result in the one message are added, counted and trimmed as one", async (_name, make) => {
-    const history: BaseMessage[] = [new HumanMessage("What is ctxwin?"), make(), new HumanMessage("Thanks."), new AIMessage("You're welcome.")];
+  it.each([
+    ["Anthropic's blocks", anthropicNative],
+    ["LangChain's standard blocks", standard],
+  ])("%s: the call and its result in the one message are added, counted and trimmed as one", async (_name, make) => {
+    const history: BaseMessage[] = [
+      new HumanMessage("What is ctxwin?"),
+      make(),
+      new HumanMessage("Thanks."),
+      new AIMessage("You're welcome."),
+    ];
     const context = new MessageContextManager({ model: "gpt-4o", counter });
     for (const m of history) context.addMessage(m);
     expect(context.getMessages()).toEqual(history);
     expect(counter.countMessages(history)).toBeGreaterThan(counter.count(page));
     const { trimMessages } = await import("ctxwin/langchain");
-    const kept = await trimMessages(history, { maxTokens: counter.countMessages(history.slice(2)) + 5, tokenCounter: counter, strategy: "last" });
+    const kept = await trimMessages(history, {
+      maxTokens: counter.countMessages(history.slice(2)) + 5,
+      tokenCounter: counter,
+      strategy: "last",
+    });
     expect(kept).toEqual(history.slice(2));
   });
 });

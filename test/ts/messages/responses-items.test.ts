@@ -23,8 +23,17 @@ type ItemType = Exclude<ResponseInputItem["type"], undefined | null>;
 
 /** The `type` of every member of the openai package's ResponseInputItem union, read from its declarations. */
 function unionItemTypes(): string[] {
-  const file = createRequire(import.meta.url).resolve("openai/resources/responses/responses").replace(/\.js$/, ".d.ts");
-  const program = ts.createProgram([file], { strict: true, noEmit: true, skipLibCheck: true, noResolve: true, types: [], lib: ["lib.es2022.d.ts"] });
+  const file = createRequire(import.meta.url)
+    .resolve("openai/resources/responses/responses")
+    .replace(/\.js$/, ".d.ts");
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    noResolve: true,
+    types: [],
+    lib: ["lib.es2022.d.ts"],
+  });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(file)!;
   let alias: ts.TypeAliasDeclaration | undefined;
@@ -56,7 +65,16 @@ const EXCHANGES: Exchange[] = [
     name: "message items (user input, assistant output with a refusal)",
     make: (text) => [
       { type: "message", role: "user", content: [{ type: "input_text", text }] },
-      { type: "message", role: "assistant", id: "msg_1", status: "completed", content: [{ type: "output_text", text, annotations: [] }, { type: "refusal", refusal: text }] },
+      {
+        type: "message",
+        role: "assistant",
+        id: "msg_1",
+        status: "completed",
+        content: [
+          { type: "output_text", text, annotations: [] },
+          { type: "refusal", refusal: text },
+        ],
+      },
     ],
   },
   {
@@ -76,15 +94,32 @@ const EXCHANGES: Exchange[] = [
   {
     name: "computer_call + computer_call_output (a screenshot)",
     make: (text) => [
-      { type: "computer_call", id: "cu_1", call_id: "call_cu", status: "completed", pending_safety_checks: [], action: { type: "type", text } },
-      { type: "computer_call_output", call_id: "call_cu", output: { type: "computer_screenshot", image_url: "data:image/png;base64,iVBORw0KGgo=" } },
+      {
+        type: "computer_call",
+        id: "cu_1",
+        call_id: "call_cu",
+        status: "completed",
+        pending_safety_checks: [],
+        action: { type: "type", text },
+      },
+      {
+        type: "computer_call_output",
+        call_id: "call_cu",
+        output: { type: "computer_screenshot", image_url: "data:image/png;base64,iVBORw0KGgo=" },
+      },
     ],
     images: 1,
   },
   {
     name: "local_shell_call + local_shell_call_output (Codex's shell)",
     make: (text) => [
-      { type: "local_shell_call", id: "ls_1", call_id: "call_ls", status: "completed", action: { type: "exec", command: ["grep", "-rn", text], env: {} } },
+      {
+        type: "local_shell_call",
+        id: "ls_1",
+        call_id: "call_ls",
+        status: "completed",
+        action: { type: "exec", command: ["grep", "-rn", text], env: {} },
+      },
       { type: "local_shell_call_output", id: "call_ls", output: JSON.stringify({ output: text, metadata: { exit_code: 0 } }) },
     ],
   },
@@ -98,7 +133,12 @@ const EXCHANGES: Exchange[] = [
   {
     name: "apply_patch_call + apply_patch_call_output",
     make: (text) => [
-      { type: "apply_patch_call", call_id: "call_ap", status: "completed", operation: { type: "update_file", path: "src/a.ts", diff: text } },
+      {
+        type: "apply_patch_call",
+        call_id: "call_ap",
+        status: "completed",
+        operation: { type: "update_file", path: "src/a.ts", diff: text },
+      },
       { type: "apply_patch_call_output", call_id: "call_ap", status: "completed", output: text },
     ],
   },
@@ -106,7 +146,12 @@ const EXCHANGES: Exchange[] = [
     name: "tool_search_call + tool_search_output",
     make: (text) => [
       { type: "tool_search_call", call_id: "call_ts", arguments: { query: text }, execution: "client" },
-      { type: "tool_search_output", call_id: "call_ts", execution: "client", tools: [{ type: "function", name: "grep", description: text, parameters: { type: "object", properties: {} }, strict: false }] },
+      {
+        type: "tool_search_output",
+        call_id: "call_ts",
+        execution: "client",
+        tools: [{ type: "function", name: "grep", description: text, parameters: { type: "object", properties: {} }, strict: false }],
+      },
     ],
   },
   {
@@ -121,18 +166,59 @@ const EXCHANGES: Exchange[] = [
     make: (text) => [
       { type: "mcp_approval_request", id: "mcpr_1", server_label: "github", name: "search_issues", arguments: JSON.stringify({ q: text }) },
       { type: "mcp_approval_response", approval_request_id: "mcpr_1", approve: true, reason: text },
-      { type: "mcp_call", id: "mcp_1", server_label: "github", name: "search_issues", arguments: JSON.stringify({ q: text }), output: text, approval_request_id: "mcpr_1" },
+      {
+        type: "mcp_call",
+        id: "mcp_1",
+        server_label: "github",
+        name: "search_issues",
+        arguments: JSON.stringify({ q: text }),
+        output: text,
+        approval_request_id: "mcpr_1",
+      },
     ],
   },
-  { name: "mcp_list_tools", make: (text) => [{ type: "mcp_list_tools", id: "mcpl_1", server_label: "github", tools: [{ name: "search_issues", description: text, input_schema: {} }] }] },
-  { name: "web_search_call (hosted)", make: (text) => [{ type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: text } }] },
+  {
+    name: "mcp_list_tools",
+    make: (text) => [
+      {
+        type: "mcp_list_tools",
+        id: "mcpl_1",
+        server_label: "github",
+        tools: [{ name: "search_issues", description: text, input_schema: {} }],
+      },
+    ],
+  },
+  {
+    name: "web_search_call (hosted)",
+    make: (text) => [{ type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: text } }],
+  },
   {
     name: "file_search_call (hosted, with its results)",
-    make: (text) => [{ type: "file_search_call", id: "fs_1", status: "completed", queries: [text], results: [{ file_id: "file_1", filename: "notes.md", score: 0.9, text }] }],
+    make: (text) => [
+      {
+        type: "file_search_call",
+        id: "fs_1",
+        status: "completed",
+        queries: [text],
+        results: [{ file_id: "file_1", filename: "notes.md", score: 0.9, text }],
+      },
+    ],
   },
   {
     name: "code_interpreter_call (hosted, with logs and an image)",
-    make: (text) => [{ type: "code_interpreter_call", id: "ci_1", status: "completed", container_id: "cntr_1", code: `print(${JSON.stringify(text)})`, outputs: [{ type: "logs", logs: text }, { type: "image", url: "https://example.com/plot.png" }] }],
+    make: (text) => [
+      {
+        type: "code_interpreter_call",
+        id: "ci_1",
+        status: "completed",
+        container_id: "cntr_1",
+        code: `print(${JSON.stringify(text)})`,
+        outputs: [
+          { type: "logs", logs: text },
+          { type: "image", url: "https://example.com/plot.png" },
+        ],
+      },
+    ],
     images: 1,
   },
   {
@@ -154,12 +240,18 @@ const EXCHANGES: Exchange[] = [
   { name: "compaction (what /responses/compact returns)", make: (text) => [{ type: "compaction", encrypted_content: text }] },
   {
     name: "compaction_trigger",
+    make: (text) => [{ type: "message", role: "user", content: text }, { type: "compaction_trigger" }],
+  },
+  {
+    name: "additional_tools (a developer item)",
     make: (text) => [
-      { type: "message", role: "user", content: text },
-      { type: "compaction_trigger" },
+      {
+        type: "additional_tools",
+        role: "developer",
+        tools: [{ type: "function", name: "lookup", description: text, parameters: null, strict: false }],
+      },
     ],
   },
-  { name: "additional_tools (a developer item)", make: (text) => [{ type: "additional_tools", role: "developer", tools: [{ type: "function", name: "lookup", description: text, parameters: null, strict: false }] }] },
 ];
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i % 7}`).join(" ");
@@ -185,7 +277,9 @@ describe.each(EXCHANGES.map((e) => [e.name, e] as const))("%s", (_name, exchange
     // The payload is in the exchange at least once, and every word of it is counted.
     expect(grown).toBeGreaterThanOrEqual(200);
     const images = exchange.images ?? 0;
-    expect(counter.countMessages(items("alpha"), { imageTokens: 1000 }) - counter.countMessages(items("alpha"), { imageTokens: 0 })).toBe(1000 * images);
+    expect(counter.countMessages(items("alpha"), { imageTokens: 1000 }) - counter.countMessages(items("alpha"), { imageTokens: 0 })).toBe(
+      1000 * images,
+    );
   });
 
   it("is counted by an open model's template and by Claude's counter too, every word of it", () => {
@@ -214,26 +308,35 @@ describe("exchanges are units", () => {
 
   it.each(strategies)("%s keeps or drops each exchange whole", (_name, make) => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.nat(EXCHANGES.length - 1), fc.integer({ min: 1, max: 80 })), { minLength: 1, maxLength: 10 }), fc.double({ min: 0.05, max: 1, noNaN: true }), (picks, share) => {
-        const messages: MessageLike[] = [];
-        const unitOf = new Map<object, number>();
-        picks.forEach(([k, n], turn) => {
-          messages.push({ role: "user", content: words(n) });
-          // Each exchange's ids made unique per turn, as a conversation's are.
-          const exchange = JSON.parse(JSON.stringify(EXCHANGES[k]!.make(words(n))).replace(/:"(call_[a-z]+|mcpr_1|rs_1|mcp_1|ws_1|fs_1|ci_1|ig_1|ls_1|cu_1|mcpl_1|pg_1|pgo_1|msg_1)"/g, `:"$1_${turn}"`)) as MessageLike[];
-          for (const item of exchange) {
-            unitOf.set(item, turn);
-            messages.push(item);
+      fc.property(
+        fc.array(fc.tuple(fc.nat(EXCHANGES.length - 1), fc.integer({ min: 1, max: 80 })), { minLength: 1, maxLength: 10 }),
+        fc.double({ min: 0.05, max: 1, noNaN: true }),
+        (picks, share) => {
+          const messages: MessageLike[] = [];
+          const unitOf = new Map<object, number>();
+          picks.forEach(([k, n], turn) => {
+            messages.push({ role: "user", content: words(n) });
+            // Each exchange's ids made unique per turn, as a conversation's are.
+            const exchange = JSON.parse(
+              JSON.stringify(EXCHANGES[k]!.make(words(n))).replace(
+                /:"(call_[a-z]+|mcpr_1|rs_1|mcp_1|ws_1|fs_1|ci_1|ig_1|ls_1|cu_1|mcpl_1|pg_1|pgo_1|msg_1)"/g,
+                `:"$1_${turn}"`,
+              ),
+            ) as MessageLike[];
+            for (const item of exchange) {
+              unitOf.set(item, turn);
+              messages.push(item);
+            }
+          });
+          const kept = new Set(make().truncate(messages, Math.floor(counter.countMessages(messages) * share), counter));
+          for (let turn = 0; turn < picks.length; turn++) {
+            // An exchange's items other than messages (its calls, outputs, reasoning, approvals) are one unit.
+            const tool = messages.filter((m) => unitOf.get(m) === turn && (m as { type?: string }).type !== "message");
+            const keptTool = tool.filter((m) => kept.has(m));
+            expect(keptTool.length === 0 || keptTool.length === tool.length, `${EXCHANGES[picks[turn]![0]]!.name} parted`).toBe(true);
           }
-        });
-        const kept = new Set(make().truncate(messages, Math.floor(counter.countMessages(messages) * share), counter));
-        for (let turn = 0; turn < picks.length; turn++) {
-          // An exchange's items other than messages (its calls, outputs, reasoning, approvals) are one unit.
-          const tool = messages.filter((m) => unitOf.get(m) === turn && (m as { type?: string }).type !== "message");
-          const keptTool = tool.filter((m) => kept.has(m));
-          expect(keptTool.length === 0 || keptTool.length === tool.length, `${EXCHANGES[picks[turn]![0]]!.name} parted`).toBe(true);
-        }
-      }),
+        },
+      ),
       { numRuns: 80 },
     );
   });
@@ -243,7 +346,12 @@ describe("exchanges are units", () => {
     const context = new MessageContextManager({ model: "gpt-4o", counter, limits, logger: { warn: () => {} } });
     for (let i = 0; i < 20; i++) {
       context.addMessage({ role: "user", content: `search ${i} ${words(30)}` });
-      context.addMessage({ type: "web_search_call", id: `ws_${i}`, status: "completed", action: { type: "search", query: words(20) } } as MessageLike);
+      context.addMessage({
+        type: "web_search_call",
+        id: `ws_${i}`,
+        status: "completed",
+        action: { type: "search", query: words(20) },
+      } as MessageLike);
       context.addMessage({ role: "assistant", content: words(20) });
     }
     expect(context.tokenUsage).toBeLessThanOrEqual(600);
@@ -255,14 +363,23 @@ describe("an open model's chat template", () => {
     const user = { role: "user", content: "Patch the file." } as const;
     const items = [
       user,
-      { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "The patch is small." }], encrypted_content: "gAAAA".repeat(40) },
+      {
+        type: "reasoning",
+        id: "rs_1",
+        summary: [{ type: "summary_text", text: "The patch is small." }],
+        encrypted_content: "gAAAA".repeat(40),
+      },
       { type: "function_call", call_id: "call_1", name: "read_file", arguments: '{"path":"a.ts"}' },
       { type: "function_call_output", call_id: "call_1", output: "export const a = 1;" },
     ] as MessageLike[];
     const chat = [
       user,
       { role: "assistant", content: "", reasoning_content: "The patch is small." },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } }],
+      },
       { role: "tool", tool_call_id: "call_1", content: "export const a = 1;" },
     ] as MessageLike[];
     expect(llama.countMessages(items)).toBe(llama.countMessages(chat));
@@ -273,35 +390,58 @@ describe("shapes ctxwin cannot place", () => {
   const cases: Array<[string, unknown, RegExp]> = [
     ["an item_reference", { type: "item_reference", id: "msg_123" }, /messages\[1\] is an item_reference \(id "msg_123"\)/],
     ["an item_reference without its optional type", { id: "msg_123" }, /messages\[1\] is an item_reference/],
-    ["an item of a type ctxwin does not know", { type: "hologram_call", call_id: "c" }, /messages\[1\] is an item of type "hologram_call", which ctxwin cannot place/],
+    [
+      "an item of a type ctxwin does not know",
+      { type: "hologram_call", call_id: "c" },
+      /messages\[1\] is an item of type "hologram_call", which ctxwin cannot place/,
+    ],
   ];
 
-  it.each(cases)("%s is a coded TypeError naming it, through countMessages and addMessage, and leaves the manager as it was", (_name, item, pattern) => {
-    const messages = [{ role: "user", content: "hi" }, item] as MessageLike[];
-    const attempts = [() => counter.countMessages(messages), () => new TokenBudgetStrategy().truncate(messages, 10, counter), () => llama.countMessages(messages), () => claude.countMessages(messages)];
-    for (const attempt of attempts) {
-      try {
-        attempt();
-        throw new Error("expected an error");
-      } catch (error) {
-        expect(error).toBeInstanceOf(TypeError);
-        expect((error as Error).message).toMatch(pattern);
-        expect((error as { code?: string }).code).toBe("ERR_CTXWIN_UNSUPPORTED_MESSAGE");
+  it.each(cases)(
+    "%s is a coded TypeError naming it, through countMessages and addMessage, and leaves the manager as it was",
+    (_name, item, pattern) => {
+      const messages = [{ role: "user", content: "hi" }, item] as MessageLike[];
+      const attempts = [
+        () => counter.countMessages(messages),
+        () => new TokenBudgetStrategy().truncate(messages, 10, counter),
+        () => llama.countMessages(messages),
+        () => claude.countMessages(messages),
+      ];
+      for (const attempt of attempts) {
+        try {
+          attempt();
+          throw new Error("expected an error");
+        } catch (error) {
+          expect(error).toBeInstanceOf(TypeError);
+          expect((error as Error).message).toMatch(pattern);
+          expect((error as { code?: string }).code).toBe("ERR_CTXWIN_UNSUPPORTED_MESSAGE");
+        }
       }
-    }
-    const context = new MessageContextManager({ model: "gpt-4o", counter });
-    context.addMessage(messages[0]!);
-    const before = context.tokenUsage;
-    expect(() => context.addMessage({ ...(item as object) } as MessageLike)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_UNSUPPORTED_MESSAGE" }));
-    expect(context.getMessages()).toEqual([messages[0]]);
-    expect(context.tokenUsage).toBe(before);
-  });
+      const context = new MessageContextManager({ model: "gpt-4o", counter });
+      context.addMessage(messages[0]!);
+      const before = context.tokenUsage;
+      expect(() => context.addMessage({ ...(item as object) } as MessageLike)).toThrow(
+        expect.objectContaining({ code: "ERR_CTXWIN_UNSUPPORTED_MESSAGE" }),
+      );
+      expect(context.getMessages()).toEqual([messages[0]]);
+      expect(context.tokenUsage).toBe(before);
+    },
+  );
 
   it("names a bad field of a known item, not a role the item never had", () => {
-    expect(() => counter.countMessages([{ type: "custom_tool_call", call_id: "c", name: 7, input: "x" } as never])).toThrow(/messages\[0\]\.name must be a string/);
-    for (const other of [llama, claude]) expect(() => other.countMessages([{ type: "custom_tool_call", call_id: "c", name: 7, input: "x" } as never])).toThrow(/messages\[0\]\.name must be a string/);
-    expect(() => counter.countMessages([{ type: "mcp_call", id: "m", name: "n", arguments: "{}", output: 5 } as never])).toThrow(/messages\[0\]\.output must be a string/);
-    expect(() => counter.countMessages([{ type: "function_call_output", call_id: "c", output: [{ type: "input_text", text: 5 }] } as never])).toThrow(/messages\[0\]\.output\[0\]\.text must be a string/);
+    expect(() => counter.countMessages([{ type: "custom_tool_call", call_id: "c", name: 7, input: "x" } as never])).toThrow(
+      /messages\[0\]\.name must be a string/,
+    );
+    for (const other of [llama, claude])
+      expect(() => other.countMessages([{ type: "custom_tool_call", call_id: "c", name: 7, input: "x" } as never])).toThrow(
+        /messages\[0\]\.name must be a string/,
+      );
+    expect(() => counter.countMessages([{ type: "mcp_call", id: "m", name: "n", arguments: "{}", output: 5 } as never])).toThrow(
+      /messages\[0\]\.output must be a string/,
+    );
+    expect(() =>
+      counter.countMessages([{ type: "function_call_output", call_id: "c", output: [{ type: "input_text", text: 5 }] } as never]),
+    ).toThrow(/messages\[0\]\.output\[0\]\.text must be a string/);
   });
 });
 
@@ -315,9 +455,19 @@ describe("compaction of old outputs", () => {
       { type: "custom_tool_call_output", call_id: "c1", output: big },
       user("run it"),
       { type: "shell_call", call_id: "c2", action: { commands: ["npm test"] } },
-      { type: "shell_call_output", call_id: "c2", output: [{ stdout: big, stderr: "Error: 3 tests failed", outcome: { type: "exit", exit_code: 1 } }] },
+      {
+        type: "shell_call_output",
+        call_id: "c2",
+        output: [{ stdout: big, stderr: "Error: 3 tests failed", outcome: { type: "exit", exit_code: 1 } }],
+      },
       user("grep it"),
-      { type: "local_shell_call", id: "ls_3", call_id: "c3", status: "completed", action: { type: "exec", command: ["grep", "x"], env: {} } },
+      {
+        type: "local_shell_call",
+        id: "ls_3",
+        call_id: "c3",
+        status: "completed",
+        action: { type: "exec", command: ["grep", "x"], env: {} },
+      },
       { type: "local_shell_call_output", id: "c3", output: big },
       user("ask github"),
       { type: "mcp_call", id: "mcp_4", server_label: "github", name: "search", arguments: "{}", output: big },

@@ -15,7 +15,12 @@ export function runAiSdkRecallSuite(sdk: AiSdk): void {
   describe(`recall in an AI SDK ${sdk.major} tool loop`, () => {
     it("reads a cleared result back, byte for byte, checking every request", async () => {
       const recall = new Recall({ counter: getCounter(MODEL), maxTokens: 4000 });
-      const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, onCompact: recall.onCompact, compaction: { maxToolResultTokens: 4000, keepToolResults: 1 } });
+      const middleware = contextMiddleware({
+        model: MODEL,
+        limits: LIMITS,
+        onCompact: recall.onCompact,
+        compaction: { maxToolResultTokens: 4000, keepToolResults: 1 },
+      });
       let call = 0;
       const model = new sdk.MockLanguageModel({
         modelId: MODEL,
@@ -23,19 +28,33 @@ export function runAiSdkRecallSuite(sdk: AiSdk): void {
           call++;
           const { results, callIds } = readProviderPrompt(options.prompt, definitions(options));
           const move = nextMove(call, results, callIds);
-          const usage = { inputTokens: { total: 100, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 20, text: 20, reasoning: undefined } };
+          const usage = {
+            inputTokens: { total: 100, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+            outputTokens: { total: 20, text: 20, reasoning: undefined },
+          };
           return providerResult(move, usage);
         },
       });
       const tools = {
         read_file: sdk.tool({
           description: "Read a file of the repository",
-          inputSchema: sdk.jsonSchema({ type: "object", properties: { path: { type: "string" }, step: { type: "number" } }, required: ["path", "step"] }),
+          inputSchema: sdk.jsonSchema({
+            type: "object",
+            properties: { path: { type: "string" }, step: { type: "number" } },
+            required: ["path", "step"],
+          }),
           execute: async ({ step }: { step: number }) => toolOutput(step),
         }),
         recall: recallTool(recall),
       };
-      const result = await sdk.generateText({ model: sdk.wrapLanguageModel({ model: model as never, middleware: middleware as never }), system: SYSTEM, prompt: TASK, tools, stopWhen: sdk.stepCountIs(READS + 5), maxOutputTokens: RESERVED_OUTPUT });
+      const result = await sdk.generateText({
+        model: sdk.wrapLanguageModel({ model: model as never, middleware: middleware as never }),
+        system: SYSTEM,
+        prompt: TASK,
+        tools,
+        stopWhen: sdk.stepCountIs(READS + 5),
+        maxOutputTokens: RESERVED_OUTPUT,
+      });
       expect(call).toBe(READS + 2);
       expect((result.steps.at(-2) as Step | undefined)?.toolResults[0]?.output).toBe(toolOutput(1));
       expect(() => recallTool({} as Recall)).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" }));

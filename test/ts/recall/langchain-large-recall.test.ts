@@ -9,23 +9,52 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Recall, getCounter } from "ctxwin";
 import { contextMiddleware, recallTool, toMessageLikes } from "ctxwin/langchain";
-import { FETCH_TOOL, FINAL, LIMITS, MAX_RESULT_TOKENS, MAX_STEPS, MODEL, RECALL_TOKENS, RESERVED_OUTPUT, SYSTEM, TASK, WINDOW, LargeRecallScript, expectEveryReportBack, report } from "./large-results.js";
+import {
+  FETCH_TOOL,
+  FINAL,
+  LIMITS,
+  MAX_RESULT_TOKENS,
+  MAX_STEPS,
+  MODEL,
+  RECALL_TOKENS,
+  RESERVED_OUTPUT,
+  SYSTEM,
+  TASK,
+  WINDOW,
+  LargeRecallScript,
+  expectEveryReportBack,
+  report,
+} from "./large-results.js";
 
 const counter = getCounter(MODEL);
 
 describe("large results in a LangChain agent loop", () => {
   it("recalls each of 25 results of 20 KB and more byte for byte, by id and by paging lines", { timeout: 600_000 }, async () => {
     const recall = new Recall({ counter, maxTokens: RECALL_TOKENS });
-    const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, onCompact: recall.onCompact, compaction: { maxToolResultTokens: MAX_RESULT_TOKENS } });
-    const fetchReport = tool(async ({ k }) => report(k).text, { name: FETCH_TOOL, description: "Fetch a report", schema: z.object({ k: z.number() }) });
+    const middleware = contextMiddleware({
+      model: MODEL,
+      limits: LIMITS,
+      onCompact: recall.onCompact,
+      compaction: { maxToolResultTokens: MAX_RESULT_TOKENS },
+    });
+    const fetchReport = tool(async ({ k }) => report(k).text, {
+      name: FETCH_TOOL,
+      description: "Fetch a report",
+      schema: z.object({ k: z.number() }),
+    });
     const recallReport = recallTool(recall);
     const script = new LargeRecallScript();
     const model = fakeModel();
     for (let k = 0; k < MAX_STEPS; k++) {
       model.respond((messages: BaseMessage[]) => {
         // What the model receives: within the window with the system prompt and both tools' definitions.
-        const tools = [fetchReport, recallReport].map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description } }));
-        expect(counter.countMessages([{ role: "system", content: SYSTEM }, ...toMessageLikes(messages)], { tools }) + RESERVED_OUTPUT).toBeLessThanOrEqual(WINDOW);
+        const tools = [fetchReport, recallReport].map((t) => ({
+          type: "function" as const,
+          function: { name: t.name, description: t.description },
+        }));
+        expect(
+          counter.countMessages([{ role: "system", content: SYSTEM }, ...toMessageLikes(messages)], { tools }) + RESERVED_OUTPUT,
+        ).toBeLessThanOrEqual(WINDOW);
         const results = new Map<string, string>();
         const callIds: string[] = [];
         for (const m of messages) {
@@ -41,7 +70,11 @@ describe("large results in a LangChain agent loop", () => {
     const agent = createAgent({ model, tools: [fetchReport, recallReport], systemPrompt: SYSTEM, middleware: [middleware] });
     const state = await agent.invoke({ messages: [{ role: "user", content: TASK }] }, { recursionLimit: 4 * MAX_STEPS });
     expect(state.messages.at(-1)?.content).toBe(FINAL);
-    const outputs = new Map((state.messages as BaseMessage[]).filter((m) => ToolMessage.isInstance(m)).map((m) => [(m as ToolMessage).tool_call_id, (m as ToolMessage).content] as const));
+    const outputs = new Map(
+      (state.messages as BaseMessage[])
+        .filter((m) => ToolMessage.isInstance(m))
+        .map((m) => [(m as ToolMessage).tool_call_id, (m as ToolMessage).content] as const),
+    );
     expectEveryReportBack(script, (callId) => outputs.get(callId));
   });
 });

@@ -14,7 +14,12 @@ import { READS, nextMove } from "./recall-loop.js";
 describe("recall in a LangChain agent loop", () => {
   it("reads a cleared result back, byte for byte, checking every request", async () => {
     const recall = new Recall({ counter: getCounter(MODEL), maxTokens: 4000 });
-    const middleware = contextMiddleware({ model: MODEL, limits: LIMITS, onCompact: recall.onCompact, compaction: { maxToolResultTokens: 4000, keepToolResults: 1 } });
+    const middleware = contextMiddleware({
+      model: MODEL,
+      limits: LIMITS,
+      onCompact: recall.onCompact,
+      compaction: { maxToolResultTokens: 4000, keepToolResults: 1 },
+    });
     const readFile = tool(async ({ step }) => toolOutput(step), {
       name: "read_file",
       description: "Read a file of the repository",
@@ -34,7 +39,10 @@ describe("recall in a LangChain agent loop", () => {
         const move = nextMove(call, results, callIds);
         if (move.kind === "final") return new AIMessage({ content: move.text });
         const args = move.kind === "read" ? { path: `src/module${move.step}.ts`, step: move.step } : { id: move.id };
-        return new AIMessage({ content: "", tool_calls: [{ id: move.callId, name: move.kind === "read" ? "read_file" : "recall", args, type: "tool_call" }] });
+        return new AIMessage({
+          content: "",
+          tool_calls: [{ id: move.callId, name: move.kind === "read" ? "read_file" : "recall", args, type: "tool_call" }],
+        });
       });
     }
     const agent = createAgent({ model, tools: [readFile, recallTool(recall)], systemPrompt: SYSTEM, middleware: [middleware] });

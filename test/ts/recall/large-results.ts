@@ -43,7 +43,25 @@ function random(seed: number): () => number {
   };
 }
 
-const WORDS = ["résumé", "naïve", "café", "数据", "校验", "通过", "Ελληνικά", "עברית", "русский", "日本語", "한국어", "🙂", "🚀", "👩🏽‍💻", "ok", "batch", "queue"];
+const WORDS = [
+  "résumé",
+  "naïve",
+  "café",
+  "数据",
+  "校验",
+  "通过",
+  "Ελληνικά",
+  "עברית",
+  "русский",
+  "日本語",
+  "한국어",
+  "🙂",
+  "🚀",
+  "👩🏽‍💻",
+  "ok",
+  "batch",
+  "queue",
+];
 
 /**
  * Report `k`: its text (what a recall returns) and the value the tool returns (the text, or for a
@@ -58,7 +76,13 @@ export function report(k: number): { text: string; value: string | object } {
   if (k % 3 === 2) {
     const items: object[] = [];
     for (let i = 0; utf8.encode(JSON.stringify({ report: k, items })).length < 21_000; i++) {
-      items.push({ id: `${k}-${i}`, name: `${pick()} ${pick()}`, score: Math.round(next() * 1e6) / 1e3, ok: next() > 0.1, tags: [pick(), pick()] });
+      items.push({
+        id: `${k}-${i}`,
+        name: `${pick()} ${pick()}`,
+        score: Math.round(next() * 1e6) / 1e3,
+        ok: next() > 0.1,
+        tags: [pick(), pick()],
+      });
     }
     const value = { report: k, items };
     made = { text: JSON.stringify(value), value };
@@ -87,7 +111,10 @@ export function report(k: number): { text: string; value: string | object } {
   return made;
 }
 
-export type LargeMove = { kind: "fetch"; callId: string; k: number } | { kind: "recall"; callId: string; input: RecallInput } | { kind: "final"; text: string };
+export type LargeMove =
+  | { kind: "fetch"; callId: string; k: number }
+  | { kind: "recall"; callId: string; input: RecallInput }
+  | { kind: "final"; text: string };
 
 /** What a framework's test reads of one request: each tool result's text by its call id (in order), and the call ids in order. */
 export interface RequestView {
@@ -126,7 +153,8 @@ export class LargeRecallScript {
   }
 
   private check(view: RequestView): void {
-    if (this.lastCall !== undefined) expect(view.callIds, `the call the model just made (${this.lastCall}) is in its next request`).toContain(this.lastCall);
+    if (this.lastCall !== undefined)
+      expect(view.callIds, `the call the model just made (${this.lastCall}) is in its next request`).toContain(this.lastCall);
     for (const [id, text] of view.results) {
       expect(view.callIds, `result ${id} without its call`).toContain(id);
       const fetched = /^call_(\d+)$/.exec(id);
@@ -231,7 +259,10 @@ export function providerView(prompt: readonly ProviderMessage[], tools: ToolDefi
       if (part.type !== "tool-result") continue;
       const output = part.output as { type: string; value: unknown };
       // A json output a level cleared holds the placeholder as a JSON string: its text is that string.
-      results.set(part.toolCallId as string, output.type === "json" && typeof output.value !== "string" ? JSON.stringify(output.value) : String(output.value));
+      results.set(
+        part.toolCallId as string,
+        output.type === "json" && typeof output.value !== "string" ? JSON.stringify(output.value) : String(output.value),
+      );
     }
   }
   return { results, callIds };
@@ -239,7 +270,13 @@ export function providerView(prompt: readonly ProviderMessage[], tools: ToolDefi
 
 /** What a scripted AI SDK model (LanguageModelV3 / V4, which Mastra drives too) returns for `move`. */
 export function providerResult<U>(move: LargeMove, usage: U) {
-  if (move.kind === "final") return { content: [{ type: "text" as const, text: move.text }], finishReason: { unified: "stop" as const, raw: undefined }, usage, warnings: [] };
+  if (move.kind === "final")
+    return {
+      content: [{ type: "text" as const, text: move.text }],
+      finishReason: { unified: "stop" as const, raw: undefined },
+      usage,
+      warnings: [],
+    };
   const [toolName, input] = move.kind === "fetch" ? [FETCH_TOOL, { k: move.k }] : ["recall", move.input];
   return {
     content: [{ type: "tool-call" as const, toolCallId: move.callId, toolName, input: JSON.stringify(input) }],

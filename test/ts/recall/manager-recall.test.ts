@@ -5,19 +5,36 @@
 // words, some with their own ids) and reads back every id the manager's events and requests name.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ContextLimits, MemorySessionStore, MessageContextManager, Recall, TruncationMode, extractiveSummarizer, getCounter, type MessageLike, type SummaryModel } from "ctxwin";
+import {
+  ContextLimits,
+  MemorySessionStore,
+  MessageContextManager,
+  Recall,
+  TruncationMode,
+  extractiveSummarizer,
+  getCounter,
+  type MessageLike,
+  type SummaryModel,
+} from "ctxwin";
 import { messageId } from "../../../ts/compaction/tool-events.js";
 
-type Msg = MessageLike & { id?: string; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>; tool_call_id?: string };
+type Msg = MessageLike & {
+  id?: string;
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+};
 const quiet = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} };
 const counter = getCounter("gpt-4o");
 const BIG = 10_000_000;
 
 /** Result `i`: about `lines` lines of a log, a one-line JSON document, or mixed scripts, by i. */
 function result(i: number, lines = 60): string {
-  if (i % 3 === 1) return JSON.stringify({ call: i, rows: Array.from({ length: lines }, (_, n) => ({ n, name: `résumé ${n} 数据`, ok: n % 9 !== 0 })) });
+  if (i % 3 === 1)
+    return JSON.stringify({ call: i, rows: Array.from({ length: lines }, (_, n) => ({ n, name: `résumé ${n} 数据`, ok: n % 9 !== 0 })) });
   if (i % 3 === 2) return Array.from({ length: lines }, (_, n) => `第${n}行 Ελληνικά עברית 🙂 value=${i * 1000 + n}`).join("\n");
-  return Array.from({ length: lines }, (_, n) => (n === 7 ? `Error: checksum mismatch in part ${i}` : `${String(n).padStart(3)} INFO part ${i} row ${n} ok`)).join("\n");
+  return Array.from({ length: lines }, (_, n) =>
+    n === 7 ? `Error: checksum mismatch in part ${i}` : `${String(n).padStart(3)} INFO part ${i} row ${n} ok`,
+  ).join("\n");
 }
 
 /** Turn `i` of an agent's session: a call and its result, then the agent's words (every third with its own id). */
@@ -25,9 +42,15 @@ function turn(i: number, lines = 60): Msg[] {
   const name = i % 2 === 0 ? "bash" : "read_file";
   const args = i % 2 === 0 ? { command: `pytest tests/test_part${i}.py -x` } : { path: `src/part${i}.ts` };
   return [
-    { role: "assistant", content: "", tool_calls: [{ id: `call_${i}`, type: "function", function: { name, arguments: JSON.stringify(args) } }] },
+    {
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: `call_${i}`, type: "function", function: { name, arguments: JSON.stringify(args) } }],
+    },
     { role: "tool", tool_call_id: `call_${i}`, content: result(i, lines) },
-    i % 3 === 0 ? { role: "assistant", content: `Part ${i} looked at; 日本語 notes ${"ok ".repeat(i % 7)}`, id: `msg_${i}` } : { role: "assistant", content: `Part ${i} done, moving on ${i}.` },
+    i % 3 === 0
+      ? { role: "assistant", content: `Part ${i} looked at; 日本語 notes ${"ok ".repeat(i % 7)}`, id: `msg_${i}` }
+      : { role: "assistant", content: `Part ${i} done, moving on ${i}.` },
   ];
 }
 
@@ -63,7 +86,10 @@ async function expectRecalled(recalls: readonly Recall[], originals: Originals, 
     expect(originals.byId.has(id), `${id} is an id the caller's messages have`).toBe(true);
     for (const recall of recalls) {
       const answer = await recall.read(id);
-      expect(answer, `${id} from ${recall.cache.maxBytes === 0 ? "the session's log" : "the cache"}`).toMatchObject({ ok: true, truncated: false });
+      expect(answer, `${id} from ${recall.cache.maxBytes === 0 ? "the session's log" : "the cache"}`).toMatchObject({
+        ok: true,
+        truncated: false,
+      });
       expect(answer.ok && answer.text === originals.byId.get(id), `${id} reads back as added`).toBe(true);
       checked++;
     }
@@ -108,7 +134,9 @@ describe("what automatic trims take", () => {
       const originals = new Originals();
       const taken = new Set<string>();
       context.on("trimmed", (event) => takenIds(event.removed).forEach((id) => taken.add(id)));
-      context.on("compactionEdit", (edit) => takenIds([...edit.removed, ...edit.replaced.map((r) => r.before)]).forEach((id) => taken.add(id)));
+      context.on("compactionEdit", (edit) =>
+        takenIds([...edit.removed, ...edit.replaced.map((r) => r.before)]).forEach((id) => taken.add(id)),
+      );
       const named = new Set<string>();
       const task: Msg = { role: "user", content: "Audit every part and fix what fails." };
       originals.add(task);
@@ -165,7 +193,12 @@ describe("what each compaction level takes", () => {
     context.load(messages);
     // A target so low that every level runs, the last one on what the first ones cut.
     const report = await context.compactIfNeeded({ threshold: 0.002 });
-    expect(report.levels.filter((l) => l.messagesChanged > 0).map((l) => l.name)).toEqual(["compact_tool_results", "clear_old_tool_results", "summarize", "truncate"]);
+    expect(report.levels.filter((l) => l.messagesChanged > 0).map((l) => l.name)).toEqual([
+      "compact_tool_results",
+      "clear_old_tool_results",
+      "summarize",
+      "truncate",
+    ]);
     for (const [level, ids] of levels) {
       expect(ids.size, level).toBeGreaterThan(0);
       await expectRecalled([recall], originals, ids);
@@ -174,12 +207,21 @@ describe("what each compaction level takes", () => {
   });
 
   it("a result level 1 cut and level 4 then trimmed in the same run is recalled whole, not as the cut", async () => {
-    const context = new MessageContextManager<Msg>({ model: "gpt-4o", mode: TruncationMode.TOKEN_BUDGET, limits: limits(200_000), logger: quiet, compaction: { autoTruncate: false, maxToolResultTokens: 200, keepToolResults: 100 } });
+    const context = new MessageContextManager<Msg>({
+      model: "gpt-4o",
+      mode: TruncationMode.TOKEN_BUDGET,
+      limits: limits(200_000),
+      logger: quiet,
+      compaction: { autoTruncate: false, maxToolResultTokens: 200, keepToolResults: 100 },
+    });
     const recall = new Recall({ context, maxTokens: BIG });
     const originals = new Originals();
     const cut = new Set<string>();
     const trimmed = new Set<string>();
-    context.on("compactionEdit", (edit) => edit.level === "compact_tool_results" && takenIds(edit.replaced.map((r) => r.before)).forEach((id) => cut.add(id)));
+    context.on(
+      "compactionEdit",
+      (edit) => edit.level === "compact_tool_results" && takenIds(edit.replaced.map((r) => r.before)).forEach((id) => cut.add(id)),
+    );
     context.on("trimmed", (event) => takenIds(event.removed).forEach((id) => trimmed.add(id)));
     const messages = [{ role: "user", content: "Audit every part." } as Msg, ...Array.from({ length: 12 }, (_, i) => turn(i, 200)).flat()];
     messages.forEach((m) => originals.add(m));
@@ -201,10 +243,18 @@ describe("what each compaction level takes", () => {
     };
     // clearAtLeast 0: level 2 clears whatever it can (its placeholders keep error and outcome
     // lines), and the summary is still needed after it, so the request below is made mid-compaction.
-    const context = new MessageContextManager<Msg>({ model: "gpt-4o", mode: TruncationMode.SUMMARIZE, limits: limits(200_000), logger: quiet, compaction: { summarizer: llm, autoTruncate: false, maxToolResultTokens: 100_000, keepToolResults: 1, clearAtLeast: 0 } });
+    const context = new MessageContextManager<Msg>({
+      model: "gpt-4o",
+      mode: TruncationMode.SUMMARIZE,
+      limits: limits(200_000),
+      logger: quiet,
+      compaction: { summarizer: llm, autoTruncate: false, maxToolResultTokens: 100_000, keepToolResults: 1, clearAtLeast: 0 },
+    });
     const recall = new Recall({ context, maxTokens: BIG });
     const originals = new Originals();
-    const cleared = new Promise<void>((resolve) => context.on("compactionEdit", (edit) => edit.level === "clear_old_tool_results" && resolve()));
+    const cleared = new Promise<void>((resolve) =>
+      context.on("compactionEdit", (edit) => edit.level === "clear_old_tool_results" && resolve()),
+    );
     const messages = [{ role: "user", content: "Audit every part." } as Msg, ...Array.from({ length: 10 }, (_, i) => turn(i, 120)).flat()];
     messages.forEach((m) => originals.add(m));
     context.load(messages);
@@ -229,10 +279,17 @@ describe("what truncate() takes", () => {
     const event = context.truncate(12_000);
     expect(event?.removed.length).toBeGreaterThan(0);
     await expectRecalled([recall], originals, takenIds(event?.removed ?? []));
-    const marker = context.getContextForRequest().find((m) => typeof m.content === "string" && m.content.startsWith("[") && m.content.includes("messages omitted")) as { content: string };
+    const marker = context
+      .getContextForRequest()
+      .find((m) => typeof m.content === "string" && m.content.startsWith("[") && m.content.includes("messages omitted")) as {
+      content: string;
+    };
     expect(marker.content).toMatch(new RegExp(`^\\[${event?.removed.length} messages omitted; recall by id:\\n`));
     // Each named line: the call that reads it back, the tool and its subject or the message's first words.
-    for (const line of marker.content.split("\n").slice(1)) expect(line).toMatch(/^recall\("[^"]+"\): (bash pytest tests\/test_part\d+\.py -x|read_file src\/part\d+\.ts|assistant: .+)\]?$|^\d+ earlier not named\]$/);
+    for (const line of marker.content.split("\n").slice(1))
+      expect(line).toMatch(
+        /^recall\("[^"]+"\): (bash pytest tests\/test_part\d+\.py -x|read_file src\/part\d+\.ts|assistant: .+)\]?$|^\d+ earlier not named\]$/,
+      );
     const ids = namedIds([marker]);
     expect(ids.length).toBeGreaterThan(3);
     expect(counter.countMessages([marker as MessageLike]) - counter.countMessages([])).toBeLessThanOrEqual(200);
@@ -243,17 +300,32 @@ describe("what truncate() takes", () => {
 describe("the marker's names", () => {
   it("survive an export and its import, and a session's log read again by another manager", async () => {
     const store = new MemorySessionStore();
-    const options = { model: "gpt-4o", mode: TruncationMode.SMART, limits: limits(200_000), logger: quiet, session: { store, id: "names" } };
+    const options = {
+      model: "gpt-4o",
+      mode: TruncationMode.SMART,
+      limits: limits(200_000),
+      logger: quiet,
+      session: { store, id: "names" },
+    };
     const context = await MessageContextManager.open<Msg>(options);
     context.load([{ role: "user", content: "Audit every part." } as Msg, ...Array.from({ length: 20 }, (_, i) => turn(i)).flat()]);
     context.truncate(12_000);
     await context.flush();
-    const marker = (request: readonly MessageLike[]) => request.find((m) => typeof m.content === "string" && m.content.includes(" messages omitted; recall by id:"))?.content;
+    const marker = (request: readonly MessageLike[]) =>
+      request.find((m) => typeof m.content === "string" && m.content.includes(" messages omitted; recall by id:"))?.content;
     const before = marker(context.getContextForRequest());
     expect(before).toMatch(/^\[\d+ messages omitted; recall by id:\n/);
     const exported = context.export();
-    expect(exported.turns.find((t) => t.ctxwin?.kind === "omission")).toMatchObject({ content: before, ctxwin: { kind: "omission", named: expect.any(Array) } });
-    const imported = new MessageContextManager<Msg>({ model: "gpt-4o", mode: TruncationMode.SMART, limits: limits(200_000), logger: quiet });
+    expect(exported.turns.find((t) => t.ctxwin?.kind === "omission")).toMatchObject({
+      content: before,
+      ctxwin: { kind: "omission", named: expect.any(Array) },
+    });
+    const imported = new MessageContextManager<Msg>({
+      model: "gpt-4o",
+      mode: TruncationMode.SMART,
+      limits: limits(200_000),
+      logger: quiet,
+    });
     imported.import(JSON.parse(JSON.stringify(exported)));
     expect(marker(imported.getContextForRequest())).toBe(before);
     const reopened = await MessageContextManager.open<Msg>(options);
@@ -261,13 +333,20 @@ describe("the marker's names", () => {
     // A name that is not `{ id, line }` strings is refused with the path, as any bad export is.
     const bad = JSON.parse(JSON.stringify(exported)) as { turns: Array<{ ctxwin?: { kind: string; named?: unknown } }> };
     (bad.turns.find((t) => t.ctxwin?.kind === "omission")?.ctxwin as { named: unknown }).named = [{ id: 7, line: "x" }];
-    expect(() => imported.import(bad)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_EXPORT", message: expect.stringContaining(".ctxwin.named") }));
+    expect(() => imported.import(bad)).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_INVALID_EXPORT", message: expect.stringContaining(".ctxwin.named") }),
+    );
   });
 });
 
 describe("every id a request names", () => {
   it("is recallable and returns the bytes the caller added, whatever the history, window and mode", async () => {
-    const text = fc.array(fc.constantFrom("read", "error", "tests", "pass", "Traceback", "日本語", "🙂", "résumé", "数据", "ok", "{", "}", '"'), { minLength: 1, maxLength: 30 }).map((w) => w.join(" "));
+    const text = fc
+      .array(fc.constantFrom("read", "error", "tests", "pass", "Traceback", "日本語", "🙂", "résumé", "数据", "ok", "{", "}", '"'), {
+        minLength: 1,
+        maxLength: 30,
+      })
+      .map((w) => w.join(" "));
     const step = fc.oneof(
       fc.record({ kind: fc.constant("user" as const), text, own: fc.boolean() }),
       fc.record({ kind: fc.constant("assistant" as const), text, own: fc.boolean() }),
@@ -289,7 +368,11 @@ describe("every id a request names", () => {
           mode,
           limits: limits(window),
           logger: quiet,
-          compaction: { summarizer: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined, maxToolResultTokens, keepToolResults },
+          compaction: {
+            summarizer: mode === TruncationMode.SUMMARIZE ? extractiveSummarizer() : undefined,
+            maxToolResultTokens,
+            keepToolResults,
+          },
           warnings: { onOverflow: "send" },
         });
         const recall = new Recall({ context, maxTokens: BIG });
@@ -304,8 +387,20 @@ describe("every id a request names", () => {
           n++;
           if (s.kind === "tool") {
             const id = `call_${n}`;
-            const body = s.json ? JSON.stringify({ n, rows: Array.from({ length: s.lines }, (_, k) => ({ k, note: s.text })) }) : Array.from({ length: s.lines }, (_, k) => `${k}: ${s.text}`).join("\n");
-            add({ role: "assistant", content: "", tool_calls: [{ id, type: "function", function: { name: n % 2 ? "bash" : "grep", arguments: JSON.stringify({ command: `${s.text.slice(0, 20)} ${n}` }) } }] });
+            const body = s.json
+              ? JSON.stringify({ n, rows: Array.from({ length: s.lines }, (_, k) => ({ k, note: s.text })) })
+              : Array.from({ length: s.lines }, (_, k) => `${k}: ${s.text}`).join("\n");
+            add({
+              role: "assistant",
+              content: "",
+              tool_calls: [
+                {
+                  id,
+                  type: "function",
+                  function: { name: n % 2 ? "bash" : "grep", arguments: JSON.stringify({ command: `${s.text.slice(0, 20)} ${n}` }) },
+                },
+              ],
+            });
             add({ role: "tool", tool_call_id: id, content: body });
           } else {
             add(s.own ? { role: s.kind, content: `${s.text} (${n})`, id: `own_${n}` } : { role: s.kind, content: `${s.text} (${n})` });

@@ -11,8 +11,15 @@ describe("ctxwin/mastra recallTool without @mastra/core", () => {
   it("rejects with ERR_CTXWIN_MASTRA_MISSING naming the install command; the processor still works", async () => {
     expect(() => createRequire(import.meta.url).resolve("@mastra/core/tools")).toThrow();
     const recall = new Recall({ counter: getCounter("gpt-4o") });
-    const error = await recallTool(recall).then(() => undefined, (e: unknown) => e);
-    expect(error).toMatchObject({ name: "CtxwinError", code: "ERR_CTXWIN_MASTRA_MISSING", message: "ctxwin/mastra needs `@mastra/core` (version 1): npm install @mastra/core@^1" });
+    const error = await recallTool(recall).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      name: "CtxwinError",
+      code: "ERR_CTXWIN_MASTRA_MISSING",
+      message: "ctxwin/mastra needs `@mastra/core` (version 1): npm install @mastra/core@^1",
+    });
     expect((error as Error).cause).toBeInstanceOf(Error);
     expect(contextProcessor({ model: "gpt-4o" }).id).toBe("ctxwin-context");
   });

@@ -16,7 +16,14 @@ const counter = getCounter(MODEL);
 /** A request as the model receives it: within the window (instructions and tools counted), every result after its call, every call answered by the next item. */
 function checkRequest(request: ModelRequest, input: Item[]): void {
   expect(request.systemInstructions).toBe(SYSTEM);
-  const tools: ToolDefinition[] = request.tools.map((t) => (t.type === "function" ? { type: "function", function: { name: t.name, description: t.description, parameters: t.parameters as ToolDefinition["parameters"] } } : { name: t.name }));
+  const tools: ToolDefinition[] = request.tools.map((t) =>
+    t.type === "function"
+      ? {
+          type: "function",
+          function: { name: t.name, description: t.description, parameters: t.parameters as ToolDefinition["parameters"] },
+        }
+      : { name: t.name },
+  );
   const tokens = counter.countMessages([{ role: "system", content: SYSTEM }, ...toMessageLikes(input as never)], { tools });
   expect(tokens + RESERVED_OUTPUT).toBeLessThanOrEqual(WINDOW);
   const calls = new Set<string>();
@@ -25,7 +32,8 @@ function checkRequest(request: ModelRequest, input: Item[]): void {
       calls.add(item.callId as string);
       expect(input[i + 1]?.callId, `call ${String(item.callId)} not answered right after it`).toBe(item.callId);
     }
-    if (item.type === "function_call_result") expect(calls.has(item.callId as string), `result ${String(item.callId)} without its call`).toBe(true);
+    if (item.type === "function_call_result")
+      expect(calls.has(item.callId as string), `result ${String(item.callId)} without its call`).toBe(true);
   });
 }
 
@@ -46,9 +54,24 @@ class ScriptedModel implements Model {
     }
     const move = nextMove(this.call, results, callIds);
     const usage = new Usage({ requests: 1, inputTokens: 100, outputTokens: 20, totalTokens: 120 });
-    if (move.kind === "final") return { usage, output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: move.text }] }] };
+    if (move.kind === "final")
+      return {
+        usage,
+        output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: move.text }] }],
+      };
     const args = move.kind === "read" ? { path: `src/module${move.step}.ts`, step: move.step } : { id: move.id };
-    return { usage, output: [{ type: "function_call", callId: move.callId, name: move.kind === "read" ? "read_file" : "recall", arguments: JSON.stringify(args), status: "completed" }] };
+    return {
+      usage,
+      output: [
+        {
+          type: "function_call",
+          callId: move.callId,
+          name: move.kind === "read" ? "read_file" : "recall",
+          arguments: JSON.stringify(args),
+          status: "completed",
+        },
+      ],
+    };
   }
   // eslint-disable-next-line require-yield
   async *getStreamedResponse(): AsyncIterable<never> {
@@ -59,7 +82,12 @@ class ScriptedModel implements Model {
 describe("recall in an OpenAI Agents run", () => {
   it("reads a cleared result back, byte for byte, checking every request", async () => {
     const recall = new Recall({ counter: getCounter(MODEL), maxTokens: 4000 });
-    const filter = contextInputFilter({ model: MODEL, limits: LIMITS, onCompact: recall.onCompact, compaction: { maxToolResultTokens: 4000, keepToolResults: 1 } });
+    const filter = contextInputFilter({
+      model: MODEL,
+      limits: LIMITS,
+      onCompact: recall.onCompact,
+      compaction: { maxToolResultTokens: 4000, keepToolResults: 1 },
+    });
     const readFile = tool({
       name: "read_file",
       description: "Read a file of the repository",
@@ -71,7 +99,9 @@ describe("recall in an OpenAI Agents run", () => {
     const runner = new Runner({ callModelInputFilter: filter, tracingDisabled: true });
     const result = await runner.run(agent, TASK, { maxTurns: READS + 5 });
     expect(model.call).toBe(READS + 2);
-    const recalled = (result.history as unknown as Item[]).find((item) => item.type === "function_call_result" && item.callId === "recall_1");
+    const recalled = (result.history as unknown as Item[]).find(
+      (item) => item.type === "function_call_result" && item.callId === "recall_1",
+    );
     const output = recalled?.output as string | { text?: string };
     expect(typeof output === "string" ? output : output?.text).toBe(toolOutput(1));
     await expect(recallTool({} as Recall)).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });

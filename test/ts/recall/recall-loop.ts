@@ -11,7 +11,10 @@ export const READS = 12;
 export const RECALL_CALL_ID = "recall_1";
 export { FINAL };
 
-export type Move = { kind: "read"; step: number; callId: string } | { kind: "recall"; callId: string; id: string } | { kind: "final"; text: string };
+export type Move =
+  | { kind: "read"; step: number; callId: string }
+  | { kind: "recall"; callId: string; id: string }
+  | { kind: "final"; text: string };
 
 /** Checks model call `call` (1-based) against the results it holds (call id to text, in order) and says what the model does next. */
 export function nextMove(call: number, results: ReadonlyMap<string, string>, callIds: readonly string[]): Move {
@@ -52,7 +55,10 @@ const counter = getCounter(MODEL);
  * call is answered in the message right after it. Returns the results (call id to text, in order)
  * and the call ids, as nextMove takes them.
  */
-export function readProviderPrompt(prompt: readonly ProviderMessage[], tools: ToolDefinition[]): { results: Map<string, string>; callIds: string[] } {
+export function readProviderPrompt(
+  prompt: readonly ProviderMessage[],
+  tools: ToolDefinition[],
+): { results: Map<string, string>; callIds: string[] } {
   expect(counter.countMessages(prompt as never, { tools }) + RESERVED_OUTPUT).toBeLessThanOrEqual(WINDOW);
   const results = new Map<string, string>();
   const callIds: string[] = [];
@@ -68,7 +74,10 @@ export function readProviderPrompt(prompt: readonly ProviderMessage[], tools: To
     const calls = parts.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : []));
     if (message.role !== "assistant" || calls.length === 0) return;
     const next = prompt[i + 1];
-    const answered = next?.role === "tool" && Array.isArray(next.content) ? (next.content as ProviderPart[]).flatMap((p) => (p.type === "tool-result" ? [p.toolCallId] : [])) : [];
+    const answered =
+      next?.role === "tool" && Array.isArray(next.content)
+        ? (next.content as ProviderPart[]).flatMap((p) => (p.type === "tool-result" ? [p.toolCallId] : []))
+        : [];
     expect(answered, `the calls of message ${i} are not answered right after it`).toEqual(calls);
   });
   return { results, callIds };
@@ -76,10 +85,23 @@ export function readProviderPrompt(prompt: readonly ProviderMessage[], tools: To
 
 /** What a scripted AI SDK model (LanguageModelV3 / V4, which Mastra drives too) returns for `move`. */
 export function providerResult<U>(move: Move, usage: U) {
-  if (move.kind === "final") return { content: [{ type: "text" as const, text: move.text }], finishReason: { unified: "stop" as const, raw: undefined }, usage, warnings: [] };
+  if (move.kind === "final")
+    return {
+      content: [{ type: "text" as const, text: move.text }],
+      finishReason: { unified: "stop" as const, raw: undefined },
+      usage,
+      warnings: [],
+    };
   const input = move.kind === "read" ? { path: `src/module${move.step}.ts`, step: move.step } : { id: move.id };
   return {
-    content: [{ type: "tool-call" as const, toolCallId: move.callId, toolName: move.kind === "read" ? "read_file" : "recall", input: JSON.stringify(input) }],
+    content: [
+      {
+        type: "tool-call" as const,
+        toolCallId: move.callId,
+        toolName: move.kind === "read" ? "read_file" : "recall",
+        input: JSON.stringify(input),
+      },
+    ],
     finishReason: { unified: "tool-calls" as const, raw: undefined },
     usage,
     warnings: [],

@@ -2,10 +2,22 @@
 // names, from the in-memory cache or from the session's log.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ContextLimits, MemorySessionStore, MessageContextManager, Recall, TruncationMode, extractiveSummarizer, getCounter, type MessageLike } from "ctxwin";
+import {
+  ContextLimits,
+  MemorySessionStore,
+  MessageContextManager,
+  Recall,
+  TruncationMode,
+  extractiveSummarizer,
+  getCounter,
+  type MessageLike,
+} from "ctxwin";
 import { RecallCache } from "ctxwin/recall";
 
-type Msg = MessageLike & { tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>; tool_call_id?: string };
+type Msg = MessageLike & {
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+};
 const quiet = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} };
 const counter = getCounter("gpt-4o");
 
@@ -14,13 +26,19 @@ const counter = getCounter("gpt-4o");
  * (of an audit, not a read: what a read prints is content, and its placeholder keeps no lines).
  */
 function bigResult(i: number, lines = 400): string {
-  return Array.from({ length: lines }, (_, n) => (n === 200 ? `Error: checksum mismatch in part ${i}` : `row ${n + 1}: value ${i * 1000 + n} résumé 数据`)).join("\n");
+  return Array.from({ length: lines }, (_, n) =>
+    n === 200 ? `Error: checksum mismatch in part ${i}` : `row ${n + 1}: value ${i * 1000 + n} résumé 数据`,
+  ).join("\n");
 }
 
 function session(turns: number): Msg[] {
   const messages: Msg[] = [{ role: "user", content: "Audit the parts" }];
   for (let i = 0; i < turns; i++) {
-    messages.push({ role: "assistant", content: "", tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "audit_part", arguments: `{"part":${i}}` } }] });
+    messages.push({
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "audit_part", arguments: `{"part":${i}}` } }],
+    });
     messages.push({ role: "tool", tool_call_id: `call_${i}`, content: bigResult(i) });
     messages.push({ role: "assistant", content: `part ${i} read` });
   }
@@ -50,7 +68,9 @@ describe("the cleared placeholder", () => {
     const report = await context.compactIfNeeded({ threshold: 0.05 });
     expect(report.levels.find((l) => l.name === "clear_old_tool_results")?.applied).toBe(true);
     const cleared = context.getMessages().find((m) => m.tool_call_id === "call_0");
-    expect(cleared?.content).toMatch(/^\[tool result cleared: \d+(\.\d)? KB; recall\("call_0"\)\]\nError lines kept:\nError: checksum mismatch in part 0/);
+    expect(cleared?.content).toMatch(
+      /^\[tool result cleared: \d+(\.\d)? KB; recall\("call_0"\)\]\nError lines kept:\nError: checksum mismatch in part 0/,
+    );
   });
 });
 
@@ -107,7 +127,15 @@ describe("Recall", () => {
     const page = await recall.answer({ id: "call_2", maxTokens: 100 });
     expect(counter.count(page)).toBeLessThanOrEqual(100);
     const shown = page.split("\n").length - 1;
-    expect(page).toBe(`${bigResult(2).split("\n").slice(0, shown).join("\n")}\n[recall "call_2": lines 1-${shown} of 400; cut at ${counter.count(bigResult(2).split("\n").slice(0, shown).map((l) => `${l}\n`).join(""))} tokens: ask for lines [${shown + 1}, 400] next]`);
+    expect(page).toBe(
+      `${bigResult(2).split("\n").slice(0, shown).join("\n")}\n[recall "call_2": lines 1-${shown} of 400; cut at ${counter.count(
+        bigResult(2)
+          .split("\n")
+          .slice(0, shown)
+          .map((l) => `${l}\n`)
+          .join(""),
+      )} tokens: ask for lines [${shown + 1}, 400] next]`,
+    );
   });
 
   it("gives coded answers, never throws, for unknown ids, evicted originals and a model's bad arguments", async () => {
@@ -128,7 +156,9 @@ describe("Recall", () => {
     await expect(recall.read("call_6", { maxTokens: 0 })).rejects.toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" });
     expect(() => new Recall({ context, maxBytes: -1 })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
     expect(() => new Recall({})).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
-    expect(() => new Recall({ context, session: { store: {} as MemorySessionStore, id: "s" } })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
+    expect(() => new Recall({ context, session: { store: {} as MemorySessionStore, id: "s" } })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }),
+    );
   });
 
   it("keeps what a context's trim cut in place as well as what it removed: the original, never the cut", async () => {
@@ -138,7 +168,11 @@ describe("Recall", () => {
     const context = { counter, on: (event: string, listener: (event: never) => void) => listeners.set(event, listener) };
     const recall = new Recall({ context, maxTokens: 50_000 });
     const original: Msg = { role: "tool", tool_call_id: "call_cut", content: bigResult(7) };
-    const cut: Msg = { role: "tool", tool_call_id: "call_cut", content: `${bigResult(7).slice(0, 200)}\n[Output truncated...; recall("call_cut")]` };
+    const cut: Msg = {
+      role: "tool",
+      tool_call_id: "call_cut",
+      content: `${bigResult(7).slice(0, 200)}\n[Output truncated...; recall("call_cut")]`,
+    };
     const removed: Msg = { role: "tool", tool_call_id: "call_old", content: bigResult(8) };
     const trimmed = listeners.get("trimmed") as (event: { removed: Msg[]; replaced?: Array<{ before: Msg; after: Msg }> }) => void;
     trimmed({ removed: [removed], replaced: [{ before: original, after: cut }] });
@@ -166,21 +200,25 @@ describe("Recall", () => {
 describe("RecallCache", () => {
   it("never holds more than its bound, evicts oldest first, and knows what it evicted", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2000 }), fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.string({ maxLength: 300 })), { maxLength: 200 }), (bound, puts) => {
-        const cache = new RecallCache(bound);
-        const model = new Map<string, string>();
-        for (const [k, text] of puts) {
-          cache.remember(`id${k}`, text);
-          model.set(`id${k}`, text);
-          expect(cache.bytes).toBeLessThanOrEqual(bound);
-        }
-        for (const [id, text] of model) {
-          const found = cache.lookup(id);
-          if (found.kind === "found") expect(found.text).toBe(text);
-          else expect(found.kind).toBe("evicted");
-        }
-        expect(cache.lookup("never").kind).toBe("unknown");
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2000 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.string({ maxLength: 300 })), { maxLength: 200 }),
+        (bound, puts) => {
+          const cache = new RecallCache(bound);
+          const model = new Map<string, string>();
+          for (const [k, text] of puts) {
+            cache.remember(`id${k}`, text);
+            model.set(`id${k}`, text);
+            expect(cache.bytes).toBeLessThanOrEqual(bound);
+          }
+          for (const [id, text] of model) {
+            const found = cache.lookup(id);
+            if (found.kind === "found") expect(found.text).toBe(text);
+            else expect(found.kind).toBe("evicted");
+          }
+          expect(cache.lookup("never").kind).toBe("unknown");
+        },
+      ),
     );
   });
 });

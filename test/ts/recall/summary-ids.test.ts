@@ -3,9 +3,22 @@
 // from the session's log, after every compaction of a session that summarizes (and folds) again
 // and again.
 import { describe, expect, it } from "vitest";
-import { ContextLimits, MemorySessionStore, MessageContextManager, Recall, TruncationMode, extractiveSummarizer, getCounter, type MessageLike } from "ctxwin";
+import {
+  ContextLimits,
+  MemorySessionStore,
+  MessageContextManager,
+  Recall,
+  TruncationMode,
+  extractiveSummarizer,
+  getCounter,
+  type MessageLike,
+} from "ctxwin";
 
-type Msg = MessageLike & { id?: string; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>; tool_call_id?: string };
+type Msg = MessageLike & {
+  id?: string;
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+};
 const counter = getCounter("gpt-4o");
 const quiet = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} };
 const HEAD = /^Summary of the (\d+) earlier messages \(([^\n]*)\):\n/;
@@ -14,9 +27,19 @@ const HEAD = /^Summary of the (\d+) earlier messages \(([^\n]*)\):\n/;
 function turn(i: number): Msg[] {
   return [
     { role: "user", content: `Read part ${i}, please.` },
-    { role: "assistant", content: "", tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read_part", arguments: `{"part":${i}}` } }] },
-    { role: "tool", tool_call_id: `call_${i}`, content: Array.from({ length: 60 }, (_, n) => `row ${n}: résumé 数据 🙂 ${i * 100 + n}`).join("\n") },
-    i % 2 === 0 ? { role: "assistant", content: `Part ${i} read: 60 rows, nothing wrong. 日本語 ${"ok ".repeat(40)}`, id: `msg_${i}` } : { role: "assistant", content: `Part ${i} read: 60 rows, 1 warning. ${"fine ".repeat(40)}` },
+    {
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read_part", arguments: `{"part":${i}}` } }],
+    },
+    {
+      role: "tool",
+      tool_call_id: `call_${i}`,
+      content: Array.from({ length: 60 }, (_, n) => `row ${n}: résumé 数据 🙂 ${i * 100 + n}`).join("\n"),
+    },
+    i % 2 === 0
+      ? { role: "assistant", content: `Part ${i} read: 60 rows, nothing wrong. 日本語 ${"ok ".repeat(40)}`, id: `msg_${i}` }
+      : { role: "assistant", content: `Part ${i} read: 60 rows, 1 warning. ${"fine ".repeat(40)}` },
   ];
 }
 
@@ -67,7 +90,10 @@ describe("the ids a summary names", () => {
       for (const id of names) {
         for (const recall of [cached, logged]) {
           const answer = await recall.read(id);
-          expect(answer, `${id} from ${recall === cached ? "the cache" : "the session's log"}`).toMatchObject({ ok: true, truncated: false });
+          expect(answer, `${id} from ${recall === cached ? "the cache" : "the session's log"}`).toMatchObject({
+            ok: true,
+            truncated: false,
+          });
           if (!answer.ok) continue;
           // A tool result or a message with its own id: that original; another message: one the session sent.
           if (originals.has(id)) expect(answer.text).toBe(originals.get(id));

@@ -58,7 +58,10 @@ describe("the backend", () => {
 
   it("native and wasm give the same counts, tokens and async counts", () => {
     const [native, wasm] = (["native", "wasm"] as const).map((name) => {
-      const out = execFileSync(process.execPath, ["--input-type=module", "-e", probe], { encoding: "utf8", env: { ...process.env, CTXWIN_BACKEND: name } });
+      const out = execFileSync(process.execPath, ["--input-type=module", "-e", probe], {
+        encoding: "utf8",
+        env: { ...process.env, CTXWIN_BACKEND: name },
+      });
       return JSON.parse(out.trim()) as { backend: string };
     });
     expect(native?.backend).toBe("native");
@@ -78,8 +81,12 @@ describe("the backend", () => {
     const fallback = run({ CTXWIN_BACKEND: "" }, cwd);
     expect(fallback.status).toBe(0);
     expect(JSON.parse(String(fallback.stdout).trim()).backend).toBe("wasm");
-    const warnings = String(fallback.stderr).split("\n").filter((line) => line.includes("ctxwin: using the WebAssembly build"));
-    expect(warnings).toEqual([`ctxwin: using the WebAssembly build: no native addon for ${process.platform}-${process.arch} in the package (prebuilt: linux-x64 with glibc >= 2.35).`]);
+    const warnings = String(fallback.stderr)
+      .split("\n")
+      .filter((line) => line.includes("ctxwin: using the WebAssembly build"));
+    expect(warnings).toEqual([
+      `ctxwin: using the WebAssembly build: no native addon for ${process.platform}-${process.arch} in the package (prebuilt: linux-x64 with glibc >= 2.35).`,
+    ]);
     const forced = run({ CTXWIN_BACKEND: "native" }, cwd);
     expect(forced.status).not.toBe(0);
     expect(String(forced.stderr)).toMatch(/ERR_CTXWIN_ADDON_MISSING/);

@@ -68,7 +68,11 @@ function managerSubject() {
   manager.setSystemPrompt("You are terse.");
   manager.load([
     { role: "user", content: "read a.ts" },
-    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }],
+    },
     { role: "tool", tool_call_id: "c1", content: "export const a = 1;" },
   ] as MessageLike[]);
   const snapshot = () => ({
@@ -132,20 +136,50 @@ const badMessages: Array<[string, unknown]> = [
   ["a numeric part", { role: "user", content: [42] }],
   ["a reasoning part with an object", { role: "assistant", content: [{ type: "reasoning", text: {} }] }],
   ["an AI SDK tool-call without toolName", { role: "assistant", content: [{ type: "tool-call", toolCallId: "x", input: {} }] }],
-  ["an AI SDK tool-call with a numeric id", { role: "assistant", content: [{ type: "tool-call", toolCallId: 7, toolName: "f", input: {} }] }],
-  ["an AI SDK tool-call with cyclic input", { role: "assistant", content: [{ type: "tool-call", toolCallId: "x", toolName: "f", input: cyclic() }] }],
-  ["an AI SDK tool-call with BigInt input", { role: "assistant", content: [{ type: "tool-call", toolCallId: "x", toolName: "f", input: { n: 1n } }] }],
-  ["an AI SDK tool-result with output nested 5,000 deep", { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "f", output: { type: "json", value: deep(5000) } }] }],
+  [
+    "an AI SDK tool-call with a numeric id",
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: 7, toolName: "f", input: {} }] },
+  ],
+  [
+    "an AI SDK tool-call with cyclic input",
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "x", toolName: "f", input: cyclic() }] },
+  ],
+  [
+    "an AI SDK tool-call with BigInt input",
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "x", toolName: "f", input: { n: 1n } }] },
+  ],
+  [
+    "an AI SDK tool-result with output nested 5,000 deep",
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "f", output: { type: "json", value: deep(5000) } }] },
+  ],
   ["an Anthropic tool_use without a name", { role: "assistant", content: [{ type: "tool_use", id: "x", input: {} }] }],
-  ["an Anthropic tool_use with input nested 5,000 deep (arrays)", { role: "assistant", content: [{ type: "tool_use", id: "x", name: "f", input: deepArray(5000) }] }],
+  [
+    "an Anthropic tool_use with input nested 5,000 deep (arrays)",
+    { role: "assistant", content: [{ type: "tool_use", id: "x", name: "f", input: deepArray(5000) }] },
+  ],
   ["an Anthropic tool_result with numeric content", { role: "user", content: [{ type: "tool_result", tool_use_id: "c1", content: 5 }] }],
-  ["an Anthropic tool_result with a bad block", { role: "user", content: [{ type: "tool_result", tool_use_id: "c1", content: [{ type: "text", text: null }] }] }],
+  [
+    "an Anthropic tool_result with a bad block",
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "c1", content: [{ type: "text", text: null }] }] },
+  ],
   ["OpenAI tool_calls not an array", { role: "assistant", content: null, tool_calls: { id: "x" } }],
   ["an OpenAI tool call that is a string", { role: "assistant", content: null, tool_calls: ["call"] }],
-  ["an OpenAI tool call without a name", { role: "assistant", content: null, tool_calls: [{ id: "x", type: "function", function: { arguments: "{}" } }] }],
-  ["OpenAI arguments nested 5,000 deep", { role: "assistant", content: null, tool_calls: [{ id: "x", type: "function", function: { name: "f", arguments: deep(5000) } }] }],
-  ["OpenAI arguments with a cycle", { role: "assistant", content: null, tool_calls: [{ id: "x", type: "function", function: { name: "f", arguments: cyclic() } }] }],
-  ["OpenAI arguments that are a function", { role: "assistant", content: null, tool_calls: [{ id: "x", type: "function", function: { name: "f", arguments: () => 1 } }] }],
+  [
+    "an OpenAI tool call without a name",
+    { role: "assistant", content: null, tool_calls: [{ id: "x", type: "function", function: { arguments: "{}" } }] },
+  ],
+  [
+    "OpenAI arguments nested 5,000 deep",
+    { role: "assistant", content: null, tool_calls: [{ id: "x", type: "function", function: { name: "f", arguments: deep(5000) } }] },
+  ],
+  [
+    "OpenAI arguments with a cycle",
+    { role: "assistant", content: null, tool_calls: [{ id: "x", type: "function", function: { name: "f", arguments: cyclic() } }] },
+  ],
+  [
+    "OpenAI arguments that are a function",
+    { role: "assistant", content: null, tool_calls: [{ id: "x", type: "function", function: { name: "f", arguments: () => 1 } }] },
+  ],
   ["a numeric tool_call_id", { role: "tool", tool_call_id: 5, content: "x" }],
   ["a Responses function_call without a name", { type: "function_call", call_id: "x", arguments: "{}" }],
   ["a Responses function_call_output with a cyclic output", { type: "function_call_output", call_id: "c1", output: cyclic() }],
@@ -171,7 +205,13 @@ for (const [name, message] of badMessages) {
   add({ name: `ApproximateCounter.countEachMessage: ${name}`, call: () => approximate.countEachMessage([bad(message)]), error, code });
   {
     const { counter, subject } = cachingSubject();
-    add({ name: `CachingCounter.countMessages: ${name}`, call: () => counter.countMessages([{ role: "user", content: "fine" }, bad(message)]), error, code, subject });
+    add({
+      name: `CachingCounter.countMessages: ${name}`,
+      call: () => counter.countMessages([{ role: "user", content: "fine" }, bad(message)]),
+      error,
+      code,
+      subject,
+    });
   }
   {
     const { manager, subject } = managerSubject();
@@ -179,7 +219,13 @@ for (const [name, message] of badMessages) {
   }
   {
     const { manager, subject } = managerSubject();
-    add({ name: `MessageContextManager.load: ${name}`, call: () => manager.load([{ role: "user", content: "ok" }, bad(message)]), error, code, subject });
+    add({
+      name: `MessageContextManager.load: ${name}`,
+      call: () => manager.load([{ role: "user", content: "ok" }, bad(message)]),
+      error,
+      code,
+      subject,
+    });
   }
   {
     const { tracker, subject } = trackerSubject();
@@ -190,11 +236,24 @@ for (const [name, message] of badMessages) {
 // The issue's three examples, by name.
 {
   const { manager, subject } = managerSubject();
-  add({ name: "issue: addMessage with text 5", call: () => manager.addMessage(bad({ role: "user", content: [{ type: "text", text: 5 }] })), error: T, code: ARG, subject });
+  add({
+    name: "issue: addMessage with text 5",
+    call: () => manager.addMessage(bad({ role: "user", content: [{ type: "text", text: 5 }] })),
+    error: T,
+    code: ARG,
+    subject,
+  });
   add({ name: "issue: compactResult(5, counter)", call: () => new ToolResultCompactor().compactResult(5, tiktoken), error: T, code: ARG });
   add({
     name: "issue: countMessages on tool-call arguments nested 5,000 deep",
-    call: () => tiktoken.countMessages([bad({ role: "assistant", content: null, tool_calls: [{ id: "x", type: "function", function: { name: "f", arguments: deep(5000) } }] })]),
+    call: () =>
+      tiktoken.countMessages([
+        bad({
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "x", type: "function", function: { name: "f", arguments: deep(5000) } }],
+        }),
+      ]),
     error: R,
     code: RANGE,
   });
@@ -209,42 +268,119 @@ add({ name: "TiktokenCounter.countMany of a string", call: () => tiktoken.countM
 add({ name: "ApproximateCounter.countMany with null inside", call: () => approximate.countMany(bad([null])), error: T, code: ARG });
 {
   const { counter, subject } = cachingSubject();
-  add({ name: "CachingCounter.countMany with a number after new texts", call: () => counter.countMany(bad(["new text", "another", 5])), error: T, code: ARG, subject });
+  add({
+    name: "CachingCounter.countMany with a number after new texts",
+    call: () => counter.countMany(bad(["new text", "another", 5])),
+    error: T,
+    code: ARG,
+    subject,
+  });
 }
 for (const encoding of ["r51k_base", lone, huge, "", 5]) {
-  add({ name: `TiktokenCounter encoding ${typeof encoding === "string" ? `of length ${encoding.length}` : encoding}`, call: () => new TiktokenCounter({ encoding: bad(encoding) }), error: typeof encoding === "string" ? R : R, code: "ERR_CTXWIN_UNKNOWN_ENCODING" });
+  add({
+    name: `TiktokenCounter encoding ${typeof encoding === "string" ? `of length ${encoding.length}` : encoding}`,
+    call: () => new TiktokenCounter({ encoding: bad(encoding) }),
+    error: typeof encoding === "string" ? R : R,
+    code: "ERR_CTXWIN_UNKNOWN_ENCODING",
+  });
 }
-for (const [tokens, error] of [[[Number.NaN], R], [[-1], R], [[1.5], R], [[2 ** 40], R], [["a"], T], [[1e309], R]] as const) {
-  add({ name: `TiktokenCounter.decode([${String(tokens[0])}])`, call: () => tiktoken.decode(bad(tokens)), error, code: error === R ? RANGE : ARG });
+for (const [tokens, error] of [
+  [[Number.NaN], R],
+  [[-1], R],
+  [[1.5], R],
+  [[2 ** 40], R],
+  [["a"], T],
+  [[1e309], R],
+] as const) {
+  add({
+    name: `TiktokenCounter.decode([${String(tokens[0])}])`,
+    call: () => tiktoken.decode(bad(tokens)),
+    error,
+    code: error === R ? RANGE : ARG,
+  });
 }
-add({ name: "TiktokenCounter.decode of an unknown token id", call: () => tiktoken.decode([4_000_000_000]), error: R, code: "ERR_CTXWIN_OUT_OF_RANGE" });
+add({
+  name: "TiktokenCounter.decode of an unknown token id",
+  call: () => tiktoken.decode([4_000_000_000]),
+  error: R,
+  code: "ERR_CTXWIN_OUT_OF_RANGE",
+});
 add({ name: "TiktokenCounter options a string", call: () => new TiktokenCounter(bad("o200k_base")), error: T, code: ARG });
 add({ name: "TiktokenCounter model a number", call: () => new TiktokenCounter({ model: bad(4) }), error: T, code: ARG });
 for (const value of [Number.NaN, -1, 0, Infinity, 1e309, "4"]) {
-  add({ name: `ApproximateCounter charsPerToken ${String(value)}`, call: () => new ApproximateCounter({ charsPerToken: bad(value) }), error: typeof value === "string" ? T : R, code: typeof value === "string" ? ARG : RANGE });
+  add({
+    name: `ApproximateCounter charsPerToken ${String(value)}`,
+    call: () => new ApproximateCounter({ charsPerToken: bad(value) }),
+    error: typeof value === "string" ? T : R,
+    code: typeof value === "string" ? ARG : RANGE,
+  });
 }
-add({ name: "ApproximateCounter tokensPerWord NaN", call: () => new ApproximateCounter({ tokensPerWord: Number.NaN }), error: R, code: RANGE });
+add({
+  name: "ApproximateCounter tokensPerWord NaN",
+  call: () => new ApproximateCounter({ tokensPerWord: Number.NaN }),
+  error: R,
+  code: RANGE,
+});
 add({ name: "CachingCounter without an inner counter", call: () => new CachingCounter(bad(undefined)), error: T, code: ARG });
 add({ name: "CachingCounter maxEntries -1", call: () => new CachingCounter(tiktoken, { maxEntries: -1 }), error: R, code: RANGE });
 add({ name: "getCounter(5)", call: () => getCounter(bad(5)), error: T, code: ARG });
 add({ name: "countMessages imageTokens NaN", call: () => tiktoken.countMessages([], { imageTokens: Number.NaN }), error: R, code: RANGE });
 add({ name: "countMessages tools not an array", call: () => tiktoken.countMessages([], bad({ tools: {} })), error: T, code: ARG });
-add({ name: "countMessages a tool with numeric properties", call: () => tiktoken.countMessages([], bad({ tools: [{ type: "function", function: { name: "f", parameters: { type: "object", properties: { a: 5 } } } }] })), error: T, code: ARG });
+add({
+  name: "countMessages a tool with numeric properties",
+  call: () =>
+    tiktoken.countMessages(
+      [],
+      bad({ tools: [{ type: "function", function: { name: "f", parameters: { type: "object", properties: { a: 5 } } } }] }),
+    ),
+  error: T,
+  code: ARG,
+});
 add({ name: "countMessages messages not an array", call: () => tiktoken.countMessages(bad({ role: "user" })), error: T, code: ARG });
 
 // MessageContextManager.
 {
   const { manager, subject } = managerSubject();
   for (const value of [Number.NaN, -1, 1.5, Infinity, "100"]) {
-    add({ name: `truncate(${String(value)})`, call: () => manager.truncate(bad(value)), error: typeof value === "string" ? T : R, code: typeof value === "string" ? ARG : RANGE, subject });
+    add({
+      name: `truncate(${String(value)})`,
+      call: () => manager.truncate(bad(value)),
+      error: typeof value === "string" ? T : R,
+      code: typeof value === "string" ? ARG : RANGE,
+      subject,
+    });
   }
   add({ name: "setSystemPrompt(5)", call: () => manager.setSystemPrompt(bad(5)), error: T, code: ARG, subject });
   add({ name: "setSystemPrompt(null)", call: () => manager.setSystemPrompt(bad(null)), error: T, code: ARG, subject });
   add({ name: "load(not an array)", call: () => manager.load(bad("messages")), error: T, code: ARG, subject });
-  add({ name: "load with an orphan tool result", call: () => manager.load([{ role: "tool", tool_call_id: "nope", content: "x" } as MessageLike]), error: T, code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT", subject });
-  add({ name: "addMessage of an orphan tool result", call: () => manager.addMessage({ role: "tool", tool_call_id: "nope", content: "x" } as MessageLike), error: T, code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT", subject });
-  add({ name: "addMessage with the role 'constructor'", call: () => manager.addMessage(bad({ role: "constructor", content: "x" })), error: T, code: ARG, subject });
-  add({ name: "compactIfNeeded threshold NaN", call: () => manager.compactIfNeeded({ threshold: Number.NaN }), error: R, code: RANGE, subject });
+  add({
+    name: "load with an orphan tool result",
+    call: () => manager.load([{ role: "tool", tool_call_id: "nope", content: "x" } as MessageLike]),
+    error: T,
+    code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT",
+    subject,
+  });
+  add({
+    name: "addMessage of an orphan tool result",
+    call: () => manager.addMessage({ role: "tool", tool_call_id: "nope", content: "x" } as MessageLike),
+    error: T,
+    code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT",
+    subject,
+  });
+  add({
+    name: "addMessage with the role 'constructor'",
+    call: () => manager.addMessage(bad({ role: "constructor", content: "x" })),
+    error: T,
+    code: ARG,
+    subject,
+  });
+  add({
+    name: "compactIfNeeded threshold NaN",
+    call: () => manager.compactIfNeeded({ threshold: Number.NaN }),
+    error: R,
+    code: RANGE,
+    subject,
+  });
   add({ name: "compactIfNeeded threshold 2", call: () => manager.compactIfNeeded({ threshold: 2 }), error: R, code: RANGE, subject });
 }
 for (const [name, options, error, code] of [
@@ -275,42 +411,109 @@ for (const [name, options, error, code] of [
 {
   const { tracker, subject } = trackerSubject();
   add({ name: "ContextTracker.setSystemPrompt(5)", call: () => tracker.setSystemPrompt(bad(5)), error: T, code: ARG, subject });
-  add({ name: "ContextTracker.setTools with a tool without a name", call: () => tracker.setTools(bad([{ type: "function", function: {} }])), error: T, code: ARG, subject });
-  add({ name: "ContextTracker.update with a malformed message", call: () => tracker.update(bad([{ role: "user", content: 5 }])), error: T, code: ARG, subject });
+  add({
+    name: "ContextTracker.setTools with a tool without a name",
+    call: () => tracker.setTools(bad([{ type: "function", function: {} }])),
+    error: T,
+    code: ARG,
+    subject,
+  });
+  add({
+    name: "ContextTracker.update with a malformed message",
+    call: () => tracker.update(bad([{ role: "user", content: 5 }])),
+    error: T,
+    code: ARG,
+    subject,
+  });
 }
 add({ name: "ContextLimits.forModel(5)", call: () => ContextLimits.forModel(bad(5)), error: T, code: ARG });
-add({ name: "ContextLimits.forModel maxTokens -1", call: () => ContextLimits.forModel("gpt-4o", { maxTokens: -1 }), error: R, code: RANGE });
+add({
+  name: "ContextLimits.forModel maxTokens -1",
+  call: () => ContextLimits.forModel("gpt-4o", { maxTokens: -1 }),
+  error: R,
+  code: RANGE,
+});
 add({ name: "ContextBudget(-1)", call: () => new ContextBudget(-1), error: R, code: RANGE });
 add({ name: "ContextBudget(NaN)", call: () => new ContextBudget(Number.NaN), error: R, code: RANGE });
 
 // Strategies.
 add({ name: "SlidingWindowStrategy windowSize -1", call: () => new SlidingWindowStrategy({ windowSize: -1 }), error: R, code: RANGE });
-add({ name: "SmartTruncationStrategy preserveFirst NaN", call: () => new SmartTruncationStrategy({ preserveFirst: Number.NaN }), error: R, code: RANGE });
+add({
+  name: "SmartTruncationStrategy preserveFirst NaN",
+  call: () => new SmartTruncationStrategy({ preserveFirst: Number.NaN }),
+  error: R,
+  code: RANGE,
+});
 add({ name: "TokenBudgetStrategy.plan target -1", call: () => new TokenBudgetStrategy().plan([], -1, tiktoken), error: R, code: RANGE });
-add({ name: "TokenBudgetStrategy.plan with a malformed message", call: () => new TokenBudgetStrategy().plan(bad<never>([{ role: "user", content: [{ type: "text", text: 5 }] }]), 100, tiktoken), error: T, code: ARG });
+add({
+  name: "TokenBudgetStrategy.plan with a malformed message",
+  call: () => new TokenBudgetStrategy().plan(bad<never>([{ role: "user", content: [{ type: "text", text: 5 }] }]), 100, tiktoken),
+  error: T,
+  code: ARG,
+});
 
 // Compaction.
 {
   const compactor = new ToolResultCompactor({ maxResultTokens: 10 });
   for (const value of [5, true, null, undefined, 1n, Symbol("s")]) {
-    add({ name: `compactResult(${typeof value === "symbol" ? "symbol" : String(value)})`, call: () => compactor.compactResult(bad(value), tiktoken), error: T, code: ARG });
+    add({
+      name: `compactResult(${typeof value === "symbol" ? "symbol" : String(value)})`,
+      call: () => compactor.compactResult(bad(value), tiktoken),
+      error: T,
+      code: ARG,
+    });
   }
   add({ name: "compactResult of a cycle", call: () => compactor.compactResult(cyclic(), tiktoken), error: T, code: ARG });
   add({ name: "compactResult nested 5,000 deep", call: () => compactor.compactResult(deep(5000), tiktoken), error: R, code: RANGE });
-  add({ name: "compactResult with a counter that is a string", call: () => compactor.compactResult("text", bad("cl100k_base")), error: T, code: ARG });
-  add({ name: "compactMessage of a message with text 5", call: () => compactor.compactMessage(bad({ role: "user", content: [{ type: "text", text: 5 }] }), tiktoken), error: T, code: ARG });
+  add({
+    name: "compactResult with a counter that is a string",
+    call: () => compactor.compactResult("text", bad("cl100k_base")),
+    error: T,
+    code: ARG,
+  });
+  add({
+    name: "compactMessage of a message with text 5",
+    call: () => compactor.compactMessage(bad({ role: "user", content: [{ type: "text", text: 5 }] }), tiktoken),
+    error: T,
+    code: ARG,
+  });
   for (const value of [0, -1, Number.NaN, 1.5, Infinity]) {
-    add({ name: `ToolResultCompactor maxResultTokens ${value}`, call: () => new ToolResultCompactor({ maxResultTokens: value }), error: R, code: RANGE });
+    add({
+      name: `ToolResultCompactor maxResultTokens ${value}`,
+      call: () => new ToolResultCompactor({ maxResultTokens: value }),
+      error: R,
+      code: RANGE,
+    });
   }
-  add({ name: "ToolResultCompactor truncationMessage 5", call: () => new ToolResultCompactor({ truncationMessage: bad(5) }), error: T, code: ARG });
+  add({
+    name: "ToolResultCompactor truncationMessage 5",
+    call: () => new ToolResultCompactor({ truncationMessage: bad(5) }),
+    error: T,
+    code: ARG,
+  });
 }
 {
   const compactor = new ContextCompactor({ model: extractiveSummarizer() });
   add({ name: "ContextCompactor.compact target NaN", call: () => compactor.compact([], Number.NaN, tiktoken), error: R, code: RANGE });
   add({ name: "ContextCompactor.compact without a counter", call: () => compactor.compact([], 10, bad(undefined)), error: T, code: ARG });
-  add({ name: "ContextCompactor.compact with a malformed message", call: () => compactor.compact(bad<never>([{ role: "user", content: 7 }]), 10, tiktoken), error: T, code: ARG });
-  add({ name: "ContextCompactor.summarizeMessages with text 5", call: () => compactor.summarizeMessages(bad([{ role: "user", content: [{ type: "text", text: 5 }] }])), error: T, code: ARG });
-  add({ name: "ContextCompactor summaryRole 'tool'", call: () => new ContextCompactor({ model: extractiveSummarizer(), summaryRole: bad("tool") }), error: R, code: RANGE });
+  add({
+    name: "ContextCompactor.compact with a malformed message",
+    call: () => compactor.compact(bad<never>([{ role: "user", content: 7 }]), 10, tiktoken),
+    error: T,
+    code: ARG,
+  });
+  add({
+    name: "ContextCompactor.summarizeMessages with text 5",
+    call: () => compactor.summarizeMessages(bad([{ role: "user", content: [{ type: "text", text: 5 }] }])),
+    error: T,
+    code: ARG,
+  });
+  add({
+    name: "ContextCompactor summaryRole 'tool'",
+    call: () => new ContextCompactor({ model: extractiveSummarizer(), summaryRole: bad("tool") }),
+    error: R,
+    code: RANGE,
+  });
 }
 
 // The thread manager (ContextManager, estimateTokens, buildContextInjection).
@@ -320,9 +523,27 @@ add({ name: "TokenBudgetStrategy.plan with a malformed message", call: () => new
     add({ name: `estimateTokens(${JSON.stringify(value) ?? "undefined"})`, call: () => estimateTokens(bad(value)), error: T, code: ARG });
   }
   const { thread, subject } = threadSubject();
-  add({ name: "summarize with model {} when iterations are old", call: () => cm.summarize(thread, bad({})), error: T, code: "ERR_CTXWIN_INVALID_MODEL", subject });
-  add({ name: "summarize a thread with iteration NaN", call: () => cm.summarize({ ...thread, events: [...thread.events, bad({ type: "message", iteration: Number.NaN })] }, extractiveSummarizer()), error: R, code: "ERR_CTXWIN_INVALID_THREAD", subject });
-  add({ name: "estimateThreadTokens of a cyclic event", call: () => cm.estimateThreadTokens(bad({ events: [cyclic()] })), error: T, code: "ERR_CTXWIN_INVALID_THREAD" });
+  add({
+    name: "summarize with model {} when iterations are old",
+    call: () => cm.summarize(thread, bad({})),
+    error: T,
+    code: "ERR_CTXWIN_INVALID_MODEL",
+    subject,
+  });
+  add({
+    name: "summarize a thread with iteration NaN",
+    call: () =>
+      cm.summarize({ ...thread, events: [...thread.events, bad({ type: "message", iteration: Number.NaN })] }, extractiveSummarizer()),
+    error: R,
+    code: "ERR_CTXWIN_INVALID_THREAD",
+    subject,
+  });
+  add({
+    name: "estimateThreadTokens of a cyclic event",
+    call: () => cm.estimateThreadTokens(bad({ events: [cyclic()] })),
+    error: T,
+    code: "ERR_CTXWIN_INVALID_THREAD",
+  });
   // Where JSON.stringify itself overflows the stack here (Node 20 to 24; the reference throws
   // "Maximum call stack size exceeded"), the event cannot be estimated: a coded error. Node 26's
   // JSON.stringify serializes it, and then so does the estimate (checked in spec08's tests).
@@ -335,10 +556,20 @@ add({ name: "TokenBudgetStrategy.plan with a malformed message", call: () => new
     }
   })();
   if (!serializes) {
-    add({ name: "estimateThreadTokens of an event nested 200,000 deep", call: () => cm.estimateThreadTokens(bad({ events: [deepEvent] })), error: T, code: "ERR_CTXWIN_INVALID_THREAD" });
+    add({
+      name: "estimateThreadTokens of an event nested 200,000 deep",
+      call: () => cm.estimateThreadTokens(bad({ events: [deepEvent] })),
+      error: T,
+      code: "ERR_CTXWIN_INVALID_THREAD",
+    });
   }
   add({ name: "ContextManager maxContextTokens -1", call: () => new ContextManager({ maxContextTokens: -1 }), error: R, code: RANGE });
-  add({ name: "ContextManager keepRecentIterations 1e309", call: () => new ContextManager({ keepRecentIterations: 1e309 }), error: R, code: RANGE });
+  add({
+    name: "ContextManager keepRecentIterations 1e309",
+    call: () => new ContextManager({ keepRecentIterations: 1e309 }),
+    error: R,
+    code: RANGE,
+  });
 }
 
 // Corrupt files: context exports (a chat's /import) and session logs read back from disk.
@@ -370,10 +601,18 @@ add({ name: "TokenBudgetStrategy.plan with a malformed message", call: () => new
   const store = new FileSessionStore({ directory, fsync: false });
   const write = (id: string, text: string) => writeFileSync(store.pathOf(id), text);
   write("garbage", "this is not JSON\n");
-  write("wrong-seq", `${JSON.stringify({ seq: 5, time: 1, entry: { type: "message", id: "a", message: { role: "user", content: "x" } } })}\n`);
+  write(
+    "wrong-seq",
+    `${JSON.stringify({ seq: 5, time: 1, entry: { type: "message", id: "a", message: { role: "user", content: "x" } } })}\n`,
+  );
   write("no-entry", `${JSON.stringify({ seq: 0, time: 1 })}\n`);
   for (const id of ["garbage", "wrong-seq", "no-entry"]) {
-    add({ name: `FileSessionStore.read of a corrupt log (${id})`, call: () => store.read(id), error: Error as unknown as typeof TypeError, code: "ERR_CTXWIN_SESSION_CORRUPT" });
+    add({
+      name: `FileSessionStore.read of a corrupt log (${id})`,
+      call: () => store.read(id),
+      error: Error as unknown as typeof TypeError,
+      code: "ERR_CTXWIN_SESSION_CORRUPT",
+    });
   }
 }
 

@@ -83,7 +83,16 @@ describe("the classes", () => {
 
   it("refuse what is not ctxwin's: other codes, no code, non-errors, a look-alike object", () => {
     const nodeError = Object.assign(new Error("no such file"), { code: "ENOENT" });
-    for (const value of [nodeError, new Error("x"), new TypeError("x"), undefined, null, "ERR_CTXWIN_INTERNAL", 42, { code: "ERR_CTXWIN_INTERNAL", message: "x" }]) {
+    for (const value of [
+      nodeError,
+      new Error("x"),
+      new TypeError("x"),
+      undefined,
+      null,
+      "ERR_CTXWIN_INTERNAL",
+      42,
+      { code: "ERR_CTXWIN_INTERNAL", message: "x" },
+    ]) {
       expect(isCtxwinError(value)).toBe(false);
       expect(value instanceof CtxwinError).toBe(false);
     }
@@ -161,7 +170,11 @@ describe("errors of each layer pass isCtxwinError", () => {
       console.log(JSON.stringify({ backend, seen }));
     `;
     for (const name of ["native", "wasm"]) {
-      const run = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: ROOT, encoding: "utf8", env: { ...process.env, CTXWIN_BACKEND: name } });
+      const run = spawnSync(process.execPath, ["--input-type=module", "-e", probe], {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, CTXWIN_BACKEND: name },
+      });
       expect(run.status, run.stderr).toBe(0);
       expect(JSON.parse(run.stdout.trim())).toEqual({
         backend: name,
@@ -184,7 +197,9 @@ describe("errors of each layer pass isCtxwinError", () => {
     expect(isCtxwinError(bad, "ERR_CTXWIN_INVALID_ARGUMENT")).toBe(true);
     const store = new MemorySessionStore();
     await store.append("s", [{ type: "message", id: "a", message: { role: "user", content: "hi" } }], { expectedVersion: 0 });
-    const conflict = await rejection(store.append("s", [{ type: "message", id: "b", message: { role: "user", content: "again" } }], { expectedVersion: 0 }));
+    const conflict = await rejection(
+      store.append("s", [{ type: "message", id: "b", message: { role: "user", content: "again" } }], { expectedVersion: 0 }),
+    );
     expect(isCtxwinError(conflict, "ERR_CTXWIN_SESSION_CONFLICT")).toBe(true);
     expect(conflict).toMatchObject({ sessionId: "s", expectedVersion: 0, actualVersion: 1 });
   });
@@ -200,7 +215,10 @@ describe("errors of each layer pass isCtxwinError", () => {
 });
 
 describe("the caller's own errors", () => {
-  const messages: MessageLike[] = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} `.repeat(40) }));
+  const messages: MessageLike[] = Array.from({ length: 12 }, (_, i) => ({
+    role: i % 2 ? "assistant" : "user",
+    content: `turn ${i} `.repeat(40),
+  }));
   const counter = getCounter("gpt-4o");
 
   it("pass through unchanged: a summary model that throws is the result's error, as thrown", async () => {

@@ -13,10 +13,12 @@ const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
 
 /** The codes of error_codes.inc, in order, with the side that raises each. */
 function listedCodes(): Array<{ code: string; side: "native" | "api" }> {
-  return [...read("native/include/ctxwin/error_codes.inc").matchAll(/^CTXWIN_(API_)?ERROR_CODE\(\w+, "(ERR_CTXWIN_[A-Z_]+)"\)$/gm)].map((m) => ({
-    code: m[2] as string,
-    side: m[1] === undefined ? "native" : "api",
-  }));
+  return [...read("native/include/ctxwin/error_codes.inc").matchAll(/^CTXWIN_(API_)?ERROR_CODE\(\w+, "(ERR_CTXWIN_[A-Z_]+)"\)$/gm)].map(
+    (m) => ({
+      code: m[2] as string,
+      side: m[1] === undefined ? "native" : "api",
+    }),
+  );
 }
 
 function files(dir: string, pattern: RegExp): string[] {
@@ -48,7 +50,10 @@ describe("error codes", () => {
     for (const row of rows) {
       const cells = (row[2] as string).split(" | ").map((cell) => cell.trim());
       expect(cells, row[1]).toHaveLength(3); // class, when, what to do
-      expect(cells.every((cell) => cell.length > 0), row[1]).toBe(true);
+      expect(
+        cells.every((cell) => cell.length > 0),
+        row[1],
+      ).toBe(true);
     }
   });
 

@@ -125,11 +125,15 @@ function run(emitter: Emitter, effects: Effect[], script: Step[]): unknown[] {
 describe("TypedEventEmitter", () => {
   it("calls the same listeners in the same order as Node's EventEmitter, for any script", () => {
     fc.assert(
-      fc.property(fc.array(effect, { minLength: LISTENERS, maxLength: LISTENERS }), fc.array(step, { maxLength: 40 }), (effects, script) => {
-        const reference = run(new EventEmitter<Events>() as unknown as Emitter, effects, script);
-        const ours = run(new TypedEventEmitter<Events>() as unknown as Emitter, effects, script);
-        expect(ours).toEqual(reference);
-      }),
+      fc.property(
+        fc.array(effect, { minLength: LISTENERS, maxLength: LISTENERS }),
+        fc.array(step, { maxLength: 40 }),
+        (effects, script) => {
+          const reference = run(new EventEmitter<Events>() as unknown as Emitter, effects, script);
+          const ours = run(new TypedEventEmitter<Events>() as unknown as Emitter, effects, script);
+          expect(ours).toEqual(reference);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

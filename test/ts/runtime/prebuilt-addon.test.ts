@@ -31,7 +31,9 @@ describe("the prebuilt linux-x64 addon", () => {
 
   it.each(addons)("%s links the C++ runtime statically and exports only the Node-API entry points", (addon) => {
     const path = join(root, addon);
-    const needed = [...execFileSync("readelf", ["-d", path], { encoding: "utf8" }).matchAll(/\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g)].map((m) => m[1]);
+    const needed = [
+      ...execFileSync("readelf", ["-d", path], { encoding: "utf8" }).matchAll(/\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g),
+    ].map((m) => m[1]);
     expect(needed.filter((lib) => /libstdc\+\+|libgcc_s|libutf8proc/.test(lib ?? ""))).toEqual([]);
     const defined = execFileSync("objdump", ["-T", path], { encoding: "utf8" })
       .split("\n")

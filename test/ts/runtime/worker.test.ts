@@ -44,7 +44,6 @@ describe("worker_threads", () => {
     for (const result of results) expect(result).toEqual({ counts: expected, again: expected });
   });
 
-
   it("loads the addon in several workers at once", async () => {
     const results = await Promise.all(
       [10, 20, 30].map(
@@ -62,7 +61,9 @@ describe("worker_threads", () => {
     for (const [k, n] of [10, 20, 30].entries()) {
       let expected = 0;
       for (let i = 1; i <= 5; i++) {
-        expected += Math.ceil(JSON.stringify({ type: "message", timestamp: i, iteration: i, role: "user", content: "x".repeat(n * i) }).length / 3.5);
+        expected += Math.ceil(
+          JSON.stringify({ type: "message", timestamp: i, iteration: i, role: "user", content: "x".repeat(n * i) }).length / 3.5,
+        );
       }
       expect(results[k]).toEqual({ tokens: expected, hello: 2 });
     }

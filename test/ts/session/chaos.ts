@@ -110,7 +110,9 @@ class Writer {
   start(): void {
     const retry = this.attempt && !this.acked.has(this.attempt.i) ? this.attempt : undefined;
     const from = retry ? retry.i : this.next;
-    const child = fork(WRITER, [JSON.stringify({ ...this.config, writer: this.id, from, retry })], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+    const child = fork(WRITER, [JSON.stringify({ ...this.config, writer: this.id, from, retry })], {
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+    });
     this.process = child;
     this.stopped = false;
     this.appending = false;
@@ -189,7 +191,9 @@ function count(records: SessionRecord[], writers: Writer[]): Counts {
     if (r.entry.type !== "chaos" && r.entry.type !== "message") continue;
     // A store writer's entry names itself; a manager writer's message says it in its content.
     const managed = /^chaos w(\d+) i(\d+)$/.exec(String((r.entry.message as { content?: unknown } | undefined)?.content));
-    const { writer, i, k } = managed ? { writer: Number(managed[1]), i: Number(managed[2]), k: 0 } : (r.entry as unknown as { writer: number; i: number; k: number });
+    const { writer, i, k } = managed
+      ? { writer: Number(managed[1]), i: Number(managed[2]), k: 0 }
+      : (r.entry as unknown as { writer: number; i: number; k: number });
     const key = `${writer}.${i}.${k}`;
     seen.set(key, (seen.get(key) ?? 0) + 1);
     if (k === 0) order[writer]?.push(i);
@@ -241,7 +245,12 @@ async function monkey(writers: Writer[], tally: Tally, until: number, extra?: ()
 /** Whether a manager opens the session the writers left (a log nothing may make unopenable). */
 async function opens(store: SessionStore, id: string): Promise<boolean> {
   try {
-    await MessageContextManager.open({ model: "gpt-4o", logger: { warn: () => {} }, session: { store, id }, compaction: { autoTruncate: false } });
+    await MessageContextManager.open({
+      model: "gpt-4o",
+      logger: { warn: () => {} },
+      session: { store, id },
+      compaction: { autoTruncate: false },
+    });
     return true;
   } catch (error) {
     console.error(`chaos: the session does not open: ${String(error)}`);
@@ -259,10 +268,20 @@ function report(name: string, writers: Writer[], counts: Counts, tally: Tally, n
       `${tally.kills} SIGKILL, ${tally.stops} SIGSTOP of 2.2-3.5 s (past the file lock's stale time), ${tally.stallsInLock} stops inside an append, ` +
       `${notes.join(", ")}${notes.length ? ", " : ""}${tally.alreadyApplied} retries answered alreadyApplied; errors retried: ${errors}`,
   );
-  console.log(`${name}: hostile messages refused: ${refused}; accepted: ${tally.acceptedHostile.length}; the session opens: ${opened ? "yes" : "no"}`);
+  console.log(
+    `${name}: hostile messages refused: ${refused}; accepted: ${tally.acceptedHostile.length}; the session opens: ${opened ? "yes" : "no"}`,
+  );
   console.log(`${name}: lost ${counts.lost} / duplicated ${counts.duplicated} / reordered ${counts.reordered}`);
   // Every writer must have got appends through: a writer stuck from the start would pass the counts.
-  return counts.lost === 0 && counts.duplicated === 0 && counts.reordered === 0 && writers.every((w) => w.acked.size > 0) && uncoded === 0 && tally.acceptedHostile.length === 0 && opened;
+  return (
+    counts.lost === 0 &&
+    counts.duplicated === 0 &&
+    counts.reordered === 0 &&
+    writers.every((w) => w.acked.size > 0) &&
+    uncoded === 0 &&
+    tally.acceptedHostile.length === 0 &&
+    opened
+  );
 }
 
 async function fileChaos(): Promise<boolean> {
@@ -280,7 +299,9 @@ async function fileChaos(): Promise<boolean> {
     const records = await readAll(store, "chaos");
     const opened = await opens(store, "chaos");
     // Late lines of stalled writers, fenced: lines whose seq another line had taken first.
-    const lines = readFileSync(store.pathOf("chaos"), "utf8").split("\n").filter((l) => l.startsWith('{"seq":'));
+    const lines = readFileSync(store.pathOf("chaos"), "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith('{"seq":'));
     const taken = new Set<number>();
     let fenced = 0;
     for (const line of lines) {
@@ -318,7 +339,14 @@ function redisChaos(): Promise<boolean> {
       const records = await readAll(store, "chaos");
       const opened = await opens(store, "chaos");
       await store.close();
-      return report("redis", writers, count(records, writers), tally, [`${tally.restarts} redis-server SIGKILL + restart`, `${proxy.dropped} replies dropped after the script ran`], opened);
+      return report(
+        "redis",
+        writers,
+        count(records, writers),
+        tally,
+        [`${tally.restarts} redis-server SIGKILL + restart`, `${proxy.dropped} replies dropped after the script ran`],
+        opened,
+      );
     } finally {
       await proxy.close();
     }
@@ -330,7 +358,10 @@ function redisWithoutPersistence(): Promise<boolean> {
   phase = "Redis without persistence";
   return withRedisServer({ persistence: "none" }, async (redis) => {
     const tally = new Tally();
-    const writers = Array.from({ length: WRITERS }, (_, w) => new Writer(w, { kind: "redis", session: "volatile", socket: { path: redis.socket }, mode: "versioned" }, tally));
+    const writers = Array.from(
+      { length: WRITERS },
+      (_, w) => new Writer(w, { kind: "redis", session: "volatile", socket: { path: redis.socket }, mode: "versioned" }, tally),
+    );
     for (const w of writers) w.start();
     while (writers.some((w) => w.acked.size < 20)) await sleep(50);
     await redis.restart("SIGKILL");
@@ -380,8 +411,12 @@ function turnsChaos(): Promise<boolean> {
       for (const [, store] of stores) await store.close();
       rmSync(directory, { recursive: true, force: true });
     }
-    console.log(`concurrent turns: ${totals.plans} generated plans (up to 40 turns at once, SUMMARIZE, a 3K window) on memory, file and Redis, ${totals.messages} messages added`);
-    console.log(`concurrent turns: missing ${totals.missing} / duplicated ${totals.duplicated} / runs out of order ${totals.outOfOrder} / reopened to another view ${totals.reopenedOther}`);
+    console.log(
+      `concurrent turns: ${totals.plans} generated plans (up to 40 turns at once, SUMMARIZE, a 3K window) on memory, file and Redis, ${totals.messages} messages added`,
+    );
+    console.log(
+      `concurrent turns: missing ${totals.missing} / duplicated ${totals.duplicated} / runs out of order ${totals.outOfOrder} / reopened to another view ${totals.reopenedOther}`,
+    );
     return totals.missing === 0 && totals.duplicated === 0 && totals.outOfOrder === 0 && totals.reopenedOther === 0;
   });
 }

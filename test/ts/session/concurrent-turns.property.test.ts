@@ -18,13 +18,31 @@ describe.each(STORES)("concurrent async turns on the %s store", (_name, makeStor
     const store = makeStore();
     try {
       // The issue's case first: 40 turns at once, each with a result large enough to force trims.
-      const issue = await runConcurrentTurns(store, `turns-${sessions++}`, { turns: Array.from({ length: 40 }, (_, i) => ({ before: i % 3, between: (i * 7) % 4, lines: 60 + (i % 5) * 10, flush: i % 2 === 0 })), summaryMs: 2 });
-      expect({ missing: issue.missing, duplicated: issue.duplicated, inOrder: issue.inOrder, reopenedEqual: issue.reopenedEqual }).toEqual({ missing: 0, duplicated: 0, inOrder: true, reopenedEqual: true });
+      const issue = await runConcurrentTurns(store, `turns-${sessions++}`, {
+        turns: Array.from({ length: 40 }, (_, i) => ({
+          before: i % 3,
+          between: (i * 7) % 4,
+          lines: 60 + (i % 5) * 10,
+          flush: i % 2 === 0,
+        })),
+        summaryMs: 2,
+      });
+      expect({ missing: issue.missing, duplicated: issue.duplicated, inOrder: issue.inOrder, reopenedEqual: issue.reopenedEqual }).toEqual({
+        missing: 0,
+        duplicated: 0,
+        inOrder: true,
+        reopenedEqual: true,
+      });
       expect(issue.added).toHaveLength(80);
       await fc.assert(
         fc.asyncProperty(turnPlans(40), async (plan) => {
           const outcome = await runConcurrentTurns(store, `turns-${sessions++}`, plan);
-          expect({ missing: outcome.missing, duplicated: outcome.duplicated, inOrder: outcome.inOrder, reopenedEqual: outcome.reopenedEqual }).toEqual({ missing: 0, duplicated: 0, inOrder: true, reopenedEqual: true });
+          expect({
+            missing: outcome.missing,
+            duplicated: outcome.duplicated,
+            inOrder: outcome.inOrder,
+            reopenedEqual: outcome.reopenedEqual,
+          }).toEqual({ missing: 0, duplicated: 0, inOrder: true, reopenedEqual: true });
         }),
         { numRuns: runs },
       );

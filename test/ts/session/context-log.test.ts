@@ -30,7 +30,11 @@ async function managerLog(ops: number[]): Promise<SessionEntry[]> {
     else if (op === 10) cm.clear();
     else {
       const id = `call-${n++}`;
-      cm.addMessage({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "grep", arguments: "{}" } }] });
+      cm.addMessage({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id, type: "function", function: { name: "grep", arguments: "{}" } }],
+      });
       cm.addMessage({ role: "tool", tool_call_id: id, content: "found ".repeat(op) });
     }
   }
@@ -65,7 +69,12 @@ describe("snapshots", () => {
     const upTo = new ContextReplay();
     entries.slice(0, 6).forEach((e, i) => upTo.apply(e, i));
     await store.append("s", [upTo.snapshot(), ...entries.slice(6)]);
-    const cm = await MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id: "s" }, compaction: { autoTruncate: false } });
+    const cm = await MessageContextManager.open({
+      model: "gpt-4o",
+      logger: quiet,
+      session: { store, id: "s" },
+      compaction: { autoTruncate: false },
+    });
     const view = replay(entries);
     expect(cm.getMessages()).toEqual(view.entries.map((e) => e.message));
     expect(cm.metadata).toEqual(view.metadata);
@@ -79,20 +88,40 @@ describe("malformed entries of the manager's types", () => {
     ["a message whose content is a number", { type: "message", id: "m1", message: { role: "user", content: 42 } }],
     ["a message with an unknown role", { type: "message", id: "m1", message: { role: "wizard", content: "x" } }],
     ["a message whose part has no type", { type: "message", id: "m1", message: { role: "user", content: [{ text: "x" }] } }],
-    ["a message whose tool call has no name", { type: "message", id: "m1", message: { role: "assistant", content: null, tool_calls: [{ id: "c", function: { arguments: "{}" } }] } }],
-    ["a replace with a malformed message", { type: "boundary", boundary: { kind: "replace", messages: [{ id: "m0", message: { role: "user", content: { no: 1 } } }] } }],
-    ["a summary with a malformed message", { type: "boundary", boundary: { kind: "summary", removed: ["m0"], id: "s1", message: { role: "system", content: 5 } } }],
-    ["a snapshot with a malformed message", { type: "snapshot", messages: [{ id: "m9", message: { role: "user", content: [null] } }], marker: null }],
+    [
+      "a message whose tool call has no name",
+      {
+        type: "message",
+        id: "m1",
+        message: { role: "assistant", content: null, tool_calls: [{ id: "c", function: { arguments: "{}" } }] },
+      },
+    ],
+    [
+      "a replace with a malformed message",
+      { type: "boundary", boundary: { kind: "replace", messages: [{ id: "m0", message: { role: "user", content: { no: 1 } } }] } },
+    ],
+    [
+      "a summary with a malformed message",
+      { type: "boundary", boundary: { kind: "summary", removed: ["m0"], id: "s1", message: { role: "system", content: 5 } } },
+    ],
+    [
+      "a snapshot with a malformed message",
+      { type: "snapshot", messages: [{ id: "m9", message: { role: "user", content: [null] } }], marker: null },
+    ],
     ["a snapshot without ids", { type: "snapshot", messages: [{ message: { role: "user", content: "x" } }], marker: null }],
     ["a snapshot with a bad marker", { type: "snapshot", messages: [], marker: { after: null, omitted: -1, role: "user" } }],
     ["a snapshot with a bad prompt", { type: "snapshot", messages: [], marker: null, prompt: 7 }],
   ];
 
   it.each(cases)("%s is ERR_CTXWIN_SESSION_CORRUPT naming the entry, from replay and from opening the session", async (_name, bad) => {
-    expect(() => replay([good, bad])).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_SESSION_CORRUPT", message: expect.stringContaining("entry 1") }));
+    expect(() => replay([good, bad])).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_SESSION_CORRUPT", message: expect.stringContaining("entry 1") }),
+    );
     const store = new MemorySessionStore();
     await store.append("s", [good, bad]);
-    await expect(MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id: "s" } })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CORRUPT" });
+    await expect(MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id: "s" } })).rejects.toMatchObject({
+      code: "ERR_CTXWIN_SESSION_CORRUPT",
+    });
   });
 
   it("a replay that failed can be asked again: the entries before the bad one stay applied, nothing after", () => {
@@ -107,7 +136,17 @@ describe("entries from a store of one's own", () => {
   it("holes, and what throws when read, are ERR_CTXWIN_SESSION_CORRUPT naming the entry, never an uncoded error", () => {
     const holes: unknown[] = ["m1"];
     holes[2] = "m3";
-    const throwing = new Proxy({ type: "message" }, { get: (_target, key) => (key === "type" ? "message" : (() => { throw new Error("trap"); })()) });
+    const throwing = new Proxy(
+      { type: "message" },
+      {
+        get: (_target, key) =>
+          key === "type"
+            ? "message"
+            : (() => {
+                throw new Error("trap");
+              })(),
+      },
+    );
     const replace: unknown[] = [{ id: "m1", message: { role: "user", content: "x" } }];
     replace[2] = { id: "m2", message: { role: "user", content: "y" } };
     const cases: unknown[] = [

@@ -12,10 +12,20 @@ import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const docs = readFileSync(join(root, "docs", "sessions.md"), "utf8");
 const table = docs.slice(docs.indexOf("## Errors"), docs.indexOf("## Benchmarks"));
-const documented = new Set([...table.matchAll(/^\| ([^|]+)\|/gm)].flatMap((row) => [...(row[1] as string).matchAll(/`(ERR_CTXWIN_[A-Z_]+)`/g)].map((m) => m[1] as string)));
-const known = new Set([...readFileSync(join(root, "ts", "runtime", "errors.ts"), "utf8").matchAll(/"(ERR_CTXWIN_[A-Z_]+)"/g)].map((m) => m[1] as string));
+const documented = new Set(
+  [...table.matchAll(/^\| ([^|]+)\|/gm)].flatMap((row) =>
+    [...(row[1] as string).matchAll(/`(ERR_CTXWIN_[A-Z_]+)`/g)].map((m) => m[1] as string),
+  ),
+);
+const known = new Set(
+  [...readFileSync(join(root, "ts", "runtime", "errors.ts"), "utf8").matchAll(/"(ERR_CTXWIN_[A-Z_]+)"/g)].map((m) => m[1] as string),
+);
 const sessionSources = readdirSync(join(root, "ts", "session")).filter((f) => f.endsWith(".ts"));
-const thrown = new Set(sessionSources.flatMap((f) => [...readFileSync(join(root, "ts", "session", f), "utf8").matchAll(/"(ERR_CTXWIN_[A-Z_]+)"/g)].map((m) => m[1] as string)));
+const thrown = new Set(
+  sessionSources.flatMap((f) =>
+    [...readFileSync(join(root, "ts", "session", f), "utf8").matchAll(/"(ERR_CTXWIN_[A-Z_]+)"/g)].map((m) => m[1] as string),
+  ),
+);
 
 let directory: string;
 let volatile: RedisServer;
@@ -44,7 +54,8 @@ const SCENARIOS: Record<string, () => Promise<unknown>> = {
     await store.append("s", [{ type: "message", id: "m", message: { role: "user", content: 42 } }]);
     return MessageContextManager.open({ model: "gpt-4o", session: { store, id: "s" } });
   },
-  ERR_CTXWIN_SESSION_TOO_LARGE: async () => new MemorySessionStore({ maxLogBytes: 1024 }).append("s", [{ type: "x", text: "t".repeat(2000) }]),
+  ERR_CTXWIN_SESSION_TOO_LARGE: async () =>
+    new MemorySessionStore({ maxLogBytes: 1024 }).append("s", [{ type: "x", text: "t".repeat(2000) }]),
   ERR_CTXWIN_SESSION_UNSAFE_PATH: async () => {
     const store = new FileSessionStore({ directory });
     mkdirSync(directory, { recursive: true });
@@ -58,7 +69,11 @@ const SCENARIOS: Record<string, () => Promise<unknown>> = {
     return store.append("held", [message]);
   },
   ERR_CTXWIN_SESSION_NOT_DURABLE: async () => {
-    const store = new RedisSessionStore({ clientOptions: { socket: { path: volatile.socket } }, requireDurable: true, logger: { warn: () => {} } });
+    const store = new RedisSessionStore({
+      clientOptions: { socket: { path: volatile.socket } },
+      requireDurable: true,
+      logger: { warn: () => {} },
+    });
     try {
       return await store.append("s", [message]);
     } finally {
@@ -78,7 +93,11 @@ const SCENARIOS: Record<string, () => Promise<unknown>> = {
   },
   ERR_CTXWIN_INVALID_ARGUMENT: async () => new MemorySessionStore().append(42 as unknown as string, [message]),
   ERR_CTXWIN_OUT_OF_RANGE: async () => new MemorySessionStore().append("tenant-\ud800", [message]),
-  ERR_CTXWIN_ORPHAN_TOOL_RESULT: async () => new MessageContextManager({ model: "gpt-4o" }).import({ metadata: { session_id: "s" }, turns: [{ role: "tool", tool_call_id: "nowhere", content: "x" }] }),
+  ERR_CTXWIN_ORPHAN_TOOL_RESULT: async () =>
+    new MessageContextManager({ model: "gpt-4o" }).import({
+      metadata: { session_id: "s" },
+      turns: [{ role: "tool", tool_call_id: "nowhere", content: "x" }],
+    }),
 };
 
 describe("docs/sessions.md's table of errors", () => {

@@ -20,7 +20,13 @@ function history(units: number): MessageLike[] {
   const out: MessageLike[] = [];
   for (let i = 0; i < units; i++) {
     out.push({ role: "user", content: `Please look at src/file${i}.ts and tell me what line ${i * 7} does. ${"context ".repeat(20)}` });
-    out.push({ role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read_file", arguments: JSON.stringify({ path: `src/file${i}.ts` }) } }] });
+    out.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: `call_${i}`, type: "function", function: { name: "read_file", arguments: JSON.stringify({ path: `src/file${i}.ts` }) } },
+      ],
+    });
     out.push({ role: "tool", tool_call_id: `call_${i}`, content: `export const value${i} = ${i};\n`.repeat(10) });
     out.push({ role: "assistant", content: [{ type: "text", text: `Line ${i * 7} sets value${i} to ${i}. 😀` }] });
   }
@@ -29,7 +35,13 @@ function history(units: number): MessageLike[] {
 
 /** A manager with a summary from a compaction and an omission marker from a trim. */
 async function worked(): Promise<MessageContextManager> {
-  const cm = new MessageContextManager({ model: "gpt-4o", mode: TruncationMode.SUMMARIZE, limits: limits(3000), logger: quiet, compaction: { summarizer: extractiveSummarizer(), autoTruncate: false, preserveLast: 12 } });
+  const cm = new MessageContextManager({
+    model: "gpt-4o",
+    mode: TruncationMode.SUMMARIZE,
+    limits: limits(3000),
+    logger: quiet,
+    compaction: { summarizer: extractiveSummarizer(), autoTruncate: false, preserveLast: 12 },
+  });
   cm.setSystemPrompt("You are a careful coding agent.");
   cm.metadata = { agent: "coder", project: { name: "ctxwin", tags: ["a", "b"] } };
   cm.load(history(30));
@@ -62,7 +74,10 @@ describe("export", () => {
     expect(summaries).toHaveLength(1);
     expect(markers).toHaveLength(1);
     // The marker names what it stands for (when it names anything, the names are in the annotation too).
-    expect(markers[0]).toMatchObject({ content: expect.stringMatching(/^\[\d+ messages omitted(\]$|; recall by id:\n)/), ctxwin: { omitted: expect.any(Number) } });
+    expect(markers[0]).toMatchObject({
+      content: expect.stringMatching(/^\[\d+ messages omitted(\]$|; recall by id:\n)/),
+      ctxwin: { omitted: expect.any(Number) },
+    });
     const named = (markers[0]?.ctxwin as { named?: Array<{ id: string }> } | undefined)?.named ?? [];
     for (const { id } of named) expect(markers[0]?.content).toContain(`recall(${JSON.stringify(id)})`);
     // The turns are the request's conversation, in order.
@@ -86,7 +101,11 @@ describe("round trip", () => {
   it("fromExport(export) is lossless: messages deep-equal, counts, request and metadata equal", async () => {
     const cm = await worked();
     const text = JSON.stringify(cm.export());
-    const back = MessageContextManager.fromExport(text, { limits: limits(3000), logger: quiet, compaction: { summarizer: extractiveSummarizer(), autoTruncate: false } });
+    const back = MessageContextManager.fromExport(text, {
+      limits: limits(3000),
+      logger: quiet,
+      compaction: { summarizer: extractiveSummarizer(), autoTruncate: false },
+    });
     expect(back.getMessages()).toEqual(cm.getMessages());
     expect(back.getStats()).toEqual(cm.getStats());
     expect(back.getContextForRequest()).toEqual(cm.getContextForRequest());
@@ -117,24 +136,35 @@ describe("round trip", () => {
   it("holds for random histories and trims (property)", () => {
     const message = fc.oneof(
       fc.record({ role: fc.constantFrom("user", "assistant"), content: fc.string({ maxLength: 60 }) }),
-      fc.record({ role: fc.constant("user"), content: fc.array(fc.record({ type: fc.constant("text"), text: fc.string({ unit: "binary", maxLength: 30 }) }), { minLength: 1, maxLength: 3 }) }),
+      fc.record({
+        role: fc.constant("user"),
+        content: fc.array(fc.record({ type: fc.constant("text"), text: fc.string({ unit: "binary", maxLength: 30 }) }), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+      }),
       fc.record({ role: fc.constant("system"), content: fc.string({ maxLength: 40 }), _preserve: fc.constant(true) }),
     );
     fc.assert(
-      fc.property(fc.array(message, { maxLength: 40 }), fc.array(fc.integer({ min: 0, max: 600 }), { maxLength: 3 }), fc.option(fc.string({ maxLength: 30 }), { nil: undefined }), (messages, trims, prompt) => {
-        const options = { model: "gpt-4o", limits: limits(100_000), compaction: { autoTruncate: false } };
-        const cm = new MessageContextManager(options);
-        if (prompt !== undefined) cm.setSystemPrompt(prompt);
-        messages.forEach((m, i) => {
-          cm.addMessage(m as MessageLike);
-          if (trims.length > 0 && i % 10 === 9) cm.truncate(trims[(i / 10) % trims.length]);
-        });
-        const back = MessageContextManager.fromExport(JSON.parse(JSON.stringify(cm.export())) as unknown, options);
-        expect(back.getMessages()).toEqual(cm.getMessages());
-        expect(back.getContextForRequest()).toEqual(cm.getContextForRequest());
-        expect(back.getStats()).toEqual(cm.getStats());
-        expect(back.export()).toEqual(cm.export());
-      }),
+      fc.property(
+        fc.array(message, { maxLength: 40 }),
+        fc.array(fc.integer({ min: 0, max: 600 }), { maxLength: 3 }),
+        fc.option(fc.string({ maxLength: 30 }), { nil: undefined }),
+        (messages, trims, prompt) => {
+          const options = { model: "gpt-4o", limits: limits(100_000), compaction: { autoTruncate: false } };
+          const cm = new MessageContextManager(options);
+          if (prompt !== undefined) cm.setSystemPrompt(prompt);
+          messages.forEach((m, i) => {
+            cm.addMessage(m as MessageLike);
+            if (trims.length > 0 && i % 10 === 9) cm.truncate(trims[(i / 10) % trims.length]);
+          });
+          const back = MessageContextManager.fromExport(JSON.parse(JSON.stringify(cm.export())) as unknown, options);
+          expect(back.getMessages()).toEqual(cm.getMessages());
+          expect(back.getContextForRequest()).toEqual(cm.getContextForRequest());
+          expect(back.getStats()).toEqual(cm.getStats());
+          expect(back.export()).toEqual(cm.export());
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -150,7 +180,9 @@ describe("validation", () => {
   it("names the first bad path, with a code", () => {
     const bad = valid() as unknown as { turns: Array<{ content: unknown }> };
     bad.turns[3]!.content = [{ type: "text", text: 42 }];
-    expect(() => parseExport(bad)).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_EXPORT", path: "turns[3].content[0].text" }));
+    expect(() => parseExport(bad)).toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_EXPORT", path: "turns[3].content[0].text" }),
+    );
     expect(() => parseExport(bad)).toThrow("invalid context export: turns[3].content[0].text must be a string, got number 42");
   });
 
@@ -164,16 +196,46 @@ describe("validation", () => {
     ["no turns", { metadata: { session_id: "s" } }, "turns"],
     ["an unknown role", { metadata: { session_id: "s" }, turns: [{ role: "wizard", content: "x" }] }, "turns[0].role"],
     ["a bad part", { metadata: { session_id: "s" }, turns: [{ role: "user", content: [{ text: "x" }] }] }, "turns[0].content[0].type"],
-    ["bad tool calls", { metadata: { session_id: "s" }, turns: [{ role: "assistant", tool_calls: [{ function: {} }] }] }, "turns[0].tool_calls[0].id"],
-    ["a bad annotation", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "note" } }] }, "turns[0].ctxwin.kind"],
-    ["a bad omitted count", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 0 } }] }, "turns[0].ctxwin.omitted"],
+    [
+      "bad tool calls",
+      { metadata: { session_id: "s" }, turns: [{ role: "assistant", tool_calls: [{ function: {} }] }] },
+      "turns[0].tool_calls[0].id",
+    ],
+    [
+      "a bad annotation",
+      { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "note" } }] },
+      "turns[0].ctxwin.kind",
+    ],
+    [
+      "a bad omitted count",
+      { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 0 } }] },
+      "turns[0].ctxwin.omitted",
+    ],
     // Integers to JavaScript, not counts: a hostile file must not carry them into the marker and the stats.
-    ["an omitted count of 1e300", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 1e300 } }] }, "turns[0].ctxwin.omitted"],
-    ["an omitted count past 2^53", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 2 ** 53 } }] }, "turns[0].ctxwin.omitted"],
-    ["an infinite omitted count", { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: Infinity } }] }, "turns[0].ctxwin.omitted"],
+    [
+      "an omitted count of 1e300",
+      { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 1e300 } }] },
+      "turns[0].ctxwin.omitted",
+    ],
+    [
+      "an omitted count past 2^53",
+      { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 2 ** 53 } }] },
+      "turns[0].ctxwin.omitted",
+    ],
+    [
+      "an infinite omitted count",
+      { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: Infinity } }] },
+      "turns[0].ctxwin.omitted",
+    ],
     [
       "two omission markers",
-      { metadata: { session_id: "s" }, turns: [{ role: "system", content: "x", ctxwin: { kind: "omission", omitted: 2 } }, { role: "system", content: "y", ctxwin: { kind: "omission", omitted: 3 } }] },
+      {
+        metadata: { session_id: "s" },
+        turns: [
+          { role: "system", content: "x", ctxwin: { kind: "omission", omitted: 2 } },
+          { role: "system", content: "y", ctxwin: { kind: "omission", omitted: 3 } },
+        ],
+      },
       "turns[1].ctxwin.kind",
     ],
   ])("rejects %s", (_what, input, path) => {
@@ -202,7 +264,9 @@ describe("validation", () => {
     const orphan = cm.export();
     orphan.turns.push({ role: "tool", tool_call_id: "nowhere", content: "x" });
     expect(() => cm.import(orphan)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT" }));
-    expect({ messages: cm.getMessages(), request: cm.getContextForRequest(), stats: contextStats(cm), exported: cm.export() }).toEqual(before);
+    expect({ messages: cm.getMessages(), request: cm.getContextForRequest(), stats: contextStats(cm), exported: cm.export() }).toEqual(
+      before,
+    );
     expect(() => MessageContextManager.fromExport({ metadata: { session_id: "s" }, turns: [] })).toThrow(/options.model is required/);
   });
 });

@@ -65,7 +65,11 @@ describe("FileSessionStore's fencing, property", () => {
           const entries = (count: number, kind: string) => Array.from({ length: count }, () => ({ type: kind, n: n++ }));
           if (step.op === "append") {
             const batch = entries(step.size, "message");
-            const result = await store.append(id, batch, step.blind ? undefined : { expectedVersion: model.length + (unterminated?.length ?? 0) });
+            const result = await store.append(
+              id,
+              batch,
+              step.blind ? undefined : { expectedVersion: model.length + (unterminated?.length ?? 0) },
+            );
             if (unterminated) model.push(...unterminated);
             unterminated = undefined;
             expect(result.first).toBe(model.length);

@@ -1,7 +1,19 @@
 // FileSessionStore's file, made deterministic: the line format, torn writes, late lines of a writer
 // that lost its lock (written here by hand where the multi-process tests make a real one), the
 // first format, corruption, symbolic links, long ids, locks.
-import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,7 +84,14 @@ describe("FileSessionStore", () => {
     await store.append("s", [entry(1)]); // the writer that took the lock over: version 1 is its
     await store.append("s", [entry(2), entry(3)]);
     // The stalled writer resumes and writes what it prepared: three records from version 1.
-    appendFileSync(store.pathOf("s"), `\n${lineFor(1, checkpoint, [{ type: "late", i: 1 }, { type: "late", i: 2 }, { type: "late", i: 3 }])}\n`);
+    appendFileSync(
+      store.pathOf("s"),
+      `\n${lineFor(1, checkpoint, [
+        { type: "late", i: 1 },
+        { type: "late", i: 2 },
+        { type: "late", i: 3 },
+      ])}\n`,
+    );
     expect(await entries(store, "s")).toEqual([0, 1, 2, 3].map(entry));
     expect(await store.info("s")).toMatchObject({ version: 4 });
     // The next writer counts 4 (not the 4 the late line claims after a gap), and so do readers from anywhere.
@@ -83,11 +102,18 @@ describe("FileSessionStore", () => {
 
   it("reads and goes on with a file of the first format (one record per line, no leading newline)", async () => {
     const store = new FileSessionStore({ directory });
-    const old = [0, 1, 2].map((i) => JSON.stringify({ seq: i, time: 1000 + i, entry: i === 1 ? { type: "metadata", metadata: { v: 1 } } : entry(i) })).join("\n") + "\n";
+    const old =
+      [0, 1, 2]
+        .map((i) => JSON.stringify({ seq: i, time: 1000 + i, entry: i === 1 ? { type: "metadata", metadata: { v: 1 } } : entry(i) }))
+        .join("\n") + "\n";
     writeFileSync(store.pathOf("s"), old);
     expect(await seqs(store, "s")).toEqual([0, 1, 2]);
     expect(await store.info("s")).toMatchObject({ version: 3, createdAt: 1000, updatedAt: 1002, metadata: { v: 1 }, logId: "legacy-1000" });
-    expect(await store.append("s", [entry(3)], { expectedVersion: 3, logId: "legacy-1000" })).toMatchObject({ first: 3, version: 4, logId: "legacy-1000" });
+    expect(await store.append("s", [entry(3)], { expectedVersion: 3, logId: "legacy-1000" })).toMatchObject({
+      first: 3,
+      version: 4,
+      logId: "legacy-1000",
+    });
     expect(await store.append("s", [entry(4)])).toMatchObject({ first: 4 });
     expect((await store.read("s")).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
     expect(await store.info("s")).toMatchObject({ version: 5, metadata: { v: 1 }, logId: "legacy-1000" });
@@ -108,7 +134,10 @@ describe("FileSessionStore", () => {
     const text = readFileSync(store.pathOf("m"), "utf8").split("\n");
     text[1] = text[1]!.replace('"entries":[', '"entries":[oops');
     writeFileSync(store.pathOf("m"), text.join("\n"));
-    await expect(store.read("m")).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CORRUPT", message: expect.stringContaining("m.jsonl:2") });
+    await expect(store.read("m")).rejects.toMatchObject({
+      code: "ERR_CTXWIN_SESSION_CORRUPT",
+      message: expect.stringContaining("m.jsonl:2"),
+    });
     // A record that leaves a gap (one went missing) is corruption too.
     writeFileSync(store.pathOf("g"), `\n${lineFor(0, 0, [entry(0)])}\n\n${lineFor(2, 1, [entry(2)])}\n`);
     await expect(store.read("g")).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CORRUPT", message: expect.stringContaining("gap") });
@@ -174,16 +203,30 @@ describe("FileSessionStore", () => {
   it("waits for a live lock and gives up after lockTimeoutMs with ERR_CTXWIN_SESSION_BUSY", async () => {
     const store = new FileSessionStore({ directory, staleLockMs: 60_000, lockTimeoutMs: 200 });
     mkdirSync(`${store.pathOf("s")}.lock`);
-    await expect(store.append("s", [entry(0)])).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_BUSY", cause: { code: "ELOCKED" }, message: expect.stringContaining("last refreshed") });
+    await expect(store.append("s", [entry(0)])).rejects.toMatchObject({
+      code: "ERR_CTXWIN_SESSION_BUSY",
+      cause: { code: "ELOCKED" },
+      message: expect.stringContaining("last refreshed"),
+    });
   });
 
   describe("a directory the writer cannot write (a read-only file system; here, one without write permission)", () => {
     /** One append by a user for whom `dir` is not writable: another user when this one is root (whom permissions do not stop). */
-    function appendAsOutsider(dir: string, staleLockMs: number, lockTimeoutMs: number): { ok?: boolean; code?: string; systemCode?: string; causeCode?: string; message?: string } {
+    function appendAsOutsider(
+      dir: string,
+      staleLockMs: number,
+      lockTimeoutMs: number,
+    ): { ok?: boolean; code?: string; systemCode?: string; causeCode?: string; message?: string } {
       const fixture = join(import.meta.dirname, "fixtures", "append-once.mjs");
       const args = [fixture, dir, "s", String(staleLockMs), String(lockTimeoutMs)];
       const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-      return JSON.parse(execFileSync(nodeForNobody, args, { encoding: "utf8", ...asNobody })) as { ok?: boolean; code?: string; systemCode?: string; causeCode?: string; message?: string };
+      return JSON.parse(execFileSync(nodeForNobody, args, { encoding: "utf8", ...asNobody })) as {
+        ok?: boolean;
+        code?: string;
+        systemCode?: string;
+        causeCode?: string;
+        message?: string;
+      };
     }
 
     /** A session whose directory is readable by everyone, writable by no one, with a lock left in it `age` ms ago. */
@@ -203,14 +246,24 @@ describe("FileSessionStore", () => {
     it("a lock left by a writer that stopped, still fresh: the directory's error (ERR_CTXWIN_SESSION_IO, EACCES), not ERR_CTXWIN_SESSION_BUSY", async () => {
       const dir = await lockedAndReadOnly(0);
       const outcome = appendAsOutsider(dir, 60_000, 300);
-      expect(outcome).toMatchObject({ code: "ERR_CTXWIN_SESSION_IO", systemCode: "EACCES", causeCode: "EACCES", message: expect.stringContaining("its directory is not writable") });
+      expect(outcome).toMatchObject({
+        code: "ERR_CTXWIN_SESSION_IO",
+        systemCode: "EACCES",
+        causeCode: "EACCES",
+        message: expect.stringContaining("its directory is not writable"),
+      });
       chmodSync(dir, 0o755);
     });
 
     it("a stale lock that cannot be removed: the removal's error, saying so", async () => {
       const dir = await lockedAndReadOnly(60_000);
       const outcome = appendAsOutsider(dir, 2000, 300);
-      expect(outcome).toMatchObject({ code: "ERR_CTXWIN_SESSION_IO", systemCode: "EACCES", causeCode: "EACCES", message: expect.stringContaining("cannot take the session's lock") });
+      expect(outcome).toMatchObject({
+        code: "ERR_CTXWIN_SESSION_IO",
+        systemCode: "EACCES",
+        causeCode: "EACCES",
+        message: expect.stringContaining("cannot take the session's lock"),
+      });
       chmodSync(dir, 0o755);
     });
   });

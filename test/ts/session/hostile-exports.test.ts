@@ -3,7 +3,15 @@
 // overflow a recursive reader. Every failure is coded and names its path, safeParseExport never
 // throws, the work is bounded by what the input really holds, and a refused import changes nothing.
 import { describe, expect, it } from "vitest";
-import { ContextLimits, CtxwinTypeError, MessageContextManager, isCtxwinError, TiktokenCounter, TokenizerJsonCounter, type MessageLike } from "ctxwin";
+import {
+  ContextLimits,
+  CtxwinTypeError,
+  MessageContextManager,
+  isCtxwinError,
+  TiktokenCounter,
+  TokenizerJsonCounter,
+  type MessageLike,
+} from "ctxwin";
 import { parseExport, safeParseExport, type ContextExport } from "ctxwin/session";
 
 const quiet = { warn: () => {} };
@@ -13,7 +21,7 @@ const manager = () => {
   cm.addMessage({ role: "user", content: "kept" });
   return cm;
 };
-const anExport = (turns: unknown): ContextExport => ({ ...manager().export(), turns } as ContextExport);
+const anExport = (turns: unknown): ContextExport => ({ ...manager().export(), turns }) as ContextExport;
 
 /** Refused by every way in, coded, naming `path`, the manager left as it was. */
 function expectRefusedEverywhere(input: unknown, path: unknown): void {
@@ -26,7 +34,9 @@ function expectRefusedEverywhere(input: unknown, path: unknown): void {
   }
   expect(() => parseExport(input)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_EXPORT" }));
   expect(() => parseExport(input)).toThrow(CtxwinTypeError);
-  expect(() => MessageContextManager.fromExport(input, { logger: quiet })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_EXPORT" }));
+  expect(() => MessageContextManager.fromExport(input, { logger: quiet })).toThrow(
+    expect.objectContaining({ code: "ERR_CTXWIN_INVALID_EXPORT" }),
+  );
   const cm = manager();
   const before = cm.export();
   expect(() => cm.import(input)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_EXPORT" }));
@@ -71,15 +81,21 @@ describe("exports from a hostile caller", () => {
   });
 
   it("a Proxy whose traps throw, a getter that throws: coded failures, safeParseExport does not throw", () => {
-    const throwing = new Proxy({}, {
-      ownKeys() {
-        throw new Error("trap");
+    const throwing = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error("trap");
+        },
       },
-    });
+    );
     expectRefusedEverywhere(throwing, "");
-    const getter = { ...anExport([]), get turns(): unknown[] {
-      throw new Error("getter");
-    } };
+    const getter = {
+      ...anExport([]),
+      get turns(): unknown[] {
+        throw new Error("getter");
+      },
+    };
     expect(safeParseExport(getter)).toMatchObject({ success: false, error: { code: "ERR_CTXWIN_INVALID_EXPORT" } });
     const { proxy: revoked, revoke } = Proxy.revocable(anExport([]), {});
     revoke();
@@ -91,7 +107,9 @@ describe("exports from a hostile caller", () => {
     for (let i = 0; i < 100_000; i++) content = [{ type: "tool_result", tool_use_id: `t${i}`, content }];
     const message = { role: "user", content } as MessageLike;
     expectRefusedEverywhere(anExport([message]), expect.stringMatching(/^turns\[0\]\.content\[0\]\.content/));
-    expect(() => new TiktokenCounter({ encoding: "o200k_base" }).countMessages([message])).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+    expect(() => new TiktokenCounter({ encoding: "o200k_base" }).countMessages([message])).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+    );
     expect(() => manager().addMessage(message)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
   });
 
@@ -99,19 +117,37 @@ describe("exports from a hostile caller", () => {
     const nested: Record<string, unknown> = { model: { type: "BPE", vocab: {}, merges: [] } };
     let at = nested;
     for (let i = 0; i < 100_000; i++) at = (at.next = {}) as Record<string, unknown>;
-    expect(() => new TokenizerJsonCounter({ tokenizer: nested })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE", message: expect.stringContaining("options.tokenizer.next.next") }));
+    expect(() => new TokenizerJsonCounter({ tokenizer: nested })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE", message: expect.stringContaining("options.tokenizer.next.next") }),
+    );
     const cyclic: Record<string, unknown> = { model: { type: "BPE", vocab: {}, merges: [] } };
     cyclic.self = cyclic;
-    expect(() => new TokenizerJsonCounter({ tokenizer: cyclic })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("options.tokenizer.self") }));
+    expect(() => new TokenizerJsonCounter({ tokenizer: cyclic })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("options.tokenizer.self") }),
+    );
   });
 
   it("a tool turn without tool_call_id is refused unchanged like any other corrupt export", () => {
     const exported = manager().export();
-    const corrupt = { ...exported, turns: [...exported.turns, { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }, { role: "tool", content: "result" }] };
+    const corrupt = {
+      ...exported,
+      turns: [
+        ...exported.turns,
+        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+        { role: "tool", content: "result" },
+      ],
+    };
     expectRefusedEverywhere(corrupt, "turns[2].tool_call_id");
     expectRefusedEverywhere(JSON.stringify(corrupt), "turns[2].tool_call_id");
     // AI SDK tool messages name their call in their parts, and import as before.
-    const aiSdk = { ...exported, turns: [...exported.turns, { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "f", input: {} }] }, { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "f", output: { type: "text", value: "ok" } }] }] };
+    const aiSdk = {
+      ...exported,
+      turns: [
+        ...exported.turns,
+        { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "f", input: {} }] },
+        { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "f", output: { type: "text", value: "ok" } }] },
+      ],
+    };
     expect(MessageContextManager.fromExport(aiSdk, { logger: quiet }).getMessages()).toHaveLength(3);
   });
 
@@ -120,7 +156,10 @@ describe("exports from a hostile caller", () => {
     expectRefusedEverywhere({ ...exported, metadata: { ...exported.metadata, when: new Date(0) } }, "metadata.when");
     expectRefusedEverywhere({ ...exported, turns: [{ role: "user", content: "x", extra: new Map() }] }, "turns[0].extra");
     expectRefusedEverywhere({ ...exported, turns: [{ role: "user", content: "x", score: Number.NaN }] }, "turns[0].score");
-    expectRefusedEverywhere({ ...exported, turns: [{ role: "user", content: "x", toJSON: () => ({ role: "system", content: "x" }) }] }, "turns[0]");
+    expectRefusedEverywhere(
+      { ...exported, turns: [{ role: "user", content: "x", toJSON: () => ({ role: "system", content: "x" }) }] },
+      "turns[0]",
+    );
   });
 });
 

@@ -97,7 +97,10 @@ describe.each(STORES)("adversarial messages through addMessage, flush and reopen
       await fc.assert(
         fc.asyncProperty(operations(15), operations(15), async (left, right) => {
           const id = `hostile-pair-${sessions++}`;
-          const [a, b] = await Promise.all([MessageContextManager.open(options(store, id)), MessageContextManager.open(options(store, id))]);
+          const [a, b] = await Promise.all([
+            MessageContextManager.open(options(store, id)),
+            MessageContextManager.open(options(store, id)),
+          ]);
           const [fromA, fromB] = await Promise.all([drive(a, left, true), drive(b, right, true)]);
           const logged = await loggedMessages(store, id);
           expect(logged).toHaveLength(fromA.length + fromB.length);

@@ -27,7 +27,11 @@ function sampleExport(): Record<string, unknown> {
   cm.metadata = { project: "x" };
   cm.load([
     { role: "user", content: "read a.ts" },
-    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }],
+    },
     { role: "tool", tool_call_id: "c1", content: "export const a = 1;" },
     { role: "assistant", content: [{ type: "text", text: "Done." }] },
   ] as MessageLike[]);
@@ -74,27 +78,36 @@ describe("session import, fuzzed", () => {
       return manager;
     };
     const state = (manager: MessageContextManager) =>
-      JSON.stringify({ messages: manager.getMessages(), usage: manager.tokenUsage, metadata: manager.metadata, request: manager.getContextForRequest() });
+      JSON.stringify({
+        messages: manager.getMessages(),
+        usage: manager.tokenUsage,
+        metadata: manager.metadata,
+        request: manager.getContextForRequest(),
+      });
     const before = state(fresh());
     fc.assert(
-      fc.property(fc.nat({ max: every.length - 1 }), fc.oneof(fc.jsonValue(), fc.constantFrom(null, -1, Number.NaN, 1e309, "", "\ud800", [], {})), (which, replacement) => {
-        const input = edited(base, every[which] as Array<string | number>, replacement);
-        for (const form of [input, JSON.stringify(input) ?? "null"]) {
-          try {
-            const loaded = MessageContextManager.fromExport(form, { counter, logger: quiet });
-            expect(loaded.tokenUsage).toBeGreaterThanOrEqual(0);
-          } catch (error) {
-            coded(error);
+      fc.property(
+        fc.nat({ max: every.length - 1 }),
+        fc.oneof(fc.jsonValue(), fc.constantFrom(null, -1, Number.NaN, 1e309, "", "\ud800", [], {})),
+        (which, replacement) => {
+          const input = edited(base, every[which] as Array<string | number>, replacement);
+          for (const form of [input, JSON.stringify(input) ?? "null"]) {
+            try {
+              const loaded = MessageContextManager.fromExport(form, { counter, logger: quiet });
+              expect(loaded.tokenUsage).toBeGreaterThanOrEqual(0);
+            } catch (error) {
+              coded(error);
+            }
+            const target = fresh();
+            try {
+              target.import(form);
+            } catch (error) {
+              coded(error);
+              expect(state(target)).toBe(before); // refused: nothing changed
+            }
           }
-          const target = fresh();
-          try {
-            target.import(form);
-          } catch (error) {
-            coded(error);
-            expect(state(target)).toBe(before); // refused: nothing changed
-          }
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });

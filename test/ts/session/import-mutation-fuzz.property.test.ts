@@ -44,7 +44,13 @@ async function realExport(): Promise<unknown> {
   cm.metadata = { agent: "fuzz", ticket: 4711, tags: ["a", "b"] };
   for (let i = 0; i < 6; i++) {
     cm.addMessage({ role: "user", content: `Look at src/file${i}.ts line ${i * 7}. ${"context ".repeat(30)}` });
-    cm.addMessage({ role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read_file", arguments: JSON.stringify({ path: `src/file${i}.ts` }) } }] } as MessageLike);
+    cm.addMessage({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: `call_${i}`, type: "function", function: { name: "read_file", arguments: JSON.stringify({ path: `src/file${i}.ts` }) } },
+      ],
+    } as MessageLike);
     cm.addMessage({ role: "tool", tool_call_id: `call_${i}`, content: `export const x${i} = ${i};\n`.repeat(10) } as MessageLike);
     cm.addMessage({ role: "assistant", content: [{ type: "text", text: `Line ${i * 7} sets x${i}.` }] } as MessageLike);
   }
@@ -57,7 +63,11 @@ const base = await realExport();
 const baseText = JSON.stringify(base);
 
 /** Every path (as keys) in a JSON value. */
-function paths(value: unknown, prefix: Array<string | number> = [], out: Array<Array<string | number>> = []): Array<Array<string | number>> {
+function paths(
+  value: unknown,
+  prefix: Array<string | number> = [],
+  out: Array<Array<string | number>> = [],
+): Array<Array<string | number>> {
   out.push(prefix);
   if (Array.isArray(value)) value.forEach((v, i) => paths(v, [...prefix, i], out));
   else if (value !== null && typeof value === "object") for (const [k, v] of Object.entries(value)) paths(v, [...prefix, k], out);
@@ -148,7 +158,9 @@ const mutatedExport: fc.Arbitrary<unknown> = fc.oneof(
     }, base),
   ),
   fc.nat({ max: baseText.length }).map((n) => baseText.slice(0, n)),
-  fc.tuple(fc.nat({ max: baseText.length - 1 }), fc.string({ unit: "binary", minLength: 1, maxLength: 4 })).map(([at, s]) => baseText.slice(0, at) + s + baseText.slice(at + 1)),
+  fc
+    .tuple(fc.nat({ max: baseText.length - 1 }), fc.string({ unit: "binary", minLength: 1, maxLength: 4 }))
+    .map(([at, s]) => baseText.slice(0, at) + s + baseText.slice(at + 1)),
   fc.tuple(fc.constantFrom(...allPaths), fc.nat({ max: 20_000 })).map(([path, depth]) => setAt(base, path, nested(depth, 1, true))),
   fc.jsonValue(),
   fc.anything(),
@@ -170,56 +182,66 @@ function snapshot(cm: MessageContextManager): unknown {
 }
 
 describe("fuzzing session import", () => {
-  it("safeParseExport never throws; parseExport returns or throws ERR_CTXWIN_INVALID_EXPORT", () => {
-    fc.assert(
-      fc.property(mutatedExport, (input) => {
-        const result = safeParseExport(input);
-        expect(typeof result.success).toBe("boolean");
-        if (!result.success) {
-          expect(result.error.code).toBe("ERR_CTXWIN_INVALID_EXPORT");
-          expect(typeof result.error.path).toBe("string");
-        }
-        try {
-          parseExport(input);
-          expect(result.success).toBe(true);
-        } catch (error) {
-          expect(result.success).toBe(false);
-          expectCoded(error);
-        }
-      }),
-      { numRuns: RUNS * 2 },
-    );
-  }, TIMEOUT);
+  it(
+    "safeParseExport never throws; parseExport returns or throws ERR_CTXWIN_INVALID_EXPORT",
+    () => {
+      fc.assert(
+        fc.property(mutatedExport, (input) => {
+          const result = safeParseExport(input);
+          expect(typeof result.success).toBe("boolean");
+          if (!result.success) {
+            expect(result.error.code).toBe("ERR_CTXWIN_INVALID_EXPORT");
+            expect(typeof result.error.path).toBe("string");
+          }
+          try {
+            parseExport(input);
+            expect(result.success).toBe(true);
+          } catch (error) {
+            expect(result.success).toBe(false);
+            expectCoded(error);
+          }
+        }),
+        { numRuns: RUNS * 2 },
+      );
+    },
+    TIMEOUT,
+  );
 
-  it("manager.import and fromExport accept or reject with a coded error; a failed import changes nothing", async () => {
-    const cm = MessageContextManager.fromExport(base, { logger: quiet, mode: TruncationMode.SMART });
-    cm.addMessage({ role: "user", content: "one more" });
-    const before = snapshot(cm);
-    fc.assert(
-      fc.property(mutatedExport, (input) => {
-        const target = cm;
-        try {
-          MessageContextManager.fromExport(input, { model: "gpt-4o", logger: quiet });
-        } catch (error) {
-          expectCoded(error);
-        }
-        try {
-          target.import(input);
-        } catch (error) {
-          expectCoded(error);
-          expect(snapshot(target)).toBe(before);
-          return;
-        }
-        // It was accepted: what it holds must export and import again.
-        const again = target.export();
-        expect(safeParseExport(JSON.parse(JSON.stringify(again))).success).toBe(true);
-        target.import(base);
-        target.addMessage({ role: "user", content: "one more" });
-        target.metadata = JSON.parse(JSON.stringify(MessageContextManager.fromExport(base, { logger: quiet, mode: TruncationMode.SMART }).metadata)) as Record<string, unknown>;
-      }),
-      { numRuns: RUNS },
-    );
-  }, TIMEOUT);
+  it(
+    "manager.import and fromExport accept or reject with a coded error; a failed import changes nothing",
+    async () => {
+      const cm = MessageContextManager.fromExport(base, { logger: quiet, mode: TruncationMode.SMART });
+      cm.addMessage({ role: "user", content: "one more" });
+      const before = snapshot(cm);
+      fc.assert(
+        fc.property(mutatedExport, (input) => {
+          const target = cm;
+          try {
+            MessageContextManager.fromExport(input, { model: "gpt-4o", logger: quiet });
+          } catch (error) {
+            expectCoded(error);
+          }
+          try {
+            target.import(input);
+          } catch (error) {
+            expectCoded(error);
+            expect(snapshot(target)).toBe(before);
+            return;
+          }
+          // It was accepted: what it holds must export and import again.
+          const again = target.export();
+          expect(safeParseExport(JSON.parse(JSON.stringify(again))).success).toBe(true);
+          target.import(base);
+          target.addMessage({ role: "user", content: "one more" });
+          target.metadata = JSON.parse(
+            JSON.stringify(MessageContextManager.fromExport(base, { logger: quiet, mode: TruncationMode.SMART }).metadata),
+          ) as Record<string, unknown>;
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT,
+  );
 });
 
 describe("fuzzing FileSessionStore reading a corrupted log", () => {
@@ -228,111 +250,142 @@ describe("fuzzing FileSessionStore reading a corrupted log", () => {
     for (const d of directories) rmSync(d, { recursive: true, force: true });
   });
 
-  it("reads, or rejects with a coded error, whatever bytes the file holds; a manager opens it or rejects likewise", async () => {
-    // A real log: messages, a trim, a compaction, a system prompt, metadata.
-    const origin = mkdtempSync(join(tmpdir(), "ctxwin-fuzz-log-"));
-    directories.push(origin);
-    const store = new FileSessionStore({ directory: origin, fsync: false });
-    const cm = await MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id: "s" } });
-    cm.import(base);
-    cm.addMessage({ role: "user", content: "after the import" });
-    cm.truncate(300);
-    await cm.flush();
-    await store.close();
-    const file = join(origin, "s.jsonl");
-    const text = readFileSync(file, "utf8");
-    const lines = text.split("\n").filter((l) => l !== "");
+  it(
+    "reads, or rejects with a coded error, whatever bytes the file holds; a manager opens it or rejects likewise",
+    async () => {
+      // A real log: messages, a trim, a compaction, a system prompt, metadata.
+      const origin = mkdtempSync(join(tmpdir(), "ctxwin-fuzz-log-"));
+      directories.push(origin);
+      const store = new FileSessionStore({ directory: origin, fsync: false });
+      const cm = await MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id: "s" } });
+      cm.import(base);
+      cm.addMessage({ role: "user", content: "after the import" });
+      cm.truncate(300);
+      await cm.flush();
+      await store.close();
+      const file = join(origin, "s.jsonl");
+      const text = readFileSync(file, "utf8");
+      const lines = text.split("\n").filter((l) => l !== "");
 
-    const corrupted: fc.Arbitrary<string> = fc.oneof(
-      fc.nat({ max: text.length }).map((n) => text.slice(0, n)),
-      fc.tuple(fc.nat({ max: text.length - 1 }), fc.string({ unit: "binary", minLength: 1, maxLength: 8 })).map(([at, s]) => text.slice(0, at) + s + text.slice(at + 1)),
-      fc.tuple(fc.nat({ max: lines.length - 1 }), fc.jsonValue()).map(([i, v]) => "\n" + lines.map((l, j) => (j === i ? JSON.stringify(v) : l)).join("\n\n") + "\n"),
-      fc.tuple(fc.nat({ max: lines.length - 1 }), fc.nat(), nasty).map(([i, k, v]) => {
-        // A log as a writer would have framed it (offsets included), one entry holding a nasty value.
-        let out = "";
-        lines.forEach((l, j) => {
-          const record = JSON.parse(l) as { entries: Array<Record<string, unknown>> };
-          if (j === i) {
-            const entry = record.entries[k % record.entries.length] as Record<string, unknown>;
-            const keys = Object.keys(entry);
-            entry[keys[k % keys.length] as string] = v;
-          }
-          let line: string;
-          try {
-            line = JSON.stringify({ ...record, after: Buffer.byteLength(out) });
-          } catch {
-            line = l;
-          }
-          out += `\n${line}\n`;
-        });
-        return out;
-      }),
-      fc.shuffledSubarray(lines).map((ls) => ls.join("\n") + "\n"),
-      // Built as text: JSON.stringify itself cannot write 20,000 levels.
-      fc.tuple(fc.nat({ max: 20_000 }), fc.boolean()).map(([depth, asArray]) => {
-        const deep = asArray ? `${"[".repeat(depth)}"x"${"]".repeat(depth)}` : `${'{"a":'.repeat(depth)}"x"${"}".repeat(depth)}`;
-        const version = (JSON.parse(lines[lines.length - 1] as string) as { version: number }).version;
-        return `${text}\n{"seq":${version},"version":${version + 1},"after":${Buffer.byteLength(text)},"log":"L","append":"deep","time":1,"entries":[{"type":"message","id":"deep","message":{"role":"user","content":${deep}}}]}\n`;
-      }),
-      fc.string({ unit: "binary", maxLength: 200 }),
-    );
+      const corrupted: fc.Arbitrary<string> = fc.oneof(
+        fc.nat({ max: text.length }).map((n) => text.slice(0, n)),
+        fc
+          .tuple(fc.nat({ max: text.length - 1 }), fc.string({ unit: "binary", minLength: 1, maxLength: 8 }))
+          .map(([at, s]) => text.slice(0, at) + s + text.slice(at + 1)),
+        fc
+          .tuple(fc.nat({ max: lines.length - 1 }), fc.jsonValue())
+          .map(([i, v]) => "\n" + lines.map((l, j) => (j === i ? JSON.stringify(v) : l)).join("\n\n") + "\n"),
+        fc.tuple(fc.nat({ max: lines.length - 1 }), fc.nat(), nasty).map(([i, k, v]) => {
+          // A log as a writer would have framed it (offsets included), one entry holding a nasty value.
+          let out = "";
+          lines.forEach((l, j) => {
+            const record = JSON.parse(l) as { entries: Array<Record<string, unknown>> };
+            if (j === i) {
+              const entry = record.entries[k % record.entries.length] as Record<string, unknown>;
+              const keys = Object.keys(entry);
+              entry[keys[k % keys.length] as string] = v;
+            }
+            let line: string;
+            try {
+              line = JSON.stringify({ ...record, after: Buffer.byteLength(out) });
+            } catch {
+              line = l;
+            }
+            out += `\n${line}\n`;
+          });
+          return out;
+        }),
+        fc.shuffledSubarray(lines).map((ls) => ls.join("\n") + "\n"),
+        // Built as text: JSON.stringify itself cannot write 20,000 levels.
+        fc.tuple(fc.nat({ max: 20_000 }), fc.boolean()).map(([depth, asArray]) => {
+          const deep = asArray ? `${"[".repeat(depth)}"x"${"]".repeat(depth)}` : `${'{"a":'.repeat(depth)}"x"${"}".repeat(depth)}`;
+          const version = (JSON.parse(lines[lines.length - 1] as string) as { version: number }).version;
+          return `${text}\n{"seq":${version},"version":${version + 1},"after":${Buffer.byteLength(text)},"log":"L","append":"deep","time":1,"entries":[{"type":"message","id":"deep","message":{"role":"user","content":${deep}}}]}\n`;
+        }),
+        fc.string({ unit: "binary", maxLength: 200 }),
+      );
 
-    await fc.assert(
-      fc.asyncProperty(corrupted, async (bytes) => {
-        const directory = mkdtempSync(join(tmpdir(), "ctxwin-fuzz-read-"));
-        try {
-          writeFileSync(join(directory, "s.jsonl"), bytes);
-          const reader = new FileSessionStore({ directory, fsync: false });
+      await fc.assert(
+        fc.asyncProperty(corrupted, async (bytes) => {
+          const directory = mkdtempSync(join(tmpdir(), "ctxwin-fuzz-read-"));
           try {
-            const records = await reader.read("s");
-            expect(Array.isArray(records)).toBe(true);
-            records.forEach((r, i) => expect(r.seq).toBe(i));
-          } catch (error) {
-            expectCoded(error);
+            writeFileSync(join(directory, "s.jsonl"), bytes);
+            const reader = new FileSessionStore({ directory, fsync: false });
+            try {
+              const records = await reader.read("s");
+              expect(Array.isArray(records)).toBe(true);
+              records.forEach((r, i) => expect(r.seq).toBe(i));
+            } catch (error) {
+              expectCoded(error);
+            }
+            try {
+              await reader.info("s");
+            } catch (error) {
+              expectCoded(error);
+            }
+            try {
+              const opened = await MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store: reader, id: "s" } });
+              expect(opened.tokenUsage).toBeGreaterThanOrEqual(0);
+            } catch (error) {
+              expectCoded(error);
+            }
+            await reader.close();
+          } finally {
+            rmSync(directory, { recursive: true, force: true });
           }
-          try {
-            await reader.info("s");
-          } catch (error) {
-            expectCoded(error);
-          }
-          try {
-            const opened = await MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store: reader, id: "s" } });
-            expect(opened.tokenUsage).toBeGreaterThanOrEqual(0);
-          } catch (error) {
-            expectCoded(error);
-          }
-          await reader.close();
-        } finally {
-          rmSync(directory, { recursive: true, force: true });
-        }
-      }),
-      { numRuns: Math.ceil(RUNS / 2) },
-    );
-  }, TIMEOUT);
+        }),
+        { numRuns: Math.ceil(RUNS / 2) },
+      );
+    },
+    TIMEOUT,
+  );
 });
 
 describe("fuzzing a memory-store session (the same replay, without files)", () => {
-  it("opens or rejects with a coded error whatever entries the log holds", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.oneof(fc.jsonValue(), fc.record({ type: fc.constantFrom("message", "boundary", "system", "metadata"), id: nasty, message: nasty, boundary: nasty, prompt: nasty, metadata: nasty }, { requiredKeys: ["type"] })), { maxLength: 12 }), async (entries) => {
-        const store = new MemorySessionStore();
-        for (const entry of entries) {
-          try {
-            await store.append("s", [entry as never]);
-          } catch (error) {
-            expectCoded(error);
-          }
-        }
-        try {
-          const opened = await MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id: "s" } });
-          expect(opened.tokenUsage).toBeGreaterThanOrEqual(0);
-        } catch (error) {
-          expectCoded(error);
-        }
-      }),
-      { numRuns: Math.ceil(RUNS / 3) },
-    );
-  }, TIMEOUT);
+  it(
+    "opens or rejects with a coded error whatever entries the log holds",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.oneof(
+              fc.jsonValue(),
+              fc.record(
+                {
+                  type: fc.constantFrom("message", "boundary", "system", "metadata"),
+                  id: nasty,
+                  message: nasty,
+                  boundary: nasty,
+                  prompt: nasty,
+                  metadata: nasty,
+                },
+                { requiredKeys: ["type"] },
+              ),
+            ),
+            { maxLength: 12 },
+          ),
+          async (entries) => {
+            const store = new MemorySessionStore();
+            for (const entry of entries) {
+              try {
+                await store.append("s", [entry as never]);
+              } catch (error) {
+                expectCoded(error);
+              }
+            }
+            try {
+              const opened = await MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id: "s" } });
+              expect(opened.tokenUsage).toBeGreaterThanOrEqual(0);
+            } catch (error) {
+              expectCoded(error);
+            }
+          },
+        ),
+        { numRuns: Math.ceil(RUNS / 3) },
+      );
+    },
+    TIMEOUT,
+  );
 });
 
 describe("what the fuzzing found, kept as cases", () => {
@@ -344,20 +397,31 @@ describe("what the fuzzing found, kept as cases", () => {
     circular.self = circular;
     const cases: Array<[unknown, RegExp]> = [
       // Paths past 200 characters keep their ends and count the levels between.
-      [{ metadata: { session_id: "x" }, turns: [{ role: "user", content: [{ type: "image", data: nested(20_000, 1, true) }] }] }, /^turns\[0\]\.content\[0\]\.data(\[0\])+\.\.\.\(\d+ levels\)\.\.\.(\[0\])+$/],
+      [
+        { metadata: { session_id: "x" }, turns: [{ role: "user", content: [{ type: "image", data: nested(20_000, 1, true) }] }] },
+        /^turns\[0\]\.content\[0\]\.data(\[0\])+\.\.\.\(\d+ levels\)\.\.\.(\[0\])+$/,
+      ],
       [{ metadata: { session_id: "x", deep: nested(600, 1, false) }, turns: [] }, /^metadata\.deep(\.a)+\.\.\.\(\d+ levels\)\.\.\.(\.a)+$/],
       [{ metadata: { session_id: "x" }, turns: [{ role: "user", content: [circular] }] }, /^turns\[0\]\.content\[0\]\.self$/],
       [{ metadata: { session_id: "x", n: 10n }, turns: [] }, /^metadata\.n$/],
     ];
     for (const [input, path] of cases) {
-      expect(safeParseExport(input)).toMatchObject({ success: false, error: { code: "ERR_CTXWIN_INVALID_EXPORT", path: expect.stringMatching(path) } });
+      expect(safeParseExport(input)).toMatchObject({
+        success: false,
+        error: { code: "ERR_CTXWIN_INVALID_EXPORT", path: expect.stringMatching(path) },
+      });
       expect(() => cm.import(input)).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_EXPORT" }));
-      expect(() => MessageContextManager.fromExport(input, { model: "gpt-4o" })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_EXPORT" }));
+      expect(() => MessageContextManager.fromExport(input, { model: "gpt-4o" })).toThrow(
+        expect.objectContaining({ code: "ERR_CTXWIN_INVALID_EXPORT" }),
+      );
     }
     expect(snapshot(cm)).toBe(before);
     // Shared (not circular) objects are fine, and walked once.
     const part = { type: "text", text: "same" };
-    expect(safeParseExport({ metadata: { session_id: "x" }, turns: Array.from({ length: 50 }, () => ({ role: "user", content: [part, part] })) }).success).toBe(true);
+    expect(
+      safeParseExport({ metadata: { session_id: "x" }, turns: Array.from({ length: 50 }, () => ({ role: "user", content: [part, part] })) })
+        .success,
+    ).toBe(true);
   });
 
   it("edits that leave a hole in turns (two deletions, then a write past the new end) are a coded failure naming the hole", () => {
@@ -371,7 +435,10 @@ describe("what the fuzzing found, kept as cases", () => {
     cm.addMessage({ role: "user", content: "kept" });
     const before = snapshot(cm);
     const refused = { code: "ERR_CTXWIN_INVALID_EXPORT", message: expect.stringContaining(`turns[${last - 1}] is a hole`) };
-    expect(safeParseExport(input)).toMatchObject({ success: false, error: { code: "ERR_CTXWIN_INVALID_EXPORT", path: `turns[${last - 1}]` } });
+    expect(safeParseExport(input)).toMatchObject({
+      success: false,
+      error: { code: "ERR_CTXWIN_INVALID_EXPORT", path: `turns[${last - 1}]` },
+    });
     expect(() => parseExport(input)).toThrow(expect.objectContaining(refused));
     expect(() => cm.import(input)).toThrow(expect.objectContaining(refused));
     expect(() => MessageContextManager.fromExport(input, { model: "gpt-4o" })).toThrow(expect.objectContaining(refused));
@@ -379,15 +446,30 @@ describe("what the fuzzing found, kept as cases", () => {
   });
 
   it("a log entry of the manager's types with the wrong shape is ERR_CTXWIN_SESSION_CORRUPT, naming the entry", async () => {
-    const cases = [{ type: "boundary" }, { type: "boundary", boundary: { kind: "trim", removed: "m1" } }, { type: "message", id: 5, message: { role: "user", content: "x" } }, { type: "message", id: "m", message: null }, { type: "system", prompt: 5 }, { type: "metadata", metadata: [] }];
+    const cases = [
+      { type: "boundary" },
+      { type: "boundary", boundary: { kind: "trim", removed: "m1" } },
+      { type: "message", id: 5, message: { role: "user", content: "x" } },
+      { type: "message", id: "m", message: null },
+      { type: "system", prompt: 5 },
+      { type: "metadata", metadata: [] },
+    ];
     for (const bad of cases) {
       const store = new MemorySessionStore();
       await store.append("s", [{ type: "message", id: "m1", message: { role: "user", content: "hi" } }, bad]);
-      await expect(MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id: "s" } })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CORRUPT", message: expect.stringContaining("entry 1") });
+      await expect(MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id: "s" } })).rejects.toMatchObject({
+        code: "ERR_CTXWIN_SESSION_CORRUPT",
+        message: expect.stringContaining("entry 1"),
+      });
     }
     // Entries of other types (another tool's) are still skipped.
     const store = new MemorySessionStore();
-    await store.append("s", [{ type: "message", id: "m1", message: { role: "user", content: "hi" } }, { type: "note", anything: [1, 2] }]);
-    expect((await MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id: "s" } })).getMessages()).toEqual([{ role: "user", content: "hi" }]);
+    await store.append("s", [
+      { type: "message", id: "m1", message: { role: "user", content: "hi" } },
+      { type: "note", anything: [1, 2] },
+    ]);
+    expect((await MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id: "s" } })).getMessages()).toEqual([
+      { role: "user", content: "hi" },
+    ]);
   });
 });

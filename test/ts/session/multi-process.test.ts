@@ -27,10 +27,22 @@ afterAll(async () => {
 type Kind = "file" | "redis";
 const location = (kind: Kind) => (kind === "file" ? directory : redis.socket);
 const storeFor = (kind: Kind): SessionStore =>
-  kind === "file" ? new FileSessionStore({ directory, staleLockMs: 2000 }) : new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } } });
+  kind === "file"
+    ? new FileSessionStore({ directory, staleLockMs: 2000 })
+    : new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } } });
 
-function start(kind: Kind, session: string, writer: number, count: number, mode: "plain" | "versioned", entryBytes = 0, stallAt = -1): ChildProcess {
-  return fork(WRITER, [kind, location(kind), session, String(writer), String(count), mode, String(entryBytes), String(stallAt)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+function start(
+  kind: Kind,
+  session: string,
+  writer: number,
+  count: number,
+  mode: "plain" | "versioned",
+  entryBytes = 0,
+  stallAt = -1,
+): ChildProcess {
+  return fork(WRITER, [kind, location(kind), session, String(writer), String(count), mode, String(entryBytes), String(stallAt)], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
 }
 
 function finished(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; conflicts: number }> {
@@ -113,41 +125,54 @@ describe("file store, a writer stalled past the lock's stale time", () => {
   // The failure this guards against: the stalled writer resumed and wrote at the size it had
   // measured before it stalled, over the records the other writer appended meanwhile (records
   // acknowledged and then lost, duplicated, a torn line that made the file unreadable).
-  it.each(["plain", "versioned"] as const)("%s appends: its late write is fenced, it acknowledges only an append that won, nothing acknowledged is lost or doubled", async (mode) => {
-    const session = `stalled-${mode}`;
-    // Writer 0 appends 3 entries and stops itself inside the second append, holding the lock,
-    // after counting the file and before writing.
-    const stalled = start("file", session, 0, 3, mode, 0, 1);
-    const acked = new Map<number, number[]>([[0, []], [1, []]]);
-    stalled.on("message", (m: { appended?: number; first?: number }) => {
-      if (m.appended !== undefined) acked.get(0)!.push(m.appended - 1);
-    });
-    const stalledExit = finished(stalled);
-    await new Promise<void>((resolve) => stalled.on("message", (m: { stalling?: boolean }) => m.stalling && resolve()));
-    while (!stopped(stalled.pid!)) await sleep(5);
-    // Past the stale time (2 s), writer 1 takes the lock over and appends 5 entries.
-    await sleep(2600);
-    const other = start("file", session, 1, 5, mode);
-    other.on("message", (m: { appended?: number }) => {
-      if (m.appended !== undefined) acked.get(1)!.push(m.appended - 1);
-    });
-    expect((await finished(other)).code).toBe(0);
-    expect(stopped(stalled.pid!)).toBe(true);
-    stalled.kill("SIGCONT");
-    expect((await stalledExit).code).toBe(0);
-    expect(acked.get(0)).toEqual([0, 1, 2]);
-    expect(acked.get(1)).toEqual([0, 1, 2, 3, 4]);
+  it.each(["plain", "versioned"] as const)(
+    "%s appends: its late write is fenced, it acknowledges only an append that won, nothing acknowledged is lost or doubled",
+    async (mode) => {
+      const session = `stalled-${mode}`;
+      // Writer 0 appends 3 entries and stops itself inside the second append, holding the lock,
+      // after counting the file and before writing.
+      const stalled = start("file", session, 0, 3, mode, 0, 1);
+      const acked = new Map<number, number[]>([
+        [0, []],
+        [1, []],
+      ]);
+      stalled.on("message", (m: { appended?: number; first?: number }) => {
+        if (m.appended !== undefined) acked.get(0)!.push(m.appended - 1);
+      });
+      const stalledExit = finished(stalled);
+      await new Promise<void>((resolve) => stalled.on("message", (m: { stalling?: boolean }) => m.stalling && resolve()));
+      while (!stopped(stalled.pid!)) await sleep(5);
+      // Past the stale time (2 s), writer 1 takes the lock over and appends 5 entries.
+      await sleep(2600);
+      const other = start("file", session, 1, 5, mode);
+      other.on("message", (m: { appended?: number }) => {
+        if (m.appended !== undefined) acked.get(1)!.push(m.appended - 1);
+      });
+      expect((await finished(other)).code).toBe(0);
+      expect(stopped(stalled.pid!)).toBe(true);
+      stalled.kill("SIGCONT");
+      expect((await stalledExit).code).toBe(0);
+      expect(acked.get(0)).toEqual([0, 1, 2]);
+      expect(acked.get(1)).toEqual([0, 1, 2, 3, 4]);
 
-    const store = storeFor("file");
-    const records = await store.read(session);
-    await store.close();
-    checkWhole(records);
-    // Every acknowledged entry exactly once, each writer's in its order.
-    expect(perWriter(records, 2)).toEqual([[0, 1, 2], [0, 1, 2, 3, 4]]);
-    // The stalled writer's late line is in the file, for a version the other writer had taken.
-    const lines = readFileSync(new FileSessionStore({ directory }).pathOf(session), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { seq: number; entries: Array<{ writer: number; i: number }> });
-    const late = lines.filter((l, k) => lines.findIndex((o) => o.seq === l.seq) !== k);
-    expect(late).toHaveLength(1);
-    expect(late[0]!.entries).toEqual([expect.objectContaining({ writer: 0, i: 1 })]);
-  }, 60_000);
+      const store = storeFor("file");
+      const records = await store.read(session);
+      await store.close();
+      checkWhole(records);
+      // Every acknowledged entry exactly once, each writer's in its order.
+      expect(perWriter(records, 2)).toEqual([
+        [0, 1, 2],
+        [0, 1, 2, 3, 4],
+      ]);
+      // The stalled writer's late line is in the file, for a version the other writer had taken.
+      const lines = readFileSync(new FileSessionStore({ directory }).pathOf(session), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { seq: number; entries: Array<{ writer: number; i: number }> });
+      const late = lines.filter((l, k) => lines.findIndex((o) => o.seq === l.seq) !== k);
+      expect(late).toHaveLength(1);
+      expect(late[0]!.entries).toEqual([expect.objectContaining({ writer: 0, i: 1 })]);
+    },
+    60_000,
+  );
 });

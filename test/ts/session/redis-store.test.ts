@@ -20,7 +20,12 @@ afterEach(async () => {
 });
 
 /** An append that may meet a dropped connection: tried again (same id) until it resolves. */
-async function appendRetrying(store: SessionStore, id: string, entries: Array<{ type: string }>, options: { appendId: string; expectedVersion?: number }) {
+async function appendRetrying(
+  store: SessionStore,
+  id: string,
+  entries: Array<{ type: string }>,
+  options: { appendId: string; expectedVersion?: number },
+) {
   for (let attempt = 1; ; attempt++) {
     try {
       return await store.append(id, entries, options);
@@ -88,14 +93,18 @@ describe("the server killed and restarted", () => {
     const redis = await startRedisServer({ persistence: "none" });
     try {
       const warnings: string[] = [];
-      const store = track(new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } }, logger: { warn: (m) => warnings.push(m) } }));
+      const store = track(
+        new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } }, logger: { warn: (m) => warnings.push(m) } }),
+      );
       const first = await store.append("s", [message(0), message(1)]);
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(/cannot promise durability: appendonly no and no RDB save points/);
       await store.append("s", [message(2)]);
       expect(warnings).toHaveLength(1); // said once
       expect(await store.durability()).toMatchObject({ durable: false, appendonly: "no" });
-      const strict = track(new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } }, requireDurable: true, logger: { warn: () => {} } }));
+      const strict = track(
+        new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } }, requireDurable: true, logger: { warn: () => {} } }),
+      );
       await expect(strict.append("t", [message(0)])).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_NOT_DURABLE" });
       expect(await strict.read("t")).toEqual([]);
 
@@ -124,9 +133,14 @@ describe("expiry and its bounds", () => {
     const store = track(new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } }, prefix: "exp:", ttlSeconds: 0.3 }));
     const first = await store.append("s", [message(0), message(1)], { appendId: "one" });
     await sleep(450);
-    await expect(store.append("s", [message(2)], { expectedVersion: 2, logId: first.logId! })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_LOST", actualVersion: 0 });
+    await expect(store.append("s", [message(2)], { expectedVersion: 2, logId: first.logId! })).rejects.toMatchObject({
+      code: "ERR_CTXWIN_SESSION_LOST",
+      actualVersion: 0,
+    });
     // The applied ids expired with the log: a late retry is not taken for done.
-    await expect(store.append("s", [message(0), message(1)], { appendId: "one", expectedVersion: 0, logId: first.logId! })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_LOST" });
+    await expect(
+      store.append("s", [message(0), message(1)], { appendId: "one", expectedVersion: 0, logId: first.logId! }),
+    ).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_LOST" });
     expect(await store.read("s")).toEqual([]);
     expect(await store.info("s")).toBeUndefined();
   });
@@ -134,9 +148,13 @@ describe("expiry and its bounds", () => {
   it("ttlSeconds must be between 1 ms and 1e9 s; the script checks it again before its first write", async () => {
     const socket = { path: redis.socket };
     for (const bad of [1e15, 1e9 + 1, 0, -1, 0.0001, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => new RedisSessionStore({ clientOptions: { socket }, ttlSeconds: bad }), String(bad)).toThrow(expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+      expect(() => new RedisSessionStore({ clientOptions: { socket }, ttlSeconds: bad }), String(bad)).toThrow(
+        expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+      );
     }
-    expect(() => new RedisSessionStore({ clientOptions: { socket }, ttlSeconds: "60" as never })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
+    expect(() => new RedisSessionStore({ clientOptions: { socket }, ttlSeconds: "60" as never })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }),
+    );
     expect(new RedisSessionStore({ clientOptions: { socket }, ttlSeconds: 1e9 }).ttlSeconds).toBe(1e9);
     // A store whose bound was got around: the script refuses the append whole, before any write.
     const store = track(new RedisSessionStore({ clientOptions: { socket }, prefix: "ttl15:", ttlSeconds: 60 }));

@@ -6,7 +6,15 @@ import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ContextLimits, FileSessionStore, MemorySessionStore, MessageContextManager, type MessageContextManagerOptions, type MessageLike, type SessionStore } from "ctxwin";
+import {
+  ContextLimits,
+  FileSessionStore,
+  MemorySessionStore,
+  MessageContextManager,
+  type MessageContextManagerOptions,
+  type MessageLike,
+  type SessionStore,
+} from "ctxwin";
 import type { SessionLostEvent } from "ctxwin/context";
 import { RedisSessionStore, type SessionRecord } from "ctxwin/session";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
@@ -16,8 +24,15 @@ const quiet = { warn: () => {} };
 const say = (i: number): MessageLike => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}` });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const open = (store: SessionStore, id: string, extra: Partial<MessageContextManagerOptions> = {}) =>
-  MessageContextManager.open({ model: "gpt-4o", logger: quiet, session: { store, id }, ...extra, compaction: { autoTruncate: false, ...extra.compaction } });
-const contents = (records: SessionRecord[]) => records.filter((r) => r.entry.type === "message").map((r) => (r.entry.message as MessageLike).content);
+  MessageContextManager.open({
+    model: "gpt-4o",
+    logger: quiet,
+    session: { store, id },
+    ...extra,
+    compaction: { autoTruncate: false, ...extra.compaction },
+  });
+const contents = (records: SessionRecord[]) =>
+  records.filter((r) => r.entry.type === "message").map((r) => (r.entry.message as MessageLike).content);
 
 /** The manager's 'sessionLost' events. */
 function lostEvents(cm: MessageContextManager): SessionLostEvent[] {
@@ -77,7 +92,11 @@ describe("a manager whose log vanished or changed", () => {
       for (let i = 10; i < 15; i++) b.addMessage(say(i));
       await b.flush();
       a.addMessage(say(3));
-      await expect(a.flush()).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_LOST", expectedLog: expect.any(String), actualLog: expect.any(String) });
+      await expect(a.flush()).rejects.toMatchObject({
+        code: "ERR_CTXWIN_SESSION_LOST",
+        expectedLog: expect.any(String),
+        actualLog: expect.any(String),
+      });
       expect(events).toHaveLength(1);
       expect(a.getMessages()).toEqual([0, 1, 2, 3].map(say));
       expect(contents(await store.read("s"))).toEqual([10, 11, 12, 13, 14].map((i) => say(i).content));
@@ -205,6 +224,9 @@ describe("a log whose view is not a valid history", () => {
       { type: "message", id: "a", message: { role: "user", content: "hi" } },
       { type: "message", id: "b", message: { role: "tool", tool_call_id: "nowhere", content: "x" } },
     ]);
-    await expect(open(store, "s")).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CORRUPT", cause: { code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT" } });
+    await expect(open(store, "s")).rejects.toMatchObject({
+      code: "ERR_CTXWIN_SESSION_CORRUPT",
+      cause: { code: "ERR_CTXWIN_ORPHAN_TOOL_RESULT" },
+    });
   });
 });

@@ -26,8 +26,16 @@ const contextStats = (cm: MessageContextManager) => {
 
 const quiet = { warn: () => {} };
 const limits = (n: number) => new ContextLimits({ model: "gpt-4o", maxTokens: n, maxOutputTokens: 0, reservedTokens: 0 });
-const say = (i: number, words = 20): MessageLike => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ${"lorem ipsum dolor ".repeat(words)}` });
-const base = (extra: Partial<MessageContextManagerOptions<MessageLike>> = {}): MessageContextManagerOptions<MessageLike> => ({ model: "gpt-4o", logger: quiet, limits: limits(100_000), ...extra });
+const say = (i: number, words = 20): MessageLike => ({
+  role: i % 2 ? "assistant" : "user",
+  content: `message ${i}: ${"lorem ipsum dolor ".repeat(words)}`,
+});
+const base = (extra: Partial<MessageContextManagerOptions<MessageLike>> = {}): MessageContextManagerOptions<MessageLike> => ({
+  model: "gpt-4o",
+  logger: quiet,
+  limits: limits(100_000),
+  ...extra,
+});
 
 /** What a worker sees: everything the request and the stats depend on. */
 const viewOf = (cm: MessageContextManager) => ({ request: cm.getContextForRequest(), stats: contextStats(cm), metadata: cm.metadata });
@@ -53,7 +61,12 @@ describe.each(STORES)("a session on the %s store", (_name, makeStore) => {
   it("a restarted worker continues the same context: messages, trims, compactions, system prompt, metadata", async () => {
     const store = makeStore();
     const id = `restart-${Math.random().toString(36).slice(2)}`;
-    const options = base({ session: { store, id }, mode: TruncationMode.SUMMARIZE, limits: limits(2500), compaction: { summarizer: extractiveSummarizer(), preserveLast: 6 } });
+    const options = base({
+      session: { store, id },
+      mode: TruncationMode.SUMMARIZE,
+      limits: limits(2500),
+      compaction: { summarizer: extractiveSummarizer(), preserveLast: 6 },
+    });
     const first = await MessageContextManager.open(options);
     first.setSystemPrompt("You are terse.");
     first.metadata = { agent: "coder" };
@@ -140,7 +153,9 @@ describe("session semantics", () => {
     await seeded.ready;
     await seeded.flush();
     expect(seeded.sessionId).toBe("seeded");
-    expect((await MessageContextManager.open(base({ session: { store, id: "seeded" } }))).getContextForRequest()).toEqual(source.getContextForRequest());
+    expect((await MessageContextManager.open(base({ session: { store, id: "seeded" } }))).getContextForRequest()).toEqual(
+      source.getContextForRequest(),
+    );
   });
 
   it("new MessageContextManager({ session }) works before `ready`: messages added early follow the stored ones", async () => {
@@ -185,7 +200,11 @@ describe("session semantics", () => {
   });
 
   it("rejects a bad session option with a coded error", () => {
-    expect(() => new MessageContextManager(base({ session: { store: {} as SessionStore, id: "x" } }))).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }));
-    expect(() => new MessageContextManager(base({ session: { store: new MemorySessionStore(), id: "" } }))).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+    expect(() => new MessageContextManager(base({ session: { store: {} as SessionStore, id: "x" } }))).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_INVALID_ARGUMENT" }),
+    );
+    expect(() => new MessageContextManager(base({ session: { store: new MemorySessionStore(), id: "" } }))).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+    );
   });
 });

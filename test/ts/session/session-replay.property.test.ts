@@ -21,7 +21,12 @@ const options = (store: MemorySessionStore, id: string) => ({
   logger: quiet,
   session: { store, id },
 });
-const view = (cm: MessageContextManager) => ({ request: cm.getContextForRequest(), stats: contextStats(cm), metadata: cm.metadata, exported: cm.export().turns });
+const view = (cm: MessageContextManager) => ({
+  request: cm.getContextForRequest(),
+  stats: contextStats(cm),
+  metadata: cm.metadata,
+  exported: cm.export().turns,
+});
 
 type Op =
   | { op: "say"; role: "user" | "assistant"; words: number }
@@ -34,7 +39,14 @@ type Op =
 
 const ops = fc.array(
   fc.oneof(
-    { weight: 6, arbitrary: fc.record({ op: fc.constant("say" as const), role: fc.constantFrom("user" as const, "assistant" as const), words: fc.integer({ min: 1, max: 40 }) }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        op: fc.constant("say" as const),
+        role: fc.constantFrom("user" as const, "assistant" as const),
+        words: fc.integer({ min: 1, max: 40 }),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ op: fc.constant("tool" as const), result: fc.integer({ min: 1, max: 200 }) }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant("trim" as const), share: fc.double({ min: 0.1, max: 0.9, noNaN: true }) }) },
     { weight: 1, arbitrary: fc.constant({ op: "compact" as const }) },
@@ -53,7 +65,11 @@ async function apply(cm: MessageContextManager, op: Op, tag: string): Promise<vo
       break;
     case "tool": {
       const id = `${tag}-call-${calls++}`;
-      cm.addMessage({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "grep", arguments: "{}" } }] } as MessageLike);
+      cm.addMessage({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id, type: "function", function: { name: "grep", arguments: "{}" } }],
+      } as MessageLike);
       cm.addMessage({ role: "tool", tool_call_id: id, content: "match\n".repeat(op.result) });
       break;
     }
@@ -115,7 +131,9 @@ describe("a session-backed manager (property)", () => {
         const c = await MessageContextManager.open(options(store, "s"));
         expect(view(c)).toEqual(view(a));
         // Each worker's messages in the log keep their order.
-        const contents = (await store.read("s")).filter((r) => r.entry.type === "message" && r.entry.summary !== true).map((r) => String((r.entry.message as MessageLike).content));
+        const contents = (await store.read("s"))
+          .filter((r) => r.entry.type === "message" && r.entry.summary !== true)
+          .map((r) => String((r.entry.message as MessageLike).content));
         const said = (seq: Op[]) => seq.filter((o) => o.op === "say").length;
         expect(contents.filter((t) => t.startsWith("a ")).length).toBe(said(first));
         expect(contents.filter((t) => t.startsWith("b ")).length).toBe(said(second));

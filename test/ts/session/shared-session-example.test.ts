@@ -7,7 +7,10 @@ import { expect, it } from "vitest";
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 it("examples/shared-session.ts: one context across three worker processes, exported and imported losslessly", async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "examples/shared-session.ts"], { cwd: root, encoding: "utf8" });
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "examples/shared-session.ts"], {
+    cwd: root,
+    encoding: "utf8",
+  });
   expect(stdout).toContain("session support-ticket-42: 6 messages");
   expect(stdout).toContain("I can see 2 earlier question(s)");
   expect(stdout).toContain("imported 6 messages, agent support-bot");

@@ -43,7 +43,11 @@ const STORES: Array<[string, (options?: StoreOptions) => SessionStore]> = [
       return track(new FileSessionStore({ directory, ...options }));
     },
   ],
-  ["RedisSessionStore", (options = {}) => track(new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } }, prefix: `test${prefixes++}:`, ...options }))],
+  [
+    "RedisSessionStore",
+    (options = {}) =>
+      track(new RedisSessionStore({ clientOptions: { socket: { path: redis.socket } }, prefix: `test${prefixes++}:`, ...options })),
+  ],
 ];
 
 const collect = async (records: AsyncIterable<SessionRecord>) => {
@@ -90,7 +94,10 @@ describe.each(STORES)("%s conforms to SessionStore", (_name, make) => {
     await stale.catch((error: unknown) => expect(isConflict(error)).toBe(true));
     expect(await store.append("s", [message(1)], { expectedVersion: 1 })).toMatchObject({ first: 1, version: 2 });
     // A version the log never reached is not a race: the log the writer saw is gone.
-    await expect(store.append("new", [message(0)], { expectedVersion: 3 })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_LOST", actualVersion: 0 });
+    await expect(store.append("new", [message(0)], { expectedVersion: 3 })).rejects.toMatchObject({
+      code: "ERR_CTXWIN_SESSION_LOST",
+      actualVersion: 0,
+    });
     expect((await store.read("s")).map((r) => r.entry)).toEqual([message(0), message(1)]);
     expect(await store.read("new")).toEqual([]);
   });
@@ -140,7 +147,10 @@ describe.each(STORES)("%s conforms to SessionStore", (_name, make) => {
     const cyclic: Record<string, unknown> = { type: "x" };
     cyclic.self = cyclic;
     await expect(store.append("", [message(0)])).rejects.toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE" });
-    await expect(store.append(42 as unknown as string, [message(0)])).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });
+    await expect(store.append(42 as unknown as string, [message(0)])).rejects.toMatchObject({
+      name: "TypeError",
+      code: "ERR_CTXWIN_INVALID_ARGUMENT",
+    });
     await expect(store.append("s", [message(0), { kind: "no type" } as never])).rejects.toThrow(/entries\[1\]\.type must be a string/);
     await expect(store.append("s", [message(0), cyclic as never])).rejects.toThrow(/entries\[1\] is not serializable/);
     await expect(store.append("s", "nope" as never)).rejects.toMatchObject({ code: "ERR_CTXWIN_INVALID_ARGUMENT" });
@@ -165,7 +175,14 @@ describe.each(STORES)("%s conforms to SessionStore", (_name, make) => {
 
   it("round-trips unicode, large and nested entries exactly", async () => {
     const store = make();
-    const entry = { type: "message", message: { role: "assistant", content: [{ type: "text", text: "😀 é \u2028 \"quoted\"\n" + "x".repeat(100_000) }], n: [1, 2.5, null, true] } };
+    const entry = {
+      type: "message",
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: '😀 é \u2028 "quoted"\n' + "x".repeat(100_000) }],
+        n: [1, 2.5, null, true],
+      },
+    };
     await store.append("s", [entry]);
     expect((await store.read("s"))[0]!.entry).toEqual(entry);
   });
@@ -177,7 +194,10 @@ describe.each(STORES)("%s conforms to SessionStore", (_name, make) => {
     // The reply was lost; others appended meanwhile; the retry names the same id and version.
     await store.append("s", [message(2)]);
     for (let i = 0; i < 3; i++) {
-      expect(await store.append("s", [message(0), message(1)], { appendId: "a-0", expectedVersion: 0 })).toEqual({ ...first, alreadyApplied: true });
+      expect(await store.append("s", [message(0), message(1)], { appendId: "a-0", expectedVersion: 0 })).toEqual({
+        ...first,
+        alreadyApplied: true,
+      });
     }
     // Without expectedVersion: recognized among the last IDEMPOTENCY_WINDOW appends.
     const blind = await store.append("s", [message(3)], { appendId: "b-3" });
@@ -188,7 +208,10 @@ describe.each(STORES)("%s conforms to SessionStore", (_name, make) => {
     expect(records).toHaveLength(44);
     expect(records.filter((r) => r.entry.id === "m3")).toHaveLength(1);
     // An id that did not land is appended; the same id in another session is another append.
-    expect(await store.append("s", [message(4)], { appendId: "new", expectedVersion: 44 })).toMatchObject({ first: 44, alreadyApplied: false });
+    expect(await store.append("s", [message(4)], { appendId: "new", expectedVersion: 44 })).toMatchObject({
+      first: 44,
+      alreadyApplied: false,
+    });
     expect(await store.append("other", [message(0)], { appendId: "a-0" })).toMatchObject({ first: 0, alreadyApplied: false });
     expect(IDEMPOTENCY_WINDOW).toBeGreaterThanOrEqual(1000);
   });
@@ -196,7 +219,10 @@ describe.each(STORES)("%s conforms to SessionStore", (_name, make) => {
   it("a retry whose first attempt did not land is a conflict if another writer took its version", async () => {
     const store = make();
     await store.append("s", [message(0)], { appendId: "other-writer", expectedVersion: 0 });
-    await expect(store.append("s", [message(9)], { appendId: "mine", expectedVersion: 0 })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_CONFLICT", actualVersion: 1 });
+    await expect(store.append("s", [message(9)], { appendId: "mine", expectedVersion: 0 })).rejects.toMatchObject({
+      code: "ERR_CTXWIN_SESSION_CONFLICT",
+      actualVersion: 1,
+    });
     expect(await store.read("s")).toHaveLength(1);
   });
 
@@ -205,7 +231,10 @@ describe.each(STORES)("%s conforms to SessionStore", (_name, make) => {
     const created = await store.append("s", [message(0), message(1)]);
     expect(created.logId).toMatch(/^[\w-]{8,}$/);
     expect((await store.info("s"))?.logId).toBe(created.logId);
-    expect(await store.append("s", [message(2)], { logId: created.logId, expectedVersion: 2 })).toMatchObject({ first: 2, logId: created.logId });
+    expect(await store.append("s", [message(2)], { logId: created.logId, expectedVersion: 2 })).toMatchObject({
+      first: 2,
+      logId: created.logId,
+    });
     // Deleted (or expired) and created again by another writer: another log.
     await store.delete("s");
     const again = await store.append("s", [message(0)]);
@@ -214,20 +243,43 @@ describe.each(STORES)("%s conforms to SessionStore", (_name, make) => {
     await expect(lost).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_LOST", expectedLog: created.logId, actualLog: again.logId });
     await lost.catch((error: unknown) => expect(isLost(error) && !isConflict(error)).toBe(true));
     // Behind the version the writer saw (records it saw are gone), same log or not named.
-    await expect(store.append("s", [message(3)], { expectedVersion: 3 })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_LOST", expectedVersion: 3, actualVersion: 1 });
+    await expect(store.append("s", [message(3)], { expectedVersion: 3 })).rejects.toMatchObject({
+      code: "ERR_CTXWIN_SESSION_LOST",
+      expectedVersion: 3,
+      actualVersion: 1,
+    });
     // Gone altogether.
     await store.delete("s");
-    await expect(store.append("s", [message(3)], { logId: again.logId })).rejects.toMatchObject({ code: "ERR_CTXWIN_SESSION_LOST", actualLog: undefined });
+    await expect(store.append("s", [message(3)], { logId: again.logId })).rejects.toMatchObject({
+      code: "ERR_CTXWIN_SESSION_LOST",
+      actualLog: undefined,
+    });
     expect(await store.read("s")).toEqual([]);
     expect(await store.list()).toEqual([]);
   });
 
   it("ids: 1 to 256 bytes of UTF-8, well-formed, without control characters, the same rule everywhere", async () => {
     const store = make();
-    const ok = ["a", "x".repeat(256), "😀".repeat(64), "é".repeat(128), "/".repeat(256), "%".repeat(100), "tenant-\ufffd", ".", "..", "#hash", "~tilde", "a b/c:d{e}"];
+    const ok = [
+      "a",
+      "x".repeat(256),
+      "😀".repeat(64),
+      "é".repeat(128),
+      "/".repeat(256),
+      "%".repeat(100),
+      "tenant-\ufffd",
+      ".",
+      "..",
+      "#hash",
+      "~tilde",
+      "a b/c:d{e}",
+    ];
     for (const id of ok) {
       expect(await store.append(id, [message(0)]), id).toMatchObject({ first: 0, version: 1 });
-      expect((await store.read(id)).map((r) => r.entry), id).toEqual([message(0)]);
+      expect(
+        (await store.read(id)).map((r) => r.entry),
+        id,
+      ).toEqual([message(0)]);
     }
     expect((await store.list()).sort()).toEqual([...ok].sort());
     const bad: Array<[unknown, string]> = [
@@ -259,7 +311,11 @@ describe.each(STORES)("%s conforms to SessionStore", (_name, make) => {
 
   it("scan() streams the records read() returns, from any position", async () => {
     const store = make();
-    for (let b = 0; b < 12; b++) await store.append("s", Array.from({ length: b % 3 + 1 }, (_, i) => message(b * 10 + i)));
+    for (let b = 0; b < 12; b++)
+      await store.append(
+        "s",
+        Array.from({ length: (b % 3) + 1 }, (_, i) => message(b * 10 + i)),
+      );
     const all = await store.read("s");
     expect(all).toHaveLength(24);
     for (const from of [0, 1, 2, 5, 11, 23, 24, 40]) {
@@ -276,7 +332,11 @@ describe.each(STORES)("%s conforms to SessionStore", (_name, make) => {
     await store.append("s", [message(2), { type: "snapshot", messages: [], marker: null }, message(3)]);
     await store.append("s", [message(4)]);
     expect((await store.info("s"))?.snapshot).toBe(3);
-    await store.append("s", [{ type: "snapshot", messages: [], marker: null }, { type: "snapshot", messages: [], marker: null }, { type: "metadata", metadata: { m: 1 } }]);
+    await store.append("s", [
+      { type: "snapshot", messages: [], marker: null },
+      { type: "snapshot", messages: [], marker: null },
+      { type: "metadata", metadata: { m: 1 } },
+    ]);
     expect(await store.info("s")).toMatchObject({ snapshot: 7, metadata: { m: 1 }, version: 9 });
     expect((await store.read("s", 7)).map((r) => r.entry.type)).toEqual(["snapshot", "metadata"]);
   });

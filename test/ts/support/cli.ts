@@ -27,9 +27,16 @@ export function offlineEnv(extra: Record<string, string> = {}): NodeJS.ProcessEn
 }
 
 /** `input` as an array is written chunk by chunk, `pauseMs` (default 50) apart: time passes between them. */
-export function runCtxwin(args: string[], options: { input?: string | string[]; pauseMs?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<RunResult> {
+export function runCtxwin(
+  args: string[],
+  options: { input?: string | string[]; pauseMs?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ctxwinBin, args, { env: options.env ?? offlineEnv(), cwd: options.cwd ?? packageRoot, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(ctxwinBin, args, {
+      env: options.env ?? offlineEnv(),
+      cwd: options.cwd ?? packageRoot,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));

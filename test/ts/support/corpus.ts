@@ -86,8 +86,11 @@ export function documents(name: Category): string[] {
       break;
     case "code":
       docs = capped([
-        documentsOfFiles(["native", "binding", "ts", "test", "scripts", "bench"].flatMap((dir) =>
-          filesUnder(join(ROOT, dir), (n) => /\.(cpp|hpp|cc|ts|mjs)$/.test(n)))),
+        documentsOfFiles(
+          ["native", "binding", "ts", "test", "scripts", "bench"].flatMap((dir) =>
+            filesUnder(join(ROOT, dir), (n) => /\.(cpp|hpp|cc|ts|mjs)$/.test(n)),
+          ),
+        ),
         documentsOfFiles(filesUnder(join(MODULES, "typescript", "lib"), (n) => /^lib\..*\.d\.ts$/.test(n))),
       ]);
       break;

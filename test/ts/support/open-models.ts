@@ -44,9 +44,16 @@ export function realTexts(perLanguage = 100): string[] {
     const file = join(lib, entry, "diagnosticMessages.generated.json");
     if (!existsSync(file)) continue;
     const messages = Object.values(readJson(file)) as string[];
-    for (let i = 0; i < messages.length && texts.length < 1e6; i += Math.max(1, Math.floor(messages.length / perLanguage))) texts.push(messages[i] as string);
+    for (let i = 0; i < messages.length && texts.length < 1e6; i += Math.max(1, Math.floor(messages.length / perLanguage)))
+      texts.push(messages[i] as string);
   }
-  for (const file of ["typescript/README.md", "fast-check/README.md", "vitest/README.md", "zod/README.md", "@huggingface/jinja/README.md"]) {
+  for (const file of [
+    "typescript/README.md",
+    "fast-check/README.md",
+    "vitest/README.md",
+    "zod/README.md",
+    "@huggingface/jinja/README.md",
+  ]) {
     const path = join(NODE_MODULES, file);
     if (existsSync(path)) texts.push(readFileSync(path, "utf8"));
   }

@@ -38,7 +38,23 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     rmSync(socket, { force: true });
     child = spawn(
       "redis-server",
-      ["--port", "0", "--unixsocket", socket, "--unixsocketperm", "700", "--dir", directory, "--save", "", ...persistence, "--daemonize", "no", "--loglevel", "warning"],
+      [
+        "--port",
+        "0",
+        "--unixsocket",
+        socket,
+        "--unixsocketperm",
+        "700",
+        "--dir",
+        directory,
+        "--save",
+        "",
+        ...persistence,
+        "--daemonize",
+        "no",
+        "--loglevel",
+        "warning",
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let output = "";
@@ -47,7 +63,9 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     const current = child;
     exited = new Promise<void>((resolve) => current.once("exit", () => resolve()));
     await new Promise<void>((resolve, reject) => {
-      current.once("error", (error) => reject(new Error(`redis-server did not start (is Debian's redis-server installed?): ${error.message}`)));
+      current.once("error", (error) =>
+        reject(new Error(`redis-server did not start (is Debian's redis-server installed?): ${error.message}`)),
+      );
       current.once("exit", (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
       // The socket file appears once the server accepts connections.
       const started = Date.now();

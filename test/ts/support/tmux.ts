@@ -11,7 +11,22 @@ export class TmuxScreen {
   /** Starts `command` (a shell command line) in a terminal of `width` x `height`. */
   constructor(command: string, options: { cwd: string; env?: Record<string, string>; width?: number; height?: number }) {
     const env = Object.entries(options.env ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
-    this.tmux(["-f", "/dev/null", "new-session", "-d", "-s", this.target, "-x", String(options.width ?? 160), "-y", String(options.height ?? 50), "-c", options.cwd, ...env, command]);
+    this.tmux([
+      "-f",
+      "/dev/null",
+      "new-session",
+      "-d",
+      "-s",
+      this.target,
+      "-x",
+      String(options.width ?? 160),
+      "-y",
+      String(options.height ?? 50),
+      "-c",
+      options.cwd,
+      ...env,
+      command,
+    ]);
     // Keep the screen after the command exits, and all of its history.
     this.tmux(["set-option", "-t", this.target, "remain-on-exit", "on"]);
     this.tmux(["set-option", "-t", this.target, "history-limit", "50000"]);

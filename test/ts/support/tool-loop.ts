@@ -8,7 +8,8 @@ export const MODEL = "gpt-4o";
 export const WINDOW = 8000;
 export const RESERVED_OUTPUT = 1000;
 export const STEPS = 60;
-export const SYSTEM = "You are a careful coding agent. Read the files you need, run the tests, and fix the bug. Answer with a short report.";
+export const SYSTEM =
+  "You are a careful coding agent. Read the files you need, run the tests, and fix the bug. Answer with a short report.";
 export const TASK = "Invoices exported to CSV show the due date one day early for customers west of UTC. Find and fix the bug.";
 export const FINAL = "Fixed: parseIsoDate now takes the customer's time zone; all tests pass.";
 /** ctxwin's options for the window the tests run in. */

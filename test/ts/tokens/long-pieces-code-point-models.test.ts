@@ -18,10 +18,46 @@ const CODE_POINT_MODELS: OpenModel[] = ["gemma3", "llama2"];
 
 // Characters neither vocabulary has (U+2FFF, U+A66E, U+1D54F, U+10FFFD): each becomes its bytes.
 const OUTSIDE = ["\u2fff", "\ua66e", "\u{1d54f}", "\u{10fffd}"];
-const UNITS = ["a", "z", "ab", "ba", " ", "  ", " a", "a ", "\n", "\t", " \n", "é", "日", "😀", "é日", "0", "12", "=", "x\u0301", ...OUTSIDE, `a${OUTSIDE[0]}`, ` ${OUTSIDE[1]}`];
+const UNITS = [
+  "a",
+  "z",
+  "ab",
+  "ba",
+  " ",
+  "  ",
+  " a",
+  "a ",
+  "\n",
+  "\t",
+  " \n",
+  "é",
+  "日",
+  "😀",
+  "é日",
+  "0",
+  "12",
+  "=",
+  "x\u0301",
+  ...OUTSIDE,
+  `a${OUTSIDE[0]}`,
+  ` ${OUTSIDE[1]}`,
+];
 // Bytes of the text: the search starts at 512 bytes (Llama 2's normalizer adds a `▁`, 3 bytes).
 const LENGTHS = [505, 508, 509, 510, 511, 512, 513, 1024, 4000];
-const ALPHABETS = ["ab", "abc", "eé", "0123456789", " \n\t", "日本", "aA ", "=-*", "xyz😀 1", `a ${OUTSIDE[0]}`, `the ${OUTSIDE[1]}${OUTSIDE[2]}`, `  ${OUTSIDE[3]}é`];
+const ALPHABETS = [
+  "ab",
+  "abc",
+  "eé",
+  "0123456789",
+  " \n\t",
+  "日本",
+  "aA ",
+  "=-*",
+  "xyz😀 1",
+  `a ${OUTSIDE[0]}`,
+  `the ${OUTSIDE[1]}${OUTSIDE[2]}`,
+  `  ${OUTSIDE[3]}é`,
+];
 
 const utf8Length = (text: string): number => Buffer.byteLength(text, "utf8");
 
@@ -38,13 +74,17 @@ describe.each(CODE_POINT_MODELS)("%s: long single pieces, exactly as @huggingfac
     for (const text of texts) {
       const expected = oracleIds(reference, text);
       const got = Array.from(ours.encode(text));
-      if (got.join() !== expected.join() || ours.count(text) !== expected.length) wrong.push(`${JSON.stringify(text.slice(0, 12))}... (${text.length})`);
+      if (got.join() !== expected.join() || ours.count(text) !== expected.length)
+        wrong.push(`${JSON.stringify(text.slice(0, 12))}... (${text.length})`);
     }
     return wrong;
   };
 
   it("has no token for the characters outside the vocabulary the tests use", () => {
-    for (const character of OUTSIDE) expect(oracleIds(reference, character).length, character).toBe(model === "llama2" ? 1 + utf8Length(character) : utf8Length(character));
+    for (const character of OUTSIDE)
+      expect(oracleIds(reference, character).length, character).toBe(
+        model === "llama2" ? 1 + utf8Length(character) : utf8Length(character),
+      );
   });
 
   it("runs of one character or unit, of every length around the search's threshold and beyond", () => {

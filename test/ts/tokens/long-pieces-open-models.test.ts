@@ -14,7 +14,28 @@ import { modelFolder, type OpenModel } from "../support/open-models.js";
 
 const BYTE_LEVEL_MODELS: OpenModel[] = ["llama3", "llama3_1", "qwen3", "deepseek_v3", "gptoss"];
 
-const UNITS = ["a", "z", "ab", "aab", "é", "日", "😀", "Ω", "0", "7", "1234567890", " ", "\n", "\t", " \n", "\r\n", "=", "-", "\u00a0", "x\u0301"];
+const UNITS = [
+  "a",
+  "z",
+  "ab",
+  "aab",
+  "é",
+  "日",
+  "😀",
+  "Ω",
+  "0",
+  "7",
+  "1234567890",
+  " ",
+  "\n",
+  "\t",
+  " \n",
+  "\r\n",
+  "=",
+  "-",
+  "\u00a0",
+  "x\u0301",
+];
 const LENGTHS = [255, 511, 512, 513, 1024, 4000];
 const ALPHABETS = ["ab", "abc", "eé", "0123456789", " \n\t", "日本", "aA ", "=-*", "xyz😀 1", "Ωω"];
 
@@ -26,7 +47,8 @@ describe.each(BYTE_LEVEL_MODELS)("%s: long single pieces, exactly as the Rust to
     for (const text of texts) {
       const expected = Array.from((await reference.encode(text, null, { addSpecialTokens: false })).getIds());
       const got = Array.from(ours.encode(text));
-      if (got.join() !== expected.join() || ours.count(text) !== expected.length) wrong.push(`${JSON.stringify(text.slice(0, 12))}... (${text.length})`);
+      if (got.join() !== expected.join() || ours.count(text) !== expected.length)
+        wrong.push(`${JSON.stringify(text.slice(0, 12))}... (${text.length})`);
     }
     return wrong;
   };

@@ -76,7 +76,9 @@ describe("the OpenAI Cookbook's tools example (prompt_tokens from the API)", () 
     const expected = o200k.countMessages(messages, { tools });
     expect(o200k.countMessages(messages, { functions: [fn] })).toBe(expected);
     expect(o200k.countMessages(messages, { tools: [fn] })).toBe(expected);
-    expect(o200k.countMessages(messages, { tools: [{ name: fn.name, description: fn.description, input_schema: fn.parameters }] })).toBe(expected);
+    expect(o200k.countMessages(messages, { tools: [{ name: fn.name, description: fn.description, input_schema: fn.parameters }] })).toBe(
+      expected,
+    );
   });
 });
 
@@ -84,35 +86,79 @@ describe("the OpenAI Cookbook's tools example (prompt_tokens from the API)", () 
 // booleans, arrays and nested objects, descriptions and required lists; messages of every role
 // with names and legacy function calls; function_call options.
 const word = fc.stringMatching(/^[a-z][a-z_]{0,11}$/);
-const prose = fc.array(fc.constantFrom("the", "file", "path", "Read", "a", "number", "of", "lines", "ok.", "e.g.", "42", "naïve", "東京", "\n", ":"), { minLength: 1, maxLength: 12 }).map((w) => w.join(" "));
+const prose = fc
+  .array(fc.constantFrom("the", "file", "path", "Read", "a", "number", "of", "lines", "ok.", "e.g.", "42", "naïve", "東京", "\n", ":"), {
+    minLength: 1,
+    maxLength: 12,
+  })
+  .map((w) => w.join(" "));
 const schema: fc.Memo<JsonSchema> = fc.memo((depth) =>
   fc.oneof(
     { depthSize: "small" },
-    fc.record({ type: fc.constant("string"), description: fc.option(prose, { nil: undefined }), enum: fc.option(fc.array(word, { minLength: 1, maxLength: 4 }), { nil: undefined }) }, { requiredKeys: ["type"] }),
-    fc.record({ type: fc.constantFrom("number", "integer"), description: fc.option(prose, { nil: undefined }) }, { requiredKeys: ["type"] }),
+    fc.record(
+      {
+        type: fc.constant("string"),
+        description: fc.option(prose, { nil: undefined }),
+        enum: fc.option(fc.array(word, { minLength: 1, maxLength: 4 }), { nil: undefined }),
+      },
+      { requiredKeys: ["type"] },
+    ),
+    fc.record(
+      { type: fc.constantFrom("number", "integer"), description: fc.option(prose, { nil: undefined }) },
+      { requiredKeys: ["type"] },
+    ),
     fc.record({ type: fc.constantFrom("boolean", "null") }),
-    depth > 0 ? fc.record({ type: fc.constant("array"), items: schema(depth - 1), description: fc.option(prose, { nil: undefined }) }, { requiredKeys: ["type", "items"] }) : fc.constant({ type: "array" }),
+    depth > 0
+      ? fc.record(
+          { type: fc.constant("array"), items: schema(depth - 1), description: fc.option(prose, { nil: undefined }) },
+          { requiredKeys: ["type", "items"] },
+        )
+      : fc.constant({ type: "array" }),
     depth > 0 ? objectSchema(schema(depth - 1)) : fc.constant({ type: "object" }),
   ),
 );
 function objectSchema(property: fc.Arbitrary<JsonSchema>): fc.Arbitrary<JsonSchema> {
   return fc.dictionary(word, property, { maxKeys: 4 }).chain((properties) =>
-    fc.record({ type: fc.constant("object"), properties: fc.constant(properties), required: fc.subarray(Object.keys(properties)), description: fc.option(prose, { nil: undefined }) }, { requiredKeys: ["type", "properties", "required"] }),
+    fc.record(
+      {
+        type: fc.constant("object"),
+        properties: fc.constant(properties),
+        required: fc.subarray(Object.keys(properties)),
+        description: fc.option(prose, { nil: undefined }),
+      },
+      { requiredKeys: ["type", "properties", "required"] },
+    ),
   );
 }
-const fn: fc.Arbitrary<FunctionDefinition> = fc.record({ name: word, description: fc.option(prose, { nil: undefined }), parameters: objectSchema(schema(2)) }, { requiredKeys: ["name", "parameters"] });
+const fn: fc.Arbitrary<FunctionDefinition> = fc.record(
+  { name: word, description: fc.option(prose, { nil: undefined }), parameters: objectSchema(schema(2)) },
+  { requiredKeys: ["name", "parameters"] },
+);
 const message = fc.oneof(
-  fc.record({ role: fc.constantFrom("system", "user", "assistant"), content: prose, name: fc.option(word, { nil: undefined }) }, { requiredKeys: ["role", "content"] }),
+  fc.record(
+    { role: fc.constantFrom("system", "user", "assistant"), content: prose, name: fc.option(word, { nil: undefined }) },
+    { requiredKeys: ["role", "content"] },
+  ),
   fc.record({ role: fc.constant("function"), name: word, content: prose }),
   fc.record({ role: fc.constant("assistant"), content: fc.constant(""), function_call: fc.record({ name: word, arguments: prose }) }),
 );
-const functionCall = fc.option(fc.oneof(fc.constantFrom("auto" as const, "none" as const), word.map((name) => ({ name }))), { nil: undefined });
+const functionCall = fc.option(
+  fc.oneof(
+    fc.constantFrom("auto" as const, "none" as const),
+    word.map((name) => ({ name })),
+  ),
+  { nil: undefined },
+);
 
 describe("against gpt-tokenizer's countChatCompletionTokens on generated requests", () => {
   it("counts every request as it does", () => {
     fc.assert(
       fc.property(fc.array(message, { maxLength: 6 }), fc.array(fn, { maxLength: 3 }), functionCall, (messages, functions, call) => {
-        const expected = gpt4o.countChatCompletionTokens!({ messages, functions: functions as never, ...(call !== undefined ? { function_call: call } : {}) });
+        const expected = gpt4o.countChatCompletionTokens!({
+          messages,
+          functions: functions as never,
+          ...(call !== undefined ? { function_call: call } : {}),
+        });
         expect(o200k.countMessages(messages, { functions, ...(call !== undefined ? { functionCall: call } : {}) })).toBe(expected);
       }),
       { numRuns: 300 },
@@ -122,23 +168,36 @@ describe("against gpt-tokenizer's countChatCompletionTokens on generated request
 
 describe("what no recorded figure covers", () => {
   const ask = [{ role: "user", content: "hello" }];
-  const withProperty = (property: JsonSchema) => o200k.countMessages(ask, { functions: [{ name: "f", parameters: { type: "object", properties: { x: property } } }] });
+  const withProperty = (property: JsonSchema) =>
+    o200k.countMessages(ask, { functions: [{ name: "f", parameters: { type: "object", properties: { x: property } } }] });
 
   it("renders a type list and anyOf / oneOf as unions, never as a bare `any`", () => {
     expect(withProperty({ type: ["string", "null"] })).toBeGreaterThan(withProperty({ type: "string" }));
     expect(withProperty({ anyOf: [{ type: "string" }, { type: "number" }] })).toBeGreaterThan(withProperty({}));
-    expect(withProperty({ oneOf: [{ type: "object", properties: { a: { type: "string" } } }, { type: "null" }] })).toBeGreaterThan(withProperty({ type: "object", properties: { a: { type: "string" } } }));
+    expect(withProperty({ oneOf: [{ type: "object", properties: { a: { type: "string" } } }, { type: "null" }] })).toBeGreaterThan(
+      withProperty({ type: "object", properties: { a: { type: "string" } } }),
+    );
     expect(withProperty({ enum: ["a", "b"] })).toBeGreaterThan(withProperty({}));
   });
 
   it("counts a nested schema's properties (the Cookbook's per-property formula left them out)", () => {
-    const deep = (n: number): JsonSchema => (n === 0 ? { type: "string" } : { type: "object", properties: { [`level${n}`]: deep(n - 1), [`sibling${n}`]: { type: "number" } } });
+    const deep = (n: number): JsonSchema =>
+      n === 0 ? { type: "string" } : { type: "object", properties: { [`level${n}`]: deep(n - 1), [`sibling${n}`]: { type: "number" } } };
     expect(withProperty(deep(4)) - withProperty(deep(1))).toBeGreaterThan(20);
   });
 
   it("is the same request counted through countEachMessage: each message, plus the definitions' share", () => {
-    const messages = [{ role: "system", content: "Be brief" }, { role: "user", content: "hi" }];
-    const functions = [{ name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }];
+    const messages = [
+      { role: "system", content: "Be brief" },
+      { role: "user", content: "hi" },
+    ];
+    const functions = [
+      {
+        name: "read",
+        description: "Read a file",
+        parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+      },
+    ];
     const each = o200k.countEachMessage(messages, { functions });
     // The first system message ends with a newline once the definitions follow it.
     expect(each[0]).toBe(o200k.countEachMessage([{ role: "system", content: "Be brief\n" }])[0]);
@@ -149,7 +208,9 @@ describe("what no recorded figure covers", () => {
     for (const counter of [new ApproximateCounter(), new CachingCounter(new ApproximateCounter())]) {
       const functions = [{ name: "read", parameters: { type: "object", properties: { path: { type: "string" } } } }];
       expect(counter.countMessages(ask, { functions })).toBeGreaterThan(counter.countMessages(ask));
-      expect(counter.countMessages(ask, { functions, functionCall: { name: "read" } })).toBeGreaterThan(counter.countMessages(ask, { functions }));
+      expect(counter.countMessages(ask, { functions, functionCall: { name: "read" } })).toBeGreaterThan(
+        counter.countMessages(ask, { functions }),
+      );
     }
   });
 });
@@ -170,11 +231,37 @@ describe("bad function definitions and options", () => {
   it("names the field at fault, however deep", () => {
     rejects({ functions: "read" }, /options\.functions must be an array/);
     rejects({ functions: [{ description: "no name" }] }, /options\.functions\[0\] must be a function tool definition with a name/);
-    rejects({ functions: [{ name: "f", parameters: { type: "object", properties: { a: { type: "object", properties: { b: { description: 7 } } } } } }] }, /options\.functions\[0\]\.parameters\.properties\.a\.properties\.b\.description must be a string/);
-    rejects({ tools: [{ type: "function", function: { name: "f", parameters: { type: "object", properties: { a: { type: "array", items: "string" } } } } }] }, /options\.tools\[0\]\.function\.parameters\.properties\.a\.items must be a JSON schema object/);
-    rejects({ functions: [{ name: "f", parameters: { type: "object", properties: { a: { type: 3 } } } }] }, /properties\.a\.type must be a string or an array of strings/);
-    rejects({ functions: [{ name: "f", parameters: { type: "object", required: "a" } }] }, /parameters\.required must be an array of strings/);
-    rejects({ functions: [{ name: "f", parameters: { type: "object", properties: { a: { anyOf: {} } } } }] }, /properties\.a\.anyOf must be an array of schemas/);
+    rejects(
+      {
+        functions: [
+          { name: "f", parameters: { type: "object", properties: { a: { type: "object", properties: { b: { description: 7 } } } } } },
+        ],
+      },
+      /options\.functions\[0\]\.parameters\.properties\.a\.properties\.b\.description must be a string/,
+    );
+    rejects(
+      {
+        tools: [
+          {
+            type: "function",
+            function: { name: "f", parameters: { type: "object", properties: { a: { type: "array", items: "string" } } } },
+          },
+        ],
+      },
+      /options\.tools\[0\]\.function\.parameters\.properties\.a\.items must be a JSON schema object/,
+    );
+    rejects(
+      { functions: [{ name: "f", parameters: { type: "object", properties: { a: { type: 3 } } } }] },
+      /properties\.a\.type must be a string or an array of strings/,
+    );
+    rejects(
+      { functions: [{ name: "f", parameters: { type: "object", required: "a" } }] },
+      /parameters\.required must be an array of strings/,
+    );
+    rejects(
+      { functions: [{ name: "f", parameters: { type: "object", properties: { a: { anyOf: {} } } } }] },
+      /properties\.a\.anyOf must be an array of schemas/,
+    );
   });
 
   it("rejects a function_call option that is none of the API's", () => {
@@ -192,7 +279,11 @@ describe("bad function definitions and options", () => {
   });
 
   it("rejects a legacy function_call on a message that is not { name, arguments }", () => {
-    expect(() => o200k.countMessages([{ role: "assistant", content: "", function_call: "f" } as never])).toThrow(/messages\[0\]\.function_call must be an object/);
-    expect(() => o200k.countMessages([{ role: "assistant", content: "", function_call: { arguments: "{}" } } as never])).toThrow(/messages\[0\]\.function_call\.name must be a string/);
+    expect(() => o200k.countMessages([{ role: "assistant", content: "", function_call: "f" } as never])).toThrow(
+      /messages\[0\]\.function_call must be an object/,
+    );
+    expect(() => o200k.countMessages([{ role: "assistant", content: "", function_call: { arguments: "{}" } } as never])).toThrow(
+      /messages\[0\]\.function_call\.name must be a string/,
+    );
   });
 });

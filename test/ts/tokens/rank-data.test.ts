@@ -37,9 +37,13 @@ describe.each(ENCODINGS as string[])("the %s rank table", (name) => {
   });
 
   it("is what the package's data module inflates to", async () => {
-    const module = (await import(join(ROOT, "prebuilds", "wasm-web", "data", `${name}.js`))) as { default: { path: string; deflated: string } };
+    const module = (await import(join(ROOT, "prebuilds", "wasm-web", "data", `${name}.js`))) as {
+      default: { path: string; deflated: string };
+    };
     expect(module.default.path).toBe(`openai/${name}.bin`);
-    expect(inflateSync(Buffer.from(module.default.deflated, "base64")).equals(readFileSync(join(ROOT, "data", "openai", `${name}.bin`)))).toBe(true);
+    expect(
+      inflateSync(Buffer.from(module.default.deflated, "base64")).equals(readFileSync(join(ROOT, "data", "openai", `${name}.bin`))),
+    ).toBe(true);
   });
 });
 
@@ -51,7 +55,10 @@ describe.each(["cl100k_base", "o200k_base"])("the %s rank table, read by the pac
 
   it("decodes every token to its bytes in OpenAI's file", () => {
     const counter = new TiktokenCounter({ encoding: name as "cl100k_base" });
-    const lines = tiktoken.toString("utf8").split("\n").filter((line) => line !== "");
+    const lines = tiktoken
+      .toString("utf8")
+      .split("\n")
+      .filter((line) => line !== "");
     const ranks = Uint32Array.from(lines, (line) => Number(line.split(" ")[1]));
     // decode() joins the tokens' bytes; whole lines of valid UTF-8 compare as text, byte for byte.
     const decoded = new TextEncoder().encode(counter.decode(ranks));

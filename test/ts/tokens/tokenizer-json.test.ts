@@ -20,16 +20,70 @@ function counter(model: OpenModel): TokenizerJsonCounter {
 // PCRE2 here are all at Unicode 15.0; the oracle's JavaScript RegExp follows the newer Unicode of
 // its V8, so characters assigned since differ there: see the hand-written case below).
 const blocks: Array<[number, number]> = [
-  [0x0, 0x24f], [0x300, 0x36f], [0x370, 0x3ff], [0x400, 0x4ff], [0x600, 0x6ff], [0x900, 0x97f], [0x2000, 0x206f],
-  [0x3000, 0x30ff], [0x4e00, 0x4eff], [0xac00, 0xacff], [0xfe00, 0xfeff], [0x1f300, 0x1f5ff], [0xd800, 0xdfff],
+  [0x0, 0x24f],
+  [0x300, 0x36f],
+  [0x370, 0x3ff],
+  [0x400, 0x4ff],
+  [0x600, 0x6ff],
+  [0x900, 0x97f],
+  [0x2000, 0x206f],
+  [0x3000, 0x30ff],
+  [0x4e00, 0x4eff],
+  [0xac00, 0xacff],
+  [0xfe00, 0xfeff],
+  [0x1f300, 0x1f5ff],
+  [0xd800, 0xdfff],
 ];
 const character = fc.oneof(...blocks.map(([a, b]) => fc.integer({ min: a, max: b }).map((c) => String.fromCodePoint(c))));
 const fragments = [
-  " ", "  ", "\n", "\r\n", "\t", "\u0085", "\ufeff", "\u00a0", "\u3000", "a", "Z", "e\u0301", "ß", "ſ", "'s", "'LL", "'", "1", "2345",
-  "١٢", "½", "😀", "👨‍👩‍👧", "中文", "▁", "▁▁", "<", ">", "<start_of_turn>", "<end_of_turn>", "<|im_start|>", "<|endoftext|>",
-  "<tool_call>", "<table>", "<bos>", "<s>", "</s>", "<|begin_of_text|>", "<|start|>", "<｜User｜>", "\n\n\n", "\t\t", "HTTPServer", "camelCase",
+  " ",
+  "  ",
+  "\n",
+  "\r\n",
+  "\t",
+  "\u0085",
+  "\ufeff",
+  "\u00a0",
+  "\u3000",
+  "a",
+  "Z",
+  "e\u0301",
+  "ß",
+  "ſ",
+  "'s",
+  "'LL",
+  "'",
+  "1",
+  "2345",
+  "١٢",
+  "½",
+  "😀",
+  "👨‍👩‍👧",
+  "中文",
+  "▁",
+  "▁▁",
+  "<",
+  ">",
+  "<start_of_turn>",
+  "<end_of_turn>",
+  "<|im_start|>",
+  "<|endoftext|>",
+  "<tool_call>",
+  "<table>",
+  "<bos>",
+  "<s>",
+  "</s>",
+  "<|begin_of_text|>",
+  "<|start|>",
+  "<｜User｜>",
+  "\n\n\n",
+  "\t\t",
+  "HTTPServer",
+  "camelCase",
 ];
-const adversarial = fc.array(fc.oneof(fc.constantFrom(...fragments), fc.string({ unit: character, maxLength: 4 })), { maxLength: 24 }).map((a) => a.join(""));
+const adversarial = fc
+  .array(fc.oneof(fc.constantFrom(...fragments), fc.string({ unit: character, maxLength: 4 })), { maxLength: 24 })
+  .map((a) => a.join(""));
 
 describe.each(OPEN_MODELS)("%s: the same tokens as @huggingface/tokenizers", (model) => {
   const withSpecials = oracle(model);
@@ -40,7 +94,10 @@ describe.each(OPEN_MODELS)("%s: the same tokens as @huggingface/tokenizers", (mo
     const texts = realTexts();
     const mismatches = texts.filter((text) => {
       const expected = oracleIds(withSpecials, text);
-      return ours.count(text) !== oracleIds(ordinary, text).length || Array.from(ours.encode(text, { allowedSpecial: "all" })).join() !== expected.join();
+      return (
+        ours.count(text) !== oracleIds(ordinary, text).length ||
+        Array.from(ours.encode(text, { allowedSpecial: "all" })).join() !== expected.join()
+      );
     });
     expect(mismatches).toEqual([]);
     expect(Array.from(ours.countMany(texts))).toEqual(texts.map((t) => oracleIds(ordinary, t).length));
@@ -82,7 +139,11 @@ describe("TokenizerJsonCounter", () => {
   const conversation: MessageLike[] = [
     { role: "system", content: "You are terse." },
     { role: "user", content: "What's the weather in Paris?" },
-    { role: "assistant", content: "", tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } }] },
+    {
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } }],
+    },
     { role: "tool", tool_call_id: "call_1", content: "18°C, clear" },
     { role: "assistant", content: "18°C and clear." },
     { role: "user", content: [{ type: "text", text: "And tomorrow?" }] },
@@ -97,11 +158,14 @@ describe("TokenizerJsonCounter", () => {
         return typeof value === "string" ? value : (value as { content?: string } | null)?.content;
       };
       // Gemma's template accepts only alternating user / model turns: no tool messages.
-      const messages = model === "gemma3" ? [conversation[0], conversation[1], conversation[4], conversation[5]] as MessageLike[] : conversation;
+      const messages =
+        model === "gemma3" ? ([conversation[0], conversation[1], conversation[4], conversation[5]] as MessageLike[]) : conversation;
       const plain = messages.map((m) => ({
         ...m,
         content: typeof m.content === "string" ? m.content : "And tomorrow?",
-        ...(m.tool_calls ? { tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: { city: "Paris" } } }] } : {}),
+        ...(m.tool_calls
+          ? { tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: { city: "Paris" } } }] }
+          : {}),
       }));
       const rendered = new Template(config.chat_template as string).render({
         messages: plain as unknown as Record<string, unknown>[],
@@ -123,7 +187,12 @@ describe("TokenizerJsonCounter", () => {
     const gemma = counter("gemma3");
     const alone = gemma.countMessages([{ role: "assistant", content: "hello" }]);
     expect(alone).toBeGreaterThan(gemma.countMessages([]));
-    expect(gemma.countMessages([{ role: "user", content: "a" }, { role: "user", content: "b" }])).toBeGreaterThan(gemma.countMessages([{ role: "user", content: "a" }]));
+    expect(
+      gemma.countMessages([
+        { role: "user", content: "a" },
+        { role: "user", content: "b" },
+      ]),
+    ).toBeGreaterThan(gemma.countMessages([{ role: "user", content: "a" }]));
   });
 
   it("without a chat template, frames each message as OpenAI does", () => {
@@ -140,11 +209,24 @@ describe("TokenizerJsonCounter", () => {
     const messages: MessageLike[] = [
       { role: "system", content: "Answer in French." },
       { role: "user", content: "Weather in Paris?" },
-      { role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "18C" },
       { role: "assistant", content: "Il fait 18 degrés." },
     ];
-    const tools = [{ type: "function", function: { name: "get_weather", description: "Current weather", parameters: { type: "object", properties: { city: { type: "string", description: "City name" } }, required: ["city"] } } }];
+    const tools = [
+      {
+        type: "function",
+        function: {
+          name: "get_weather",
+          description: "Current weather",
+          parameters: { type: "object", properties: { city: { type: "string", description: "City name" } }, required: ["city"] },
+        },
+      },
+    ];
     const expected =
       "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\n" +
       `Current date: ${date}\n\nReasoning: medium\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.\n` +
@@ -164,11 +246,16 @@ describe("TokenizerJsonCounter", () => {
   it("loads a path, a package name or the parsed file alike, and shares loaded files", () => {
     const path = join(modelFolder("qwen3"), "tokenizer.json");
     const fromPath = new TokenizerJsonCounter({ tokenizer: path });
-    const fromObject = new TokenizerJsonCounter({ tokenizer: readJson(path), tokenizerConfig: join(modelFolder("qwen3"), "tokenizer_config.json") });
+    const fromObject = new TokenizerJsonCounter({
+      tokenizer: readJson(path),
+      tokenizerConfig: join(modelFolder("qwen3"), "tokenizer_config.json"),
+    });
     const text = "Bonjour, naïve café 1234 <|im_start|>";
     expect(fromPath.count(text)).toBe(counter("qwen3").count(text));
     expect(fromObject.count(text)).toBe(counter("qwen3").count(text));
-    expect(fromObject.countMessages([{ role: "user", content: "x" }])).toBe(counter("qwen3").countMessages([{ role: "user", content: "x" }]));
+    expect(fromObject.countMessages([{ role: "user", content: "x" }])).toBe(
+      counter("qwen3").countMessages([{ role: "user", content: "x" }]),
+    );
     expect(fromPath.summary).toBe("BPE (byte-level), 151643 tokens, 151387 merges, 26 added tokens");
     expect(fromPath.residentBytes).toBe(counter("qwen3").residentBytes);
     expect(counter("gemma3").summary).toMatch(/^BPE \(byte fallback\), 262144 tokens/);
@@ -183,13 +270,22 @@ describe("TokenizerJsonCounter", () => {
       }
       return undefined;
     };
-    expect(code(() => new TokenizerJsonCounter({ tokenizer: 42 as never }))?.slice(0, 2)).toEqual(["TypeError", "ERR_CTXWIN_INVALID_ARGUMENT"]);
+    expect(code(() => new TokenizerJsonCounter({ tokenizer: 42 as never }))?.slice(0, 2)).toEqual([
+      "TypeError",
+      "ERR_CTXWIN_INVALID_ARGUMENT",
+    ]);
     expect(code(() => new TokenizerJsonCounter(undefined as never))?.[0]).toBe("TypeError");
-    expect(code(() => new TokenizerJsonCounter({ tokenizer: "@lenml/no-such-tokenizer" }))?.slice(0, 2)).toEqual(["CtxwinError", "ERR_CTXWIN_TOKENIZER_UNAVAILABLE"]);
+    expect(code(() => new TokenizerJsonCounter({ tokenizer: "@lenml/no-such-tokenizer" }))?.slice(0, 2)).toEqual([
+      "CtxwinError",
+      "ERR_CTXWIN_TOKENIZER_UNAVAILABLE",
+    ]);
     const wordPiece = code(() => new TokenizerJsonCounter({ tokenizer: { model: { type: "WordPiece", vocab: { a: 0 } } } }));
     expect(wordPiece?.[1]).toBe("ERR_CTXWIN_UNSUPPORTED_TOKENIZER");
     expect(wordPiece?.[2]).toMatch(/WordPiece/);
-    const lowercase = code(() => new TokenizerJsonCounter({ tokenizer: { normalizer: { type: "Lowercase" }, model: { type: "BPE", vocab: { a: 0 }, merges: [] } } }));
+    const lowercase = code(
+      () =>
+        new TokenizerJsonCounter({ tokenizer: { normalizer: { type: "Lowercase" }, model: { type: "BPE", vocab: { a: 0 }, merges: [] } } }),
+    );
     expect(lowercase?.[2]).toMatch(/normalizer "Lowercase" is not supported/);
     expect(code(() => counter("llama3").count(5 as never))?.[0]).toBe("TypeError");
     expect(code(() => counter("llama3").countMany(["a", 1] as never))?.[2]).toMatch(/texts\[1\]/);

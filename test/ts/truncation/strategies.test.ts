@@ -14,7 +14,11 @@ import {
   type TruncationStrategy,
 } from "ctxwin/truncation";
 
-type Msg = MessageLike & { tokens?: number; _preserve?: boolean; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
+type Msg = MessageLike & {
+  tokens?: number;
+  _preserve?: boolean;
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+};
 
 /** Messages carry their own token counts: exact scenario numbers. */
 const fixed: TokenCounter = {
@@ -34,7 +38,12 @@ describe("SlidingWindowStrategy", () => {
   });
 
   it("keeps both system messages and the 5 most recent others", () => {
-    const messages: Msg[] = [{ role: "system", content: "a", tokens: 5 }, ...conversation(10), { role: "system", content: "b", tokens: 5 }, ...conversation(10)];
+    const messages: Msg[] = [
+      { role: "system", content: "a", tokens: 5 },
+      ...conversation(10),
+      { role: "system", content: "b", tokens: 5 },
+      ...conversation(10),
+    ];
     const kept = new SlidingWindowStrategy({ windowSize: 5, preserveSystem: true }).truncate(messages, BIG, fixed);
     expect(kept.filter((m) => m.role === "system")).toHaveLength(2);
     expect(kept.filter((m) => m.role !== "system")).toEqual(messages.slice(-5));
@@ -63,7 +72,11 @@ describe("TokenBudgetStrategy", () => {
   });
 
   it("returns only system messages, with a warning, when they exceed the target", () => {
-    const messages: Msg[] = [{ role: "system", content: "a", tokens: 1500 }, { role: "system", content: "b", tokens: 1500 }, { role: "assistant", content: "x", tokens: 10 }];
+    const messages: Msg[] = [
+      { role: "system", content: "a", tokens: 1500 },
+      { role: "system", content: "b", tokens: 1500 },
+      { role: "assistant", content: "x", tokens: 10 },
+    ];
     const plan = new TokenBudgetStrategy().plan(messages, 2000, fixed);
     expect(plan.kept).toEqual(messages.slice(0, 2));
     expect(plan.fits).toBe(false);
@@ -90,7 +103,7 @@ describe("SmartTruncationStrategy", () => {
     expect(new SmartTruncationStrategy({ preserveFirst: 2, preserveLast: 5 }).truncate(messages, BIG, fixed)).toEqual(messages);
   });
 
-  it("drops the middle only as far as the target needs with dropMiddle: \"as-needed\"", () => {
+  it('drops the middle only as far as the target needs with dropMiddle: "as-needed"', () => {
     const messages = conversation(50, 10);
     const smart = new SmartTruncationStrategy({ preserveFirst: 2, preserveLast: 5, dropMiddle: "as-needed" });
     expect(smart.truncate(messages, BIG, fixed)).toEqual(messages);
@@ -101,7 +114,9 @@ describe("SmartTruncationStrategy", () => {
     expect(plan.kept.length).toBeGreaterThan(7);
     expect(plan.kept.slice(2)).toEqual(messages.slice(-(plan.kept.length - 2)));
     expect(plan.marker?.message.content).toBe(`[${50 - plan.kept.length} messages omitted]`);
-    expect(() => new SmartTruncationStrategy({ dropMiddle: "some" as never })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }));
+    expect(() => new SmartTruncationStrategy({ dropMiddle: "some" as never })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_OUT_OF_RANGE" }),
+    );
   });
 });
 
@@ -110,7 +125,12 @@ describe("SelectiveTruncationStrategy", () => {
     const messages: Msg[] = [
       { role: "system", content: "s", tokens: 10 },
       { role: "user", content: "u1", tokens: 10 },
-      { role: "assistant", content: null, tokens: 10, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tokens: 10,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "big result", tokens: 500 },
       { role: "assistant", content: "a1", tokens: 10 },
       { role: "user", content: "u2", tokens: 10 },
@@ -137,7 +157,14 @@ describe("CompositeStrategy", () => {
     });
     const lenient: TruncationStrategy = {
       name: "window_only",
-      plan: <M extends MessageLike>(m: readonly M[]): TruncationPlan<M> => ({ kept: m.slice(-30), removed: m.slice(0, -30), keptIndices: m.slice(-30).map((_, i) => m.length - 30 + i), removedIndices: m.slice(0, -30).map((_, i) => i), keptTokens: 3000, fits: false }),
+      plan: <M extends MessageLike>(m: readonly M[]): TruncationPlan<M> => ({
+        kept: m.slice(-30),
+        removed: m.slice(0, -30),
+        keptIndices: m.slice(-30).map((_, i) => m.length - 30 + i),
+        removedIndices: m.slice(0, -30).map((_, i) => i),
+        keptTokens: 3000,
+        fits: false,
+      }),
       truncate: (m) => m.slice(-30),
     };
     const messages = conversation(100, 100);
@@ -160,18 +187,30 @@ describe("CompositeStrategy", () => {
 
 describe("shared options", () => {
   it("startOn: 'user' opens the kept conversation on a user message", () => {
-    const messages: Msg[] = [{ role: "system", content: "s", tokens: 5 }, { role: "user", content: "q1", tokens: 100 }, { role: "assistant", content: "a1", tokens: 30 }, { role: "user", content: "q2", tokens: 30 }];
+    const messages: Msg[] = [
+      { role: "system", content: "s", tokens: 5 },
+      { role: "user", content: "q1", tokens: 100 },
+      { role: "assistant", content: "a1", tokens: 30 },
+      { role: "user", content: "q2", tokens: 30 },
+    ];
     const kept = new TokenBudgetStrategy({ startOn: "user" }).truncate(messages, 80, fixed);
     expect(kept).toEqual([messages[0], messages[3]]);
   });
 
   it("never drops the most recent user message", () => {
-    const messages: Msg[] = [{ role: "user", content: "q", tokens: 50 }, { role: "assistant", content: "a", tokens: 10 }, { role: "assistant", content: "b", tokens: 10 }];
+    const messages: Msg[] = [
+      { role: "user", content: "q", tokens: 50 },
+      { role: "assistant", content: "a", tokens: 10 },
+      { role: "assistant", content: "b", tokens: 10 },
+    ];
     expect(new SlidingWindowStrategy({ windowSize: 1 }).truncate(messages, BIG, fixed)).toEqual([messages[0], messages[2]]);
   });
 
   it("reports a tool result without its call, or drops it when asked", () => {
-    const messages: Msg[] = [{ role: "user", content: "q" }, { role: "tool", tool_call_id: "ghost", content: "r" }];
+    const messages: Msg[] = [
+      { role: "user", content: "q" },
+      { role: "tool", tool_call_id: "ghost", content: "r" },
+    ];
     expect(() => new TokenBudgetStrategy().plan(messages, BIG, fixed)).toThrow(/messages\[1\] is a result of tool call "ghost"/);
     expect(new TokenBudgetStrategy({ orphanToolResults: "drop" }).truncate(messages, BIG, fixed)).toEqual([messages[0]]);
   });
@@ -191,7 +230,10 @@ describe("shared options", () => {
     const aiSdk = [
       { role: "user", content: "Read a.ts" },
       { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "read", input: { path: "a.ts" } }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "read", output: { type: "text", value: "x".repeat(4000) } }] },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "c1", toolName: "read", output: { type: "text", value: "x".repeat(4000) } }],
+      },
       { role: "user", content: "Thanks" },
     ];
     // Oldest first: the opening question goes, then the tool unit (call and result together).
@@ -204,22 +246,47 @@ describe("shared options", () => {
       { role: "user", content: "Thanks" },
     ];
     // Anthropic tool results travel in user messages: they still count as tool results.
-    expect(new SelectiveTruncationStrategy().truncate(anthropic, 100, new ApproximateCounter({ charsPerToken: 4 }))).toEqual([anthropic[0], anthropic[3]]);
+    expect(new SelectiveTruncationStrategy().truncate(anthropic, 100, new ApproximateCounter({ charsPerToken: 4 }))).toEqual([
+      anthropic[0],
+      anthropic[3],
+    ]);
   });
 });
 
 // ---------------------------------------------------------------- invariants, as properties
 const messageArb = fc.oneof(
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("system" as const), tokens: fc.integer({ min: 0, max: 60 }), marked: fc.constant(false) }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom("user" as const, "assistant" as const), tokens: fc.integer({ min: 0, max: 150 }), marked: fc.boolean().map((b) => b && Math.random() < 0.2) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("unit" as const), tokens: fc.integer({ min: 0, max: 80 }), results: fc.array(fc.integer({ min: 0, max: 300 }), { minLength: 1, maxLength: 3 }), marked: fc.constant(false) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("system" as const), tokens: fc.integer({ min: 0, max: 60 }), marked: fc.constant(false) }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constantFrom("user" as const, "assistant" as const),
+      tokens: fc.integer({ min: 0, max: 150 }),
+      marked: fc.boolean().map((b) => b && Math.random() < 0.2),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("unit" as const),
+      tokens: fc.integer({ min: 0, max: 80 }),
+      results: fc.array(fc.integer({ min: 0, max: 300 }), { minLength: 1, maxLength: 3 }),
+      marked: fc.constant(false),
+    }),
+  },
 );
 
 function build(spec: Array<{ kind: string; tokens: number; marked: boolean; results?: number[] }>): Msg[] {
   const out: Msg[] = [];
   spec.forEach((s, i) => {
     if (s.kind === "unit") {
-      const calls = (s.results ?? []).map((_, k) => ({ id: `c${i}_${k}`, type: "function" as const, function: { name: "f", arguments: "{}" } }));
+      const calls = (s.results ?? []).map((_, k) => ({
+        id: `c${i}_${k}`,
+        type: "function" as const,
+        function: { name: "f", arguments: "{}" },
+      }));
       out.push({ role: "assistant", content: null, tokens: s.tokens, tool_calls: calls });
       (s.results ?? []).forEach((t, k) => out.push({ role: "tool", tool_call_id: `c${i}_${k}`, content: "r", tokens: t }));
     } else {
@@ -236,7 +303,15 @@ const strategies: Array<[string, () => TruncationStrategy]> = [
   ["smart, the middle as needed", () => new SmartTruncationStrategy({ preserveFirst: 2, preserveLast: 4, dropMiddle: "as-needed" })],
   ["selective", () => new SelectiveTruncationStrategy({ preserveRoles: ["system"] })],
   ["token budget, startOn user", () => new TokenBudgetStrategy({ startOn: "user" })],
-  ["composite", () => new CompositeStrategy([new SmartTruncationStrategy({ preserveFirst: 1, preserveLast: 3 }), new SlidingWindowStrategy({ windowSize: 4 }), new TokenBudgetStrategy()])],
+  [
+    "composite",
+    () =>
+      new CompositeStrategy([
+        new SmartTruncationStrategy({ preserveFirst: 1, preserveLast: 3 }),
+        new SlidingWindowStrategy({ windowSize: 4 }),
+        new TokenBudgetStrategy(),
+      ]),
+  ],
 ];
 
 describe.each(strategies)("invariants: %s", (_, make) => {
@@ -276,9 +351,17 @@ describe.each(strategies)("invariants: %s", (_, make) => {
 
 describe("inserted message roles", () => {
   it("lets the omission marker be a user or assistant message", () => {
-    const kept = new SmartTruncationStrategy({ preserveFirst: 2, preserveLast: 5, markerRole: "assistant" }).truncate(conversation(50, 10), BIG, fixed);
+    const kept = new SmartTruncationStrategy({ preserveFirst: 2, preserveLast: 5, markerRole: "assistant" }).truncate(
+      conversation(50, 10),
+      BIG,
+      fixed,
+    );
     expect(kept[2]).toEqual({ role: "assistant", content: "[43 messages omitted]" });
-    const chained = new CompositeStrategy([new SmartTruncationStrategy({ markerRole: "user" }), new TokenBudgetStrategy()]).plan(conversation(60, 10), BIG, fixed);
+    const chained = new CompositeStrategy([new SmartTruncationStrategy({ markerRole: "user" }), new TokenBudgetStrategy()]).plan(
+      conversation(60, 10),
+      BIG,
+      fixed,
+    );
     expect(chained.marker?.message.role).toBe("user");
     expect(() => new SmartTruncationStrategy({ markerRole: "tool" as never })).toThrow(RangeError);
   });

@@ -15,7 +15,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const web = (await import(join(ROOT, "dist", "web", "index.js"))) as typeof node & {
   init(options?: { data?: readonly unknown[]; wasm?: unknown }): Promise<void>;
 };
-const dataModule = async (name: string) => ((await import(join(ROOT, "prebuilds", "wasm-web", "data", `${name}.js`))) as { default: unknown }).default;
+const dataModule = async (name: string) =>
+  ((await import(join(ROOT, "prebuilds", "wasm-web", "data", `${name}.js`))) as { default: unknown }).default;
 const wasmBytes = () => new Uint8Array(readFileSync(join(ROOT, "prebuilds", "wasm-web", "ctxwin.wasm")));
 
 // Mixed scripts, lone surrogates, text that spells special tokens, long single pieces.
@@ -34,7 +35,9 @@ describe("the web entry's init()", () => {
     await expect(web.init({ data: "o200k" as unknown as readonly unknown[] })).rejects.toThrow(
       expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("options.data") }),
     );
-    await expect(web.init({ data: [{ nope: 1 }] })).rejects.toThrow(expect.objectContaining({ name: "TypeError", message: expect.stringContaining("options.data[0]") }));
+    await expect(web.init({ data: [{ nope: 1 }] })).rejects.toThrow(
+      expect.objectContaining({ name: "TypeError", message: expect.stringContaining("options.data[0]") }),
+    );
   });
 
   it("rejects a .wasm that does not compile with ERR_CTXWIN_ADDON_MISSING, and a later init() still loads", async () => {
@@ -50,9 +53,15 @@ describe("the web entry's init()", () => {
     const p50k = (await dataModule("p50k_base")) as { path: string; size: number; deflated: string };
     const corrupt = { path: "openai/r50k_base.bin", size: p50k.size, deflated: p50k.deflated.slice(0, 4000) };
     await expect(web.init({ data: [p50k, corrupt] })).rejects.toThrow(
-      expect.objectContaining({ name: "TypeError", code: "ERR_CTXWIN_INVALID_ARGUMENT", message: expect.stringContaining("options.data[1].deflated (openai/r50k_base.bin)") }),
+      expect.objectContaining({
+        name: "TypeError",
+        code: "ERR_CTXWIN_INVALID_ARGUMENT",
+        message: expect.stringContaining("options.data[1].deflated (openai/r50k_base.bin)"),
+      }),
     );
-    expect(() => new web.TiktokenCounter({ encoding: "p50k_base" })).toThrow(expect.objectContaining({ code: "ERR_CTXWIN_NOT_INITIALIZED" }));
+    expect(() => new web.TiktokenCounter({ encoding: "p50k_base" })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_NOT_INITIALIZED" }),
+    );
   });
 
   it("inflates the tables in JavaScript where the runtime has no DecompressionStream (Vercel's edge runtime), and refuses a corrupt one there too", async () => {
@@ -69,7 +78,10 @@ describe("the web entry's init()", () => {
       if (saved) Object.defineProperty(globalThis, "DecompressionStream", saved);
     }
     const [fromNode, fromWeb] = [new node.TiktokenCounter({ encoding: "p50k_base" }), new web.TiktokenCounter({ encoding: "p50k_base" })];
-    fc.assert(fc.property(hostileText, (text) => fromWeb.count(text) === fromNode.count(text)), { numRuns: 100 });
+    fc.assert(
+      fc.property(hostileText, (text) => fromWeb.count(text) === fromNode.count(text)),
+      { numRuns: 100 },
+    );
   });
 
   it("names the data module to import for a table it was not given", () => {
@@ -78,10 +90,14 @@ describe("the web entry's init()", () => {
     );
   });
 
-  it("counts every text as the Node entry's native core does (o200k_base, cl100k_base after a second init(), Claude v4.7)", { timeout: 120_000 }, async () => {
+  it("counts every text as the Node entry's native core does (o200k_base, cl100k_base after a second init(), Claude v4.7)", {
+    timeout: 120_000,
+  }, async () => {
     await web.init({ data: [await dataModule("cl100k_base")] });
     expect(node.backend).toBe(process.env.CTXWIN_BACKEND ?? "native");
-    const pairs = (["gpt-4o", "gpt-4", "claude-opus-4-7"] as const).map((model) => [node.getCounter(model), web.getCounter(model)] as const);
+    const pairs = (["gpt-4o", "gpt-4", "claude-opus-4-7"] as const).map(
+      (model) => [node.getCounter(model), web.getCounter(model)] as const,
+    );
     fc.assert(
       fc.property(hostileText, (text) => {
         for (const [expected, actual] of pairs) expect(actual.count(text)).toBe(expected.count(text));
@@ -99,7 +115,13 @@ describe("the capability subpaths' web variants", () => {
     const tokens = (await import(join(ROOT, "dist", "tokens", "index.js"))) as typeof import("../../../ts/tokens/index.js");
     const truncation = (await import(join(ROOT, "dist", "truncation", "index.js"))) as typeof import("../../../ts/truncation/index.js");
     const nodeTruncation = await import("../../../ts/truncation/index.js");
-    const messages = [{ role: "system", content: "You are terse." }, ...Array.from({ length: 30 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ${"lorem ipsum ".repeat(5)}` }))];
+    const messages = [
+      { role: "system", content: "You are terse." },
+      ...Array.from({ length: 30 }, (_, i) => ({
+        role: i % 2 ? "assistant" : "user",
+        content: `message ${i}: ${"lorem ipsum ".repeat(5)}`,
+      })),
+    ];
     const counter = new tokens.TiktokenCounter({ encoding: "o200k_base" });
     expect(counter.count("hello world")).toBe(2);
     const kept = new truncation.TokenBudgetStrategy().truncate(messages, 300, counter);

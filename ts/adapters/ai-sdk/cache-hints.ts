@@ -24,7 +24,10 @@ type Options = Record<string, Record<string, unknown>>;
 type Marked = { providerOptions?: Options };
 
 const marked = (item: Marked | undefined): boolean => item?.providerOptions?.anthropic?.cacheControl !== undefined;
-const mark = <T extends Marked>(item: T, control: AnthropicCacheControl): T => ({ ...item, providerOptions: { ...item.providerOptions, anthropic: { ...item.providerOptions?.anthropic, cacheControl: control } } });
+const mark = <T extends Marked>(item: T, control: AnthropicCacheControl): T => ({
+  ...item,
+  providerOptions: { ...item.providerOptions, anthropic: { ...item.providerOptions?.anthropic, cacheControl: control } },
+});
 
 /**
  * `messages` (AI SDK ModelMessages, or a provider prompt) with `providerOptions.anthropic.cacheControl`
@@ -32,10 +35,14 @@ const mark = <T extends Marked>(item: T, control: AnthropicCacheControl): T => (
  * (when given) with it on the last tool: at most 4 breakpoints with the caller's own. Returns
  * copies; what the caller passed is not changed.
  */
-export function withAnthropicCacheControl<M extends { role: string; content: unknown } & Marked, T extends Marked = Marked>(messages: readonly M[], options: { ttl?: AnthropicCacheTtl; tools?: readonly T[] } = {}): { messages: M[]; tools: T[] | undefined } {
+export function withAnthropicCacheControl<M extends { role: string; content: unknown } & Marked, T extends Marked = Marked>(
+  messages: readonly M[],
+  options: { ttl?: AnthropicCacheTtl; tools?: readonly T[] } = {},
+): { messages: M[]; tools: T[] | undefined } {
   if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
   messages.forEach((m, i) => {
-    if (m === null || typeof m !== "object" || typeof m.role !== "string") throw typeError(`messages[${i}] must be a message, got ${describe(m)}`);
+    if (m === null || typeof m !== "object" || typeof m.role !== "string")
+      throw typeError(`messages[${i}] must be a message, got ${describe(m)}`);
   });
   if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
   const ttl = options.ttl ?? "5m";
@@ -68,10 +75,12 @@ export function withAnthropicCacheControl<M extends { role: string; content: unk
 
 function checkHints(options: CacheHintsOptions): { provider: "anthropic" | "openai"; ttl: AnthropicCacheTtl; key: string | undefined } {
   if (options === null || typeof options !== "object") throw typeError(`options must be an object, got ${describe(options)}`);
-  if (options.provider !== "anthropic" && options.provider !== "openai") throw rangeError(`options.provider must be "anthropic" or "openai", got ${describe(options.provider)}`);
+  if (options.provider !== "anthropic" && options.provider !== "openai")
+    throw rangeError(`options.provider must be "anthropic" or "openai", got ${describe(options.provider)}`);
   const ttl = options.ttl ?? "5m";
   if (ttl !== "5m" && ttl !== "1h") throw rangeError(`options.ttl must be "5m" or "1h", got ${describe(ttl)}`);
-  if (options.provider === "openai" && options.sessionId === undefined) throw typeError("options.sessionId is required for OpenAI: the prompt_cache_key is derived from it");
+  if (options.provider === "openai" && options.sessionId === undefined)
+    throw typeError("options.sessionId is required for OpenAI: the prompt_cache_key is derived from it");
   const key = options.sessionId === undefined ? undefined : openAIPromptCacheKey(requireString(options.sessionId, "options.sessionId"));
   return { provider: options.provider, ttl, key };
 }
@@ -86,8 +95,15 @@ export function cacheHintsMiddleware(options: CacheHintsOptions): LanguageModelM
         const openai = { ...(params.providerOptions?.openai ?? {}), promptCacheKey: key as string };
         return { ...params, providerOptions: { ...params.providerOptions, openai } };
       }
-      const { messages, tools } = withAnthropicCacheControl(params.prompt as unknown as Array<ModelMessage & Marked>, { ttl, tools: params.tools as Marked[] | undefined });
-      return { ...params, prompt: messages as unknown as typeof params.prompt, ...(tools !== undefined ? { tools: tools as unknown as typeof params.tools } : {}) };
+      const { messages, tools } = withAnthropicCacheControl(params.prompt as unknown as Array<ModelMessage & Marked>, {
+        ttl,
+        tools: params.tools as Marked[] | undefined,
+      });
+      return {
+        ...params,
+        prompt: messages as unknown as typeof params.prompt,
+        ...(tools !== undefined ? { tools: tools as unknown as typeof params.tools } : {}),
+      };
     },
   };
 }

@@ -33,7 +33,10 @@ type CallTool = NonNullable<CallOptions["tools"]>[number];
 /** A provider-level tool as the counter reads tool definitions (function tools by their JSON Schema). */
 function definitionOf(tool: CallTool): ToolDefinition {
   if (tool.type === "function") {
-    return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema as ToolDefinition["parameters"] } };
+    return {
+      type: "function",
+      function: { name: tool.name, description: tool.description, parameters: tool.inputSchema as ToolDefinition["parameters"] },
+    };
   }
   // Provider-defined tools (web search, ...): their definition is the provider's; counted by name.
   return { type: "function", function: { name: tool.name } };
@@ -104,7 +107,11 @@ type PrepareStepArgs = {
 function instructionsText(value: unknown): string | undefined {
   if (typeof value === "string") return value;
   const list = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
-  const texts = list.map((m: unknown) => (typeof m === "object" && m !== null && typeof (m as { content?: unknown }).content === "string" ? (m as { content: string }).content : undefined));
+  const texts = list.map((m: unknown) =>
+    typeof m === "object" && m !== null && typeof (m as { content?: unknown }).content === "string"
+      ? (m as { content: string }).content
+      : undefined,
+  );
   return texts.length > 0 && texts.every((t) => t !== undefined) ? texts.join("\n") : undefined;
 }
 
@@ -120,7 +127,8 @@ function instructionsText(value: unknown): string | undefined {
 export function contextPrepareStep(options: PrepareStepContextOptions): (args: PrepareStepArgs) => Promise<{ messages?: ModelMessage[] }> {
   const fitter = new PromptFitter(checkContextOptions(options));
   if (options.system !== undefined) requireString(options.system, "options.system");
-  if (options.tools !== undefined && (options.tools === null || typeof options.tools !== "object")) throw typeError(`options.tools must be a ToolSet, got ${describe(options.tools)}`);
+  if (options.tools !== undefined && (options.tools === null || typeof options.tools !== "object"))
+    throw typeError(`options.tools must be a ToolSet, got ${describe(options.tools)}`);
   if (options.maxOutputTokens !== undefined) requireCount(options.maxOutputTokens, "options.maxOutputTokens");
   /** The system prompt as the first message of what is fitted, one object per text (so that a prompt reused from an earlier step is recognised). */
   const heads = new Map<string, SystemModelMessage>();
@@ -146,12 +154,19 @@ export function contextPrepareStep(options: PrepareStepContextOptions): (args: P
     definitions ??= Promise.all(
       Object.entries(options.tools ?? {}).map(async ([name, tool]) => ({
         type: "function",
-        function: { name, description: tool.description, parameters: (await ai.asSchema(tool.inputSchema).jsonSchema) as ToolDefinition["parameters"] },
+        function: {
+          name,
+          description: tool.description,
+          parameters: (await ai.asSchema(tool.inputSchema).jsonSchema) as ToolDefinition["parameters"],
+        },
       })),
     );
     const text = options.system ?? instructionsText(instructions);
     const whole = text === undefined ? messages : [headOf(text), ...messages];
-    const result = await fitter.fit(whole as unknown as MessageLike[], { tools: await definitions, maxOutputTokens: options.maxOutputTokens });
+    const result = await fitter.fit(whole as unknown as MessageLike[], {
+      tools: await definitions,
+      maxOutputTokens: options.maxOutputTokens,
+    });
     sent[stepNumber] = result.changed ? result.messages : whole;
     if (!result.changed) return {};
     // The system prompt stays where the caller set it (`system` / `instructions`); only the

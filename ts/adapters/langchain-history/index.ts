@@ -25,12 +25,31 @@ export interface SessionChatMessageHistoryOptions {
   id: string;
 }
 
-const ROLE_OF: Record<string, string> = { human: "user", ai: "assistant", system: "system", developer: "system", tool: "tool", function: "function", generic: "user" };
-const TYPE_OF: Record<string, string> = { user: "human", assistant: "ai", system: "system", developer: "system", tool: "tool", function: "function" };
+const ROLE_OF: Record<string, string> = {
+  human: "user",
+  ai: "assistant",
+  system: "system",
+  developer: "system",
+  tool: "tool",
+  function: "function",
+  generic: "user",
+};
+const TYPE_OF: Record<string, string> = {
+  user: "human",
+  assistant: "ai",
+  system: "system",
+  developer: "system",
+  tool: "tool",
+  function: "function",
+};
 
 // Loaded while the subpath loads (import or require), from the copy of @langchain/core the
 // application's own import or require gets: the class below extends the application's base class.
-const chatHistory = loadPeer<typeof import("@langchain/core/chat_history")>("@langchain/core/chat_history", "langchain-history", LANGCHAIN_CORE_PEER);
+const chatHistory = loadPeer<typeof import("@langchain/core/chat_history")>(
+  "@langchain/core/chat_history",
+  "langchain-history",
+  LANGCHAIN_CORE_PEER,
+);
 const { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } = loadPeer<typeof import("@langchain/core/messages")>(
   "@langchain/core/messages",
   "langchain-history",
@@ -100,7 +119,11 @@ function chatMessageOf(message: BaseMessage, stored: StoredMessage): MessageLike
   const out: MessageLike = { role, content: message.content };
   const calls = (message as { tool_calls?: Array<{ id?: string; name: string; args: unknown }> }).tool_calls;
   if (role === "assistant" && Array.isArray(calls) && calls.length > 0) {
-    out.tool_calls = calls.map((c) => ({ id: c.id ?? "", type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } }));
+    out.tool_calls = calls.map((c) => ({
+      id: c.id ?? "",
+      type: "function",
+      function: { name: c.name, arguments: JSON.stringify(c.args) },
+    }));
     if (out.content === "") out.content = null;
   }
   if (role === "tool" && typeof stored.data.tool_call_id === "string") out.tool_call_id = stored.data.tool_call_id;
@@ -111,7 +134,9 @@ function chatMessageOf(message: BaseMessage, stored: StoredMessage): MessageLike
 /** LangChain's stored form of a message a manager wrote (or a summary). */
 function storedOf(message: MessageLike): StoredMessage {
   const role = message.role;
-  const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Array<{ id?: string; function?: { name?: string; arguments?: string } }>) : [];
+  const calls = Array.isArray(message.tool_calls)
+    ? (message.tool_calls as Array<{ id?: string; function?: { name?: string; arguments?: string } }>)
+    : [];
   const data: StoredMessage["data"] & Record<string, unknown> = {
     content: typeof message.content === "string" ? message.content : message.content == null ? "" : (message.content as never),
     role: undefined,
@@ -119,7 +144,12 @@ function storedOf(message: MessageLike): StoredMessage {
     tool_call_id: message.tool_call_id,
   };
   if (calls.length > 0) {
-    data.tool_calls = calls.map((c) => ({ id: c.id, name: c.function?.name ?? "", args: parseArgs(c.function?.arguments), type: "tool_call" }));
+    data.tool_calls = calls.map((c) => ({
+      id: c.id,
+      name: c.function?.name ?? "",
+      args: parseArgs(c.function?.arguments),
+      type: "tool_call",
+    }));
   }
   return { type: TYPE_OF[role ?? ""] ?? "generic", data } as StoredMessage;
 }

@@ -23,7 +23,11 @@ import { CONTENT, ORIGINAL, toMessageLike, toMessageLikes, type LinkedMessage } 
 
 // Loaded while the subpath loads (import or require): without @langchain/core, the coded error comes here.
 const core = loadPeer<typeof import("@langchain/core/messages")>("@langchain/core/messages", "langchain", LANGCHAIN_CORE_PEER);
-const functionCalling = loadPeer<typeof import("@langchain/core/utils/function_calling")>("@langchain/core/utils/function_calling", "langchain", LANGCHAIN_CORE_PEER);
+const functionCalling = loadPeer<typeof import("@langchain/core/utils/function_calling")>(
+  "@langchain/core/utils/function_calling",
+  "langchain",
+  LANGCHAIN_CORE_PEER,
+);
 const runnables = loadPeer<typeof import("@langchain/core/runnables")>("@langchain/core/runnables", "langchain", LANGCHAIN_CORE_PEER);
 
 // The agent middleware needs `langchain` itself (createMiddleware); counting, converting and
@@ -32,7 +36,11 @@ const agents = ((): typeof import("langchain") | Error => {
   try {
     return loadFramework("langchain") as typeof import("langchain");
   } catch (cause) {
-    return missingPeer("contextMiddleware of ctxwin/langchain", { what: "`langchain` (version 1)", install: "langchain@^1", code: "ERR_CTXWIN_LANGCHAIN_MISSING" }, cause);
+    return missingPeer(
+      "contextMiddleware of ctxwin/langchain",
+      { what: "`langchain` (version 1)", install: "langchain@^1", code: "ERR_CTXWIN_LANGCHAIN_MISSING" },
+      cause,
+    );
   }
 })();
 
@@ -58,7 +66,9 @@ export function trimMessages<M extends BaseMessage>(
     return trimMessageList(messagesOrOptions as readonly M[], options);
   }
   const trimOptions = messagesOrOptions as TrimMessagesOptions<BaseMessage>;
-  return runnables.RunnableLambda.from((input: BaseMessage[]) => trimMessageList(input, trimOptions)).withConfig({ runName: "trim_messages" }) as RunnableLambda<BaseMessage[], BaseMessage[]>;
+  return runnables.RunnableLambda.from((input: BaseMessage[]) => trimMessageList(input, trimOptions)).withConfig({
+    runName: "trim_messages",
+  }) as RunnableLambda<BaseMessage[], BaseMessage[]>;
 }
 export { recallTool } from "./recall-tool.js";
 
@@ -80,14 +90,35 @@ const REASONING = new Set(["reasoning", "thinking", "redacted_thinking"]);
 function toLangChain(message: LinkedMessage): BaseMessage {
   const original = message[ORIGINAL];
   if (original && message.content === message[CONTENT]) return original;
-  const content = typeof message.content === "string" || Array.isArray(message.content) ? message.content : JSON.stringify(message.content ?? "");
+  const content =
+    typeof message.content === "string" || Array.isArray(message.content) ? message.content : JSON.stringify(message.content ?? "");
   if (original && core.ToolMessage.isInstance(original)) {
-    return new core.ToolMessage({ content, tool_call_id: original.tool_call_id, name: original.name, id: original.id, status: original.status, artifact: original.artifact, additional_kwargs: original.additional_kwargs, response_metadata: original.response_metadata });
+    return new core.ToolMessage({
+      content,
+      tool_call_id: original.tool_call_id,
+      name: original.name,
+      id: original.id,
+      status: original.status,
+      artifact: original.artifact,
+      additional_kwargs: original.additional_kwargs,
+      response_metadata: original.response_metadata,
+    });
   }
   if (original && core.AIMessage.isInstance(original)) {
     // Level 0 cleared its reasoning: the same message without reasoning and thinking blocks.
-    const blocks = Array.isArray(original.content) ? original.content.filter((b) => !(typeof b === "object" && b !== null && REASONING.has(String((b as { type?: unknown }).type)))) : original.content;
-    return new core.AIMessage({ content: blocks, tool_calls: original.tool_calls, invalid_tool_calls: original.invalid_tool_calls, id: original.id, name: original.name, additional_kwargs: original.additional_kwargs, response_metadata: original.response_metadata, usage_metadata: original.usage_metadata });
+    const blocks = Array.isArray(original.content)
+      ? original.content.filter((b) => !(typeof b === "object" && b !== null && REASONING.has(String((b as { type?: unknown }).type))))
+      : original.content;
+    return new core.AIMessage({
+      content: blocks,
+      tool_calls: original.tool_calls,
+      invalid_tool_calls: original.invalid_tool_calls,
+      id: original.id,
+      name: original.name,
+      additional_kwargs: original.additional_kwargs,
+      response_metadata: original.response_metadata,
+      usage_metadata: original.usage_metadata,
+    });
   }
   if (original) return original; // levels rewrite only tool results and reasoning
   // Messages ctxwin writes: summaries and omission markers.

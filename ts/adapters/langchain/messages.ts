@@ -24,7 +24,9 @@ export function toMessageLike(message: BaseMessage, index = 0): LinkedMessage {
   const calls = view.tool_calls as Array<{ id?: string; name?: string; args?: unknown; function?: unknown }> | undefined;
   if (Array.isArray(calls) && calls.length > 0) {
     out.tool_calls = calls.map((c, k) =>
-      c.function !== undefined ? c : { id: c.id ?? `call_${index}_${k}`, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) } },
+      c.function !== undefined
+        ? c
+        : { id: c.id ?? `call_${index}_${k}`, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) } },
     );
   }
   return out;

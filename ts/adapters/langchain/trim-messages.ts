@@ -38,7 +38,14 @@ export interface TrimMessagesOptions<M extends object = object> {
   textSplitter?: ((text: string) => string[] | Promise<string[]>) | { splitText(text: string): Promise<string[]> };
 }
 
-const TYPE_OF_ROLE: Readonly<Record<string, string>> = { user: "human", assistant: "ai", system: "system", developer: "system", tool: "tool", function: "function" };
+const TYPE_OF_ROLE: Readonly<Record<string, string>> = {
+  user: "human",
+  assistant: "ai",
+  system: "system",
+  developer: "system",
+  tool: "tool",
+  function: "function",
+};
 
 /** A message's LangChain type: its own, or the one of its chat role. */
 function typeOf(message: object): string | undefined {
@@ -69,11 +76,14 @@ function defaultSplitter(text: string): Promise<string[]> {
 }
 
 function isTokenCounter(value: object): value is TokenCounter {
-  return typeof (value as Partial<TokenCounter>).countMessages === "function" && typeof (value as Partial<TokenCounter>).count === "function";
+  return (
+    typeof (value as Partial<TokenCounter>).countMessages === "function" && typeof (value as Partial<TokenCounter>).count === "function"
+  );
 }
 
 function checkedCount(value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw rangeError(`options.tokenCounter must count a number >= 0, got ${describe(value)}`);
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+    throw rangeError(`options.tokenCounter must count a number >= 0, got ${describe(value)}`);
   return value;
 }
 
@@ -86,7 +96,10 @@ function additiveCounter(counter: TokenCounter, messages: readonly object[]): Li
   return (list) => Promise.resolve(list.reduce((sum, m) => sum + tokensOf(m), empty));
 }
 
-function listCounter<M extends object>(tokenCounter: TrimMessagesOptions<M>["tokenCounter"], messages: readonly object[]): { count: ListCounter; exact?: ListCounter } {
+function listCounter<M extends object>(
+  tokenCounter: TrimMessagesOptions<M>["tokenCounter"],
+  messages: readonly object[],
+): { count: ListCounter; exact?: ListCounter } {
   if (typeof tokenCounter === "function") return { count: async (list) => checkedCount(await tokenCounter(list as M[])) };
   if (isRecord(tokenCounter) && isTokenCounter(tokenCounter)) {
     const exact: ListCounter = (list) => Promise.resolve(tokenCounter.countMessages(list as MessageLike[]));
@@ -101,7 +114,9 @@ function listCounter<M extends object>(tokenCounter: TrimMessagesOptions<M>["tok
       },
     };
   }
-  throw typeError(`options.tokenCounter must be a ctxwin TokenCounter, a function of the messages or a model with getNumTokens, got ${describe(tokenCounter)}`);
+  throw typeError(
+    `options.tokenCounter must be a ctxwin TokenCounter, a function of the messages or a model with getNumTokens, got ${describe(tokenCounter)}`,
+  );
 }
 
 /**
@@ -114,9 +129,14 @@ export async function trimMessageList<M extends object>(messages: readonly M[], 
   if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
   if (!isRecord(options)) throw typeError(`options must be an object, got ${describe(options)}`);
   const { maxTokens, strategy = "last", allowPartial = false, includeSystem = false, startOn, endOn, textSplitter } = options;
-  if (typeof maxTokens !== "number" || Number.isNaN(maxTokens) || maxTokens < 0) throw rangeError(`options.maxTokens must be a number >= 0, got ${describe(maxTokens)}`);
-  if (strategy !== "first" && strategy !== "last") throw rangeError(`options.strategy must be "first" or "last", got ${describe(strategy)}`);
-  for (const [name, value] of [["allowPartial", allowPartial], ["includeSystem", includeSystem]] as const) {
+  if (typeof maxTokens !== "number" || Number.isNaN(maxTokens) || maxTokens < 0)
+    throw rangeError(`options.maxTokens must be a number >= 0, got ${describe(maxTokens)}`);
+  if (strategy !== "first" && strategy !== "last")
+    throw rangeError(`options.strategy must be "first" or "last", got ${describe(strategy)}`);
+  for (const [name, value] of [
+    ["allowPartial", allowPartial],
+    ["includeSystem", includeSystem],
+  ] as const) {
     if (typeof value !== "boolean") throw typeError(`options.${name} must be a boolean, got ${describe(value)}`);
   }
   if (strategy === "first" && startOn !== undefined) throw rangeError(`options.startOn applies to strategy "last" only`);
@@ -124,7 +144,8 @@ export async function trimMessageList<M extends object>(messages: readonly M[], 
   let splitText = defaultSplitter;
   if (typeof textSplitter === "function") splitText = async (text) => textSplitter(text);
   else if (isRecord(textSplitter) && typeof textSplitter.splitText === "function") splitText = (text) => textSplitter.splitText(text);
-  else if (textSplitter !== undefined) throw typeError(`options.textSplitter must be a function or have splitText, got ${describe(textSplitter)}`);
+  else if (textSplitter !== undefined)
+    throw typeError(`options.textSplitter must be a function or have splitText, got ${describe(textSplitter)}`);
   messages.forEach((m, i) => chatMessageOf(m, `messages[${i}]`)); // a RemoveMessage and the like, named before anything is counted
   const counters = listCounter(options.tokenCounter, messages);
   const plan = (count: ListCounter) =>

@@ -53,21 +53,30 @@ function unitsOf(messages: readonly object[]): Units {
 async function* cutsOf(message: object, fromEnd: boolean, splitText: (text: string) => Promise<string[]>): AsyncGenerator<object> {
   const content = (message as { content?: unknown }).content;
   if (Array.isArray(content)) {
-    for (let i = content.length - 1; i >= 1; i--) yield withContent(message, fromEnd ? content.slice(content.length - i) : content.slice(0, i));
+    for (let i = content.length - 1; i >= 1; i--)
+      yield withContent(message, fromEnd ? content.slice(content.length - i) : content.slice(0, i));
   }
   let text: string | undefined;
   if (typeof content === "string") text = content;
   else if (Array.isArray(content)) {
-    const block = content.find((b: unknown) => isRecord(b) && b.type === "text" && typeof b.text === "string" && b.text !== "") as { text: string } | undefined;
+    const block = content.find((b: unknown) => isRecord(b) && b.type === "text" && typeof b.text === "string" && b.text !== "") as
+      | { text: string }
+      | undefined;
     text = block?.text;
   }
   if (text === undefined || text === "") return;
   const pieces = await splitText(text);
-  for (let j = pieces.length - 1; j >= 1; j--) yield withContent(message, (fromEnd ? pieces.slice(pieces.length - j) : pieces.slice(0, j)).join(""));
+  for (let j = pieces.length - 1; j >= 1; j--)
+    yield withContent(message, (fromEnd ? pieces.slice(pieces.length - j) : pieces.slice(0, j)).join(""));
 }
 
 /** The largest cut of `message` with which `around(cut)` fits, or undefined. */
-async function largestCut(message: object, fromEnd: boolean, o: TrimPlanOptions, around: (cut: object) => object[]): Promise<object | undefined> {
+async function largestCut(
+  message: object,
+  fromEnd: boolean,
+  o: TrimPlanOptions,
+  around: (cut: object) => object[],
+): Promise<object | undefined> {
   for await (const cut of cutsOf(message, fromEnd, o.splitText)) if ((await o.count(around(cut))) <= o.maxTokens) return cut;
   return undefined;
 }
@@ -79,7 +88,12 @@ interface Kept {
 }
 
 /** The trim under LangChain's rules, cutting only at `boundary` and cutting no message in `inUnit`. */
-async function planAt(messages: readonly object[], o: TrimPlanOptions, boundary: readonly boolean[], inUnit: readonly boolean[]): Promise<Kept> {
+async function planAt(
+  messages: readonly object[],
+  o: TrimPlanOptions,
+  boundary: readonly boolean[],
+  inUnit: readonly boolean[],
+): Promise<Kept> {
   const n = messages.length;
   const at = (k: number) => messages[k] as object;
   const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
@@ -158,7 +172,12 @@ function partsAUnit(units: Units, positions: readonly number[]): boolean {
 export async function planTrim(messages: readonly object[], o: TrimPlanOptions): Promise<object[]> {
   const units = unitsOf(messages);
   // First as LangChain trims: anywhere, any message cut.
-  const anywhere = await planAt(messages, o, new Array<boolean>(messages.length + 1).fill(true), new Array<boolean>(messages.length).fill(false));
+  const anywhere = await planAt(
+    messages,
+    o,
+    new Array<boolean>(messages.length + 1).fill(true),
+    new Array<boolean>(messages.length).fill(false),
+  );
   if (!partsAUnit(units, anywhere.positions)) return anywhere.messages;
   return (await planAt(messages, o, units.boundary, units.inUnit)).messages;
 }

@@ -68,7 +68,10 @@ export class ContextProcessor {
   }
 
   /** Fits the prompt the provider is about to receive; returns it only when it changed. */
-  async processLLMRequest<P extends readonly ProviderPromptMessage[]>({ prompt, state }: LLMRequestArgs<P>): Promise<{ prompt: P } | undefined> {
+  async processLLMRequest<P extends readonly ProviderPromptMessage[]>({
+    prompt,
+    state,
+  }: LLMRequestArgs<P>): Promise<{ prompt: P } | undefined> {
     const tools = state[TOOLS] as ToolDefinition[] | undefined;
     const maxOutputTokens = state[MAX_OUTPUT] as number | undefined;
     const result = await this.fitter.fit(prompt as unknown as MessageLike[], { tools, maxOutputTokens });

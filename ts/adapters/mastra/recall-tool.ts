@@ -32,7 +32,12 @@ export interface RecallMastraTool {
   execute: (input: RecallInput, context?: unknown) => Promise<string | MastraValidationError>;
 }
 
-type CreateTool = (options: { id: string; description: string; inputSchema: object; execute: (input: RecallInput) => Promise<string> }) => RecallMastraTool;
+type CreateTool = (options: {
+  id: string;
+  description: string;
+  inputSchema: object;
+  execute: (input: RecallInput) => Promise<string>;
+}) => RecallMastraTool;
 
 /** A Mastra tool with id "recall" that answers with `recall.answer(input)`. */
 export async function recallTool(recall: Recall): Promise<RecallMastraTool> {

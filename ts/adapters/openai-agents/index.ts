@@ -40,12 +40,24 @@ type FilterArgs = { modelData: ModelInputData; agent: AgentLike; context: unknow
 function definitionsOf(agent: AgentLike | undefined): ToolDefinition[] {
   const out: ToolDefinition[] = [];
   for (const tool of (agent?.tools ?? []) as Array<{ type?: string; name?: string; description?: string; parameters?: unknown }>) {
-    if (tool.type === "function") out.push({ type: "function", function: { name: String(tool.name), description: tool.description, parameters: tool.parameters as ToolDefinition["parameters"] } });
+    if (tool.type === "function")
+      out.push({
+        type: "function",
+        function: { name: String(tool.name), description: tool.description, parameters: tool.parameters as ToolDefinition["parameters"] },
+      });
     else out.push({ type: "function", function: { name: String(tool.name ?? tool.type) } });
   }
-  for (const handoff of (agent?.handoffs ?? []) as Array<{ toolName?: string; toolDescription?: string; inputJsonSchema?: unknown; name?: string }>) {
+  for (const handoff of (agent?.handoffs ?? []) as Array<{
+    toolName?: string;
+    toolDescription?: string;
+    inputJsonSchema?: unknown;
+    name?: string;
+  }>) {
     const name = handoff.toolName ?? `transfer_to_${String(handoff.name)}`;
-    out.push({ type: "function", function: { name, description: handoff.toolDescription, parameters: handoff.inputJsonSchema as ToolDefinition["parameters"] } });
+    out.push({
+      type: "function",
+      function: { name, description: handoff.toolDescription, parameters: handoff.inputJsonSchema as ToolDefinition["parameters"] },
+    });
   }
   return out;
 }
@@ -76,7 +88,8 @@ export function contextInputFilter(options: ContextOptions): ContextInputFilter 
   const seen = new WeakMap<object, number>();
 
   const filter = async ({ modelData, agent, context }: FilterArgs): Promise<ModelInputData> => {
-    if (modelData === null || typeof modelData !== "object" || !Array.isArray(modelData.input)) throw typeError(`modelData must be { input, instructions }, got ${describe(modelData)}`);
+    if (modelData === null || typeof modelData !== "object" || !Array.isArray(modelData.input))
+      throw typeError(`modelData must be { input, instructions }, got ${describe(modelData)}`);
     const head: MessageLike[] = modelData.instructions ? [{ role: "system", content: modelData.instructions }] : [];
     const whole = [...head, ...toMessageLikes(modelData.input)];
     const maxTokens = agent?.modelSettings?.maxTokens;
@@ -180,7 +193,8 @@ export class ContextSession implements Session {
     if (inner !== undefined && (inner === null || typeof inner.getItems !== "function" || typeof inner.addItems !== "function")) {
       throw typeError(`options.session must be an Agents SDK Session, got ${describe(inner)}`);
     }
-    if (inner !== undefined && options.store !== undefined) throw typeError("options.session and options.store exclude each other: give one place for the items");
+    if (inner !== undefined && options.store !== undefined)
+      throw typeError("options.session and options.store exclude each other: give one place for the items");
     const id = options.sessionId ?? globalThis.crypto.randomUUID();
     const stored = options.store === undefined ? undefined : new StoreItems(options.store, id);
     this.fitter = new PromptFitter(options);

@@ -39,7 +39,9 @@ export function isResultItem(item: AgentInputItem | undefined): boolean {
 }
 
 function isInput(item: Record_): boolean {
-  return (item.type === undefined || item.type === "message") && (item.role === "user" || item.role === "system" || item.role === "developer");
+  return (
+    (item.type === undefined || item.type === "message") && (item.role === "user" || item.role === "system" || item.role === "developer")
+  );
 }
 
 /** Content parts as ctxwin counts them. */
@@ -80,7 +82,8 @@ export function toMessageLikes(items: readonly AgentInputItem[]): LinkedItemMess
     group = undefined;
   };
   items.forEach((original, index) => {
-    if (typeof original !== "object" || original === null) throw typeError(`items[${index}] must be an Agents SDK item, got ${describe(original)}`);
+    if (typeof original !== "object" || original === null)
+      throw typeError(`items[${index}] must be an Agents SDK item, got ${describe(original)}`);
     const item = original as unknown as Record_;
     if (isInput(item)) {
       flush();
@@ -95,14 +98,18 @@ export function toMessageLikes(items: readonly AgentInputItem[]): LinkedItemMess
       group ??= { items: [], content: [], calls: [] };
       group.items.push(original);
       if (item.type === "reasoning") {
-        for (const p of Array.isArray(item.content) ? item.content : []) if (isRecord(p) && typeof p.text === "string") group.content.push({ type: "reasoning", text: p.text });
+        for (const p of Array.isArray(item.content) ? item.content : [])
+          if (isRecord(p) && typeof p.text === "string") group.content.push({ type: "reasoning", text: p.text });
       } else if (item.role === "assistant") {
         const c = parts(item.content);
         if (Array.isArray(c)) group.content.push(...c);
         else if (typeof c === "string") group.content.push({ type: "text", text: c });
       } else if (isCall(item)) {
         const name = typeof item.name === "string" ? item.name : String(item.type);
-        const args = typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.action ?? item.actions ?? item.operation ?? item.code ?? item.arguments ?? {});
+        const args =
+          typeof item.arguments === "string"
+            ? item.arguments
+            : JSON.stringify(item.action ?? item.actions ?? item.operation ?? item.code ?? item.arguments ?? {});
         group.calls.push({ id: callIdOf(item), type: "function", function: { name, arguments: args } });
       } else {
         group.content.push({ type: "text", text: JSON.stringify(item) });
@@ -141,7 +148,8 @@ export function toItems(messages: readonly MessageLike[]): AgentInputItem[] {
     }
     // Messages ctxwin writes: summaries and omission markers.
     const text = typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? "");
-    if (message.role === "assistant") out.push({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text }] } as AgentInputItem);
+    if (message.role === "assistant")
+      out.push({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text }] } as AgentInputItem);
     else if (message.role === "system") out.push({ type: "message", role: "system", content: text } as AgentInputItem);
     else out.push({ type: "message", role: "user", content: text } as AgentInputItem);
   }

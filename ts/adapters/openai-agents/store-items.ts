@@ -63,7 +63,12 @@ export class StoreItems implements Session {
       entries = items.map((item) => {
         const [message] = toMessageLikes([item]); // one item alone is one message
         // Its plain fields only: the links back to the item (symbol keys) stay out of the log.
-        return { type: "message", id: this.nextId(), message: Object.fromEntries(Object.entries(message as object)) as MessageLike, item } as ContextEntry;
+        return {
+          type: "message",
+          id: this.nextId(),
+          message: Object.fromEntries(Object.entries(message as object)) as MessageLike,
+          item,
+        } as ContextEntry;
       });
     } catch (error) {
       return Promise.reject(error);
@@ -87,7 +92,9 @@ export class StoreItems implements Session {
 
   /** Records a clear: the session reads empty from here on; the log keeps what came before. */
   clearSession(): Promise<void> {
-    return this.serial(() => this.appendRetrying(() => (this.view().length > 0 ? [{ type: "boundary", boundary: { kind: "clear" } }] : [])));
+    return this.serial(() =>
+      this.appendRetrying(() => (this.view().length > 0 ? [{ type: "boundary", boundary: { kind: "clear" } }] : [])),
+    );
   }
 
   // ---- the log ----
@@ -148,6 +155,9 @@ export class StoreItems implements Session {
       }
     }
     // Messages another writer put in the session (a manager's, a summary) read as the items ctxwin writes for them.
-    return replay(this.entries).entries.map((e) => ({ id: e.id, item: originals.get(e.id) ?? (toItems([e.message])[0] as AgentInputItem) }));
+    return replay(this.entries).entries.map((e) => ({
+      id: e.id,
+      item: originals.get(e.id) ?? (toItems([e.message])[0] as AgentInputItem),
+    }));
   }
 }

@@ -54,7 +54,8 @@ import type { UnknownModelPolicy } from "../../catalog/model-registry.js";
  * `trimTo` is the share of the available window a prompt that does not fit is brought down to
  * (default 0.6), so the next steps fit as they are.
  */
-export interface AdapterCompactionOptions extends Pick<CompactionOptions, "trimTo" | "keepToolResults" | "maxToolResultTokens" | "summarizer" | "preserveLast" | "summaryRole"> {
+export interface AdapterCompactionOptions
+  extends Pick<CompactionOptions, "trimTo" | "keepToolResults" | "maxToolResultTokens" | "summarizer" | "preserveLast" | "summaryRole"> {
   strategy?: TruncationStrategy | "token_budget" | "smart" | "sliding_window";
 }
 
@@ -152,14 +153,17 @@ export function checkContextOptions(options: unknown, name = "options"): Checked
   const o = groupOptions(options, ADAPTER_SHAPE, name) as CheckedContextOptions;
   const c = o.compaction;
   requireString(o.model, `${name}.model`);
-  if (c.trimTo !== undefined && (typeof c.trimTo !== "number" || !(c.trimTo > 0 && c.trimTo <= 1))) throw rangeError(`${name}.compaction.trimTo must be a number in (0, 1], got ${describe(c.trimTo)}`);
+  if (c.trimTo !== undefined && (typeof c.trimTo !== "number" || !(c.trimTo > 0 && c.trimTo <= 1)))
+    throw rangeError(`${name}.compaction.trimTo must be a number in (0, 1], got ${describe(c.trimTo)}`);
   if (c.keepToolResults !== undefined) requireCount(c.keepToolResults, `${name}.compaction.keepToolResults`);
   if (c.maxToolResultTokens !== undefined) requireCount(c.maxToolResultTokens, `${name}.compaction.maxToolResultTokens`, 16);
   if (c.preserveLast !== undefined) requireCount(c.preserveLast, `${name}.compaction.preserveLast`);
   if (c.summaryRole !== undefined) checkRole(c.summaryRole, `${name}.compaction.summaryRole`);
   if (c.summarizer === null) throw typeError(`${name}.compaction.summarizer must be a model, got null`);
-  if (o.calibration !== undefined && !(o.calibration instanceof UsageCalibration)) throw typeError(`${name}.calibration must be a UsageCalibration, got ${describe(o.calibration)}`);
-  if (o.onCompact !== undefined && typeof o.onCompact !== "function") throw typeError(`${name}.onCompact must be a function, got ${describe(o.onCompact)}`);
+  if (o.calibration !== undefined && !(o.calibration instanceof UsageCalibration))
+    throw typeError(`${name}.calibration must be a UsageCalibration, got ${describe(o.calibration)}`);
+  if (o.onCompact !== undefined && typeof o.onCompact !== "function")
+    throw typeError(`${name}.onCompact must be a function, got ${describe(o.onCompact)}`);
   return o;
 }
 
@@ -211,7 +215,11 @@ export class PromptFitter {
     this.limits =
       options.limits instanceof ContextLimits
         ? options.limits
-        : ContextLimits.forModel(options.model, options.limits ?? {}, { logger: this.logger, unknownModel: options.unknownModel ?? "error", where: "options.model" });
+        : ContextLimits.forModel(options.model, options.limits ?? {}, {
+            logger: this.logger,
+            unknownModel: options.unknownModel ?? "error",
+            where: "options.model",
+          });
     this.counter = options.counter ?? getCounter(options.model, { logger: this.logger });
     this.calibration = options.calibration ?? new UsageCalibration();
     this.trimTo = options.compaction.trimTo ?? 0.6;
@@ -263,7 +271,9 @@ export class PromptFitter {
     // Level 1 always applies to a prompt that does not fit: applied here first, from the results
     // compacted at earlier steps, so that old results are not compacted again at every step.
     this.readProblems(messages);
-    const working: Array<M | SummaryMessage> = (earlier ? [...(earlier as M[]), ...added] : messages.map((m) => this.compactResults(m, cut))).filter((m) => !this.notes.has(m));
+    const working: Array<M | SummaryMessage> = (
+      earlier ? [...(earlier as M[]), ...added] : messages.map((m) => this.compactResults(m, cut))
+    ).filter((m) => !this.notes.has(m));
     const pins = this.pin(working);
 
     const c = this.options.compaction;
@@ -297,7 +307,9 @@ export class PromptFitter {
     for (const m of fitted) if (!inputs.has(m) && m.role !== "tool") this.inserted.add(m);
     const tokensAfter = this.counter.countMessages(fitted, { tools: request.tools });
     if (tokensAfter > budget) {
-      this.logger.warn(`ctxwin: the prompt still needs ${tokensAfter} tokens of ${budget} after every level: the system prompt, tools and pinned messages alone do not fit`);
+      this.logger.warn(
+        `ctxwin: the prompt still needs ${tokensAfter} tokens of ${budget} after every level: the system prompt, tools and pinned messages alone do not fit`,
+      );
     }
     this.remember(key, fitted as MessageLike[]);
     this.requests.set(fitted, tokensAfter);
@@ -352,7 +364,11 @@ export class PromptFitter {
   private carryProblems<M>(fitted: Array<M | SummaryMessage>): Array<M | SummaryMessage> {
     const record = this.problems.record;
     if (!record.problems.some((p) => p.resolved === undefined)) return fitted;
-    const note = problemNote(record, problemsNotShown(record, JSON.stringify(fitted)), this.options.compaction.summaryRole ?? DEFAULT_SUMMARY_ROLE);
+    const note = problemNote(
+      record,
+      problemsNotShown(record, JSON.stringify(fitted)),
+      this.options.compaction.summaryRole ?? DEFAULT_SUMMARY_ROLE,
+    );
     if (note === undefined) return fitted;
     this.notes.add(note);
     this.inserted.add(note);
@@ -401,7 +417,9 @@ export class PromptFitter {
     const reported = reportedInputTokens(usage);
     const counted = this.requests.get(prompt);
     if (reported === undefined || counted === undefined) {
-      this.logger.warn(`ctxwin: ignored a reported usage: ${reported === undefined ? "it reports no input tokens" : "it belongs to no prompt this adapter fitted"}`);
+      this.logger.warn(
+        `ctxwin: ignored a reported usage: ${reported === undefined ? "it reports no input tokens" : "it belongs to no prompt this adapter fitted"}`,
+      );
       return false;
     }
     this.calibration.observe(this.model, reported, counted);

@@ -66,7 +66,11 @@ function clip(text: string, max: number): string {
 
 /** The LanguageModel (v3) surface this file uses. */
 interface StreamingModel {
-  doStream(options: { prompt: unknown[]; maxOutputTokens?: number; abortSignal?: AbortSignal }): PromiseLike<{ stream: ReadableStream<StreamPart> }>;
+  doStream(options: {
+    prompt: unknown[];
+    maxOutputTokens?: number;
+    abortSignal?: AbortSignal;
+  }): PromiseLike<{ stream: ReadableStream<StreamPart> }>;
 }
 type StreamPart =
   | { type: "text-delta"; delta: string }
@@ -127,7 +131,10 @@ export interface AssistantChoice {
 }
 
 /** What the environment and the flags select. */
-export async function chooseAssistant(options: { offline: boolean; provider?: ProviderName; model?: string }, env: NodeJS.ProcessEnv): Promise<AssistantChoice> {
+export async function chooseAssistant(
+  options: { offline: boolean; provider?: ProviderName; model?: string },
+  env: NodeJS.ProcessEnv,
+): Promise<AssistantChoice> {
   const openai = env.OPENAI_API_KEY !== undefined || env.OPENAI_BASE_URL !== undefined;
   const anthropic = env.ANTHROPIC_API_KEY !== undefined;
   const provider = options.offline ? undefined : (options.provider ?? (openai ? "openai" : anthropic ? "anthropic" : undefined));
@@ -142,13 +149,24 @@ export async function chooseAssistant(options: { offline: boolean; provider?: Pr
     const baseURL = (env.OPENAI_BASE_URL ?? "https://api.openai.com/v1").replace(/\/+$/, "");
     const model = options.model ?? "gpt-4o-mini";
     const { createOpenAICompatible } = await importProvider<typeof import("@ai-sdk/openai-compatible")>("@ai-sdk/openai-compatible");
-    const factory = createOpenAICompatible({ name: "openai-compatible", baseURL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}), includeUsage: true });
-    return { assistant: new ProviderAssistant(`${model} via ${baseURL}`, factory.chatModel(model) as unknown as StreamingModel, false), model };
+    const factory = createOpenAICompatible({
+      name: "openai-compatible",
+      baseURL,
+      ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
+      includeUsage: true,
+    });
+    return {
+      assistant: new ProviderAssistant(`${model} via ${baseURL}`, factory.chatModel(model) as unknown as StreamingModel, false),
+      model,
+    };
   }
   if (env.ANTHROPIC_API_KEY === undefined) throw new Error("--provider anthropic needs ANTHROPIC_API_KEY");
   const model = options.model ?? "claude-sonnet-4-5";
   const { createAnthropic } = await importProvider<typeof import("@ai-sdk/anthropic")>("@ai-sdk/anthropic");
-  const factory = createAnthropic({ apiKey: env.ANTHROPIC_API_KEY, ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}) });
+  const factory = createAnthropic({
+    apiKey: env.ANTHROPIC_API_KEY,
+    ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
+  });
   return { assistant: new ProviderAssistant(`${model} via Anthropic`, factory(model) as unknown as StreamingModel, true), model };
 }
 
@@ -160,7 +178,11 @@ async function importProvider<T>(name: string): Promise<T> {
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
-      throw plainError(`ctxwin chat needs the model provider package ${name}: npm install ${name}, or run with --offline`, "ERR_CTXWIN_PROVIDER_MISSING", { cause: error });
+      throw plainError(
+        `ctxwin chat needs the model provider package ${name}: npm install ${name}, or run with --offline`,
+        "ERR_CTXWIN_PROVIDER_MISSING",
+        { cause: error },
+      );
     }
     throw error;
   }

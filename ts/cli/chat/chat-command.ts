@@ -25,19 +25,33 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, "chat");
   const provider = values.provider as string | undefined;
-  if (provider !== undefined && provider !== "openai" && provider !== "anthropic") throw new UsageError(`--provider must be openai or anthropic, got "${provider}"`, "chat");
+  if (provider !== undefined && provider !== "openai" && provider !== "anthropic")
+    throw new UsageError(`--provider must be openai or anthropic, got "${provider}"`, "chat");
   if (provider !== undefined && values.offline) throw new UsageError("--provider and --offline contradict each other", "chat");
   const window = intOption(values.window as string | undefined, "--window", "chat", 64);
   const colors = paletteFor(io.stdout, io.env);
   const write = (text: string) => void io.stdout.write(text);
 
-  const choice = await chooseAssistant({ offline: values.offline as boolean, ...(provider ? { provider: provider as ProviderName } : {}), ...(values.model ? { model: values.model as string } : {}) }, io.env);
+  const choice = await chooseAssistant(
+    {
+      offline: values.offline as boolean,
+      ...(provider ? { provider: provider as ProviderName } : {}),
+      ...(values.model ? { model: values.model as string } : {}),
+    },
+    io.env,
+  );
   const storeDir = (values.store as string | undefined) ?? join(homedir(), ".ctxwin", "sessions");
   const store = new FileSessionStore({ directory: storeDir });
   const session = await ChatSession.start({
     model: choice.model,
     assistant: choice.assistant,
-    ...(choice.assistant.offline ? {} : { switchAssistant: async (model: string) => (await chooseAssistant({ offline: false, ...(provider ? { provider: provider as ProviderName } : {}), model }, io.env)).assistant }),
+    ...(choice.assistant.offline
+      ? {}
+      : {
+          switchAssistant: async (model: string) =>
+            (await chooseAssistant({ offline: false, ...(provider ? { provider: provider as ProviderName } : {}), model }, io.env))
+              .assistant,
+        }),
     ...(window !== undefined ? { window } : {}),
     ...(values.system ? { system: values.system as string } : {}),
     ...(values.resume ? { resume: values.resume as string } : {}),
@@ -48,7 +62,9 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
   });
 
   write(`${colors.bold("ctxwin chat")}: ${choice.model}, ${session.describeWindow()}\n`);
-  write(`${choice.assistant.offline ? colors.yellow(`Offline assistant: it is not a language model.`) + ` It answers deterministically from what it receives (ctxwin's extractive summarizer), to show the context at work.${choice.note ? ` (${choice.note}.)` : ""}` : `Model: ${choice.assistant.description}`}\n`);
+  write(
+    `${choice.assistant.offline ? colors.yellow(`Offline assistant: it is not a language model.`) + ` It answers deterministically from what it receives (ctxwin's extractive summarizer), to show the context at work.${choice.note ? ` (${choice.note}.)` : ""}` : `Model: ${choice.assistant.description}`}\n`,
+  );
   write(`Session ${session.sessionId}. Type /help for the commands, /exit or Ctrl-D to leave.\n`);
 
   const terminal = io.stdin.isTTY === true && io.stdout.isTTY === true;

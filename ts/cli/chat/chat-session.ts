@@ -108,7 +108,8 @@ export class ChatSession {
     this.context = this.attach(context ?? new MessageContextManager<ChatMessage>(this.managerOptions(options.model)));
     // The chat's start, kept in the session's metadata: a saved session's log (and so its
     // created_at) begins at /save, but the conversation began here.
-    const startedAt = typeof this.context.metadata.started_at === "string" ? this.context.metadata.started_at : this.context.export().metadata.created_at;
+    const startedAt =
+      typeof this.context.metadata.started_at === "string" ? this.context.metadata.started_at : this.context.export().metadata.created_at;
     this.context.metadata = { ...this.context.metadata, agent: AGENT, started_at: startedAt };
     if (options.system) this.context.setSystemPrompt(options.system);
   }
@@ -117,8 +118,12 @@ export class ChatSession {
   static async start(options: ChatSessionOptions & { resume?: string }): Promise<ChatSession> {
     if (options.resume === undefined) return new ChatSession(options, undefined);
     if (!options.store) throw new Error("--resume needs a session store");
-    if ((await options.store.info(options.resume)) === undefined) throw new Error(`no saved session "${options.resume}" in ${options.storeDir ?? "the store"}`);
-    const context = await MessageContextManager.open<ChatMessage>({ ...managerOptions(options.model, options.window), session: { store: options.store, id: options.resume } });
+    if ((await options.store.info(options.resume)) === undefined)
+      throw new Error(`no saved session "${options.resume}" in ${options.storeDir ?? "the store"}`);
+    const context = await MessageContextManager.open<ChatMessage>({
+      ...managerOptions(options.model, options.window),
+      session: { store: options.store, id: options.resume },
+    });
     return new ChatSession(options, context);
   }
 
@@ -180,7 +185,9 @@ export class ChatSession {
       this.trimAfterNextTurn = false;
     }
     if (!this.context.canAdd(user)) {
-      this.write(`${this.colors.red(`That message does not fit the window (${num(this.context.counter.countMessages([user]))} tokens, ${num(this.context.availableTokens)} free).`)}\n`);
+      this.write(
+        `${this.colors.red(`That message does not fit the window (${num(this.context.counter.countMessages([user]))} tokens, ${num(this.context.availableTokens)} free).`)}\n`,
+      );
       return;
     }
     const request = [...this.context.getContextForRequest(), user] as ChatMessage[];
@@ -321,7 +328,9 @@ export class ChatSession {
     }
     const stats = this.context.getStats();
     this.trimAfterNextTurn = false;
-    this.write(`Imported ${stats.messageCount} messages from ${file}: ${num(stats.tokenUsage)} tokens (${stats.usagePercentage.toFixed(1)}%).\n`);
+    this.write(
+      `Imported ${stats.messageCount} messages from ${file}: ${num(stats.tokenUsage)} tokens (${stats.usagePercentage.toFixed(1)}%).\n`,
+    );
     this.afterTurn();
   }
 
@@ -365,14 +374,19 @@ export class ChatSession {
     ];
     if (this.lastUsage) {
       const anchor = s.anchored ? "; the context total is the provider's figure plus what was added since" : "";
-      lines.push(`${c.bold("Last request")} the provider reported ${num(this.lastUsage.inputTokens ?? 0)} input tokens; ctxwin counted ${num(this.lastUsage.counted)}${anchor}`);
+      lines.push(
+        `${c.bold("Last request")} the provider reported ${num(this.lastUsage.inputTokens ?? 0)} input tokens; ctxwin counted ${num(this.lastUsage.counted)}${anchor}`,
+      );
     }
     return lines.join("\n");
   }
 
   contextView(): string {
     const messages = this.context.getContextForRequest() as ChatMessage[];
-    const view = analyzeContext({ messages, tools: [], format: "chat" }, { model: this.model, counter: this.context.counter, limits: this.context.limits, strategy: this.context.strategy });
+    const view = analyzeContext(
+      { messages, tools: [], format: "chat" },
+      { model: this.model, counter: this.context.counter, limits: this.context.limits, strategy: this.context.strategy },
+    );
     const text = renderContextView(view, this.colors, `Context of session ${this.sessionId}: ${messages.length} messages`);
     return this.trimAfterNextTurn ? `${text}\n  ${this.colors.orange("The automatic trim runs after the next turn.")}` : text;
   }
@@ -391,7 +405,9 @@ export class ChatSession {
     const threshold = Math.min(1, (goal + 0.5) / this.context.limits.effectiveLimit);
     const report = await this.context.compactIfNeeded({ threshold });
     const applied = report.levels.filter((l) => l.applied && l.messagesChanged > 0).map((l) => l.name.replace(/_/g, " "));
-    this.write(`Compacted offline: ${num(report.tokensBefore)} -> ${num(report.tokensAfter)} tokens (${applied.length > 0 ? applied.join(", ") : "nothing could be removed"}).\n`);
+    this.write(
+      `Compacted offline: ${num(report.tokensBefore)} -> ${num(report.tokensAfter)} tokens (${applied.length > 0 ? applied.join(", ") : "nothing could be removed"}).\n`,
+    );
     this.warnings = [];
     this.trimAfterNextTurn = false;
   }
@@ -420,7 +436,9 @@ export class ChatSession {
     this.model = name;
     this.assistant = assistant;
     this.warnings = [];
-    this.write(`Model ${name}: ${assistant.description}; ${this.describeWindow()}. The context is ${num(next.tokenUsage)} tokens with its tokenizer.\n`);
+    this.write(
+      `Model ${name}: ${assistant.description}; ${this.describeWindow()}. The context is ${num(next.tokenUsage)} tokens with its tokenizer.\n`,
+    );
     this.afterTurn();
   }
 }

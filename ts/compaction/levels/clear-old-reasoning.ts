@@ -4,7 +4,14 @@
 import { removeReasoning, hasReasoning } from "../../messages/reasoning.js";
 import { ROLE_CODES } from "../../messages/roles.js";
 import type { MessageLike } from "../../messages/types.js";
-import { REPEAT_NOTICE, isProtected, takeOldestUntilTarget, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
+import {
+  REPEAT_NOTICE,
+  isProtected,
+  takeOldestUntilTarget,
+  type CompactionLevel,
+  type LevelContext,
+  type LevelPlan,
+} from "../compaction-level.js";
 import type { HistoryView } from "../history-edit.js";
 import { messageId } from "../tool-events.js";
 

@@ -26,7 +26,14 @@ import { ROLE_CODES } from "../../messages/roles.js";
 import { mapToolResults } from "../../messages/tool-results.js";
 import type { MessageLike } from "../../messages/types.js";
 import { native } from "../../runtime/native.js";
-import { isProtected, newestExchangeOf, takeOldestUntilTarget, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
+import {
+  isProtected,
+  newestExchangeOf,
+  takeOldestUntilTarget,
+  type CompactionLevel,
+  type LevelContext,
+  type LevelPlan,
+} from "../compaction-level.js";
 import type { HistoryView } from "../history-edit.js";
 import { messageId, toolCallsById } from "../tool-events.js";
 
@@ -56,7 +63,8 @@ export class ClearOldToolResults implements CompactionLevel {
     const newest = newestExchangeOf(view);
     messages.forEach((m, i) => {
       const unit = units[i] ?? -1;
-      if (roles[i] === ROLE_CODES.tool && unit >= 0 && !recent.has(unit) && !isProtected(view, i) && !newest.has(i) && !isCleared(m)) old.push(i);
+      if (roles[i] === ROLE_CODES.tool && unit >= 0 && !recent.has(unit) && !isProtected(view, i) && !newest.has(i) && !isCleared(m))
+        old.push(i);
     });
     if (old.length === 0) return {};
     // Every result's text, call id and call (a read keeps no lines, a passing run its outcome),

@@ -4,7 +4,15 @@
 // each cut names the recall call that reads the whole result back.
 import { ROLE_CODES } from "../../messages/roles.js";
 import type { MessageLike } from "../../messages/types.js";
-import { REPEAT_NOTICE, isProtected, newestExchangeOf, takeOldestUntilTarget, type CompactionLevel, type LevelContext, type LevelPlan } from "../compaction-level.js";
+import {
+  REPEAT_NOTICE,
+  isProtected,
+  newestExchangeOf,
+  takeOldestUntilTarget,
+  type CompactionLevel,
+  type LevelContext,
+  type LevelPlan,
+} from "../compaction-level.js";
 import type { HistoryView } from "../history-edit.js";
 import { messageId } from "../tool-events.js";
 import type { ToolResultCompactor } from "../tool-result-compactor.js";
@@ -20,7 +28,8 @@ export class CompactToolResults implements CompactionLevel {
     const large: number[] = [];
     const newest = newestExchangeOf(view);
     messages.forEach((_, i) => {
-      if (roles[i] === ROLE_CODES.tool && (tokens[i] ?? 0) > this.compactor.maxResultTokens && !isProtected(view, i) && !newest.has(i)) large.push(i);
+      if (roles[i] === ROLE_CODES.tool && (tokens[i] ?? 0) > this.compactor.maxResultTokens && !isProtected(view, i) && !newest.has(i))
+        large.push(i);
     });
     const candidates = large.map((i) => messages[i] as M);
     if (context.repeated(candidates)) return { skipped: REPEAT_NOTICE };

@@ -90,7 +90,10 @@ export class Summarize implements CompactionLevel {
       problems: context.problems,
       // Pinned messages stay beside the summary, and so does the newest tool unit (the command run
       // last and its output) when notes and corrections after it outnumber preserveLast.
-      pinned: new Set([...snapshot.filter((_, i) => ((view.flags[i] ?? 0) & FLAG_MARKED) !== 0), ...[...newestExchangeOf(view)].map((i) => snapshot[i] as M)] as object[]),
+      pinned: new Set([
+        ...snapshot.filter((_, i) => ((view.flags[i] ?? 0) & FLAG_MARKED) !== 0),
+        ...[...newestExchangeOf(view)].map((i) => snapshot[i] as M),
+      ] as object[]),
     });
     if (result.error) {
       this.breaker.failed(result.error);

@@ -20,6 +20,9 @@ export class Truncate implements CompactionLevel {
     const snapshot = candidates.slice();
     const trim = planTrim(view, this.strategy, context.target, context.limit);
     if (trim === undefined) return { candidates: snapshot };
-    return { edit: { kind: "trim", kept: trim.indices, markerIndex: trim.markerIndex, markerTokens: trim.markerTokens, cut: trim.cut }, candidates: snapshot };
+    return {
+      edit: { kind: "trim", kept: trim.indices, markerIndex: trim.markerIndex, markerTokens: trim.markerTokens, cut: trim.cut },
+      candidates: snapshot,
+    };
   }
 }

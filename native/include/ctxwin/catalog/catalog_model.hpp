@@ -28,10 +28,10 @@ enum class ModelSource : std::uint8_t {
 enum class ProviderGroup : std::uint8_t { Maker = 0, Cloud = 1, Host = 2 };
 
 struct CatalogModel {
-  std::string provider;       // models.dev's provider id: "anthropic", "amazon-bedrock"
-  std::string provider_name;  // "Anthropic"
-  std::string id;             // the provider's model id: "claude-opus-4-7"
-  std::string name;           // "Claude Opus 4.7"
+  std::string provider;              // models.dev's provider id: "anthropic", "amazon-bedrock"
+  std::string provider_name;         // "Anthropic"
+  std::string id;                    // the provider's model id: "claude-opus-4-7"
+  std::string name;                  // "Claude Opus 4.7"
   std::uint32_t context_window = 0;  // tokens in + out
   std::uint32_t max_input = 0;       // 0: no separate input limit
   std::uint32_t max_output = 0;      // 0: none published

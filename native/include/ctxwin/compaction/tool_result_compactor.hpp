@@ -27,7 +27,7 @@ struct ToolResultLimits {
 struct CompactedResult {
   std::string text;
   bool changed = false;
-  bool json = false;              // the result was JSON and the output is JSON
+  bool json = false;  // the result was JSON and the output is JSON
   std::size_t original_tokens = 0;
   std::size_t tokens = 0;
 };

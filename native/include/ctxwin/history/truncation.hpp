@@ -65,7 +65,7 @@ struct TruncationPlan {
   bool fits = true;
   // Where a "[N messages omitted]" marker goes: before kept[marker_position]; -1 for none.
   std::int64_t marker_position = -1;
-  std::string warning;                 // empty unless the result cannot honour everything
+  std::string warning;  // empty unless the result cannot honour everything
   // Tokens by which the pinned messages and the newest exchange exceed the request's limit, when
   // the exchange was not kept for that reason (0 otherwise): what cutting its results must free.
   std::uint64_t newest_exchange_excess = 0;
@@ -75,14 +75,14 @@ enum class StrategyKind : std::uint8_t { SlidingWindow = 0, TokenBudget = 1, Sma
 
 struct StrategySpec {
   StrategyKind kind = StrategyKind::TokenBudget;
-  std::uint32_t window_size = 20;          // SlidingWindow: non-system messages kept
-  std::uint32_t preserve_first = 2;        // Smart
-  std::uint32_t preserve_last = 10;        // Smart
-  std::uint32_t marker_tokens = 0;         // Smart: what the marker message costs
-  bool drop_middle_as_needed = false;      // Smart: the middle goes oldest first until the target, not whole
-  std::uint8_t preserve_roles = 0;         // Selective: bit (1 << Role)
-  bool preserve_marked = true;             // Selective (marked messages are kept by every strategy)
-  bool drop_tool_results_first = true;     // Selective
+  std::uint32_t window_size = 20;       // SlidingWindow: non-system messages kept
+  std::uint32_t preserve_first = 2;     // Smart
+  std::uint32_t preserve_last = 10;     // Smart
+  std::uint32_t marker_tokens = 0;      // Smart: what the marker message costs
+  bool drop_middle_as_needed = false;   // Smart: the middle goes oldest first until the target, not whole
+  std::uint8_t preserve_roles = 0;      // Selective: bit (1 << Role)
+  bool preserve_marked = true;          // Selective (marked messages are kept by every strategy)
+  bool drop_tool_results_first = true;  // Selective
   TruncationOptions options;
 };
 
@@ -91,7 +91,6 @@ struct StrategySpec {
 TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint64_t target, const StrategySpec& spec);
 
 // Strategies in order, each on what the previous kept, stopping as soon as the result fits.
-TruncationPlan plan_composite(std::span<const MessageMeta> messages, std::uint64_t target,
-                              std::span<const StrategySpec> strategies);
+TruncationPlan plan_composite(std::span<const MessageMeta> messages, std::uint64_t target, std::span<const StrategySpec> strategies);
 
 }  // namespace ctxwin

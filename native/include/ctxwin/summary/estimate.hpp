@@ -1,8 +1,8 @@
 // Token estimates computed from a text's length alone.
 //
 // The thread manager (ContextManager) estimates tokens as Math.ceil(text.length / 3.5), where
-// text.length counts UTF-16 code units, and agent loops written against it expect exactly that. Only the length is needed, so callers pass the length and the text never has to be
-// copied across the JavaScript boundary. The arithmetic is IEEE double, exactly as JavaScript
+// text.length counts UTF-16 code units, and agent loops written against it expect exactly that. Only the length is needed, so callers pass
+// the length and the text never has to be copied across the JavaScript boundary. The arithmetic is IEEE double, exactly as JavaScript
 // performs it, so results are bit-identical to the reference for every length.
 #pragma once
 
@@ -17,8 +17,7 @@ inline constexpr double kThreadCharsPerToken = 3.5;
 
 // Math.ceil(length / chars_per_token). chars_per_token must be finite and > 0 (see
 // check_chars_per_token); length is a UTF-16 code-unit count.
-inline std::uint64_t estimate_tokens(std::uint64_t length,
-                                     double chars_per_token = kThreadCharsPerToken) noexcept {
+inline std::uint64_t estimate_tokens(std::uint64_t length, double chars_per_token = kThreadCharsPerToken) noexcept {
   const double ratio = static_cast<double>(length) / chars_per_token;
   const auto whole = static_cast<std::uint64_t>(ratio);
   return static_cast<double>(whole) < ratio ? whole + 1 : whole;
@@ -33,8 +32,7 @@ double checked_chars_per_token(double chars_per_token, const char* argument_name
 
 // Replaces every length in `lengths` by its estimate, in place: one pass, no allocation. Used to
 // estimate a batch of strings (a thread's events) in one boundary crossing.
-void estimate_tokens_in_place(std::span<std::uint32_t> lengths,
-                              double chars_per_token = kThreadCharsPerToken) noexcept;
+void estimate_tokens_in_place(std::span<std::uint32_t> lengths, double chars_per_token = kThreadCharsPerToken) noexcept;
 
 // Words in UTF-16 text: maximal runs of code units that are not Unicode White_Space.
 std::uint64_t count_words(std::u16string_view text) noexcept;

@@ -42,8 +42,7 @@ struct ExtractiveOptions {
 // Summarizes `texts`: each element is one JSON-encoded event, or plain text. Elements that do
 // not parse as a JSON object are read as plain text. Invalid UTF-8 is tolerated (bytes are
 // copied through, excerpts are cut only at code-point boundaries).
-std::string summarize_extractive(std::span<const std::string_view> texts,
-                                 const ExtractiveOptions& options = {});
+std::string summarize_extractive(std::span<const std::string_view> texts, const ExtractiveOptions& options = {});
 
 // Summarizes a whole prompt. When any of its lines is a JSON object, only those lines are read
 // (the rest is taken to be instructions around them, like the thread manager's "Summarize the
@@ -52,7 +51,6 @@ std::string summarize_prompt(std::string_view prompt, const ExtractiveOptions& o
 
 // What a SummaryEvent says when the caller's model failed: the extractive summary followed by
 // " (summarization failed: <reason>)".
-std::string failure_digest(std::span<const std::string_view> texts, std::string_view reason,
-                           const ExtractiveOptions& options = {});
+std::string failure_digest(std::span<const std::string_view> texts, std::string_view reason, const ExtractiveOptions& options = {});
 
 }  // namespace ctxwin

@@ -43,7 +43,6 @@ void collect_paths_and_figures(std::string_view text, OrderedSet& paths, Ordered
 // removed so the caller can end the sentence its own way.
 std::string excerpt(std::string_view text, std::size_t max_code_points);
 
-
 // "a, b and c"; with more than `max_items`, "a, b, ... and N more".
 std::string join_list(const std::vector<std::string>& items, std::size_t max_items);
 

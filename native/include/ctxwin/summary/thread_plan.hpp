@@ -27,9 +27,7 @@ struct ThreadPolicy {
   // `config.maxContextTokens` / `config.keepRecentIterations`.
   static ThreadPolicy from_numbers(double max_context_tokens, double keep_recent_iterations);
 
-  bool needs_summarization(std::uint64_t estimated_tokens) const noexcept {
-    return estimated_tokens > max_context_tokens;
-  }
+  bool needs_summarization(std::uint64_t estimated_tokens) const noexcept { return estimated_tokens > max_context_tokens; }
 };
 
 // One old iteration and what happens to it.
@@ -51,8 +49,7 @@ struct SummarizationPlan {
 // `iterations[i]` and `is_summary[i]` describe event i. Throws ctxwin::Error (RangeError) naming
 // `thread.events[i].iteration` when an iteration is not a finite number, and when the two spans
 // differ in length.
-SummarizationPlan plan_summarization(std::span<const double> iterations,
-                                     std::span<const std::uint8_t> is_summary,
+SummarizationPlan plan_summarization(std::span<const double> iterations, std::span<const std::uint8_t> is_summary,
                                      const ThreadPolicy& policy);
 
 }  // namespace ctxwin

@@ -72,8 +72,7 @@ inline char32_t decode_utf8(std::string_view text, std::size_t at, std::size_t& 
   }
   length = 4;
   return (char32_t(b0 & 0x07) << 18) | (char32_t(static_cast<unsigned char>(text[at + 1]) & 0x3F) << 12) |
-         (char32_t(static_cast<unsigned char>(text[at + 2]) & 0x3F) << 6) |
-         (static_cast<unsigned char>(text[at + 3]) & 0x3F);
+         (char32_t(static_cast<unsigned char>(text[at + 2]) & 0x3F) << 6) | (static_cast<unsigned char>(text[at + 3]) & 0x3F);
 }
 
 }  // namespace ctxwin

@@ -107,16 +107,14 @@ const Encoding& Encoding::get(std::string_view name, const std::function<std::st
 }
 
 Encoding::Encoding(std::string_view name, Pattern pattern, RankTable ranks, std::vector<SpecialToken> specials)
-    : TokenCounter(CountCache::Kind::Pieces),
-      name_(name), pattern_(pattern), ranks_(std::move(ranks)), specials_(std::move(specials)) {
+    : TokenCounter(CountCache::Kind::Pieces), name_(name), pattern_(pattern), ranks_(std::move(ranks)), specials_(std::move(specials)) {
   bool known = false;
   for (const Definition& d : kDefinitions) known = known || (d.name == name && d.known_data_hash == ranks_.content_hash());
   splits_long_pieces_ = known || every_token_merges_to_itself(ranks_);
 }
 
 template <typename OnOrdinary, typename OnSpecial>
-void Encoding::split_specials(std::string_view text, SpecialTokens special_tokens, OnOrdinary&& ordinary,
-                              OnSpecial&& special) const {
+void Encoding::split_specials(std::string_view text, SpecialTokens special_tokens, OnOrdinary&& ordinary, OnSpecial&& special) const {
   if (special_tokens == SpecialTokens::AsText) {
     ordinary(text);
     return;
@@ -150,9 +148,8 @@ std::size_t Encoding::count_utf8(std::string_view text, CountCache* any_cache, S
     if (cache != nullptr && piece.size() <= PieceCache::kShortPiece) {
       std::uint32_t n = cache->find_short(piece);
       if (n == PieceCache::kMissing) {
-        n = piece.size() == 1 || ranks_.rank_of(piece) != RankTable::kNoRank
-                ? 1u
-                : static_cast<std::uint32_t>(bpe_merge_count(piece, ranks_));
+        n = piece.size() == 1 || ranks_.rank_of(piece) != RankTable::kNoRank ? 1u
+                                                                             : static_cast<std::uint32_t>(bpe_merge_count(piece, ranks_));
         cache->insert_short(piece, n);
       }
       return n;
@@ -228,8 +225,8 @@ std::string Encoding::decode(std::span<const std::uint32_t> tokens) const {
       }
     }
     if (bytes.empty()) {
-      throw Error::range(ErrorCode::OutOfRange, "tokens[" + std::to_string(i) + "] is not a token of " + name_ +
-                                                    ": " + std::to_string(token));
+      throw Error::range(ErrorCode::OutOfRange,
+                         "tokens[" + std::to_string(i) + "] is not a token of " + name_ + ": " + std::to_string(token));
     }
     out.append(bytes);
   }

@@ -59,8 +59,8 @@ std::size_t merge_short(std::uint32_t* symbols, std::size_t n, const Merges& mer
   constexpr std::int32_t kNone = INT32_MAX;
   alignas(16) std::array<std::int32_t, kShortSymbols> key;
   [[maybe_unused]] std::array<std::uint32_t, Merges::token_is_rank() ? 1 : kShortSymbols> token;  // what each key's merge makes
-  std::array<std::uint8_t, kShortSymbols> next;  // next live symbol; n past the last
-  std::array<std::uint8_t, kShortSymbols> prev;  // previous live symbol
+  std::array<std::uint8_t, kShortSymbols> next;                                                   // next live symbol; n past the last
+  std::array<std::uint8_t, kShortSymbols> prev;                                                   // previous live symbol
   const auto set_key = [&](std::size_t k, PairMerge m) {
     if (m.rank == kNoMerge) {
       key[k] = kNone;
@@ -124,9 +124,7 @@ std::size_t merge_long(std::uint32_t* symbols, std::size_t n, const Merges& merg
     std::uint32_t position;  // of the left symbol: the leftmost wins on equal ranks
     std::uint32_t version;
     std::uint32_t token;
-    bool operator>(const Candidate& other) const noexcept {
-      return rank != other.rank ? rank > other.rank : position > other.position;
-    }
+    bool operator>(const Candidate& other) const noexcept { return rank != other.rank ? rank > other.rank : position > other.position; }
   };
   const auto count = static_cast<std::int32_t>(n);
   std::vector<Part> parts(n);

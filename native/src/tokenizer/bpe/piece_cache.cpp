@@ -18,8 +18,7 @@ std::uint32_t PieceCache::find(std::string_view piece) const noexcept {
   for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
     const Slot& slot = slots_[i];
     if (slot.length == 0) return kMissing;
-    if (slot.tag == tag && slot.length == piece.size() &&
-        std::memcmp(arena_.data() + slot.offset, piece.data(), piece.size()) == 0) {
+    if (slot.tag == tag && slot.length == piece.size() && std::memcmp(arena_.data() + slot.offset, piece.data(), piece.size()) == 0) {
       return slot.count;
     }
   }
@@ -43,8 +42,7 @@ void PieceCache::insert(std::string_view piece, std::uint32_t count) {
       ++entries_;
       return;
     }
-    if (slot.tag == tag && slot.length == piece.size() &&
-        std::memcmp(arena_.data() + slot.offset, piece.data(), piece.size()) == 0) {
+    if (slot.tag == tag && slot.length == piece.size() && std::memcmp(arena_.data() + slot.offset, piece.data(), piece.size()) == 0) {
       return;
     }
   }

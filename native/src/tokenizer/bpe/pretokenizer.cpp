@@ -51,8 +51,8 @@ std::size_t contraction(std::string_view text, std::size_t i, bool ignore_case) 
   std::size_t j = i + 1;
   if (j >= text.size()) return 0;
   const CodePoint c1 = at(text, j);
-  if (folds_to(c1.cp, 's', ignore_case) || folds_to(c1.cp, 't', ignore_case) ||
-      folds_to(c1.cp, 'm', ignore_case) || folds_to(c1.cp, 'd', ignore_case)) {
+  if (folds_to(c1.cp, 's', ignore_case) || folds_to(c1.cp, 't', ignore_case) || folds_to(c1.cp, 'm', ignore_case) ||
+      folds_to(c1.cp, 'd', ignore_case)) {
     return 1 + c1.length;
   }
   const std::size_t k = j + c1.length;

@@ -93,12 +93,13 @@ RankTable RankTable::parse(std::string_view contents, const std::string& source_
     if (line.empty()) continue;
     const auto space = line.find(' ');
     std::uint32_t rank = 0;
-    bool ok = space != std::string_view::npos && space + 1 < line.size() &&
-              decode_base64(line.substr(0, space), bytes) && !bytes.empty();
+    bool ok = space != std::string_view::npos && space + 1 < line.size() && decode_base64(line.substr(0, space), bytes) && !bytes.empty();
     for (std::size_t i = space + 1; ok && i < line.size(); ++i) {
       const char c = line[i];
-      if (c < '0' || c > '9' || rank > 100000000u) ok = false;
-      else rank = rank * 10 + static_cast<std::uint32_t>(c - '0');
+      if (c < '0' || c > '9' || rank > 100000000u)
+        ok = false;
+      else
+        rank = rank * 10 + static_cast<std::uint32_t>(c - '0');
     }
     if (!ok) {
       throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable,
@@ -171,9 +172,7 @@ RankTable::RankTable(std::span<const Token> tokens, const std::string& source_na
 
 namespace {
 // Keys of up to 8 bytes are stored inline, as short_bytes keys (unique together with the length).
-inline std::uint64_t pack_short(std::string_view bytes) noexcept {
-  return short_bytes::key_up_to_8(bytes.data(), bytes.size());
-}
+inline std::uint64_t pack_short(std::string_view bytes) noexcept { return short_bytes::key_up_to_8(bytes.data(), bytes.size()); }
 }  // namespace
 
 bool RankTable::slot_matches(const Slot& slot, std::string_view bytes, std::uint16_t tag) const noexcept {
@@ -245,12 +244,8 @@ void RankTable::build_merges() {
 }
 
 namespace {
-inline void set_bit(std::vector<std::uint64_t>& bits, std::size_t bit) noexcept {
-  bits[bit / 64] |= std::uint64_t{1} << (bit % 64);
-}
-inline bool test_bit(const std::vector<std::uint64_t>& bits, std::size_t bit) noexcept {
-  return (bits[bit / 64] >> (bit % 64)) & 1u;
-}
+inline void set_bit(std::vector<std::uint64_t>& bits, std::size_t bit) noexcept { bits[bit / 64] |= std::uint64_t{1} << (bit % 64); }
+inline bool test_bit(const std::vector<std::uint64_t>& bits, std::size_t bit) noexcept { return (bits[bit / 64] >> (bit % 64)) & 1u; }
 inline std::size_t pair_bit(const char* p) noexcept {
   return (std::size_t{static_cast<unsigned char>(p[0])} << 8) | static_cast<unsigned char>(p[1]);
 }
@@ -289,8 +284,10 @@ std::uint32_t RankTable::merge_rank(std::uint32_t left, std::uint32_t right) con
   // Runs are short for most tokens; a branch-light binary search handles the long ones.
   while (last - first > 8) {
     const std::uint64_t* middle = first + (last - first) / 2;
-    if (*middle < key) first = middle + 1;
-    else last = middle + 1 > last ? last : middle + 1;
+    if (*middle < key)
+      first = middle + 1;
+    else
+      last = middle + 1 > last ? last : middle + 1;
     if ((*middle >> 20) == right) return static_cast<std::uint32_t>(*middle & 0xFFFFF);
   }
   for (; first < last; ++first) {

@@ -19,15 +19,15 @@ namespace ctxwin::claude {
 enum Cls : std::uint8_t { kWordy, kHard, kDigit, kPunct, kSpace, kStray };
 
 enum Flag : std::uint16_t {
-  kSeparator = 1 << 0,     // closes the word before it, as a virama does
-  kStrayMark = 1 << 1,     // a combining mark that opens a word where nothing can carry it
-  kPunctLike = 1 << 2,     // takes punctuation's border markers inside a hard run
-  kDigitBorder = 1 << 3,   // a number that takes border markers (non-ASCII Nd, and No, in the BMP)
-  kSelector = 1 << 4,      // a variation selector: rides its base, takes no word model
+  kSeparator = 1 << 0,    // closes the word before it, as a virama does
+  kStrayMark = 1 << 1,    // a combining mark that opens a word where nothing can carry it
+  kPunctLike = 1 << 2,    // takes punctuation's border markers inside a hard run
+  kDigitBorder = 1 << 3,  // a number that takes border markers (non-ASCII Nd, and No, in the BMP)
+  kSelector = 1 << 4,     // a variation selector: rides its base, takes no word model
   kUpper = 1 << 5,
   kLower = 1 << 6,
-  kUnlowerable = 1 << 7,   // a letter or mark that no case marker can restore
-  kNeedsNfc = 1 << 8,      // NFC may change text holding this character
+  kUnlowerable = 1 << 7,  // a letter or mark that no case marker can restore
+  kNeedsNfc = 1 << 8,     // NFC may change text holding this character
 };
 
 struct CharInfo {

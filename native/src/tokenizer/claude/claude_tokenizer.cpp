@@ -45,11 +45,20 @@ std::string render(std::string_view stream) {
   std::string out;
   for (const char ch : stream) {
     switch (static_cast<unsigned char>(ch)) {
-      case kBow: out += "⟨bow⟩"; break;
-      case kEow: out += "⟨eow⟩"; break;
-      case kShift: out += "⟨shift⟩"; break;
-      case kCaps: out += "⟨caps⟩"; break;
-      default: out.push_back(ch);
+      case kBow:
+        out += "⟨bow⟩";
+        break;
+      case kEow:
+        out += "⟨eow⟩";
+        break;
+      case kShift:
+        out += "⟨shift⟩";
+        break;
+      case kCaps:
+        out += "⟨caps⟩";
+        break;
+      default:
+        out.push_back(ch);
     }
   }
   return out;
@@ -80,8 +89,8 @@ const ClaudeTokenizer& get_or_load(std::string_view name, LoadVocabulary&& load_
     std::call_once(r.file_once[f.file], [&] { r.files[f.file] = load_vocabulary(std::string(kFiles[f.file])); });
     std::call_once(r.family_once[i], [&] {
       const Vocabulary& v = *r.files[f.file];
-      r.families[i] = std::make_unique<const ClaudeTokenizer>(f.name, v, f.message_overhead != 0 ? f.message_overhead : v.message_overhead(),
-                                                              f.frame_bow, f.free_tail);
+      r.families[i] = std::make_unique<const ClaudeTokenizer>(
+          f.name, v, f.message_overhead != 0 ? f.message_overhead : v.message_overhead(), f.frame_bow, f.free_tail);
     });
     return *r.families[i];
   }
@@ -99,9 +108,14 @@ const ClaudeTokenizer& ClaudeTokenizer::get(std::string_view name, const std::fu
   return get_or_load(name, [&](const std::string& file) { return Vocabulary::parse(read_vocabulary(), file); });
 }
 
-ClaudeTokenizer::ClaudeTokenizer(std::string_view name, const Vocabulary& vocabulary, std::uint32_t message_overhead,
-                                 bool frame_bow, bool free_tail)
-    : TokenCounter(CountCache::Kind::Segments), name_(name), vocabulary_(vocabulary), message_overhead_(message_overhead), frame_bow_(frame_bow), free_tail_(free_tail) {}
+ClaudeTokenizer::ClaudeTokenizer(std::string_view name, const Vocabulary& vocabulary, std::uint32_t message_overhead, bool frame_bow,
+                                 bool free_tail)
+    : TokenCounter(CountCache::Kind::Segments),
+      name_(name),
+      vocabulary_(vocabulary),
+      message_overhead_(message_overhead),
+      frame_bow_(frame_bow),
+      free_tail_(free_tail) {}
 
 std::size_t ClaudeTokenizer::content_tokens(std::string_view text, SegmentCache* cache) const {
   const StreamOptions options{vocabulary_.fold_quotes(), vocabulary_.allcaps_min(), frame_bow_, free_tail_};

@@ -96,8 +96,7 @@ struct Around {
 
 class StreamBuilder {
  public:
-  StreamBuilder(std::string_view text, const StreamOptions& options, const Infos& info)
-      : text_(text), options_(options), info_(info) {}
+  StreamBuilder(std::string_view text, const StreamOptions& options, const Infos& info) : text_(text), options_(options), info_(info) {}
 
   std::string build() {
     std::string out;

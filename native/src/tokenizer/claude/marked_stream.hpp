@@ -23,8 +23,8 @@ struct StreamOptions {
 };
 
 struct MarkedStream {
-  std::string bytes;           // UTF-8 with the marker bytes of vocabulary.hpp
-  std::size_t tail_newlines;   // content-final newlines the ladder prices (0 on a free tail)
+  std::string bytes;          // UTF-8 with the marker bytes of vocabulary.hpp
+  std::size_t tail_newlines;  // content-final newlines the ladder prices (0 on a free tail)
 };
 
 // `text` must be valid UTF-8. Memory: the stream, and a normalized copy of the text only when

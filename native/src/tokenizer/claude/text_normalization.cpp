@@ -8,8 +8,7 @@ namespace ctxwin::claude {
 namespace {
 
 bool is_funny_space(char32_t c) {
-  return c == 0x00A0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F;
+  return c == 0x00A0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F;
 }
 
 bool is_stripped_control(char32_t c) { return (c >= 0x01 && c <= 0x08) || (c >= 0x0B && c <= 0x1F) || (c >= 0x7F && c <= 0x9F); }
@@ -103,8 +102,7 @@ class AfterNfc {
 // text is the NFC of the pieces put end to end: the pieces change nothing, and NFC's buffer holds
 // one piece, not the text. The steps after NFC read one code point at a time but for the SARA AM
 // pair, whose first half AfterNfc carries from one piece to the next.
-std::string_view normalize(std::string_view text, bool fold_quotes, const Infos& info, std::string& storage,
-                           std::size_t chunk_bytes) {
+std::string_view normalize(std::string_view text, bool fold_quotes, const Infos& info, std::string& storage, std::size_t chunk_bytes) {
   const std::size_t n = text.size();
   std::size_t i = 0;
   std::size_t previous = 0;  // where the character before i starts

@@ -169,8 +169,10 @@ void Vocabulary::build_trie(std::vector<std::string>& pieces) {
   grow(1024);
   std::uint32_t head = 1;  // the first free slot
   auto take = [&](std::uint32_t k) {
-    if (k == head) head = next_free[k];
-    else next_free[prev_free[k]] = next_free[k];
+    if (k == head)
+      head = next_free[k];
+    else
+      next_free[prev_free[k]] = next_free[k];
     if (next_free[k] < next_free.size()) prev_free[next_free[k]] = prev_free[k];
   };
   std::vector<bool> used_base;  // two nodes never share a base
@@ -356,7 +358,7 @@ std::size_t Vocabulary::tile(std::string_view s) const {
   for (std::size_t pos = 0; pos < n; ++pos) {
     if (best != small.data() && skip.jumped(pos, bytes, n, *this, best, mask)) continue;
     const std::uint32_t cur = best[pos & mask];
-    best[pos & mask] = kInf;  // the slot is reused for pos + ring
+    best[pos & mask] = kInf;    // the slot is reused for pos + ring
     if (cur >= kInf) continue;  // inside a character
     skip.record(pos, cur);
     // The one-character edge: a piece, a lone marker, or the byte floor.

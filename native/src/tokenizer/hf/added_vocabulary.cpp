@@ -9,9 +9,18 @@ namespace ctxwin::hf {
 bool is_word_char(char32_t cp) {
   if (cp == '_') return true;
   switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
-    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT: case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_MN: case UTF8PROC_CATEGORY_MC: case UTF8PROC_CATEGORY_ME:
-    case UTF8PROC_CATEGORY_ND: case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO: case UTF8PROC_CATEGORY_PC:
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+    case UTF8PROC_CATEGORY_ME:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_PC:
       return true;
     default:
       return false;
@@ -37,7 +46,8 @@ void AddedTrie::add(std::string_view text, std::uint32_t index) {
       // The rest of the text is a new edge, labelled by the text itself (kept once).
       const std::uint32_t leaf = new_node();
       texts_.emplace_back(text);
-      edges_.emplace(key(node, next), Edge{leaf, static_cast<std::uint32_t>(texts_.size() - 1), static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(text.size() - at)});
+      edges_.emplace(key(node, next), Edge{leaf, static_cast<std::uint32_t>(texts_.size() - 1), static_cast<std::uint32_t>(at),
+                                           static_cast<std::uint32_t>(text.size() - at)});
       nodes_[leaf] = index;
       return;
     }
@@ -50,7 +60,8 @@ void AddedTrie::add(std::string_view text, std::uint32_t index) {
       const std::uint32_t middle = new_node();
       const auto split = static_cast<std::uint32_t>(common);
       found->second = Edge{middle, edge.text, edge.offset, split};
-      edges_.emplace(key(middle, static_cast<unsigned char>(run[common])), Edge{edge.child, edge.text, edge.offset + split, edge.length - split});
+      edges_.emplace(key(middle, static_cast<unsigned char>(run[common])),
+                     Edge{edge.child, edge.text, edge.offset + split, edge.length - split});
     }
     node = found->second.child;
     at += common;

@@ -43,7 +43,7 @@ class AddedTrie {
  private:
   struct Edge {
     std::uint32_t child;
-    std::uint32_t text;    // the label: texts_[text][offset, offset + length)
+    std::uint32_t text;  // the label: texts_[text][offset, offset + length)
     std::uint32_t offset;
     std::uint32_t length;
   };
@@ -53,12 +53,11 @@ class AddedTrie {
 
   std::string_view label(const Edge& edge) const noexcept { return std::string_view(texts_[edge.text]).substr(edge.offset, edge.length); }
 
-  std::vector<std::string> texts_;     // every content added, once
+  std::vector<std::string> texts_;    // every content added, once
   std::vector<std::uint32_t> nodes_;  // each node's token index, or kNoToken; node 0 is the root
   std::unordered_map<std::uint64_t, Edge> edges_;
   std::array<bool, 256> first_{};
 };
-
 
 // \w as the crate's single_word check sees it (regex crate: alphanumeric, marks, connectors).
 bool is_word_char(char32_t cp);
@@ -69,8 +68,8 @@ std::size_t code_point_start_before(std::string_view text, std::size_t end);
 // Splits `text` around added tokens (trie), calling on_text(start, end) for the text between and
 // on_token(index) for each token.
 template <typename OnText, typename OnToken>
-void split_added(const std::vector<AddedToken>& added, const AddedTrie& trie, std::string_view text, bool allow_special,
-                 OnText&& on_text, OnToken&& on_token) {
+void split_added(const std::vector<AddedToken>& added, const AddedTrie& trie, std::string_view text, bool allow_special, OnText&& on_text,
+                 OnToken&& on_token) {
   if (trie.empty()) {
     on_text(std::size_t{0}, text.size());
     return;

@@ -62,9 +62,7 @@ std::string_view model_spelling(std::string_view token, bool byte_level, std::st
   return token;
 }
 
-inline std::uint32_t hash32(std::string_view bytes) noexcept {
-  return static_cast<std::uint32_t>(hash_bytes(bytes) >> 32);
-}
+inline std::uint32_t hash32(std::string_view bytes) noexcept { return static_cast<std::uint32_t>(hash_bytes(bytes) >> 32); }
 
 inline std::uint64_t seam_hash(char32_t left, char32_t right) noexcept {
   std::uint64_t h = (std::uint64_t{left} << 32) | right;
@@ -78,15 +76,12 @@ inline std::uint64_t seam_hash(char32_t left, char32_t right) noexcept {
 constexpr std::size_t kLongestCachedPart = std::size_t{1} << 16;
 
 // Length of the UTF-8 sequence starting with byte b (1 for stray continuation bytes).
-inline std::size_t utf8_length(unsigned char b) noexcept {
-  return b < 0x80 ? 1 : b < 0xE0 ? (b < 0xC0 ? 1 : 2) : b < 0xF0 ? 3 : 4;
-}
-
+inline std::size_t utf8_length(unsigned char b) noexcept { return b < 0x80 ? 1 : b < 0xE0 ? (b < 0xC0 ? 1 : 2) : b < 0xF0 ? 3 : 4; }
 
 }  // namespace
 
-HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
-                       std::vector<std::pair<std::string, std::string>> merges, Options options)
+HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab, std::vector<std::pair<std::string, std::string>> merges,
+                       Options options)
     : options_(std::move(options)) {
   std::fill(std::begin(byte_fallback_ids_), std::end(byte_fallback_ids_), kNone);
   std::fill(std::begin(byte_ids_), std::end(byte_ids_), kNone);
@@ -175,8 +170,7 @@ HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
     if (a == kNone || b == kNone || result == kNone || left.empty() || right.empty()) {
       const std::string missing = a == kNone ? left_text : b == kNone ? right_text : left_text + right_text;
       throw Error(ErrorKind::Other, ErrorCode::InvalidTokenizer,
-                  "tokenizer.json: merges[" + std::to_string(rank) + "] needs the token \"" + missing +
-                      "\", which is not in model.vocab");
+                  "tokenizer.json: merges[" + std::to_string(rank) + "] needs the token \"" + missing + "\", which is not in model.vocab");
     }
     flat.push_back({a, Merge{b, static_cast<std::uint32_t>(rank), result}});
     // The seam of this merge: the last unit of the left token against the first of the right.

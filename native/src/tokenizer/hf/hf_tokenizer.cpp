@@ -61,17 +61,23 @@ struct HfTokenizer::Impl {
     // Every regex search of this text, in every stage, spends one budget.
     RegexBudget budget(text.size());
     const auto token = [&](std::uint32_t index) { on_token(added[index].id); };
-    split_added(added, raw_trie, text, allow_special, [&](std::size_t start, std::size_t end) {
-      const std::string_view part = text.substr(start, end - start);
-      if (normalizers.empty() && normalized_trie.empty()) {
-        pre_tokenize(pre_tokenizers, 0, part, start == 0, sink, budget);
-        return;
-      }
-      const std::string normalized = normalize(part, budget);
-      split_added(added, normalized_trie, normalized, allow_special, [&](std::size_t s, std::size_t e) {
-        pre_tokenize(pre_tokenizers, 0, std::string_view(normalized).substr(s, e - s), start == 0 && s == 0, sink, budget);
-      }, token);
-    }, token);
+    split_added(
+        added, raw_trie, text, allow_special,
+        [&](std::size_t start, std::size_t end) {
+          const std::string_view part = text.substr(start, end - start);
+          if (normalizers.empty() && normalized_trie.empty()) {
+            pre_tokenize(pre_tokenizers, 0, part, start == 0, sink, budget);
+            return;
+          }
+          const std::string normalized = normalize(part, budget);
+          split_added(
+              added, normalized_trie, normalized, allow_special,
+              [&](std::size_t s, std::size_t e) {
+                pre_tokenize(pre_tokenizers, 0, std::string_view(normalized).substr(s, e - s), start == 0 && s == 0, sink, budget);
+              },
+              token);
+        },
+        token);
   }
 };
 
@@ -137,11 +143,16 @@ void read_added_tokens(const json& root, HfTokenizer::Impl& impl) {
     }
     const std::size_t bytes = t["content"].get_ref<const std::string&>().size();
     if (bytes > kMaxAddedTokenBytes) {
-      invalid("added_tokens[" + std::to_string(position) + "].content is " + std::to_string(bytes) + " bytes, more than an added token may be (" + std::to_string(kMaxAddedTokenBytes) + ")");
+      invalid("added_tokens[" + std::to_string(position) + "].content is " + std::to_string(bytes) +
+              " bytes, more than an added token may be (" + std::to_string(kMaxAddedTokenBytes) + ")");
     }
     ++position;
-    AddedToken token{t["content"].get<std::string>(), t["id"].get<std::uint32_t>(), flag(t, "special", false),
-                     flag(t, "lstrip", false), flag(t, "rstrip", false), flag(t, "single_word", false),
+    AddedToken token{t["content"].get<std::string>(),
+                     t["id"].get<std::uint32_t>(),
+                     flag(t, "special", false),
+                     flag(t, "lstrip", false),
+                     flag(t, "rstrip", false),
+                     flag(t, "single_word", false),
                      flag(t, "normalized", !flag(t, "special", false))};
     const auto index = static_cast<std::uint32_t>(impl.added.size());
     if (token.normalized) {
@@ -156,9 +167,12 @@ void read_added_tokens(const json& root, HfTokenizer::Impl& impl) {
 
 std::string describe(const HfTokenizer::Impl& impl, std::uint64_t vocab_size, std::uint64_t merge_count) {
   const bool byte_level = impl.model->byte_level();
-  return std::string("BPE") + (byte_level ? " (byte-level)" : impl.byte_fallback ? " (byte fallback)" : "") + ", " +
-         std::to_string(vocab_size) + " tokens, " + std::to_string(merge_count) + " merges, " +
-         std::to_string(impl.added.size()) + " added tokens";
+  return std::string("BPE") +
+         (byte_level           ? " (byte-level)"
+          : impl.byte_fallback ? " (byte fallback)"
+                               : "") +
+         ", " + std::to_string(vocab_size) + " tokens, " + std::to_string(merge_count) + " merges, " + std::to_string(impl.added.size()) +
+         " added tokens";
 }
 
 std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
@@ -263,16 +277,18 @@ std::unique_ptr<CountCache> HfTokenizer::new_cache() const { return std::make_un
 std::size_t HfTokenizer::count_utf8(std::string_view text, CountCache* any_cache, SpecialTokens special) const {
   PieceCache* const cache = static_cast<PieceCache*>(any_cache);  // checked by TokenCounter
   std::size_t total = 0;
-  impl_->run(text, special == SpecialTokens::AsTokens, [&](std::uint32_t) { ++total; },
-             [&](std::string_view piece) { total += impl_->model->count(piece, cache); });
+  impl_->run(
+      text, special == SpecialTokens::AsTokens, [&](std::uint32_t) { ++total; },
+      [&](std::string_view piece) { total += impl_->model->count(piece, cache); });
   return total;
 }
 
 std::vector<std::uint32_t> HfTokenizer::encode(std::string_view text, SpecialTokens special) const {
   if (!is_valid_utf8(text)) return encode(repair_utf8(text), special);
   std::vector<std::uint32_t> ids;
-  impl_->run(text, special == SpecialTokens::AsTokens, [&](std::uint32_t id) { ids.push_back(id); },
-             [&](std::string_view piece) { impl_->model->encode(piece, ids); });
+  impl_->run(
+      text, special == SpecialTokens::AsTokens, [&](std::uint32_t id) { ids.push_back(id); },
+      [&](std::string_view piece) { impl_->model->encode(piece, ids); });
   return ids;
 }
 

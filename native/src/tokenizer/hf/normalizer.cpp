@@ -22,7 +22,8 @@ void collect_normalizers(const json& node, std::vector<Normalizer>& out) {
   } else if (type == "NFKD") {
     out.push_back({Normalizer::Kind::Nfkd, {}, {}});
   } else if (type == "Replace") {
-    out.push_back({Normalizer::Kind::Replace, pattern_of(node, "normalizer Replace", false), string_field(node, "content", "normalizer Replace")});
+    out.push_back(
+        {Normalizer::Kind::Replace, pattern_of(node, "normalizer Replace", false), string_field(node, "content", "normalizer Replace")});
   } else if (type == "Prepend") {
     out.push_back({Normalizer::Kind::Prepend, {}, string_field(node, "prepend", "normalizer Prepend")});
   } else {

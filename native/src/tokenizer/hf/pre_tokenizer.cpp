@@ -45,7 +45,8 @@ void collect_pre_tokenizers(const json& node, std::vector<PreTokenizer>& out) {
     step.use_regex = flag(node, "use_regex", true);
   } else if (type == "Metaspace") {
     step.kind = PreTokenizer::Kind::Metaspace;
-    step.replacement = node.contains("replacement") && node["replacement"].is_string() ? node["replacement"].get<std::string>() : "\xE2\x96\x81";
+    step.replacement =
+        node.contains("replacement") && node["replacement"].is_string() ? node["replacement"].get<std::string>() : "\xE2\x96\x81";
     std::size_t length = 0;
     if (step.replacement.empty() || !is_valid_utf8(step.replacement) ||
         (decode_utf8(step.replacement, 0, length), length != step.replacement.size())) {
@@ -53,10 +54,14 @@ void collect_pre_tokenizers(const json& node, std::vector<PreTokenizer>& out) {
     }
     if (node.contains("prepend_scheme") && node["prepend_scheme"].is_string()) {
       const std::string scheme = node["prepend_scheme"].get<std::string>();
-      if (scheme == "always") step.prepend = PreTokenizer::Prepend::Always;
-      else if (scheme == "first") step.prepend = PreTokenizer::Prepend::First;
-      else if (scheme == "never") step.prepend = PreTokenizer::Prepend::Never;
-      else unsupported("Metaspace prepend_scheme \"" + scheme + "\"");
+      if (scheme == "always")
+        step.prepend = PreTokenizer::Prepend::Always;
+      else if (scheme == "first")
+        step.prepend = PreTokenizer::Prepend::First;
+      else if (scheme == "never")
+        step.prepend = PreTokenizer::Prepend::Never;
+      else
+        unsupported("Metaspace prepend_scheme \"" + scheme + "\"");
     } else {
       step.prepend = flag(node, "add_prefix_space", true) ? PreTokenizer::Prepend::Always : PreTokenizer::Prepend::Never;
     }
@@ -94,22 +99,28 @@ std::vector<Segment> apply_behavior(std::vector<Segment> segments, Behavior beha
       return out;
     case Behavior::Contiguous:
       for (const Segment& s : segments) {
-        if (s.match == previous_match && !out.empty()) out.back().end = s.end;
-        else out.push_back(s);
+        if (s.match == previous_match && !out.empty())
+          out.back().end = s.end;
+        else
+          out.push_back(s);
         previous_match = s.match;
       }
       return out;
     case Behavior::MergedWithPrevious:
       for (const Segment& s : segments) {
-        if (s.match && !previous_match && !out.empty()) out.back().end = s.end;
-        else out.push_back(s);
+        if (s.match && !previous_match && !out.empty())
+          out.back().end = s.end;
+        else
+          out.push_back(s);
         previous_match = s.match;
       }
       return out;
     case Behavior::MergedWithNext:
       for (auto it = segments.rbegin(); it != segments.rend(); ++it) {
-        if (it->match && !previous_match && !out.empty()) out.back().start = it->start;
-        else out.push_back(*it);
+        if (it->match && !previous_match && !out.empty())
+          out.back().start = it->start;
+        else
+          out.push_back(*it);
         previous_match = it->match;
       }
       std::reverse(out.begin(), out.end());
@@ -145,7 +156,8 @@ void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std:
       }
       if (!p.use_regex) return pre_tokenize(steps, step + 1, s, first, sink, budget);
       Pretokenizer pieces(Pattern::R50k, s);
-      for (std::string_view piece; pieces.next(piece);) pre_tokenize(steps, step + 1, piece, first && piece.data() == s.data(), sink, budget);
+      for (std::string_view piece; pieces.next(piece);)
+        pre_tokenize(steps, step + 1, piece, first && piece.data() == s.data(), sink, budget);
       return;
     }
     case PreTokenizer::Kind::Metaspace: {
@@ -156,8 +168,10 @@ void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std:
         replaced.append(p.replacement);
       }
       for (char c : text) {
-        if (c == ' ') replaced.append(p.replacement);
-        else replaced.push_back(c);
+        if (c == ' ')
+          replaced.append(p.replacement);
+        else
+          replaced.push_back(c);
       }
       if (!p.split) return pre_tokenize(steps, step + 1, replaced, first, sink, budget);
       PatternSpec literal;
@@ -179,7 +193,8 @@ void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std:
       }
       if (gap < text.size()) segments.push_back({gap, text.size(), false});
       segments = apply_behavior(std::move(segments), p.individual_digits ? Behavior::Isolated : Behavior::Contiguous);
-      for (const Segment& s : segments) pre_tokenize(steps, step + 1, text.substr(s.start, s.end - s.start), first && s.start == 0, sink, budget);
+      for (const Segment& s : segments)
+        pre_tokenize(steps, step + 1, text.substr(s.start, s.end - s.start), first && s.start == 0, sink, budget);
       return;
     }
   }
@@ -208,7 +223,8 @@ void split(const std::vector<PreTokenizer>& steps, std::size_t step, const Patte
   });
   if (gap < text.size()) segments.push_back({gap, text.size(), invert});
   segments = apply_behavior(std::move(segments), behavior);
-  for (const Segment& s : segments) pre_tokenize(steps, step + 1, text.substr(s.start, s.end - s.start), first && s.start == 0, sink, budget);
+  for (const Segment& s : segments)
+    pre_tokenize(steps, step + 1, text.substr(s.start, s.end - s.start), first && s.start == 0, sink, budget);
 }
 
 }  // namespace

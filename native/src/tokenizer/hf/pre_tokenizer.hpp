@@ -26,8 +26,8 @@ struct PreTokenizer {
   bool use_regex = false;         // ByteLevel
   std::string replacement;        // Metaspace
   enum class Prepend { Always, First, Never } prepend = Prepend::Always;
-  bool split = true;              // Metaspace
-  bool individual_digits = false; // Digits
+  bool split = true;               // Metaspace
+  bool individual_digits = false;  // Digits
 };
 
 // Appends the steps of a "pre_tokenizer" node (null: none) to `out`.

@@ -91,16 +91,14 @@ void RegexBudget::charge(const Regex& re) {
   }
 }
 
-
 Regex::Regex(std::string_view pattern) : pattern_(pattern), code_(std::make_unique<Code>()) {
   int error = 0;
   PCRE2_SIZE offset = 0;
-  code_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP,
-                              &error, &offset, nullptr);
+  code_->code =
+      pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
   if (code_->code == nullptr) {
     throw Error(ErrorKind::Other, ErrorCode::UnsupportedTokenizer,
-                "regex /" + pattern_ + "/ is not supported: " + pcre2_message(error) + " at offset " +
-                    std::to_string(offset));
+                "regex /" + pattern_ + "/ is not supported: " + pcre2_message(error) + " at offset " + std::to_string(offset));
   }
   // Without a JIT (WebAssembly, or a PCRE2 built without it) the interpreter matches the same.
   code_->jit = pcre2_jit_compile(code_->code, PCRE2_JIT_COMPLETE) == 0;
@@ -144,8 +142,7 @@ void Regex::for_each_match(std::string_view text, RegexBudget& budget,
     }
     // 0: the match data holds fewer pairs than the pattern has groups; the whole match is there.
     if (rc < 0) {
-      throw Error(ErrorKind::Other, ErrorCode::UnsupportedTokenizer,
-                  "regex /" + pattern_ + "/ failed on the text: " + pcre2_message(rc));
+      throw Error(ErrorKind::Other, ErrorCode::UnsupportedTokenizer, "regex /" + pattern_ + "/ failed on the text: " + pcre2_message(rc));
     }
     const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(scratch.match);
     const std::size_t start = ovector[0];

@@ -49,7 +49,10 @@ TEST(Encoding, SpecialTokensAreTextUnlessAllowed) {
 }
 
 TEST(Encoding, InvalidUtf8IsRepairedAsReplacementCharacters) {
-  EXPECT_EQ(cl100k().encode("a\xFF" "b"), cl100k().encode("a\xEF\xBF\xBD" "b"));
+  EXPECT_EQ(cl100k().encode("a\xFF"
+                            "b"),
+            cl100k().encode("a\xEF\xBF\xBD"
+                            "b"));
 }
 
 TEST(Encoding, UnknownNamesAndTokensAreErrors) {
@@ -84,7 +87,8 @@ TEST(Encoding, LongSingleCharacterRunsMergeExactly) {
 // tokens), random bytes, and every piece size from 1 byte, in every encoding.
 TEST(Encoding, BacktrackingFindsTheMergeLoopsTokens) {
   std::mt19937 random(20261125);
-  const std::vector<std::string> units = {"a", "ab", "aab", " ", "=", "-", "0", "\xC3\xA9", "\xE6\x97\xA5", "\xF0\x9F\x98\x80", "\n", "\t ", "x", "_"};
+  const std::vector<std::string> units = {"a",  "ab",  "aab", " ", "=", "-", "0", "\xC3\xA9", "\xE6\x97\xA5", "\xF0\x9F\x98\x80",
+                                          "\n", "\t ", "x",   "_"};
   for (const char* name : {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"}) {
     const RankTable& ranks = Encoding::get(name, CTXWIN_RANK_DATA_DIR).ranks();
     std::vector<std::string> pieces;
@@ -162,11 +166,14 @@ TEST(Encoding, CutsPiecesOnlyWhenEveryTokenMergesBackIntoItself) {
 
 // Parts cut where no token can join across merge into exactly the piece's tokens.
 TEST(Encoding, IndependentPartsMergeAsTheWholePiece) {
-  const std::vector<std::string> texts = {
-      "日本語のテキストはひとつの長いピースになり、言葉ごとに分かれます", "中文文本通常是一个很长的片段，没有空格分隔",
-      "한국어텍스트도마찬가지로긴조각이됩니다", "Кириллицабезпробеловтожедлинная",
-      "supercalifragilisticexpialidocious_identifier_name", "==============================",
-      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "😀😀😀👨‍👩‍👧🇫🇷🇫🇷👍🏽👍🏽"};
+  const std::vector<std::string> texts = {"日本語のテキストはひとつの長いピースになり、言葉ごとに分かれます",
+                                          "中文文本通常是一个很长的片段，没有空格分隔",
+                                          "한국어텍스트도마찬가지로긴조각이됩니다",
+                                          "Кириллицабезпробеловтожедлинная",
+                                          "supercalifragilisticexpialidocious_identifier_name",
+                                          "==============================",
+                                          "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                                          "😀😀😀👨‍👩‍👧🇫🇷🇫🇷👍🏽👍🏽"};
   for (const Encoding* encoding : {&cl100k(), &o200k()}) {
     const RankTable& ranks = encoding->ranks();
     for (const std::string& text : texts) {

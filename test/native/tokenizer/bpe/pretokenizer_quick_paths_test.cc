@@ -43,18 +43,46 @@ void expect_same_pieces(const std::vector<Regex>& regexes, std::string_view text
   for (std::size_t p = 0; p < std::size(kPatterns); ++p) {
     const Pattern pattern = kPatterns[p].first;
     const auto quick = pieces_of(pattern, text, Matching::WithAsciiQuickPaths);
-    ASSERT_EQ(quick, pieces_of(pattern, text, Matching::GeneralOnly)) << "pattern " << static_cast<int>(pattern) << " on \"" << text << "\"";
+    ASSERT_EQ(quick, pieces_of(pattern, text, Matching::GeneralOnly))
+        << "pattern " << static_cast<int>(pattern) << " on \"" << text << "\"";
     ASSERT_EQ(quick, regex_pieces(regexes[p], text)) << "pattern " << static_cast<int>(pattern) << " on \"" << text << "\"";
   }
 }
 
 // What can follow a run: every class the patterns tell apart, ASCII and not.
-const std::vector<std::string> kFollowers = {
-    "", " ", "  ", "\n", "\r\n", "\t", "'s", "'LL", "'ve", "'", "\xC5\xBF" /* long s, folds to s */, "\xC3\xA9" /* é */,
-    "\xC3\x89" /* É */, "e\xCC\x81" /* e + combining acute */, "\xCC\x81" /* combining acute alone */, "1", "123",
-    "\xD9\xA1" /* Arabic-Indic 1 */, "\xC2\xB2" /* superscript 2 */, ".", "...", "/", "-", "_", "\xE2\x80\x94" /* em dash */,
-    "\xC2\xA0" /* no-break space */, "\xE3\x80\x80" /* ideographic space */, "\xE4\xB8\xAD" /* CJK */, "\xF0\x9F\x98\x80" /* emoji */,
-    "A", "z", "Zz", "aZ"};
+const std::vector<std::string> kFollowers = {"",
+                                             " ",
+                                             "  ",
+                                             "\n",
+                                             "\r\n",
+                                             "\t",
+                                             "'s",
+                                             "'LL",
+                                             "'ve",
+                                             "'",
+                                             "\xC5\xBF" /* long s, folds to s */,
+                                             "\xC3\xA9" /* é */,
+                                             "\xC3\x89" /* É */,
+                                             "e\xCC\x81" /* e + combining acute */,
+                                             "\xCC\x81" /* combining acute alone */,
+                                             "1",
+                                             "123",
+                                             "\xD9\xA1" /* Arabic-Indic 1 */,
+                                             "\xC2\xB2" /* superscript 2 */,
+                                             ".",
+                                             "...",
+                                             "/",
+                                             "-",
+                                             "_",
+                                             "\xE2\x80\x94" /* em dash */,
+                                             "\xC2\xA0" /* no-break space */,
+                                             "\xE3\x80\x80" /* ideographic space */,
+                                             "\xE4\xB8\xAD" /* CJK */,
+                                             "\xF0\x9F\x98\x80" /* emoji */,
+                                             "A",
+                                             "z",
+                                             "Zz",
+                                             "aZ"};
 
 TEST(PretokenizerQuickPaths, RunsEndingAtEveryOffsetOfAWord) {
   // Runs of each kind, of lengths 0 to 17 (so ending at every offset of one to three 8-byte words),
@@ -81,10 +109,10 @@ TEST(PretokenizerQuickPaths, RunsEndingAtEveryOffsetOfAWord) {
 
 TEST(PretokenizerQuickPaths, NonAsciiAtEveryOffsetOfAWord) {
   const std::vector<Regex> regexes = compile_patterns();
-  const std::vector<std::string> inserts = {"\xC3\xA9", "\xC3\x89", "\xCC\x81", "\xC5\xBF", "\xD9\xA1", "\xE2\x80\x94",
-                                            "\xC2\xA0", "\xE4\xB8\xAD", "\xF0\x9F\x98\x80", "\xC2\xB2"};
+  const std::vector<std::string> inserts = {"\xC3\xA9",     "\xC3\x89", "\xCC\x81",     "\xC5\xBF",         "\xD9\xA1",
+                                            "\xE2\x80\x94", "\xC2\xA0", "\xE4\xB8\xAD", "\xF0\x9F\x98\x80", "\xC2\xB2"};
   const std::vector<std::string> words = {"abcdefghijklmnopqrstuvwx", "ABCDEFGHIJKLMNOPQRSTUVWX", "HelloWorldHelloWorldHi",
-                                          "1234567890123456", "..,,;;::!!??%%&&**", "                    "};
+                                          "1234567890123456",         "..,,;;::!!??%%&&**",       "                    "};
   for (const auto& word : words) {
     for (const auto& insert : inserts) {
       for (std::size_t at = 0; at <= word.size(); ++at) {
@@ -102,8 +130,9 @@ TEST(PretokenizerQuickPaths, GeneratedText) {
   const std::vector<Regex> regexes = compile_patterns();
   // Fragments drawn at random: long ASCII words and digit runs next to everything else.
   std::vector<std::string> alphabet = kFollowers;
-  for (const char* fragment : {"lowercaseword", "CAPITALS", "MixedCaseWord", "digits1234567", "a", "I", "don", "t",
-                               "ll", "re", "S", "D", "\r", "\n\n", "   ", "\t\t", "(\"quoted\")", "x=1;", "//", "'re"}) {
+  for (const char* fragment :
+       {"lowercaseword", "CAPITALS", "MixedCaseWord", "digits1234567", "a",    "I",  "don", "t", "ll", "re", "S", "D", "\r",
+        "\n\n",          "   ",      "\t\t",          "(\"quoted\")",  "x=1;", "//", "'re"}) {
     alphabet.emplace_back(fragment);
   }
   std::mt19937 random(2024);

@@ -49,7 +49,9 @@ TEST(ShortBytes, PieceCacheTellsApartPiecesThatDifferInOneByte) {
 TEST(Utf16ToUtf8, AsciiBlocksSurrogatesAndAppending) {
   std::string out = "kept:";
   append_utf16_as_utf8(u"abc\u00e9defgh\u4e2d\U0001F600xyz", out);
-  EXPECT_EQ(out, "kept:abc\xC3\xA9" "defgh\xE4\xB8\xAD\xF0\x9F\x98\x80xyz");
+  EXPECT_EQ(out,
+            "kept:abc\xC3\xA9"
+            "defgh\xE4\xB8\xAD\xF0\x9F\x98\x80xyz");
   // A pair split across the four-unit ASCII step, and lone surrogates (U+FFFD, as TextEncoder).
   const char16_t units[] = {u'a', u'b', u'c', 0xD83D, 0xDE00, 0xD800, u'x', 0xDC00};
   out.clear();

@@ -101,7 +101,8 @@ TEST(ClaudeRunTiling, TheRealVocabularyMatchesThePlainDp) {
   std::vector<std::string> pieces;
   std::size_t at = 24;
   for (std::size_t i = 0; i < v->piece_count(); ++i) {
-    const std::size_t len = static_cast<unsigned char>(bytes[at]) | (static_cast<std::size_t>(static_cast<unsigned char>(bytes[at + 1])) << 8);
+    const std::size_t len =
+        static_cast<unsigned char>(bytes[at]) | (static_cast<std::size_t>(static_cast<unsigned char>(bytes[at + 1])) << 8);
     const std::string piece = bytes.substr(at + 2, len);
     at += 2 + len;
     if (piece.find_first_not_of(alphabet) == std::string::npos) pieces.push_back(piece);

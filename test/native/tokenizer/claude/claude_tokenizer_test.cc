@@ -168,9 +168,9 @@ TEST(ClaudeTokenizer, TextCountsAsItsNfcFormDoes) {
   // Claude normalizes to NFC first; text the quick check passes skips utf8proc. Whichever path a
   // text takes, it must count as its NFC form does: marks in every order, Hangul jamo, singletons,
   // excluded compositions, composing vowel signs, Thai SARA AM in both spellings, controls.
-  const std::vector<char32_t> pool = {U'a', U'E', U' ', U'\n', 0x01, 0x00E9, 0x0301, 0x0308, 0x0323, 0x0345, 0x093C, 0x094D,
-                                      0x0928, 0x0E01, 0x0E33, 0x0E4D, 0x0E32, 0x0E48, 0x1100, 0x1161, 0x11A8, 0xAC00, 0x2126,
-                                      0x212B, 0xF900, 0x0958, 0x0B47, 0x0B3E, 0x1F71, 0x0385, 0xFB01, 0xFFFD, 0x1F600, 0x2019};
+  const std::vector<char32_t> pool = {U'a',   U'E',   U' ',   U'\n',  0x01,   0x00E9, 0x0301, 0x0308, 0x0323,  0x0345, 0x093C, 0x094D,
+                                      0x0928, 0x0E01, 0x0E33, 0x0E4D, 0x0E32, 0x0E48, 0x1100, 0x1161, 0x11A8,  0xAC00, 0x2126, 0x212B,
+                                      0xF900, 0x0958, 0x0B47, 0x0B3E, 0x1F71, 0x0385, 0xFB01, 0xFFFD, 0x1F600, 0x2019};
   std::mt19937 random(7);
   std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
   std::uniform_int_distribution<int> length(1, 8);

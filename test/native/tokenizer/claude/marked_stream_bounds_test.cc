@@ -32,20 +32,20 @@ const std::vector<StreamOptions>& all_options() {
 const std::vector<std::string>& atoms() {
   static const std::vector<std::string> list = [] {
     std::vector<std::string> out;
-    for (const char* s : {"a", "z", "A", "Q", "s", "t", "d", "m", "l", "r", "e", "v", "0", "7", "'", "!", ".", "-", "(", " ",
-                          "  ", "\t", "\n", "\r", "\r\n", "\x01", "\x1f", "\x7f"}) {
+    for (const char* s : {"a", "z", "A", "Q", "s", "t", "d",  "m",  "l",  "r",  "e",    "v",    "0",    "7",
+                          "'", "!", ".", "-", "(", " ", "  ", "\t", "\n", "\r", "\r\n", "\x01", "\x1f", "\x7f"}) {
       out.emplace_back(s);
     }
     out.emplace_back(std::string("\0", 1));
     for (const char32_t c : std::vector<char32_t>{
-             0x00A0, 0x2009, 0x3000, 0x0085, 0x2018, 0x2019, 0x201C, 0x201D,    // spaces, C1 control, curly quotes
-             0x00E9, 0x00C9, 0x0301, 0x0345, 0x0327, 0x0308, 0x0130, 0x1E9E,    // accents, İ, ẞ
-             0x03A9, 0x03C9, 0x0416, 0x0436, 0x0E01, 0x0E4D, 0x0E32, 0x0E33,    // Greek, Cyrillic, Thai
-             0x0E48, 0x0915, 0x094D, 0x093C, 0x0B47, 0x0B3E, 0x1100, 0x1161,    // Devanagari, Oriya pair, jamo
-             0x11A8, 0xAC00, 0x4E2D, 0x6587, 0x3001, 0x3002, 0xFF08, 0xFF09,    // Hangul, CJK
-             0x0627, 0x0661, 0x06F5, 0x00B2, 0x2460, 0x2014, 0x2026, 0x20AC,    // Arabic, other digits, symbols
-             0xFE0F, 0x200D, 0xE000, 0xF8FF, 0x2160, 0x24B6, 0x212B, 0x0340,    // selectors, ZWJ, private use, singletons
-             0x1F600, 0x1F468, 0x1F1FA, 0x1D400, 0x20000, 0x10FFFD}) {         // astral
+             0x00A0,  0x2009,  0x3000,  0x0085,  0x2018,  0x2019,  0x201C, 0x201D,  // spaces, C1 control, curly quotes
+             0x00E9,  0x00C9,  0x0301,  0x0345,  0x0327,  0x0308,  0x0130, 0x1E9E,  // accents, İ, ẞ
+             0x03A9,  0x03C9,  0x0416,  0x0436,  0x0E01,  0x0E4D,  0x0E32, 0x0E33,  // Greek, Cyrillic, Thai
+             0x0E48,  0x0915,  0x094D,  0x093C,  0x0B47,  0x0B3E,  0x1100, 0x1161,  // Devanagari, Oriya pair, jamo
+             0x11A8,  0xAC00,  0x4E2D,  0x6587,  0x3001,  0x3002,  0xFF08, 0xFF09,  // Hangul, CJK
+             0x0627,  0x0661,  0x06F5,  0x00B2,  0x2460,  0x2014,  0x2026, 0x20AC,  // Arabic, other digits, symbols
+             0xFE0F,  0x200D,  0xE000,  0xF8FF,  0x2160,  0x24B6,  0x212B, 0x0340,  // selectors, ZWJ, private use, singletons
+             0x1F600, 0x1F468, 0x1F1FA, 0x1D400, 0x20000, 0x10FFFD}) {              // astral
       std::string s;
       append_utf8(s, c);
       out.push_back(s);
@@ -80,7 +80,8 @@ TEST(ClaudeMarkedStreamBounds, RandomMixedTextAtEveryPieceSize) {
   std::mt19937 rng(24);
   for (int i = 0; i < 3000; ++i) {
     const std::string text = random_text(rng, 1 + i % 40);
-    for (const std::size_t chunk : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{5}, std::size_t{16}, kNormalizationChunkBytes}) {
+    for (const std::size_t chunk :
+         {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{5}, std::size_t{16}, kNormalizationChunkBytes}) {
       expect_same_stream(text, chunk, "random mixed text #" + std::to_string(i));
     }
   }
@@ -108,8 +109,14 @@ TEST(ClaudeMarkedStreamBounds, RunsOfOneCharacter) {
 TEST(ClaudeMarkedStreamBounds, AroundTheDefaultPieceSize) {
   const std::size_t size = kNormalizationChunkBytes;
   const std::vector<std::string> fillers = {"a", "A", " ", "\n", "\xe4\xb8\xad" /* 中 */, "\xc3\xa9" /* é */, "ab ", "Hello, world! "};
-  const std::vector<std::string> joints = {"\xcc\x81" /* U+0301 */, "\xe0\xb9\x8d\x01\xe0\xb8\xb2" /* SARA AM, \x01, U+0E32 */,
-                                           "\xe1\x85\xa1" /* jamo V */, "\xef\xbb\xbf", "\r", "\xf0\x9f\x98\x80", "'s", "'"};
+  const std::vector<std::string> joints = {"\xcc\x81" /* U+0301 */,
+                                           "\xe0\xb9\x8d\x01\xe0\xb8\xb2" /* SARA AM, \x01, U+0E32 */,
+                                           "\xe1\x85\xa1" /* jamo V */,
+                                           "\xef\xbb\xbf",
+                                           "\r",
+                                           "\xf0\x9f\x98\x80",
+                                           "'s",
+                                           "'"};
   for (const std::string& filler : fillers) {
     for (const std::string& joint : joints) {
       for (const std::size_t shift : {0, 1, 2, 3, 4}) {
@@ -135,7 +142,10 @@ TEST(ClaudeMarkedStreamBounds, LongInputsCountAsTheReference) {
   std::vector<std::string> inputs = {std::string(300000, 'a'), std::string(300000, ' '), std::string(300000, '\n'),
                                      std::string(300000, 'Z'), random_text(rng, 60000)};
   std::string word, mixed;
-  while (word.size() < 300000) word += "\xd0\x96\xd0\xb6" "abc\xe4\xb8\xad";  // a long word across scripts
+  while (word.size() < 300000)
+    word +=
+        "\xd0\x96\xd0\xb6"
+        "abc\xe4\xb8\xad";  // a long word across scripts
   while (mixed.size() < 300000) mixed += "e\xcc\x81 \xe0\xb9\x8d\xe0\xb8\xb2\r\n\xe2\x80\x99s\t";
   inputs.push_back(word);
   inputs.push_back(mixed);

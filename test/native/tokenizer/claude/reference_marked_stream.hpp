@@ -32,8 +32,7 @@ void decode_all(std::string_view text, std::u32string& out) {
 }
 
 bool is_funny_space(char32_t c) {
-  return c == 0x00A0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F;
+  return c == 0x00A0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F;
 }
 
 bool is_stripped_control(char32_t c) { return (c >= 0x01 && c <= 0x08) || (c >= 0x0B && c <= 0x1F) || (c >= 0x7F && c <= 0x9F); }
@@ -107,8 +106,7 @@ struct Run {
 
 class StreamBuilder {
  public:
-  StreamBuilder(const std::u32string& cps, const StreamOptions& options, const Infos& info)
-      : cps_(cps), options_(options) {
+  StreamBuilder(const std::u32string& cps, const StreamOptions& options, const Infos& info) : cps_(cps), options_(options) {
     // One table lookup per character, and the text in UTF-8 with each character's offset, so
     // that a run's body is one copy.
     infos_.reserve(cps.size());
@@ -271,9 +269,7 @@ class StreamBuilder {
     return cps_[r.begin] == U' ' && !(r.end - r.begin >= 2 && cps_[r.begin + 1] == U' ');
   }
 
-  void body(std::string& out, const Run& r) const {
-    out.append(utf8_, offsets_[r.begin], offsets_[r.end] - offsets_[r.begin]);
-  }
+  void body(std::string& out, const Run& r) const { out.append(utf8_, offsets_[r.begin], offsets_[r.end] - offsets_[r.begin]); }
 
   bool upper(std::uint32_t k) const { return (at(k).flags & kUpper) != 0; }
 

@@ -21,7 +21,9 @@ namespace fs = std::filesystem;
 
 struct ScratchFolder {
   fs::path path;
-  ScratchFolder() : path(fs::temp_directory_path() / ("ctxwin-cache-folder-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()))) {
+  ScratchFolder()
+      : path(fs::temp_directory_path() /
+             ("ctxwin-cache-folder-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()))) {
     fs::create_directories(path);
   }
   ~ScratchFolder() {

@@ -46,9 +46,30 @@ const std::string kSpace = "\xE2\x96\x81";  // ▁, which both normalizers put f
 
 std::vector<std::string> adversarial_pieces() {
   std::vector<std::string> pieces;
-  std::vector<std::string> units = {"a", "z", "ab", "ba", "aab", "\xC3\xA9", "\xE6\x97\xA5", "\xF0\x9F\x98\x80", "0", "12",
-                                    kSpace, kSpace + "a", "a" + kSpace, kSpace + kSpace + "the", "\n", "\t", " ", "\r\n",
-                                    "=", "-", "x\xCC\x81", "\xC3\xA9" "a", "\xE6\x97\xA5\xE6\x9C\xAC"};
+  std::vector<std::string> units = {"a",
+                                    "z",
+                                    "ab",
+                                    "ba",
+                                    "aab",
+                                    "\xC3\xA9",
+                                    "\xE6\x97\xA5",
+                                    "\xF0\x9F\x98\x80",
+                                    "0",
+                                    "12",
+                                    kSpace,
+                                    kSpace + "a",
+                                    "a" + kSpace,
+                                    kSpace + kSpace + "the",
+                                    "\n",
+                                    "\t",
+                                    " ",
+                                    "\r\n",
+                                    "=",
+                                    "-",
+                                    "x\xCC\x81",
+                                    "\xC3\xA9"
+                                    "a",
+                                    "\xE6\x97\xA5\xE6\x9C\xAC"};
   units.insert(units.end(), kOutside.begin(), kOutside.end());
   units.push_back(kOutside[0] + "a");
   units.push_back(kSpace + kOutside[2]);
@@ -66,10 +87,18 @@ std::vector<std::string> adversarial_pieces() {
   pieces.push_back(repeat(kSpace, 700) + kOutside[2] + kOutside[2] + repeat("ab", 700) + kOutside[3]);
   pieces.push_back(kOutside[4] + repeat("\xC3\xA9", 2000));
   std::mt19937 rng(20261126);
-  const std::vector<std::vector<std::string>> alphabets = {
-      {"a", "b"}, {"a", "b", "c"}, {"e", "\xC3\xA9"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, {kSpace, "\n", "\t"},
-      {"\xE6\x97\xA5", "\xE6\x9C\xAC"}, {"a", "A", kSpace}, {"=", "-", "*"}, {"x", "y", "z", "\xF0\x9F\x98\x80", kSpace, "1"},
-      {"a", kSpace, kOutside[0]}, {"t", "h", "e", kSpace, kOutside[2], kOutside[3]}, {kSpace, "the", "of", "and", "ing", "s"}};
+  const std::vector<std::vector<std::string>> alphabets = {{"a", "b"},
+                                                           {"a", "b", "c"},
+                                                           {"e", "\xC3\xA9"},
+                                                           {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"},
+                                                           {kSpace, "\n", "\t"},
+                                                           {"\xE6\x97\xA5", "\xE6\x9C\xAC"},
+                                                           {"a", "A", kSpace},
+                                                           {"=", "-", "*"},
+                                                           {"x", "y", "z", "\xF0\x9F\x98\x80", kSpace, "1"},
+                                                           {"a", kSpace, kOutside[0]},
+                                                           {"t", "h", "e", kSpace, kOutside[2], kOutside[3]},
+                                                           {kSpace, "the", "of", "and", "ing", "s"}};
   append_random_pieces(pieces, alphabets, rng);
   return pieces;
 }
@@ -117,7 +146,8 @@ TEST_P(CharacterSearch, BuildsItsIndexOnceWhicheverThreadMeetsALongPartFirst) {
   // at once, and each gets the merge loop's ids.
   const HfBpeModel& model = real_model(GetParam());
   const std::unique_ptr<HfBpeModel> fresh = through_prepared_form(model);
-  const std::vector<std::string> pieces = {repeat("a", 20'000), repeat(kSpace, 20'000), repeat("ab" + kOutside[1], 20'000), repeat("\xE6\x97\xA5", 20'000)};
+  const std::vector<std::string> pieces = {repeat("a", 20'000), repeat(kSpace, 20'000), repeat("ab" + kOutside[1], 20'000),
+                                           repeat("\xE6\x97\xA5", 20'000)};
   std::vector<Ids> expected(pieces.size());
   for (std::size_t i = 0; i < pieces.size(); ++i) model.encode_by_merges(pieces[i], expected[i]);
   std::vector<Ids> got(pieces.size());

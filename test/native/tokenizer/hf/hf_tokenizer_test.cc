@@ -59,7 +59,12 @@ TEST(HfTokenizer, MergesInRankOrder) {
 
 TEST(HfTokenizer, ByteLevelSpellsBytesAsCharacters) {
   // GPT-2's alphabet: the space is U+0120, the byte 0x0A is U+010A.
-  const json vocab = {{"\xC4\xA0", 0}, {"a", 1}, {"\xC4\xA0" "a", 2}, {"\xC4\x8A", 3}};
+  const json vocab = {{"\xC4\xA0", 0},
+                      {"a", 1},
+                      {"\xC4\xA0"
+                       "a",
+                       2},
+                      {"\xC4\x8A", 3}};
   const auto tok = load(byte_level(vocab, {"\xC4\xA0 a"}));
   EXPECT_EQ(tok->encode(" a\n"), (Ids{2, 3}));
   EXPECT_EQ(tok->count(" a a"), 2u);
@@ -79,9 +84,13 @@ TEST(HfTokenizer, ByteFallbackAndUnknownTokens) {
   EXPECT_EQ(load(j)->encode("a\xC3\xA9"), (Ids{1, 2, 3}));  // "aé": é is not a token, its bytes are
   j["model"]["byte_fallback"] = false;
   j["model"]["fuse_unk"] = true;
-  EXPECT_EQ(load(j)->encode("\xC3\xA9\xC3\xA9" "a\xC3\xA9"), (Ids{0, 1, 0}));
+  EXPECT_EQ(load(j)->encode("\xC3\xA9\xC3\xA9"
+                            "a\xC3\xA9"),
+            (Ids{0, 1, 0}));
   j["model"]["fuse_unk"] = false;
-  EXPECT_EQ(load(j)->encode("\xC3\xA9\xC3\xA9" "a"), (Ids{0, 0, 1}));
+  EXPECT_EQ(load(j)->encode("\xC3\xA9\xC3\xA9"
+                            "a"),
+            (Ids{0, 0, 1}));
 }
 
 TEST(HfTokenizer, MetaspaceReplacesAndSplits) {
@@ -102,8 +111,10 @@ TEST(HfTokenizer, NormalizersRunInSequence) {
   const std::string bar = "\xE2\x96\x81";
   json j = bpe({{bar, 0}, {"a", 1}, {bar + "a", 2}, {"\xC3\xA9", 3}}, {bar + " a"});
   j["normalizer"] = {{"type", "Sequence"},
-                     {"normalizers", {{{"type", "NFC"}}, {{"type", "Prepend"}, {"prepend", bar}},
-                                      {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", bar}}}}};
+                     {"normalizers",
+                      {{{"type", "NFC"}},
+                       {{"type", "Prepend"}, {"prepend", bar}},
+                       {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", bar}}}}};
   // SentencePiece-style: no pre-tokenizer, the whole normalized text is one piece.
   EXPECT_EQ(load(j)->encode("a a"), (Ids{2, 2}));
   EXPECT_EQ(load(j)->encode("e\xCC\x81"), (Ids{0, 3}));  // e + combining acute composes to é
@@ -139,9 +150,9 @@ TEST(HfTokenizer, AddedTokens) {
   });
   const auto tok = load(j);
   EXPECT_EQ(tok->encode("a<a><a><a>"), (Ids{1, 11, 10}));  // leftmost, then longest
-  EXPECT_EQ(tok->count("<s>"), 3u);                         // special: ordinary text unless allowed
+  EXPECT_EQ(tok->count("<s>"), 3u);                        // special: ordinary text unless allowed
   EXPECT_EQ(tok->encode("<s>", SpecialTokens::AsTokens), (Ids{12}));
-  EXPECT_EQ(tok->encode("a  <r>  a"), (Ids{1, 13, 1}));    // strips the spaces around it
+  EXPECT_EQ(tok->encode("a  <r>  a"), (Ids{1, 13, 1}));  // strips the spaces around it
   EXPECT_EQ(tok->token_to_id("<a>"), 10);
   EXPECT_EQ(tok->token_to_id("nope"), -1);
 }
@@ -230,8 +241,14 @@ TEST(HfTokenizerFiles, KnownTokens) {
 }
 
 TEST(HfTokenizerFiles, CountEqualsEncodeLength) {
-  const std::string texts[] = {"", " ", "Hello, world!", "  leading\n\n\ttabs  ", "caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",
-                               std::string(5000, 'a'), std::string(3000, ' ') + "x", "<start_of_turn><|im_start|><s>"};
+  const std::string texts[] = {"",
+                               " ",
+                               "Hello, world!",
+                               "  leading\n\n\ttabs  ",
+                               "caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",
+                               std::string(5000, 'a'),
+                               std::string(3000, ' ') + "x",
+                               "<start_of_turn><|im_start|><s>"};
   for (const char* name : {"llama3", "qwen3", "gptoss", "gemma3", "llama2", "deepseek_v3"}) {
     PieceCache cache;
     for (const std::string& text : texts) {
@@ -254,10 +271,23 @@ namespace {
 // The composed normal forms skip text their quick check proves unchanged: on text mixing starters,
 // combining marks, Hangul jamo, singletons and compatibility characters, the result is utf8proc's.
 TEST(HfTokenizer, NormalizersMatchUtf8proc) {
-  const char* alphabet[] = {"a", "e", "\xCC\x81" /* U+0301 */, "\xCC\xA3" /* U+0323 */, "\xC3\xA9", "\xE1\x84\x80" /* L */,
-                            "\xE1\x85\xA1" /* V */, "\xE1\x86\xA8" /* T */, "\xEA\xB0\x80" /* GA */, "\xE2\x84\xAB" /* Angstrom */,
-                            "\xEF\xAC\x81" /* fi */, "\xE2\x91\xA0" /* circled 1 */, "\xE4\xB8\xAD", "\xCD\x80" /* U+0340 */,
-                            "\xE0\xA4\xA8\xE0\xA4\xBC" /* na + nukta */, "\xF0\x9D\x90\x80" /* math A */, " "};
+  const char* alphabet[] = {"a",
+                            "e",
+                            "\xCC\x81" /* U+0301 */,
+                            "\xCC\xA3" /* U+0323 */,
+                            "\xC3\xA9",
+                            "\xE1\x84\x80" /* L */,
+                            "\xE1\x85\xA1" /* V */,
+                            "\xE1\x86\xA8" /* T */,
+                            "\xEA\xB0\x80" /* GA */,
+                            "\xE2\x84\xAB" /* Angstrom */,
+                            "\xEF\xAC\x81" /* fi */,
+                            "\xE2\x91\xA0" /* circled 1 */,
+                            "\xE4\xB8\xAD",
+                            "\xCD\x80" /* U+0340 */,
+                            "\xE0\xA4\xA8\xE0\xA4\xBC" /* na + nukta */,
+                            "\xF0\x9D\x90\x80" /* math A */,
+                            " "};
   std::mt19937 random(7);
   const std::pair<std::string, int> forms[] = {{"NFC", UTF8PROC_COMPOSE},
                                                {"NFKC", UTF8PROC_COMPOSE | UTF8PROC_COMPAT},

@@ -38,8 +38,9 @@ const HfBpeModel& real_model(const std::string& name) {
 
 std::vector<std::string> adversarial_pieces() {
   std::vector<std::string> pieces;
-  const std::vector<std::string> units = {"a", "z", "ab", "aab", "\xC3\xA9", "\xE6\x97\xA5", "\xF0\x9F\x98\x80", "0", "12", "1234567890",
-                                          " ", "\n", "\t", " \n", "\r\n", "=", "-", "\xC2\xA0", "x\xCC\x81"};
+  const std::vector<std::string> units = {"a",    "z",  "ab",         "aab",      "\xC3\xA9", "\xE6\x97\xA5", "\xF0\x9F\x98\x80",
+                                          "0",    "12", "1234567890", " ",        "\n",       "\t",           " \n",
+                                          "\r\n", "=",  "-",          "\xC2\xA0", "x\xCC\x81"};
   for (const std::string& unit : units) {
     for (std::size_t bytes : {kBacktrackBytes - 1, kBacktrackBytes, kBacktrackBytes + 1, std::size_t{1000}, std::size_t{4099}}) {
       pieces.push_back(repeat(unit, bytes));
@@ -48,9 +49,15 @@ std::vector<std::string> adversarial_pieces() {
   pieces.push_back(repeat("a", 200'000));
   pieces.push_back(repeat("\xE6\x97\xA5", 60'000));
   std::mt19937 rng(20261126);
-  const std::vector<std::vector<std::string>> alphabets = {
-      {"a", "b"}, {"a", "b", "c"}, {"e", "\xC3\xA9"}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, {" ", "\n", "\t"},
-      {"\xE6\x97\xA5", "\xE6\x9C\xAC"}, {"a", "A", " "}, {"=", "-", "*"}, {"x", "y", "z", "\xF0\x9F\x98\x80", " ", "1"}};
+  const std::vector<std::vector<std::string>> alphabets = {{"a", "b"},
+                                                           {"a", "b", "c"},
+                                                           {"e", "\xC3\xA9"},
+                                                           {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"},
+                                                           {" ", "\n", "\t"},
+                                                           {"\xE6\x97\xA5", "\xE6\x9C\xAC"},
+                                                           {"a", "A", " "},
+                                                           {"=", "-", "*"},
+                                                           {"x", "y", "z", "\xF0\x9F\x98\x80", " ", "1"}};
   append_random_pieces(pieces, alphabets, rng);
   return pieces;
 }

@@ -48,7 +48,8 @@ inline std::string random_text(const std::vector<std::string>& alphabet, std::si
 }
 
 // Six pieces of 300 to 3,000 random units from each alphabet, appended to `pieces`.
-inline void append_random_pieces(std::vector<std::string>& pieces, const std::vector<std::vector<std::string>>& alphabets, std::mt19937& rng) {
+inline void append_random_pieces(std::vector<std::string>& pieces, const std::vector<std::vector<std::string>>& alphabets,
+                                 std::mt19937& rng) {
   for (const auto& alphabet : alphabets) {
     for (int round = 0; round < 6; ++round) {
       std::uniform_int_distribution<std::size_t> length(300, 3000);

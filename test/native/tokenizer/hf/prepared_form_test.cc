@@ -28,14 +28,16 @@ std::string byte_level_source() {
   vocab["Ġ"] = id++;
   for (const char* t : {"he", "ll", "llo", "hello", "Ġw", "or", "Ġwor", "ld", "Ġworld"}) vocab[t] = id++;
   const json merges = json::array({"h e", "l l", "ll o", "he llo", "Ġ w", "o r", "Ġw or", "l d", "Ġwor ld"});
-  json j = {{"version", "1.0"},
-            {"added_tokens", json::array({{{"id", id}, {"content", "<|end|>"}, {"special", true}}})},
-            {"normalizer", {{"type", "NFC"}}},
-            {"pre_tokenizer",
-             {{"type", "Sequence"},
-              {"pretokenizers", json::array({{{"type", "Split"}, {"pattern", {{"Regex", "\\s+|\\w+|[^\\s\\w]+"}}}, {"behavior", "Isolated"}, {"invert", false}},
-                                             {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}})}}},
-            {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}}};
+  json j = {
+      {"version", "1.0"},
+      {"added_tokens", json::array({{{"id", id}, {"content", "<|end|>"}, {"special", true}}})},
+      {"normalizer", {{"type", "NFC"}}},
+      {"pre_tokenizer",
+       {{"type", "Sequence"},
+        {"pretokenizers",
+         json::array({{{"type", "Split"}, {"pattern", {{"Regex", "\\s+|\\w+|[^\\s\\w]+"}}}, {"behavior", "Isolated"}, {"invert", false}},
+                      {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}})}}},
+      {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}}};
   return j.dump();
 }
 
@@ -46,11 +48,16 @@ std::string code_point_source() {
     std::snprintf(name, sizeof name, "<0x%02X>", b);
     vocab[name] = 7 + b;
   }
-  json j = {{"version", "1.0"},
-            {"added_tokens", json::array()},
-            {"normalizer", {{"type", "Sequence"}, {"normalizers", json::array({{{"type", "Prepend"}, {"prepend", "▁"}}, {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}}})}}},
-            {"pre_tokenizer", nullptr},
-            {"model", {{"type", "BPE"}, {"byte_fallback", true}, {"unk_token", "<unk>"}, {"vocab", vocab}, {"merges", json::array({"▁ h", "▁h i"})}}}};
+  json j = {
+      {"version", "1.0"},
+      {"added_tokens", json::array()},
+      {"normalizer",
+       {{"type", "Sequence"},
+        {"normalizers",
+         json::array({{{"type", "Prepend"}, {"prepend", "▁"}}, {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}}})}}},
+      {"pre_tokenizer", nullptr},
+      {"model",
+       {{"type", "BPE"}, {"byte_fallback", true}, {"unk_token", "<unk>"}, {"vocab", vocab}, {"merges", json::array({"▁ h", "▁h i"})}}}};
   return j.dump();
 }
 
@@ -140,9 +147,9 @@ struct Tables {
   std::string payload() const {
     hf::PreparedWriter out;
     for (const std::uint8_t flag : {byte_level, std::uint8_t{0}, std::uint8_t{0}, std::uint8_t{0}, std::uint8_t{0}}) out.value(flag);
-    out.bytes("");                     // unk_token
-    out.value<std::uint64_t>(1);       // vocabulary entries
-    out.value<std::uint32_t>(kNone);   // unk id
+    out.bytes("");                    // unk_token
+    out.value<std::uint64_t>(1);      // vocabulary entries
+    out.value<std::uint32_t>(kNone);  // unk id
     out.array(std::vector<std::uint32_t>(byte_table, kNone));
     out.array(std::vector<std::uint32_t>(256, kNone));
     out.bytes(arena);

@@ -23,14 +23,20 @@ std::vector<std::string> matches(const Regex& re, std::string_view text) {
 
 TEST(Regex, WhitespaceIsOnigurumas) {
   const Regex space("\\s");
-  EXPECT_EQ(matches(space, "a\xC2\x85" "b").size(), 1u);      // U+0085 NEXT LINE is \s
-  EXPECT_EQ(matches(space, "a\xEF\xBB\xBF" "b").size(), 0u);  // U+FEFF is not
-  EXPECT_EQ(matches(space, "\xE3\x80\x80").size(), 1u);       // U+3000
+  EXPECT_EQ(matches(space,
+                    "a\xC2\x85"
+                    "b")
+                .size(),
+            1u);  // U+0085 NEXT LINE is \s
+  EXPECT_EQ(matches(space,
+                    "a\xEF\xBB\xBF"
+                    "b")
+                .size(),
+            0u);                                         // U+FEFF is not
+  EXPECT_EQ(matches(space, "\xE3\x80\x80").size(), 1u);  // U+3000
 }
 
-TEST(Regex, EmptyMatchesStepForward) {
-  EXPECT_EQ(matches(Regex("x*"), "ab\xC3\xA9xx"), (std::vector<std::string>{"xx"}));
-}
+TEST(Regex, EmptyMatchesStepForward) { EXPECT_EQ(matches(Regex("x*"), "ab\xC3\xA9xx"), (std::vector<std::string>{"xx"})); }
 
 TEST(Regex, BadPatternIsNamed) {
   try {
@@ -90,7 +96,8 @@ TEST(Regex, ABudgetIsSharedByTheSearchesOfOneCount) {
 
 // The patterns of real tokenizers on long runs stay inside the budget.
 TEST(Regex, TokenizerPatternsOnLongRunsStayInsideTheBudget) {
-  const Regex cl100k(R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)");
+  const Regex cl100k(
+      R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)");
   for (const std::string& text : {std::string(1 << 20, ' ') + "x", std::string(1 << 20, 'a'), std::string(1 << 20, '!'),
                                   std::string(1 << 19, '\n') + std::string(1 << 19, ' ') + "x"}) {
     std::size_t covered = 0;
@@ -107,10 +114,37 @@ TEST(Regex, TokenizerPatternsOnLongRunsStayInsideTheBudget) {
 TEST(Regex, AgreesWithTheHandWrittenPretokenizer) {
   const auto& patterns = openai_patterns::kPatterns;
 
-  const std::vector<std::string> alphabet = {
-      " ", "  ", "\n", "\r", "\t", "\xC2\x85", "\xEF\xBB\xBF", "\xC2\xA0", "\xE3\x80\x80", "a", "Z", "\xC3\xA9", "e\xCC\x81",
-      "\xC5\xBF" /* long s */, "'", "s", "S", "ll", "LL", "re", "1", "\xD9\xA1" /* Arabic-Indic 1 */, "\xC2\xBD", "/", ".",
-      "\xE4\xB8\xAD", "\xF0\x9F\x98\x80", "\xC7\x85" /* Dz titlecase */, "\xCA\xB0" /* Lm */, "_", "-"};
+  const std::vector<std::string> alphabet = {" ",
+                                             "  ",
+                                             "\n",
+                                             "\r",
+                                             "\t",
+                                             "\xC2\x85",
+                                             "\xEF\xBB\xBF",
+                                             "\xC2\xA0",
+                                             "\xE3\x80\x80",
+                                             "a",
+                                             "Z",
+                                             "\xC3\xA9",
+                                             "e\xCC\x81",
+                                             "\xC5\xBF" /* long s */,
+                                             "'",
+                                             "s",
+                                             "S",
+                                             "ll",
+                                             "LL",
+                                             "re",
+                                             "1",
+                                             "\xD9\xA1" /* Arabic-Indic 1 */,
+                                             "\xC2\xBD",
+                                             "/",
+                                             ".",
+                                             "\xE4\xB8\xAD",
+                                             "\xF0\x9F\x98\x80",
+                                             "\xC7\x85" /* Dz titlecase */,
+                                             "\xCA\xB0" /* Lm */,
+                                             "_",
+                                             "-"};
   std::mt19937 random(12345);
   for (const auto& [pattern, source] : patterns) {
     const Regex re(source);

@@ -3,14 +3,7 @@
 // its own; the parent terminates it, often in the middle of a native call. It says "busy" right
 // before its longest synchronous call so that the parent can aim a terminate() at it.
 import { parentPort, workerData } from "node:worker_threads";
-import {
-  ContextManager,
-  MessageContextManager,
-  TiktokenCounter,
-  ToolResultCompactor,
-  TruncationMode,
-  extractiveSummarizer,
-} from "ctxwin";
+import { ContextManager, MessageContextManager, TiktokenCounter, ToolResultCompactor, TruncationMode, extractiveSummarizer } from "ctxwin";
 import { ApproximateCounter, CachingCounter, ENCODING_NAMES } from "ctxwin/tokens";
 
 const seed = workerData?.seed ?? 1;
@@ -24,14 +17,21 @@ const words = ["alpha", "ß", "日本語の", "テキスト", "const x = f(42);"
 const text = (n) => Array.from({ length: n }, () => words[Math.floor(random() * words.length)]).join(" ");
 const texts = Array.from({ length: 64 }, (_, i) => text(20 + i * 4));
 const big = Array.from({ length: 40 }, () => text(4000)); // ~1 MB: split over several pool jobs
-const json = JSON.stringify({ rows: Array.from({ length: 400 }, (_, i) => ({ id: i, name: text(6), tags: [text(2), text(2)] })), error: "ENOENT: no such file" });
+const json = JSON.stringify({
+  rows: Array.from({ length: 400 }, (_, i) => ({ id: i, name: text(6), tags: [text(2), text(2)] })),
+  error: "ENOENT: no such file",
+});
 
 function conversation(n) {
   const messages = [];
   for (let i = 0; i < n; i++) {
     const id = `call_${i}`;
     messages.push({ role: "user", content: text(30) });
-    messages.push({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "read_file", arguments: JSON.stringify({ path: `src/m${i}.ts` }) } }] });
+    messages.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id, type: "function", function: { name: "read_file", arguments: JSON.stringify({ path: `src/m${i}.ts` }) } }],
+    });
     messages.push({ role: "tool", tool_call_id: id, content: i % 3 === 0 ? json : text(200) });
     messages.push({ role: "assistant", content: text(40) });
   }

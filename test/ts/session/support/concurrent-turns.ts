@@ -3,7 +3,15 @@
 // waits, adds the result and sometimes flushes, while compactions (a summarizer that takes its
 // time) and forced trims run under it. Shared by the property test (vitest) and the chaos run.
 import fc from "fast-check";
-import { ContextLimits, MessageContextManager, TruncationMode, extractiveSummarizer, type MessageLike, type SessionStore, type SummaryModel } from "ctxwin";
+import {
+  ContextLimits,
+  MessageContextManager,
+  TruncationMode,
+  extractiveSummarizer,
+  type MessageLike,
+  type SessionStore,
+  type SummaryModel,
+} from "ctxwin";
 
 export interface TurnPlan {
   /** Per turn: the waits (ms) before its call and before its result, its result's size in lines, whether it flushes. */
@@ -15,7 +23,12 @@ export interface TurnPlan {
 export const turnPlans = (maxTurns = 40): fc.Arbitrary<TurnPlan> =>
   fc.record({
     turns: fc.array(
-      fc.record({ before: fc.integer({ min: 0, max: 3 }), between: fc.integer({ min: 0, max: 3 }), lines: fc.integer({ min: 1, max: 120 }), flush: fc.boolean() }),
+      fc.record({
+        before: fc.integer({ min: 0, max: 3 }),
+        between: fc.integer({ min: 0, max: 3 }),
+        lines: fc.integer({ min: 1, max: 120 }),
+        flush: fc.boolean(),
+      }),
       { minLength: 1, maxLength: maxTurns },
     ),
     summaryMs: fc.integer({ min: 0, max: 4 }),
@@ -64,7 +77,11 @@ export async function runConcurrentTurns(store: SessionStore, id: string, plan: 
   await Promise.all(
     plan.turns.map(async (turn, i) => {
       await sleep(turn.before);
-      add({ role: "assistant", content: null, tool_calls: [{ id: `${id}-c${i}`, type: "function", function: { name: "grep", arguments: `{"turn":${i}}` } }] });
+      add({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: `${id}-c${i}`, type: "function", function: { name: "grep", arguments: `{"turn":${i}}` } }],
+      });
       await sleep(turn.between);
       add({ role: "tool", tool_call_id: `${id}-c${i}`, content: `turn ${i}: ${"match line\n".repeat(turn.lines)}` });
       if (turn.flush) await cm.flush();

@@ -17,17 +17,23 @@ function deep(levels: number): unknown {
 }
 
 const SPLICES: Array<[string, Splice]> = [
-  ["a cycle", () => {
-    const o: Record<string, unknown> = { a: 1 };
-    o.self = o;
-    return o;
-  }],
+  [
+    "a cycle",
+    () => {
+      const o: Record<string, unknown> = { a: 1 };
+      o.self = o;
+      return o;
+    },
+  ],
   ["a BigInt", () => 12345678901234567890n],
-  ["a hole", () => {
-    const a: unknown[] = [1];
-    a[3] = 4;
-    return a;
-  }],
+  [
+    "a hole",
+    () => {
+      const a: unknown[] = [1];
+      a[3] = 4;
+      return a;
+    },
+  ],
   ["NaN", () => Number.NaN],
   ["Infinity", () => Number.NEGATIVE_INFINITY],
   ["a Map", () => new Map([["k", 1]])],
@@ -35,20 +41,49 @@ const SPLICES: Array<[string, Splice]> = [
   ["a Date", () => new Date(0)],
   ["bytes", () => new Uint8Array([1, 2, 3])],
   ["a toJSON", () => ({ toJSON: () => ({ role: "system", content: "rewritten" }) })],
-  ["a throwing getter", () => Object.defineProperty({}, "boom", { enumerable: true, get: () => { throw new Error("getter"); } })],
-  ["a throwing Proxy", () => new Proxy({}, { ownKeys: () => { throw new Error("trap"); } })],
-  ["a revoked Proxy", () => {
-    const { proxy, revoke } = Proxy.revocable({}, {});
-    revoke();
-    return proxy;
-  }],
+  [
+    "a throwing getter",
+    () =>
+      Object.defineProperty({}, "boom", {
+        enumerable: true,
+        get: () => {
+          throw new Error("getter");
+        },
+      }),
+  ],
+  [
+    "a throwing Proxy",
+    () =>
+      new Proxy(
+        {},
+        {
+          ownKeys: () => {
+            throw new Error("trap");
+          },
+        },
+      ),
+  ],
+  [
+    "a revoked Proxy",
+    () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    },
+  ],
   ["a function", () => () => 1],
   ["a symbol", () => Symbol("s")],
   ["undefined in an array", () => [1, undefined]],
   ["nesting 600 deep", () => deep(600)],
   ["nesting 20,000 deep", () => deep(20_000)],
   ["an array with a property", () => Object.assign([1, 2], { extra: true })],
-  ["an instance of a class", () => new (class Point { x = 1; })()],
+  [
+    "an instance of a class",
+    () =>
+      new (class Point {
+        x = 1;
+      })(),
+  ],
 ];
 
 /** Values a session's log holds and gives back equal (deep-equal: -0 aside, which JSON writes as 0). */
@@ -59,10 +94,13 @@ const SAFE_SPLICES: Array<[string, Splice]> = [
   ["a long key", () => ({ ["k".repeat(5000)]: 1 })],
   ["an undefined property", () => ({ a: undefined, b: 1 })],
   ["nesting 100 deep", () => deep(100)],
-  ["a shared object", () => {
-    const shared = { s: 1 };
-    return [shared, shared];
-  }],
+  [
+    "a shared object",
+    () => {
+      const shared = { s: 1 };
+      return [shared, shared];
+    },
+  ],
 ];
 
 export interface HostileMessage {
@@ -86,10 +124,24 @@ const json = fc.jsonValue({ maxDepth: 3 }).filter((v) => !holdsNegativeZero(v));
 /** A base message of one of the shapes, as a builder of fresh copies (so splices never alias). */
 const baseMessages: fc.Arbitrary<(id: string) => MessageLike> = fc.oneof(
   fc.record({ role: fc.constantFrom("user", "assistant", "system"), content: text }).map((m) => () => ({ ...m })),
-  fc.record({ text, extra: json }).map(({ text: t, extra }) => () => ({ role: "user", content: [{ type: "text", text: t }], providerOptions: { x: structuredClone(extra) } })),
-  fc.record({ args: json }).map(({ args }) => (id: string) => ({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "run", arguments: { value: structuredClone(args) } } }] })),
-  fc.record({ input: json }).map(({ input }) => (id: string) => ({ role: "assistant", content: [{ type: "tool-call", toolCallId: id, toolName: "run", input: { value: structuredClone(input) } }] })),
-  fc.record({ t: text }).map(({ t }) => (id: string) => ({ role: "assistant", content: [{ type: "tool_use", id, name: "run", input: { t } }] })),
+  fc.record({ text, extra: json }).map(({ text: t, extra }) => () => ({
+    role: "user",
+    content: [{ type: "text", text: t }],
+    providerOptions: { x: structuredClone(extra) },
+  })),
+  fc.record({ args: json }).map(({ args }) => (id: string) => ({
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id, type: "function", function: { name: "run", arguments: { value: structuredClone(args) } } }],
+  })),
+  fc.record({ input: json }).map(({ input }) => (id: string) => ({
+    role: "assistant",
+    content: [{ type: "tool-call", toolCallId: id, toolName: "run", input: { value: structuredClone(input) } }],
+  })),
+  fc.record({ t: text }).map(({ t }) => (id: string) => ({
+    role: "assistant",
+    content: [{ type: "tool_use", id, name: "run", input: { t } }],
+  })),
 );
 
 /** Where a splice goes: a new key of the message, of its first part, or of its tool arguments. */
@@ -112,7 +164,10 @@ let calls = 0;
 export const hostileMessages: fc.Arbitrary<HostileMessage> = fc
   .record({
     base: baseMessages,
-    splice: fc.option(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...SPLICES) }, { weight: 1, arbitrary: fc.constantFrom(...SAFE_SPLICES) }), { freq: 3 }),
+    splice: fc.option(
+      fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...SPLICES) }, { weight: 1, arbitrary: fc.constantFrom(...SAFE_SPLICES) }),
+      { freq: 3 },
+    ),
     where: fc.integer({ min: 0, max: 2 }),
   })
   .map(({ base, splice, where }) => {

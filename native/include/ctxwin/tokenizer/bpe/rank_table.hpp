@@ -102,9 +102,7 @@ class RankTable {
   // For may_join_across, over every token of two or more bytes: its first two bytes, its last two
   // bytes (65,536 bits each), and every four consecutive bytes (hashed to 2^21 bits, 256 KB).
   static constexpr unsigned kWindowBits = 21;
-  static std::size_t window_bit(std::uint32_t four_bytes) noexcept {
-    return (four_bytes * 0x9E3779B1u) >> (32 - kWindowBits);
-  }
+  static std::size_t window_bit(std::uint32_t four_bytes) noexcept { return (four_bytes * 0x9E3779B1u) >> (32 - kWindowBits); }
   std::vector<std::uint64_t> starts_with_pair_;
   std::vector<std::uint64_t> ends_with_pair_;
   std::vector<std::uint64_t> contains_window_;

@@ -45,8 +45,7 @@ class ClaudeTokenizer final : public TokenCounter {
   // "v3, v4.7, v5"
   static std::string valid_names();
 
-  ClaudeTokenizer(std::string_view name, const Vocabulary& vocabulary, std::uint32_t message_overhead, bool frame_bow,
-                  bool free_tail);
+  ClaudeTokenizer(std::string_view name, const Vocabulary& vocabulary, std::uint32_t message_overhead, bool frame_bow, bool free_tail);
 
   std::string_view name() const noexcept { return name_; }
   // Tokens of a request holding one user message whose content is `text`, beyond the content.
@@ -77,8 +76,8 @@ class ClaudeTokenizer final : public TokenCounter {
   std::string name_;
   const Vocabulary& vocabulary_;
   std::uint32_t message_overhead_;
-  bool frame_bow_;   // the frame ends in ⟨bow⟩, which absorbs one leading space (v3, v4.7)
-  bool free_tail_;   // trailing ASCII whitespace is free (v5); else the newline ladder applies
+  bool frame_bow_;  // the frame ends in ⟨bow⟩, which absorbs one leading space (v3, v4.7)
+  bool free_tail_;  // trailing ASCII whitespace is free (v5); else the newline ladder applies
 };
 
 }  // namespace ctxwin::claude

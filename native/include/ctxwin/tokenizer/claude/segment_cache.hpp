@@ -49,7 +49,8 @@ class SegmentCache final : public CountCache {
     const std::size_t mask = slots_.size() - 1;
     std::size_t i = h & mask;
     while (slots_[i].hash != 0) i = (i + 1) & mask;
-    slots_[i] = Slot{h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint16_t>(segment.size()), static_cast<std::uint16_t>(cost)};
+    slots_[i] =
+        Slot{h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint16_t>(segment.size()), static_cast<std::uint16_t>(cost)};
     arena_.append(segment);
     ++count_;
   }
@@ -62,7 +63,7 @@ class SegmentCache final : public CountCache {
   std::size_t size() const noexcept { return count_; }
 
  private:
-  struct Slot {  // 16 bytes: four to a cache line
+  struct Slot {              // 16 bytes: four to a cache line
     std::uint64_t hash = 0;  // 0: empty
     std::uint32_t offset = 0;
     std::uint16_t length = 0;

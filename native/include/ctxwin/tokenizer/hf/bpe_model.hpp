@@ -47,7 +47,7 @@ class HfBpeModel {
   static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 
   struct Options {
-    bool byte_level = false;     // units are bytes, vocabulary in GPT-2's byte-to-character spelling
+    bool byte_level = false;  // units are bytes, vocabulary in GPT-2's byte-to-character spelling
     bool byte_fallback = false;
     bool fuse_unk = false;
     bool ignore_merges = false;  // a whole piece that is a token is that token, unmerged
@@ -57,8 +57,8 @@ class HfBpeModel {
   // `vocab`: token strings as tokenizer.json spells them, with their ids. `merges`: pairs of token
   // strings, in rank order. Throws ctxwin::Error (ERR_CTXWIN_INVALID_TOKENIZER) when a merge names
   // a token that is not in the vocabulary, as the crate does.
-  HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
-             std::vector<std::pair<std::string, std::string>> merges, Options options);
+  HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab, std::vector<std::pair<std::string, std::string>> merges,
+             Options options);
 
   // The prepared form of the model: its tables as they are, written and read back without a
   // rebuild. restore() checks every offset and size the model relies on (throws
