@@ -161,14 +161,12 @@ done
 # addon was stripped and the data modules deflated (docs/install.md), plus about 5%: a regression
 # fails the run.
 target_bytes=15000000
-# 15,420 KiB measured 2026-12-02 after the chat formats, request shapes, recall, the newest exchange,
-# the shell-reading summary and the session log's door landed (the addon +300 KiB, the WebAssembly
-# core +150 KiB, the C++ sources the source build ships +180 KiB, the API and docs): OVER the 15 MB
-# target, which this run prints as NOT met. The way back under it (README, Budgets): the C++ sources
-# shipped as one deflated file the source build unpacks (about -1 MB of node_modules: 130 small files
-# at 4 KiB blocks), and the token tables shipped once for Node and the web (issue 36). The ceiling
-# stops further growth meanwhile: the measured size plus 2%.
-ceiling_kib=15730
+# 14,824 KiB measured 2026-12-02, after the C++ sources went into one archive (15,420 -> 14,512 KiB)
+# and issue 37's capability subpaths landed (+300 KiB, small files at 4 KiB blocks): over the 15 MB
+# target by 176 KiB, which this run prints as NOT met. The way under it (docs/install.md): fewer,
+# larger files in dist/ (683 files hold 2.3 MB in 4.0 MB of blocks). The ceiling stops further
+# growth meanwhile: the measured size plus 2%.
+ceiling_kib=15120
 npm_bytes=$((npm_kib * 1024))
 mb() { awk -v b="$1" 'BEGIN { printf "%.2f MB", b / 1e6 }'; }
 if [ "$npm_kib" -gt "$ceiling_kib" ]; then
