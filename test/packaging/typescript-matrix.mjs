@@ -73,10 +73,11 @@ function unsupported(version, resolution) {
 function consumerFiles(withNode, frameworks) {
   const names = SUBPATHS.filter((s) => (withNode || !NODE_ONLY.has(s)) && (frameworks || CORE.has(s)));
   const id = (s) => s.replace(/[^a-z]/gi, "_");
-  // What a program does with the root API, typed: the event names and payloads of the emitter.
+  // What a program does with the root API, typed: the event names and payloads of the emitter (the
+  // approximate counter is ctxwin/tokens', which every consumer file imports).
   const use = (ns) => `
 const limits = new ${ns}.ContextLimits({ model: "m", maxTokens: 1000, maxOutputTokens: 0, reservedTokens: 0 });
-const manager = new ${ns}.MessageContextManager({ model: "m", limits, counter: new ${ns}.ApproximateCounter(), compaction: { trimAt: 0.95 } });
+const manager = new ${ns}.MessageContextManager({ model: "m", limits, counter: new ${id("ctxwin/tokens")}.ApproximateCounter(), compaction: { trimAt: 0.95 } });
 manager.on("warning", (warning) => { const text: string = warning.message; void text; });
 const count: number = ${ns}.estimateTokens("hello");
 void count;
