@@ -68,6 +68,12 @@ const SCENARIOS: Record<string, () => Promise<unknown>> = {
     mkdirSync(`${store.pathOf("held")}.lock`, { recursive: true });
     return store.append("held", [message]);
   },
+  ERR_CTXWIN_SESSION_IO: async () => {
+    // The store's directory under a regular file: the file system says ENOTDIR to anyone, root too.
+    mkdirSync(directory, { recursive: true });
+    writeFileSync(join(directory, "a-file"), "");
+    return new FileSessionStore({ directory: join(directory, "a-file", "sessions") }).append("s", [message]);
+  },
   ERR_CTXWIN_SESSION_NOT_DURABLE: async () => {
     const store = new RedisSessionStore({
       clientOptions: { socket: { path: volatile.socket } },
