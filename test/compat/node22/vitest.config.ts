@@ -4,23 +4,35 @@
 // as a user installs it (scripts/compat.mjs stageCtxwin), so that the frameworks ctxwin loads are
 // this project's: its adapters load them with Node's resolution from where ctxwin's files are
 // (`ai` 7 here, not the repository's `ai` 6); `dedupe` does the same for what vite resolves.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { stageCtxwin } from "../../../scripts/compat.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const dist = join(stageCtxwin(), "dist") + "/";
+const staged = stageCtxwin();
+
+/**
+ * Every entry of the package as Node imports it (package.json "exports", the `import` condition),
+ * pointed at the staged copy: an entry left to vite's resolution would reach the repository's own
+ * dist/, a second copy of ctxwin whose classes (a UsageCalibration from ctxwin/budget) are not the
+ * staged adapters' (`instanceof` fails).
+ */
+const packageJson = JSON.parse(readFileSync(join(here, "..", "..", "..", "package.json"), "utf8")) as {
+  exports: Record<string, { import?: { default?: string } }>;
+};
+const entries = Object.entries(packageJson.exports).flatMap(([subpath, conditions]) => {
+  const file = conditions.import?.default;
+  if (file === undefined || subpath.includes("*")) return [];
+  const specifier = subpath === "." ? "ctxwin" : `ctxwin/${subpath.slice(2)}`;
+  return [{ find: new RegExp(`^${specifier.replace(/[/.-]/g, "\\$&")}$`), replacement: join(staged, file) }];
+});
 
 export default defineConfig({
   root: here,
   resolve: {
-    alias: [
-      { find: /^ctxwin$/, replacement: `${dist}index.js` },
-      { find: /^ctxwin\/ai-sdk$/, replacement: `${dist}adapters/ai-sdk/index.js` },
-      { find: /^ctxwin\/mastra$/, replacement: `${dist}adapters/mastra/index.js` },
-      { find: /^ctxwin\/openai-agents$/, replacement: `${dist}adapters/openai-agents/index.js` },
-    ],
+    alias: entries,
     dedupe: ["ai", "@ai-sdk/provider", "@ai-sdk/provider-utils", "@mastra/core", "@openai/agents", "@openai/agents-core", "zod"],
   },
   test: {

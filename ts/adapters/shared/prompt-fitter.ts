@@ -41,7 +41,7 @@ import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { MessageLike, ToolDefinition } from "../../messages/types.js";
 import { checkRole, ROLE_CODES, type InsertedRole } from "../../messages/roles.js";
 import { MetadataReader, type MessageFacts } from "../../messages/metadata-reader.js";
-import { strategyFor, TruncationMode, type CompactionOptions } from "../../context/options.js";
+import { TruncationMode, type CompactionOptions } from "../../context/options.js";
 import { ADAPTER_SHAPE, groupOptions } from "../../context/grouped-options.js";
 import { DEFAULT_SUMMARY_ROLE } from "../../context/policy-options.js";
 import type { UnknownModelPolicy } from "../../catalog/model-registry.js";
@@ -168,8 +168,11 @@ export function checkContextOptions(options: unknown, name = "options"): Checked
 }
 
 /** The strategy the last level trims with: the mode's (as on the manager) unless one is named. */
-function strategyOf(value: AdapterCompactionOptions["strategy"], mode: TruncationMode, name: string): TruncationStrategy {
-  if (value === undefined) return strategyFor(mode);
+function strategyOf(value: AdapterCompactionOptions["strategy"], name: string): TruncationStrategy {
+  // The oldest tool units first, summarizer or not: a framework's prompt has no place for the
+  // omission marker a SMART trim leaves (a second system message mid-history, which AI SDK 7's
+  // prepareStep passes on as it is), and the summary already says what went.
+  if (value === undefined) return new TokenBudgetStrategy();
   if (value === TruncationMode.TOKEN_BUDGET) return new TokenBudgetStrategy();
   if (value === TruncationMode.SMART) return new SmartTruncationStrategy();
   if (value === TruncationMode.SLIDING_WINDOW) return new SlidingWindowStrategy();
@@ -224,7 +227,7 @@ export class PromptFitter {
     this.calibration = options.calibration ?? new UsageCalibration();
     this.trimTo = options.compaction.trimTo ?? 0.6;
     this.mode = options.compaction.summarizer === undefined ? TruncationMode.TOKEN_BUDGET : TruncationMode.SUMMARIZE;
-    this.strategy = strategyOf(options.compaction.strategy, this.mode, `${name}.compaction.strategy`);
+    this.strategy = strategyOf(options.compaction.strategy, `${name}.compaction.strategy`);
     this.compactor = new ToolResultCompactor({ maxResultTokens: options.compaction.maxToolResultTokens ?? 1000 });
   }
 
