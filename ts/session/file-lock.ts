@@ -12,14 +12,12 @@ import { access, rmdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import lockfile from "proper-lockfile";
 import { plainError } from "../runtime/errors.js";
-import { ioError } from "./io-error.js";
+import { ioError, systemCodeOf } from "./io-error.js";
 
 export interface LockOptions {
   staleLockMs: number;
   lockTimeoutMs: number;
 }
-
-const codeOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
 /** Takes the lock of the session file `path`; resolves with its release. */
 export async function takeLock(path: string, options: LockOptions): Promise<() => Promise<void>> {
@@ -31,7 +29,7 @@ export async function takeLock(path: string, options: LockOptions): Promise<() =
       onCompromised: () => {},
     });
   } catch (error) {
-    if (codeOf(error) === "ELOCKED") throw await whyLocked(path, error, options);
+    if (systemCodeOf(error) === "ELOCKED") throw await whyLocked(path, error, options);
     // The file system's own failure (EROFS, EACCES, ENOSPC), saying what it stopped.
     throw ioError(`${path}: cannot take the session's lock: ${(error as Error).message}`, error);
   }
@@ -46,7 +44,7 @@ async function whyLocked(path: string, error: unknown, options: LockOptions): Pr
   } catch (denied) {
     // The file system's refusal (EACCES, EROFS).
     return ioError(
-      `${path}: cannot take the session's lock: its directory is not writable (${codeOf(denied) ?? "denied"}: ${(denied as Error).message}); a lock left in it (${lock}) cannot be taken over, and nothing can be appended`,
+      `${path}: cannot take the session's lock: its directory is not writable (${systemCodeOf(denied) ?? "denied"}: ${(denied as Error).message}); a lock left in it (${lock}) cannot be taken over, and nothing can be appended`,
       denied,
     );
   }
@@ -63,7 +61,7 @@ async function whyLocked(path: string, error: unknown, options: LockOptions): Pr
     } catch (removal) {
       // The file system's refusal.
       return ioError(
-        `${path}: cannot take over a stale lock (${lock}, ${Math.round(age)} ms old): removing it failed (${codeOf(removal) ?? "error"}: ${(removal as Error).message})`,
+        `${path}: cannot take over a stale lock (${lock}, ${Math.round(age)} ms old): removing it failed (${systemCodeOf(removal) ?? "error"}: ${(removal as Error).message})`,
         removal,
       );
     }

@@ -19,7 +19,7 @@ import { basename, join } from "node:path";
 import { describe, plainError, requireString, typeError, type WithCode } from "../runtime/errors.js";
 import { backwardLines, forwardLines } from "./file-lines.js";
 import { takeLock } from "./file-lock.js";
-import { io, ioError, ioRecords } from "./io-error.js";
+import { io, ioError, ioRecords, systemCodeOf } from "./io-error.js";
 import { Acceptance, MAX_LINE_BYTES, acceptedBatches, encodeWrite, parseLine } from "./file-log.js";
 import { findApplied, findCheckpoint, firstAccepted, legacyLogId, metadataAt, pointersOf, readTail } from "./file-tail.js";
 import {
@@ -78,10 +78,6 @@ function unsafePath(path: string, what: string): WithCode<Error> {
   return plainError(`${path} ${what}: session files must be regular files in the store's directory`, "ERR_CTXWIN_SESSION_UNSAFE_PATH");
 }
 
-function errno(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
-}
-
 /** Opens a session file, never through a symbolic link; undefined when it does not exist and `create` is false. */
 async function openLog(
   path: string,
@@ -95,14 +91,14 @@ async function openLog(
     try {
       handle = await open(path, flags);
     } catch (error) {
-      if (errno(error) === "ELOOP") throw unsafePath(path, "is a symbolic link");
-      if (errno(error) !== "ENOENT") throw error;
+      if (systemCodeOf(error) === "ELOOP") throw unsafePath(path, "is a symbolic link");
+      if (systemCodeOf(error) !== "ENOENT") throw error;
       if (!create) return undefined;
       try {
         handle = await open(path, flags | O_CREAT | O_EXCL, 0o644);
         created = true;
       } catch (again) {
-        if (errno(again) === "EEXIST") continue; // another writer created it, or a dangling link: look again
+        if (systemCodeOf(again) === "EEXIST") continue; // another writer created it, or a dangling link: look again
         throw again;
       }
     }
@@ -312,7 +308,7 @@ export class FileSessionStore implements SessionStore {
     try {
       names = await readdir(this.directory, { withFileTypes: true });
     } catch (error) {
-      if (errno(error) === "ENOENT") return [];
+      if (systemCodeOf(error) === "ENOENT") return [];
       throw error;
     }
     const ids: string[] = [];
@@ -359,7 +355,7 @@ export class FileSessionStore implements SessionStore {
       try {
         if (!(await lstat(path)).isFile()) throw unsafePath(path, "is not a regular file");
       } catch (error) {
-        if (errno(error) === "ENOENT") return false;
+        if (systemCodeOf(error) === "ENOENT") return false;
         throw error;
       }
       await rm(path);
