@@ -171,9 +171,11 @@ describe("compaction stops at its target", () => {
           }
         },
       ),
-      { numRuns: 40 },
+      { numRuns: 80 },
     );
-    // The generated targets reach level 3 (not only levels 1 and 2, or level 4 after it).
+    // The generated targets reach level 3 (not only levels 1 and 2, or level 4 after it): about
+    // one run in five does (6 to 13 of 40 measured), so 80 runs make fewer than 6 a real change
+    // (40 runs gave exactly 5 once on Node 26).
     expect(stoppedByLevel3).toBeGreaterThan(5);
   });
 

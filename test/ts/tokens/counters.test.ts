@@ -1,4 +1,5 @@
 // Seeds 001 / 003 / 004 token-counting scenarios through the public API.
+import { spawnSync } from "node:child_process";
 import { get_encoding } from "tiktoken";
 import { describe, expect, it, vi } from "vitest";
 import { TiktokenCounter, backend, getCounter, type TokenCounter } from "ctxwin";
@@ -60,14 +61,26 @@ describe("TiktokenCounter", () => {
   });
 
   it("falls back to ApproximateCounter with one warning when its rank data cannot be loaded", () => {
-    const warn = vi.fn();
-    // p50k_base is loaded by no other test: this is its first load in the process.
-    const counter = new TiktokenCounter({ encoding: "p50k_base", rankDataDir: "/nonexistent", logger: { warn } });
-    expect(counter.exact).toBe(false);
-    expect(warn).toHaveBeenCalledTimes(1);
-    expect(warn.mock.calls[0]?.[0]).toMatch(/cannot load p50k_base rank data.*counting approximately/);
-    expect(counter.count("one two three four five")).toBe(7);
-    expect(counter.countMessages([{ role: "user", content: "hi" }])).toBeGreaterThan(0);
+    // The rank tables are shared by the whole process (every worker thread of this run), and any
+    // earlier test file may have loaded p50k_base: the first load is tried in a process of its own.
+    const script = `
+      import { TiktokenCounter } from "ctxwin";
+      const warnings = [];
+      const counter = new TiktokenCounter({ encoding: "p50k_base", rankDataDir: "/nonexistent", logger: { warn: (m) => warnings.push(m) } });
+      console.log(JSON.stringify({
+        exact: counter.exact,
+        warnings,
+        words: counter.count("one two three four five"),
+        messages: counter.countMessages([{ role: "user", content: "hi" }]),
+      }));`;
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env: process.env });
+    expect(child.stderr).toBe("");
+    const result = JSON.parse(child.stdout) as { exact: boolean; warnings: string[]; words: number; messages: number };
+    expect(result.exact).toBe(false);
+    expect(result.warnings).toHaveLength(1);
+    expect(result.warnings[0]).toMatch(/cannot load p50k_base rank data.*counting approximately/);
+    expect(result.words).toBe(7);
+    expect(result.messages).toBeGreaterThan(0);
   });
 
   // Natively the count runs on libuv's pool and the event loop keeps turning. The WebAssembly
