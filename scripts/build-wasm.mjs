@@ -19,12 +19,13 @@
 // Toolchain: Debian 12's emscripten 3.1.6 (em++ runs on clang 14), emnapi from npm (compiled here
 // from its C sources so that its objects match this Emscripten), utf8proc's C source from
 // `apt-get source utf8proc`, nlohmann_json's headers from nlohmann-json3-dev. No network.
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
 import { root } from "./build.mjs";
+import { cachedCompile, compilerCacheEnv } from "./compiler-cache.mjs";
 import { pcre2SourceDir, utf8procSourceDir } from "./system-deps.mjs";
 
 export const wasmDir = join(root, "prebuilds", "wasm");
@@ -82,7 +83,7 @@ async function runAll(jobs, parallel) {
     while (queue.length > 0) {
       const [command, args] = queue.shift();
       await new Promise((resolve) => {
-        const child = spawn(command, args, { cwd: root, stdio: "inherit", env: emscriptenEnv() });
+        const child = spawn(command, args, { cwd: root, stdio: "inherit", env: compilerCacheEnv(emscriptenEnv()) });
         child.on("close", (code) => {
           if (code !== 0) errors.push(`${command} ${args.join(" ")}`);
           resolve();
@@ -300,7 +301,7 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
     const rel = src.startsWith(root) ? relative(root, src) : relative(join(src, "..", ".."), src);
     const obj = join(objDir, `${rel.replace(/[\\/]/g, "_")}.o`);
     objects.push(obj);
-    if (force || mtime(obj) < Math.max(mtime(src), headersMtime)) jobs.push([command, [...flags, "-c", src, "-o", obj]]);
+    if (force || mtime(obj) < Math.max(mtime(src), headersMtime)) jobs.push(cachedCompile(command, [...flags, "-c", src, "-o", obj]));
   };
   for (const { src, flags } of cSources) add(src, flags, "emcc");
   for (const src of cxxSources) add(src, cxx, "em++");
@@ -318,40 +319,44 @@ export async function buildWasm({ force = false, parallel = 2 } = {}) {
     "-sTOTAL_STACK=1048576",
   ];
   const exported = "-sEXPORTED_FUNCTIONS=['_malloc','_free','_napi_register_wasm_v1','_node_api_module_get_api_version_v1']";
+  // The two links run side by side: each is one long single-threaded LTO step.
   rmSync(join(wasmDir, "ctxwin.wasm"), { force: true });
-  execFileSync(
-    "em++",
-    [
-      ...link,
-      "-o",
-      wasmEntry,
-      "-sENVIRONMENT=node",
-      "-sNODERAWFS=1", // data/ and tokenizer.json files are read from disk as they are
-      "-sWASM_ASYNC_COMPILATION=0", // instantiated while `require` runs: the package loads synchronously
-      "-sNODEJS_CATCH_EXIT=0",
-      "-sNODEJS_CATCH_REJECTION=0",
-      exported,
-      "-sEXPORTED_RUNTIME_METHODS=['emnapiInit']",
-    ],
-    { cwd: root, stdio: "inherit", env: emscriptenEnv() },
-  );
   rmSync(join(webWasmDir, "ctxwin.wasm"), { force: true });
-  execFileSync(
-    "em++",
+  await runAll(
     [
-      ...link,
-      "-o",
-      webWasmEntry,
-      "-sENVIRONMENT=web,worker",
-      "-sMODULARIZE=1",
-      "-sEXPORT_ES6=1",
-      "-sEXPORT_NAME=createCtxwinCore",
-      "-sFORCE_FILESYSTEM=1", // MEMFS: the data init() is given, read by the core as files
-      "-sDYNAMIC_EXECUTION=0", // Workers and edge runtimes refuse eval and new Function
-      exported,
-      "-sEXPORTED_RUNTIME_METHODS=['emnapiInit','FS']",
+      [
+        "em++",
+        [
+          ...link,
+          "-o",
+          wasmEntry,
+          "-sENVIRONMENT=node",
+          "-sNODERAWFS=1", // data/ and tokenizer.json files are read from disk as they are
+          "-sWASM_ASYNC_COMPILATION=0", // instantiated while `require` runs: the package loads synchronously
+          "-sNODEJS_CATCH_EXIT=0",
+          "-sNODEJS_CATCH_REJECTION=0",
+          exported,
+          "-sEXPORTED_RUNTIME_METHODS=['emnapiInit']",
+        ],
+      ],
+      [
+        "em++",
+        [
+          ...link,
+          "-o",
+          webWasmEntry,
+          "-sENVIRONMENT=web,worker",
+          "-sMODULARIZE=1",
+          "-sEXPORT_ES6=1",
+          "-sEXPORT_NAME=createCtxwinCore",
+          "-sFORCE_FILESYSTEM=1", // MEMFS: the data init() is given, read by the core as files
+          "-sDYNAMIC_EXECUTION=0", // Workers and edge runtimes refuse eval and new Function
+          exported,
+          "-sEXPORTED_RUNTIME_METHODS=['emnapiInit','FS']",
+        ],
+      ],
     ],
-    { cwd: root, stdio: "inherit", env: emscriptenEnv() },
+    parallel,
   );
   shareWasm();
   return true;

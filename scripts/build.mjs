@@ -11,6 +11,7 @@ import { availableParallelism } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildCommonJs } from "./build-cjs.mjs";
+import { compilerCacheCmakeOptions, compilerCacheEnv } from "./compiler-cache.mjs";
 import { missingSystemPackages, installCommand } from "./system-deps.mjs";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -60,7 +61,7 @@ export function typescriptIsStale() {
 }
 
 function run(command, args) {
-  execFileSync(command, args, { cwd: root, stdio: "inherit" });
+  execFileSync(command, args, { cwd: root, stdio: "inherit", env: compilerCacheEnv() });
 }
 
 /**
@@ -78,7 +79,7 @@ export function buildNative({ force = false, cmakeOptions = [] } = {}) {
   }
   console.log("ctxwin: building the native core and addon (cmake)");
   if (!existsSync(join(buildDir, "CMakeCache.txt")) || cmakeOptions.length > 0) {
-    run("cmake", ["-S", root, "-B", buildDir, "-DCMAKE_BUILD_TYPE=Release", ...cmakeOptions]);
+    run("cmake", ["-S", root, "-B", buildDir, "-DCMAKE_BUILD_TYPE=Release", ...compilerCacheCmakeOptions(), ...cmakeOptions]);
   }
   run("cmake", ["--build", buildDir, "--parallel", String(Math.max(1, availableParallelism()))]);
   return true;

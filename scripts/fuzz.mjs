@@ -16,6 +16,7 @@ import { availableParallelism } from "node:os";
 import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./build.mjs";
+import { compilerCacheCmakeOptions, compilerCacheEnv } from "./compiler-cache.mjs";
 
 const seconds = Number(process.env.CTXWIN_FUZZ_SECONDS ?? 30);
 const buildDir = join(root, "build-fuzz");
@@ -61,14 +62,18 @@ run(
     buildDir,
     "-DCMAKE_CXX_COMPILER=clang++",
     "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+    // -O2 as RelWithDebInfo, with line tables only (CMakeLists.txt: the sanitizer flags say why).
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG",
+    "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG",
     "-DCTXWIN_FUZZ=ON",
     `-DCTXWIN_SANITIZE=${withTests ? "ON" : "OFF"}`,
+    ...compilerCacheCmakeOptions(),
   ],
   {
     stdio: ["ignore", "ignore", "inherit"],
   },
 );
-run("cmake", ["--build", buildDir, "--parallel", "2"]);
+run("cmake", ["--build", buildDir, "--parallel", "2"], { env: compilerCacheEnv() });
 if (withTests) {
   console.log("== the C++ core's GoogleTest suite under AddressSanitizer + UndefinedBehaviorSanitizer ==");
   run("ctest", ["--test-dir", buildDir, "--output-on-failure", "--parallel", "2"], {

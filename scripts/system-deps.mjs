@@ -61,10 +61,14 @@ export function installCommand(packages) {
  * exact command and returns false.
  */
 export function ensureSystemPackages({ needTests = true, needWasm = needTests, log = console.log } = {}) {
-  const missing = missingSystemPackages({ needTests, needWasm });
-  if (missing.length === 0) return true;
+  const required = missingSystemPackages({ needTests, needWasm });
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  if (!isRoot || !hasCommand("apt-get")) {
+  const canInstall = isRoot && hasCommand("apt-get");
+  // ccache (scripts/compiler-cache.mjs) only makes rebuilds faster: installed along where apt-get
+  // can, never asked for where it cannot.
+  const missing = [...required, ...(needTests && canInstall && !hasCommand("ccache") ? ["ccache"] : [])];
+  if (missing.length === 0) return true;
+  if (!canInstall) {
     const prefix = hasCommand("apt-get") ? "sudo " : "";
     log(`ctxwin: missing system packages: ${missing.join(", ")}`);
     log(
