@@ -41,6 +41,10 @@ export const FIRST_USE = {
     `(async () => { const r = new m.Recall({ counter: ${CHARS} }); r.remember({ replaced: [], removed: [{ role: "tool", tool_call_id: "c1", content: ${LOG} }] }); const a = await r.read("c1", { maxTokens: 50 }); return a.ok && a.tokens <= 50; })()`,
     true,
   ],
+  "ctxwin/report": [
+    `m.renderReport([{ type: "message", id: "u", message: { role: "user", content: "hello" } }, { type: "message", id: "a", message: { role: "assistant", content: "hi" } }], { model: "gpt-4o" }).startsWith("<!doctype html>")`,
+    true,
+  ],
   "ctxwin/agent-threads": [`m.estimateTokens("hello world")`, 4],
   "ctxwin/ai-sdk": [`m.contextMiddleware({ model: "gpt-4o" }).fitter.limits.maxTokens`, 128000],
   "ctxwin/langchain": [`m.contextMiddleware({ model: "gpt-4o" }).fitter.limits.maxTokens`, 128000],

@@ -30,6 +30,7 @@ const CAPABILITIES = [
   "cost",
   "context",
   "recall",
+  "report",
   "agent-threads",
 ].map((s) => `ctxwin/${s}`);
 /** The public subpaths; each has a CommonJS build (require) as well as its ES modules. */

@@ -20,7 +20,10 @@ import { DEFAULT_IMAGE_TOKENS } from "../tokens/message-count.js";
 import { visitMessage, visitToolOutput, type MessageVisitor } from "../messages/message-shape.js";
 import type { BatchTokenCounter, TokenCounter } from "../tokens/token-counter.js";
 import { readConversation, type Conversation } from "./input.js";
-import { costView, renderCost, type CostView } from "./inspect-cost.js";
+import { costView, renderCost } from "./inspect-cost.js";
+import type { Component, ContextView, MessageSummary } from "./inspect-view.js";
+
+export type { Component, ContextView, MessageSummary } from "./inspect-view.js";
 import { bar, num, paletteFor, pct, preview, type Io, type Palette } from "./terminal.js";
 import { COMMANDS, UsageError, intOption, parse, type CommandName } from "./usage.js";
 import type { MessageLike } from "../messages/types.js";
@@ -58,48 +61,6 @@ export function limitsFor(model: string, window: number | undefined): ContextLim
 
 const UNKNOWN_MODEL_REMEDY =
   "add it with --models FILE (models.dev's JSON format) or give its window with --window N (`ctxwin models --search TEXT` lists the known ids)";
-
-export interface Component {
-  name: string;
-  tokens: number;
-  children?: Component[];
-}
-
-export interface MessageSummary {
-  index: number;
-  role: string;
-  /** The tool whose result it is, for tool results. */
-  tool?: string;
-  tokens: number;
-  preview: string;
-}
-
-export interface ContextView {
-  model: string;
-  encoding: string;
-  exact: boolean;
-  window: number;
-  effectiveLimit: number;
-  /** Window tokens kept for the response and the safety margin. */
-  reserved: number;
-  total: number;
-  messages: number;
-  components: Component[];
-  largest: MessageSummary[];
-  trim: {
-    strategy: string;
-    /** Trims start above this many tokens (trimAt of the effective limit), and trim to it. */
-    threshold: number;
-    due: boolean;
-    removed: MessageSummary[];
-    removedTokens: number;
-    tokensAfter: number;
-    marker?: string;
-    warning?: string;
-  };
-  /** What the request costs through the provider's cache, where the catalog has the model's prices. */
-  cost?: CostView;
-}
 
 /** Splits a message into the components it feeds; what is left (framing, role) goes to `rest`. */
 class Splitter {
@@ -375,11 +336,15 @@ export async function inspectCommand(args: string[], io: Io): Promise<number> {
     window: { type: "string" },
     strategy: { type: "string" },
     json: { type: "boolean", default: false },
+    html: { type: "boolean", default: false },
+    output: { type: "string", short: "o" },
   });
   if (values.help) {
     io.stdout.write(`${COMMANDS.inspect}\n`);
     return 0;
   }
+  if (values.json && values.html) throw new UsageError("--json and --html: one at a time", "inspect");
+  if (values.output !== undefined && !values.html) throw new UsageError("-o/--output goes with --html", "inspect");
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "no FILE given" : "one FILE at a time", "inspect");
   const file = positionals[0] as string;
   const model = values.model as string;
@@ -389,6 +354,12 @@ export async function inspectCommand(args: string[], io: Io): Promise<number> {
   const view = analyzeContext(conversation, { model, limits: limitsFor(model, window), ...(strategy ? { strategy } : {}) });
   if (values.json) {
     io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
+    return 0;
+  }
+  if (values.html) {
+    const [{ renderInspectHtml }, { writeOutput }] = await Promise.all([import("./inspect-html.js"), import("./report.js")]);
+    const title = `${file === "-" ? "(stdin)" : file}: ${view.messages} messages (${conversation.format})`;
+    await writeOutput(renderInspectHtml(view, title), values.output as string | undefined, io);
     return 0;
   }
   const colors = paletteFor(io.stdout, io.env);

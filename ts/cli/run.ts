@@ -11,6 +11,7 @@ type Command = (args: string[], io: Io) => Promise<number>;
 const commands: Record<CommandName, () => Promise<Command>> = {
   count: async () => (await import("./count.js")).countCommand,
   inspect: async () => (await import("./inspect.js")).inspectCommand,
+  report: async () => (await import("./report.js")).reportCommand,
   compact: async () => (await import("./compact.js")).compactCommand,
   models: async () => (await import("./models.js")).modelsCommand,
   chat: async () => (await import("./chat/chat-command.js")).chatCommand,

@@ -11,7 +11,7 @@ Exact token counts of each file's text (or of standard input, "-"), and the tota
                   know is counted with o200k_base, approximately, with a warning
       --json      one JSON object: model, encoding, exact, files[], total
 A progress bar shows on stderr for inputs over 4 MB when stderr is a terminal.`,
-  inspect: `Usage: ctxwin inspect FILE [--model M] [--window N] [--strategy S] [--json]
+  inspect: `Usage: ctxwin inspect FILE [--model M] [--window N] [--strategy S] [--json | --html [-o OUT]]
 
 A conversation as the model would see it: tokens by component (system, tool definitions, user,
 assistant, tool calls, tool results by tool name) with their share of the window, the largest
@@ -22,7 +22,23 @@ FILE: a ctxwin export, a session file (JSONL), a JSON array of messages, or a re
                      does not know is an error unless --window or --models gives its window
       --window N     take the window to be N tokens, all of them for the prompt
       --strategy S   the trim strategy: smart (default), sliding-window, token-budget, selective
-      --json         the same as one JSON object`,
+      --json         the same as one JSON object
+      --html         the same as one self-contained HTML page (on stdout, or -o OUT)
+  -o, --output OUT   where --html writes the page ("-": stdout)`,
+  report: `Usage: ctxwin report SESSION [-o OUT] [--model M] [--window N] [--output-tokens N] [--trim-at X] [--trim-to X]
+
+A session's log (a FileSessionStore file, one JSON record per line) as one self-contained HTML
+page: each request's tokens by component (system, task, summary, tool results, messages) as a
+stacked chart, the window and the trim thresholds as lines, each compaction as a marker that opens
+what it took (units and ids), the prompt cache and dollars per request, and the open problems over
+time. Requests are recounted from the log with the model's tokenizer (the log records no usage).
+  -o, --output OUT       write the page there (default: standard output)
+  -m, --model M          the session's model (default gpt-4o): tokenizer, window, prices
+      --window N         the window the manager was given (limits.maxTokens)
+      --output-tokens N  the tokens it reserved for the response (limits.maxOutputTokens)
+      --trim-at X        its compaction.trimAt (default 0.8)
+      --trim-to X        its compaction.trimTo (default 0.6)
+      --title TEXT       the page's title`,
   compact: `Usage: ctxwin compact FILE --target N [--model M] [--strategy S] [-o OUT | --dry-run]
 
 Compacts a conversation offline to at most N tokens with ctxwin's progressive compaction and the
@@ -72,6 +88,7 @@ export const MAIN_USAGE = `Usage: ctxwin <command> [options]
 Commands:
   count [FILE... | -]   exact token counts per file and in total
   inspect FILE          where a conversation's tokens go, and what the next trim removes
+  report SESSION        a session's log as an HTML page: tokens per request, compactions, cost
   compact FILE          compact a conversation offline to a target
   models [ID]           the model catalog: windows, output limits, prices; how an id resolves
   chat                  an interactive chat that keeps its context inside the window

@@ -23,7 +23,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ["session"], // export/import, session stores, the session log and the manager's link to it
   ["cost"], // provider prompt-cache models, prices per request and session, cache hints, cache-aware timing
   ["context"], // MessageContextManager and its parts
-  ["recall"], // what compaction took, read back by id: the originals' cache, the session log, the recall tool's logic
+  ["recall", "report"], // what compaction took, read back by id (the originals' cache, the session log, the recall tool's logic); the session report (a log as an HTML page)
   ["adapters", "cli"], // the framework adapters; the command line
   ["index.ts", "web"], // the package's root; the web entry (browsers, Workers, edge runtimes)
 ];

@@ -35,7 +35,7 @@ describe("ctxwin (no command, unknown command, help)", () => {
   });
 
   it("prints each command's own help with --help", async () => {
-    for (const command of ["count", "inspect", "compact", "models", "chat"]) {
+    for (const command of ["count", "inspect", "compact", "report", "models", "chat"]) {
       const result = await runCtxwin([command, "--help"]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`Usage: ctxwin ${command}`);
