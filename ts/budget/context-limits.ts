@@ -9,6 +9,7 @@ import {
   type ModelRegistry,
   type UnknownModelPolicy,
 } from "../catalog/model-registry.js";
+import { OLLAMA_DEFAULT_NUM_CTX } from "../catalog/ollama-library.js";
 import { describe, quoted, requireCount, requireString, typeError } from "../runtime/errors.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
 
@@ -27,6 +28,26 @@ export interface LimitOverrides extends ModelConfig {
   maxTokens?: number;
   /** Tokens kept free besides the response (default 1000). */
   reservedTokens?: number;
+  /**
+   * The context the serving engine runs (Ollama's `num_ctx`): a cap like maxTokens. For an Ollama
+   * model without it (nor a window or a cap), Ollama's default, 4096, with one warning.
+   */
+  numCtx?: number;
+}
+
+/** Ollama models already warned about, per logger: the warning is said once, not per manager. */
+const numCtxWarned = new WeakMap<Logger, Set<string>>();
+
+function warnNumCtx(logger: Logger, model: string, window: number): void {
+  const seen = numCtxWarned.get(logger) ?? new Set<string>();
+  numCtxWarned.set(logger, seen);
+  if (seen.has(model)) return;
+  seen.add(model);
+  logger.warn(
+    `ctxwin: ${quoted(model)} is planned against the ${OLLAMA_DEFAULT_NUM_CTX}-token context an Ollama server runs by default ` +
+      `(num_ctx; the model takes ${window.toLocaleString("en-US")}), since Ollama cuts a longer prompt silently; ` +
+      `pass numCtx with the num_ctx your server runs (OLLAMA_CONTEXT_LENGTH, a Modelfile's PARAMETER num_ctx, or options.num_ctx)`,
+  );
 }
 
 export interface ContextLimitsInit {
@@ -122,7 +143,18 @@ export class ContextLimits {
       );
     }
     const hardLimit = declaredWindow ?? found?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-    const maxTokens = o.maxTokens === undefined ? hardLimit : Math.min(requireCount(o.maxTokens, "overrides.maxTokens", 1), hardLimit);
+    let cap = o.maxTokens === undefined ? hardLimit : Math.min(requireCount(o.maxTokens, "overrides.maxTokens", 1), hardLimit);
+    if (o.numCtx !== undefined) cap = Math.min(cap, requireCount(o.numCtx, "overrides.numCtx", 1));
+    else if (
+      found?.provider === "ollama" &&
+      declaredWindow === undefined &&
+      o.maxTokens === undefined &&
+      hardLimit > OLLAMA_DEFAULT_NUM_CTX
+    ) {
+      warnNumCtx(options.logger ?? consoleLogger, model, hardLimit);
+      cap = OLLAMA_DEFAULT_NUM_CTX;
+    }
+    const maxTokens = cap;
     const modelMaxOutput = declaredOutput ?? found?.maxOutput ?? 0;
     const maxOutputTokens =
       modelMaxOutput > 0 && modelMaxOutput <= maxTokens / 2 ? modelMaxOutput : Math.floor(maxTokens * DEFAULT_RESPONSE_SHARE);

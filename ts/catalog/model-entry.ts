@@ -22,9 +22,10 @@ export interface ModelPrices {
 /**
  * Where an entry comes from: `catalog`, the models.dev catalog ctxwin ships; `supplement`, a model
  * released after that snapshot, with the values models.dev lists; `compatibility`, a row of the
- * specification's ContextLimits table; `registered`, added at run time.
+ * specification's ContextLimits table; `registered`, added at run time; `ollama`, a model of
+ * Ollama's library named by its Ollama id (catalog/ollama-library.ts).
  */
-export type ModelSource = "catalog" | "supplement" | "compatibility" | "registered";
+export type ModelSource = "catalog" | "supplement" | "compatibility" | "registered" | "ollama";
 
 /**
  * The rule that matched an id to its entry, from the most specific: a registered prefix `pattern`;

@@ -6,6 +6,7 @@ import { describe, quoted, rangeError, requireString, typeError } from "../runti
 import { native, type NativeModelResolver } from "../runtime/native.js";
 import { declaredCount, OUTPUT_KEYS, WINDOW_KEYS, type ModelConfig } from "./model-config.js";
 import { modelEntryOf, resolvedModelOf, type ModelEntry, type ResolvedModel } from "./model-entry.js";
+import { ollamaModel } from "./ollama-library.js";
 
 /** A model to register: its window (as `contextLength` or `maxTokens`, or the other tools' keys), output limit, prices. */
 export interface ModelRegistration extends ModelConfig {
@@ -58,7 +59,10 @@ export class ModelRegistry {
     if (cached !== undefined) return cached ?? undefined;
     requireString(model, "model");
     const found = this.core.resolve(model);
-    const resolved = found ? resolvedModelOf(model, found) : null;
+    // An Ollama library id is that model (a registered one stays the caller's, a row of the specification its own): ollama-library.ts.
+    const resolved =
+      (found?.source === "registered" || found?.source === "compatibility" ? undefined : ollamaModel(model)) ??
+      (found ? resolvedModelOf(model, found) : null);
     if (model.length <= MAX_CACHED_LENGTH) {
       if (this.cache.size >= MAX_CACHED) this.cache.clear();
       this.cache.set(model, resolved);

@@ -30,6 +30,8 @@ function sourceText(source: ModelSource): string {
       return "the specification's ContextLimits table (a compatibility row)";
     case "registered":
       return "registered at run time (registerModel, registerCatalog or --models)";
+    case "ollama":
+      return "Ollama's library (the model's own context length; an Ollama server runs num_ctx, 4,096 by default)";
   }
 }
 

@@ -70,7 +70,8 @@ an automatic trim after them, and the commands /help lists.
       --provider P   openai (any OpenAI-compatible endpoint) or anthropic (default: from the keys)
       --window N     take the window to be N tokens, all of them for the prompt (trims show soon)
       --system TEXT  the system prompt
-      --resume ID    continue session ID, saved earlier with /save
+      --resume ID    continue session ID, saved earlier with /save, with its model and window
+                     (--model and --window given here win)
       --store DIR    where /save keeps sessions (default ~/.ctxwin/sessions)
 The model: OPENAI_API_KEY and/or OPENAI_BASE_URL (OpenAI, Ollama, vLLM, LM Studio, ...) or
 ANTHROPIC_API_KEY; without any, the offline assistant.`,

@@ -27,6 +27,7 @@ import { messageTokens } from "../tokens/message-tokens.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { HistoryColumns, type Marker } from "./history-columns.js";
 import { countMessagesNow, type LaterCount } from "./large-message-count.js";
+import { insertedShape, type MessageFactory } from "./inserted-messages.js";
 import { PromptCacheAccounting } from "./prompt-cache.js";
 import { ToolExchanges } from "./tool-exchanges.js";
 
@@ -73,6 +74,8 @@ export class HistoryEditor<M extends MessageLike> {
     private readonly logger: Logger | undefined,
     /** The first user message (the task) is pinned, as `_preserve: true` would. */
     private readonly pinFirstUserMessage = false,
+    /** Builds the messages the manager writes in the history's shape (inserted-messages.ts). */
+    private readonly createMessage?: MessageFactory<M>,
   ) {
     this.exchanges = new ToolExchanges(orphanToolResults, logger, pinFirstUserMessage);
   }
@@ -120,6 +123,7 @@ export class HistoryEditor<M extends MessageLike> {
       this.orphanToolResults,
       this.logger,
       this.pinFirstUserMessage,
+      this.createMessage,
     );
     const read = copy.read(this.state());
     // The columns' own facts, not the copy's reading of them: which messages are pinned depends on
@@ -259,9 +263,26 @@ export class HistoryEditor<M extends MessageLike> {
       this.history.conversationTokens + this.history.markerTokens,
       marker ? this.history.tokensBefore(marker.index, true) : 0,
     );
-    const conversation: Array<M | OmissionMarker> = this.history.messages.slice();
-    if (marker) conversation.splice(marker.index, 0, omissionMarker(marker.omitted, marker.role, marker.named, marker.unnamed));
-    return this.prompt === undefined ? conversation : [{ role: "system", content: this.prompt }, ...conversation];
+    const shape = insertedShape(this.createMessage, this.history.messages);
+    const conversation: Array<M | OmissionMarker> = this.messages(shape);
+    if (marker) {
+      const inserted = omissionMarker(marker.omitted, marker.role, marker.named, marker.unnamed);
+      conversation.splice(marker.index, 0, (shape?.(inserted) ?? inserted) as M | OmissionMarker);
+    }
+    if (this.prompt === undefined) return conversation;
+    const system = { role: "system" as const, content: this.prompt };
+    return [(shape?.(system) ?? system) as M | OmissionMarker, ...conversation];
+  }
+
+  /** The conversation as the caller gets it: the summaries in the history's shape (`shape`, inserted-messages.ts). */
+  messages(shape = insertedShape(this.createMessage, this.history.messages)): M[] {
+    const messages = this.history.messages.slice();
+    if (shape === undefined) return messages;
+    for (const i of this.history.summaryIndices()) {
+      const summary = messages[i] as unknown as { role: InsertedRole; content: string };
+      messages[i] = shape({ role: summary.role, content: summary.content }) as M;
+    }
+    return messages;
   }
 
   /** Puts compacted copies in place of messages; returns how many changed. */

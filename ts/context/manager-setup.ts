@@ -11,6 +11,7 @@ import { getCounter } from "../tokens/get-counter.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { TruncationStrategy } from "../truncation/strategies.js";
 import { groupManagerOptions } from "./grouped-options.js";
+import { checkFactory, type MessageFactory } from "./inserted-messages.js";
 import { type MessageContextManagerOptions, strategyFor, type TrimEvent, TruncationMode } from "./options.js";
 import { checkPolicyOptions, levelOptions, type PolicyOptions } from "./policy-options.js";
 
@@ -26,6 +27,7 @@ export interface ManagerSetup<M extends MessageLike> extends PolicyOptions {
   logger: Logger | undefined;
   calibration: UsageCalibration;
   pinFirstUserMessage: boolean;
+  createMessage: MessageFactory<M> | undefined;
   /** What the compaction levels are built with. */
   levels: Omit<ProgressiveCompactionOptions, "onBreaker">;
   /** The groups the manager hands on as they are. */
@@ -83,6 +85,7 @@ export function managerSetup<M extends MessageLike>(given: MessageContextManager
     logger: options.logger,
     calibration: options.calibration ?? new UsageCalibration(),
     pinFirstUserMessage,
+    createMessage: checkFactory<M>(options.createMessage as unknown),
     levels,
     session: options.session,
     cost: options.cost,

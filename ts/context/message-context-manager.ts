@@ -60,7 +60,6 @@ const USAGE_IGNORED = {
   noRequest: "no request was made (call getContextForRequest() for the request the usage belongs to)",
   rewritten: "the history was trimmed, compacted or replaced since the request it belongs to",
 };
-
 const ROLE_KEYS = ["system", "user", "assistant", "tool"] as const;
 
 export class MessageContextManager<M extends MessageLike = MessageLike> extends TypedEventEmitter<ContextEvents<M>> {
@@ -140,6 +139,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       setup.orphanToolResults,
       logger,
       setup.pinFirstUserMessage,
+      setup.createMessage,
     );
     const costFrom = Math.floor(this.limits.effectiveLimit * this.trimAt);
     Object.assign(this.editor.cache, costForManager(this.model, setup.cost, setup.timing, costFrom));
@@ -322,7 +322,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   }
 
   getMessages(): M[] {
-    return this.editor.history.messages.slice();
+    return this.editor.messages();
   }
 
   /**

@@ -164,6 +164,13 @@ export interface GroupedManagerOptions<M extends MessageLike = MessageLike> {
    * and each trim or compaction as it happens, and `await manager.flush()` makes them durable.
    */
   session?: SessionOptions;
+  /**
+   * Builds the messages the manager writes itself (the omission marker, summaries, the system
+   * prompt in a request) in the history's own shape. Default: LangChain messages of the caller's
+   * `@langchain/core` for a history of LangChain messages (on Node), the plain `{ role, content }`
+   * otherwise. What the manager keeps, exports and logs stays the plain form.
+   */
+  createMessage?: (message: { role: InsertedRole; content: string }) => MessageLike;
 }
 
 /**

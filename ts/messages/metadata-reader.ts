@@ -5,6 +5,7 @@ import { describe, typeError } from "../runtime/errors.js";
 import { ROLE_CODES, ROLE_NAMES, type KnownRole } from "./roles.js";
 import { checkMessage, isRecord, responsesItemRole, visitMessage, type MessageVisitor } from "./message-shape.js";
 import { isLangChainMessage, langChainView } from "./langchain-shape.js";
+import { checkToolLinks } from "./tool-links.js";
 
 /** MessageMeta::kMarked in the core. */
 export const FLAG_MARKED = 1;
@@ -65,9 +66,11 @@ export class MetadataReader {
     if (!isRecord(original) || Array.isArray(original))
       throw typeError(`messages[${index}] must be a message object, got ${describe(original)}`);
     // A LangChain message is read through its chat view; pins and marks are the caller's object's.
-    const message = isLangChainMessage(original) ? langChainView(original, `messages[${index}]`) : original;
+    const langChain = isLangChainMessage(original);
+    const message = langChain ? langChainView(original, `messages[${index}]`) : original;
     checkMessage(message, `messages[${index}]`);
     const itemRole = responsesItemRole(message);
+    if (itemRole === undefined) checkToolLinks(message, `messages[${index}]`, langChain);
     const role = (itemRole ?? message.role) as string;
     if (!Object.hasOwn(ROLE_CODES, role))
       throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);

@@ -11,6 +11,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { inflateSync } from "node:zlib";
 import { plainError } from "./errors.js";
+import { setFrameworkLoader } from "./framework-modules.js";
+import { loadFramework } from "./load-peer.js";
 import { consoleLogger } from "./logger.js";
 import { installCore, type Backend, type HostFiles, type JinjaTemplateClass, type NativeCore } from "./native.js";
 import type { InitOptions } from "./web-loader.js";
@@ -141,6 +143,9 @@ function dataModule(name: string): () => Uint8Array {
     return inflateSync(Buffer.from(deflated, "base64"));
   };
 }
+
+// A history of a framework's messages gets its inserted messages from the caller's copy of it.
+setFrameworkLoader(loadFramework);
 
 installCore({
   ...load(),

@@ -180,30 +180,31 @@ const IDS: Array<[string, string]> = [
   ["openrouter/google/gemma-2-9b-it:free", "openrouter/google/gemma-2-9b-it:free"],
   ["openrouter/moonshotai/kimi-k2", "openrouter/moonshotai/kimi-k2"],
   ["moonshotai/kimi-k2-0905-preview", "moonshotai/kimi-k2-0905-preview"],
-  // Ollama names and tags
-  ["llama3.3:70b", "llama/llama-3.3-70b-instruct"],
+  // Ollama: a bare name is the catalog's (an alias), a library name:tag is Ollama's own model
+  // (ollama-library.ts; issue 36: "mistral:7b" was Mistral's hosted 8,000-token open-mistral-7b)
+  ["llama3.3:70b", "ollama/llama3.3:70b"],
   ["llama3.3", "llama/llama-3.3-70b-instruct"],
-  ["llama3.1:8b", "amazon-bedrock/meta.llama3-1-8b-instruct-v1:0"],
-  ["llama3.1:70b", "amazon-bedrock/meta.llama3-1-70b-instruct-v1:0"],
+  ["llama3.1:8b", "ollama/llama3.1:8b"],
+  ["llama3.1:70b", "ollama/llama3.1:70b"],
   ["llama3.2", "amazon-bedrock/meta.llama3-2-3b-instruct-v1:0"],
-  ["llama3.2:1b", "amazon-bedrock/meta.llama3-2-1b-instruct-v1:0"],
-  ["llama3:8b", "amazon-bedrock/meta.llama3-8b-instruct-v1:0"],
+  ["llama3.2:1b", "ollama/llama3.2:1b"],
+  ["llama3:8b", "ollama/llama3:8b"],
   ["llama2", "cloudflare-workers-ai/llama-2-7b-chat-fp16"],
-  ["llama2:13b", "cloudflare-workers-ai/llama-2-7b-chat-fp16"],
-  ["llama2:70b", "cloudflare-workers-ai/llama-2-7b-chat-fp16"],
-  ["qwen2.5:7b", "alibaba/qwen2-5-7b-instruct"],
-  ["qwen2.5:14b", "alibaba/qwen2-5-14b-instruct"],
-  ["qwen2.5:32b", "alibaba/qwen2-5-32b-instruct"],
-  ["qwen2.5:72b", "alibaba/qwen2-5-72b-instruct"],
-  ["qwen2.5:7b-instruct-q4_K_M", "alibaba/qwen2-5-7b-instruct"],
-  ["qwen3:32b", "groq/qwen/qwen3-32b"],
-  ["gemma2:9b", "groq/gemma2-9b-it"],
+  ["llama2:13b", "ollama/llama2:13b"],
+  ["llama2:70b", "ollama/llama2:70b"],
+  ["qwen2.5:7b", "ollama/qwen2.5:7b"],
+  ["qwen2.5:14b", "ollama/qwen2.5:14b"],
+  ["qwen2.5:32b", "ollama/qwen2.5:32b"],
+  ["qwen2.5:72b", "ollama/qwen2.5:72b"],
+  ["qwen2.5:7b-instruct-q4_K_M", "ollama/qwen2.5:7b-instruct-q4_k_m"],
+  ["qwen3:32b", "ollama/qwen3:32b"],
+  ["gemma2:9b", "ollama/gemma2:9b"],
   ["gemma2", "groq/gemma2-9b-it"],
-  ["gemma3:27b", "openrouter/google/gemma-3-27b-it"],
-  ["gemma3:12b", "openrouter/google/gemma-3-12b-it"],
+  ["gemma3:27b", "ollama/gemma3:27b"],
+  ["gemma3:12b", "ollama/gemma3:12b"],
   ["mistral", "mistral/open-mistral-7b"],
-  ["mistral:7b", "mistral/open-mistral-7b"],
-  ["mixtral:8x7b", "mistral/open-mixtral-8x7b"],
+  ["mistral:7b", "ollama/mistral:7b"],
+  ["mixtral:8x7b", "ollama/mixtral:8x7b"],
   ["gpt-oss:20b", "openrouter/openai/gpt-oss-20b"],
   ["deepseek-r1", "amazon-bedrock/deepseek.r1-v1:0"],
   // Mistral
@@ -357,6 +358,13 @@ describe("model ids resolve to models.dev's entries", () => {
         ...(cacheRead === undefined ? {} : { cacheRead }),
         ...(cacheWrite === undefined ? {} : { cacheWrite }),
       });
+    } else if ((model.source as string) === "ollama") {
+      // Ollama's library model (catalog/ollama-library.ts, test/ts/catalog/ollama.test.ts), planned
+      // against the context an Ollama server runs by default.
+      expect(model).toMatchObject({ provider: "ollama", openWeights: true, maxOutput: 0 });
+      const limits = ContextLimits.forModel(id, {}, { logger: { warn: () => {} } });
+      expect(limits.maxTokens).toBe(Math.min(4096, model.contextWindow));
+      return;
     } else {
       expect(model.source).toBe("compatibility");
       expect([model.contextWindow, model.maxOutput]).toEqual(SPECIFICATION[entry]);

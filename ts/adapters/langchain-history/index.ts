@@ -15,6 +15,7 @@ import { LANGCHAIN_CORE_PEER } from "../../runtime/require-peer.js";
 import { loadPeer } from "../../runtime/load-peer.js";
 import { describe, typeError } from "../../runtime/errors.js";
 import { checkLoggable } from "../../messages/log-safe.js";
+import { checkToolLinks } from "../../messages/tool-links.js";
 import type { MessageLike } from "../../messages/types.js";
 import { replay, type ContextEntry, type MessageEntry } from "../../session/context-log.js";
 import { checkSessionId, type SessionStore } from "../../session/store.js";
@@ -100,7 +101,9 @@ export class SessionChatMessageHistory extends ChatMessageHistoryBase {
     }));
     // Both forms must be what the log gives back equal (a Map in additional_kwargs, NaN, a cycle
     // would come back as something else, or not at all): refused before the append, naming the message.
+    // A ToolMessage must name its call (a manager reading the session would refuse it), refused here first.
     entries.forEach((entry, i) => {
+      checkToolLinks((entry as MessageEntry).message as Record<string, unknown>, `messages[${i}]`, true);
       checkLoggable((entry as MessageEntry).message, `messages[${i}]`);
       checkLoggable(entry.langchain, `messages[${i}] (stored)`);
     });

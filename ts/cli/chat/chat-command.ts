@@ -7,7 +7,7 @@ import { FileSessionStore } from "../../session/file-store.js";
 import { paletteFor, type Io } from "../terminal.js";
 import { COMMANDS, UsageError, intOption, parse } from "../usage.js";
 import { chooseAssistant, type ProviderName } from "./assistant.js";
-import { ChatSession } from "./chat-session.js";
+import { ChatSession, savedChatSettings } from "./chat-session.js";
 
 export async function chatCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse("chat", args, {
@@ -28,20 +28,24 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
   if (provider !== undefined && provider !== "openai" && provider !== "anthropic")
     throw new UsageError(`--provider must be openai or anthropic, got "${provider}"`, "chat");
   if (provider !== undefined && values.offline) throw new UsageError("--provider and --offline contradict each other", "chat");
-  const window = intOption(values.window as string | undefined, "--window", "chat", 64);
   const colors = paletteFor(io.stdout, io.env);
   const write = (text: string) => void io.stdout.write(text);
+  const storeDir = (values.store as string | undefined) ?? join(homedir(), ".ctxwin", "sessions");
+  const store = new FileSessionStore({ directory: storeDir });
+  // A resumed chat comes back with the model and window it had (/model and --window were saved
+  // with it); a flag given to the resuming command wins.
+  const saved = values.resume ? await savedChatSettings(store, values.resume as string) : {};
+  const window = intOption(values.window as string | undefined, "--window", "chat", 64) ?? saved.window;
+  const model = (values.model as string | undefined) ?? saved.model;
 
   const choice = await chooseAssistant(
     {
       offline: values.offline as boolean,
       ...(provider ? { provider: provider as ProviderName } : {}),
-      ...(values.model ? { model: values.model as string } : {}),
+      ...(model ? { model } : {}),
     },
     io.env,
   );
-  const storeDir = (values.store as string | undefined) ?? join(homedir(), ".ctxwin", "sessions");
-  const store = new FileSessionStore({ directory: storeDir });
   const session = await ChatSession.start({
     model: choice.model,
     assistant: choice.assistant,

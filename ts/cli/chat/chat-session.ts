@@ -14,6 +14,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { MessageContextManager } from "../../context/message-context-manager.js";
 import { SmartTruncationStrategy } from "../../truncation/strategies.js";
 import type { SessionStore } from "../../session/store.js";
+import { replay } from "../../session/context-log.js";
 import { extractiveSummarizer } from "../../models/extractive-summarizer.js";
 import { encodingForModel } from "../../tokens/tokenizer-choice.js";
 import { analyzeContext, limitsFor, renderContextView } from "../inspect.js";
@@ -72,6 +73,21 @@ function managerOptions(model: string, window: number | undefined): MessageConte
 /** The chat's metadata: the manager's own, which an export carries (session_id and times are the manager's). */
 const AGENT = "ctxwin chat";
 
+/**
+ * The model and window a saved chat ran with (its metadata's `chat_model` and `chat_window`, kept
+ * at every /save, /model and turn): what `--resume` comes back with unless a flag says otherwise.
+ */
+export async function savedChatSettings(store: SessionStore, id: string): Promise<{ model?: string; window?: number }> {
+  if ((await store.info(id)) === undefined) return {};
+  const metadata = replay((await store.read(id)).map((r) => r.entry)).metadata ?? {};
+  const model = metadata.chat_model;
+  const window = metadata.chat_window;
+  return {
+    ...(typeof model === "string" && model !== "" ? { model } : {}),
+    ...(typeof window === "number" && Number.isSafeInteger(window) && window >= 64 ? { window } : {}),
+  };
+}
+
 export class ChatSession {
   context: MessageContextManager<ChatMessage>;
   assistant: Assistant;
@@ -111,7 +127,14 @@ export class ChatSession {
     const startedAt =
       typeof this.context.metadata.started_at === "string" ? this.context.metadata.started_at : this.context.export().metadata.created_at;
     this.context.metadata = { ...this.context.metadata, agent: AGENT, started_at: startedAt };
+    this.keepSettings();
     if (options.system) this.context.setSystemPrompt(options.system);
+  }
+
+  /** The model and window in the session's metadata, for --resume (savedChatSettings). */
+  private keepSettings(): void {
+    const { chat_window: _window, ...rest } = this.context.metadata;
+    this.context.metadata = { ...rest, chat_model: this.model, ...(this.window !== undefined ? { chat_window: this.window } : {}) };
   }
 
   /** A new chat, or (`resume`) the saved session of that id, continued where it was. */
@@ -323,6 +346,7 @@ export class ChatSession {
     }
     try {
       this.context.import(text);
+      this.keepSettings(); // the file's chat_model is another chat's
     } catch (error) {
       return void this.write(`${this.colors.red(`Not imported: ${(error as Error).message}`)}\n`);
     }
@@ -434,6 +458,7 @@ export class ChatSession {
     await next.ready;
     this.context = this.attach(next);
     this.model = name;
+    this.keepSettings();
     this.assistant = assistant;
     this.warnings = [];
     this.write(
