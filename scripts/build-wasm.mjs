@@ -129,7 +129,7 @@ function emnapiLibraryFor316(source) {
 // and an application ships only the tables it imports. Deflated, the six modules are 2.7 MB
 // instead of 4.8 MB, in the package and in a bundle; the core's loaders inflate a table once, when
 // it is first given (init() on the web, with DecompressionStream, or tiny-inflate where the runtime
-// has none) or first read (Node, zlib). They
+// has none: docs/install.md says why not fflate) or first read (Node, zlib). They
 // are the package's one copy of the tables: Node reads the same files
 // (ts/runtime/node-loader.ts), as text, parsing the object after `export default` as JSON.
 // v5 counts with v4.7's vocabulary: one copy.

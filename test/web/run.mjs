@@ -8,13 +8,26 @@
 //   node test/web/run.mjs                      pack the repository first (needs a build)
 //   node test/web/run.mjs --tarball x.tgz      test a tarball already packed
 //   node test/web/run.mjs --sizes              also print the bundle-size table (test/web/sizes.mjs)
+//   node test/web/run.mjs --only Chromium      only the runtimes whose name holds the text (Node runs always)
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { runEdge, runEsbuildChromium, runNode, runViteChromium, runWorkerChromium, runWorkerd, withChromium } from "./runtimes.mjs";
+import {
+  runEdge,
+  runEsbuildChromium,
+  runEsbuildChromiumWithoutWasm,
+  runNode,
+  runViteChromium,
+  runWorkerChromium,
+  runWorkerd,
+  withChromium,
+} from "./runtimes.mjs";
 import { scratchProject } from "./support.mjs";
 import { makeTexts } from "./texts.mjs";
 
-const { values } = parseArgs({ options: { tarball: { type: "string" }, sizes: { type: "boolean" }, keep: { type: "boolean" } } });
+const { values } = parseArgs({
+  options: { tarball: { type: "string" }, sizes: { type: "boolean" }, keep: { type: "boolean" }, only: { type: "string" } },
+});
+const chosen = (name) => values.only === undefined || name.includes(values.only);
 
 /** The fields that must equal Node's: everything but the timings and the backend. */
 function comparable(result) {
@@ -46,6 +59,7 @@ try {
   );
   timings.push(["Node (installed package, native addon)", node]);
   const check = async (name, runner) => {
+    if (!chosen(name)) return;
     try {
       const result = await runner();
       const found = difference(comparable(node), comparable(result));
@@ -61,9 +75,39 @@ try {
       console.log(`FAIL ${name}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
+  // A run that must fail, and how: `expected` says what is wrong with the error, or nothing.
+  const checkError = async (name, runner, expected) => {
+    if (!chosen(name)) return;
+    try {
+      const error = await runner();
+      const wrong = expected(error);
+      if (wrong) throw new Error(`${wrong}: ${error.code} ${error.message}`);
+      passed++;
+      console.log(`ok   ${name}`);
+    } catch (error) {
+      failed++;
+      console.log(`FAIL ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
   await check("Node, WebAssembly backend (CTXWIN_BACKEND=wasm)", () => runNode({ app, texts, backend: "wasm" }));
   await withChromium(async (context) => {
-    await check("Chromium, esbuild --platform=browser bundle", () => runEsbuildChromium({ app, texts, context }));
+    await check("Chromium, esbuild --platform=browser bundle (the .wasm through the file loader)", () =>
+      runEsbuildChromium({ app, texts, context }),
+    );
+    await checkError(
+      "Chromium, esbuild bundle without init({ wasm }): init() names the URL it tried and what to pass",
+      () => runEsbuildChromiumWithoutWasm({ app, texts, context }),
+      (error) => {
+        if (error.code !== "ERR_CTXWIN_ADDON_MISSING") return "not ERR_CTXWIN_ADDON_MISSING";
+        if (
+          !/not found at http:\/\/127\.0\.0\.1:\d+\/prebuilds\/wasm-web\/ctxwin\.wasm \(HTTP 404\), beside the bundle/.test(error.message)
+        )
+          return "the URL or the answer is not named";
+        if (!error.message.includes('await init({ wasm: "/ctxwin.wasm", data })') || !error.message.includes("--loader:.wasm=file"))
+          return "what to pass is not named";
+        return undefined;
+      },
+    );
     await check("Chromium, Vite build", () => runViteChromium({ app, texts, context }));
     await check("Chromium, Web Worker (esbuild bundle)", () => runWorkerChromium({ app, texts, context }));
   });

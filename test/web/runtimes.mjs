@@ -39,12 +39,14 @@ function child(command, args, options) {
   });
 }
 
-const PAGE_SCRIPT = (wasm) => `import { run } from "./program.js";
+// `wasm`: a JavaScript expression for init()'s `wasm` (none: the entry's default), after `imports`.
+const PAGE_SCRIPT = (wasm, imports = "") => `import { run } from "./program.js";
 import { texts } from "./texts-data.js";
+${imports}
 // start 0: the cold start counts from the page's navigation (fetching and compiling included).
-run(texts, { start: 0${wasm ? `, wasm: ${JSON.stringify(wasm)}` : ""} }).then(
+run(texts, { start: 0${wasm ? `, wasm: ${wasm}` : ""} }).then(
   (result) => { window.__result = result; },
-  (error) => { window.__result = { error: String(error && error.stack || error) }; },
+  (error) => { window.__result = { error: String(error && error.stack || error), code: error && error.code, message: error && error.message }; },
 );
 `;
 
@@ -84,7 +86,7 @@ async function inPage(context, dir, page = "index.html") {
     await tab.goto(server.url + page);
     await tab.waitForFunction(() => window.__result !== undefined, null, { timeout: SETTLE_MS });
     const result = await tab.evaluate(() => window.__result);
-    if (result.error) throw new Error(result.error);
+    if (result.error) throw Object.assign(new Error(result.message ?? result.error), { code: result.code, stack: result.error });
     if (errors.length > 0) throw new Error(errors.join("\n"));
     return { ...result, outsideMs: performance.now() - began };
   } finally {
@@ -93,16 +95,40 @@ async function inPage(context, dir, page = "index.html") {
   }
 }
 
-/** esbuild --platform=browser: the .wasm is served beside the bundle and named to init(). */
+/**
+ * esbuild --platform=browser, as the docs tell its users: the .wasm imported by its path with the
+ * file loader, which copies it beside the bundle and gives its URL, and `init({ wasm })`.
+ */
 export async function runEsbuildChromium({ app, texts, context }) {
   const dir = join(app, "esbuild-page");
   mkdirSync(dir, { recursive: true });
   writeTexts(app, texts);
-  writeFileSync(join(app, "esbuild-page.js"), PAGE_SCRIPT("./ctxwin.wasm"));
-  await bundle({ app, entry: "./esbuild-page.js", outdir: dir, conditions: [], platform: "browser" });
-  cpSync(webWasm(app), join(dir, "ctxwin.wasm"));
+  writeFileSync(
+    join(app, "esbuild-page.js"),
+    PAGE_SCRIPT("wasm", 'import wasm from "./node_modules/ctxwin/prebuilds/wasm-web/ctxwin.wasm";'),
+  );
+  await bundle({ app, entry: "./esbuild-page.js", outdir: dir, conditions: [], platform: "browser", wasm: "loader" });
   writeFileSync(join(dir, "index.html"), `<!doctype html><script type="module" src="./esbuild-page.js"></script>`);
   return inPage(context, dir);
+}
+
+/**
+ * esbuild --platform=browser without `init({ wasm })`: the entry's default URL beside the bundle,
+ * which esbuild did not copy. Resolves with the error init() rejected with.
+ */
+export async function runEsbuildChromiumWithoutWasm({ app, texts, context }) {
+  const dir = join(app, "esbuild-page-default");
+  mkdirSync(dir, { recursive: true });
+  writeTexts(app, texts);
+  writeFileSync(join(app, "esbuild-page-default.js"), PAGE_SCRIPT(undefined));
+  await bundle({ app, entry: "./esbuild-page-default.js", outdir: dir, conditions: [], platform: "browser" });
+  writeFileSync(join(dir, "index.html"), `<!doctype html><script type="module" src="./esbuild-page-default.js"></script>`);
+  try {
+    await inPage(context, dir);
+  } catch (error) {
+    return error;
+  }
+  throw new Error("init() loaded a .wasm that is not beside the bundle");
 }
 
 /** A Vite production build (the browser condition; the .wasm found through new URL(..., import.meta.url)). */
@@ -112,7 +138,7 @@ export async function runViteChromium({ app, texts, context }) {
   writeTexts(app, texts);
   writeFileSync(
     join(root, "main.js"),
-    PAGE_SCRIPT(undefined).replaceAll("./program.js", "../program.js").replaceAll("./texts-data.js", "../texts-data.js"),
+    PAGE_SCRIPT().replaceAll("./program.js", "../program.js").replaceAll("./texts-data.js", "../texts-data.js"),
   );
   writeFileSync(join(root, "index.html"), `<!doctype html><script type="module" src="./main.js"></script>`);
   const vite = await import(join(tool("vite"), "dist", "node", "index.js"));
@@ -120,7 +146,11 @@ export async function runViteChromium({ app, texts, context }) {
   return inPage(context, join(root, "dist"));
 }
 
-/** The esbuild bundle in a Web Worker of the page (the worker condition). */
+/**
+ * The esbuild bundle in a Web Worker of the page (the worker condition), as docs/install.md's "A
+ * page and its Web Worker" has it: the Worker holds the one copy of the core, the page (its own
+ * esbuild bundle) sends the texts and imports nothing of ctxwin, which its bundle must show.
+ */
 export async function runWorkerChromium({ app, texts, context }) {
   const dir = join(app, "worker-page");
   mkdirSync(dir, { recursive: true });
@@ -128,18 +158,23 @@ export async function runWorkerChromium({ app, texts, context }) {
   writeFileSync(
     join(app, "worker-page.js"),
     `import { run } from "./program.js";
-import { texts } from "./texts-data.js";
-run(texts, { wasm: "./ctxwin.wasm" }).then((result) => postMessage(result), (error) => postMessage({ error: String(error && error.stack || error) }));
+self.onmessage = ({ data }) => run(data.texts, { wasm: "./ctxwin.wasm" }).then((result) => postMessage(result), (error) => postMessage({ error: String(error && error.stack || error) }));
+`,
+  );
+  writeFileSync(
+    join(app, "worker-main.js"),
+    `import { texts } from "./texts-data.js";
+const worker = new Worker("./worker-page.js", { type: "module" });
+worker.onmessage = (event) => { window.__result = { ...event.data, coldStartMs: performance.now() }; };
+worker.postMessage({ texts });
 `,
   );
   await bundle({ app, entry: "./worker-page.js", outdir: dir, conditions: ["worker"], platform: "browser" });
   cpSync(webWasm(app), join(dir, "ctxwin.wasm"));
-  writeFileSync(
-    join(dir, "index.html"),
-    `<!doctype html><script>
-new Worker("./worker-page.js", { type: "module" }).onmessage = (event) => { window.__result = { ...event.data, coldStartMs: performance.now() }; };
-</script>`,
-  );
+  const page = await bundle({ app, entry: "./worker-main.js", outdir: dir, conditions: [], platform: "browser" });
+  const shipped = Object.keys(page.inputs).filter((file) => file.includes("node_modules/ctxwin"));
+  if (shipped.length > 0) throw new Error(`the page's bundle holds ctxwin a second time: ${shipped.join(", ")}`);
+  writeFileSync(join(dir, "index.html"), `<!doctype html><script type="module" src="./worker-main.js"></script>`);
   return inPage(context, dir);
 }
 

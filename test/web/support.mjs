@@ -66,23 +66,28 @@ export function writeTexts(dir, texts) {
  */
 export async function bundle({ app, entry, outdir, conditions, platform = "browser", format = "esm", minify = false, wasm = "file" }) {
   const esbuild = await import(join(tool("esbuild"), "lib", "main.js"));
-  const plugins = [
-    {
-      name: "ctxwin-wasm",
-      setup(build) {
-        build.onResolve({ filter: /\.wasm(\?module)?$/ }, (args) => {
-          if (wasm === "global") return { path: "ctxwin-wasm", namespace: "wasm-global" };
-          mkdirSync(outdir, { recursive: true });
-          copyFileSync(resolve(args.resolveDir, args.path.replace(/\?module$/, "")), join(outdir, "ctxwin.wasm"));
-          return { path: "./ctxwin.wasm", external: true };
-        });
-        build.onLoad({ filter: /.*/, namespace: "wasm-global" }, () => ({
-          contents: "export default globalThis.__ctxwinWasm;",
-          loader: "js",
-        }));
-      },
-    },
-  ];
+  // wasm "loader": as a user's esbuild does it, the .wasm imported by its path with
+  // --loader:.wasm=file (the file copied beside the bundle, the import its URL).
+  const plugins =
+    wasm === "loader"
+      ? []
+      : [
+          {
+            name: "ctxwin-wasm",
+            setup(build) {
+              build.onResolve({ filter: /\.wasm(\?module)?$/ }, (args) => {
+                if (wasm === "global") return { path: "ctxwin-wasm", namespace: "wasm-global" };
+                mkdirSync(outdir, { recursive: true });
+                copyFileSync(resolve(args.resolveDir, args.path.replace(/\?module$/, "")), join(outdir, "ctxwin.wasm"));
+                return { path: "./ctxwin.wasm", external: true };
+              });
+              build.onLoad({ filter: /.*/, namespace: "wasm-global" }, () => ({
+                contents: "export default globalThis.__ctxwinWasm;",
+                loader: "js",
+              }));
+            },
+          },
+        ];
   const result = await esbuild.build({
     absWorkingDir: app,
     entryPoints: [entry],
@@ -96,6 +101,7 @@ export async function bundle({ app, entry, outdir, conditions, platform = "brows
     logLevel: "error",
     metafile: true,
     plugins,
+    ...(wasm === "loader" ? { loader: { ".wasm": "file" } } : {}),
   });
   return result.metafile;
 }

@@ -24,6 +24,6 @@ declare module "*/wasm-web/ctxwin.wasm?module" {
  * returning the part of `dest` written; throws on a malformed block.
  */
 declare module "tiny-inflate" {
-  const inflate: (source: Uint8Array, dest: Uint8Array) => Uint8Array;
+  const inflate: (source: ArrayLike<number>, dest: Uint8Array) => Uint8Array;
   export default inflate;
 }

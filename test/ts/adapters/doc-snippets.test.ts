@@ -1,10 +1,10 @@
-// The ```ts snippets of README.md and docs/frameworks.md compile under strict TypeScript against
+// The ```ts snippets of README.md and of every page of docs/ compile under strict TypeScript against
 // the current types of ctxwin (its build, as a user imports it) and of each framework: `ai` 6,
 // `langchain` 1, `@openai/agents` here, and `@mastra/core` from the Node 22 compat project. Each
 // snippet is its own module; only the free values a snippet stands for (a model, the tools, the
 // task) are declared, each with its framework's type. A snippet that did not compile for users
 // (the TS2322 of assigning getContextForRequest() to ModelMessage[]) fails here.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
@@ -26,6 +26,23 @@ declare const instructions: string;
 declare const messages: import("ctxwin").MessageLike[];
 declare const counter: import("ctxwin").TokenCounter;
 declare const thread: Parameters<import("ctxwin").ContextManager["needsSummarization"]>[0];
+declare const texts: string[];
+declare const hugeText: string;
+declare const signal: AbortSignal;
+declare const context: import("ctxwin").MessageContextManager;
+declare const manager: import("ctxwin").MessageContextManager;
+declare const userMessage: import("ctxwin").MessageLike;
+declare const reply: string;
+declare const input: unknown;
+declare const store: import("ctxwin/session").SessionStore;
+declare const id: string;
+declare const url: string;
+declare const parsedJson: Record<string, unknown>;
+declare const parsedConfig: Record<string, unknown>;
+declare const log: Pick<Console, "warn" | "info">;
+declare const ui: { warn(message: string): void };
+declare const session: { remove(messages: readonly unknown[]): void };
+declare const runnable: import("@langchain/core/runnables").Runnable;
 declare const agent: import("@openai/agents").Agent;
 declare const runner: import("@openai/agents").Runner;
 declare module "@ai-sdk/openai" {
@@ -55,11 +72,21 @@ function snippets(file: string): Array<{ name: string; code: string }> {
   return out;
 }
 
-const all = [...snippets("README.md"), ...snippets("docs/frameworks.md")];
+// Every page of docs/: a block fenced ```ts is a whole module that compiles; one that is
+// deliberately a fragment is fenced ```ts fragment (docs/development.md) and is not checked.
+const PAGES = readdirSync(join(ROOT, "docs"))
+  .filter((file) => file.endsWith(".md"))
+  .sort()
+  .map((file) => `docs/${file}`);
+const all = [...snippets("README.md"), ...PAGES.flatMap(snippets)];
 
 describe("the documentation's TypeScript snippets", () => {
   it("finds the snippets", () => {
-    expect(all.length).toBeGreaterThanOrEqual(15);
+    expect(all.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(all.map((s) => s.name.split(":")[0])).size).toBeGreaterThanOrEqual(12);
+    // A fragment is the exception: an API listing, or a request body built from the reader's own converters.
+    const fragments = [...PAGES, "README.md"].flatMap((file) => readFileSync(join(ROOT, file), "utf8").match(/^```ts fragment$/gm) ?? []);
+    expect(fragments.length).toBeLessThanOrEqual(5);
     expect(all.some((s) => s.code.includes("getContextForRequest({ separateSystem: true })"))).toBe(true);
   });
 
