@@ -56,7 +56,7 @@ function ctxwinMethod(name: string, mode: TruncationMode | undefined): Method {
         warnings: { onOverflow: "send" },
       });
       const recall = new Recall({ context: manager, maxBytes: 1 << 30, maxTokens: 1 << 30 });
-      const originals = new Map<string, string | undefined>();
+      const originals = new Map<string, string>();
       let systemSet = false;
       return {
         add(message) {
@@ -69,10 +69,13 @@ function ctxwinMethod(name: string, mode: TruncationMode | undefined): Method {
           await manager.compactIfNeeded();
           return {
             messages: manager.getContextForRequest(),
+            // Only what was read is remembered: an id a request names before anything took its
+            // message (a summary's problem names a result still in the history) reads later.
             recall: async (id) => {
               if (!originals.has(id)) {
                 const answer = await recall.read(id);
-                originals.set(id, answer.ok ? answer.text : undefined);
+                if (!answer.ok) return undefined;
+                originals.set(id, answer.text);
               }
               return originals.get(id);
             },

@@ -77,6 +77,37 @@ export function planTrim<M extends MessageLike>(
       cut = results;
     }
   }
+  // Still without the command run last before a note (the note itself the newest exchange, and
+  // the two together over the window): the command's results are cut to what fits beside the note,
+  // their notices naming the recall call, as the newest exchange's own would be, rather than the
+  // whole unit dropped. The note is what the model answers next; the output it is about is what
+  // the agent would otherwise run again.
+  if (wanted.length > 0 && !keeps(plan) && plan.tokens !== undefined && (plan.newestExchangeExcess ?? 0) === 0) {
+    const done = new Set(cut.map(([i]) => i));
+    const results = wanted.filter((i) => view.roles[i] === ROLE_CODES.tool && !done.has(i));
+    let missing = 0;
+    for (const i of wanted) if (!plan.indices.includes(i)) missing += view.tokens[i] ?? 0;
+    // What the plan keeps that a summary giving way would free is counted as room.
+    let summaries = 0;
+    for (const i of plan.indices) if (view.isSummary(i)) summaries += view.tokens[i] ?? 0;
+    const over = plan.tokens + missing - limit;
+    // The marker the plan places may grow by its reserve: a second try with that room.
+    for (const excess of [over, over + namedMarkerSlack(limit), over - summaries, over - summaries + namedMarkerSlack(limit)]) {
+      if (excess <= 0 || results.length === 0) continue;
+      const more = cutResults(view, results, excess);
+      if (more === undefined) continue;
+      const counts = withCounts(view, [...cut, ...more]);
+      let again = planWithin(counts);
+      // With a summary giving way too, as above.
+      if ((again === undefined || !keeps(again)) && view.messages.some((_, i) => view.isSummary(i)))
+        again = planWithin(summariesUnpinned(view, counts));
+      if (again !== undefined && keeps(again)) {
+        plan = again;
+        cut = [...cut, ...more];
+        break;
+      }
+    }
+  }
   const yielded = lastUserYields(view, plan, cut, limit);
   if (yielded !== undefined) ({ plan, cut } = yielded);
   if (cut.length === 0 && plan.indices.length === view.messages.length) return undefined;
@@ -152,7 +183,24 @@ function lastUserYields<M extends MessageLike>(
  * undefined when they cannot free that much.
  */
 function cutNewestResults<M extends MessageLike>(view: HistoryView<M>, excess: number): Array<readonly [number, M, number]> | undefined {
-  const results = newestExchange(view).filter((i) => view.roles[i] === ROLE_CODES.tool);
+  return cutResults(
+    view,
+    newestExchange(view).filter((i) => view.roles[i] === ROLE_CODES.tool),
+    excess,
+  );
+}
+
+/** The marker's room a plan may add to its reserve (1/16 of the limit, at most 200 tokens). */
+function namedMarkerSlack(limit: number): number {
+  return Math.min(200, Math.floor(limit / 16));
+}
+
+/** The tool results at `results` cut as cutNewestResults cuts the newest exchange's. */
+function cutResults<M extends MessageLike>(
+  view: HistoryView<M>,
+  results: readonly number[],
+  excess: number,
+): Array<readonly [number, M, number]> | undefined {
   if (results.length === 0) return undefined;
   let total = 0;
   for (const i of results) total += view.tokens[i] ?? 0;

@@ -87,7 +87,7 @@ export interface ProgressiveCompactionOptions {
   clearAtLeast?: number;
   /** Level 3: the summarizing model; without it level 3 is skipped. */
   llm?: SummaryModel;
-  /** Level 3: recent messages kept out of the summary (default 10). */
+  /** Level 3: recent messages kept out of the summary while its target can be reached without them (default 10); else summarized rather than dropped by level 4. */
   preserveLast?: number;
   /** Level 3: the summary message's role (default "system"). */
   summaryRole?: InsertedRole;

@@ -107,7 +107,7 @@ export interface CompactionOptions<M extends MessageLike = MessageLike> {
   summaryInputTokens?: number;
   /** Level 3: the user's own messages kept verbatim beside the summary, in tokens (default 2,000). */
   keepUserTokens?: number;
-  /** Level 3: recent messages kept out of the summary (default 10). */
+  /** Level 3: recent messages kept out of the summary while its target can be reached without them (default 10); else summarized rather than dropped by level 4. */
   preserveLast?: number;
   /** Failed summaries in a row that open the circuit breaker (default 3); while open, levels 0, 1, 2 and 4 run. */
   maxSummaryFailures?: number;

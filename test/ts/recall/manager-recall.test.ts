@@ -188,10 +188,16 @@ describe("what each compaction level takes", () => {
       takenIds(event.removed).forEach((id) => ids.add(id));
       levels.set("truncate", ids);
     });
-    const messages = [{ role: "user", content: "Audit every part." } as Msg, ...Array.from({ length: 24 }, (_, i) => turn(i, 120)).flat()];
+    // The user's later words, which a summary keeps beside itself (keepUserTokens) and a trim may take.
+    const asked = (i: number) => (i % 6 === 5 ? [{ role: "user", content: `Also check part ${i} against the spec.` } as Msg] : []);
+    const messages = [
+      { role: "user", content: "Audit every part." } as Msg,
+      ...Array.from({ length: 24 }, (_, i) => [...turn(i, 120), ...asked(i)]).flat(),
+    ];
     messages.forEach((m) => originals.add(m));
     context.load(messages);
-    // A target so low that every level runs, the last one on what the first ones cut.
+    // A target so low that every level runs, the last one on what the first ones cut (level 3
+    // summarizes all it may, the user's words stay beside the summary, and level 4 trims those).
     const report = await context.compactIfNeeded({ threshold: 0.002 });
     expect(report.levels.filter((l) => l.messagesChanged > 0).map((l) => l.name)).toEqual([
       "compact_tool_results",

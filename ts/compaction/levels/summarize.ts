@@ -86,7 +86,12 @@ export class Summarize implements CompactionLevel {
     const goal = context.early ? 0 : context.target;
     const result = await compactor.compactWithDetails(snapshot, Math.max(0, goal - view.fixedTokens), view.counter, {
       // At least the last message stays: the summary never splits a tool unit, so the newest exchange stays whole.
-      preserveLast: Math.max(1, this.preserveLast),
+      // The last `preserveLast` stay out of the summary only while the target can be reached
+      // without them: the compactor takes the oldest turns first and only as many as the target
+      // needs, so with a lower bound it takes them only when it must. Past that, level 4 would drop
+      // them unread (their failures, their edits); summarized, what they did stays in front of the
+      // model. An early run (for the summarizer's input budget) keeps them all.
+      preserveLast: context.early ? Math.max(1, this.preserveLast) : 1,
       problems: context.problems,
       // Pinned messages stay beside the summary, and so does the newest tool unit (the command run
       // last and its output) when notes and corrections after it outnumber preserveLast.
