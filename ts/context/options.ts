@@ -23,6 +23,7 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CostOptions, CostStats } from "../cost/cost-ledger.js";
 import type { CacheStats } from "./prompt-cache.js";
 import type { ContextWarning } from "./usage-warnings.js";
+import type { NoticeEvent, NoticeOptions } from "./agent-tools/notices.js";
 
 export const TruncationMode = {
   SLIDING_WINDOW: "sliding_window",
@@ -164,6 +165,8 @@ export interface GroupedManagerOptions<M extends MessageLike = MessageLike> {
    * and each trim or compaction as it happens, and `await manager.flush()` makes them durable.
    */
   session?: SessionOptions;
+  /** What the model is told about its context, once each (docs/agent-tools.md): after a compaction, and before one at a share of the window. Off by default. */
+  notices?: NoticeOptions;
 }
 
 /**
@@ -304,6 +307,8 @@ export interface ContextEvents<M> {
   /** The summarizer's circuit breaker opened, let a trial call through, or closed. */
   breaker: [BreakerEvent];
   sessionLost: [SessionLostEvent];
+  /** A notice the model was given in this request (`notices`): after a compaction, or before one. */
+  notice: [NoticeEvent];
 }
 
 /** The strategy each mode trims with, when the options name none. */
