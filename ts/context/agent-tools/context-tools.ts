@@ -107,7 +107,9 @@ function isTarget(value: unknown): value is ContextToolTarget {
 /** The target of the tools: a manager or fitter itself, or an adapter object holding a `fitter` (`source` checked, a TypeError naming it). */
 export function contextToolTarget(source: unknown, name = "source"): ContextToolTarget {
   if (isTarget(source)) return source;
-  const fitter = typeof source === "object" && source !== null ? (source as { fitter?: unknown }).fitter : undefined;
+  // An adapter object may be a function (contextInputFilter's filter) holding its fitter.
+  const fitter =
+    (typeof source === "object" && source !== null) || typeof source === "function" ? (source as { fitter?: unknown }).fitter : undefined;
   if (isTarget(fitter)) return fitter;
   throw typeError(`${name} must be a MessageContextManager, a PromptFitter or an adapter holding one (.fitter), got ${describe(source)}`);
 }
