@@ -44,9 +44,9 @@ export class FitterAgent {
     this.state = new AgentState(options.notices, (event) => options.onNotice?.(event));
   }
 
-  /** `messages` without the notes ctxwin added to earlier prompts. */
-  strip<M>(messages: readonly M[]): M[] {
-    return messages.filter((m) => !isAgentNote(m));
+  /** `messages` without the notes ctxwin added to earlier prompts: the same array when it holds none (a usage is matched to its prompt by identity). */
+  strip<M>(messages: readonly M[]): readonly M[] {
+    return messages.some((m) => isAgentNote(m)) ? messages.filter((m) => !isAgentNote(m)) : messages;
   }
 
   /** Records the compactions of one call (`reason`: compact_context's, for the one it asked). */

@@ -150,7 +150,7 @@ export class PromptFitter {
     return { messages: out, changed: true, tokens, budget: result.budget };
   }
 
-  private async fitPrompt<M extends MessageLike>(messages: M[], request: FitRequest, stripped: boolean): Promise<FitResult<M>> {
+  private async fitPrompt<M extends MessageLike>(messages: readonly M[], request: FitRequest, stripped: boolean): Promise<FitResult<M>> {
     const { budget, toolTokens } = this.budget(request);
     const tokensBefore = this.counter.countMessages(messages, { tools: request.tools });
     const pending = this.agent.state.pending;
