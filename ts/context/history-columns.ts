@@ -67,6 +67,11 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
     return this.omission?.tokens ?? 0;
   }
 
+  /** Pins the message at `index` as `_preserve: true` would (compact_context's `keep`): no trim or summary takes it. */
+  mark(index: number): void {
+    if (index >= 0 && index < this.flagColumn.length) this.flagColumn[index] = (this.flagColumn[index] ?? 0) | FLAG_MARKED;
+  }
+
   setMarker(marker: Marker | undefined): void {
     this.omission = marker;
   }

@@ -42,8 +42,9 @@ import { contextOverflowError } from "./context-overflow.js";
 import { HistoryEditor } from "./history-editor.js";
 import { countMessagesNow } from "./large-message-count.js";
 import { previewCompaction, type CompactionPreview } from "./compaction-preview.js";
+import { managerStats } from "./manager-stats.js";
+import { ManagerAgent, type CompactionRequest, type CompactionRequestAnswer, type ContextStatus } from "./manager-agent.js";
 import {
-  limitStats,
   TruncationMode,
   type ContextEvents,
   type ContextStats,
@@ -60,7 +61,6 @@ const USAGE_IGNORED = {
   noRequest: "no request was made (call getContextForRequest() for the request the usage belongs to)",
   rewritten: "the history was trimmed, compacted or replaced since the request it belongs to",
 };
-const ROLE_KEYS = ["system", "user", "assistant", "tool"] as const;
 
 export class MessageContextManager<M extends MessageLike = MessageLike> extends TypedEventEmitter<ContextEvents<M>> {
   readonly model: string;
@@ -100,6 +100,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   private clearing = false;
   /** What the compaction levels read: the history as it is, never a copy. */
   private readonly view: HistoryView<M>;
+  /** context_status, compact_context and the notices (context/manager-agent.ts). */
+  private readonly agent: ManagerAgent<M>;
   private createdAt = Date.now();
 
   constructor(given: MessageContextManagerOptions<M>) {
@@ -151,6 +153,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       lookAgain: () => this.afterChange(),
     });
     this.editor.onRecount = () => this.afterChange();
+    const [apply, quiet] = [this.apply.bind(this), (on: boolean) => (this.clearing = on)];
+    this.agent = new ManagerAgent<M>(given.notices, this, { editor: this.editor, compaction: this.compaction, apply, quiet });
   }
 
   private startCompaction(threshold: number): Promise<CompactionReport<M>> {
@@ -290,6 +294,16 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     );
   }
 
+  /** What the agent's context_status reads: window, usage, components, compactions, cost (context/agent-tools/). */
+  status(): ContextStatus {
+    return this.agent.status();
+  }
+
+  /** compact_context: queues a compaction for the next getContextForRequest, answers its preview. */
+  requestCompaction(request: CompactionRequest): Promise<CompactionRequestAnswer> {
+    return this.agent.requestCompaction(request);
+  }
+
   setSystemPrompt(prompt: string): number {
     requireString(prompt, "prompt");
     const tokens = this.editor.setSystemPrompt(prompt);
@@ -339,11 +353,12 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       throw typeError(`options must be an object, got ${describe(options)}`);
     if (options?.separateSystem !== undefined && typeof options.separateSystem !== "boolean")
       throw typeError(`options.separateSystem must be a boolean, got ${describe(options.separateSystem)}`);
+    this.agent.beforeRequest();
     // Past the window after the manager trimmed all it could: what is left is pinned. Sending it
     // would fail at the provider (or be cut there, silently): a coded error with the figures.
     if (this.autoTruncate && this.onOverflow === "error" && this.tokenUsage > this.limits.effectiveLimit)
       throw contextOverflowError(this.view, this.tokenUsage, this.limits.effectiveLimit);
-    const request = this.editor.request(this.tokenUsage);
+    const request = this.agent.decorate(this.editor.request(this.tokenUsage));
     this.anchor.requestMade(this.editor.countedTokens);
     if (!options?.separateSystem) return request;
     const system = this.editor.systemPrompt;
@@ -383,24 +398,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   }
 
   getStats(): ContextStats {
-    const byRole = { system: this.editor.systemPrompt === undefined ? 0 : 1, user: 0, assistant: 0, tool: 0 };
-    for (const role of this.editor.history.roles) if (ROLE_KEYS[role]) byRole[ROLE_KEYS[role]]++;
-    return {
-      model: this.model,
-      mode: this.mode,
-      limits: limitStats(this.limits),
-      messageCount: this.editor.history.length,
-      byRole,
-      tokenUsage: this.tokenUsage,
-      availableTokens: this.availableTokens,
-      usagePercentage: this.usagePercentage,
-      countedTokens: this.editor.countedTokens,
-      anchored: this.anchor.anchored,
-      calibration: this.calibration.toJSON(),
-      cache: this.editor.cache.stats,
-      cost: this.editor.cache.cost,
-      breaker: this.compaction.breaker,
-    };
+    return managerStats(this, this.editor, this.compaction.breaker, this.anchor.anchored);
   }
 
   /** Trims now to `targetTokens` (default: trimTo); the newest exchange stays while the request fits the window (or `targetTokens`): compaction/newest-exchange.ts. */

@@ -23,6 +23,7 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CostOptions, CostStats } from "../cost/cost-ledger.js";
 import type { CacheStats } from "./prompt-cache.js";
 import type { ContextWarning } from "./usage-warnings.js";
+import type { NoticeEvent, NoticeOptions } from "./agent-tools/notices.js";
 
 export const TruncationMode = {
   SLIDING_WINDOW: "sliding_window",
@@ -171,6 +172,8 @@ export interface GroupedManagerOptions<M extends MessageLike = MessageLike> {
    * otherwise. What the manager keeps, exports and logs stays the plain form.
    */
   createMessage?: (message: { role: InsertedRole; content: string }) => MessageLike;
+  /** What the model is told about its context, once each (docs/agent-tools.md): after a compaction, and before one at a share of the window. Off by default. */
+  notices?: NoticeOptions;
 }
 
 /**
@@ -311,6 +314,8 @@ export interface ContextEvents<M> {
   /** The summarizer's circuit breaker opened, let a trial call through, or closed. */
   breaker: [BreakerEvent];
   sessionLost: [SessionLostEvent];
+  /** A notice the model was given in this request (`notices`): after a compaction, or before one. */
+  notice: [NoticeEvent];
 }
 
 /** The strategy each mode trims with, when the options name none. */

@@ -15,7 +15,7 @@ function run(example: string): string {
 }
 
 describe("examples/frameworks", () => {
-  for (const example of ["ai-sdk.ts", "langchain.ts", "openai-agents.ts"]) {
+  for (const example of ["ai-sdk.ts", "langchain.ts", "openai-agents.ts", "agent-tools.ts"]) {
     it(`${example} reaches its answer with every prompt within the window`, () => {
       const output = run(example);
       expect(output).toMatch(/Fixed: parseIsoDate/);

@@ -24,6 +24,7 @@ export type { ContextOptions, FitEvent };
 export { UsageCalibration } from "../../budget/usage-calibration.js";
 export { cacheHintsMiddleware, withAnthropicCacheControl, type CacheHintsOptions } from "./cache-hints.js";
 export { recallTool } from "./recall-tool.js";
+export { contextTools } from "./context-tools.js";
 
 type TransformParams = NonNullable<LanguageModelMiddleware["transformParams"]>;
 type CallOptions = Parameters<TransformParams>[0]["params"];

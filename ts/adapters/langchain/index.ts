@@ -71,6 +71,7 @@ export function trimMessages<M extends BaseMessage>(
   }) as RunnableLambda<BaseMessage[], BaseMessage[]>;
 }
 export { recallTool } from "./recall-tool.js";
+export { contextTools } from "./context-tools.js";
 
 /** A tool of the request as the counter reads definitions. */
 function definitionOf(tool: unknown): ToolDefinition {

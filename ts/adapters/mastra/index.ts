@@ -21,6 +21,7 @@ export type { PromptFitter, FitRequest, FitResult } from "../shared/prompt-fitte
 export type { ContextOptions, FitEvent };
 export { UsageCalibration } from "../../budget/usage-calibration.js";
 export { recallTool, type MastraValidationError, type RecallMastraTool } from "./recall-tool.js";
+export { contextTools, type ContextMastraTool } from "./context-tools.js";
 
 /** What processInputStep is handed, as far as the processor reads it. */
 export interface InputStepArgs {

@@ -26,6 +26,7 @@ export type { ContextOptions, FitEvent, LinkedItemMessage };
 export { toItems, toMessageLikes, StoreItems };
 export { UsageCalibration } from "../../budget/usage-calibration.js";
 export { recallTool } from "./recall-tool.js";
+export { contextTools } from "./context-tools.js";
 
 type ModelInputData = { input: AgentInputItem[]; instructions?: string };
 /** What ctxwin reads of an Agent: its tools, handoffs and output limit (any Agent has them). */

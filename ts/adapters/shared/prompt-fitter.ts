@@ -23,162 +23,39 @@ import { ToolResultCompactor } from "../../compaction/tool-result-compactor.js";
 import { OpenProblems } from "../../compaction/open-problems.js";
 import { problemNote, problemsNotShown } from "../../compaction/problem-note.js";
 import { hasToolResult, resultIds } from "../../compaction/tool-events.js";
-import { ContextLimits, type LimitOverrides } from "../../budget/context-limits.js";
+import { ContextLimits } from "../../budget/context-limits.js";
 import { MessageContextManager } from "../../context/message-context-manager.js";
-import {
-  SlidingWindowStrategy,
-  SmartTruncationStrategy,
-  TokenBudgetStrategy,
-  type TruncationStrategy,
-} from "../../truncation/strategies.js";
+import type { TruncationStrategy } from "../../truncation/strategies.js";
 import { reportedInputTokens, UsageCalibration, type ReportedUsage } from "../../budget/usage-calibration.js";
-import type { SummaryModel } from "../../models/summary-model.js";
-import { describe, rangeError, requireCount, requireString, typeError } from "../../runtime/errors.js";
+import { describe, typeError } from "../../runtime/errors.js";
 import { consoleLogger, type Logger } from "../../runtime/logger.js";
 import { getCounter } from "../../tokens/get-counter.js";
 import { mapToolResults } from "../../messages/tool-results.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
-import type { MessageLike, ToolDefinition } from "../../messages/types.js";
-import { checkRole, ROLE_CODES, type InsertedRole } from "../../messages/roles.js";
+import type { MessageLike } from "../../messages/types.js";
+import { ROLE_CODES } from "../../messages/roles.js";
 import { MetadataReader, type MessageFacts } from "../../messages/metadata-reader.js";
-import { TruncationMode, type CompactionOptions } from "../../context/options.js";
-import { ADAPTER_SHAPE, groupOptions } from "../../context/grouped-options.js";
+import { TruncationMode } from "../../context/options.js";
 import { DEFAULT_SUMMARY_ROLE } from "../../context/policy-options.js";
-import type { UnknownModelPolicy } from "../../catalog/model-registry.js";
+import type { CompactionRequest, CompactionRequestAnswer } from "../../context/agent-tools/context-tools.js";
+import type { ContextStatus } from "../../context/agent-tools/context-status.js";
+import {
+  checkContextOptions,
+  strategyOf,
+  type CheckedContextOptions,
+  type ContextOptions,
+  type FitEvent,
+  type FitRequest,
+  type FitResult,
+} from "./context-options.js";
+import { FitterAgent } from "./fitter-agent.js";
 
-/**
- * The compaction options an adapter passes to its manager: the manager's compaction group
- * (CompactionOptions), as far as an adapter uses it, under the same names and defaults. `strategy`
- * also takes a mode's name; its default is the mode's strategy as on the manager (strategyFor):
- * "token_budget" (the oldest tool units first), or "summarize" when a summarizer is given.
- * `trimTo` is the share of the available window a prompt that does not fit is brought down to
- * (default 0.6), so the next steps fit as they are.
- */
-export interface AdapterCompactionOptions
-  extends Pick<CompactionOptions, "trimTo" | "keepToolResults" | "maxToolResultTokens" | "summarizer" | "preserveLast" | "summaryRole"> {
-  strategy?: TruncationStrategy | "token_budget" | "smart" | "sliding_window";
-}
-
-/** The options every adapter takes: flat what a first use needs, the levels in `compaction` (as on MessageContextManager). */
-export interface GroupedContextOptions {
-  /** The model id: its window and output limit (ContextLimits.forModel) and its counter (getCounter). */
-  model: string;
-  /** Overrides for the model's limits (`maxTokens`, `contextLength`, `maxOutputTokens`, `reservedTokens`), or the limits themselves. */
-  limits?: LimitOverrides | ContextLimits;
-  /**
-   * A model id the catalog does not resolve (and `limits` gives no window): a RangeError with code
-   * ERR_CTXWIN_UNKNOWN_MODEL naming the closest known ids (`"error"`, default), or the default
-   * limits with a warning (`"warn"`).
-   */
-  unknownModel?: UnknownModelPolicy;
-  /** The counter (default getCounter(model)). */
-  counter?: TokenCounter;
-  /** Shared reported-to-counted ratios (default: one per adapter instance). */
-  calibration?: UsageCalibration;
-  logger?: Logger;
-  /** Told about every call whose prompt had to be brought within the window. */
-  onCompact?: (event: FitEvent) => void;
-  /** How a prompt that does not fit is brought within the window: the levels' knobs and the summarizer. */
-  compaction?: AdapterCompactionOptions;
-}
-
-/** The adapters' flat names of 0.x, accepted for one release (context/grouped-options.ts). */
-export interface DeprecatedFlatContextOptions {
-  /** @deprecated Use `compaction.strategy`. */
-  strategy?: AdapterCompactionOptions["strategy"];
-  /** @deprecated Use `compaction.trimTo`. */
-  trimTo?: number;
-  /** @deprecated Use `compaction.keepToolResults`. */
-  keepToolResults?: number;
-  /** @deprecated Use `compaction.maxToolResultTokens`. */
-  maxToolResultTokens?: number;
-  /** @deprecated Use `compaction.summarizer`. */
-  summarizer?: SummaryModel;
-  /** @deprecated Use `compaction.preserveLast`. */
-  preserveLast?: number;
-  /** @deprecated Use `compaction.summaryRole`. */
-  summaryRole?: InsertedRole;
-}
-
-export interface ContextOptions extends GroupedContextOptions, DeprecatedFlatContextOptions {}
-
-/** ContextOptions after checkContextOptions: grouped, the group present. */
-export type CheckedContextOptions = Omit<GroupedContextOptions, "compaction"> & { compaction: AdapterCompactionOptions };
-
-/** What one call's fitting did. */
-export interface FitEvent {
-  /** The prompt's tokens before and after (local counts, tools included). */
-  tokensBefore: number;
-  tokensAfter: number;
-  /** What the prompt may use (window less reserved output and reserve, in local counts). */
-  budget: number;
-  /**
-   * The compaction levels' report (results compacted at earlier steps are not in it); undefined
-   * when the earlier prompt plus the new messages fit without running the levels.
-   */
-  report: CompactionReport<MessageLike> | undefined;
-  /**
-   * The tool results this call cut on arrival (level 1, applied to what the caller added before
-   * the levels run): each message as the caller added it, and its copy, whose cut names the recall
-   * call that reads the whole result back. A Recall's `onCompact` keeps these originals.
-   */
-  cut: Array<{ before: MessageLike; after: MessageLike }>;
-}
-
-export interface FitRequest {
-  /** Tool definitions sent with the call. */
-  tools?: readonly ToolDefinition[];
-  /** The output the call reserves (default: the model's output limit). */
-  maxOutputTokens?: number;
-}
-
-export interface FitResult<M> {
-  /** The prompt to send: the caller's own messages where unchanged, copies where compacted, a summary where summarized. */
-  messages: Array<M | SummaryMessage>;
-  /** Whether anything changed. */
-  changed: boolean;
-  /** The prompt's exact local count, tools included. */
-  tokens: number;
-  budget: number;
-}
+export * from "./context-options.js";
 
 /** Prompts remembered for the next call (one per conversation in flight is what matters). */
 const MAX_CACHED_PROMPTS = 64;
 /** Compacted tool results kept between calls (a loop re-sends the same results at every step). */
 const MAX_CACHED_RESULTS = 1024;
-
-/** `options` checked and in the grouped form (the flat names of 0.x moved, with a deprecation warning). */
-export function checkContextOptions(options: unknown, name = "options"): CheckedContextOptions {
-  if (options === null || typeof options !== "object") throw typeError(`${name} must be an object, got ${describe(options)}`);
-  const o = groupOptions(options, ADAPTER_SHAPE, name) as CheckedContextOptions;
-  const c = o.compaction;
-  requireString(o.model, `${name}.model`);
-  if (c.trimTo !== undefined && (typeof c.trimTo !== "number" || !(c.trimTo > 0 && c.trimTo <= 1)))
-    throw rangeError(`${name}.compaction.trimTo must be a number in (0, 1], got ${describe(c.trimTo)}`);
-  if (c.keepToolResults !== undefined) requireCount(c.keepToolResults, `${name}.compaction.keepToolResults`);
-  if (c.maxToolResultTokens !== undefined) requireCount(c.maxToolResultTokens, `${name}.compaction.maxToolResultTokens`, 16);
-  if (c.preserveLast !== undefined) requireCount(c.preserveLast, `${name}.compaction.preserveLast`);
-  if (c.summaryRole !== undefined) checkRole(c.summaryRole, `${name}.compaction.summaryRole`);
-  if (c.summarizer === null) throw typeError(`${name}.compaction.summarizer must be a model, got null`);
-  if (o.calibration !== undefined && !(o.calibration instanceof UsageCalibration))
-    throw typeError(`${name}.calibration must be a UsageCalibration, got ${describe(o.calibration)}`);
-  if (o.onCompact !== undefined && typeof o.onCompact !== "function")
-    throw typeError(`${name}.onCompact must be a function, got ${describe(o.onCompact)}`);
-  return o;
-}
-
-/** The strategy the last level trims with: the mode's (as on the manager) unless one is named. */
-function strategyOf(value: AdapterCompactionOptions["strategy"], name: string): TruncationStrategy {
-  // The oldest tool units first, summarizer or not: a framework's prompt has no place for the
-  // omission marker a SMART trim leaves (a second system message mid-history, which AI SDK 7's
-  // prepareStep passes on as it is), and the summary already says what went.
-  if (value === undefined) return new TokenBudgetStrategy();
-  if (value === TruncationMode.TOKEN_BUDGET) return new TokenBudgetStrategy();
-  if (value === TruncationMode.SMART) return new SmartTruncationStrategy();
-  if (value === TruncationMode.SLIDING_WINDOW) return new SlidingWindowStrategy();
-  if (typeof value === "object" && value !== null && typeof (value as TruncationStrategy).plan === "function") return value;
-  throw typeError(`${name} must be a TruncationStrategy or one of "token_budget", "smart", "sliding_window", got ${describe(value)}`);
-}
 
 export class PromptFitter {
   readonly model: string;
@@ -209,6 +86,8 @@ export class PromptFitter {
   private readonly resultsRead = new Set<string>();
   /** The notes this fitter added to carry open problems (replaced at each run of the levels). */
   private readonly notes = new WeakSet<object>();
+  /** context_status, compact_context and the notices (fitter-agent.ts). */
+  readonly agent: FitterAgent;
 
   constructor(given: ContextOptions, name = "options") {
     const options = checkContextOptions(given, name);
@@ -229,6 +108,23 @@ export class PromptFitter {
     this.mode = options.compaction.summarizer === undefined ? TruncationMode.TOKEN_BUDGET : TruncationMode.SUMMARIZE;
     this.strategy = strategyOf(options.compaction.strategy, `${name}.compaction.strategy`);
     this.compactor = new ToolResultCompactor({ maxResultTokens: options.compaction.maxToolResultTokens ?? 1000 });
+    this.agent = new FitterAgent(options, this.model, this.counter, this.limits.maxTokens, (m) => this.inserted.has(m));
+  }
+
+  /** What the agent's context_status reads: the last prompt this fitter returned, its compactions, its dollars. */
+  status(): ContextStatus {
+    return this.agent.status();
+  }
+
+  /** compact_context: queues a compaction for the next call's prompt, answers its preview over the last prompt. */
+  async requestCompaction(request: CompactionRequest): Promise<CompactionRequestAnswer> {
+    const last = this.agent.last;
+    const working: MessageLike[] = (last?.messages ?? []).filter((m) => !this.notes.has(m));
+    this.pin(working);
+    const manager = this.levels(working, last === undefined ? this.budget().budget : last.budget, last?.toolTokens ?? 0);
+    const answer = await manager.requestCompaction(request);
+    this.agent.state.pending = { reason: answer.reason, keep: answer.keep, ...(answer.text === undefined ? {} : { text: answer.text }) };
+    return answer;
   }
 
   /** What a prompt may use in local counts: the window less the reserved output and reserve, less the tools, unscaled by the model's ratio. */
@@ -240,14 +136,28 @@ export class PromptFitter {
     return { budget: this.calibration.unscale(this.model, available), toolTokens };
   }
 
-  /** The prompt brought within the window (see the file comment). */
-  async fit<M extends MessageLike>(messages: readonly M[], request: FitRequest = {}): Promise<FitResult<M>> {
-    if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
+  /** The prompt brought within the window (see the file comment), with the notes owed to the agent (fitter-agent.ts). */
+  async fit<M extends MessageLike>(given: readonly M[], request: FitRequest = {}): Promise<FitResult<M>> {
+    if (!Array.isArray(given)) throw typeError(`messages must be an array, got ${describe(given)}`);
+    const messages = this.agent.strip(given);
+    const result = await this.fitPrompt(messages, request, messages.length !== given.length);
+    const { toolTokens } = this.budget(request);
+    this.agent.last = { messages: result.messages as MessageLike[], tokens: result.tokens, budget: result.budget, toolTokens };
+    const out = this.agent.decorate(result.messages, result.tokens, result.budget);
+    if (out === result.messages) return result;
+    const tokens = this.counter.countMessages(out, { tools: request.tools });
+    this.requests.set(out, tokens);
+    return { messages: out, changed: true, tokens, budget: result.budget };
+  }
+
+  private async fitPrompt<M extends MessageLike>(messages: readonly M[], request: FitRequest, stripped: boolean): Promise<FitResult<M>> {
     const { budget, toolTokens } = this.budget(request);
     const tokensBefore = this.counter.countMessages(messages, { tools: request.tools });
-    if (tokensBefore <= budget) {
+    const pending = this.agent.state.pending;
+    this.agent.state.pending = undefined;
+    if (tokensBefore <= budget && pending === undefined) {
       this.requests.set(messages, tokensBefore);
-      return { messages: messages.slice(), changed: false, tokens: tokensBefore, budget };
+      return { messages: messages.slice(), changed: stripped, tokens: tokensBefore, budget };
     }
 
     // Start from what was sent for the longest prefix of these messages, plus what came after it.
@@ -261,7 +171,7 @@ export class PromptFitter {
     const key = fingerprints[fingerprints.length - 1] as string;
     const cut: FitEvent["cut"] = [];
     const added = messages.slice(from).map((m) => this.compactResults(m, cut));
-    if (earlier) {
+    if (earlier && pending === undefined) {
       const candidate = [...(earlier as M[]), ...added];
       const tokens = this.counter.countMessages(candidate, { tools: request.tools });
       if (tokens <= budget) {
@@ -279,6 +189,38 @@ export class PromptFitter {
     ).filter((m) => !this.notes.has(m));
     const pins = this.pin(working);
 
+    const manager = this.levels(working, budget, toolTokens);
+    const reports: Array<CompactionReport<MessageLike>> = [];
+    manager.on("compacted", (r) => reports.push(r));
+    if (pending !== undefined) await manager.requestCompaction({ reason: pending.reason, keep: pending.keep });
+    const inputs = new Set<object>(messages as readonly object[]);
+    if (earlier) for (const m of earlier) inputs.add(m);
+    for (const m of added) inputs.add(m);
+    // The prompt did not fit: every level runs while it is above trimTo of the budget (each level
+    // checks), so that the next steps fit as they are.
+    await manager.compactIfNeeded({ threshold: this.trimTo });
+    // A queued compaction runs here, in getContextForRequest (context/manager-agent.ts).
+    const fitted = this.carryProblems((manager.getContextForRequest() as Array<M | SummaryMessage>).map((m) => unpin(m, pins)));
+    if (pending?.text !== undefined) this.agent.state.carried = pending.text;
+    const open = this.problems.open.map((p) => p.label);
+    if (pending !== undefined) this.agent.compacted(reports.slice(-1), open, pending.reason);
+    this.agent.compacted(pending === undefined ? reports : reports.slice(0, -1), open);
+    const report = reports.at(-1) as CompactionReport<MessageLike>;
+    for (const m of fitted) if (!inputs.has(m) && m.role !== "tool") this.inserted.add(m);
+    const tokensAfter = this.counter.countMessages(fitted, { tools: request.tools });
+    if (tokensAfter > budget) {
+      this.logger.warn(
+        `ctxwin: the prompt still needs ${tokensAfter} tokens of ${budget} after every level: the system prompt, tools and pinned messages alone do not fit`,
+      );
+    }
+    this.remember(key, fitted as MessageLike[]);
+    this.requests.set(fitted, tokensAfter);
+    this.options.onCompact?.({ tokensBefore, tokensAfter, budget, report, cut });
+    return { messages: fitted, changed: true, tokens: tokensAfter, budget };
+  }
+
+  /** A manager over `working` that runs the levels within `budget` less the tools (it never trims by itself). */
+  private levels(working: MessageLike[], budget: number, toolTokens: number): MessageContextManager<MessageLike> {
     const c = this.options.compaction;
     const manager = new MessageContextManager<MessageLike>({
       model: this.model,
@@ -300,24 +242,7 @@ export class PromptFitter {
       warnings: { orphanToolResults: "drop" },
     });
     manager.load(working);
-    const inputs = new Set<object>(messages as readonly object[]);
-    if (earlier) for (const m of earlier) inputs.add(m);
-    for (const m of added) inputs.add(m);
-    // The prompt did not fit: every level runs while it is above trimTo of the budget (each level
-    // checks), so that the next steps fit as they are.
-    const report: CompactionReport<MessageLike> = await manager.compactIfNeeded({ threshold: this.trimTo });
-    const fitted = this.carryProblems((manager.getContextForRequest() as Array<M | SummaryMessage>).map((m) => unpin(m, pins)));
-    for (const m of fitted) if (!inputs.has(m) && m.role !== "tool") this.inserted.add(m);
-    const tokensAfter = this.counter.countMessages(fitted, { tools: request.tools });
-    if (tokensAfter > budget) {
-      this.logger.warn(
-        `ctxwin: the prompt still needs ${tokensAfter} tokens of ${budget} after every level: the system prompt, tools and pinned messages alone do not fit`,
-      );
-    }
-    this.remember(key, fitted as MessageLike[]);
-    this.requests.set(fitted, tokensAfter);
-    this.options.onCompact?.({ tokensBefore, tokensAfter, budget, report, cut });
-    return { messages: fitted, changed: true, tokens: tokensAfter, budget };
+    return manager;
   }
 
   /**
@@ -426,6 +351,7 @@ export class PromptFitter {
       return false;
     }
     this.calibration.observe(this.model, reported, counted);
+    this.agent.observed(reported);
     return true;
   }
 
