@@ -188,7 +188,15 @@ export class ManagerAgent<M extends MessageLike> {
   /** `request` with this request's notes: the kept text after the system messages, the notices at the end. */
   decorate<R extends MessageLike | OmissionMarker>(request: R[]): Array<R | OmissionMarker> {
     const { limits, trimAt } = this.owner;
-    const { head, tail } = this.state.notesFor(this.view.tokenUsage, limits.effectiveLimit, trimAt);
+    // The notes are not in the manager's usage: each joins only while the request stays inside the window.
+    let room = limits.effectiveLimit - this.view.tokenUsage;
+    const fits = (note: OmissionMarker): boolean => {
+      const tokens = this.view.counter.countMessages([note]);
+      if (tokens > room) return false;
+      room -= tokens;
+      return true;
+    };
+    const { head, tail } = this.state.notesFor(this.view.tokenUsage, limits.effectiveLimit, trimAt, fits);
     if (head === undefined && tail.length === 0) return request;
     let at = 0;
     while (at < request.length && request[at]?.role === "system") at++;

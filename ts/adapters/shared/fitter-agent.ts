@@ -63,7 +63,16 @@ export class FitterAgent {
   /** `messages` with this call's notes: the kept text after the system messages, the notices at the end. */
   decorate<M>(messages: M[], tokens: number, budget: number): M[] {
     this.state.requests++;
-    const { head, tail } = this.state.notesFor(tokens, budget, 1);
+    // The notes come after the fit: each joins only while the prompt stays within its budget.
+    let room = budget - tokens;
+    const empty = this.counter.countMessages([]);
+    const fits = (note: MessageLike): boolean => {
+      const cost = this.counter.countMessages([note]) - empty;
+      if (cost > room) return false;
+      room -= cost;
+      return true;
+    };
+    const { head, tail } = this.state.notesFor(tokens, budget, 1, fits);
     if (head === undefined && tail.length === 0) return messages;
     let at = 0;
     while (at < messages.length && (messages[at] as MessageLike).role === "system") at++;

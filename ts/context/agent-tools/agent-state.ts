@@ -79,22 +79,36 @@ export class AgentState {
    * is carried) and `tail` (the notices owed, once). `tokens`, `limit` and `trimLine` (a share) say
    * how full the request is, for the warning before a compaction.
    */
-  notesFor(tokens: number, limit: number, trimLine: number): { head?: OmissionMarker; tail: OmissionMarker[] } {
+  notesFor(
+    tokens: number,
+    limit: number,
+    trimLine: number,
+    fits: (note: OmissionMarker) => boolean,
+  ): { head?: OmissionMarker; tail: OmissionMarker[] } {
+    // A note joins the request only where `fits` says the window has room for it (the manager's
+    // usage does not count them): a notice that does not fit stays owed for a later request.
+    const carried = this.carried === undefined ? undefined : noteMessage(`Kept through compaction at your request: ${this.carried}`);
+    const head = carried !== undefined && fits(carried) ? carried : undefined;
     const tail: OmissionMarker[] = [];
     const at = this.notices.beforeCompaction?.at;
     if (at !== undefined && tokens < at * limit) this.warned = false;
     if (at !== undefined && !this.warned && tokens >= at * limit && this.owed === undefined) {
-      this.warned = true;
       const text = warningText(tokens, limit, trimLine);
-      tail.push(noteMessage(text));
-      this.emit({ kind: "beforeCompaction", text, tokens, limit });
+      const note = noteMessage(text);
+      if (fits(note)) {
+        this.warned = true;
+        tail.push(note);
+        this.emit({ kind: "beforeCompaction", text, tokens, limit });
+      }
     }
     if (this.owed !== undefined) {
-      tail.push(noteMessage(this.owed));
-      this.emit({ kind: "afterCompaction", text: this.owed, tokens, limit });
-      this.owed = undefined;
+      const note = noteMessage(this.owed);
+      if (fits(note)) {
+        tail.push(note);
+        this.emit({ kind: "afterCompaction", text: this.owed, tokens, limit });
+        this.owed = undefined;
+      }
     }
-    const head = this.carried === undefined ? undefined : noteMessage(`Kept through compaction at your request: ${this.carried}`);
     return head === undefined ? { tail } : { head, tail };
   }
 }
