@@ -6,7 +6,7 @@
 //
 // Plain Node with no dependencies besides what package.json installs. No network.
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, rmSync, statSync, utimesSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -107,11 +107,40 @@ export function buildTypescript({ force = false } = {}) {
   run(process.execPath, [tsc, "-p", project, "--emitDeclarationOnly"]);
   run(process.execPath, [tsc, "-p", project, "--declaration", "false", "--removeComments", "--noCheck"]);
   utimesSync(distEntry, 0, 0);
+  removeTypeOnlyModules();
   buildCommonJs();
   // tsc keeps the shebang but not an executable mode; npm sets it on install, a checkout needs it too.
   if (existsSync(cliEntry)) chmodSync(cliEntry, 0o755);
   utimesSync(distEntry, started, started);
   return true;
+}
+
+/**
+ * Deletes the JavaScript of the modules that hold only types (tsc emits `export {};` for each; their
+ * declarations stay): no module imports them at run time (type imports are erased), and each is a
+ * file, twice with its CommonJS twin, in every install (the 15 MB budget counts 4 KiB blocks).
+ * Fails the build should a module still import one.
+ */
+function removeTypeOnlyModules() {
+  const dist = join(root, "dist");
+  const modules = [];
+  const visit = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.name.endsWith(".js")) modules.push(path);
+    }
+  };
+  visit(dist);
+  const typeOnly = new Set(modules.filter((path) => readFileSync(path, "utf8").replace(/\s+/g, "") === "export{};"));
+  for (const path of modules) {
+    if (typeOnly.has(path)) continue;
+    for (const [, specifier] of readFileSync(path, "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.[^"]+)"/g)) {
+      if (typeOnly.has(join(dirname(path), specifier)))
+        throw new Error(`ctxwin: ${relative(root, path)} imports ${specifier}, which holds only types`);
+    }
+  }
+  for (const path of typeOnly) rmSync(path);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -79,7 +79,7 @@ ANTHROPIC_API_KEY; without any, the offline assistant.`,
 
 export type CommandName = keyof typeof COMMANDS;
 
-// The package ships its docs/ pages: the help names the installed page, which exists wherever
+// The package ships docs/cli.md (of docs/, only it): the help names the installed page, which exists wherever
 // the command runs from, and the page in the repository.
 const DOCS_PAGE = fileURLToPath(new URL("../../docs/cli.md", import.meta.url));
 const DOCS_URL = "https://github.com/ctxwin/ctxwin/blob/main/docs/cli.md";

@@ -13,7 +13,7 @@ describe("ctxwin --help", () => {
     expect(page).toBe(join(packageRoot, "docs", "cli.md"));
     expect(existsSync(page!)).toBe(true);
     const pkg = JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { files: string[]; repository: { url: string } };
-    expect(pkg.files).toContain("docs");
+    expect(pkg.files).toContain("docs/cli.md");
     const url = /^\s+(https:\/\/\S+)$/m.exec(help.stdout)?.[1];
     expect(url).toBe(`${pkg.repository.url.replace(/^git\+/, "").replace(/\.git$/, "")}/blob/main/docs/cli.md`);
   });
