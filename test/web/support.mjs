@@ -127,7 +127,14 @@ export async function serve(dir) {
     }
   });
   await new Promise((ready) => server.listen(0, "127.0.0.1", ready));
-  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((done) => server.close(done)) };
+  // close() waits for every connection to end, and a browser keeps its sockets to the page's
+  // server open after the tab: they are ended here, or a check can hang in close().
+  const close = () =>
+    new Promise((done) => {
+      server.close(done);
+      server.closeAllConnections();
+    });
+  return { url: `http://127.0.0.1:${server.address().port}/`, close };
 }
 
 export function filesOf(dir) {
