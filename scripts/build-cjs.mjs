@@ -26,7 +26,7 @@ const dist = join(root, "dist");
 const out = join(dist, "cjs");
 
 /** The files of dist/ (not dist/cjs) ending in `suffix`, relative to dist/. */
-function distFiles(suffix) {
+export function distFiles(suffix) {
   const found = [];
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -10,7 +10,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, uti
 import { availableParallelism } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildCommonJs } from "./build-cjs.mjs";
+import { buildCommonJs, distFiles } from "./build-cjs.mjs";
 import { compilerCacheCmakeOptions, compilerCacheEnv } from "./compiler-cache.mjs";
 import { missingSystemPackages, installCommand } from "./system-deps.mjs";
 
@@ -123,15 +123,7 @@ export function buildTypescript({ force = false } = {}) {
  */
 function removeTypeOnlyModules() {
   const dist = join(root, "dist");
-  const modules = [];
-  const visit = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) visit(path);
-      else if (entry.name.endsWith(".js")) modules.push(path);
-    }
-  };
-  visit(dist);
+  const modules = distFiles(".js").map((file) => join(dist, file));
   const typeOnly = new Set(modules.filter((path) => readFileSync(path, "utf8").replace(/\s+/g, "") === "export{};"));
   for (const path of modules) {
     if (typeOnly.has(path)) continue;

@@ -189,14 +189,10 @@ export class ManagerAgent<M extends MessageLike> {
   decorate<R extends MessageLike | OmissionMarker>(request: R[]): Array<R | OmissionMarker> {
     const { limits, trimAt } = this.owner;
     // The notes are not in the manager's usage: each joins only while the request stays inside the window.
-    let room = limits.effectiveLimit - this.view.tokenUsage;
-    const fits = (note: OmissionMarker): boolean => {
-      const tokens = this.view.counter.countMessages([note]);
-      if (tokens > room) return false;
-      room -= tokens;
-      return true;
-    };
-    const { head, tail } = this.state.notesFor(this.view.tokenUsage, limits.effectiveLimit, trimAt, fits);
+    const room = limits.effectiveLimit - this.view.tokenUsage;
+    const { head, tail } = this.state.notesFor(this.view.tokenUsage, limits.effectiveLimit, trimAt, room, (note) =>
+      this.view.counter.countMessages([note]),
+    );
     if (head === undefined && tail.length === 0) return request;
     let at = 0;
     while (at < request.length && request[at]?.role === "system") at++;

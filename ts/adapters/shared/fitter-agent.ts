@@ -64,15 +64,8 @@ export class FitterAgent {
   decorate<M>(messages: M[], tokens: number, budget: number): M[] {
     this.state.requests++;
     // The notes come after the fit: each joins only while the prompt stays within its budget.
-    let room = budget - tokens;
     const empty = this.counter.countMessages([]);
-    const fits = (note: MessageLike): boolean => {
-      const cost = this.counter.countMessages([note]) - empty;
-      if (cost > room) return false;
-      room -= cost;
-      return true;
-    };
-    const { head, tail } = this.state.notesFor(tokens, budget, 1, fits);
+    const { head, tail } = this.state.notesFor(tokens, budget, 1, budget - tokens, (note) => this.counter.countMessages([note]) - empty);
     if (head === undefined && tail.length === 0) return messages;
     let at = 0;
     while (at < messages.length && (messages[at] as MessageLike).role === "system") at++;

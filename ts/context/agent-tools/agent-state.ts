@@ -83,10 +83,17 @@ export class AgentState {
     tokens: number,
     limit: number,
     trimLine: number,
-    fits: (note: OmissionMarker) => boolean,
+    room: number,
+    cost: (note: OmissionMarker) => number,
   ): { head?: OmissionMarker; tail: OmissionMarker[] } {
-    // A note joins the request only where `fits` says the window has room for it (the manager's
-    // usage does not count them): a notice that does not fit stays owed for a later request.
+    // A note joins the request only while `room` (tokens the request may still take) holds its
+    // `cost`: the notes are counted after the fit, and a notice that does not fit stays owed.
+    const fits = (note: OmissionMarker): boolean => {
+      const tokens = cost(note);
+      if (tokens > room) return false;
+      room -= tokens;
+      return true;
+    };
     const carried = this.carried === undefined ? undefined : noteMessage(`Kept through compaction at your request: ${this.carried}`);
     const head = carried !== undefined && fits(carried) ? carried : undefined;
     const tail: OmissionMarker[] = [];
