@@ -40,9 +40,13 @@ export function planTrim<M extends MessageLike>(
   targetTokens: number,
   limitTokens: number,
 ): TrimPlan<M> | undefined {
-  const target = view.conversationBudget(targetTokens);
-  // An omission marker already there stays unless the trim places its own: it takes its room.
+  // An omission marker already there stays unless the trim places its own: it takes its room, from
+  // the target too. A target within a marker's size of the window (trimTo close to trimAt, or an
+  // explicit target that is also the limit) would otherwise keep every message beside the old
+  // marker and leave the request over the window by up to the marker.
   const window = view.conversationBudget(limitTokens);
+  const room = Math.max(0, window - view.markerTokens);
+  const target = Math.min(view.conversationBudget(targetTokens), room);
   const limit = Math.max(target, window - view.markerTokens);
   const planWithin = (columns: MessageColumns<M>): KeptPlan | undefined => {
     const plan = planKept(strategy, columns, target, view.counter, limit);

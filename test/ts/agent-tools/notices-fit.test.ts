@@ -45,7 +45,12 @@ describe("notices and kept notes inside the window", () => {
           expect(delivered).toBe(notices.length);
         },
       ),
-      { numRuns: 40 },
+      {
+        numRuns: 40,
+        // Found in CI: a trim aimed within the omission marker's size of the window kept every
+        // message beside the marker already there, 1,650 tokens for a window of 1,649.
+        examples: [[2061, [20, 20, 31, 20, 20, 141, 166, 86, 206, 246, 106, 66, 61, 346, 101, 20], 0.3, 0.9996664645239539]],
+      },
     );
   });
 });
