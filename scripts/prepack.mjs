@@ -9,10 +9,10 @@
 //                                     scripts/build-from-source.mjs unpacks: 130 small files were
 //                                     1.2 MB of node_modules at 4 KiB blocks, the archive is 0.2 MB
 // and compiles dist/. Runs in a source checkout with the toolchain scripts/bootstrap.mjs installs.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
-import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { root, addonPath, buildDir, buildNative, buildTypescript, SOURCES, SOURCES_ARCHIVE } from "./build.mjs";
+import { addonPath, buildDir, buildNative, buildTypescript, SOURCES, SOURCES_ARCHIVE } from "./build.mjs";
+import { packSources, stageAddon } from "./stage-prebuilt.mjs";
 import { buildWasm } from "./build-wasm.mjs";
 import { glibcVersionsOf, MAX_GLIBC } from "./glibc.mjs";
 import { ensureSystemPackages } from "./system-deps.mjs";
@@ -31,27 +31,16 @@ try {
     if (newest && compare(newest, MAX_GLIBC) > 0) {
       throw new Error(`ctxwin: ${addonPath} needs GLIBC_${newest}, newer than the ${MAX_GLIBC} the prebuilt promises`);
     }
-    const dir = join(root, "prebuilds", "linux-x64");
-    mkdirSync(dir, { recursive: true });
-    const prebuilt = join(dir, "ctxwin.node");
-    copyFileSync(addonPath, prebuilt);
-    // Stripped here, not at link: build/ keeps the symbols for debuggers and sanitizer reports.
-    execFileSync("strip", ["--strip-unneeded", prebuilt], { stdio: "inherit" });
-    console.log(`ctxwin: prebuilds/linux-x64/ctxwin.node (needs glibc >= ${newest ?? "?"})`);
+    const prebuilt = stageAddon();
+    console.log(`ctxwin: ${prebuilt} (needs glibc >= ${newest ?? "?"})`);
   } else {
     console.warn(`ctxwin: packing on ${process.platform}-${process.arch}: no linux-x64 prebuilt in this tarball`);
   }
-  packSources();
+  const archive = packSources();
+  console.log(`ctxwin: ${SOURCES_ARCHIVE} (${SOURCES.join(", ")}): ${statSync(archive).size} bytes`);
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);
-}
-
-/** The C++ sources a source build needs, as one archive (`tar` is on every platform npm supports). */
-function packSources() {
-  const archive = join(root, SOURCES_ARCHIVE);
-  execFileSync("tar", ["-czf", archive, "-C", root, ...SOURCES], { stdio: "inherit" });
-  console.log(`ctxwin: ${SOURCES_ARCHIVE} (${SOURCES.join(", ")}): ${statSync(archive).size} bytes`);
 }
 
 function compare(a, b) {

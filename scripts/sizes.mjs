@@ -5,15 +5,26 @@
 //
 // `npm pack --dry-run --json --ignore-scripts` lists what the tarball would hold from the files
 // built now (npm pack's prepack builds them first: run it, or scripts/build.mjs and
-// scripts/build-wasm.mjs, before trusting the figures). MB here is 10^6 bytes, as npm prints it.
+// scripts/build-wasm.mjs, before trusting the figures). What prepack adds beside the build (the
+// stripped addon, the sources archive) is staged from the build first where a checkout lacks it
+// or has an older copy, so that a fresh clone's figures are the tarball's too. MB here is 10^6
+// bytes, as npm prints it.
 import { execFileSync } from "node:child_process";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { addonPath, mtime, newestSource, root, SOURCES, SOURCES_ARCHIVE } from "./build.mjs";
+import { packSources, stageAddon } from "./stage-prebuilt.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** Stages what prepack would add from the build, where it is missing or older than the build. */
+function stageLikePrepack() {
+  const prebuilt = join(root, "prebuilds", "linux-x64", "ctxwin.node");
+  if (process.platform === "linux" && process.arch === "x64" && mtime(addonPath) > mtime(prebuilt)) stageAddon();
+  if (newestSource(SOURCES).mtimeMs > mtime(join(root, SOURCES_ARCHIVE))) packSources();
+}
 
 /** What `npm pack` would write: packed and unpacked bytes, the file count, the files by size. */
 export function measurePack() {
+  stageLikePrepack();
   const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
     cwd: root,
     encoding: "utf8",
