@@ -144,6 +144,44 @@ const DATA_MODULES = [
 export const dataModulesDir = join(webWasmDir, "data");
 const DATA_TYPE =
   "declare const data: { readonly path: string; readonly size: number; readonly deflated: string };\nexport default data;\n";
+// A table whose ranks start with another's whole table ships only the ranks after them, with the
+// other's module as its base: p50k_base is r50k_base's ranks and 25 more (an empty rank for
+// <|endoftext|>, then runs of 2 to 25 spaces), 260 KiB the package no longer carries twice. The
+// loaders join them (ts/runtime/appended-ranks.ts), checking the joined table's size.
+const DERIVED_MODULES = { p50k_base: "r50k_base" };
+const DERIVED_TYPE =
+  "declare const data: {\n  readonly path: string;\n  readonly size: number;\n  readonly base: { readonly path: string; readonly size: number; readonly deflated: string };\n  readonly appended: readonly string[];\n};\nexport default data;\n";
+
+/** The tokens of a compact rank file (scripts/rank-data.mjs's form), by rank. */
+function rankFileTokens(bytes) {
+  const count = bytes.readUInt32LE(8);
+  const lengths = [];
+  let at = 16;
+  for (let rank = 0; rank < count; rank++) {
+    let length = 0;
+    let shift = 0;
+    let byte;
+    do {
+      byte = bytes[at++];
+      length |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    lengths.push(length);
+  }
+  return lengths.map((length) => {
+    const token = bytes.subarray(at, at + length);
+    at += length;
+    return token;
+  });
+}
+
+/** The ranks `bytes` has after `base`'s, in base64; undefined unless `base`'s ranks are its first. */
+function ranksAfter(bytes, base) {
+  const tokens = rankFileTokens(bytes);
+  const shared = rankFileTokens(base);
+  if (shared.length > tokens.length || shared.some((token, rank) => !token.equals(tokens[rank]))) return undefined;
+  return tokens.slice(shared.length).map((token) => token.toString("base64"));
+}
 
 export function writeDataModules() {
   mkdirSync(dataModulesDir, { recursive: true });
@@ -151,12 +189,25 @@ export function writeDataModules() {
   for (const [name, path] of DATA_MODULES) {
     const target = join(dataModulesDir, `${name}.js`);
     const source = join(root, "data", path);
-    if (mtime(target) < Math.max(mtime(source), mtime(join(root, "scripts", "build-wasm.mjs")))) {
+    const baseName = DERIVED_MODULES[name];
+    const basePath = DATA_MODULES.find(([other]) => other === baseName)?.[1];
+    const baseSource = basePath === undefined ? source : join(root, "data", basePath);
+    const appended = basePath === undefined ? undefined : ranksAfter(readFileSync(source), readFileSync(baseSource));
+    if (mtime(target) < Math.max(mtime(source), mtime(baseSource), mtime(join(root, "scripts", "build-wasm.mjs")))) {
       const bytes = readFileSync(source);
-      const deflated = deflateSync(bytes, { level: 9 }).toString("base64");
-      writeFileSync(target, `${header}export default ${JSON.stringify({ path, size: bytes.length, deflated })};\n`);
+      // `const table = <JSON>;` on a line of its own: Node's loader reads it as text (ts/runtime/node-loader.ts).
+      if (appended !== undefined) {
+        const table = JSON.stringify({ path, size: bytes.length, appended });
+        writeFileSync(
+          target,
+          `${header}import base from "./${baseName}.js";\nconst table = ${table};\nexport default { ...table, base };\n`,
+        );
+      } else {
+        const table = JSON.stringify({ path, size: bytes.length, deflated: deflateSync(bytes, { level: 9 }).toString("base64") });
+        writeFileSync(target, `${header}const table = ${table};\nexport default table;\n`);
+      }
     }
-    writeFileSync(join(dataModulesDir, `${name}.d.ts`), DATA_TYPE);
+    writeFileSync(join(dataModulesDir, `${name}.d.ts`), appended === undefined ? DATA_TYPE : DERIVED_TYPE);
   }
   writeFileSync(join(dataModulesDir, "claude-v5.js"), `${header}export { default } from "./claude-v4.7.js";\n`);
   writeFileSync(join(dataModulesDir, "claude-v5.d.ts"), DATA_TYPE);
@@ -170,7 +221,7 @@ export function writeDataModules() {
   );
   writeFileSync(
     join(dataModulesDir, "all.d.ts"),
-    "declare const data: ReadonlyArray<{ readonly path: string; readonly size: number; readonly deflated: string }>;\nexport default data;\n",
+    "declare const data: ReadonlyArray<{\n  readonly path: string;\n  readonly size: number;\n  readonly deflated?: string;\n  readonly base?: { readonly path: string; readonly size: number; readonly deflated: string };\n  readonly appended?: readonly string[];\n}>;\nexport default data;\n",
   );
 }
 

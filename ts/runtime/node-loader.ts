@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { inflateSync } from "node:zlib";
+import { appendRanks } from "./appended-ranks.js";
 import { plainError } from "./errors.js";
 import { setFrameworkLoader } from "./framework-modules.js";
 import { loadFramework } from "./load-peer.js";
@@ -139,9 +140,40 @@ function dataModule(name: string): () => Uint8Array {
         { cause: error },
       );
     }
-    const { deflated } = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as { deflated: string };
-    return inflateSync(Buffer.from(deflated, "base64"));
+    return tableBytes(file, text);
   };
+}
+
+/**
+ * The bytes of the table in a data module's text: its `const table = {…};` line (JSON) holds them
+ * deflated, or names the module whose table it extends (`import base from "./r50k_base.js"`) and
+ * the ranks it appends (ts/runtime/appended-ranks.ts).
+ */
+function tableBytes(file: string, text: string): Uint8Array {
+  const json = /^const table = (\{.*\});$/m.exec(text)?.[1];
+  const unreadable = (reason: string, cause?: unknown) =>
+    plainError(
+      `ctxwin: the data module ${file} is not one scripts/build-wasm.mjs writes (${reason}); reinstall the package, or in a source checkout run \`npm run build\``,
+      "ERR_CTXWIN_RANK_DATA_UNAVAILABLE",
+      cause === undefined ? undefined : { cause },
+    );
+  if (json === undefined) throw unreadable("no table line");
+  const table = JSON.parse(json) as { size: number; deflated?: string; appended?: string[] };
+  if (typeof table.deflated === "string") return inflateSync(Buffer.from(table.deflated, "base64"));
+  const base = /^import base from "\.\/([\w.-]+)\.js";$/m.exec(text)?.[1];
+  if (base === undefined || !Array.isArray(table.appended)) throw unreadable("neither its bytes nor a base table");
+  let bytes: Uint8Array;
+  try {
+    bytes = appendRanks(
+      dataModule(base)(),
+      table.appended.map((token) => Buffer.from(token, "base64")),
+    );
+  } catch (error) {
+    if (error instanceof Error && "code" in error) throw error;
+    throw unreadable(error instanceof Error ? error.message : String(error), error);
+  }
+  if (bytes.length !== table.size) throw unreadable(`its table is ${bytes.length} bytes, not ${table.size}`);
+  return bytes;
 }
 
 // A history of a framework's messages gets its inserted messages from the caller's copy of it.

@@ -7,6 +7,7 @@
 import { getDefaultContext } from "@emnapi/runtime";
 import inflateRaw from "tiny-inflate";
 import createCtxwinCore from "../../prebuilds/wasm-web/ctxwin.mjs";
+import { appendRanks } from "./appended-ranks.js";
 import { describe, plainError, typeError } from "./errors.js";
 import { installCore, type JinjaTemplateClass, type NativeCore } from "./native.js";
 
@@ -24,6 +25,12 @@ export interface CoreData {
   readonly size?: number;
   readonly base64?: string;
   readonly bytes?: Uint8Array;
+  /**
+   * A table made of another's ranks and more (`ctxwin/data/p50k_base` is r50k_base's and 25
+   * more): the table whose ranks come first, then `appended`, each next rank's bytes in base64.
+   */
+  readonly base?: CoreData;
+  readonly appended?: readonly string[];
 }
 
 /**
@@ -229,6 +236,17 @@ async function inflate(deflated: Uint8Array, size: number): Promise<Uint8Array> 
 
 async function bytesOf(data: CoreData, index: number): Promise<Uint8Array> {
   if (data.bytes instanceof Uint8Array) return data.bytes;
+  if (data.base !== undefined && Array.isArray(data.appended)) {
+    const base = await bytesOf(data.base, index);
+    try {
+      const bytes = appendRanks(base, data.appended.map(fromBase64));
+      if (bytes.length !== data.size) throw new Error(`the joined table is ${bytes.length} bytes, not ${data.size}`);
+      return bytes;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw typeError(`options.data[${index}] (${data.path}) does not extend its base table: ${reason}`, undefined, { cause: error });
+    }
+  }
   if (typeof data.deflated === "string") {
     try {
       return await inflate(fromBase64(data.deflated), data.size as number);
@@ -246,6 +264,17 @@ async function bytesOf(data: CoreData, index: number): Promise<Uint8Array> {
 }
 
 function holdsBytes(data: CoreData): boolean {
+  if (data.base !== undefined || data.appended !== undefined) {
+    const { base, appended } = data;
+    return (
+      base !== null &&
+      typeof base === "object" &&
+      holdsBytes(base) &&
+      Array.isArray(appended) &&
+      appended.every((token) => typeof token === "string") &&
+      Number.isSafeInteger(data.size)
+    );
+  }
   if (typeof data.deflated === "string" && !(Number.isSafeInteger(data.size) && (data.size as number) >= 0)) return false;
   return data.bytes instanceof Uint8Array || typeof data.deflated === "string" || typeof data.base64 === "string";
 }
@@ -264,7 +293,7 @@ function checkData(data: readonly CoreData[] | undefined): readonly CoreData[] {
     }
     if (!holdsBytes(item)) {
       throw typeError(
-        `options.data[${i}] must hold its bytes (bytes: Uint8Array, base64, or deflated with its size), got ${describe(item)}`,
+        `options.data[${i}] must hold its bytes (bytes: Uint8Array, base64, deflated with its size, or a base table and the ranks appended to it), got ${describe(item)}`,
       );
     }
   });

@@ -82,13 +82,34 @@ describe("the web entry's init()", () => {
   });
 
   it("refuses a data module whose table does not inflate, and loads none of the tables given with it", async () => {
-    const p50k = (await dataModule("p50k_base")) as { path: string; size: number; deflated: string };
-    const corrupt = { path: "openai/r50k_base.bin", size: p50k.size, deflated: p50k.deflated.slice(0, 4000) };
+    const p50k = (await dataModule("p50k_base")) as { path: string; base: { size: number; deflated: string } };
+    const corrupt = { path: "openai/r50k_base.bin", size: p50k.base.size, deflated: p50k.base.deflated.slice(0, 4000) };
     await expect(web.init({ data: [p50k, corrupt] })).rejects.toThrow(
       expect.objectContaining({
         name: "TypeError",
         code: "ERR_CTXWIN_INVALID_ARGUMENT",
         message: expect.stringContaining("options.data[1].deflated (openai/r50k_base.bin)"),
+      }),
+    );
+    expect(() => new web.TiktokenCounter({ encoding: "p50k_base" })).toThrow(
+      expect.objectContaining({ code: "ERR_CTXWIN_NOT_INITIALIZED" }),
+    );
+  });
+
+  it("refuses a p50k_base module whose ranks do not join r50k_base's into OpenAI's table, and one without its base", async () => {
+    // p50k_base's module holds only the ranks after r50k_base's (scripts/build-wasm.mjs).
+    const p50k = (await dataModule("p50k_base")) as { path: string; size: number; base: object; appended: string[] };
+    await expect(web.init({ data: [{ ...p50k, appended: p50k.appended.slice(1) }] })).rejects.toThrow(
+      expect.objectContaining({
+        name: "TypeError",
+        code: "ERR_CTXWIN_INVALID_ARGUMENT",
+        message: expect.stringContaining("options.data[0] (openai/p50k_base.bin) does not extend its base table"),
+      }),
+    );
+    await expect(web.init({ data: [{ path: p50k.path, size: p50k.size, appended: p50k.appended }] })).rejects.toThrow(
+      expect.objectContaining({
+        code: "ERR_CTXWIN_INVALID_ARGUMENT",
+        message: expect.stringContaining("options.data[0] must hold its bytes"),
       }),
     );
     expect(() => new web.TiktokenCounter({ encoding: "p50k_base" })).toThrow(
