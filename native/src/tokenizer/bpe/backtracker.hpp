@@ -49,6 +49,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -387,17 +388,19 @@ std::size_t search_piece(std::string_view piece, Vocabulary& vocabulary, std::ve
     first_search.run();
     add_work(first_search.work());
     const std::vector<std::uint32_t>& found = first_search.tokens();
+    // The first boundary whose token and phase in the period an earlier boundary had.
     std::size_t x = 0;
     std::size_t y = 0;
     std::uint32_t starts = kNoToken;
+    std::unordered_map<std::uint64_t, std::size_t> seen;  // (phase << 32 | token) -> its first boundary
     for (std::size_t i = 0, pos = 0; i < found.size(); pos += vocabulary.length_of(found[i]), ++i) {
       if (pos < stretch.begin + kWidth / 2) continue;
       if (pos > first_cut) break;  // before the cut, `first` and the piece are the same bytes
-      if (starts == kNoToken) {
-        x = pos;
-        starts = found[i];
-      } else if ((pos - x) % p == 0 && found[i] == starts) {
+      const auto [earlier, fresh] = seen.try_emplace(std::uint64_t{pos % p} << 32 | found[i], pos);
+      if (!fresh) {
+        x = earlier->second;
         y = pos;
+        starts = found[i];
         break;
       }
     }
