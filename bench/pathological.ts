@@ -1,6 +1,8 @@
 // Pathological input: one character repeated (a single piece as long as the text) against prose of
 // the same size, at 1, 10 and 100 MB, for each tokenizer family and each tokenizer.json model the
-// repository tests (CTXWIN_BENCH_PATHOLOGICAL_FAMILIES picks some: "llama3,qwen3"). Each count runs in a child
+// repository tests (CTXWIN_BENCH_PATHOLOGICAL_FAMILIES picks some: "llama3,qwen3"); then runs of a
+// short period (issue 40: `abab...`, a log line's `=-=-`; CTXWIN_BENCH_PATHOLOGICAL_PERIODS picks
+// them, comma-separated, "" for none) at the same sizes. Each count runs in a child
 // process of its own, so that its peak resident memory (getrusage's maxrss) is its own; the table
 // gives CPU time, MB/s, the run's time over prose's, and peak memory over the input's size.
 // Texts over the synchronous bound (2^24 UTF-16 units) are counted with countAsync, as a caller
@@ -25,7 +27,12 @@ const CLAUDE_RUN_NAMES: Record<keyof typeof CLAUDE_RUNS, string> = {
   crlf: "CRLF",
 };
 type ClaudeRun = keyof typeof CLAUDE_RUNS;
-type Kind = "prose" | "run" | ClaudeRun;
+// A run of a short period: `period:` and the period.
+type PeriodicRun = `period:${string}`;
+type Kind = "prose" | "run" | ClaudeRun | PeriodicRun;
+// Periods of 2 and 3 (the issue's), punctuation whose tokens go to 96 bytes (o200k_base's `*`),
+// 16 letters, and a period of mixed scripts and emoji.
+const PERIODS = ["ab", "ba", "ax", "aab", "=-", "*", "abcdefghijklmnop", "日本語😀"];
 interface Measure {
   ms: number;
   peakMB: number;
@@ -37,8 +44,12 @@ interface Measure {
 // they would in a long document, which the run of one character gets too.
 function text(kind: Kind, bytes: number): string {
   if (kind === "run") return "a".repeat(bytes);
+  if (kind.startsWith("period:")) {
+    const unit = kind.slice("period:".length);
+    return unit.repeat(Math.ceil(bytes / Buffer.byteLength(unit)));
+  }
   if (kind !== "prose") {
-    const unit = CLAUDE_RUNS[kind];
+    const unit = CLAUDE_RUNS[kind as ClaudeRun];
     return unit.repeat(Math.ceil(bytes / Buffer.byteLength(unit)));
   }
   const prose = read("prose.txt.xz");
@@ -66,7 +77,18 @@ async function child(family: Family, kind: Kind, mb: number): Promise<Measure> {
   return { ms, peakMB: (process.resourceUsage().maxRSS * 1024) / 1e6, baseMB, tokens };
 }
 
+// Prose is measured once per counter and size, for every table that compares with it.
+const proseMeasures = new Map<string, Measure | undefined>();
+
 function measure(family: Family, kind: Kind, mb: number): Measure | undefined {
+  const key = `${family}:${mb}`;
+  if (kind === "prose" && proseMeasures.has(key)) return proseMeasures.get(key);
+  const result = measureInChild(family, kind, mb);
+  if (kind === "prose") proseMeasures.set(key, result);
+  return result;
+}
+
+function measureInChild(family: Family, kind: Kind, mb: number): Measure | undefined {
   try {
     const out = execFileSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", family, kind, String(mb)], {
       encoding: "utf8",
@@ -92,6 +114,23 @@ export function benchPathological(sizes = (process.env.CTXWIN_BENCH_PATHOLOGICAL
       const over = (m?: Measure) => (m ? `${((m.peakMB - m.baseMB) / mb).toFixed(1)}x` : "-");
       const ratio = prose && run ? `${(run.ms / prose.ms).toFixed(2)}x` : "-";
       console.log(`| ${family} | ${mb} | ${cell(prose)} | ${cell(run)} | ${ratio} | ${over(prose)} / ${over(run)} |`);
+    }
+  }
+  const periods = (process.env.CTXWIN_BENCH_PATHOLOGICAL_PERIODS ?? PERIODS.join(",")).split(",").filter((p) => p !== "");
+  if (periods.length > 0) {
+    console.log("\n| counter | MB | run of | CPU time | run / prose (time) | peak RSS over the input |");
+    console.log("|---|---|---|---|---|---|");
+    for (const family of families) {
+      for (const mb of sizes) {
+        const prose = measure(family, "prose", mb);
+        for (const unit of periods) {
+          const run = measure(family, `period:${unit}`, mb);
+          const time = run ? `${run.ms.toFixed(0)} ms (${(mb / (run.ms / 1000)).toFixed(1)} MB/s)` : "failed";
+          const ratio = prose && run ? `${(run.ms / prose.ms).toFixed(2)}x` : "-";
+          const over = run ? `${((run.peakMB - run.baseMB) / mb).toFixed(1)}x` : "-";
+          console.log(`| ${family} | ${mb} | \`${unit}\` | ${time} | ${ratio} | ${over} |`);
+        }
+      }
     }
   }
   if (families.includes("claude")) {

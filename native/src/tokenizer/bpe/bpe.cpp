@@ -100,17 +100,13 @@ class RankVocabulary {
 std::size_t bpe_backtrack_count(std::string_view piece, const RankTable& ranks) {
   if (piece.empty()) return 0;
   RankVocabulary vocabulary(ranks);
-  bpe::Backtracker search(piece, vocabulary);
-  search.run();
-  return search.tokens().size();
+  return bpe::search_piece(piece, vocabulary, nullptr);
 }
 
 void bpe_backtrack_encode(std::string_view piece, const RankTable& ranks, std::vector<std::uint32_t>& out) {
   if (piece.empty()) return;
   RankVocabulary vocabulary(ranks);
-  bpe::Backtracker search(piece, vocabulary);
-  search.run();
-  out.insert(out.end(), search.tokens().begin(), search.tokens().end());
+  bpe::search_piece(piece, vocabulary, &out);
 }
 
 }  // namespace ctxwin

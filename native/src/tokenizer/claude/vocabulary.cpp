@@ -297,8 +297,11 @@ class Vocabulary::RunSkip {
     while (end < n && bytes[end] == c) ++end;
     checked_ = end;
     if (c >= 0x80) return false;
-    const std::size_t longest = v.longest_run_piece(c);
     const std::size_t reach = v.max_piece_bytes_;
+    // Too short for any jump (longest >= 1 below), before walking the trie for the run's longest
+    // piece: in a line of `=-` every byte is a run of one, and that walk went 128 bytes deep.
+    if (end - pos < 3 * reach + 67) return false;
+    const std::size_t longest = v.longest_run_piece(c);
     const std::size_t warm = reach + longest * longest;
     if (end - pos < warm + 2 * longest + 2 * reach + 64) return false;  // not worth a jump
     recording_ = true;
@@ -332,6 +335,97 @@ class Vocabulary::RunSkip {
   std::vector<std::uint32_t> period_;
 };
 
+// The minimum-cost tiling across a long stretch that repeats a period of 2 to 64 bytes (`=-=-`,
+// `abab`, a word repeated), where the DP walks the trie up to the longest piece at every byte, a
+// hundred bytes in a line of `=-` (8x prose's time). A piece ends at most max_piece_bytes_ (the
+// reach) after it starts, so the final values of `reach` consecutive positions decide every later
+// one; and inside the stretch the pieces from position q + P are those from q moved by P, for P a
+// multiple of the period. So once two windows of `reach` final values P apart differ by one
+// constant c, position for position (kInf, inside a character, in both), best[q + P] =
+// best[q] + c for every later q whose pieces stay in the stretch. The DP records a few thousand
+// positions into the stretch, looks for such a P, and when it finds one resumes two reaches
+// before the stretch's end with the first reach's slots set from the formula, as RunSkip does;
+// when it finds none it tiles the stretch byte by byte. It looks for a period only where a walk
+// went deep (32 bytes), and then not again for a while: prose never pays for it.
+class Vocabulary::PeriodSkip {
+ public:
+  static constexpr std::size_t kDeepWalk = 32;
+
+  // After a walk of `depth` bytes from `pos`: starts recording a stretch that begins there.
+  void deep_walk(std::size_t pos, std::size_t depth, const unsigned char* bytes, std::size_t n, const Vocabulary& v) {
+    if (depth < kDeepWalk || recording_ || pos < checked_) return;
+    const std::size_t reach = v.max_piece_bytes_;
+    checked_ = pos + 256;
+    const std::size_t sample = 2 * reach;
+    if (pos + sample + 1 > n || std::memcmp(bytes + pos, bytes + pos + 1, sample) == 0) return;  // a run of one byte: RunSkip's
+    std::size_t period = 0;
+    for (std::size_t p = 2; p <= kLongestPeriod && period == 0; ++p) {
+      if (pos + sample + p <= n && std::memcmp(bytes + pos, bytes + pos + p, sample) == 0) period = p;
+    }
+    if (period == 0) return;
+    std::size_t end = pos + sample + period;
+    while (end < n && bytes[end] == bytes[end - period]) ++end;
+    checked_ = end;
+    if (end - pos < kRecord + 4 * reach + 1024) return;  // not worth a jump
+    recording_ = true;
+    start_ = pos;
+    end_ = end;
+    period_ = period;
+    values_.assign(kRecord, kInf);
+  }
+  void record(std::size_t pos, std::uint32_t cur) {
+    if (recording_ && pos >= start_ && pos < start_ + kRecord) values_[pos - start_] = cur;
+  }
+  // Whether the DP jumps here: then `pos` is set to just before where it resumes.
+  bool jumped(std::size_t& pos, const Vocabulary& v, std::uint32_t* best, std::size_t mask) {
+    if (!recording_ || pos != start_ + kRecord) return false;
+    recording_ = false;
+    const std::size_t reach = v.max_piece_bytes_;
+    // The last window of `reach` recorded values against the one P before it.
+    const std::size_t last = kRecord - reach;
+    for (std::size_t shift = period_; shift + reach <= last; shift += period_) {
+      std::uint32_t drift = 0;
+      bool found = false;  // a drift seen
+      bool same = true;
+      for (std::size_t i = 0; i < reach && same; ++i) {
+        const std::uint32_t a = values_[last - shift + i];
+        const std::uint32_t b = values_[last + i];
+        if (a >= kInf || b >= kInf) {
+          same = a >= kInf && b >= kInf;
+        } else if (b < a) {
+          same = false;
+        } else if (!found) {
+          drift = b - a;
+          found = true;
+        } else {
+          same = b - a == drift;
+        }
+      }
+      if (!same || !found) continue;
+      // best[q] = values_[base + (q - base) % shift] + (q - base) / shift * drift, q >= base.
+      const std::size_t base = start_ + last - shift;
+      const std::size_t resume = end_ - 2 * reach;  // > start_ + kRecord: the stretch is long enough
+      std::fill(best, best + mask + 1, kInf);
+      for (std::size_t q = resume; q < resume + reach; ++q) {
+        const std::uint32_t at = values_[last - shift + (q - base) % shift];
+        best[q & mask] = at >= kInf ? kInf : at + static_cast<std::uint32_t>((q - base) / shift) * drift;
+      }
+      pos = resume - 1;  // the loop's ++pos resumes there
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  static constexpr std::size_t kLongestPeriod = 64;
+  static constexpr std::size_t kRecord = 4096;  // positions recorded into a stretch
+
+  bool recording_ = false;
+  std::size_t checked_ = 0;  // no period looked for before this
+  std::size_t start_ = 0, end_ = 0, period_ = 0;
+  std::vector<std::uint32_t> values_;
+};
+
 std::size_t Vocabulary::tile(std::string_view s) const {
   const std::size_t n = s.size();
   if (n == 0) return 0;
@@ -355,12 +449,14 @@ std::size_t Vocabulary::tile(std::string_view s) const {
   best[0] = 0;
   const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
   RunSkip skip;
+  PeriodSkip period_skip;
   for (std::size_t pos = 0; pos < n; ++pos) {
-    if (best != small.data() && skip.jumped(pos, bytes, n, *this, best, mask)) continue;
+    if (best != small.data() && (skip.jumped(pos, bytes, n, *this, best, mask) || period_skip.jumped(pos, *this, best, mask))) continue;
     const std::uint32_t cur = best[pos & mask];
     best[pos & mask] = kInf;    // the slot is reused for pos + ring
     if (cur >= kInf) continue;  // inside a character
     skip.record(pos, cur);
+    period_skip.record(pos, cur);
     // The one-character edge: a piece, a lone marker, or the byte floor.
     const std::size_t len = char_length(bytes[pos]);
     if (pos + len <= n) {
@@ -371,7 +467,8 @@ std::size_t Vocabulary::tile(std::string_view s) const {
     // Every piece starting here.
     const std::uint32_t next = cur + 1;
     std::uint32_t node = 0;
-    for (std::size_t p = pos; p < n; ++p) {
+    std::size_t p = pos;
+    for (; p < n; ++p) {
       const std::uint32_t t = (units[node].base & ~kTerminal) + bytes[p];
       if (units[t].check != node) break;
       node = t;
@@ -380,6 +477,7 @@ std::size_t Vocabulary::tile(std::string_view s) const {
         if (next < slot) slot = next;
       }
     }
+    if (best != small.data()) period_skip.deep_walk(pos, p - pos, bytes, n, *this);
   }
   return best[n & mask];
 }

@@ -62,6 +62,7 @@ class Vocabulary {
 
  private:
   class RunSkip;
+  class PeriodSkip;
   Vocabulary() = default;
   // The longest piece that is `c` repeated (1 when none is: the byte alone).
   std::size_t longest_run_piece(unsigned char c) const;

@@ -550,10 +550,7 @@ class HfBpeModel::CharacterSearchVocabulary : public HfBpeModel::SearchVocabular
 std::size_t HfBpeModel::search_known_units(std::string_view run, std::vector<std::uint32_t>* out) const {
   if (run.size() < kBacktrackBytes) return merge_part(run, out);
   CharacterSearchVocabulary vocabulary(*this);
-  bpe::Backtracker search(run, vocabulary);
-  search.run();
-  if (out != nullptr) out->insert(out->end(), search.tokens().begin(), search.tokens().end());
-  return search.tokens().size();
+  return bpe::search_piece(run, vocabulary, out);
 }
 
 std::size_t HfBpeModel::search_characters(std::string_view part, std::vector<std::uint32_t>* out) const {
@@ -588,10 +585,7 @@ std::size_t HfBpeModel::encode_part(std::string_view part, std::vector<std::uint
       return merge_part(part, out);
     }
     SearchVocabulary vocabulary(*this);
-    bpe::Backtracker search(part, vocabulary);
-    search.run();
-    if (out != nullptr) out->insert(out->end(), search.tokens().begin(), search.tokens().end());
-    return search.tokens().size();
+    return bpe::search_piece(part, vocabulary, out);
   }
   return merge_part(part, out);
 }

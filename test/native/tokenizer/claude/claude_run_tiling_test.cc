@@ -2,7 +2,8 @@
 // vocabulary.cpp), against a plain minimum-cost DP written here over the piece list: synthetic
 // vocabularies of many run lengths and mixed pieces over a small alphabet, and the real v4.7
 // vocabulary's pieces over spaces, newlines, dots and letters; runs at, below and above the
-// length where the jump starts, between other text and at both ends; the newline ladder.
+// length where the jump starts, between other text and at both ends; the newline ladder. And runs
+// of a period of 2 to 16 bytes (PeriodSkip), long enough for their jump, against the same DP.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -91,6 +92,39 @@ TEST(ClaudeRunTiling, SyntheticVocabulariesMatchThePlainDp) {
   }
 }
 
+// `block` repeated to `bytes` bytes.
+std::string repeated(const std::string& block, std::size_t bytes) {
+  std::string out;
+  while (out.size() < bytes) out += block;
+  return out;
+}
+
+TEST(ClaudeRunTiling, PeriodicRunsMatchThePlainDp) {
+  std::mt19937 rng(1202);
+  const std::string alphabet = "ab\n.=-";
+  for (int round = 0; round < 12; ++round) {
+    // Pieces that repeat the blocks below (long ones, so that the DP walks deep) and random ones.
+    std::vector<std::string> pieces;
+    std::vector<std::string> blocks;
+    for (std::size_t period = 2; period <= 16; period += 1 + static_cast<std::size_t>(round % 3)) {
+      const std::string block = random_text(rng, alphabet, period, 1).substr(0, period);
+      blocks.push_back(block);
+      std::uniform_int_distribution<std::size_t> length(period, 40 + period * 3);
+      for (int k = 0; k < 4; ++k) pieces.push_back(repeated(block, 200).substr(rng() % period, length(rng)));  // any phase
+    }
+    for (int k = 0; k < 12; ++k) pieces.push_back(random_text(rng, alphabet, 2, 3));
+    std::sort(pieces.begin(), pieces.end());
+    pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
+    const auto v = Vocabulary::parse(file(pieces), "synthetic.bin");
+    for (const std::string& block : blocks) {
+      for (const std::size_t bytes : {std::size_t{3000}, std::size_t{9000}, std::size_t{30011}}) {
+        const std::string text = "a." + repeated(block, bytes) + "\n=" + repeated(block, bytes / 2 + 1);
+        ASSERT_EQ(v->tile(text), plain_tiling(text, pieces)) << "round " << round << ", \"" << block << "\" to " << bytes << " bytes";
+      }
+    }
+  }
+}
+
 // The v4.7 vocabulary's own pieces over the alphabet of the texts (every other piece cannot match).
 TEST(ClaudeRunTiling, TheRealVocabularyMatchesThePlainDp) {
   std::ifstream in(std::string(CTXWIN_CLAUDE_DATA_DIR) + "/v4_7.bin", std::ios::binary);
@@ -117,6 +151,13 @@ TEST(ClaudeRunTiling, TheRealVocabularyMatchesThePlainDp) {
     for (const std::size_t len : {16000, 16511, 16512, 16513, 17000, 50000, 123457}) {
       const std::string text = std::string(len, c) + "a." + std::string(len, c);
       ASSERT_EQ(v->tile(text), plain_tiling(text, pieces)) << "runs of " << len << " '" << c << "'";
+    }
+  }
+  // Blocks over the alphabet of the pieces kept.
+  for (const std::string block : {"=.", "a.", ". ", "a=", "==.", " \n", "aa.", "a a ", "=.=a", "a=aa=", "........=", "a.a..a...a....=="}) {
+    for (const std::size_t len : {9000, 40000, 123457}) {
+      const std::string text = "a " + repeated(block, len) + "." + repeated(block, len / 3);
+      ASSERT_EQ(v->tile(text), plain_tiling(text, pieces)) << "\"" << block << "\" repeated to " << len << " bytes";
     }
   }
   for (const std::size_t n : {1, 3, 127, 128, 129, 20000, 100003}) {

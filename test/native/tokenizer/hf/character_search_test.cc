@@ -3,7 +3,8 @@
 // characters and whose characters outside the vocabulary become <0xXX> tokens, against the merge
 // loop (encode_by_merges): equal ids, not only counts, on runs of one character, of two alternating
 // characters, of multi-byte characters, of characters outside the vocabulary and of them mixed in,
-// of whitespace and `▁`, around the search's threshold and up to 200 KB. And, on hand-made models,
+// of whitespace and `▁`, around the search's threshold and up to 200 KB, and runs of every period
+// up to 16 characters long enough for the search's periodic shortcut. And, on hand-made models,
 // a token its own characters do not merge into, and what would make the search inexact and must
 // keep the merge loop: a byte token that a merge takes, a byte without its <0xXX> token, no
 // byte_fallback, an id spelled two ways.
@@ -19,6 +20,7 @@
 #include "ctxwin/tokenizer/bpe/bpe.hpp"
 #include "ctxwin/tokenizer/hf/bpe_model.hpp"
 #include "long_piece_support.hpp"
+#include "tokenizer/bpe/backtracker.hpp"
 
 namespace ctxwin {
 namespace {
@@ -110,6 +112,18 @@ TEST_P(CharacterSearch, CoversTheModelAndItsFallbackCharacters) {
   EXPECT_FALSE(model.byte_level());
   EXPECT_TRUE(model.searches_long_pieces());
   for (const std::string& unit : kOutside) EXPECT_EQ(model.token_id(unit), HfBpeModel::kNone) << GetParam();
+}
+
+TEST_P(CharacterSearch, GivesTheMergeLoopsIdsOnPeriodicRuns) {
+  const HfBpeModel& model = real_model(GetParam());
+  const std::vector<std::vector<std::string>> alphabets = {{"a", "b", "x"},
+                                                           {"0", "1", "7"},
+                                                           {"=", "-", "*", "."},
+                                                           {kSpace, "\n", "a"},
+                                                           {"\xC3\xA9", "\xE6\x97\xA5", "\xD0\x96", "a"},
+                                                           {"\xF0\x9F\x98\x80", "\xE2\x9C\x85", "x"},
+                                                           {"a", kOutside[0], kSpace}};
+  expect_search_gives_merge_ids(model, periodic_pieces(alphabets, bpe::kPeriodicBytes), GetParam());
 }
 
 TEST_P(CharacterSearch, GivesTheMergeLoopsIdsOnAdversarialPieces) {

@@ -2,7 +2,8 @@
 // (HfBpeModel::encode from kBacktrackBytes on) against the merge loop (encode_by_merges) on the
 // pieces that stress it most: runs of one byte, of two alternating characters, of a multi-byte
 // character, digits, whitespace runs, and random text over small alphabets, around the search's
-// threshold and far beyond it, for every byte-level model the repository tests. Equal ids, not
+// threshold and far beyond it, and runs of every period up to 16 characters long enough for the
+// search's periodic shortcut, for every byte-level model the repository tests. Equal ids, not
 // only counts. And, on hand-made models, the two things that would make the search inexact: a
 // token that its own bytes do not merge into, and an id spelled two ways.
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include "ctxwin/tokenizer/bpe/bpe.hpp"
 #include "ctxwin/tokenizer/hf/bpe_model.hpp"
 #include "long_piece_support.hpp"
+#include "tokenizer/bpe/backtracker.hpp"
 
 namespace ctxwin {
 namespace {
@@ -68,6 +70,17 @@ TEST_P(LongPieceSearch, GivesTheMergeLoopsIdsOnAdversarialPieces) {
   const HfBpeModel& model = real_model(GetParam());
   ASSERT_TRUE(model.searches_long_pieces());
   expect_search_gives_merge_ids(model, adversarial_pieces(), GetParam());
+}
+
+TEST_P(LongPieceSearch, GivesTheMergeLoopsIdsOnPeriodicRuns) {
+  const HfBpeModel& model = real_model(GetParam());
+  const std::vector<std::vector<std::string>> alphabets = {{"a", "b", "x"},
+                                                           {"0", "1", "7"},
+                                                           {"=", "-", "*", "."},
+                                                           {" ", "\n", "\t"},
+                                                           {"\xC3\xA9", "\xE6\x97\xA5", "\xD0\x96", "a"},
+                                                           {"\xF0\x9F\x98\x80", "\xE2\x9C\x85", "x"}};
+  expect_search_gives_merge_ids(model, periodic_pieces(alphabets, bpe::kPeriodicBytes), GetParam());
 }
 
 TEST_P(LongPieceSearch, SurvivesThePreparedForm) {

@@ -58,6 +58,25 @@ inline void append_random_pieces(std::vector<std::string>& pieces, const std::ve
   }
 }
 
+// Runs of every period from 1 to 16 units, drawn from `alphabets` in turn (three per period),
+// long enough for the search's periodic shortcut (bpe::kPeriodicBytes), some with other text
+// before or after the run: the shortcut must give the merge loop's ids.
+inline std::vector<std::string> periodic_pieces(const std::vector<std::vector<std::string>>& alphabets, std::size_t bytes) {
+  std::mt19937 rng(20261202);
+  std::vector<std::string> pieces;
+  std::size_t turn = 0;
+  for (std::size_t period = 1; period <= 16; ++period) {
+    for (int draw = 0; draw < 3; ++draw) {
+      const std::string block = random_text(alphabets[turn++ % alphabets.size()], period, rng);
+      std::string piece = draw == 1 ? "x" : "";
+      piece.append(repeat(block, bytes + 13 * period));
+      if (draw == 2) piece.append("Q7");
+      pieces.push_back(std::move(piece));
+    }
+  }
+  return pieces;
+}
+
 // `model` saved to its prepared form and restored, as a later load of the same file gets it.
 inline std::unique_ptr<HfBpeModel> through_prepared_form(const HfBpeModel& model) {
   hf::PreparedWriter out;

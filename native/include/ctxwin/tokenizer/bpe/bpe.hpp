@@ -32,7 +32,10 @@ void bpe_encode(std::string_view piece, const RankTable& ranks, std::vector<std:
 // its next shorter one. A bit per position remembers where no valid encoding can end, so each
 // position is abandoned once. The BPE encoding of a text is the one sequence whose neighbours are
 // all compatible, so this finds it; that needs every token to merge from its bytes back into
-// itself (Encoding checks it before it uses these, as for for_each_independent_part).
+// itself (Encoding checks it before it uses these, as for for_each_independent_part). Linear
+// whatever the piece repeats: a count holds a bounded number of tokens, and a long stretch that
+// repeats a short period (`abab...`, `*` x 10^6) is searched with most of it cut out and a block of
+// its tokens put back, exactly (bpe::search_piece in native/src/tokenizer/bpe/backtracker.hpp).
 std::size_t bpe_backtrack_count(std::string_view piece, const RankTable& ranks);
 void bpe_backtrack_encode(std::string_view piece, const RankTable& ranks, std::vector<std::uint32_t>& out);
 
