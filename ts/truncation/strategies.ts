@@ -116,8 +116,11 @@ export function planKept<M extends MessageLike>(
     // The core counted the marker at `reserved` in keptTokens: what the target leaves it, within its share.
     const markerTokens =
       plan.markerPosition >= 0 ? Math.max(reserved, Math.min(namedMarkerRoom(target), target - plan.keptTokens + reserved)) : undefined;
+    // A loop, not Array.from: that walks a typed array through its iterator (about 14 ns an index).
+    const indices: number[] = [];
+    for (let k = 0; k < plan.kept.length; k++) indices.push(plan.kept[k] as number);
     return {
-      indices: Array.from(plan.kept),
+      indices,
       markerIndex: plan.markerPosition,
       markerTokens,
       tokens: plan.keptTokens,
@@ -151,10 +154,12 @@ export function newestExchange(history: Pick<MessageColumns, "roles" | "units">,
 
 /** The message at `index` with the rest of its tool unit. */
 function unitOf(history: Pick<MessageColumns, "units">, index: number): number[] {
-  const unit = history.units[index] ?? -1;
+  // Read once: a managed history's columns are getters, and this scans all of them.
+  const units = history.units;
+  const unit = units[index] ?? -1;
   if (unit < 0) return [index];
   const out: number[] = [];
-  for (let i = 0; i < history.units.length; i++) if (history.units[i] === unit) out.push(i);
+  for (let i = 0; i < units.length; i++) if (units[i] === unit) out.push(i);
   return out;
 }
 
