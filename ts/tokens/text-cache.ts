@@ -18,16 +18,8 @@ const MAX_SAME_KEY = 4;
 
 type Key = string | number;
 
-interface Entry {
-  readonly key: Key;
-  readonly text: string;
-  readonly count: number;
-  /** The LRU list. */
-  older: Entry | undefined;
-  newer: Entry | undefined;
-  /** The next (older) text under the same key. */
-  sameKey: Entry | undefined;
-}
+/** No slot. */
+const NONE = -1;
 
 /** The key `text` is remembered under. */
 export function keyOf(text: string): Key {
@@ -41,10 +33,23 @@ export function keyOf(text: string): Key {
   return h & 0x3fffffff; // a small integer: the Map hashes it without boxing it
 }
 
+/**
+ * The entries live in parallel arrays indexed by slot (the text, its key and count, the LRU links
+ * and the next older text under the same key), reused as texts are evicted: remembering a text
+ * allocates no object, so a cache that turns over at every message adds nothing for the garbage
+ * collector to copy or sweep beyond the Map's own table.
+ */
 export class TextCache {
-  private readonly byKey = new Map<Key, Entry>();
-  private oldest: Entry | undefined;
-  private newest: Entry | undefined;
+  private readonly byKey = new Map<Key, number>();
+  private texts: string[] = [];
+  private keys: Key[] = [];
+  private counts: number[] = [];
+  private older: number[] = [];
+  private newer: number[] = [];
+  private sameKey: number[] = [];
+  private free: number[] = [];
+  private oldest = NONE;
+  private newest = NONE;
   private entries = 0;
 
   constructor(readonly maxEntries: number) {}
@@ -55,79 +60,95 @@ export class TextCache {
 
   /** The count remembered for `text`, made the most recently used; undefined when it has none. */
   get(text: string, key: Key = keyOf(text)): number | undefined {
-    const entry = this.find(key, text);
-    if (entry === undefined) return undefined;
-    if (entry !== this.newest) {
-      this.unlink(entry);
-      this.append(entry);
+    const slot = this.find(key, text);
+    if (slot === NONE) return undefined;
+    if (slot !== this.newest) {
+      this.unlink(slot);
+      this.append(slot);
     }
-    return entry.count;
+    return this.counts[slot];
   }
 
   /** Whether `text` is remembered, its place in the order unchanged. */
   has(text: string): boolean {
-    return this.find(keyOf(text), text) !== undefined;
+    return this.find(keyOf(text), text) !== NONE;
   }
 
   /** Remembers `count` for `text` as the most recently used, evicting the least recently used past maxEntries. */
   set(text: string, count: number, key: Key = keyOf(text)): void {
+    const existing = this.find(key, text);
+    if (existing !== NONE) this.drop(existing);
     let same = 0;
-    let last: Entry | undefined;
-    for (let entry = this.byKey.get(key); entry !== undefined; entry = entry.sameKey) {
-      if (entry.text === text) {
-        this.drop(entry);
-        return this.set(text, count, key);
-      }
+    let last = NONE;
+    for (let slot = this.byKey.get(key) ?? NONE; slot !== NONE; slot = this.sameKey[slot] as number) {
       same++;
-      last = entry;
+      last = slot;
     }
-    if (same >= MAX_SAME_KEY && last !== undefined) this.drop(last);
-    const entry: Entry = { key, text, count, older: undefined, newer: undefined, sameKey: this.byKey.get(key) };
-    this.byKey.set(key, entry);
-    this.append(entry);
+    if (same >= MAX_SAME_KEY) this.drop(last);
+    const slot = this.free.pop() ?? this.texts.length;
+    this.texts[slot] = text;
+    this.keys[slot] = key;
+    this.counts[slot] = count;
+    this.sameKey[slot] = this.byKey.get(key) ?? NONE;
+    this.byKey.set(key, slot);
+    this.append(slot);
     this.entries++;
-    while (this.entries > this.maxEntries && this.oldest !== undefined) this.drop(this.oldest);
+    while (this.entries > this.maxEntries && this.oldest !== NONE) this.drop(this.oldest);
   }
 
   clear(): void {
     this.byKey.clear();
-    this.oldest = this.newest = undefined;
+    this.texts = [];
+    this.keys = [];
+    this.counts = [];
+    this.older = [];
+    this.newer = [];
+    this.sameKey = [];
+    this.free = [];
+    this.oldest = this.newest = NONE;
     this.entries = 0;
   }
 
-  private find(key: Key, text: string): Entry | undefined {
-    let entry = this.byKey.get(key);
-    while (entry !== undefined && entry.text !== text) entry = entry.sameKey;
-    return entry;
+  private find(key: Key, text: string): number {
+    let slot = this.byKey.get(key) ?? NONE;
+    while (slot !== NONE && this.texts[slot] !== text) slot = this.sameKey[slot] as number;
+    return slot;
   }
 
-  private append(entry: Entry): void {
-    entry.older = this.newest;
-    entry.newer = undefined;
-    if (this.newest === undefined) this.oldest = entry;
-    else this.newest.newer = entry;
-    this.newest = entry;
+  private append(slot: number): void {
+    this.older[slot] = this.newest;
+    this.newer[slot] = NONE;
+    if (this.newest === NONE) this.oldest = slot;
+    else this.newer[this.newest] = slot;
+    this.newest = slot;
   }
 
-  private unlink(entry: Entry): void {
-    if (entry.older === undefined) this.oldest = entry.newer;
-    else entry.older.newer = entry.newer;
-    if (entry.newer === undefined) this.newest = entry.older;
-    else entry.newer.older = entry.older;
+  private unlink(slot: number): void {
+    const older = this.older[slot] as number;
+    const newer = this.newer[slot] as number;
+    if (older === NONE) this.oldest = newer;
+    else this.newer[older] = newer;
+    if (newer === NONE) this.newest = older;
+    else this.older[newer] = older;
   }
 
-  /** Forgets `entry`: out of the order and out of its key's texts. */
-  private drop(entry: Entry): void {
-    this.unlink(entry);
+  /** Forgets the text in `slot`: out of the order and out of its key's texts; the slot is reused. */
+  private drop(slot: number): void {
+    this.unlink(slot);
     this.entries--;
-    const head = this.byKey.get(entry.key) as Entry;
-    if (head === entry) {
-      if (entry.sameKey === undefined) this.byKey.delete(entry.key);
-      else this.byKey.set(entry.key, entry.sameKey);
-      return;
+    const key = this.keys[slot] as Key;
+    const head = this.byKey.get(key) as number;
+    const next = this.sameKey[slot] as number;
+    if (head === slot) {
+      if (next === NONE) this.byKey.delete(key);
+      else this.byKey.set(key, next);
+    } else {
+      let before = head;
+      while (this.sameKey[before] !== slot) before = this.sameKey[before] as number;
+      this.sameKey[before] = next;
     }
-    let before = head;
-    while (before.sameKey !== entry) before = before.sameKey as Entry;
-    before.sameKey = entry.sameKey;
+    this.texts[slot] = ""; // the text is the caller's: not kept alive by a free slot
+    this.keys[slot] = 0;
+    this.free.push(slot);
   }
 }
