@@ -116,11 +116,8 @@ export function planKept<M extends MessageLike>(
     // The core counted the marker at `reserved` in keptTokens: what the target leaves it, within its share.
     const markerTokens =
       plan.markerPosition >= 0 ? Math.max(reserved, Math.min(namedMarkerRoom(target), target - plan.keptTokens + reserved)) : undefined;
-    // A loop, not Array.from: that walks a typed array through its iterator (about 14 ns an index).
-    const indices: number[] = [];
-    for (let k = 0; k < plan.kept.length; k++) indices.push(plan.kept[k] as number);
     return {
-      indices,
+      indices: arrayOf(plan.kept),
       markerIndex: plan.markerPosition,
       markerTokens,
       tokens: plan.keptTokens,
@@ -129,6 +126,23 @@ export function planKept<M extends MessageLike>(
   }
   const plan = strategy.plan(history.messages, target, counter);
   return keepNewestExchange(history, { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 }, limit);
+}
+
+/** Arguments one push takes at most (each is a slot on the stack). */
+const PUSH_CHUNK = 8192;
+
+/**
+ * The indices of a typed array as an array. A trim runs seldom, so its code is cold: a loop
+ * here runs unoptimized (about 35 ns an index, 0.27 ms for 7,500 kept messages), and Array.from
+ * and spreading walk the typed array's iterator; push applied to the typed array itself copies
+ * its indices in the engine's own code, a chunk at a time (each is a slot on the stack).
+ */
+function arrayOf(typed: Uint32Array): number[] {
+  const out: number[] = [];
+  for (let at = 0; at < typed.length; at += PUSH_CHUNK) {
+    Array.prototype.push.apply(out, typed.subarray(at, at + PUSH_CHUNK) as unknown as number[]);
+  }
+  return out;
 }
 
 /**
