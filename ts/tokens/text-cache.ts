@@ -43,10 +43,13 @@ export class TextCache {
   private readonly byKey = new Map<Key, number>();
   private texts: string[] = [];
   private keys: Key[] = [];
-  private counts: number[] = [];
-  private older: number[] = [];
-  private newer: number[] = [];
-  private sameKey: number[] = [];
+  // Typed: four numbers a slot in 20 bytes (a count as the counter gave it, a custom counter's
+  // included). Grown by doubling, to maxEntries + 1 slots at most (set() remembers a text before
+  // it evicts one).
+  private counts = new Float64Array(0);
+  private older = new Int32Array(0);
+  private newer = new Int32Array(0);
+  private sameKey = new Int32Array(0);
   private free: number[] = [];
   private oldest = NONE;
   private newest = NONE;
@@ -86,6 +89,7 @@ export class TextCache {
     }
     if (same >= MAX_SAME_KEY) this.drop(last);
     const slot = this.free.pop() ?? this.texts.length;
+    if (slot >= this.counts.length) this.grow();
     this.texts[slot] = text;
     this.keys[slot] = key;
     this.counts[slot] = count;
@@ -100,13 +104,25 @@ export class TextCache {
     this.byKey.clear();
     this.texts = [];
     this.keys = [];
-    this.counts = [];
-    this.older = [];
-    this.newer = [];
-    this.sameKey = [];
+    this.counts = new Float64Array(0);
+    this.older = new Int32Array(0);
+    this.newer = new Int32Array(0);
+    this.sameKey = new Int32Array(0);
     this.free = [];
     this.oldest = this.newest = NONE;
     this.entries = 0;
+  }
+
+  private grow(): void {
+    const size = Math.min(this.maxEntries + 1, Math.max(64, this.counts.length * 2));
+    const grown = <T extends Float64Array | Int32Array>(from: T, to: T): T => {
+      to.set(from);
+      return to;
+    };
+    this.counts = grown(this.counts, new Float64Array(size));
+    this.older = grown(this.older, new Int32Array(size));
+    this.newer = grown(this.newer, new Int32Array(size));
+    this.sameKey = grown(this.sameKey, new Int32Array(size));
   }
 
   private find(key: Key, text: string): number {

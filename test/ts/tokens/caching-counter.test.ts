@@ -57,6 +57,18 @@ describe("CachingCounter", () => {
     expect([caching.hits, caching.misses, caching.size]).toEqual([3, 3, 3]);
   });
 
+  it("stays right while it grows, evicts and reuses its slots over many texts", () => {
+    const plain = new TiktokenCounter();
+    const caching = new CachingCounter(new TiktokenCounter(), { maxEntries: 300 });
+    const texts = Array.from({ length: 1000 }, (_, i) => `${"line of a tool's output ".repeat(i % 7)}${i}`);
+    const expected = texts.map((text) => plain.count(text));
+    for (const order of [texts.keys(), [...texts.keys()].reverse(), Array.from(texts.keys(), (i) => (i * 379) % 1000)]) {
+      for (const i of order) expect(caching.count(texts[i] as string)).toBe(expected[i]);
+      expect(caching.size).toBe(300);
+    }
+    expect(caching.hits).toBeGreaterThan(0);
+  });
+
   it("counts again, right, what it evicted or cleared", () => {
     const inner = new TiktokenCounter();
     const count = vi.spyOn(inner, "count");
