@@ -326,13 +326,8 @@ export class HistoryEditor<M extends MessageLike> {
 
   /** Keeps the messages `kept` names, with the omission marker where it says. Returns what went and the trim's message. */
   trim(kept: KeptPlan): { removed: M[]; message: string } {
-    const keep = new Uint8Array(this.history.length);
-    for (const i of kept.indices) keep[i] = 1;
-    const removed = this.history.messages.filter((_, i) => keep[i] === 0);
-    this.exchanges.trimmed(
-      removed,
-      this.history.units.filter((_, i) => keep[i] === 0),
-    );
+    const { messages: removed, units } = this.history.without(kept.indices);
+    this.exchanges.trimmed(removed, units);
     // The first message removed ends the shared prefix; so does the marker, whose count changes.
     let firstRemoved = 0;
     while (firstRemoved < kept.indices.length && kept.indices[firstRemoved] === firstRemoved) firstRemoved++;

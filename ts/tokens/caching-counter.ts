@@ -2,6 +2,7 @@
 import { describe, rangeError, requireString, typeError } from "../runtime/errors.js";
 import { checkTexts, settleLater, signalOf } from "./core-batch.js";
 import { countEachMessageWith, countMessagesWith } from "./message-count.js";
+import { TextCache, keyOf } from "./text-cache.js";
 import { TokenizerJsonCounter } from "./tokenizer-json-counter.js";
 import type { AsyncCountOptions, BatchTokenCounter, CountMessagesOptions, TokenCounter } from "./token-counter.js";
 import type { MessageLike } from "../messages/types.js";
@@ -23,7 +24,7 @@ export interface CachingCounterOptions {
 export class CachingCounter implements TokenCounter {
   readonly inner: TokenCounter;
   readonly maxEntries: number;
-  private readonly cache = new Map<string, number>();
+  private readonly cache: TextCache;
   hits = 0;
   misses = 0;
 
@@ -36,37 +37,66 @@ export class CachingCounter implements TokenCounter {
       throw rangeError(`options.maxEntries must be an integer >= 1, got ${describe(maxEntries)}`);
     this.inner = inner;
     this.maxEntries = maxEntries;
+    this.cache = new TextCache(maxEntries);
   }
 
+  /** Texts remembered. */
   get size(): number {
     return this.cache.size;
   }
 
   count(text: string): number {
     requireString(text, "text");
-    const cached = this.cache.get(text);
+    const key = keyOf(text);
+    const cached = this.cache.get(text, key);
     if (cached !== undefined) {
       this.hits++;
-      this.cache.delete(text); // move to the most recently used end
-      this.cache.set(text, cached);
       return cached;
     }
     this.misses++;
     const value = this.inner.count(text);
-    this.remember(text, value);
+    this.cache.set(text, value, key);
     return value;
   }
 
-  /** Caches `value` for `text` as the most recently used, evicting the least recently used past maxEntries. */
-  private remember(text: string, value: number): void {
-    this.cache.delete(text);
-    this.cache.set(text, value);
-    if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
-  }
-
+  /**
+   * Each text's count: the remembered ones from the cache, the others in one call of the inner
+   * counter's countMany when it has one (one crossing into the core for a message's new texts).
+   */
   countMany(texts: readonly string[]): Uint32Array {
     checkTexts(texts); // all checked before any is cached
-    return Uint32Array.from(texts, (text) => this.count(text));
+    const counts = new Uint32Array(texts.length);
+    const unseen: number[] = [];
+    const keys: Array<string | number> = [];
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i] as string;
+      const key = keyOf(text);
+      const cached = this.cache.get(text, key);
+      if (cached === undefined) {
+        unseen.push(i);
+        keys.push(key);
+      } else {
+        this.hits++;
+        counts[i] = cached;
+      }
+    }
+    if (unseen.length === 0) return counts;
+    const missed = unseen.map((i) => texts[i] as string);
+    const inner = this.inner as Partial<BatchTokenCounter>;
+    const fresh = typeof inner.countMany === "function" ? inner.countMany(missed) : missed.map((text) => this.inner.count(text));
+    for (let k = 0; k < unseen.length; k++) {
+      const text = missed[k] as string;
+      const key = keys[k] as string | number;
+      const value = fresh[k] as number;
+      // A repeat within the batch is a hit, as it is when the texts are counted one at a time.
+      if (k > 0 && this.cache.get(text, key) !== undefined) this.hits++;
+      else {
+        this.misses++;
+        this.cache.set(text, value, key);
+      }
+      counts[unseen[k] as number] = value;
+    }
+    return counts;
   }
 
   /** count() with the texts not yet cached counted by the inner counter's countAsync, when it has one. */
@@ -79,7 +109,7 @@ export class CachingCounter implements TokenCounter {
     const inner = this.inner as Partial<BatchTokenCounter>;
     const value = typeof inner.countAsync === "function" ? await inner.countAsync(text, options) : this.inner.count(text);
     this.misses++;
-    this.remember(text, value);
+    this.cache.set(text, value);
     return value;
   }
 
@@ -103,7 +133,7 @@ export class CachingCounter implements TokenCounter {
       if (value === undefined) return this.count(text);
       counted.delete(text); // a repeat within the batch is a hit, as in countMany
       this.misses++;
-      this.remember(text, value);
+      this.cache.set(text, value);
       return value;
     });
   }

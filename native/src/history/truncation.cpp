@@ -25,7 +25,7 @@ struct Atom {
 struct History {
   std::vector<Atom> atoms;             // in order of their first message
   std::vector<std::uint32_t> atom_of;  // per message
-  std::vector<bool> keep;              // per atom
+  std::vector<std::uint8_t> keep;      // per atom (bytes: a trim reads it in every pass)
   bool newest_pinned = false;          // the newest exchange was pinned for the request's limit
 };
 
@@ -33,6 +33,13 @@ History build(std::span<const MessageMeta> messages, const TruncationOptions& op
   History h;
   h.atoms.reserve(messages.size());
   h.atom_of.resize(messages.size());
+  // The atom of each tool unit: a table indexed by unit id when the ids are dense (a managed
+  // history numbers its units as they come, so they stay within a few times its length), else a map.
+  constexpr std::uint32_t kNone = 0xFFFFFFFF;
+  std::int32_t max_unit = -1;
+  for (const MessageMeta& m : messages) max_unit = std::max(max_unit, m.unit);
+  const bool dense = static_cast<std::uint64_t>(max_unit) + 1 <= 4 * static_cast<std::uint64_t>(messages.size()) + 1024;
+  std::vector<std::uint32_t> unit_table(dense ? static_cast<std::size_t>(max_unit + 1) : 0, kNone);
   std::unordered_map<std::int32_t, std::uint32_t> unit_atom;
   std::int64_t last_user = -1;
   if (options.keep_last_user) {
@@ -50,7 +57,12 @@ History build(std::span<const MessageMeta> messages, const TruncationOptions& op
     }
     std::uint32_t a;
     bool fresh = true;
-    if (m.unit >= 0) {
+    if (m.unit >= 0 && dense) {
+      std::uint32_t& slot = unit_table[static_cast<std::size_t>(m.unit)];
+      fresh = slot == kNone;
+      if (fresh) slot = static_cast<std::uint32_t>(h.atoms.size());
+      a = slot;
+    } else if (m.unit >= 0) {
       auto [it, inserted] = unit_atom.try_emplace(m.unit, static_cast<std::uint32_t>(h.atoms.size()));
       a = it->second;
       fresh = inserted;
@@ -72,7 +84,7 @@ History build(std::span<const MessageMeta> messages, const TruncationOptions& op
     atom.pinned = atom.pinned || (is_system && options.preserve_system) || (m.flags & MessageMeta::kMarked) != 0 ||
                   static_cast<std::int64_t>(i) == last_user || (pinned_roles & (1u << static_cast<unsigned>(m.role))) != 0;
   }
-  h.keep.assign(h.atoms.size(), true);
+  h.keep.assign(h.atoms.size(), 1);
   return h;
 }
 
@@ -123,21 +135,18 @@ std::uint64_t kept_tokens(const History& h) {
   return total;
 }
 
-// Drops unpinned kept atoms in `order` until the total fits.
-void drop_until_fits(History& h, std::uint64_t target, std::uint64_t extra, const std::vector<std::size_t>& order) {
-  std::uint64_t total = kept_tokens(h) + extra;
-  for (std::size_t a : order) {
-    if (total <= target) return;
-    if (!h.keep[a] || h.atoms[a].pinned) continue;
-    h.keep[a] = false;
+// Drops the unpinned kept atoms that `chosen` picks, oldest first, until `total` fits the target;
+// returns whether it does. Strategies that drop in another order call it once per class of atoms
+// (tool-bearing first, ...): no list of the order is built, for a trim of 10,000 messages either.
+template <typename Chosen>
+bool drop_oldest(History& h, std::uint64_t target, std::uint64_t& total, Chosen chosen) {
+  for (std::size_t a = 0; a < h.atoms.size(); ++a) {
+    if (total <= target) return true;
+    if (!h.keep[a] || h.atoms[a].pinned || !chosen(a)) continue;
+    h.keep[a] = 0;
     total -= h.atoms[a].tokens;
   }
-}
-
-std::vector<std::size_t> oldest_first(const History& h) {
-  std::vector<std::size_t> order(h.atoms.size());
-  for (std::size_t a = 0; a < order.size(); ++a) order[a] = a;
-  return order;
+  return total <= target;
 }
 
 // Where the marker goes: before the first kept message after the first removed one (-1: none).
@@ -162,7 +171,7 @@ TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::ui
         plan.warning = "the kept messages cannot start on a user message: a pinned message comes first";
         break;
       }
-      h.keep[a] = false;
+      h.keep[a] = 0;
     }
   }
   std::uint64_t total = kept_tokens(h);
@@ -182,7 +191,7 @@ TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::ui
       if (atom.pinned) pinned += atom.tokens;
     if (pinned > target) {
       // Invariant 4: the pinned messages alone, and say why.
-      for (std::size_t a = 0; a < h.atoms.size(); ++a) h.keep[a] = h.atoms[a].pinned;
+      for (std::size_t a = 0; a < h.atoms.size(); ++a) h.keep[a] = h.atoms[a].pinned ? 1 : 0;
       total = pinned;
       marker_before = -1;
       // Past the target only for the newest exchange, the request still has room for the marker
@@ -222,12 +231,14 @@ TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint6
   if (spec.options.keep_newest_exchange) {
     excess = protect_newest_exchange(h, messages, limit, spec.kind == StrategyKind::Smart ? spec.marker_tokens : 0);
   }
-  const auto order = oldest_first(h);
+  const auto any = [](std::size_t) { return true; };
   bool marker = false;
   switch (spec.kind) {
-    case StrategyKind::TokenBudget:
-      drop_until_fits(h, target, 0, order);
+    case StrategyKind::TokenBudget: {
+      std::uint64_t total = kept_tokens(h);
+      drop_oldest(h, target, total, any);
       break;
+    }
     case StrategyKind::SlidingWindow: {
       // The newest window_size non-system messages (whole units), pinned atoms besides.
       std::uint32_t in_window = 0;
@@ -239,10 +250,11 @@ TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint6
           in_window += atom.non_system;  // pinned messages inside the window count toward it
         } else {
           closed = true;
-          if (!atom.pinned) h.keep[a] = false;
+          if (!atom.pinned) h.keep[a] = 0;
         }
       }
-      drop_until_fits(h, target, 0, order);
+      std::uint64_t total = kept_tokens(h);
+      drop_oldest(h, target, total, any);
       break;
     }
     case StrategyKind::Smart: {
@@ -267,34 +279,27 @@ TruncationPlan plan_truncation(std::span<const MessageMeta> messages, std::uint6
         }
         if (!spec.drop_middle_as_needed && non_system > spec.preserve_first + spec.preserve_last) {
           for (std::size_t a = 0; a < h.atoms.size(); ++a) {
-            if (!head[a] && !tail[a] && !h.atoms[a].pinned) h.keep[a] = false;
+            if (!head[a] && !tail[a] && !h.atoms[a].pinned) h.keep[a] = 0;
           }
           marker = true;
         }
       }
       // Still too large: the oldest of the kept conversation goes first, the opening turns last.
-      std::vector<std::size_t> fallback;
-      for (std::size_t a = 0; a < h.atoms.size(); ++a)
-        if (!head[a]) fallback.push_back(a);
-      for (std::size_t a = 0; a < h.atoms.size(); ++a)
-        if (head[a]) fallback.push_back(a);
       // Any removal, here or in the fallback, brings a marker: leave room for it.
-      const bool will_remove = std::find(h.keep.begin(), h.keep.end(), false) != h.keep.end() || kept_tokens(h) > target;
-      drop_until_fits(h, target, will_remove ? spec.marker_tokens : 0, fallback);
-      marker = marker || std::find(h.keep.begin(), h.keep.end(), false) != h.keep.end();
+      std::uint64_t total = kept_tokens(h);
+      const bool will_remove = std::find(h.keep.begin(), h.keep.end(), 0) != h.keep.end() || total > target;
+      if (will_remove) total += spec.marker_tokens;
+      if (!drop_oldest(h, target, total, [&](std::size_t a) { return !head[a]; }))
+        drop_oldest(h, target, total, [&](std::size_t a) { return static_cast<bool>(head[a]); });
+      marker = marker || std::find(h.keep.begin(), h.keep.end(), 0) != h.keep.end();
       break;
     }
     case StrategyKind::Selective: {
-      std::vector<std::size_t> selective;
-      if (spec.drop_tool_results_first) {
-        for (std::size_t a = 0; a < h.atoms.size(); ++a)
-          if (h.atoms[a].tool_bearing) selective.push_back(a);
-        for (std::size_t a = 0; a < h.atoms.size(); ++a)
-          if (!h.atoms[a].tool_bearing) selective.push_back(a);
-      } else {
-        selective = order;
-      }
-      drop_until_fits(h, target, 0, selective);
+      std::uint64_t total = kept_tokens(h);
+      if (!spec.drop_tool_results_first)
+        drop_oldest(h, target, total, any);
+      else if (!drop_oldest(h, target, total, [&](std::size_t a) { return h.atoms[a].tool_bearing; }))
+        drop_oldest(h, target, total, [&](std::size_t a) { return !h.atoms[a].tool_bearing; });
       break;
     }
   }

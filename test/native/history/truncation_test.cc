@@ -249,6 +249,39 @@ TEST(NewestExchange, ACompositeLeavesRoomForTheMarkerAndReportsTheLargestExcess)
 }
 
 // The invariants over random histories with tool units, system and marked messages.
+TEST(Units, IdsFarApartPlanAsDenseOnesDo) {
+  // Unit ids index a table when they are dense and a map otherwise: both must find the same units.
+  std::mt19937 rng(11);
+  for (int round = 0; round < 500; ++round) {
+    std::vector<MessageMeta> dense;
+    const int n = 1 + static_cast<int>(rng() % 40);
+    std::int32_t unit = 0;
+    for (int i = 0; i < n; ++i) {
+      const bool in_unit = rng() % 3 == 0;
+      // Results may join an earlier unit than the newest one.
+      const std::int32_t id = in_unit ? std::max(0, unit - static_cast<std::int32_t>(rng() % 3)) : -1;
+      dense.push_back(m(in_unit ? (rng() % 2 ? Role::Tool : Role::Assistant) : (rng() % 2 ? Role::User : Role::Assistant), rng() % 90, id));
+      if (in_unit && rng() % 2) ++unit;
+    }
+    std::vector<MessageMeta> sparse = dense;
+    for (auto& message : sparse)
+      if (message.unit >= 0) message.unit = 2'000'000'000 - message.unit * 7'919;
+    std::uint64_t total = 0;
+    for (const auto& message : dense) total += message.tokens;
+    const std::uint64_t target = total / 2;
+    for (const StrategyKind kind : {StrategyKind::TokenBudget, StrategyKind::SlidingWindow, StrategyKind::Smart, StrategyKind::Selective}) {
+      StrategySpec s = spec(kind);
+      s.window_size = 6;
+      s.marker_tokens = 5;
+      const TruncationPlan a = plan_truncation(dense, target, s);
+      const TruncationPlan b = plan_truncation(sparse, target, s);
+      ASSERT_EQ(a.kept, b.kept);
+      ASSERT_EQ(a.kept_tokens, b.kept_tokens);
+      ASSERT_EQ(a.marker_position, b.marker_position);
+    }
+  }
+}
+
 TEST(Invariants, HoldForEveryStrategyOnRandomHistories) {
   std::mt19937 rng(7);
   for (int round = 0; round < 2000; ++round) {
