@@ -89,7 +89,11 @@ export interface PrepareStepContextOptions extends ContextOptions {
    * `instructions`), which is used when this is not set.
    */
   system?: string;
-  /** The tools the call sends (prepareStep does not see them): their definitions are counted. */
+  /**
+   * The tools the call sends (prepareStep does not see them): their definitions are counted. Read
+   * at the first step, so the context tools made from the returned function
+   * (`Object.assign(tools, contextTools(prepareStep))`) are counted when added to the same object.
+   */
   tools?: ToolSet;
   /** The call's `maxOutputTokens` (prepareStep does not see it): reserved for the answer (default: the model's output limit). */
   maxOutputTokens?: number;
@@ -126,8 +130,9 @@ function instructionsText(value: unknown): string | undefined {
  * exchange (the calls of the last step and their results) is never taken out. One function serves
  * runs one after another; give concurrent runs one each (the usage of a step is matched to what
  * this function returned for it by step number, and AI SDK 7's messages to the history it came from).
+ * Its `fitter` is what contextTools(prepareStep) acts on, as with contextMiddleware.
  */
-export function contextPrepareStep(options: PrepareStepContextOptions): (args: PrepareStepArgs) => Promise<{ messages?: ModelMessage[] }> {
+export function contextPrepareStep(options: PrepareStepContextOptions): ContextPrepareStep {
   const fitter = new PromptFitter(checkContextOptions(options));
   if (options.system !== undefined) requireString(options.system, "options.system");
   if (options.tools !== undefined && (options.tools === null || typeof options.tools !== "object"))
@@ -157,7 +162,7 @@ export function contextPrepareStep(options: PrepareStepContextOptions): (args: P
    * same history at every step on both majors.
    */
   let last: { sent: readonly ModelMessage[]; history: readonly ModelMessage[] } | undefined;
-  return async ({ steps, stepNumber, messages, instructions }) => {
+  const prepareStep = async ({ steps, stepNumber, messages, instructions }: PrepareStepArgs): Promise<{ messages?: ModelMessage[] }> => {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
     if (stepNumber === 0) {
       // a new run
@@ -196,6 +201,13 @@ export function contextPrepareStep(options: PrepareStepContextOptions): (args: P
     last = { sent: out, history };
     return { messages: out };
   };
+  return Object.assign(prepareStep, { fitter });
+}
+
+/** What contextPrepareStep returns: the `prepareStep`, holding its fitter (for contextTools). */
+export interface ContextPrepareStep {
+  (args: PrepareStepArgs): Promise<{ messages?: ModelMessage[] }>;
+  readonly fitter: PromptFitter;
 }
 
 /** Whether `list` begins with the objects of `prefix`, in order. */
