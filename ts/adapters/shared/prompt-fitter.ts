@@ -14,8 +14,10 @@
 // new messages (their tool results compacted) as long as that fits. Only when it does not are the
 // levels run again, down to `trimTo` of the budget. So the prompt's prefix stays the same from
 // step to step (a provider's prompt cache keeps working), a summary is written once and reused,
-// and a long loop runs the levels every few steps, not at every one. The per-model ratio of
-// reported to counted tokens (observeUsage) is the other thing kept between calls.
+// and a long loop runs the levels every few steps, not at every one. A compaction the agent asked
+// for (compact_context) is followed the same way even while the whole history fits, so it lasts
+// until the caller rewrites the history (docs/agent-tools.md). The per-model ratio of reported to
+// counted tokens (observeUsage) is the other thing kept between calls.
 import { createHash, type Hash } from "node:crypto";
 import type { CompactionReport } from "../../compaction/progressive-compaction.js";
 import type { SummaryMessage } from "../../compaction/context-compactor.js";
