@@ -1,7 +1,10 @@
-// ctxwin/ai-sdk with `ai` 6 and its MockLanguageModelV3 (the suite: ai-sdk-suite.ts; `ai` 7 runs
-// it on Node 22 or later from test/compat/node22/).
+// ctxwin/ai-sdk with `ai` 6 and its MockLanguageModelV3 (the suites: ai-sdk-suite.ts, ai-sdk-parity-suite.ts; `ai` 7 runs them
+// on Node 22 or later from test/compat/node22/).
 import * as ai from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import { runAiSdkSuite, type AiSdk } from "./ai-sdk-suite.js";
+import { runAiSdkParitySuite } from "./ai-sdk-parity-suite.js";
 
-runAiSdkSuite({ ...ai, major: 6, MockLanguageModel: MockLanguageModelV3, convertArrayToReadableStream } as unknown as AiSdk);
+const sdk = { ...ai, major: 6, MockLanguageModel: MockLanguageModelV3, convertArrayToReadableStream } as unknown as AiSdk;
+runAiSdkSuite(sdk);
+runAiSdkParitySuite(sdk);

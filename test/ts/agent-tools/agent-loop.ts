@@ -7,6 +7,10 @@
 // - at call 20 nothing was compacted yet; at call 21 (the next request) it was: call_3's result
 //   is whole, the older results beside it are cleared, the kept finding is carried, the tool's
 //   answer said "Queued, not done yet";
+// - the asked compaction lasts: at every later request the results it cleared are still cleared
+//   (or gone with a later compaction), never whole again; until the next compaction's notice
+//   call_3 is whole and the finding is carried where there is room for it (the results went out
+//   whole again at these requests before: the whole history fit);
 // - every notice the caller was told of (onNotice) reached exactly one request, and each request
 //   carries at most one notice of a kind.
 import { expect } from "vitest";
@@ -51,6 +55,11 @@ export class Script {
   /** Each context_status answer, as the model first read it (a later request may hold it cleared). */
   private readonly statusById = new Map<string, string>();
   compactAnswer: string | undefined;
+  /** The placeholders of the results the asked compaction cleared, by call id. */
+  private readonly cleared = new Map<string, string>();
+  /** Requests after the asked compaction's, before the next compaction's notice: it had to last through them. */
+  lasted = 0;
+  private compactedAgain = false;
   readonly onNotice = (event: NoticeEvent): void => {
     this.notices.push(event);
   };
@@ -84,6 +93,25 @@ export class Script {
       expect(request.texts.some((t) => t.includes(`Kept through compaction at your request: ${FINDING}`))).toBe(true);
       expect(compacted).toHaveLength(1);
       expect(compacted[0]).toContain("tool results cleared");
+      for (const [id, value] of request.results) if (value.startsWith("[tool result cleared:")) this.cleared.set(id, value);
+      expect(this.cleared.size).toBeGreaterThanOrEqual(5);
+    }
+    if (call > COMPACT_CALL + 1) {
+      // The whole history fits again (it did at request 20), yet what the compaction took stays taken.
+      for (const [id, placeholder] of this.cleared)
+        expect(request.results.get(id) ?? placeholder, `${id} at request ${call}`).toBe(placeholder);
+      if (compacted.length > 0) this.compactedAgain = true;
+      if (!this.compactedAgain) {
+        // The note joins a request that has room for it (docs/agent-tools.md): within the window
+        // less the reserved output and the limits' default reserve of 1,000 tokens.
+        if (request.tokens + RESERVED_OUTPUT + 1000 + 100 <= WINDOW)
+          expect(
+            request.texts.some((t) => t.includes(`Kept through compaction at your request: ${FINDING}`)),
+            `the finding at request ${call}`,
+          ).toBe(true);
+        expect(request.results.get("call_3"), `call_3 at request ${call}`).toBe(toolOutput(3));
+        this.lasted++;
+      }
     }
     if (STATUS_CALLS.includes(call)) return { kind: "status", callId: `status_${call}` };
     if (call === COMPACT_CALL)
@@ -107,6 +135,8 @@ export class Script {
     expect(this.notices.some((n) => n.kind === "beforeCompaction")).toBe(true);
     for (const notice of this.notices) expect(this.seen.get(`[ctxwin] ${notice.text}`), notice.text).toBe(1);
     expect(this.seen.size).toBe(this.notices.length);
+    // The window's own compaction came well after the asked one: the check above ran on many requests.
+    expect(this.lasted).toBeGreaterThanOrEqual(20);
   }
 }
 

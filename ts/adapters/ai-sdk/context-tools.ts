@@ -16,7 +16,7 @@ import { loadPeer } from "../../runtime/load-peer.js";
 
 const ai = loadPeer<typeof import("ai")>("ai", "ai-sdk", AI_SDK_PEER);
 
-/** The AI SDK's two context tools, keyed by their names, over a middleware (contextMiddleware), its fitter, or a MessageContextManager. */
+/** The AI SDK's two context tools, keyed by their names, over a middleware (contextMiddleware), a contextPrepareStep, its fitter, or a MessageContextManager. */
 export function contextTools(source: unknown): {
   context_status: Tool<Record<string, never>, string>;
   compact_context: Tool<CompactionRequest, string>;

@@ -89,7 +89,11 @@ export interface PrepareStepContextOptions extends ContextOptions {
    * `instructions`), which is used when this is not set.
    */
   system?: string;
-  /** The tools the call sends (prepareStep does not see them): their definitions are counted. */
+  /**
+   * The tools the call sends (prepareStep does not see them): their definitions are counted. Read
+   * at the first step, so the context tools made from the returned function
+   * (`Object.assign(tools, contextTools(prepareStep))`) are counted when added to the same object.
+   */
   tools?: ToolSet;
   /** The call's `maxOutputTokens` (prepareStep does not see it): reserved for the answer (default: the model's output limit). */
   maxOutputTokens?: number;
@@ -120,12 +124,15 @@ function instructionsText(value: unknown): string | undefined {
  * A `prepareStep` for generateText / streamText / ToolLoopAgent (AI SDK 6 and 7): before every
  * step it brings the step's messages (with the system prompt, the definitions of `tools` and the
  * reserved output, which prepareStep cannot see) within the window, and it passes each finished
- * step's usage on. Returns `{ messages }` when it changed them, else `{}`. The step's own tool
+ * step's usage on. It fits the whole history at every step on both majors (AI SDK 7 hands back
+ * what it returned: see historyOf), so its requests are the middleware's. Returns `{ messages }`
+ * when the step is to send other messages than it was handed, else `{}`. The step's own tool
  * exchange (the calls of the last step and their results) is never taken out. One function serves
  * runs one after another; give concurrent runs one each (the usage of a step is matched to what
- * this function returned for it by step number).
+ * this function returned for it by step number, and AI SDK 7's messages to the history it came from).
+ * Its `fitter` is what contextTools(prepareStep) acts on, as with contextMiddleware.
  */
-export function contextPrepareStep(options: PrepareStepContextOptions): (args: PrepareStepArgs) => Promise<{ messages?: ModelMessage[] }> {
+export function contextPrepareStep(options: PrepareStepContextOptions): ContextPrepareStep {
   const fitter = new PromptFitter(checkContextOptions(options));
   if (options.system !== undefined) requireString(options.system, "options.system");
   if (options.tools !== undefined && (options.tools === null || typeof options.tools !== "object"))
@@ -146,9 +153,23 @@ export function contextPrepareStep(options: PrepareStepContextOptions): (args: P
   let definitions: Promise<ToolDefinition[]> | undefined;
   /** What each step was sent, to match its usage. */
   const sent: object[] = [];
-  return async ({ steps, stepNumber, messages, instructions }) => {
+  /**
+   * The messages the last step was sent (what this function returned, or what it was handed when
+   * it returned nothing), and the whole history they were made from. AI SDK 6 hands every step
+   * the whole history; AI SDK 7 hands it what the previous step was sent plus that step's
+   * response (generateText's and streamText's messagesForNextStep), so a fitted prompt would come
+   * back as the next step's history and be fitted again from there. Put back, the fitter sees the
+   * same history at every step on both majors.
+   */
+  let last: { sent: readonly ModelMessage[]; history: readonly ModelMessage[] } | undefined;
+  const prepareStep = async ({ steps, stepNumber, messages, instructions }: PrepareStepArgs): Promise<{ messages?: ModelMessage[] }> => {
     if (!Array.isArray(messages)) throw typeError(`messages must be an array, got ${describe(messages)}`);
-    if (stepNumber === 0) sent.length = 0; // a new run
+    if (stepNumber === 0) {
+      // a new run
+      sent.length = 0;
+      last = undefined;
+    }
+    const history = historyOf(messages, last);
     const previous = steps[steps.length - 1];
     const prompt = sent[stepNumber - 1];
     if (previous && prompt) observe(fitter, previous.usage, prompt);
@@ -163,17 +184,50 @@ export function contextPrepareStep(options: PrepareStepContextOptions): (args: P
       })),
     );
     const text = options.system ?? instructionsText(instructions);
-    const whole = text === undefined ? messages : [headOf(text), ...messages];
+    const whole = text === undefined ? history : [headOf(text), ...history];
     const result = await fitter.fit(whole as unknown as MessageLike[], {
       tools: await definitions,
       maxOutputTokens: options.maxOutputTokens,
     });
     sent[stepNumber] = result.changed ? result.messages : whole;
-    if (!result.changed) return {};
+    if (!result.changed && history === messages) {
+      last = { sent: messages, history };
+      return {};
+    }
     // The system prompt stays where the caller set it (`system` / `instructions`); only the
-    // messages are replaced. AI SDK 7 keeps what prepareStep returns as the next steps' messages,
-    // and rejects system messages among them.
-    const out = (result.messages as unknown as ModelMessage[]).filter((m) => !headSet.has(m));
+    // messages are replaced (AI SDK 7 rejects system messages among them). A history put back
+    // that fits as it is goes out whole, as AI SDK 6 would send it.
+    const out = result.changed ? (result.messages as unknown as ModelMessage[]).filter((m) => !headSet.has(m)) : history.slice();
+    last = { sent: out, history };
     return { messages: out };
   };
+  return Object.assign(prepareStep, { fitter });
+}
+
+/** What contextPrepareStep returns: the `prepareStep`, holding its fitter (for contextTools). */
+export interface ContextPrepareStep {
+  (args: PrepareStepArgs): Promise<{ messages?: ModelMessage[] }>;
+  readonly fitter: PromptFitter;
+}
+
+/** Whether `list` begins with the objects of `prefix`, in order. */
+function startsWith(list: readonly object[], prefix: readonly object[]): boolean {
+  if (prefix.length > list.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (list[i] !== prefix[i]) return false;
+  return true;
+}
+
+/**
+ * The whole history of a step: `messages` as AI SDK 6 hands them (the history itself: it begins
+ * with the previous step's history), or, as AI SDK 7 hands them (what the previous step was sent,
+ * then its response), that step's history followed by what came after what it was sent. Anything
+ * else (a caller's own prepareStep changed the messages first) is taken as it is.
+ */
+function historyOf(
+  messages: readonly ModelMessage[],
+  last: { sent: readonly ModelMessage[]; history: readonly ModelMessage[] } | undefined,
+): readonly ModelMessage[] {
+  if (last === undefined || last.sent === last.history || startsWith(messages, last.history)) return messages;
+  if (!startsWith(messages, last.sent)) return messages;
+  return [...last.history, ...messages.slice(last.sent.length)];
 }

@@ -14,8 +14,10 @@
 // new messages (their tool results compacted) as long as that fits. Only when it does not are the
 // levels run again, down to `trimTo` of the budget. So the prompt's prefix stays the same from
 // step to step (a provider's prompt cache keeps working), a summary is written once and reused,
-// and a long loop runs the levels every few steps, not at every one. The per-model ratio of
-// reported to counted tokens (observeUsage) is the other thing kept between calls.
+// and a long loop runs the levels every few steps, not at every one. A compaction the agent asked
+// for (compact_context) is followed the same way even while the whole history fits, so it lasts
+// until the caller rewrites the history (docs/agent-tools.md). The per-model ratio of reported to
+// counted tokens (observeUsage) is the other thing kept between calls.
 import { createHash, type Hash } from "node:crypto";
 import type { CompactionReport } from "../../compaction/progressive-compaction.js";
 import type { SummaryMessage } from "../../compaction/context-compactor.js";
@@ -72,6 +74,12 @@ export class PromptFitter {
   private readonly requests = new WeakMap<object, number>();
   /** What was sent, by the fingerprint of the messages it was made from (insertion order: least recent first). */
   private readonly sent = new Map<string, MessageLike[]>();
+  /**
+   * The histories a compaction the agent asked for (compact_context) ran on, by fingerprint
+   * (insertion order: least recent first). A later history that starts with one is sent from what
+   * was sent for it even while the whole history fits: the compaction lasts (see fitPrompt).
+   */
+  private readonly asked = new Set<string>();
   /** Messages ctxwin wrote (summaries, omission markers): never taken for the task. */
   private readonly inserted = new WeakSet<object>();
   /** Level 1's work, kept between calls: each tool result's compacted text, by its text. */
@@ -155,10 +163,12 @@ export class PromptFitter {
     const tokensBefore = this.counter.countMessages(messages, { tools: request.tools });
     const pending = this.agent.state.pending;
     this.agent.state.pending = undefined;
-    if (tokensBefore <= budget && pending === undefined) {
+    const whole = (): FitResult<M> => {
       this.requests.set(messages, tokensBefore);
       return { messages: messages.slice(), changed: stripped, tokens: tokensBefore, budget };
-    }
+    };
+    const fits = tokensBefore <= budget && pending === undefined;
+    if (fits && this.asked.size === 0) return whole();
 
     // Start from what was sent for the longest prefix of these messages, plus what came after it.
     const fingerprints = prefixFingerprints(messages);
@@ -169,6 +179,25 @@ export class PromptFitter {
       if (earlier) from = end;
     }
     const key = fingerprints[fingerprints.length - 1] as string;
+    // A compaction the agent asked for lasts, as it does on a manager: while the history starts
+    // with the one it ran on (and what was sent for it, or for a longer prefix, is remembered),
+    // the request is that compacted prompt plus the messages that came after it, as they are
+    // while that fits. A history rewritten by its caller no longer starts with it: fitted as it is.
+    let askedAt = -1;
+    for (let i = fingerprints.length - 1; i >= 0 && askedAt < 0 && this.asked.size > 0; i--)
+      if (this.asked.has(fingerprints[i] as string)) askedAt = i;
+    const lasting = earlier !== undefined && askedAt >= 0 && from > askedAt;
+    if (fits && !lasting) return whole();
+    if (lasting && pending === undefined) {
+      const candidate = [...(earlier as M[]), ...messages.slice(from)];
+      const tokens = this.counter.countMessages(candidate, { tools: request.tools });
+      if (tokens <= budget) {
+        this.remember(key, candidate);
+        this.requests.set(candidate, tokens);
+        this.options.onCompact?.({ tokensBefore, tokensAfter: tokens, budget, report: undefined, cut: [] });
+        return { messages: candidate, changed: true, tokens, budget };
+      }
+    }
     const cut: FitEvent["cut"] = [];
     const added = messages.slice(from).map((m) => this.compactResults(m, cut));
     if (earlier && pending === undefined) {
@@ -214,6 +243,11 @@ export class PromptFitter {
       );
     }
     this.remember(key, fitted as MessageLike[]);
+    if (pending !== undefined) {
+      this.asked.delete(key);
+      this.asked.add(key);
+      if (this.asked.size > MAX_CACHED_PROMPTS) this.asked.delete(this.asked.keys().next().value as string);
+    }
     this.requests.set(fitted, tokensAfter);
     this.options.onCompact?.({ tokensBefore, tokensAfter, budget, report, cut });
     return { messages: fitted, changed: true, tokens: tokensAfter, budget };
