@@ -91,6 +91,31 @@ case "$chat_error" in
 esac
 took
 
+# Both AI SDK stacks beside ctxwin under strict peer resolution, in either order (ctxwin first, or
+# the stack first): the optional peers' ranges must take ai 6 with its providers and ai 7 with
+# theirs, or npm refuses the install (ERESOLVE). The versions are those the tests run against.
+stack_of() {  # stack_of <project with the stack installed>: name@version of ai and its providers
+  local name
+  for name in ai @ai-sdk/anthropic @ai-sdk/openai-compatible; do
+    printf '%s@%s ' "$name" "$(node -p "require('$1/node_modules/$name/package.json').version")"
+  done
+}
+for stack_dir in "$repo" "$repo/test/compat/node22"; do
+  stack="$(stack_of "$stack_dir")"
+  step "strict npm: ctxwin beside $stack"
+  for order in ctxwin-first stack-first; do
+    dir="$work/peers-$(basename "$stack_dir")-$order"
+    mkdir -p "$dir" && echo '{ "name": "peers", "private": true }' > "$dir/package.json"
+    if [ "$order" = ctxwin-first ]; then first="$tarball"; second="$stack"; else first="$stack"; second="$tarball"; fi
+    # shellcheck disable=SC2086
+    (cd "$dir" && PATH="$bin" npm install --strict-peer-deps --no-audit --no-fund --loglevel=error $first >/dev/null &&
+      PATH="$bin" npm install --strict-peer-deps --no-audit --no-fund --loglevel=error $second >/dev/null) ||
+      { echo "FAILED: npm --strict-peer-deps refused ctxwin beside $stack ($order)"; exit 1; }
+  done
+  echo "  both orders installed"
+  took
+done
+
 for node_bin in "${nodes[@]}"; do
   step "npm project on node $("$node_bin" --version): ESM and CommonJS, both backends"
   smoke "$work/npm" "$node_bin"
