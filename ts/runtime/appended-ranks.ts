@@ -25,6 +25,7 @@ function lengthBytes(length: number): number[] {
  * file: the loaders make it the cause of their coded errors.
  */
 export function appendRanks(base: Uint8Array, appended: readonly Uint8Array[]): Uint8Array {
+  // plain Error: the loaders make it the cause of their coded errors, naming the data module.
   if (base.length < HEADER_BYTES || String.fromCharCode(...base.subarray(0, MAGIC.length)) !== MAGIC)
     throw new Error("the base table is not a ctxwin rank file");
   const view = new DataView(base.buffer, base.byteOffset, base.byteLength);
@@ -36,6 +37,7 @@ export function appendRanks(base: Uint8Array, appended: readonly Uint8Array[]): 
     while (at < base.length && ((base[at] as number) & 0x80) !== 0) at++;
     at++;
   }
+  // plain Error: wrapped by the loaders, as above.
   if (at + byteCount !== base.length) throw new Error("the base table's sizes do not add up");
   const lengths = appended.flatMap((token) => lengthBytes(token.length));
   const added = appended.reduce((sum, token) => sum + token.length, 0);

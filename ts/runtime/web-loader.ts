@@ -240,6 +240,7 @@ async function bytesOf(data: CoreData, index: number): Promise<Uint8Array> {
     const base = await bytesOf(data.base, index);
     try {
       const bytes = appendRanks(base, data.appended.map(fromBase64));
+      // plain Error: the catch below makes it the cause of a coded TypeError naming the data module.
       if (bytes.length !== data.size) throw new Error(`the joined table is ${bytes.length} bytes, not ${data.size}`);
       return bytes;
     } catch (error) {
