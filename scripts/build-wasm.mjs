@@ -26,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
 import { root } from "./build.mjs";
 import { cachedCompile, compilerCacheEnv } from "./compiler-cache.mjs";
+import { readRankFile } from "./rank-data.mjs";
 import { pcre2SourceDir, utf8procSourceDir } from "./system-deps.mjs";
 
 export const wasmDir = join(root, "prebuilds", "wasm");
@@ -152,33 +153,10 @@ const DERIVED_MODULES = { p50k_base: "r50k_base" };
 const DERIVED_TYPE =
   "declare const data: {\n  readonly path: string;\n  readonly size: number;\n  readonly base: { readonly path: string; readonly size: number; readonly deflated: string };\n  readonly appended: readonly string[];\n};\nexport default data;\n";
 
-/** The tokens of a compact rank file (scripts/rank-data.mjs's form), by rank. */
-function rankFileTokens(bytes) {
-  const count = bytes.readUInt32LE(8);
-  const lengths = [];
-  let at = 16;
-  for (let rank = 0; rank < count; rank++) {
-    let length = 0;
-    let shift = 0;
-    let byte;
-    do {
-      byte = bytes[at++];
-      length |= (byte & 0x7f) << shift;
-      shift += 7;
-    } while (byte & 0x80);
-    lengths.push(length);
-  }
-  return lengths.map((length) => {
-    const token = bytes.subarray(at, at + length);
-    at += length;
-    return token;
-  });
-}
-
 /** The ranks `bytes` has after `base`'s, in base64; undefined unless `base`'s ranks are its first. */
 function ranksAfter(bytes, base) {
-  const tokens = rankFileTokens(bytes);
-  const shared = rankFileTokens(base);
+  const tokens = readRankFile(bytes);
+  const shared = readRankFile(base);
   if (shared.length > tokens.length || shared.some((token, rank) => !token.equals(tokens[rank]))) return undefined;
   return tokens.slice(shared.length).map((token) => token.toString("base64"));
 }

@@ -50,6 +50,29 @@ export function compactRankFile(tiktoken) {
   return Buffer.concat([header, Buffer.from(lengths), ...byRank.filter((bytes) => bytes !== undefined)]);
 }
 
+/** The tokens of a compact rank file, by rank (compactRankFile's inverse: an empty one where no token has that rank). */
+export function readRankFile(bytes) {
+  const count = bytes.readUInt32LE(8);
+  const lengths = [];
+  let at = 16;
+  for (let rank = 0; rank < count; rank++) {
+    let length = 0;
+    let shift = 0;
+    let byte;
+    do {
+      byte = bytes[at++];
+      length |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    lengths.push(length);
+  }
+  return lengths.map((length) => {
+    const token = bytes.subarray(at, at + length);
+    at += length;
+    return token;
+  });
+}
+
 function main() {
   const check = process.argv.includes("--check");
   mkdirSync(outDir, { recursive: true });

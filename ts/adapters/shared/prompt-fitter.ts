@@ -246,7 +246,7 @@ export class PromptFitter {
     if (pending !== undefined) {
       this.asked.delete(key);
       this.asked.add(key);
-      if (this.asked.size > MAX_CACHED_PROMPTS) this.asked.delete(this.asked.keys().next().value as string);
+      evictOldest(this.asked);
     }
     this.requests.set(fitted, tokensAfter);
     this.options.onCompact?.({ tokensBefore, tokensAfter, budget, report, cut });
@@ -393,8 +393,13 @@ export class PromptFitter {
   private remember(key: string, sent: MessageLike[]): void {
     this.sent.delete(key);
     this.sent.set(key, sent);
-    if (this.sent.size > MAX_CACHED_PROMPTS) this.sent.delete(this.sent.keys().next().value as string);
+    evictOldest(this.sent);
   }
+}
+
+/** Drops the least recently inserted fingerprint of `keys` (a Map's or a Set's) past MAX_CACHED_PROMPTS. */
+function evictOldest(keys: Map<string, unknown> | Set<string>): void {
+  if (keys.size > MAX_CACHED_PROMPTS) keys.delete(keys.keys().next().value as string);
 }
 
 /** A fingerprint of each prefix messages[0..i] (SHA-1 over the messages' JSON, chained). */
