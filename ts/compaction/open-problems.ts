@@ -156,7 +156,24 @@ export function describeProblems(record: ProblemRecord, maxOpen = 8, maxResolved
 }
 
 const OPEN_HEADING = "Open problems, newest first:";
+/** The core's line for the open problems a list leaves out (describe_older_open_problems): their count and the ids it names. */
+const OLDER_LINE = /^- and (\d+) older open problems(?: \(recall by id: ([^)]*)\))?$/;
+/** Ids that line names at most (the core's kMaxOlderIds). */
+const MAX_OLDER_IDS = 8;
 const RESOLVED_HEADING = "Resolved problems, newest first:";
+
+/** The line counting `count` left-out open problems and naming the first of `ids` (none when `count` is 0), as the core writes it. */
+function olderLine(count: number, ids: readonly string[]): string[] {
+  if (count === 0) return [];
+  const named = [...new Set(ids)].slice(0, MAX_OLDER_IDS);
+  return [`- and ${count} older open problems${named.length === 0 ? "" : ` (recall by id: ${named.join(", ")})`}`];
+}
+
+/** The id a problem line ends with (`[id call_7]`), if any. */
+function idOf(line: string): string[] {
+  const id = / \[id ([^\]]+)\]$/.exec(line)?.[1];
+  return id === undefined ? [] : [id];
+}
 
 /**
  * A problem line (`- what: reason | frame | reason (last output: ...) [id x]`) with one reason: the
@@ -184,34 +201,41 @@ export function boundProblemText(text: string, maxTokens: number, counter: Token
   if (text === "" || counter.count(text) <= maxTokens) return text;
   const lines = text.split("\n");
   const open: string[] = [];
-  let older = 0;
+  // The open problems the text already leaves out: how many, and the ids its line names.
+  const older = { count: 0, ids: [] as string[] };
   for (let i = 0, section = ""; i < lines.length; i++) {
     const line = lines[i] as string;
+    const counted = OLDER_LINE.exec(line);
     if (line === OPEN_HEADING || line === RESOLVED_HEADING) section = line;
-    else if (section === OPEN_HEADING && /^- and \d+ older open problems$/.test(line)) older += Number(/\d+/.exec(line)?.[0]);
-    else if (section === OPEN_HEADING && line.startsWith("- ")) open.push(line);
+    else if (section === OPEN_HEADING && counted !== null) {
+      older.count += Number(counted[1]);
+      older.ids.push(...(counted[2]?.split(", ") ?? []));
+    } else if (section === OPEN_HEADING && line.startsWith("- ")) open.push(line);
   }
-  const write = (items: readonly string[], dropped: number) =>
-    [OPEN_HEADING, ...items, ...(dropped > 0 ? [`- and ${dropped} older open problems`] : [])].join("\n");
+  // The lines a bound leaves out, newest first, are counted before the older ones, their ids named first.
+  const write = (items: readonly string[], droppedLines: readonly string[]) =>
+    [OPEN_HEADING, ...items, ...olderLine(older.count + droppedLines.length, [...droppedLines.flatMap(idOf), ...older.ids])].join("\n");
   if (open.length === 0) return "";
   let kept = open.slice();
-  if (counter.count(write(kept, older)) <= maxTokens) return write(kept, older);
+  if (counter.count(write(kept, [])) <= maxTokens) return write(kept, []);
   kept = kept.map(compactProblemLine);
-  while (kept.length > 1 && counter.count(write(kept, older + open.length - kept.length)) > maxTokens) kept.pop();
-  const dropped = older + open.length - kept.length;
+  while (kept.length > 1 && counter.count(write(kept, open.slice(kept.length))) > maxTokens) kept.pop();
+  const dropped = open.slice(kept.length);
   let result = write(kept, dropped);
   if (counter.count(result) <= maxTokens) return result;
-  // One problem and still over: its line cut where it fits.
-  const line = kept[0] as string;
+  // One problem and still over: its line cut where it fits, its id kept.
+  const whole = kept[0] as string;
+  const id = / \[id [^\]]+\]$/.exec(whole)?.[0] ?? "";
+  const line = whole.slice(0, whole.length - id.length);
+  const cutAt = (end: number) => write([`${line.slice(0, end)}...${id}`], dropped);
   let lo = 0;
   let hi = line.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (counter.count(write([`${line.slice(0, mid)}...`], dropped)) <= maxTokens) lo = mid;
+    if (counter.count(cutAt(mid)) <= maxTokens) lo = mid;
     else hi = mid - 1;
   }
   if (lo < 3) return "";
-  const end = /[\uD800-\uDBFF]/.test(line[lo - 1] as string) ? lo - 1 : lo;
-  result = write([`${line.slice(0, end)}...`], dropped);
+  result = cutAt(/[\uD800-\uDBFF]/.test(line[lo - 1] as string) ? lo - 1 : lo);
   return counter.count(result) <= maxTokens ? result : "";
 }

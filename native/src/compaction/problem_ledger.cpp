@@ -331,6 +331,19 @@ std::string describe_resolved_problem(const Problem& p) {
   return line;
 }
 
+std::string describe_older_open_problems(std::span<const Problem* const> older) {
+  std::string line = "- and " + std::to_string(older.size()) + " older open problems";
+  std::vector<std::string_view> ids;
+  for (const Problem* p : older) {
+    if (ids.size() == kMaxOlderIds) break;
+    // A test run's failures share its id: named once.
+    if (!p->id.empty() && std::find(ids.begin(), ids.end(), p->id) == ids.end()) ids.push_back(p->id);
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) line.append(i == 0 ? " (recall by id: " : ", ").append(ids[i]);
+  if (!ids.empty()) line.push_back(')');
+  return line;
+}
+
 std::string describe_problems(const ProblemLedger& ledger, std::size_t max_open, std::size_t max_resolved) {
   std::string out;
   const auto open = ledger.open();
@@ -338,7 +351,7 @@ std::string describe_problems(const ProblemLedger& ledger, std::size_t max_open,
     out += "Open problems, newest first:";
     const std::size_t shown = std::min(open.size(), max_open);
     for (std::size_t i = 0; i < shown; ++i) out.append("\n").append(describe_open_problem(*open[i]));
-    if (shown < open.size()) out += "\n- and " + std::to_string(open.size() - shown) + " older open problems";
+    if (shown < open.size()) out.append("\n").append(describe_older_open_problems(std::span(open).subspan(shown)));
   }
   const auto resolved = ledger.resolved();
   if (!resolved.empty() && max_resolved > 0) {

@@ -458,7 +458,7 @@ std::string write(const Digest& d, const TaskDigestOptions& options) {
     lines.push_back("Open problems, newest first:");
     const std::size_t shown = std::min(open.size(), many);
     for (std::size_t i = 0; i < shown; ++i) lines.push_back(describe_open_problem(*open[i]));
-    if (shown < open.size()) lines.push_back("- and " + std::to_string(open.size() - shown) + " older open problems");
+    if (shown < open.size()) lines.push_back(describe_older_open_problems(std::span(open).subspan(shown)));
   }
 
   // The last command and its outcome: a command (a run, a test, a build), else the last tool call

@@ -138,6 +138,30 @@ TEST(ProblemLedger, NewestFirstAndBounded) {
   EXPECT_EQ(ledger.resolved().front()->check, "read_file\nf4");
 }
 
+TEST(ProblemLedger, TheOpenProblemsALongListLeavesOutAreNamedByTheirIds) {
+  // A summary lists the newest open problems; the older ones stay one recall away, by id.
+  ProblemLedger ledger({.max_open = 20});
+  for (int i = 0; i < 12; ++i) {
+    const std::string n = std::to_string(i);
+    ledger.observe({"call_" + n, "bash", R"({"command":"tool)" + n + R"( --check"})"},
+                   "bash: tool" + n + ": command not found\nexit code 127");
+  }
+  const std::string text = describe_problems(ledger, 3, 0);
+  EXPECT_NE(text.find("[id call_11]"), std::string::npos) << text;
+  EXPECT_NE(text.find("[id call_9]"), std::string::npos) << text;
+  // Nine left out, the newest eight named (kMaxOlderIds), newest first.
+  EXPECT_NE(text.find("\n- and 9 older open problems (recall by id: call_8, call_7, call_6, call_5, call_4, call_3, call_2, call_1)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("call_0"), std::string::npos) << text;
+  // Problems without an id (a record written by hand) are counted, not named.
+  Problem a;
+  a.check = "bash\nx";
+  a.lines = {"Error: x"};
+  const Problem* older[] = {&a};
+  EXPECT_EQ(describe_older_open_problems(older), "- and 1 older open problems");
+}
+
 TEST(ProblemLedger, ACleredResultKeepsItsErrorsButShowsNothingPassing) {
   ProblemLedger ledger;
   ledger.observe({"c1", "run_command", R"({"command":"make"})"}, "Error: boom\nexit code 1");

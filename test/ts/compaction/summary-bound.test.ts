@@ -136,6 +136,14 @@ describe("the summary's bound", () => {
             expect(s!.whole, s!.text).toBeLessThanOrEqual(maxSummaryTokens + HEAD_BOUND);
             // The newest open problem comes first, whole or cut, while the bound leaves it room.
             if (problems > 0 && maxSummaryTokens >= 120) expect(s!.text).toContain("- `python scripts/check_0.py`");
+            // The problems the bound leaves out stay one recall away: the count line names the
+            // ids of the newest eight of them.
+            const older = /^- and (\d+) older open problems(?: \(recall by id: ([^)]*)\))?$/m.exec(s!.text);
+            if (older !== null) {
+              const left = Array.from({ length: problems }, (_, k) => `call_${k}`).filter((id) => !s!.text.includes(`[id ${id}]`));
+              expect(Number(older[1]), s!.text).toBe(left.length);
+              expect(older[2]?.split(", ") ?? [], s!.text).toEqual(left.slice(0, 8));
+            }
           }
         },
       ),

@@ -125,6 +125,13 @@ std::string describe_open_problem(const Problem& problem);
 // "- `npm run build`: Error: ENOSPC: ... -> now build ok in 4.4s; exit code 0 [id call_31]".
 std::string describe_resolved_problem(const Problem& problem);
 
+// The line that counts the open problems a list leaves out (`older`, newest first) and names the
+// ids a recall reads them back by, the first kMaxOlderIds of them:
+// "- and 5 older open problems (recall by id: call_8, call_5, call_2, call_1, call_0)".
+// A problem a summary no longer lists stays one recall away.
+std::string describe_older_open_problems(std::span<const Problem* const> older);
+inline constexpr std::size_t kMaxOlderIds = 8;
+
 // The record's open problems and then the resolved ones, as a summary lists them, each under its
 // heading ("Open problems, newest first:", "Resolved problems, newest first:"), at most
 // `max_open` and `max_resolved` of each. Empty when the record holds none.
