@@ -471,6 +471,9 @@ ToolOutcome read_tool_outcome(std::string_view text, const ErrorLineLimits& limi
   std::size_t details_left = 0;                 // frames or assertion details still kept after an error line
   std::vector<std::string_view> python_frames;  // a Python traceback's frames: the last ones matter
   bool in_traceback = false;
+  // Lines of output after the newest traceback's exception line (none seen: more than any bound).
+  constexpr std::size_t kTracebackTail = 5;
+  std::size_t after_traceback = kTracebackTail + 1;
   bool status_locked = false;  // a <returncode> tag said the command's status
   std::size_t returncode_line = 0;
   std::size_t number = 0;  // the line's number in `text`, from 0
@@ -543,6 +546,7 @@ ToolOutcome read_tool_outcome(std::string_view text, const ErrorLineLimits& limi
       continue;
     }
     if (is_wrapper_tag(t)) continue;
+    ++after_traceback;
     if (auto code = exit_code_in(t); code.has_value() && t.size() < 80) {
       if (!status_locked) out.exit_code = code;
       if (*code != 0) note(t, number);
@@ -618,6 +622,7 @@ ToolOutcome read_tool_outcome(std::string_view text, const ErrorLineLimits& limi
         for (std::size_t i = from; i < python_frames.size(); ++i) keep(python_frames[i], frame_numbers[i]);
         in_traceback = false;
         python_frames.clear();
+        after_traceback = 0;
       }
       keep(is_pytest_error(line) ? std::string_view(line) : t, number);
       details_left = limits.frames_per_error;
@@ -632,6 +637,7 @@ ToolOutcome read_tool_outcome(std::string_view text, const ErrorLineLimits& limi
     }
     details_left = 0;
   }
+  out.ends_in_traceback = after_traceback <= kTracebackTail;
   // The tag comes before the output it is the status of: its line goes after the failure lines.
   if (status_locked && *out.exit_code != 0) note("exit code " + std::to_string(*out.exit_code), returncode_line);
   return out;

@@ -58,6 +58,15 @@ TEST(JudgeRun, ReadsAreContentRunsHaveOutcomes) {
        "<returncode>1</returncode>\n<output>\nBug present: True\n</output>", true},
       {"a script printing an expected error and exiting 0", "python reproduce.py",
        "<returncode>0</returncode>\n<output>\nError: ValidationError raised as expected\nAll good\n</output>", false},
+      // The issue's rule: a traceback that is the command's own outcome fails it, whatever its exit status.
+      {"a script ending in a traceback it printed, exiting 0", "python3 reproduce_issue/reproduce.py",
+       "<returncode>0</returncode>\n<output>\nTraceback (most recent call last):\n  File \"reproduce.py\", line 30, in <module>\n    "
+       "call_command('makemigrations')\nCommandError: App 'DJ_RegLogin' does not have migrations.\n</output>",
+       true},
+      {"a script whose traceback is followed by its own later output, exiting 0", "python reproduce.py",
+       "<returncode>0</returncode>\n<output>\nTraceback (most recent call last):\n  File \"r.py\", line 3, in <module>\n    f()\n"
+       "KeyError: 'x'\nretrying with defaults\nstep 1 ok\nstep 2 ok\nstep 3 ok\nstep 4 ok\nall 5 steps done\n</output>",
+       false},
       {"failing tests piped into tail", "python -m pytest tests/test_card.py -q 2>&1 | tail -5",
        "<returncode>0</returncode>\n<output>\nFAILED tests/test_card.py::test_long_strings - AssertionError\n1 failed, 40 passed in "
        "1.20s\n</output>",

@@ -77,6 +77,10 @@ struct ToolOutcome {
   bool tally_failed = false;
   // The last line that is neither empty nor an exit code (what a successful command ended with).
   std::string last_line;
+  // The output ends in a Python traceback: its exception line is among the last few lines, so it
+  // is what the command itself ended with, whatever its exit status (a script that prints the
+  // exception it caught, a command piped into `tail`).
+  bool ends_in_traceback = false;
 
   bool failed() const noexcept {
     return !error_lines.empty() || !failed_tests.empty() || tally_failed || (exit_code.has_value() && *exit_code != 0);
