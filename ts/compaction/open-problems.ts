@@ -213,21 +213,26 @@ export function boundProblemText(text: string, maxTokens: number, counter: Token
     } else if (section === OPEN_HEADING && line.startsWith("- ")) open.push(line);
   }
   // The lines a bound leaves out, newest first, are counted before the older ones, their ids named first.
-  const write = (items: readonly string[], droppedLines: readonly string[]) =>
-    [OPEN_HEADING, ...items, ...olderLine(older.count + droppedLines.length, [...droppedLines.flatMap(idOf), ...older.ids])].join("\n");
+  const write = (items: readonly string[], droppedLines: readonly string[], maxIds = MAX_OLDER_IDS) =>
+    [
+      OPEN_HEADING,
+      ...items,
+      ...olderLine(older.count + droppedLines.length, [...droppedLines.flatMap(idOf), ...older.ids].slice(0, maxIds)),
+    ].join("\n");
   if (open.length === 0) return "";
   let kept = open.slice();
   if (counter.count(write(kept, [])) <= maxTokens) return write(kept, []);
   kept = kept.map(compactProblemLine);
-  while (kept.length > 1 && counter.count(write(kept, open.slice(kept.length))) > maxTokens) kept.pop();
+  // A problem's line comes before the ids of those left out, which take what room the lines leave.
+  while (kept.length > 1 && counter.count(write(kept, open.slice(kept.length), 0)) > maxTokens) kept.pop();
   const dropped = open.slice(kept.length);
-  let result = write(kept, dropped);
-  if (counter.count(result) <= maxTokens) return result;
+  let result = "";
+  for (let ids = MAX_OLDER_IDS; ids >= 0; ids--) if (counter.count((result = write(kept, dropped, ids))) <= maxTokens) return result;
   // One problem and still over: its line cut where it fits, its id kept.
   const whole = kept[0] as string;
   const id = / \[id [^\]]+\]$/.exec(whole)?.[0] ?? "";
   const line = whole.slice(0, whole.length - id.length);
-  const cutAt = (end: number) => write([`${line.slice(0, end)}...${id}`], dropped);
+  const cutAt = (end: number) => write([`${line.slice(0, end)}...${id}`], dropped, 0);
   let lo = 0;
   let hi = line.length;
   while (lo < hi) {
