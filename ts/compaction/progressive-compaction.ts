@@ -34,6 +34,7 @@ import { CompactToolResults } from "./levels/compact-tool-results.js";
 import { Summarize } from "./levels/summarize.js";
 import { Truncate } from "./levels/truncate.js";
 import { OpenProblems } from "./open-problems.js";
+import { lineAt, type RoomShares } from "./room-share.js";
 import { ToolResultCompactor } from "./tool-result-compactor.js";
 
 export interface CompactionLevelReport {
@@ -106,6 +107,19 @@ export interface ProgressiveCompactionOptions {
   /** Level 4: the history's truncation strategy. */
   strategy: TruncationStrategy;
   logger?: Logger;
+}
+
+/** What a run of the levels aims at (ProgressiveCompaction.run). */
+export interface RunOptions {
+  /** The share of the effective limit above which the run starts. */
+  threshold: number;
+  /** The share the run brings the history down to (at most the threshold's). */
+  targetShare: number;
+  effectiveLimit: number;
+  /** A run to this many tokens instead (started above it, brought down to it). */
+  target?: number;
+  /** The shares that are of the room the pinned messages leave rather than of the whole limit (room-share.ts; default "none"). */
+  room?: RoomShares;
 }
 
 /** Identity of messages for "the same messages as last time": a number per object, never reused. */
@@ -220,12 +234,16 @@ export class ProgressiveCompaction {
    */
   *run<M extends MessageLike>(
     view: HistoryView<M>,
-    options: { threshold: number; targetShare: number; effectiveLimit: number; target?: number },
+    options: RunOptions,
     levels: readonly CompactionLevel[] = this.levels,
   ): CompactionRun<M> {
-    const { threshold, targetShare, effectiveLimit } = options;
-    const trigger = options.target ?? Math.floor(effectiveLimit * threshold);
-    const target = options.target ?? Math.floor(effectiveLimit * Math.min(targetShare, threshold));
+    const { threshold, targetShare, effectiveLimit, room = "none" } = options;
+    const trigger = options.target ?? (room === "all" ? lineAt(view, effectiveLimit, threshold) : Math.floor(effectiveLimit * threshold));
+    const target =
+      options.target ??
+      (room === "none"
+        ? Math.floor(effectiveLimit * Math.min(targetShare, threshold))
+        : Math.min(trigger, lineAt(view, effectiveLimit, targetShare)));
     const triggered = view.tokenUsage > trigger;
     const report: CompactionReport<M> = {
       threshold,
@@ -272,7 +290,7 @@ export class ProgressiveCompaction {
    */
   runNow<M extends MessageLike>(
     view: HistoryView<M>,
-    options: { threshold: number; targetShare: number; effectiveLimit: number },
+    options: RunOptions,
     apply: (edit: HistoryEdit<M>, level: CompactionLevel) => AppliedEdit<M>,
   ): CompactionReport<M> {
     const run = this.run(view, options, this.immediateLevels);

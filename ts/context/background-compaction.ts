@@ -3,7 +3,7 @@
 // a run ends the manager's policy looks at the history again.
 import type { CompactionLevelName } from "../compaction/compaction-level.js";
 import type { AppliedEdit, HistoryEdit, HistoryView } from "../compaction/history-edit.js";
-import { type CompactionReport, driveRun, type ProgressiveCompaction } from "../compaction/progressive-compaction.js";
+import { type CompactionReport, driveRun, type ProgressiveCompaction, type RunOptions } from "../compaction/progressive-compaction.js";
 import type { MessageLike } from "../messages/types.js";
 
 export interface BackgroundCompactionHooks<M> {
@@ -28,7 +28,7 @@ export class BackgroundCompaction<M extends MessageLike> {
   ) {}
 
   /** Runs the levels from `threshold` of `effectiveLimit` down to `targetShare`, unless a run is going on: then that run. */
-  start(threshold: number, targetShare: number, effectiveLimit: number): Promise<CompactionReport<M>> {
+  start(options: RunOptions): Promise<CompactionReport<M>> {
     if (this.running !== undefined) return this.running;
     const replacements = this.hooks.replacements();
     // `running` is set before the first level's edit is applied, so that the policy run after
@@ -52,11 +52,7 @@ export class BackgroundCompaction<M extends MessageLike> {
         if (changed || this.hooks.replacements() !== replacements) this.hooks.lookAgain();
         return report;
       });
-    start(
-      driveRun(this.compaction.run(this.view, { threshold, targetShare, effectiveLimit }), (edit, level) =>
-        this.hooks.apply(edit, level.name),
-      ),
-    );
+    start(driveRun(this.compaction.run(this.view, options), (edit, level) => this.hooks.apply(edit, level.name)));
     return this.running;
   }
 }

@@ -24,6 +24,7 @@ import type { SummaryModel } from "../models/summary-model.js";
 import { describe, rangeError, requireCount, typeError } from "../runtime/errors.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { HistoryEditor } from "./history-editor.js";
+import { TruncationMode } from "./options.js";
 
 export interface PreviewOptions {
   /** Plan a compaction down to this many request tokens (started when usage is above it). */
@@ -86,6 +87,8 @@ export interface PreviewSource<M extends MessageLike> {
   summarizer: SummaryModel | undefined;
   trimAt: number;
   trimTo: number;
+  /** The default mode's compaction aims at trimTo of the room the pinned messages leave (compaction/room-share.ts). */
+  mode: TruncationMode;
   /** The manager trims after each change (autoTruncate): during a compaction, only past the window. */
   policy: "none" | "window";
 }
@@ -201,7 +204,12 @@ export async function previewCompaction<M extends MessageLike>(
   const tokensBefore = view.tokenUsage;
   const runOptions =
     target === undefined
-      ? { threshold, targetShare: source.trimTo, effectiveLimit: limit }
+      ? {
+          threshold,
+          targetShare: source.trimTo,
+          effectiveLimit: limit,
+          room: source.mode === TruncationMode.SMART ? ("target" as const) : ("none" as const),
+        }
       : { threshold: 1, targetShare: 1, effectiveLimit: limit, target };
   const report = await driveRun(compaction.run(view, runOptions), (edit, level) => apply(edit, level.name));
   const prices = resolveModel(source.model)?.prices;

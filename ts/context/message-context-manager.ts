@@ -158,7 +158,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
   }
 
   private startCompaction(threshold: number): Promise<CompactionReport<M>> {
-    return this.background.start(threshold, this.trimTo, this.limits.effectiveLimit);
+    const room = this.mode === TruncationMode.SMART ? "target" : "none"; // compaction/room-share.ts
+    return this.background.start({ threshold, targetShare: this.trimTo, effectiveLimit: this.limits.effectiveLimit, room });
   }
 
   /** @deprecated The summarizing model: read `summarizer` (`llm` was its 0.x name). */
@@ -466,7 +467,8 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       if (this.tokenUsage > limit) this.truncate();
       return;
     }
-    if (this.tokenUsage <= (this.editor.exchanges.midExchange ? limit : this.editor.cache.trimLine(limit, this.trimAt, this.trimTo)))
+    const room = this.mode === TruncationMode.SMART ? this.view : undefined;
+    if (this.tokenUsage <= (this.editor.exchanges.midExchange ? limit : this.editor.cache.trimLine(limit, this.trimAt, this.trimTo, room)))
       return;
     if (this.mode === TruncationMode.SMART) this.clearThenTrim();
     else this.truncate();
@@ -484,7 +486,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
       try {
         return this.compaction.runNow(
           this.view,
-          { threshold: this.trimTo, targetShare: this.trimTo, effectiveLimit: limit },
+          { threshold: this.trimTo, targetShare: this.trimTo, effectiveLimit: limit, room: "all" },
           (edit, level) => this.apply(edit, level.name),
         );
       } finally {

@@ -6,6 +6,8 @@
 // With a CostLedger (the `cost` option), each request is also billed through the provider's cache
 // model: breakpoints where ctxwin's cache hints put them (end of the system prompt, the omission
 // marker that closes the last compaction, the newest turn).
+import type { HistoryView } from "../compaction/history-edit.js";
+import { lineAt } from "../compaction/room-share.js";
 import type { CompactionTiming } from "../cost/compaction-timing.js";
 import type { CostLedger, CostStats } from "../cost/cost-ledger.js";
 import type { HistoryColumns } from "./history-columns.js";
@@ -88,9 +90,17 @@ export class PromptCacheAccounting {
     this.stablePrefix = 0;
   }
 
-  /** The usage (tokens) above which the manager trims: trimAt, or where a trim pays through the cache (cache-aware timing). */
-  trimLine(limit: number, trimAt: number, trimTo: number): number {
-    return this.timing?.trimLine(limit, limit * trimTo, limit * trimAt) ?? limit * trimAt;
+  /**
+   * The usage (tokens) above which the manager trims: trimAt, or where a trim pays through the cache
+   * (cache-aware timing). With `room` (the default mode's history) trimAt and trimTo are shares of
+   * the room its pinned messages leave (compaction/room-share.ts).
+   */
+  trimLine(limit: number, trimAt: number, trimTo: number, room?: HistoryView): number {
+    // No line of the room lies below the window's (pinned tokens only raise it): most calls end here.
+    if (room !== undefined && room.tokenUsage <= limit * Math.min(trimAt, trimTo)) return limit;
+    const at = room === undefined ? limit * trimAt : lineAt(room, limit, trimAt);
+    const to = room === undefined ? limit * trimTo : lineAt(room, limit, trimTo);
+    return this.timing?.trimLine(limit, to, at) ?? at;
   }
 
   /** The dollars of the requests so far (undefined without a `cost` option). */
