@@ -3,13 +3,16 @@
 // summary's head names them) and one line on each: the tool and its subject (`bash pytest -x`,
 // `read_file src/a.ts`), or a message's role and first words. A message that makes tool calls is
 // named by its results. The marker names the newest entries that fit its bound in tokens, and
-// counts the rest.
+// counts the rest. A command whose failure is still open among the omitted messages is named
+// whatever its age (the newest few, marked "(failed)"): it is what an agent needs back first.
 import { toolOutputText, visitMessage } from "../messages/message-shape.js";
 import { MAX_NAMED_OMISSIONS, omissionMarker, type OmittedEntry } from "../messages/omission-marker.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
+import { native } from "../runtime/native.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { messageId, toolCallsById } from "./tool-events.js";
+import type { ProblemRecord } from "./open-problems.js";
+import { hasToolResult, messageId, toolCallsById, toolResultEvents } from "./tool-events.js";
 
 /** A line's length at most, in code points (an id comes before it). */
 const MAX_LINE = 72;
@@ -19,6 +22,12 @@ const SUBJECT_KEYS = ["command", "cmd", "path", "file_path", "filePath", "file",
 
 /** Messages looked back at, past the entries named, for the calls their results answer. */
 const CALL_LOOKBACK = 64;
+
+/** Tool results read, newest first, for failures still open among the omitted messages (a bound: a trim of thousands reads a few dozen). */
+const FAILURE_LOOKBACK = 32;
+
+/** Open failures a marker names at most beside its newest entries. */
+const MAX_FAILURES = 4;
 
 /**
  * The newest `max` entries for `removed` (in order): each tool result by its call's id, each
@@ -55,7 +64,36 @@ export function omittedEntries(removed: readonly MessageLike[], max = MAX_NAMED_
       out.push({ id, line: oneLine(call === undefined ? `tool result: ${text}` : `${call.name} ${subjectOf(call.args)}`) });
     }
   }
-  return out.slice(Math.max(0, out.length - max));
+  // Open failures among the omitted messages come last, so that a bound keeps them first.
+  const { ids, calls: failingCalls } = openFailures(removed);
+  const failing = ids.slice(0, MAX_FAILURES).reverse();
+  if (failing.length === 0) return out.slice(Math.max(0, out.length - max));
+  const named = new Map(out.map((e) => [e.id, e]));
+  const last = failing.map((id) => {
+    const call = failingCalls.get(id);
+    const line = named.get(id)?.line ?? oneLine(call === undefined ? "tool result" : `${call.name} ${subjectOf(call.args)}`);
+    return { id, line: `${line} (failed)` };
+  });
+  const rest = out.filter((e) => !failing.includes(e.id));
+  return [...rest.slice(Math.max(0, rest.length - (max - last.length))), ...last].slice(-max);
+}
+
+/**
+ * The call ids of the failures still open among the newest FAILURE_LOOKBACK tool results of
+ * `messages`, newest first, and the calls they answer: the core's problem ledger reads them as a
+ * summary's record does (a failing command, test or build, closed by a later pass of the same check).
+ */
+function openFailures(messages: readonly MessageLike[]): { ids: string[]; calls: Map<string, { name: string; args: unknown }> } {
+  let from = messages.length;
+  let results = 0;
+  while (from > 0 && results < FAILURE_LOOKBACK) if (hasToolResult(messages[--from] as MessageLike)) results++;
+  if (results === 0) return { ids: [], calls: new Map() };
+  const recent = messages.slice(from);
+  const calls = toolCallsById(messages.slice(Math.max(0, from - CALL_LOOKBACK), messages.length));
+  const events = recent.flatMap((m) => toolResultEvents(m, calls));
+  const record = JSON.parse(native.observeToolResults("", events)) as ProblemRecord;
+  const open = record.problems.filter((p) => p.resolved === undefined).map((p) => p.id);
+  return { ids: [...new Set(open.reverse())], calls };
 }
 
 /** The entries of one message: its tool results (`call`: true) with their text, or the message itself. */

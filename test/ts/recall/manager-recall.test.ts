@@ -291,10 +291,10 @@ describe("what truncate() takes", () => {
       content: string;
     };
     expect(marker.content).toMatch(new RegExp(`^\\[${event?.removed.length} messages omitted; recall by id:\\n`));
-    // Each named line: the call that reads it back, the tool and its subject or the message's first words.
+    // Each named line: the call that reads it back, the tool and its subject or the message's first words (a failure still open marked so).
     for (const line of marker.content.split("\n").slice(1))
       expect(line).toMatch(
-        /^recall\("[^"]+"\): (bash pytest tests\/test_part\d+\.py -x|read_file src\/part\d+\.ts|assistant: .+)\]?$|^\d+ earlier not named\]$/,
+        /^recall\("[^"]+"\): (bash pytest tests\/test_part\d+\.py -x|read_file src\/part\d+\.ts|assistant: .+)( \(failed\))?\]?$|^\d+ earlier not named\]$/,
       );
     const ids = namedIds([marker]);
     expect(ids.length).toBeGreaterThan(3);
