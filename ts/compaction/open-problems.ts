@@ -160,6 +160,8 @@ const OPEN_HEADING = "Open problems, newest first:";
 const OLDER_LINE = /^- and (\d+) older open problems(?: \(recall by id: ([^)]*)\))?$/;
 /** Ids that line names at most (the core's kMaxOlderIds). */
 const MAX_OLDER_IDS = 8;
+/** Ids that line keeps before a listed problem gives way (the newest left out). */
+const MIN_OLDER_IDS = 3;
 const RESOLVED_HEADING = "Resolved problems, newest first:";
 
 /** The line counting `count` left-out open problems and naming the first of `ids` (none when `count` is 0), as the core writes it. */
@@ -223,8 +225,9 @@ export function boundProblemText(text: string, maxTokens: number, counter: Token
   let kept = open.slice();
   if (counter.count(write(kept, [])) <= maxTokens) return write(kept, []);
   kept = kept.map(compactProblemLine);
-  // A problem's line comes before the ids of those left out, which take what room the lines leave.
-  while (kept.length > 1 && counter.count(write(kept, open.slice(kept.length), 0)) > maxTokens) kept.pop();
+  // The listed lines take the room first, but for the newest few of the left-out problems' ids
+  // (one test run's failures can fill the list); more ids take what room the lines leave.
+  while (kept.length > 1 && counter.count(write(kept, open.slice(kept.length), MIN_OLDER_IDS)) > maxTokens) kept.pop();
   const dropped = open.slice(kept.length);
   let result = "";
   for (let ids = MAX_OLDER_IDS; ids >= 0; ids--) if (counter.count((result = write(kept, dropped, ids))) <= maxTokens) return result;
