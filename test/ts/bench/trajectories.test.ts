@@ -7,7 +7,15 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadRuns, missingReport, readManifest, sha256, verifyFiles, type ManifestEntry } from "../../../bench/trajectories/data.js";
+import {
+  entriesOfSplit,
+  loadRuns,
+  missingReport,
+  readManifest,
+  sha256,
+  verifyFiles,
+  type ManifestEntry,
+} from "../../../bench/trajectories/data.js";
 import { convertTrajectory, type ChatMessage } from "../../../bench/trajectories/convert.js";
 import { classify, faults, listedOpenProblems, namedRecallIds, requestText } from "../../../bench/trajectories/evaluate.js";
 import { readOutcome } from "../../../bench/trajectories/outcome.js";
@@ -409,12 +417,34 @@ describe("trajectory data", () => {
     }
   });
 
-  it("holds out every fourth run of each agent by sha256, so both agents are in both splits", () => {
+  const bySha = (a: ManifestEntry, b: ManifestEntry) => (a.sha256 < b.sha256 ? -1 : 1);
+
+  it("holds out every fourth run of each agent's first selection by sha256, so both agents are in both splits", () => {
     for (const agent of ["mini-swe-agent", "swe-agent"]) {
-      const runs = entries.filter((e) => e.agent === agent).sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1));
+      const runs = entries.filter((e) => e.agent === agent && e.split !== "fresh").sort(bySha);
       expect(runs.map((e) => e.split)).toEqual(runs.map((_, i) => (i % 4 === 3 ? "heldout" : "dev")));
       expect(runs.some((e) => e.split === "heldout")).toBe(true);
     }
+  });
+
+  it("takes the fresh split of the first two agents as the next runs by sha256 after their first selection", () => {
+    for (const agent of ["mini-swe-agent", "swe-agent"]) {
+      const runs = entries.filter((e) => e.agent === agent).sort(bySha);
+      const firstFresh = runs.findIndex((e) => e.split === "fresh");
+      // Contiguous after the first selection: none of the 64 first chosen sorts after a fresh one.
+      expect(firstFresh).toBeGreaterThan(0);
+      expect(runs.slice(firstFresh).every((e) => e.split === "fresh")).toBe(true);
+    }
+    expect(entriesOfSplit(entries, "fresh").length).toBeGreaterThanOrEqual(20);
+  });
+
+  it("selects one split by name, every split by all, and refuses another name", () => {
+    const counts = ["dev", "heldout", "fresh"].map((split) => entriesOfSplit(entries, split).length);
+    expect(counts.every((n) => n > 0)).toBe(true);
+    expect(counts.reduce((a, b) => a + b)).toBe(entries.length);
+    expect(entriesOfSplit(entries, "all")).toEqual(entries);
+    expect(() => entriesOfSplit(entries, "test")).toThrow(RangeError);
+    expect(() => entriesOfSplit(entries, "test")).toThrow(/--split must be dev, heldout, fresh or all, got test/);
   });
 
   const dirs: string[] = [];
