@@ -1,7 +1,8 @@
 // `npm run bench -- trajectories [--split dev|heldout|fresh|all] [--trajectories <dir>] [--json <file>] [--verbose] [--sample <n>] [--windows 8000,16000] [--limit <n>]`:
-// real agent runs (bench/trajectories/manifest.json: mini-swe-agent and SWE-agent on SWE-bench
-// tasks) replayed request by request through MessageContextManager in every mode and through two
-// baselines, each request checked against questions generated from the trajectory alone
+// real agent runs (bench/trajectories/manifest.json: mini-swe-agent, SWE-agent and, in the fresh
+// split, OpenHands on SWE-bench tasks) replayed request by request through MessageContextManager in
+// every mode and through two baselines, each request checked against questions generated from the
+// trajectory alone
 // (bench/trajectories/README.md says what each figure means). The files live outside the
 // repository; without them this part says which are missing and how to get them, and fails alone.
 import { resolve } from "node:path";

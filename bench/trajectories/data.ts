@@ -277,7 +277,8 @@ function selectCommand(specs: string[]): void {
       maxBuffer: 1 << 28,
     })
       .split("\n")
-      .filter((p) => /\.traj(\.json)?$/.test(p));
+      // mini-swe-agent's `.traj.json`, SWE-agent's `.traj`; OpenHands' completion logs are `.json`.
+      .filter((p) => (spec.agent === "openhands" ? /\.json$/ : /\.traj(\.json)?$/).test(p));
     const candidates: ManifestEntry[] = [];
     for (const path of paths) {
       const bytes = gitShow(spec.gitDir, spec.commit, path);
@@ -286,7 +287,8 @@ function selectCommand(specs: string[]): void {
       const { toolCalls } = convertTrajectory(data);
       if (toolCalls < spec.minCalls) continue;
       const parts = path.split("/");
-      const instance = (parts.at(-1) as string).replace(/\.traj(\.json)?$/, "");
+      // The instance names the file, or for OpenHands (`trajs/<instance>/<model>-<time>.json`) its folder.
+      const instance = spec.agent === "openhands" ? (parts.at(-2) as string) : (parts.at(-1) as string).replace(/\.traj(\.json)?$/, "");
       const run = parts.find((p) => /^20\d{6}_/.test(p)) ?? "run";
       candidates.push({
         id: `${spec.agent}/${run}/${instance}`,
