@@ -6,6 +6,13 @@
 // `str_replace_editor`, `think`, `finish`, each answered by a `role: "tool"` message), then
 // `fncall_response`, the model's last answer.
 //
+// The model itself (Claude through OpenHands' mock function calling) was sent `messages`, the same
+// history as text: the system message with the tools described after it, calls as `<function=...>`
+// text. The system prompt is taken from there (when it is the function-calling one extended), so
+// that the tools' descriptions weigh on the window as they do in every request OpenHands makes (a
+// native function-calling request carries them as `tools`, which the replay has no place for); the
+// rest comes from `fncall_messages`, where calls are calls.
+//
 // The conversion keeps every text byte for byte and the calls' names and arguments as sent. It
 // renames the call ids `call_<n>` in order (as the other formats do; the recorded ids are the
 // model's own `toolu_...`), drops the tool messages' `name` (the call already names its tool),
@@ -26,6 +33,7 @@ interface RawChatMessage {
 }
 
 export interface OpenHandsLog {
+  messages?: RawChatMessage[];
   fncall_messages: RawChatMessage[];
   fncall_response?: { choices?: Array<{ message?: RawChatMessage }> };
 }
@@ -58,7 +66,12 @@ export function convertOpenHands(log: OpenHandsLog): ConvertedRun {
     const m = raw[i] as RawChatMessage;
     const where = `fncall_messages[${i}]`;
     const content = textOf(m.content, where);
-    if (m.role === "system" || m.role === "user") {
+    if (m.role === "system" && i === 0) {
+      const sent = log.messages?.[0];
+      const prompt =
+        sent?.role === "system" && typeof sent.content === "string" && sent.content.startsWith(content) ? sent.content : content;
+      messages.push({ role: "system", content: prompt });
+    } else if (m.role === "system" || m.role === "user") {
       messages.push({ role: m.role, content });
     } else if (m.role === "assistant") {
       const rawCalls = Array.isArray(m.tool_calls) ? (m.tool_calls as RawCall[]) : [];

@@ -25,10 +25,16 @@ const turn = (text: string, name: string, args: Record<string, unknown>, result:
 const FAIL = "FAILED tests/test_parse.py::test_negative - AssertionError: assert '-1:00:00' == '-01:00:00'";
 const EDIT_ERROR = `ERROR:\nNo replacement was performed, old_str \`x = 3\` did not appear verbatim in ${FILE}.`;
 // The last request of a run, as OpenHands logs it: the whole history in chat shape, and the answer.
+const SYSTEM = "You are OpenHands agent, a helpful AI assistant.";
+const TOOLS = "\nYou have access to the following functions:\n\n---- BEGIN FUNCTION #1: execute_bash ----";
 const LOG = {
-  messages: [{ role: "system", content: "(the same history with the tools described in text)" }],
+  // What the model was sent: the same history as text, the tools described after the system prompt.
+  messages: [
+    { role: "system", content: SYSTEM + TOOLS },
+    { role: "user", content: "Here's a running example of how to perform a task with the provided tools. ..." },
+  ],
   fncall_messages: [
-    { role: "system", content: "You are OpenHands agent, a helpful AI assistant." },
+    { role: "system", content: SYSTEM },
     { role: "user", content: [{ type: "text", text: "<issue_description>\nparse fails\n</issue_description>", cache_control: {} }] },
     ...turn(
       "Run the tests.",
@@ -75,6 +81,8 @@ describe("OpenHands trajectories", () => {
     expect(run.format).toBe("openhands");
     expect(run.toolCalls).toBe(6);
     expect(run.messages.map((m) => m.role)).toEqual(["system", "user", ...Array(6).fill(["assistant", "tool"]).flat(), "assistant"]);
+    // The system prompt as sent, with the tools described; the task as OpenHands holds it.
+    expect(run.messages[0]).toEqual({ role: "system", content: SYSTEM + TOOLS });
     expect(run.messages[1]).toEqual({ role: "user", content: "<issue_description>\nparse fails\n</issue_description>" });
     expect(run.messages[2]).toEqual({
       role: "assistant",
@@ -85,6 +93,11 @@ describe("OpenHands trajectories", () => {
     expect(run.messages[4]).toMatchObject({ role: "assistant", content: null });
     expect(run.messages[5]).toEqual({ role: "tool", tool_call_id: "call_1", content: LOG.fncall_messages[5]?.content });
     expect(run.messages.at(-1)).toEqual({ role: "assistant", content: "Fixed." });
+  });
+
+  it("keeps the function-calling system prompt when the text one is not it extended", () => {
+    const other = { ...LOG, messages: [{ role: "system", content: "another prompt" }] };
+    expect(convertTrajectory(other).messages[0]).toEqual({ role: "system", content: SYSTEM });
   });
 
   it("leaves out a call never answered, and refuses a result for no call", () => {
