@@ -1,14 +1,15 @@
-// `npm run bench -- trajectories [--split dev|heldout|all] [--trajectories <dir>] [--json <file>] [--verbose] [--sample <n>] [--windows 8000,16000] [--limit <n>]`:
-// real agent runs (bench/trajectories/manifest.json: mini-swe-agent and SWE-agent on SWE-bench
-// tasks) replayed request by request through MessageContextManager in every mode and through two
-// baselines, each request checked against questions generated from the trajectory alone
+// `npm run bench -- trajectories [--split dev|heldout|fresh|all] [--trajectories <dir>] [--json <file>] [--verbose] [--sample <n>] [--windows 8000,16000] [--limit <n>]`:
+// real agent runs (bench/trajectories/manifest.json: mini-swe-agent, SWE-agent and, in the fresh
+// split, OpenHands on SWE-bench tasks) replayed request by request through MessageContextManager in
+// every mode and through two baselines, each request checked against questions generated from the
+// trajectory alone
 // (bench/trajectories/README.md says what each figure means). The files live outside the
 // repository; without them this part says which are missing and how to get them, and fails alone.
 import { resolve } from "node:path";
 import { TiktokenCounter } from "ctxwin";
 import { writeFileSync } from "node:fs";
 import { convertTrajectory } from "./trajectories/convert.js";
-import { loadRuns, missingReport, readManifest, trajectoriesDir, type ManifestEntry } from "./trajectories/data.js";
+import { entriesOfSplit, loadRuns, missingReport, readManifest, trajectoriesDir, type ManifestEntry } from "./trajectories/data.js";
 import { METHODS, dropOldest, effectiveLimit } from "./trajectories/methods.js";
 import { callRecords, generateQuestions } from "./trajectories/questions.js";
 import { addTally, emptyTally, replay, type PreparedRun, type Tally } from "./trajectories/replay.js";
@@ -51,13 +52,9 @@ function deepFreeze(value: unknown): void {
 
 export async function benchTrajectories(options: TrajectoryOptions = {}): Promise<Results | undefined> {
   const split = options.split ?? "dev";
-  if (!["dev", "heldout", "all"].includes(split)) throw new RangeError(`--split must be dev, heldout or all, got ${split}`);
   const sample = positive(options.sample, "sample", 1);
   const windows = (options.windows ?? "8000,16000").split(",").map((w) => positive(w, "windows", 0));
-  const manifest = readManifest();
-  const entries = manifest.entries
-    .filter((e) => split === "all" || e.split === split)
-    .slice(0, positive(options.limit, "limit", Number.MAX_SAFE_INTEGER));
+  const entries = entriesOfSplit(readManifest().entries, split).slice(0, positive(options.limit, "limit", Number.MAX_SAFE_INTEGER));
   const dir = trajectoriesDir(options.trajectories, ROOT);
   const { runs, missing, changed } = loadRuns(dir, entries);
   console.log(`\n### Compaction on real agent trajectories (${split} split: ${entries.length} runs, ${dir})\n`);

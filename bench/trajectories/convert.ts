@@ -20,6 +20,10 @@
 // demonstration SWE-agent sends as a user message before the task (`is_demo`) is a fixed part of
 // its prompt: it becomes a second system message (same bytes), so that the first user message is
 // the task, as in the other formats.
+//
+// OpenHands (a completion log holding the whole history in chat shape): convert-openhands.ts.
+
+import { convertOpenHands, isOpenHandsLog, type OpenHandsLog } from "./convert-openhands.js";
 
 export interface ToolCall {
   id: string;
@@ -33,7 +37,7 @@ export type ChatMessage =
   | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
-export type AgentFormat = "mini-swe-agent" | "swe-agent";
+export type AgentFormat = "mini-swe-agent" | "swe-agent" | "openhands";
 
 export interface ConvertedRun {
   format: AgentFormat;
@@ -66,6 +70,7 @@ export function detectFormat(data: unknown): AgentFormat | undefined {
   if (typeof d.trajectory_format === "string" && d.trajectory_format.startsWith("mini-swe-agent") && Array.isArray(d.messages))
     return "mini-swe-agent";
   if (Array.isArray(d.history) && Array.isArray(d.trajectory)) return "swe-agent";
+  if (isOpenHandsLog(d)) return "openhands";
   return undefined;
 }
 
@@ -74,7 +79,8 @@ export function convertTrajectory(data: unknown): ConvertedRun {
   const format = detectFormat(data);
   if (format === "mini-swe-agent") return convertMini((data as { messages: RawMessage[] }).messages);
   if (format === "swe-agent") return convertSweAgent((data as { history: RawMessage[] }).history);
-  throw new TypeError("not a mini-swe-agent or SWE-agent 0.x trajectory");
+  if (format === "openhands") return convertOpenHands(data as OpenHandsLog);
+  throw new TypeError("not a mini-swe-agent, SWE-agent 0.x or OpenHands trajectory");
 }
 
 interface RawMessage {

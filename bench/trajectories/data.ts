@@ -4,20 +4,35 @@
 //   node --import tsx bench/trajectories/data.ts place <git-dir-or-clone>... [--to <dir>]
 //     copies every manifest entry whose repository one of the clones holds (`git show commit:path`)
 //     to <dir>/<file> and checks its sha256.
-//   node --import tsx bench/trajectories/data.ts verify [--trajectories <dir>]
-//     checks that every file the manifest names is in <dir> (else the default directory, as the
-//     bench finds it) with its sha256; lists the missing and the changed, and exits 1 if any.
-//   node --import tsx bench/trajectories/data.ts select <agent>=<git-dir>@<commit>:<prefix>:<min calls>:<count>:<licence>...
-//     (how manifest.json was made, once, before any run) lists the agent's trajectory files under
+//   node --import tsx bench/trajectories/data.ts verify [--trajectories <dir>] [--split dev|heldout|fresh|all]
+//     checks that every file the manifest names (of one split, else all) is in <dir> (else the
+//     default directory, as the bench finds it) with its sha256; lists the missing and the changed,
+//     and exits 1 if any.
+//   node --import tsx bench/trajectories/data.ts select <agent>=<git-dir>@<commit>:<prefix>:<min calls>:<count>[+<fresh>]:<licence>...
+//     (how manifest.json was made, before any run) lists the agent's trajectory files under
 //     <prefix> at <commit>, keeps those with at least <min calls> tool calls, takes the first
-//     <count> by sha256, splits them (every fourth by sha256 held out) and writes the manifest.
+//     <count> by sha256, splits them (every fourth by sha256 held out), takes the next <fresh> by
+//     sha256 as the `fresh` split, and writes the manifest.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { convertTrajectory, detectFormat, type AgentFormat } from "./convert.js";
 
-export type Split = "dev" | "heldout";
+/**
+ * `dev`: tuned on. `heldout`: a quarter of the first selection, set aside, since looked at.
+ * `fresh`: chosen later by the same rule, the independent set nobody has tuned on or looked at.
+ */
+export type Split = "dev" | "heldout" | "fresh";
+
+export const SPLITS: readonly Split[] = ["dev", "heldout", "fresh"];
+
+/** The entries `--split` names: one split, or `all` for every split. */
+export function entriesOfSplit(entries: readonly ManifestEntry[], split: string): ManifestEntry[] {
+  if (split !== "all" && !(SPLITS as readonly string[]).includes(split))
+    throw Object.assign(new RangeError(`--split must be ${SPLITS.join(", ")} or all, got ${split}`), { code: "ERR_CTXWIN_BENCH_SPLIT" });
+  return entries.filter((e) => split === "all" || e.split === split);
+}
 
 export interface ManifestEntry {
   /** `<agent>/<model run>/<instance>`: unique, stable. */
@@ -139,10 +154,14 @@ export function verifyFiles(
 
 function verifyCommand(args: string[]): void {
   const dirIndex = args.indexOf("--trajectories");
+  const splitIndex = args.indexOf("--split");
+  const split = splitIndex >= 0 ? (args[splitIndex + 1] ?? "") : "all";
   const dir = trajectoriesDir(dirIndex >= 0 ? args[dirIndex + 1] : undefined, resolve(import.meta.dirname, "..", ".."));
-  const { entries } = readManifest();
+  const entries = entriesOfSplit(readManifest().entries, split);
   const { ok, missing, changed } = verifyFiles(dir, entries);
-  console.log(`${dir}: ${ok} of the manifest's ${entries.length} files present with their sha256`);
+  console.log(
+    `${dir}: ${ok} of the manifest's ${entries.length} files${split === "all" ? "" : ` (${split} split)`} present with their sha256`,
+  );
   if (missing.length > 0 || changed.length > 0) {
     console.error(missingReport(dir, missing, changed));
     process.exitCode = 1;
@@ -222,12 +241,14 @@ interface SelectSpec {
   prefix: string;
   minCalls: number;
   count: number;
+  /** How many runs after the first `count` by sha256 make the `fresh` split. */
+  fresh: number;
   licence: string;
 }
 
 function parseSpec(spec: string): SelectSpec {
-  const match = /^([^=]+)=([^@]+)@([0-9a-f]{40}):([^:]*):(\d+):(\d+):(.+)$/.exec(spec);
-  if (!match) throw new Error(`bad spec ${spec}: <agent>=<git-dir>@<commit>:<prefix>:<min calls>:<count>:<licence>`);
+  const match = /^([^=]+)=([^@]+)@([0-9a-f]{40}):([^:]*):(\d+):(\d+)(?:\+(\d+))?:(.+)$/.exec(spec);
+  if (!match) throw new Error(`bad spec ${spec}: <agent>=<git-dir>@<commit>:<prefix>:<min calls>:<count>[+<fresh>]:<licence>`);
   const gitDir = gitDirOf(resolve(match[2] as string));
   const repository =
     repositoryOf(gitDir) ??
@@ -243,7 +264,8 @@ function parseSpec(spec: string): SelectSpec {
     prefix: match[4] as string,
     minCalls: Number(match[5]),
     count: Number(match[6]),
-    licence: match[7] as string,
+    fresh: Number(match[7] ?? 0),
+    licence: match[8] as string,
   };
 }
 
@@ -255,7 +277,8 @@ function selectCommand(specs: string[]): void {
       maxBuffer: 1 << 28,
     })
       .split("\n")
-      .filter((p) => /\.traj(\.json)?$/.test(p));
+      // mini-swe-agent's `.traj.json`, SWE-agent's `.traj`; OpenHands' completion logs are `.json`.
+      .filter((p) => (spec.agent === "openhands" ? /\.json$/ : /\.traj(\.json)?$/).test(p));
     const candidates: ManifestEntry[] = [];
     for (const path of paths) {
       const bytes = gitShow(spec.gitDir, spec.commit, path);
@@ -264,7 +287,8 @@ function selectCommand(specs: string[]): void {
       const { toolCalls } = convertTrajectory(data);
       if (toolCalls < spec.minCalls) continue;
       const parts = path.split("/");
-      const instance = (parts.at(-1) as string).replace(/\.traj(\.json)?$/, "");
+      // The instance names the file, or for OpenHands (`trajs/<instance>/<model>-<time>.json`) its folder.
+      const instance = spec.agent === "openhands" ? (parts.at(-2) as string) : (parts.at(-1) as string).replace(/\.traj(\.json)?$/, "");
       const run = parts.find((p) => /^20\d{6}_/.test(p)) ?? "run";
       candidates.push({
         id: `${spec.agent}/${run}/${instance}`,
@@ -282,12 +306,18 @@ function selectCommand(specs: string[]): void {
     const chosen = candidates.slice(0, spec.count);
     // Every fourth by sha256 is held out: a quarter of each agent, both agents in both splits.
     chosen.forEach((entry, i) => (entry.split = i % 4 === 3 ? "heldout" : "dev"));
-    console.log(`${spec.agent}: ${paths.length} files, ${candidates.length} with >= ${spec.minCalls} tool calls, ${chosen.length} chosen`);
-    entries.push(...chosen);
+    // The next ones by sha256, by the same rule: the first selection is unchanged by this, and
+    // the fresh runs were not among the files anyone tuned on or looked at.
+    const fresh = candidates.slice(spec.count, spec.count + spec.fresh);
+    for (const entry of fresh) entry.split = "fresh";
+    console.log(
+      `${spec.agent}: ${paths.length} files, ${candidates.length} with >= ${spec.minCalls} tool calls, ${chosen.length} chosen, ${fresh.length} fresh`,
+    );
+    entries.push(...chosen, ...fresh);
   }
   const manifest: Manifest = {
     description:
-      "Real agent runs replayed by `npm run bench -- trajectories` (bench/trajectories/README.md). Per run: its source (repository, commit, path, licence), the sha256 of the file, its tool calls and its split (dev, or heldout: looked at only at the end). The files are not in this repository: bench/trajectories/data.ts place copies them from clones.",
+      "Real agent runs replayed by `npm run bench -- trajectories` (bench/trajectories/README.md). Per run: its source (repository, commit, path, licence), the sha256 of the file, its tool calls and its split (dev: tuned on; heldout: set aside, since looked at; fresh: chosen later by the same rule, looked at only at the end). The files are not in this repository: bench/trajectories/data.ts place copies them from clones.",
     entries,
   };
   writeFileSync(MANIFEST_PATH, `${JSON.stringify(manifest, null, 2)}\n`);
@@ -298,5 +328,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (command === "place") placeCommand(args);
   else if (command === "verify") verifyCommand(args);
   else if (command === "select") selectCommand(args);
-  else throw new Error("usage: data.ts place <clone>... [--to <dir>] | data.ts verify [--trajectories <dir>] | data.ts select <spec>...");
+  else
+    throw new Error(
+      "usage: data.ts place <clone>... [--to <dir>] | data.ts verify [--trajectories <dir>] [--split <split>] | data.ts select <spec>...",
+    );
 }

@@ -27,7 +27,8 @@ function contentText(content: unknown): string {
 
 /**
  * The text a model reads of a request: each message's content, and each tool call's name and
- * command (its `command` argument as written, else its arguments).
+ * command (its `command` argument as written, and its `path` argument after it when it has one,
+ * as an editor's call does; else its arguments).
  */
 export function requestText(messages: readonly unknown[]): string {
   const parts: string[] = [];
@@ -38,8 +39,9 @@ export function requestText(messages: readonly unknown[]): string {
       const args = typeof call.function?.arguments === "string" ? call.function.arguments : "";
       let command = args;
       try {
-        const parsed = JSON.parse(args) as { command?: unknown };
-        if (typeof parsed.command === "string") command = parsed.command;
+        const parsed = JSON.parse(args) as { command?: unknown; path?: unknown };
+        if (typeof parsed.command === "string")
+          command = typeof parsed.path === "string" ? `${parsed.command} ${parsed.path}` : parsed.command;
       } catch {
         // Arguments that are not JSON are read as written.
       }

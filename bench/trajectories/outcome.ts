@@ -1,5 +1,5 @@
 // How a recorded command ended, read from its output alone: its exit code when the agent reports
-// one (mini-swe-agent's `<returncode>`), a traceback or stack trace as its outcome, failing tests
+// one (mini-swe-agent's `<returncode>`, OpenHands' `[The command completed with exit code N.]`), a traceback or stack trace as its outcome, failing tests
 // (pytest, unittest and Django, sympy's bin/test, Maven Surefire), compiler errors, the shell's own
 // errors, SWE-agent's rejected edits; and the line that says what failed. Independent of ctxwin's
 // readers, like the rest of the trajectory benchmark.
@@ -23,8 +23,11 @@ export interface Outcome {
 }
 
 // Lines of the agents' own wrapping, not of the command's output.
+// OpenHands ends a shell output with `[The command completed with exit code N.]` (and, in older
+// versions, `[Command finished with exit code N]`), the working directory and the interpreter.
 const WRAPPER =
-  /^(<\/?(returncode|output|output_head|output_tail|elided_chars|warning)>.*|\d+ characters elided|\(Open file: .*\)|\(Current directory: .*\)|bash-\$|\[File: .*\])$/;
+  /^(<\/?(returncode|output|output_head|output_tail|elided_chars|warning)>.*|\d+ characters elided|\(Open file: .*\)|\(Current directory: .*\)|bash-\$|\[File: .*\]|\[The command completed with exit code -?\d+\.\]|\[Command finished with exit code -?\d+\]|\[Current working directory: .*\]|\[Python interpreter: .*\])$/;
+const OPENHANDS_EXIT = /^\[(?:The command completed|Command finished) with exit code (-?\d+)\.?\]$/m;
 
 const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Failure|Warning)(: .*)?$/;
 const JAVA_EXCEPTION = /^(Exception in thread ".*" )?[a-z][\w$]*(\.[\w$]+)+(Exception|Error)(: .*)?$/;
@@ -125,7 +128,7 @@ function endsInTraceback(lines: readonly string[]): { yes: boolean; line: string
 }
 
 export function readOutcome(content: string): Outcome {
-  const exit = /^<returncode>(-?\d+)<\/returncode>/.exec(content);
+  const exit = /^<returncode>(-?\d+)<\/returncode>/.exec(content) ?? OPENHANDS_EXIT.exec(content);
   const timedOut = /^The last command <command>[\s\S]*?<\/command> timed out and has been killed\./.test(content);
   const lines = outputLines(content);
   const t = tests(lines);
@@ -138,7 +141,12 @@ export function readOutcome(content: string): Outcome {
   const shell = lines.find((l) =>
     /^(\/bin\/)?(ba)?sh: (line \d+: )?.*(command not found|syntax error.*|unexpected EOF.*|No such file or directory)$/.test(l.trim()),
   );
-  const rejectedEdit = /^Your proposed edit has introduced new syntax error/.test(content) ? content.split("\n", 1)[0] : undefined;
+  // SWE-agent's rejected edit (its first line), OpenHands' editor refusing a call (`ERROR:` then the reason).
+  const rejectedEdit = /^Your proposed edit has introduced new syntax error/.test(content)
+    ? content.split("\n", 1)[0]
+    : /^ERROR:\n/.test(content)
+      ? (lastNonEmpty(content.split("\n").slice(1, 2)) ?? "ERROR:")
+      : undefined;
   const otherErrors = compiler !== undefined || shell !== undefined || rejectedEdit !== undefined;
   let errorLine = tb.line ?? t.failLines[0] ?? t.tallyLines.at(-1) ?? compiler?.trim() ?? rejectedEdit ?? shell?.trim();
   if (timedOut) errorLine ??= content.split("\n", 1)[0];

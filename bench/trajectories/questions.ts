@@ -4,7 +4,7 @@
 //                of the same command (failing: a non-zero exit, failing tests, a traceback or
 //                stack trace as the outcome, compiler or shell errors, a rejected edit; a command
 //                that only reads never fails in this sense)
-//   file         each file edited so far (edit tools; sed -i, redirections, tee, Python writes,
+//   file         each file edited so far (edit tools: SWE-agent's, OpenHands' str_replace_editor; sed -i, redirections, tee, Python writes,
 //                git apply / patch / apply_patch, cp, mv, rm, touch), as the repository names it
 //   last-command the newest command
 //   last-test    the newest command that runs tests
@@ -32,6 +32,8 @@ export interface CallRecord {
   readOnly: boolean;
   test: boolean;
   failed: boolean;
+  /** The file an edit tool's call changed (OpenHands' editor), if any. */
+  editorWrite?: string;
 }
 
 export interface RequestQuestions {
@@ -42,16 +44,32 @@ export interface RequestQuestions {
 
 export const MAX_FAILING_TESTS = 10;
 
-/** The command a call carries: its `command` argument, else the arguments as written. */
+/**
+ * The command a call carries: its `command` argument (followed by its `path` argument when it
+ * has one: an editor's `view /x.py`), else the arguments as written.
+ */
 export function commandOf(args: string): string {
+  return parseCall(args).command ?? args;
+}
+
+/** A call's `command` and `path` arguments (undefined when absent or when the arguments are not JSON). */
+function parseCall(args: string): { command: string | undefined; editorCommand: string | undefined; path: string | undefined } {
   try {
-    const parsed = JSON.parse(args) as { command?: unknown };
-    if (typeof parsed.command === "string") return parsed.command;
+    const parsed = JSON.parse(args) as { command?: unknown; path?: unknown };
+    if (typeof parsed.command === "string") {
+      const path = typeof parsed.path === "string" ? parsed.path : undefined;
+      return { command: path === undefined ? parsed.command : `${parsed.command} ${path}`, editorCommand: parsed.command, path };
+    }
+    return { command: undefined, editorCommand: undefined, path: undefined };
   } catch {
     // Not JSON: the arguments are the command.
+    return { command: args, editorCommand: undefined, path: undefined };
   }
-  return args;
 }
+
+/** OpenHands' file editor: `view` reads; `create`, `str_replace`, `insert`, `undo_edit` change `path`. */
+export const EDITOR_TOOL = "str_replace_editor";
+const EDITOR_WRITES = new Set(["create", "str_replace", "insert", "undo_edit"]);
 
 /** Whether a call failed: see the header. */
 export function failedCall(outcome: Outcome, readOnly: boolean): boolean {
@@ -71,8 +89,11 @@ export function callRecords(messages: readonly ChatMessage[]): CallRecord[] {
     for (const call of m.tool_calls) {
       const result = results.get(call.id);
       if (result === undefined) continue;
-      const command = commandOf(call.function.arguments);
-      const readOnly = isReadOnly(command);
+      const { command, editorCommand, path } = parseCall(call.function.arguments);
+      // A call with no command runs nothing (OpenHands' think and finish): not a command here.
+      if (command === undefined) continue;
+      const editor = call.function.name === EDITOR_TOOL;
+      const readOnly = editor ? editorCommand === "view" : isReadOnly(command);
       const outcome = readOutcome(result);
       records.push({
         id: call.id,
@@ -81,8 +102,10 @@ export function callRecords(messages: readonly ChatMessage[]): CallRecord[] {
         result,
         outcome,
         readOnly,
-        test: isTestCommand(command),
+        test: !editor && isTestCommand(command),
         failed: failedCall(outcome, readOnly),
+        // An edit the editor refused (`ERROR: ...`) changed nothing.
+        ...(editor && path !== undefined && EDITOR_WRITES.has(editorCommand ?? "") && !outcome.otherErrors ? { editorWrite: path } : {}),
       });
     }
   }
@@ -94,9 +117,9 @@ function commandKey(command: string): string {
   return command.trim().replace(/\s+/g, " ");
 }
 
-/** The working directory an output reports (SWE-agent's `(Current directory: /x)`), if any. */
+/** The working directory an output reports (SWE-agent's `(Current directory: /x)`, OpenHands' `[Current working directory: /x]`), if any. */
 function reportedDirectory(result: string): string | undefined {
-  return /^\(Current directory: (\/[^)]*)\)$/m.exec(result)?.[1];
+  return /^\(Current directory: (\/[^)]*)\)$/m.exec(result)?.[1] ?? /^\[Current working directory: (\/[^\]]*)\]$/m.exec(result)?.[1];
 }
 
 /** The file SWE-agent's editor has open after a result (`[File: /x (N lines total)]`, `(Open file: /x)`). */
@@ -139,13 +162,15 @@ export function generateQuestions(messages: readonly ChatMessage[], startDir: st
     for (const [path, body] of heredocWrites(command, cwd)) written.set(path, body);
     const reported = reportedOpenFile(record.result);
     const edited =
-      record.name === "edit"
-        ? openFile === undefined
-          ? []
-          : [openFile]
-        : record.name === "create" && reported !== undefined
-          ? [reported]
-          : editedFiles(command, cwd, written);
+      record.editorWrite !== undefined
+        ? [record.editorWrite]
+        : record.name === "edit"
+          ? openFile === undefined
+            ? []
+            : [openFile]
+          : record.name === "create" && reported !== undefined
+            ? [reported]
+            : editedFiles(command, cwd, written);
     for (const f of edited) {
       const path = repositoryPath(f);
       if (!files.includes(path)) files.push(path);

@@ -307,7 +307,11 @@ export function normalizePath(path: string, cwd?: string): string {
 
 /** A path as the repository knows it: the workspace's root (`/testbed/`, SWE-bench's `/<owner>__<repo>/`) taken off. */
 export function repositoryPath(path: string): string {
-  return path.replace(/^\/testbed\//, "").replace(/^\/[\w.-]+__[\w.-]+\//, "");
+  // /testbed/ (SWE-bench images), /<owner>__<repo>/ (Multi-SWE-bench), /workspace/<owner>__<repo>__<version>/ (OpenHands).
+  return path
+    .replace(/^\/testbed\//, "")
+    .replace(/^\/workspace(?=\/[\w.-]+__[\w.-]+\/)/, "")
+    .replace(/^\/[\w.-]+__[\w.-]+\//, "");
 }
 
 function looksLikePath(word: string): boolean {

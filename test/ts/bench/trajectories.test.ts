@@ -1,13 +1,9 @@
 // The trajectory benchmark's measuring code, on small trajectories written here: the conversion of
 // both agents' formats to chat messages, the questions generated from a trajectory, the shell
-// readers they rest on, the verdicts and faults read from a request, and the data layer (the
-// committed manifest's split, and what the bench says when the fetched files are absent). Nothing
-// here reads the fetched trajectories: the suite passes on a checkout without them.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { loadRuns, missingReport, readManifest, sha256, verifyFiles, type ManifestEntry } from "../../../bench/trajectories/data.js";
+// readers they rest on, and the verdicts and faults read from a request (the data layer:
+// trajectories-data.test.ts). Nothing here reads the fetched trajectories: the suite passes on a
+// checkout without them.
+import { describe, expect, it } from "vitest";
 import { convertTrajectory, type ChatMessage } from "../../../bench/trajectories/convert.js";
 import { classify, faults, listedOpenProblems, namedRecallIds, requestText } from "../../../bench/trajectories/evaluate.js";
 import { readOutcome } from "../../../bench/trajectories/outcome.js";
@@ -390,84 +386,5 @@ describe("request verdicts and faults", () => {
 
   it("lists a summary's open problems by the ids they name", () => {
     expect(listedOpenProblems(request[2]?.content as string)).toEqual(["call_2", "call_1"]);
-  });
-});
-
-describe("trajectory data", () => {
-  const { entries } = readManifest();
-
-  it("names at least 40 runs of two agents, each with its source, licence and sha256", () => {
-    expect(entries.length).toBeGreaterThanOrEqual(40);
-    expect(new Set(entries.map((e) => e.agent))).toEqual(new Set(["mini-swe-agent", "swe-agent"]));
-    expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
-    for (const e of entries) {
-      expect(e.sha256).toMatch(/^[0-9a-f]{64}$/);
-      expect(e.source.commit).toMatch(/^[0-9a-f]{40}$/);
-      expect(e.source.licence).not.toBe("");
-      expect(e.file).toBe(`${e.source.repository.replace("/", "+")}/${e.source.path}`);
-      expect(e.toolCalls).toBeGreaterThanOrEqual(e.agent === "mini-swe-agent" ? 60 : 40);
-    }
-  });
-
-  it("holds out every fourth run of each agent by sha256, so both agents are in both splits", () => {
-    for (const agent of ["mini-swe-agent", "swe-agent"]) {
-      const runs = entries.filter((e) => e.agent === agent).sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1));
-      expect(runs.map((e) => e.split)).toEqual(runs.map((_, i) => (i % 4 === 3 ? "heldout" : "dev")));
-      expect(runs.some((e) => e.split === "heldout")).toBe(true);
-    }
-  });
-
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-  const entry = (name: string, bytes: string): ManifestEntry => ({
-    id: `mini-swe-agent/run/${name}`,
-    agent: "mini-swe-agent",
-    run: "run",
-    source: { repository: "owner/repo", commit: "0".repeat(40), path: `trajs/${name}.traj.json`, licence: "MIT" },
-    file: `owner+repo/trajs/${name}.traj.json`,
-    sha256: sha256(bytes),
-    bytes: bytes.length,
-    toolCalls: 60,
-    split: "dev",
-  });
-
-  it("reads the files whose sha256 matches and lists the missing and the changed apart", () => {
-    const dir = mkdtempSync(join(tmpdir(), "ctxwin-trajectories-"));
-    dirs.push(dir);
-    const good = entry("good", JSON.stringify(MINI));
-    const changed = entry("changed", '{"messages":[]}');
-    const missing = entry("missing", "{}");
-    for (const [e, bytes] of [
-      [good, JSON.stringify(MINI)],
-      [changed, '{"messages":[ ]}'],
-    ] as const) {
-      mkdirSync(dirname(join(dir, e.file)), { recursive: true });
-      writeFileSync(join(dir, e.file), bytes);
-    }
-    const loaded = loadRuns(dir, [good, changed, missing]);
-    expect(loaded.runs.map((r) => r.entry.id)).toEqual([good.id]);
-    expect(loaded.runs[0]?.data).toEqual(MINI);
-    expect(loaded.changed.map((e) => e.id)).toEqual([changed.id]);
-    expect(loaded.missing.map((e) => e.id)).toEqual([missing.id]);
-    expect(verifyFiles(dir, [good, changed, missing])).toEqual({ ok: 1, missing: [missing], changed: [changed] });
-
-    const report = missingReport(dir, loaded.missing, loaded.changed);
-    expect(report).not.toContain("does not exist");
-    expect(report).toContain("1 of the manifest's files are missing and 1 differ from their sha256");
-    expect(report).toContain(`missing  ${missing.file}`);
-    expect(report).toContain(`changed  ${changed.file}  (sha256 should be ${changed.sha256})`);
-    expect(report).toContain("git clone https://github.com/owner/repo /tmp/owner+repo");
-    expect(report).toContain(`data.ts place /tmp/owner+repo --to ${dir}`);
-  });
-
-  it("says when the directory itself does not exist, and where it was looked for", () => {
-    const dir = join(tmpdir(), "ctxwin-trajectories-never-created");
-    const { missing, changed } = verifyFiles(dir, [entry("a", "{}")]);
-    const report = missingReport(dir, missing, changed);
-    expect(report).toContain(`the directory ${dir} does not exist`);
-    expect(report).toContain("CTXWIN_TRAJECTORIES");
-    expect(report).toContain("manifest.json");
   });
 });
