@@ -4,7 +4,7 @@
 // segments as the marked stream writes them (markers, case, apostrophes, accented and CJK letters)
 // and over random bytes of a small alphabet; synthetic vocabularies with multi-byte characters and
 // no one-character pieces, where the greedy count is far from the best one; every length up to the
-// short bound.
+// short bound. And the stream cut into segments, in batches, through the segment cache.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -142,6 +142,34 @@ TEST(ClaudeShortTiling, SyntheticVocabulariesMatchThePlainDp) {
       if (s.empty()) continue;
       ASSERT_EQ(v->tile(s), plain_tiling(s, set, longest)) << "round " << round << ": \"" << s << "\"";
       ASSERT_EQ(v->tile(s), v->tile_all(s)) << "round " << round << ": \"" << s << "\"";
+    }
+  }
+}
+
+// tile_segments cuts a stream at its markers in batches of segments (their cache slots prefetched
+// together): the same count as the DP over the whole stream, with a cache and without, on streams
+// of many batches where markers stand in every arrangement (a case marker with and without the
+// ⟨bow⟩ after it, ⟨bow⟩ at the start, ⟨eow⟩ at the end, markers back to back), and on the
+// same streams again through the warm cache.
+TEST(ClaudeShortTiling, SegmentsInBatchesCountAsTheWholeStream) {
+  const auto v = Vocabulary::parse(read_file("v3.bin"), "v3.bin");
+  const std::vector<std::string> parts = {kBowS, kEowS, kShiftS, kCapsS, kShiftS + kBowS, kCapsS + kBowS, "the", "cat", "'s", " ",
+                                          "  ", ".", "é", "日本", "running", "\n", "x"};
+  std::mt19937 rng(1640);
+  std::uniform_int_distribution<std::size_t> pick(0, parts.size() - 1);
+  std::uniform_int_distribution<int> count(1, 400);
+  SegmentCache cache;
+  std::vector<std::string> streams;
+  for (int round = 0; round < 300; ++round) {
+    std::string s;
+    for (int k = count(rng); k > 0; --k) s += parts[pick(rng)];
+    streams.push_back(s);
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& s : streams) {
+      const std::size_t whole = v->tile_all(s);
+      ASSERT_EQ(v->tile_segments(s, nullptr), whole) << s;
+      ASSERT_EQ(v->tile_segments(s, &cache), whole) << "pass " << pass << ": " << s;
     }
   }
 }
