@@ -153,8 +153,8 @@ TEST(ClaudeShortTiling, SyntheticVocabulariesMatchThePlainDp) {
 // same streams again through the warm cache.
 TEST(ClaudeShortTiling, SegmentsInBatchesCountAsTheWholeStream) {
   const auto v = Vocabulary::parse(read_file("v3.bin"), "v3.bin");
-  const std::vector<std::string> parts = {kBowS, kEowS, kShiftS, kCapsS, kShiftS + kBowS, kCapsS + kBowS, "the", "cat", "'s", " ",
-                                          "  ", ".", "é", "日本", "running", "\n", "x"};
+  const std::vector<std::string> parts = {kBowS, kEowS, kShiftS, kCapsS, kShiftS + kBowS, kCapsS + kBowS, "the", "cat", "'s",
+                                          " ",   "  ",  ".",     "é",    "日本",          "running",      "\n",  "x"};
   std::mt19937 rng(1640);
   std::uniform_int_distribution<std::size_t> pick(0, parts.size() - 1);
   std::uniform_int_distribution<int> count(1, 400);
