@@ -6,9 +6,13 @@
 #include "ctxwin/tokenizer/normal_forms.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <utf8proc.h>
 
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <random>
@@ -253,6 +257,79 @@ TEST(NormalForms, CommonTextStaysOnTheFastPath) {
   EXPECT_TRUE(may_change(NormalForm::Nfc, utf8({0x0B47, 0x0B3E})));  // a vowel sign that composes
   EXPECT_FALSE(may_change(NormalForm::Nfc, utf8({0xFB01})));
   EXPECT_TRUE(may_change(NormalForm::Nfkc, utf8({0xFB01})));
+}
+
+// normalized() runs utf8proc over the spans around the code points a form may change, joined
+// when close, cut at a boundary past 64 KiB, and copies the rest (issue 40: normalizing 100 MB of
+// prose whole took 4-8x its size). Long texts of every kind of neighbourhood, against utf8proc
+// over the whole text: one mark in a sea of ASCII, marks just under and over the join distance
+// apart, a run of flagged code points longer than a span, a text ending in a span, spans at both
+// ends, Hangul jamo that compose across their span's edges, and dense mixes.
+TEST(NormalForms, PiecewiseNormalizationEqualsTheWholeTextsForm) {
+  const std::vector<char32_t> flagged = {0x0301, 0x0308, 0x0323, 0x0345, 0x093C, 0x094D, 0x1161, 0x11A8, 0x2126, 0x212B,
+                                         0xF900, 0x0958, 0x0B3E, 0x1F71, 0x0385, 0xFB01, 0x00E9, 0xAC00, 0x1E0A, 0x0F73};
+  const std::vector<char32_t> plain = {U'a', U'e', U' ', U'\n', U'.', 0x00E9, 0x0435, 0x65E5, 0x1100, 0x0B47, 0x1F600, 0x00C5};
+  std::mt19937 random(40);
+  std::uniform_int_distribution<std::size_t> pick_flagged(0, flagged.size() - 1);
+  std::uniform_int_distribution<std::size_t> pick_plain(0, plain.size() - 1);
+  const auto check = [](const std::string& text, const char* what) {
+    for (const NormalForm form : kForms) ASSERT_EQ(normalized(form, text), reference(form, text)) << name(form) << ", " << what;
+  };
+  std::string text(300000, 'x');
+  text.insert(150000, utf8({0x0301}));
+  check(text, "one mark in ASCII");
+  check(utf8({0x0301}) + std::string(1000, 'y') + utf8({U'e', 0x0301}), "spans at both ends");
+  for (const std::size_t gap : {254, 255, 256, 257, 258, 1000}) {
+    std::string spaced;
+    for (int k = 0; k < 600; ++k) spaced += utf8({U'e', 0x0301, 0x0323}) + std::string(gap, 'z') + utf8({0x1100, 0x1161, 0x11A8});
+    check(spaced, "marks a gap apart");
+  }
+  std::string marks;
+  // No boundary: one span. One combining class (utf8proc's reordering is quadratic in a run of
+  // mixed classes), a marks' mix at both ends.
+  for (int k = 0; k < 40000; ++k) append_utf8(marks, 0x0301);
+  marks = utf8({0x0301, 0x0323}) + marks + utf8({0x0301, 0x0323});
+  check("a" + marks + "b", "a run of marks past a span's size");
+  std::string accents;
+  for (int k = 0; k < 80000; ++k) accents += utf8({U'e', 0x0301});  // a boundary every three bytes
+  check(accents, "accents past a span's size");
+  for (int round = 0; round < 12; ++round) {
+    std::string mixed;
+    std::uniform_int_distribution<int> run(0, round % 2 == 0 ? 600 : 8);
+    while (mixed.size() < 100000) {
+      for (int k = run(random); k > 0; --k) append_utf8(mixed, plain[pick_plain(random)]);
+      for (int k = 1 + run(random) % 4; k > 0; --k) append_utf8(mixed, flagged[pick_flagged(random)]);
+    }
+    check(mixed, "a random mix");
+  }
+}
+
+// The memory of normalizing a long text that holds one accent: the text and its normal form, not
+// utf8proc's 32-bit buffers over the whole of it (issue 40: Qwen 3's NFC took 4-8x the input).
+// Measured in a child process, whose peak resident size is its own: the growth from before the
+// text is built to the peak, over the text's size (2 here; 6 when the whole text went to utf8proc).
+TEST(NormalForms, ALongTextIsNormalizedInLittleMoreThanItsOwnSize) {
+  constexpr std::size_t kBytes = std::size_t{32} << 20;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    rusage before{};
+    getrusage(RUSAGE_SELF, &before);
+    std::string text(kBytes, 'a');
+    for (std::size_t at = 0; at < kBytes; at += 4096) text[at] = ' ';
+    text.replace(kBytes / 2, 2, utf8({0x0301}));  // after an `a`: they compose, one byte shorter
+    const std::string nfc = normalized(NormalForm::Nfc, text);
+    rusage after{};
+    getrusage(RUSAGE_SELF, &after);
+    const double growth = static_cast<double>(after.ru_maxrss - before.ru_maxrss) * 1024.0 / static_cast<double>(kBytes);
+    std::printf("normalizing %zu MB grew the peak by %.2fx its size\n", kBytes >> 20, growth);
+    std::fflush(stdout);
+    _exit(nfc.size() == kBytes - 1 && growth < 3.0 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the peak grew by 3x the text or more (the child printed the figure)";
 }
 
 }  // namespace

@@ -166,6 +166,6 @@ const std::vector<CharInfo>& bmp_infos() {
 
 }  // namespace
 
-Infos::Infos() : bmp_(bmp_infos()) {}
+Infos::Infos() : bmp_(bmp_infos().data()) {}
 
 }  // namespace ctxwin::claude

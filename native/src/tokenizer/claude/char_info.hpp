@@ -59,7 +59,9 @@ class Infos {
   CharInfo operator()(char32_t c) const { return c < 0x10000 ? bmp_[c] : compute_info(c); }
 
  private:
-  const std::vector<CharInfo>& bmp_;
+  // The table itself, not the vector holding it: a lookup is one read, not three (the stream's
+  // byte stores may alias the vector, so the compiler reloaded its pointer at every character).
+  const CharInfo* bmp_;
 };
 
 }  // namespace ctxwin::claude

@@ -41,33 +41,56 @@ class RunReader {
  public:
   RunReader(std::string_view text, const Infos& info) : text_(text), info_(info) { read_char(); }
 
+  // Reads into locals and writes `run` once at the end: Run's byte-wide fields may alias anything,
+  // so writing them character by character made every read around them a reload.
   bool next(Run& run) {
-    if (at_ >= text_.size()) return false;
-    const bool stray = info_now_.cls == kWordy && (info_now_.flags & kStrayMark);
-    run.cls = stray ? std::uint8_t{kStray} : info_now_.cls;
-    run.begin = at_;
-    run.first = run.last = info_now_;
-    run.first_char = run.last_char = char_now_;
-    run.one_category = true;
-    int kind = hard_kind(info_now_.flags);
+    const std::size_t n = text_.size();
+    if (at_ >= n) return false;
+    const CharInfo first = info_now_;
+    const bool stray = first.cls == kWordy && (first.flags & kStrayMark);
+    const std::uint8_t cls = stray ? std::uint8_t{kStray} : first.cls;
+    const int kind = hard_kind(first.flags);
+    const char* const data = text_.data();
+    const std::size_t begin = at_;
+    CharInfo last = first;
+    const char32_t first_char = char_now_;
+    char32_t last_char = char_now_;
+    bool one_category = true;
+    std::size_t at = at_, len = len_now_;
+    char32_t c = char_now_;
+    CharInfo ci = first;
     for (;;) {
-      run.end = at_ + len_now_;
-      at_ = run.end;
-      if (at_ >= text_.size()) break;
-      read_char();
-      const CharInfo ci = info_now_;
-      const bool stray_mark = ci.cls == kWordy && (ci.flags & kStrayMark);
-      if (!(run.cls == kStray && stray_mark)) {  // consecutive unattached marks are one run
-        if (ci.cls != run.cls) break;
-        if (run.cls == kHard && !(ci.flags & kSelector)) {
-          const int k = hard_kind(ci.flags);
-          if (k != kind) break;
-        }
+      at += len;
+      if (at >= n) break;
+      const auto b = static_cast<unsigned char>(data[at]);
+      if (b < 0x80) {
+        c = b;
+        len = 1;
+      } else {
+        c = decode_utf8(text_, at, len);
       }
-      run.last = ci;
-      run.last_char = char_now_;
-      run.one_category &= ci.category == run.first.category;
+      ci = info_(c);
+      const bool stray_mark = ci.cls == kWordy && (ci.flags & kStrayMark);
+      if (!(cls == kStray && stray_mark)) {  // consecutive unattached marks are one run
+        if (ci.cls != cls) break;
+        if (cls == kHard && !(ci.flags & kSelector) && hard_kind(ci.flags) != kind) break;
+      }
+      last = ci;
+      last_char = c;
+      one_category &= ci.category == first.category;
     }
+    run.cls = cls;
+    run.one_category = one_category;
+    run.first = first;
+    run.last = last;
+    run.first_char = first_char;
+    run.last_char = last_char;
+    run.begin = begin;
+    run.end = at < n ? at : n;
+    at_ = at;
+    len_now_ = len;
+    char_now_ = c;
+    info_now_ = ci;
     return true;
   }
 

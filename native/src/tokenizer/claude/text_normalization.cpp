@@ -42,7 +42,14 @@ class AfterNfc {
   void feed(std::string_view nfc) {
     for (std::size_t i = 0; i < nfc.size();) {
       const auto b = static_cast<unsigned char>(nfc[i]);
-      if (b < 0x80 && !sara_am_waits_) {  // ASCII: only the control rules apply
+      if (b >= 0x20 && b < 0x7F && !sara_am_waits_) {  // printable ASCII: kept, appended a run at a time
+        std::size_t end = i + 1;
+        while (end < nfc.size() && static_cast<unsigned char>(nfc[end]) >= 0x20 && static_cast<unsigned char>(nfc[end]) < 0x7F) ++end;
+        out_.append(nfc, i, end - i);
+        i = end;
+        continue;
+      }
+      if (b < 0x80 && !sara_am_waits_) {  // other ASCII: only the control rules apply
         ++i;
         if (b == 0) {
           out_.push_back(' ');

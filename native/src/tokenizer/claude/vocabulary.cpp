@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -426,7 +427,92 @@ class Vocabulary::PeriodSkip {
   std::vector<std::uint32_t> values_;
 };
 
+// A short stream (a segment: mostly one word, which the segment cache has not seen) tiled with
+// little of the trie walked. The DP below walks the trie from every position, a walk of several
+// dependent reads that ends in a mispredicted miss, and on a word of unseen text that walking is
+// most of the count. Here a greedy tiling (the longest piece at each step, else the character)
+// first gives a count U that some tiling reaches. A tiling cheaper than U passes through positions
+// p (best[p] = c, the fewest tokens into p) whose next piece ends the stream, so c + 1 < U, or ends
+// before it, so c + 2 < U (what follows costs a token at least): along such a tiling every walk
+// the DP needs starts at a position with c + 2 <= U, each with the value the full DP gives it
+// (induction along the tiling; the one-character edges are all taken). So the DP walks only from
+// those positions, and the count is the smaller of U and what it finds. A word that is one piece
+// (U = 1) takes one walk; a word of two pieces walks from its start only, and that walk is the
+// greedy one's, remembered.
+std::size_t Vocabulary::tile_short(std::string_view s) const {
+  const std::size_t n = s.size();
+  const Unit* units = units_.data();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
+  std::uint32_t bound = 0;
+  // The greedy walks find every piece from where they start: ends[pos] (bit e: a piece spans
+  // [pos, e)) for each pos in `walked`, which the DP then reads instead of walking again.
+  static_assert(kShortStream <= 64);
+  std::array<std::uint64_t, kShortStream> ends;
+  std::uint64_t walked = 0;
+  for (std::size_t pos = 0; pos < n;) {
+    // The longest piece from pos that ends where a character starts (or at the end).
+    std::size_t end = pos;
+    std::uint32_t node = 0;
+    std::uint64_t found = 0;
+    for (std::size_t p = pos; p < n; ++p) {
+      const std::uint32_t t = (units[node].base & ~kTerminal) + bytes[p];
+      if (units[t].check != node) break;
+      node = t;
+      if (units[t].base & kTerminal) {
+        found |= std::uint64_t{1} << (p + 1);
+        if (p + 1 == n || (bytes[p + 1] & 0xC0) != 0x80) end = p + 1;
+      }
+    }
+    ends[pos] = found;
+    walked |= std::uint64_t{1} << pos;
+    if (end > pos) {
+      bound += 1;
+      pos = end;
+      continue;
+    }
+    const std::size_t len = char_length(bytes[pos]);
+    if (pos + len > n) return tile_all(s);  // a cut character: no greedy tiling (never in a stream)
+    bound += char_cost(s.substr(pos, len));
+    pos += len;
+  }
+  if (bound <= 1) return bound;  // one token, or none: nothing is cheaper
+  std::array<std::uint32_t, 64> best;
+  std::fill(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(n + 1), kInf);
+  best[0] = 0;
+  for (std::size_t pos = 0; pos < n; ++pos) {
+    const std::uint32_t cur = best[pos];
+    if (cur >= kInf) continue;  // inside a character
+    const std::size_t len = char_length(bytes[pos]);
+    if (pos + len <= n) {
+      const std::uint32_t cost = cur + char_cost(s.substr(pos, len));
+      if (cost < best[pos + len]) best[pos + len] = cost;
+    }
+    if (cur + 2 > bound) continue;  // no piece from here leads below the bound
+    const std::uint32_t next = cur + 1;
+    if ((walked >> pos) & 1) {
+      for (std::uint64_t m = ends[pos]; m != 0; m &= m - 1) {
+        std::uint32_t& slot = best[static_cast<std::size_t>(std::countr_zero(m))];
+        if (next < slot) slot = next;
+      }
+      continue;
+    }
+    std::uint32_t node = 0;
+    for (std::size_t p = pos; p < n; ++p) {
+      const std::uint32_t t = (units[node].base & ~kTerminal) + bytes[p];
+      if (units[t].check != node) break;
+      node = t;
+      if ((units[t].base & kTerminal) && next < best[p + 1]) best[p + 1] = next;
+    }
+  }
+  return std::min<std::size_t>(bound, best[n]);
+}
+
 std::size_t Vocabulary::tile(std::string_view s) const {
+  if (s.empty()) return 0;
+  return s.size() < kShortStream ? tile_short(s) : tile_all(s);
+}
+
+std::size_t Vocabulary::tile_all(std::string_view s) const {
   const std::size_t n = s.size();
   if (n == 0) return 0;
   const Unit* units = units_.data();
@@ -482,41 +568,66 @@ std::size_t Vocabulary::tile(std::string_view s) const {
   return best[n & mask];
 }
 
-std::size_t Vocabulary::tile_segments(std::string_view s, SegmentCache* cache) const {
-  // Cut after every ⟨eow⟩ (it ends each piece holding it) and before every ⟨bow⟩ with the case
-  // marker in front of it (they start each piece holding them): no piece spans a cut.
-  if (!segmentable_) return tile(s);
-  std::size_t total = 0;
-  std::size_t begin = 0;
+namespace {
+
+// The first cut after `from` (or the stream's end): after every ⟨eow⟩ (it ends each piece holding
+// it), before every ⟨bow⟩ with the case marker in front of it (they start each piece holding
+// them). No piece spans a cut.
+std::size_t next_cut(std::string_view s, std::size_t from) {
   const std::size_t n = s.size();
-  auto flush = [&](std::size_t end) {
-    if (end <= begin) return;
-    const std::string_view segment = s.substr(begin, end - begin);
-    begin = end;
-    if (cache == nullptr || segment.size() < 2) {
-      total += tile(segment);
-      return;
-    }
-    const std::int64_t hit = cache->find(segment);
-    if (hit >= 0) {
-      total += static_cast<std::size_t>(hit);
-      return;
-    }
-    const std::size_t cost = tile(segment);
-    cache->put(segment, static_cast<std::uint32_t>(cost));
-    total += cost;
-  };
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = from; i < n; ++i) {
     const auto b = static_cast<unsigned char>(s[i]);
-    if (b == kEow) {
-      flush(i + 1);
-    } else if (b == kShift || b == kCaps) {
-      if (i + 1 < n && static_cast<unsigned char>(s[i + 1]) == kBow) flush(i);
+    if (b < kBow) continue;
+    if (b == kEow) return i + 1;
+    if (i == from) continue;
+    if (b == kShift || b == kCaps) {
+      if (i + 1 < n && static_cast<unsigned char>(s[i + 1]) == kBow) return i;
     } else if (b == kBow) {
-      if (i == 0 || (static_cast<unsigned char>(s[i - 1]) != kShift && static_cast<unsigned char>(s[i - 1]) != kCaps)) flush(i);
+      const auto before = static_cast<unsigned char>(s[i - 1]);
+      if (before != kShift && before != kCaps) return i;
     }
   }
-  flush(n);
+  return n;
+}
+
+}  // namespace
+
+std::size_t Vocabulary::tile_segments(std::string_view s, SegmentCache* cache) const {
+  if (!segmentable_) return tile(s);
+  std::size_t total = 0;
+  const std::size_t n = s.size();
+  // Segments go in batches: the batch's slots are prefetched together, then looked up.
+  constexpr std::size_t kBatch = 16;
+  std::array<std::size_t, kBatch + 1> cuts;
+  std::array<std::uint64_t, kBatch> hashes;
+  cuts[0] = 0;
+  while (cuts[0] < n) {
+    std::size_t count = 0;
+    while (count < kBatch && cuts[count] < n) {
+      cuts[count + 1] = next_cut(s, cuts[count]);
+      if (cache != nullptr) {
+        hashes[count] = SegmentCache::hash(s.substr(cuts[count], cuts[count + 1] - cuts[count]));
+        cache->prefetch(hashes[count]);
+      }
+      ++count;
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::string_view segment = s.substr(cuts[k], cuts[k + 1] - cuts[k]);
+      if (cache == nullptr || segment.size() < 2) {
+        total += tile(segment);
+        continue;
+      }
+      const std::int64_t hit = cache->find(segment, hashes[k]);
+      if (hit >= 0) {
+        total += static_cast<std::size_t>(hit);
+        continue;
+      }
+      const std::size_t cost = tile(segment);
+      cache->put(segment, static_cast<std::uint32_t>(cost), hashes[k]);
+      total += cost;
+    }
+    cuts[0] = cuts[count];
+  }
   return total;
 }
 

@@ -44,6 +44,11 @@ class Vocabulary {
 
   // The fewest tokens tiling `stream` (valid UTF-8 with marker bytes).
   std::size_t tile(std::string_view stream) const;
+  // tile() by the DP over every position (what tile() does for streams of kShortStream bytes or
+  // more): the reference the short path is tested against.
+  std::size_t tile_all(std::string_view stream) const;
+  // Streams shorter than this (segments, mostly words) are tiled by a pruned DP (tile_short).
+  static constexpr std::size_t kShortStream = 64;
   // The same count, tiling the stream's independent segments (split at word-boundary markers,
   // which no piece crosses) one at a time, through `cache` when there is one.
   std::size_t tile_segments(std::string_view stream, SegmentCache* cache) const;
@@ -64,6 +69,7 @@ class Vocabulary {
   class RunSkip;
   class PeriodSkip;
   Vocabulary() = default;
+  std::size_t tile_short(std::string_view stream) const;
   // The longest piece that is `c` repeated (1 when none is: the byte alone).
   std::size_t longest_run_piece(unsigned char c) const;
   void build_trie(std::vector<std::string>& pieces);

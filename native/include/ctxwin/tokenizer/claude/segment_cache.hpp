@@ -26,9 +26,27 @@ class SegmentCache final : public CountCache {
   explicit SegmentCache(std::size_t max_bytes = std::size_t{8} << 20) : CountCache(Kind::Segments), max_bytes_(max_bytes) {}
 
   // The cost remembered for `segment`, or -1.
-  std::int64_t find(std::string_view segment) const {
+  std::int64_t find(std::string_view segment) const { return find(segment, hash(segment)); }
+  // Remembers `cost` for `segment` (which find() did not know).
+  void put(std::string_view segment, std::uint32_t cost) { put(segment, cost, hash(segment)); }
+
+  // The same with the segment's hash(): a caller that knows the segments ahead hashes them and
+  // prefetch()es their slots first, so that the table's cache misses (it is megabytes on unseen
+  // text) overlap instead of stalling one lookup at a time.
+  static std::uint64_t hash(std::string_view s) noexcept {
+    // FNV-1a with a final mix: segments are short (mostly one word), where it beats a block hash.
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ull;
+    h ^= h >> 32;
+    return h | 1;  // never 0, the empty mark
+  }
+  void prefetch(std::uint64_t h) const noexcept {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & (slots_.size() - 1)]);
+  }
+  std::int64_t find(std::string_view segment, std::uint64_t h) const {
     if (slots_.empty()) return -1;
-    const std::uint64_t h = hash(segment);
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
       const Slot& slot = slots_[i];
@@ -40,12 +58,10 @@ class SegmentCache final : public CountCache {
     }
   }
 
-  // Remembers `cost` for `segment` (which find() did not know).
-  void put(std::string_view segment, std::uint32_t cost) {
+  void put(std::string_view segment, std::uint32_t cost, std::uint64_t h) {
     if (segment.size() > 0xFFFF || cost > 0xFFFF) return;
     if (arena_.size() + segment.size() + slots_.size() * sizeof(Slot) > max_bytes_) clear();
     if ((count_ + 1) * 2 > slots_.size()) grow();
-    const std::uint64_t h = hash(segment);
     const std::size_t mask = slots_.size() - 1;
     std::size_t i = h & mask;
     while (slots_[i].hash != 0) i = (i + 1) & mask;
@@ -70,16 +86,6 @@ class SegmentCache final : public CountCache {
     std::uint16_t cost = 0;
   };
   static constexpr std::size_t kInitialSlots = 4096;
-
-  // FNV-1a with a final mix: segments are short (mostly one word), where it beats a block hash.
-  static std::uint64_t hash(std::string_view s) noexcept {
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-    h ^= h >> 32;
-    h *= 0xd6e8feb86659fd93ull;
-    h ^= h >> 32;
-    return h | 1;  // never 0, the empty mark
-  }
 
   void grow() {
     std::vector<Slot> old = std::move(slots_);
