@@ -164,12 +164,42 @@ TEST(SplitScanner, GeneratedTextOfEveryCategory) {
   }
   // What the patterns single out: ASCII punctuation before letters, spaces before symbols, CR/LF
   // after symbols, whitespace runs of each kind, digits in runs, kana and CJK at the ranges' edges.
-  const std::vector<std::string> fragments = {" ",   "  ",  "\n",  "\r\n", "\r", "\t",  "\xC2\x85", "\xC2\xA0", "\xE3\x80\x80", "'",
-                                              "'s",  "!",   "...", ".a",   "-",  "_x",  "`",        "~~",       "abc",          "Z",
-                                              "aB",  "1",   "12",  "1234", "$5", "\xD9\xA1" /* Arabic-Indic 1 */,
-                                              "\xE4\xB8\x80" /* U+4E00 */,   "\xE9\xBE\xA5" /* U+9FA5 */,   "\xE9\xBE\xA6" /* U+9FA6 */,
-                                              "\xE3\x81\x80" /* U+3040 */,   "\xE3\x83\xBF" /* U+30FF */,   "\xE3\x84\x80" /* U+3100 */,
-                                              "\xE3\x81\x8B\xE3\x81\xAA" /* kana */, "e\xCC\x81", "\xCC\x81", "\xF0\x9F\x98\x80"};
+  const std::vector<std::string> fragments = {" ",
+                                              "  ",
+                                              "\n",
+                                              "\r\n",
+                                              "\r",
+                                              "\t",
+                                              "\xC2\x85",
+                                              "\xC2\xA0",
+                                              "\xE3\x80\x80",
+                                              "'",
+                                              "'s",
+                                              "!",
+                                              "...",
+                                              ".a",
+                                              "-",
+                                              "_x",
+                                              "`",
+                                              "~~",
+                                              "abc",
+                                              "Z",
+                                              "aB",
+                                              "1",
+                                              "12",
+                                              "1234",
+                                              "$5",
+                                              "\xD9\xA1" /* Arabic-Indic 1 */,
+                                              "\xE4\xB8\x80" /* U+4E00 */,
+                                              "\xE9\xBE\xA5" /* U+9FA5 */,
+                                              "\xE9\xBE\xA6" /* U+9FA6 */,
+                                              "\xE3\x81\x80" /* U+3040 */,
+                                              "\xE3\x83\xBF" /* U+30FF */,
+                                              "\xE3\x84\x80" /* U+3100 */,
+                                              "\xE3\x81\x8B\xE3\x81\xAA" /* kana */,
+                                              "e\xCC\x81",
+                                              "\xCC\x81",
+                                              "\xF0\x9F\x98\x80"};
   std::mt19937 random(40);
   for (int round = 0; round < 100'000; ++round) {
     std::string text;
