@@ -16,6 +16,7 @@
 
 #include "ctxwin/tokenizer/hf/regex.hpp"
 #include "ctxwin/tokenizer/utf8.hpp"
+#include "../unicode_text.hpp"
 
 namespace ctxwin::hf {
 namespace {
@@ -87,34 +88,10 @@ void expect_same(const std::vector<Regex>& regexes, std::string_view text) {
   }
 }
 
-bool is_scalar(char32_t cp) { return cp < 0xD800 || (cp > 0xDFFF && cp <= 0x10FFFF); }
-
-// The code points utf8proc assigns (Unicode 15.0 in Debian 12's 2.8) that PCRE2's tables leave
-// unassigned (10.42: Unicode 14.0), such as the Kawi and Kaktovik digits. The scanners classify
-// them by utf8proc, as the hand-written pretokenizer does every other pattern's, so they are the
-// one place the two paths may differ, and the comparisons leave them out.
-const std::vector<bool>& newer_than_pcre2() {
-  static const std::vector<bool> newer = [] {
-    std::string all;
-    for (char32_t cp = 1; cp <= 0x10FFFF; ++cp)
-      if (is_scalar(cp)) append_utf8(all, cp);
-    std::vector<bool> out(0x110000, false);
-    Regex("\\p{Cn}").for_each_match(all, [&](std::size_t start, std::size_t) {
-      std::size_t length = 0;
-      const char32_t cp = decode_utf8(all, start, length);
-      if (utf8proc_category(static_cast<utf8proc_int32_t>(cp)) != UTF8PROC_CATEGORY_CN) out[cp] = true;
-    });
-    return out;
-  }();
-  return newer;
-}
-
-// U+180E MONGOLIAN VOWEL SEPARATOR left White_Space in Unicode 6.3; PCRE2's \s (through its \h
-// list) still matches it, Oniguruma's (the Rust reference's) does not, nor the scanners' (the
-// pretokenizer's char_class::is_white_space).
-constexpr char32_t kMongolianVowelSeparator = 0x180E;
-
-bool comparable(char32_t cp) { return is_scalar(cp) && cp != kMongolianVowelSeparator && !newer_than_pcre2()[cp]; }
+using unicode_text::by_category;
+using unicode_text::comparable;
+using unicode_text::every_code_point;
+using unicode_text::newer_than_pcre2;
 
 TEST(SplitScanner, UnicodeVersionsDifferOnlyInAFewNewCodePoints) {
   // A bound, so that leaving them out cannot hide a real difference: Unicode 15.0 added 4,489.
@@ -135,18 +112,7 @@ TEST(SplitScanner, EveryCodePointInContext) {
   // a mark, a digit, a CR, doubled: the contexts every alternative tests.
   const std::vector<std::pair<std::string, std::string>> contexts = {
       {"", ""}, {" ", "a"}, {"!", "b"}, {"x", "\xCC\x81"}, {"\t", "7"}, {" ", "\r\n"}, {"\xE4\xB8\xAD", " "}, {"", "."}};
-  for (const auto& [before, after] : contexts) {
-    std::string text;
-    for (char32_t cp = 1; cp <= 0x10FFFF; ++cp) {
-      if (!comparable(cp)) continue;
-      text += before;
-      append_utf8(text, cp);
-      text += after;
-      // Some pairs of code points too: each with its successor.
-      if (cp % 7 == 0 && comparable(cp + 1)) append_utf8(text, cp + 1);
-    }
-    expect_same(regexes, text);
-  }
+  for (const auto& [before, after] : contexts) expect_same(regexes, every_code_point(before, after));
   // Every code point once, in order: runs of one category next to the next.
   std::string all;
   for (char32_t cp = 1; cp <= 0x10FFFF; ++cp)
@@ -156,12 +122,6 @@ TEST(SplitScanner, EveryCodePointInContext) {
 
 TEST(SplitScanner, GeneratedTextOfEveryCategory) {
   const std::vector<Regex> regexes = compile();
-  // The scalar values of each Unicode general category (utf8proc's numbering, unassigned included).
-  std::vector<std::vector<char32_t>> by_category(UTF8PROC_CATEGORY_CO + 1);
-  for (char32_t cp = 0; cp <= 0x10FFFF; ++cp) {
-    if (!comparable(cp)) continue;
-    by_category[static_cast<std::size_t>(utf8proc_category(static_cast<utf8proc_int32_t>(cp)))].push_back(cp);
-  }
   // What the patterns single out: ASCII punctuation before letters, spaces before symbols, CR/LF
   // after symbols, whitespace runs of each kind, digits in runs, kana and CJK at the ranges' edges.
   const std::vector<std::string> fragments = {" ",
@@ -209,7 +169,7 @@ TEST(SplitScanner, GeneratedTextOfEveryCategory) {
         text += fragments[random() % fragments.size()];
         continue;
       }
-      const auto& pool = by_category[random() % by_category.size()];
+      const auto& pool = by_category()[random() % by_category().size()];
       if (!pool.empty()) append_utf8(text, pool[random() % pool.size()]);
     }
     expect_same(regexes, text);
