@@ -32,8 +32,11 @@ PatternSpec pattern_of(const json& node, const std::string& where, bool allow_bu
   if (p.contains("Regex") && p["Regex"].is_string()) {
     const std::string regex = p["Regex"].get<std::string>();
     spec.is_literal = false;
-    if (allow_builtin) spec.builtin = recognized_pattern(regex);
-    if (!spec.builtin) spec.regex = std::make_shared<const Regex>(regex);
+    if (allow_builtin) {
+      spec.builtin = recognized_pattern(regex);
+      if (!spec.builtin) spec.scanner = recognized_split_scanner(regex);
+    }
+    if (!spec.builtin && !spec.scanner) spec.regex = std::make_shared<const Regex>(regex);
     return spec;
   }
   invalid(where + ".pattern must hold \"String\" or \"Regex\"");

@@ -1,5 +1,5 @@
 // A compiled PCRE2 pattern for the pre-tokenizer and normalizer regexes of tokenizer.json files
-// that the hand-written pretokenizer does not recognize (DeepSeek's digit and CJK splits, Mistral
+// that neither the hand-written pretokenizer nor the hand-written Split scanners recognize (Mistral
 // tekken's pattern, any model's own). UTF mode with Unicode properties (PCRE2_UCP: \s is Unicode
 // White_Space, so it matches U+0085 and not U+FEFF, as Oniguruma's does), JIT-compiled where the
 // platform has a JIT (not on WebAssembly; the interpreter gives the same matches).
