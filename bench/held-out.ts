@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { CORPUS, CORPUS_CATEGORIES, corpusAvailable, firstBytes, read } from "./text/corpus.js";
-import { generatedTexts } from "./text/generated.js";
+import { GENERATED_CATEGORIES, generatedTexts } from "./text/generated.js";
 import { buildNativeDrivers } from "./held-out/native.js";
 import { PEERS, type EncodingName } from "./held-out/peers.js";
 
@@ -73,15 +73,22 @@ function printTables(encoding: EncodingName, categories: string[], columns: Colu
     const agrees = reference?.get(category)?.tokens === m.tokens;
     return `${mbps(m).toFixed(1)}${agrees ? "" : ` (${m.tokens} tokens, ctxwin ${reference?.get(category)?.tokens})`}`;
   };
-  const complete = (c: Column) => categories.every((k) => c.results.has(k));
-  const mean = (c: Column) => geomean(categories.map((k) => mbps(c.results.get(k) as Measured)));
+  const complete = (c: Column, ks = categories) => ks.every((k) => c.results.has(k));
+  const mean = (c: Column, ks = categories) => geomean(ks.map((k) => mbps(c.results.get(k) as Measured)));
+  // The mean over all categories, then over the corpus's and over the generated ones apart.
+  const corpusPart = categories.filter((k) => (CORPUS_CATEGORIES as readonly string[]).includes(k));
+  const generatedPart = categories.filter((k) => (GENERATED_CATEGORIES as readonly string[]).includes(k));
+  const groups: Array<[string, string[]]> = [["geometric mean", categories]];
+  if (corpusPart.length > 0 && generatedPart.length > 0)
+    groups.push(["geometric mean, corpus", corpusPart], ["geometric mean, generated", generatedPart]);
   console.log(
     `\n### Held-out throughput, ${encoding}: MB/s by CPU time, ${(BYTES / 1e6).toFixed(1)} MB per category in 64 KiB chunks, each peer in its own process, caches cold every pass\n`,
   );
   console.log(`| category | ${shown.map((c) => c.label).join(" | ")} |`);
   console.log(`|---|${shown.map(() => "---").join("|")}|`);
   for (const k of categories) console.log(`| ${k} | ${shown.map((c) => cell(c, k)).join(" | ")} |`);
-  console.log(`| geometric mean | ${shown.map((c) => (complete(c) ? mean(c).toFixed(1) : "-")).join(" | ")} |`);
+  for (const [name, ks] of groups)
+    console.log(`| ${name} | ${shown.map((c) => (complete(c, ks) ? mean(c, ks).toFixed(1) : "-")).join(" | ")} |`);
   for (const c of columns) if (c.note !== undefined) console.log(`\n${c.label}: ${c.note}`);
   if (ours === undefined || !complete(ours)) return;
 
@@ -111,9 +118,10 @@ function printTables(encoding: EncodingName, categories: string[], columns: Colu
         })
         .join(" | ")} |`,
     );
-  console.log(
-    `| geometric mean | ${pairs.map((p) => (complete(p[0]) && complete(p[1]) ? `${(mean(p[0]) / mean(p[1])).toFixed(2)}x` : "-")).join(" | ")} |`,
-  );
+  for (const [name, ks] of groups) {
+    const cells = pairs.map(([a, b]) => (complete(a, ks) && complete(b, ks) ? `${(mean(a, ks) / mean(b, ks)).toFixed(2)}x` : "-"));
+    console.log(`| ${name} | ${cells.join(" | ")} |`);
+  }
 
   // The issue's bar, said plainly.
   const short: string[] = [];
