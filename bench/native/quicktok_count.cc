@@ -1,4 +1,4 @@
-// quicktok (https://github.com/dmatth1/quicktok, MIT, built from a clone: bench/README.md) counting
+// quicktok (https://github.com/dmatth1/quicktok, MIT, built from a clone: docs/benchmarks.md) counting
 // files the way ctxwin_count.cc does. quicktok keeps a memo of token-pair validity inside its
 // Tokenizer, filled as it encodes; a pass starts with a freshly loaded Tokenizer so that the memo
 // is as cold as ctxwin's piece cache (the load is not timed).
