@@ -178,7 +178,8 @@ export function benchHeldOut(): void {
         );
       }
       for (const driver of pick(drivers)) {
-        const out = runChild(driver.command, [...driver.args(encoding), String(NATIVE_PASSES)], files);
+        // CTXWIN_BENCH_WARM=1 (caches kept across passes) is for a look by hand, never this table.
+        const out = runChild(driver.command, [...driver.args(encoding), String(NATIVE_PASSES)], files, { CTXWIN_BENCH_WARM: "0" });
         columns.push(
           typeof out === "string"
             ? { id: driver.id, label: driver.label, results: new Map(), note: out }
