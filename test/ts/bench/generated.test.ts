@@ -23,8 +23,9 @@ describe("Prng", () => {
     };
     expect(draw(7)).toEqual(draw(7));
     expect(draw(7)).not.toEqual(draw(8));
-    // Pinned: a change of the generator changes every published figure's text.
-    expect(draw(40).slice(0, 3)).toEqual(draw(40).slice(0, 3));
+    // Pinned: a change of the generator changes the text behind every published held-out figure,
+    // which then have to be measured again.
+    expect(draw(40).slice(0, 3)).toEqual([1045093250, 1653810258, 469591287]);
   });
 
   it("keeps int, range and hex within their bounds", () => {
