@@ -2,6 +2,7 @@
 // uniformly from a word list (Debian's wamerican, /usr/share/dict/words, when installed), so rare
 // and long words come as often as common ones: most are not single tokens and must be merged,
 // unlike prose, where frequent words dominate.
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { fill, type Prng } from "./prng.js";
 
@@ -68,10 +69,11 @@ export interface WordList {
 /** The installed dictionary, or synthetic words from `rng` when there is none. */
 export function loadWordList(rng: Prng, path = DICTIONARY): WordList {
   if (existsSync(path)) {
-    const words = readFileSync(path, "utf8")
-      .split("\n")
-      .filter((w) => w.length > 0);
-    if (words.length > 0) return { words, source: `${path} (${words.length.toLocaleString("en-US")} words)` };
+    const file = readFileSync(path, "utf8");
+    const words = file.split("\n").filter((w) => w.length > 0);
+    // Its digest says which list the figures were measured with (versions of wamerican differ).
+    const digest = createHash("sha256").update(file).digest("hex").slice(0, 12);
+    if (words.length > 0) return { words, source: `${path} (${words.length.toLocaleString("en-US")} words, sha256 ${digest}...)` };
   }
   return { words: syntheticWords(rng, 50_000), source: `synthetic words (no ${path}; apt-get install wamerican)` };
 }
