@@ -3,6 +3,7 @@ import { arch, cpus, platform } from "node:os";
 import { parseArgs } from "node:util";
 import { benchSpec08 } from "./spec08.js";
 import { benchTokenizers } from "./tokenizers.js";
+import { benchHeldOut } from "./held-out.js";
 import { benchCountManyAsync } from "./count-many-async.js";
 import { benchClaude } from "./claude.js";
 import { benchOpenModels } from "./hf.js";
@@ -34,6 +35,7 @@ const BENCHES: Array<[string, () => unknown]> = [
   ["sessions", benchSessions],
   ["frameworks", benchFrameworks],
   ["tokenizers", benchTokenizers],
+  ["held-out", benchHeldOut],
   ["count-many-async", benchCountManyAsync],
   ["claude", benchClaude],
   ["wasm", benchWasm],

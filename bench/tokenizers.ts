@@ -1,7 +1,5 @@
 // Exact token counting, side by side in one run: ctxwin against tiktoken (WASM build of OpenAI's
 // Rust core), gpt-tokenizer and js-tiktoken, on the shared corpus.
-import { execFileSync } from "node:child_process";
-import { join } from "node:path";
 import * as gptCl100k from "gpt-tokenizer/encoding/cl100k_base";
 import * as gptO200k from "gpt-tokenizer/encoding/o200k_base";
 import { getEncoding } from "js-tiktoken";
@@ -9,28 +7,12 @@ import { get_encoding } from "tiktoken";
 import { TiktokenCounter } from "ctxwin";
 import { CachingCounter, type EncodingName } from "ctxwin/tokens";
 import { consume } from "./harness.js";
+import { CHUNK, chunks } from "./text/chunks.js";
+import { read } from "./text/corpus.js";
 import { compareCountManyAsync } from "./pool-scaling.js";
 
-// ../shared/corpus beside the checkout (as CI has it); CTXWIN_CORPUS points elsewhere (a worktree).
-const CORPUS = process.env.CTXWIN_CORPUS ?? join(import.meta.dirname, "..", "..", "shared", "corpus");
+export { CHUNK, chunks, read };
 export const BYTES_PER_CATEGORY = 1_000_000; // keeps the slowest peer's passes to seconds
-export const CHUNK = 64 * 1024;
-
-export function read(name: string): string {
-  return execFileSync("xz", ["-dc", join(CORPUS, name)], { maxBuffer: 1 << 30 }).toString("utf8");
-}
-
-/** `text` cut into chunks of about `size` UTF-16 units, never inside a surrogate pair. */
-export function chunks(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; ) {
-    let end = Math.min(text.length, i + size);
-    if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1] as string)) end++;
-    out.push(text.slice(i, end));
-    i = end;
-  }
-  return out;
-}
 
 export type Count = (text: string) => number;
 

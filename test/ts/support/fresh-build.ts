@@ -35,7 +35,9 @@ export function staleBuilds(): string[] {
   if (existsSync(addonPath)) check(addonPath, mtime(addonPath), NATIVE_SOURCES, "node scripts/build.mjs");
   // The two WebAssembly builds are linked from the same objects; the older one stands for both.
   const wasmBuiltAt = Math.min(mtime(wasmEntry), mtime(join(webWasmDir, "ctxwin.wasm")));
-  if (existsSync(wasmEntry)) check(wasmEntry, wasmBuiltAt, [...NATIVE_SOURCES, "scripts/build-wasm.mjs"], "node scripts/build-wasm.mjs");
+  // Its inputs are build-wasm.mjs's own (native/, binding/ and the script): it does not read
+  // CMakeLists.txt, and would not rebuild after an edit there.
+  if (existsSync(wasmEntry)) check(wasmEntry, wasmBuiltAt, ["native", "binding", "scripts/build-wasm.mjs"], "node scripts/build-wasm.mjs");
   return stale;
 }
 
