@@ -216,31 +216,64 @@ void RankTable::build_merges() {
   if (max_rank_ >= kMaxRanks) {
     throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "BPE rank file has ranks past 2^20");
   }
-  // Every split of every token into two tokens is a merge that produces it.
-  std::vector<std::uint64_t> merges;  // left << 40 | right << 20 | rank
-  merges.reserve(count_ * 4);
-  for (std::uint32_t rank = 0; rank < by_rank_.size(); ++rank) {
+  // Every split of every token into two tokens is a merge that produces it. Looking up both halves
+  // of every split (two probes of a table of megabytes per byte of every token) took most of a
+  // load: 150 ms of o200k_base's. Instead each token gets links to its longest proper prefix and
+  // suffix that are tokens (usually found by the first probe: a byte-pair vocabulary is built by
+  // merging, so its tokens' prefixes and suffixes are tokens). A token's prefixes that are tokens
+  // are then its prefix link's chain, its suffixes the suffix link's, and its merges the pairs of
+  // the two chains whose lengths add up to its own: found without another probe.
+  const std::size_t ranks = by_rank_.size();
+  std::vector<std::uint32_t> prefix_link(ranks, kNoRank);
+  std::vector<std::uint32_t> suffix_link(ranks, kNoRank);
+  for (std::uint32_t rank = 0; rank < ranks; ++rank) {
     const std::string_view bytes = bytes_of(rank);
+    for (std::size_t k = bytes.size(); k-- > 1;) {
+      if (const std::uint32_t found = rank_of(bytes.substr(0, k)); found != kNoRank) {
+        prefix_link[rank] = found;
+        break;
+      }
+    }
     for (std::size_t k = 1; k < bytes.size(); ++k) {
-      const std::uint32_t left = rank_of(bytes.substr(0, k));
-      if (left == kNoRank) continue;
-      const std::uint32_t right = rank_of(bytes.substr(k));
-      if (right == kNoRank) continue;
-      merges.push_back((std::uint64_t{left} << 40) | (std::uint64_t{right} << 20) | rank);
+      if (const std::uint32_t found = rank_of(bytes.substr(k)); found != kNoRank) {
+        suffix_link[rank] = found;
+        break;
+      }
     }
   }
-  std::sort(merges.begin(), merges.end());
-  merges_by_left_.assign(std::size_t{max_rank_} + 2, 0);
-  merges_.clear();
-  merges_.reserve(merges.size());
-  std::uint64_t previous_pair = ~std::uint64_t{0};
-  for (std::uint64_t m : merges) {
-    if ((m >> 20) == previous_pair) continue;  // the same two parts always join into the same bytes
-    previous_pair = m >> 20;
-    ++merges_by_left_[(m >> 40) + 1];
-    merges_.push_back(m & ((std::uint64_t{1} << 40) - 1));
+  // Grouped by left token (CSR) by counting, not by sorting them all: each run is sorted alone.
+  std::vector<std::uint64_t> merges;  // left << 40 | right << 20 | rank
+  merges.reserve(count_ * 3);
+  std::vector<std::uint32_t> suffixes;  // one token's suffix chain, shortest last
+  for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+    const std::size_t length = by_rank_[rank].length;
+    suffixes.clear();
+    for (std::uint32_t right = suffix_link[rank]; right != kNoRank; right = suffix_link[right]) suffixes.push_back(right);
+    // Prefixes from the longest down want suffixes from the shortest up.
+    std::size_t s = suffixes.size();
+    for (std::uint32_t left = prefix_link[rank]; left != kNoRank && s > 0; left = prefix_link[left]) {
+      const std::size_t needed = length - by_rank_[left].length;
+      while (s > 0 && by_rank_[suffixes[s - 1]].length < needed) --s;
+      if (s > 0 && by_rank_[suffixes[s - 1]].length == needed) {
+        merges.push_back((std::uint64_t{left} << 40) | (std::uint64_t{suffixes[s - 1]} << 20) | rank);
+      }
+    }
   }
+  merges_by_left_.assign(std::size_t{max_rank_} + 2, 0);
+  for (const std::uint64_t m : merges) ++merges_by_left_[(m >> 40) + 1];
   for (std::size_t i = 1; i < merges_by_left_.size(); ++i) merges_by_left_[i] += merges_by_left_[i - 1];
+  merges_.assign(merges.size(), 0);
+  {
+    std::vector<std::uint32_t> next(merges_by_left_.begin(), merges_by_left_.end() - 1);
+    for (const std::uint64_t m : merges) merges_[next[m >> 40]++] = m & ((std::uint64_t{1} << 40) - 1);
+  }
+  // Sorted by right within each run; a pair never repeats (its two parts spell one token, and a
+  // token is in the table once), so there is nothing to deduplicate.
+  for (std::size_t left = 0; left + 1 < merges_by_left_.size(); ++left) {
+    const auto first = merges_.begin() + merges_by_left_[left];
+    const auto last = merges_.begin() + merges_by_left_[left + 1];
+    if (last - first > 1) std::sort(first, last);
+  }
 }
 
 namespace {
