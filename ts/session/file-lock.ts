@@ -10,7 +10,7 @@
 import { constants } from "node:fs";
 import { access, rmdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import lockfile from "proper-lockfile";
+import type { lock as lockFunction } from "proper-lockfile";
 import { plainError } from "../runtime/errors.js";
 import { ioError, systemCodeOf } from "./io-error.js";
 
@@ -19,8 +19,17 @@ export interface LockOptions {
   lockTimeoutMs: number;
 }
 
+// proper-lockfile is loaded by the first lock rather than with the package: it and graceful-fs,
+// which patches `fs` as it loads, were 8 ms of CPU of every `import "ctxwin"` (issue 40's cold start).
+let lockModule: Promise<{ lock: typeof lockFunction }> | undefined;
+function loadLockfile(): Promise<{ lock: typeof lockFunction }> {
+  lockModule ??= import("proper-lockfile").then((loaded) => loaded.default);
+  return lockModule;
+}
+
 /** Takes the lock of the session file `path`; resolves with its release. */
 export async function takeLock(path: string, options: LockOptions): Promise<() => Promise<void>> {
+  const lockfile = await loadLockfile();
   try {
     return await lockfile.lock(path, {
       realpath: false,

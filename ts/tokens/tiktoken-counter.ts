@@ -81,6 +81,8 @@ export class TiktokenCounter implements BatchTokenCounter {
   }
 
   count(text: string): number {
+    // No crossing into the core for the empty string (0 tokens in every encoding, exact or not).
+    if (text === "") return 0;
     requireString(text, "text");
     return this.tokenizer ? this.tokenizer.count(text) : (this.fallback as ApproximateCounter).count(text);
   }

@@ -216,31 +216,92 @@ void RankTable::build_merges() {
   if (max_rank_ >= kMaxRanks) {
     throw Error(ErrorKind::Other, ErrorCode::RankDataUnavailable, "BPE rank file has ranks past 2^20");
   }
-  // Every split of every token into two tokens is a merge that produces it.
-  std::vector<std::uint64_t> merges;  // left << 40 | right << 20 | rank
-  merges.reserve(count_ * 4);
-  for (std::uint32_t rank = 0; rank < by_rank_.size(); ++rank) {
+  // Every split of every token into two tokens is a merge that produces it. Looking up both halves
+  // of every split (two probes of a table of megabytes per byte of every token) took most of a
+  // load: 150 ms of o200k_base's. Instead each token gets links to its longest proper prefix and
+  // suffix that are tokens (usually found by the first probe: a byte-pair vocabulary is built by
+  // merging, so its tokens' prefixes and suffixes are tokens). A token's prefixes that are tokens
+  // are then its prefix link's chain, its suffixes the suffix link's, and its merges the pairs of
+  // the two chains whose lengths add up to its own: found without another probe.
+  //
+  // Most probes of those searches find nothing; a Bloom filter of the tokens (256 KB, one hash,
+  // two bits) answers most of them from the CPU's cache instead of the table's megabytes.
+  const std::size_t ranks = by_rank_.size();
+  constexpr unsigned kFilterBits = 21;
+  std::vector<std::uint64_t> filter((std::size_t{1} << kFilterBits) / 64, 0);
+  const auto filter_bits = [](std::string_view bytes) {
+    const std::uint64_t h = hash_bytes(bytes);
+    return std::pair<std::size_t, std::size_t>(h >> (64 - kFilterBits), (h >> 20) & ((std::size_t{1} << kFilterBits) - 1));
+  };
+  for (std::uint32_t rank = 0; rank < ranks; ++rank) {
     const std::string_view bytes = bytes_of(rank);
+    if (bytes.empty()) continue;
+    const auto [first, second] = filter_bits(bytes);
+    filter[first / 64] |= std::uint64_t{1} << (first % 64);
+    filter[second / 64] |= std::uint64_t{1} << (second % 64);
+  }
+  const auto token_rank = [&](std::string_view bytes) {
+    const auto [first, second] = filter_bits(bytes);
+    if (((filter[first / 64] >> (first % 64)) & (filter[second / 64] >> (second % 64)) & 1u) == 0) return kNoRank;
+    return rank_of(bytes);
+  };
+  // Each token's links and length side by side: walking a chain touches one place per step.
+  struct Links {
+    std::uint32_t prefix = kNoRank;
+    std::uint32_t suffix = kNoRank;
+    std::uint32_t length = 0;
+  };
+  std::vector<Links> links(ranks);
+  for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+    const std::string_view bytes = bytes_of(rank);
+    links[rank].length = static_cast<std::uint32_t>(bytes.size());
+    for (std::size_t k = bytes.size(); k-- > 1;) {
+      if (const std::uint32_t found = token_rank(bytes.substr(0, k)); found != kNoRank) {
+        links[rank].prefix = found;
+        break;
+      }
+    }
     for (std::size_t k = 1; k < bytes.size(); ++k) {
-      const std::uint32_t left = rank_of(bytes.substr(0, k));
-      if (left == kNoRank) continue;
-      const std::uint32_t right = rank_of(bytes.substr(k));
-      if (right == kNoRank) continue;
-      merges.push_back((std::uint64_t{left} << 40) | (std::uint64_t{right} << 20) | rank);
+      if (const std::uint32_t found = token_rank(bytes.substr(k)); found != kNoRank) {
+        links[rank].suffix = found;
+        break;
+      }
     }
   }
-  std::sort(merges.begin(), merges.end());
-  merges_by_left_.assign(std::size_t{max_rank_} + 2, 0);
-  merges_.clear();
-  merges_.reserve(merges.size());
-  std::uint64_t previous_pair = ~std::uint64_t{0};
-  for (std::uint64_t m : merges) {
-    if ((m >> 20) == previous_pair) continue;  // the same two parts always join into the same bytes
-    previous_pair = m >> 20;
-    ++merges_by_left_[(m >> 40) + 1];
-    merges_.push_back(m & ((std::uint64_t{1} << 40) - 1));
+  // Grouped by left token (CSR) by counting, not by sorting them all: each run is sorted alone.
+  std::vector<std::uint64_t> merges;  // left << 40 | right << 20 | rank
+  merges.reserve(count_ * 3);
+  std::vector<const Links*> suffixes;  // one token's suffix chain, shortest last
+  for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+    const std::size_t length = links[rank].length;
+    suffixes.clear();
+    for (std::uint32_t right = links[rank].suffix; right != kNoRank; right = links[right].suffix) suffixes.push_back(&links[right]);
+    // Prefixes from the longest down want suffixes from the shortest up.
+    std::size_t s = suffixes.size();
+    for (std::uint32_t left = links[rank].prefix; left != kNoRank && s > 0; left = links[left].prefix) {
+      const std::size_t needed = length - links[left].length;
+      while (s > 0 && suffixes[s - 1]->length < needed) --s;
+      if (s > 0 && suffixes[s - 1]->length == needed) {
+        const auto right = static_cast<std::uint64_t>(suffixes[s - 1] - links.data());
+        merges.push_back((std::uint64_t{left} << 40) | (right << 20) | rank);
+      }
+    }
   }
+  merges_by_left_.assign(std::size_t{max_rank_} + 2, 0);
+  for (const std::uint64_t m : merges) ++merges_by_left_[(m >> 40) + 1];
   for (std::size_t i = 1; i < merges_by_left_.size(); ++i) merges_by_left_[i] += merges_by_left_[i - 1];
+  merges_.assign(merges.size(), 0);
+  {
+    std::vector<std::uint32_t> next(merges_by_left_.begin(), merges_by_left_.end() - 1);
+    for (const std::uint64_t m : merges) merges_[next[m >> 40]++] = m & ((std::uint64_t{1} << 40) - 1);
+  }
+  // Sorted by right within each run; a pair never repeats (its two parts spell one token, and a
+  // token is in the table once), so there is nothing to deduplicate.
+  for (std::size_t left = 0; left + 1 < merges_by_left_.size(); ++left) {
+    const auto first = merges_.begin() + merges_by_left_[left];
+    const auto last = merges_.begin() + merges_by_left_[left + 1];
+    if (last - first > 1) std::sort(first, last);
+  }
 }
 
 namespace {
