@@ -43,10 +43,10 @@ RunVerdict judge_run(const ToolCallReading& call, const ToolOutcome& outcome, st
     v.succeeded = !v.failed;
   } else if (outcome.exit_code.has_value() && call.status_reliable) {
     // A traceback the output ends with is the command's own outcome even when it exited 0.
-    v.failed = *outcome.exit_code != 0 || failing_tests || outcome.ends_in_traceback;
+    v.failed = *outcome.exit_code != 0 || failing_tests || outcome.ends_in_traceback || outcome.timed_out;
   } else {
-    v.failed =
-        failing_tests || !outcome.error_lines.empty() || (outcome.exit_code.has_value() && *outcome.exit_code != 0 && call.status_reliable);
+    v.failed = failing_tests || outcome.timed_out || !outcome.error_lines.empty() ||
+               (outcome.exit_code.has_value() && *outcome.exit_code != 0 && call.status_reliable);
   }
   if (!v.failed) {
     v.succeeded = true;

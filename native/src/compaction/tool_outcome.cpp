@@ -450,8 +450,31 @@ TestMark test_mark(std::string_view line) {
   return {};
 }
 
+namespace {
+
+// mini-swe-agent's notice for a command its shell killed: "The last command <command>cmd</command>
+// timed out and has been killed." then the output so far. The notice, as one line, or empty.
+std::string timeout_notice(std::string_view text) {
+  constexpr std::string_view kOpen = "The last command <command>";
+  constexpr std::string_view kKilled = "</command> timed out and has been killed.";
+  const std::size_t start = text.find_first_not_of(" \t\r\n");
+  if (start == std::string_view::npos || text.substr(start, kOpen.size()) != kOpen) return {};
+  const std::size_t end = text.find(kKilled, start);
+  if (end == std::string_view::npos) return {};
+  std::string notice(text.substr(start, end + kKilled.size() - start));
+  std::replace(notice.begin(), notice.end(), '\n', ' ');  // a command of several lines, on one
+  return notice;
+}
+
+}  // namespace
+
 ToolOutcome read_tool_outcome(std::string_view text, const ErrorLineLimits& limits) {
   ToolOutcome out;
+  if (const std::string notice = timeout_notice(text); !notice.empty()) {
+    out.timed_out = true;
+    out.error_lines.push_back(clipped(notice, limits.max_line_bytes));
+    out.error_line_numbers.push_back(0);
+  }
   const std::vector<std::string_view> lines = lines_of(text);
   // mocha and rspec number their failures ("  1) does the thing"): read so only where their tally says they ran.
   bool numbered_failures = false;

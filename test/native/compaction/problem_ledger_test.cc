@@ -162,6 +162,20 @@ TEST(ProblemLedger, TheOpenProblemsALongListLeavesOutAreNamedByTheirIds) {
   EXPECT_EQ(describe_older_open_problems(older), "- and 1 older open problems");
 }
 
+TEST(ProblemLedger, ACommandKilledForTakingTooLongIsOpenWithItsNotice) {
+  ProblemLedger ledger;
+  ledger.observe({"call_76", "bash", R"({"command":"python -u debug_poly_2.py"})"},
+                 "The last command <command>python -u debug_poly_2.py</command> timed out and has been killed.\nThe output of "
+                 "the command was:\n<output>\nstep 1\n</output>");
+  const std::string text = describe_problems(ledger);
+  EXPECT_NE(text.find("The last command <command>python -u debug_poly_2.py</command> timed out and has been killed. [id call_76]"),
+            std::string::npos)
+      << text;
+  ledger.observe({"call_80", "bash", R"({"command":"python -u debug_poly_2.py"})"},
+                 "<returncode>0</returncode>\n<output>\ndone\n</output>");
+  EXPECT_TRUE(ledger.open().empty());
+}
+
 TEST(ProblemLedger, ACleredResultKeepsItsErrorsButShowsNothingPassing) {
   ProblemLedger ledger;
   ledger.observe({"c1", "run_command", R"({"command":"make"})"}, "Error: boom\nexit code 1");

@@ -63,6 +63,11 @@ TEST(JudgeRun, ReadsAreContentRunsHaveOutcomes) {
        "<returncode>0</returncode>\n<output>\nTraceback (most recent call last):\n  File \"reproduce.py\", line 30, in <module>\n    "
        "call_command('makemigrations')\nCommandError: App 'DJ_RegLogin' does not have migrations.\n</output>",
        true},
+      {"a command mini-swe-agent's shell killed for taking too long", "python -u debug_poly_2.py",
+       "The last command <command>python -u debug_poly_2.py</command> timed out and has been killed.\nThe output of the command "
+       "was:\n<output>\nstep 1\nstep 2\n</output>\nPlease try another command and make sure to avoid those requiring interactive "
+       "input.",
+       true},
       {"a script whose traceback is followed by its own later output, exiting 0", "python reproduce.py",
        "<returncode>0</returncode>\n<output>\nTraceback (most recent call last):\n  File \"r.py\", line 3, in <module>\n    f()\n"
        "KeyError: 'x'\nretrying with defaults\nstep 1 ok\nstep 2 ok\nstep 3 ok\nstep 4 ok\nall 5 steps done\n</output>",

@@ -81,9 +81,12 @@ struct ToolOutcome {
   // is what the command itself ended with, whatever its exit status (a script that prints the
   // exception it caught, a command piped into `tail`).
   bool ends_in_traceback = false;
+  // The agent's tool killed the command for taking too long (mini-swe-agent's "The last command
+  // <command>...</command> timed out and has been killed."): a failure whatever its output says.
+  bool timed_out = false;
 
   bool failed() const noexcept {
-    return !error_lines.empty() || !failed_tests.empty() || tally_failed || (exit_code.has_value() && *exit_code != 0);
+    return !error_lines.empty() || !failed_tests.empty() || tally_failed || timed_out || (exit_code.has_value() && *exit_code != 0);
   }
 };
 
