@@ -230,17 +230,19 @@ void RankTable::build_merges() {
     }
   }
   std::sort(merges.begin(), merges.end());
-  merges_by_left_.assign(std::size_t{max_rank_} + 2, 0);
-  merges_.clear();
-  merges_.reserve(merges.size());
-  std::uint64_t previous_pair = ~std::uint64_t{0};
-  for (std::uint64_t m : merges) {
-    if ((m >> 20) == previous_pair) continue;  // the same two parts always join into the same bytes
-    previous_pair = m >> 20;
-    ++merges_by_left_[(m >> 40) + 1];
-    merges_.push_back(m & ((std::uint64_t{1} << 40) - 1));
+  merges.erase(std::unique(merges.begin(), merges.end(), [](std::uint64_t a, std::uint64_t b) { return (a >> 20) == (b >> 20); }),
+               merges.end());  // the same two parts always join into the same bytes
+  // Under half full (a power of two): 4 MB for cl100k_base's 233,378 merges, 8 MB for
+  // o200k_base's 446,189, where the runs per left token took 2.3 and 4.4 MB.
+  const std::size_t capacity = std::bit_ceil(merges.size() * 2 + 16);
+  pair_shift_ = static_cast<unsigned>(64 - std::countr_zero(capacity));
+  pair_slots_.assign(capacity, 0);
+  const std::size_t mask = capacity - 1;
+  for (const std::uint64_t m : merges) {
+    std::size_t i = pair_slot(m >> 20);
+    while (pair_slots_[i] != 0) i = (i + 1) & mask;
+    pair_slots_[i] = m;
   }
-  for (std::size_t i = 1; i < merges_by_left_.size(); ++i) merges_by_left_[i] += merges_by_left_[i - 1];
 }
 
 namespace {
@@ -276,24 +278,9 @@ bool RankTable::may_join_across(std::string_view text, std::size_t at) const noe
          test_bit(contains_window_, window_bit(short_bytes::load4(p - 2)));
 }
 
-std::uint32_t RankTable::merge_rank(std::uint32_t left, std::uint32_t right) const noexcept {
-  if (std::size_t{left} + 1 >= merges_by_left_.size()) return kNoRank;
-  const std::uint64_t* first = merges_.data() + merges_by_left_[left];
-  const std::uint64_t* last = merges_.data() + merges_by_left_[left + 1];
-  const std::uint64_t key = std::uint64_t{right} << 20;
-  // Runs are short for most tokens; a branch-light binary search handles the long ones.
-  while (last - first > 8) {
-    const std::uint64_t* middle = first + (last - first) / 2;
-    if (*middle < key)
-      first = middle + 1;
-    else
-      last = middle + 1 > last ? last : middle + 1;
-    if ((*middle >> 20) == right) return static_cast<std::uint32_t>(*middle & 0xFFFFF);
-  }
-  for (; first < last; ++first) {
-    if ((*first >> 20) == right) return static_cast<std::uint32_t>(*first & 0xFFFFF);
-  }
-  return kNoRank;
+void RankTable::prefetch_rank_of(std::string_view bytes) const noexcept {
+  if (slots_.empty() || bytes.empty()) return;
+  prefetch(slots_.data() + (hash_bytes(bytes) & mask_));
 }
 
 std::uint32_t RankTable::rank_of(std::string_view bytes) const noexcept {
