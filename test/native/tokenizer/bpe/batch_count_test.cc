@@ -42,8 +42,8 @@ std::size_t reference_count(std::string_view piece, const RankTable& ranks) {
 // Pieces of 1 to 16 bytes of several kinds: dictionary-like words that are seldom tokens, random
 // ASCII, random bytes, UTF-8 letters, whole tokens, and tokens with a byte added or removed.
 std::vector<std::string> random_pieces(std::mt19937& random, const RankTable& ranks, std::size_t how_many) {
-  static constexpr std::string_view kSyllables[] = {"qu", "an", "tion", "ing", "er", "st", "ph", "o", "a", "e", "i",
-                                               "u", "th", "ck", "zz", "x", "ly", "ous", "'s", "re", "un", "ab"};
+  static constexpr std::string_view kSyllables[] = {"qu", "an", "tion", "ing", "er", "st", "ph",  "o",  "a",  "e",  "i",
+                                                    "u",  "th", "ck",   "zz",  "x",  "ly", "ous", "'s", "re", "un", "ab"};
   static constexpr std::string_view kLetters[] = {"é", "ß", "ü", "ж", "д", "ش", "中", "文", "語", "ñ", "ø", "α", "🙂"};
   std::vector<std::string> pieces;
   std::uniform_int_distribution<int> kind(0, 5);
