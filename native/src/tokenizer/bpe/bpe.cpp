@@ -150,6 +150,8 @@ void bpe_count_batch(std::span<const std::string_view> pieces, const RankTable& 
     const std::string_view piece = pieces[i];
     if (piece.size() <= 1 || ranks.rank_of(piece) != RankTable::kNoRank) {
       counts[i] = piece.empty() ? 0 : 1;
+    } else if (piece.size() > kBatchPieceBytes) {  // longer than a lane holds: merged alone
+      counts[i] = static_cast<std::uint32_t>(bpe_merge_count(piece, ranks));
     } else {
       queue[waiting++] = static_cast<std::uint32_t>(i);
     }

@@ -110,13 +110,15 @@ TEST(BpeCountBatch, CountsAsTheMergeLoopAndTheDefinitionOnRandomPieces) {
   }
 }
 
-TEST(BpeCountBatch, EmptyBatchAndEmptyPieces) {
+// Empty pieces count 0, and pieces longer than a lane holds are still counted.
+TEST(BpeCountBatch, EmptyBatchEmptyPiecesAndLongPieces) {
   const RankTable& ranks = Encoding::get("cl100k_base", CTXWIN_RANK_DATA_DIR).ranks();
   bpe_count_batch({}, ranks, nullptr);
-  const std::vector<std::string_view> pieces = {"", "a", "", " unrecognizably"};
+  const std::vector<std::string_view> pieces = {"", "a", "", " unrecognizably", " antidisestablishmentarianism's"};
   std::vector<std::uint32_t> counts(pieces.size());
   bpe_count_batch(pieces, ranks, counts.data());
-  EXPECT_EQ(counts, (std::vector<std::uint32_t>{0, 1, 0, static_cast<std::uint32_t>(bpe_count(" unrecognizably", ranks))}));
+  EXPECT_EQ(counts, (std::vector<std::uint32_t>{0, 1, 0, static_cast<std::uint32_t>(bpe_count(" unrecognizably", ranks)),
+                                                static_cast<std::uint32_t>(reference_count(" antidisestablishmentarianism's", ranks))}));
 }
 
 // The pair table: every pair of tokens whose joined bytes are a token merges into it, and other

@@ -22,7 +22,8 @@ std::size_t bpe_count(std::string_view piece, const RankTable& ranks);
 // bpe_count for a piece known not to be a single token (skips the whole-piece lookup).
 std::size_t bpe_merge_count(std::string_view piece, const RankTable& ranks);
 
-// bpe_count of each of `pieces`, every one of 1 to kBatchPieceBytes bytes, into counts[0, size).
+// bpe_count of each of `pieces` into counts[0, size). Made for pieces of up to kBatchPieceBytes
+// (longer ones are merged one at a time, as by bpe_count).
 // The same counts, faster on pieces that have not been seen: merging one piece is a chain of pair
 // lookups, each waiting for the one before (about 60-100 ns each, cache misses in the rank
 // table); this runs the merge loops of up to kBatchLanes pieces in turn, step by step, and asks
