@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <stdexcept>
 #include <string>
 
@@ -52,6 +53,136 @@ std::size_t bpe_merge_count(std::string_view piece, const RankTable& ranks) {
   }
   std::vector<std::uint32_t> ids(piece.size());
   return merge_bytes(piece, ranks, ids.data());
+}
+
+namespace {
+
+// One piece's merge loop in bpe_count_batch: merge_loop.hpp's short path (keys rank << 7 |
+// position, the step's merge the least key, symbols linked in place), split where it waits on
+// memory: step() merges and asks for its new pairs' slots, settle() reads them.
+class BatchLane {
+ public:
+  static constexpr std::int32_t kNone = INT32_MAX;
+
+  void start(std::string_view piece, const RankTable& ranks) noexcept {
+    const std::size_t n = piece.size();
+    for (std::size_t k = 0; k < kBatchPieceBytes; ++k) {
+      key_[k] = kNone;
+      next_[k] = static_cast<std::uint8_t>(k + 1);
+      prev_[k] = static_cast<std::uint8_t>(k - 1);
+    }
+    for (std::size_t k = 0; k < n; ++k) symbol_[k] = ranks.byte_token(static_cast<unsigned char>(piece[k]));
+    for (std::size_t k = 0; k + 1 < n; ++k) {
+      set_key(k, ranks.byte_pair_rank(static_cast<unsigned char>(piece[k]), static_cast<unsigned char>(piece[k + 1])));
+    }
+    size_ = n;
+    count_ = static_cast<std::uint32_t>(n);
+    pending_ = 0;
+  }
+
+  // Makes the next merge and asks for the slots of the pairs it creates; false when none is left.
+  bool step(const RankTable& ranks) noexcept {
+    std::int32_t best = kNone;
+    for (std::size_t k = 0; k < kBatchPieceBytes; ++k) best = key_[k] < best ? key_[k] : best;
+    if (best == kNone) return false;
+    const std::size_t at = static_cast<std::size_t>(best) & 0x7F;
+    const std::size_t right = next_[at];
+    const std::size_t after = next_[right];
+    symbol_[at] = static_cast<std::uint32_t>(best) >> 7;
+    key_[right] = kNone;
+    key_[at] = kNone;
+    next_[at] = static_cast<std::uint8_t>(after);
+    --count_;
+    if (after < size_) {
+      prev_[after] = static_cast<std::uint8_t>(at);
+      ask(at, after, ranks);
+    }
+    if (at > 0) ask(prev_[at], at, ranks);  // the first live symbol is always 0: merges kill the right one
+    return true;
+  }
+
+  // Sets the keys of the pairs step() created.
+  void settle(const RankTable& ranks) noexcept {
+    for (std::size_t i = 0; i < pending_; ++i) {
+      const std::size_t left = pending_left_[i];
+      set_key(left, ranks.merge_rank(symbol_[left], symbol_[next_[left]]));
+    }
+    pending_ = 0;
+  }
+
+  std::uint32_t count() const noexcept { return count_; }
+
+ private:
+  void set_key(std::size_t k, std::uint32_t rank) noexcept {
+    key_[k] = rank == RankTable::kNoRank ? kNone : static_cast<std::int32_t>((rank << 7) | k);
+  }
+  void ask(std::size_t left, std::size_t right, const RankTable& ranks) noexcept {
+    ranks.prefetch_merge(symbol_[left], symbol_[right]);
+    pending_left_[pending_++] = static_cast<std::uint8_t>(left);
+  }
+
+  alignas(16) std::array<std::int32_t, kBatchPieceBytes> key_;
+  std::array<std::uint32_t, kBatchPieceBytes> symbol_;
+  std::array<std::uint8_t, kBatchPieceBytes> next_;  // next live symbol; size_ past the last
+  std::array<std::uint8_t, kBatchPieceBytes> prev_;
+  std::array<std::uint8_t, 2> pending_left_;
+  std::size_t pending_ = 0;
+  std::size_t size_ = 0;
+  std::uint32_t count_ = 0;
+};
+
+}  // namespace
+
+void bpe_count_batch(std::span<const std::string_view> pieces, const RankTable& ranks, std::uint32_t* counts) {
+  // Whole tokens first, their probes asked for together; what is left waits in `queue`.
+  for (const std::string_view piece : pieces) {
+    if (piece.size() > 1) ranks.prefetch_rank_of(piece);
+  }
+  std::size_t waiting = 0;
+  std::array<std::uint32_t, 64> queue_storage;
+  std::vector<std::uint32_t> queue_heap;
+  std::uint32_t* queue = queue_storage.data();
+  if (pieces.size() > queue_storage.size()) {
+    queue_heap.resize(pieces.size());
+    queue = queue_heap.data();
+  }
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const std::string_view piece = pieces[i];
+    if (piece.size() <= 1 || ranks.rank_of(piece) != RankTable::kNoRank) {
+      counts[i] = piece.empty() ? 0 : 1;
+    } else if (piece.size() > kBatchPieceBytes) {  // longer than a lane holds: merged alone
+      counts[i] = static_cast<std::uint32_t>(bpe_merge_count(piece, ranks));
+    } else {
+      queue[waiting++] = static_cast<std::uint32_t>(i);
+    }
+  }
+  // Each lane merges one piece; a finished lane takes the next waiting piece.
+  std::array<BatchLane, kBatchLanes> lanes;
+  std::array<std::uint32_t, kBatchLanes> piece_of;
+  std::size_t active = 0;
+  std::size_t taken = 0;
+  for (; active < kBatchLanes && taken < waiting; ++active, ++taken) {
+    piece_of[active] = queue[taken];
+    lanes[active].start(pieces[queue[taken]], ranks);
+  }
+  while (active > 0) {
+    for (std::size_t l = 0; l < active;) {
+      if (lanes[l].step(ranks)) {
+        ++l;
+        continue;
+      }
+      counts[piece_of[l]] = lanes[l].count();
+      if (taken < waiting) {
+        piece_of[l] = queue[taken];
+        lanes[l].start(pieces[queue[taken++]], ranks);
+      } else {
+        --active;
+        lanes[l] = lanes[active];
+        piece_of[l] = piece_of[active];
+      }
+    }
+    for (std::size_t l = 0; l < active; ++l) lanes[l].settle(ranks);
+  }
 }
 
 void bpe_encode(std::string_view piece, const RankTable& ranks, std::vector<std::uint32_t>& out) {

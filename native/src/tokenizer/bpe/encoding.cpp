@@ -158,13 +158,38 @@ std::size_t Encoding::count_utf8(std::string_view text, CountCache* any_cache, S
     return splits_long_pieces_ && piece.size() >= kBacktrackBytes ? bpe_backtrack_count(piece, ranks_) : bpe_merge_count(piece, ranks_);
   };
   std::size_t total = 0;
+  // Short pieces the cache does not know wait here, to be counted together (bpe_count_batch
+  // overlaps their lookups): text that is mostly first-seen words spends most of its time there.
+  static_assert(PieceCache::kShortPiece <= kBatchPieceBytes);
+  std::array<std::string_view, 32> waiting;
+  std::array<std::uint32_t, 32> waiting_counts;
+  std::size_t waiting_size = 0;
+  const auto count_waiting = [&] {
+    bpe_count_batch(std::span(waiting.data(), waiting_size), ranks_, waiting_counts.data());
+    for (std::size_t i = 0; i < waiting_size; ++i) {
+      if (cache != nullptr) cache->insert_short(waiting[i], waiting_counts[i]);
+      total += waiting_counts[i];
+    }
+    waiting_size = 0;
+  };
   split_specials(
       text, special,
       [&](std::string_view part) {
         Pretokenizer pieces(pattern_, part);
         for (std::string_view piece; pieces.next(piece);) {
           if (piece.size() <= PieceCache::kShortPiece) {
-            total += count_piece(piece);
+            if (piece.size() > 1 && cache != nullptr) {
+              if (const std::uint32_t known = cache->find_short(piece); known != PieceCache::kMissing) {
+                total += known;
+                continue;
+              }
+            }
+            if (piece.size() == 1) {
+              ++total;
+              continue;
+            }
+            waiting[waiting_size++] = piece;
+            if (waiting_size == waiting.size()) count_waiting();
             continue;
           }
           // A long piece: seen before, or counted part by part.
@@ -185,6 +210,7 @@ std::size_t Encoding::count_utf8(std::string_view text, CountCache* any_cache, S
         }
       },
       [&](const SpecialToken&) { ++total; });
+  count_waiting();
   return total;
 }
 

@@ -268,7 +268,6 @@ void RankTable::build_merges() {
       }
     }
   }
-  // Grouped by left token (CSR) by counting, not by sorting them all: each run is sorted alone.
   std::vector<std::uint64_t> merges;  // left << 40 | right << 20 | rank
   merges.reserve(count_ * 3);
   std::vector<const Links*> suffixes;  // one token's suffix chain, shortest last
@@ -287,20 +286,18 @@ void RankTable::build_merges() {
       }
     }
   }
-  merges_by_left_.assign(std::size_t{max_rank_} + 2, 0);
-  for (const std::uint64_t m : merges) ++merges_by_left_[(m >> 40) + 1];
-  for (std::size_t i = 1; i < merges_by_left_.size(); ++i) merges_by_left_[i] += merges_by_left_[i - 1];
-  merges_.assign(merges.size(), 0);
-  {
-    std::vector<std::uint32_t> next(merges_by_left_.begin(), merges_by_left_.end() - 1);
-    for (const std::uint64_t m : merges) merges_[next[m >> 40]++] = m & ((std::uint64_t{1} << 40) - 1);
-  }
-  // Sorted by right within each run; a pair never repeats (its two parts spell one token, and a
-  // token is in the table once), so there is nothing to deduplicate.
-  for (std::size_t left = 0; left + 1 < merges_by_left_.size(); ++left) {
-    const auto first = merges_.begin() + merges_by_left_[left];
-    const auto last = merges_.begin() + merges_by_left_[left + 1];
-    if (last - first > 1) std::sort(first, last);
+  // A pair never repeats (its two parts spell one token, and a token is in the table once): each
+  // goes into the pair table as found.
+  // Under half full (a power of two): 4 MB for cl100k_base's 233,378 merges, 8 MB for
+  // o200k_base's 446,189, where the runs per left token took 2.3 and 4.4 MB.
+  const std::size_t capacity = std::bit_ceil(merges.size() * 2 + 16);
+  pair_shift_ = static_cast<unsigned>(64 - std::countr_zero(capacity));
+  pair_slots_.assign(capacity, 0);
+  const std::size_t mask = capacity - 1;
+  for (const std::uint64_t m : merges) {
+    std::size_t i = pair_slot(m >> 20);
+    while (pair_slots_[i] != 0) i = (i + 1) & mask;
+    pair_slots_[i] = m;
   }
 }
 
@@ -337,24 +334,9 @@ bool RankTable::may_join_across(std::string_view text, std::size_t at) const noe
          test_bit(contains_window_, window_bit(short_bytes::load4(p - 2)));
 }
 
-std::uint32_t RankTable::merge_rank(std::uint32_t left, std::uint32_t right) const noexcept {
-  if (std::size_t{left} + 1 >= merges_by_left_.size()) return kNoRank;
-  const std::uint64_t* first = merges_.data() + merges_by_left_[left];
-  const std::uint64_t* last = merges_.data() + merges_by_left_[left + 1];
-  const std::uint64_t key = std::uint64_t{right} << 20;
-  // Runs are short for most tokens; a branch-light binary search handles the long ones.
-  while (last - first > 8) {
-    const std::uint64_t* middle = first + (last - first) / 2;
-    if (*middle < key)
-      first = middle + 1;
-    else
-      last = middle + 1 > last ? last : middle + 1;
-    if ((*middle >> 20) == right) return static_cast<std::uint32_t>(*middle & 0xFFFFF);
-  }
-  for (; first < last; ++first) {
-    if ((*first >> 20) == right) return static_cast<std::uint32_t>(*first & 0xFFFFF);
-  }
-  return kNoRank;
+void RankTable::prefetch_rank_of(std::string_view bytes) const noexcept {
+  if (slots_.empty() || bytes.empty()) return;
+  prefetch(slots_.data() + (hash_bytes(bytes) & mask_));
 }
 
 std::uint32_t RankTable::rank_of(std::string_view bytes) const noexcept {
