@@ -8,6 +8,7 @@ import { Tokenizer } from "ai-tokenizer";
 import * as claudeEncoding from "ai-tokenizer/encoding/claude";
 import { ClaudeCounter } from "ctxwin";
 import { consume } from "./harness.js";
+import { CHUNK, chunks } from "./text/chunks.js";
 
 // ../shared/corpus beside the repository (a worktree one level deeper finds it one further up).
 const CORPUS = [
@@ -15,23 +16,11 @@ const CORPUS = [
   join(import.meta.dirname, "..", "..", "..", "shared", "corpus"),
 ].find((dir) => existsSync(join(dir, "prose.txt.xz")));
 const BYTES_PER_CATEGORY = 1_000_000;
-const CHUNK = 64 * 1024;
 const CATEGORIES = ["prose", "code", "cjk", "euro"];
 
 function read(name: string): string {
   if (!CORPUS) throw new Error("bench/claude: the shared corpus (../shared/corpus) is not there");
   return execFileSync("xz", ["-dc", join(CORPUS, name)], { maxBuffer: 1 << 30 }).toString("utf8");
-}
-
-function chunks(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; ) {
-    let end = Math.min(text.length, i + size);
-    if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1] as string)) end++;
-    out.push(text.slice(i, end));
-    i = end;
-  }
-  return out;
 }
 
 /** The first `bytes` of `text` (from its end when `fromEnd`), on a character boundary. */
