@@ -30,6 +30,15 @@ const FAILURE_LOOKBACK = 32;
 const MAX_FAILURES = 4;
 
 /**
+ * Words without which the problem ledger finds no failure in a result (an error, a failing test or
+ * tally, a non-zero exit status, a timeout, a result the framework marks as an error): results
+ * without them are not sent to the core, so that a trim of results that all passed costs no
+ * reading. A result that names none is read only to close a failure of the same call.
+ */
+const FAILURE_HINT =
+  /error|fail|exception|traceback|not found|no such|denied|timed out|exit (code|status)|returncode>\s*-?[1-9]|not ok|panic|fatal|refused|cannot|unable|abort|killed|\u2717|\u00d7/i;
+
+/**
  * The newest `max` entries for `removed` (in order): each tool result by its call's id, each
  * other message by its own; a message that makes tool calls by its results. Only the messages
  * those entries come from (and the calls before them) are read: a trim of thousands of messages
@@ -90,10 +99,20 @@ function openFailures(messages: readonly MessageLike[]): { ids: string[]; calls:
   if (results === 0) return { ids: [], calls: new Map() };
   const recent = messages.slice(from);
   const calls = toolCallsById(messages.slice(Math.max(0, from - CALL_LOOKBACK), messages.length));
-  const events = recent.flatMap((m) => toolResultEvents(m, calls));
-  const record = JSON.parse(native.observeToolResults("", events)) as ProblemRecord;
+  const events = recent.flatMap((m) => toolResultEvents(m, calls).map((event) => ({ event, call: callKey(event) })));
+  // What may have failed, and what may close it: a later result of the same call.
+  const hinted = new Set(events.filter((e) => FAILURE_HINT.test(e.event)).map((e) => e.call));
+  if (hinted.size === 0) return { ids: [], calls };
+  const read = events.filter((e) => hinted.has(e.call)).map((e) => e.event);
+  const record = JSON.parse(native.observeToolResults("", read)) as ProblemRecord;
   const open = record.problems.filter((p) => p.resolved === undefined).map((p) => p.id);
   return { ids: [...new Set(open.reverse())], calls };
+}
+
+/** A result event's call: its tool and arguments, as the event (toolResultEvents' JSON) writes them. */
+function callKey(event: string): string {
+  const { toolName, args } = JSON.parse(event) as { toolName?: unknown; args?: unknown };
+  return `${String(toolName)}\n${JSON.stringify(args ?? null)}`;
 }
 
 /** The entries of one message: its tool results (`call`: true) with their text, or the message itself. */
