@@ -29,6 +29,9 @@ const FAILURE_LOOKBACK = 32;
 /** Open failures a marker names at most beside its newest entries. */
 const MAX_FAILURES = 4;
 
+/** The mark on a failure still open among what a marker stands for. */
+const FAILED = " (failed)";
+
 /**
  * Words without which the problem ledger finds no failure in a result (an error, a failing test or
  * tally, a non-zero exit status, a timeout, a result the framework marks as an error): results
@@ -81,7 +84,7 @@ export function omittedEntries(removed: readonly MessageLike[], max = MAX_NAMED_
   const last = failing.map((id) => {
     const call = failingCalls.get(id);
     const line = named.get(id)?.line ?? oneLine(call === undefined ? "tool result" : `${call.name} ${subjectOf(call.args)}`);
-    return { id, line: `${line} (failed)` };
+    return { id, line: `${line}${FAILED}` };
   });
   const rest = out.filter((e) => !failing.includes(e.id));
   return [...rest.slice(Math.max(0, rest.length - (max - last.length))), ...last].slice(-max);
@@ -93,10 +96,8 @@ export function omittedEntries(removed: readonly MessageLike[], max = MAX_NAMED_
  * summary's record does (a failing command, test or build, closed by a later pass of the same check).
  */
 function openFailures(messages: readonly MessageLike[]): { ids: string[]; calls: Map<string, { name: string; args: unknown }> } {
-  let from = messages.length;
-  let results = 0;
-  while (from > 0 && results < FAILURE_LOOKBACK) if (hasToolResult(messages[--from] as MessageLike)) results++;
-  if (results === 0) return { ids: [], calls: new Map() };
+  const from = newestResultsStart(messages);
+  if (from === messages.length) return { ids: [], calls: new Map() };
   const recent = messages.slice(from);
   const calls = toolCallsById(messages.slice(Math.max(0, from - CALL_LOOKBACK), messages.length));
   const events = recent.flatMap((m) => toolResultEvents(m, calls).map((event) => ({ event, call: callKey(event) })));
@@ -107,6 +108,34 @@ function openFailures(messages: readonly MessageLike[]): { ids: string[]; calls:
   const record = JSON.parse(native.observeToolResults("", read)) as ProblemRecord;
   const open = record.problems.filter((p) => p.resolved === undefined).map((p) => p.id);
   return { ids: [...new Set(open.reverse())], calls };
+}
+
+/** Where the newest FAILURE_LOOKBACK tool results of `messages` start (its length: none). */
+function newestResultsStart(messages: readonly MessageLike[]): number {
+  let from = messages.length;
+  let results = 0;
+  while (from > 0 && results < FAILURE_LOOKBACK) if (hasToolResult(messages[--from] as MessageLike)) results++;
+  return results === 0 ? messages.length : from;
+}
+
+/**
+ * `marker` with the failures an earlier trim marked unmarked when `removed`, what a later trim
+ * took, ran the same call again (tool and subject, among its newest FAILURE_LOOKBACK results):
+ * that run's outcome is what counts, and omittedEntries marks it if it failed.
+ */
+export function rerunsUnmarked<T extends { named?: readonly OmittedEntry[] | undefined }>(
+  marker: T | undefined,
+  removed: readonly MessageLike[],
+): T | undefined {
+  if (marker?.named === undefined || !marker.named.some((e) => e.line.endsWith(FAILED))) return marker;
+  const from = newestResultsStart(removed);
+  if (from === removed.length) return marker;
+  const calls = toolCallsById(removed.slice(Math.max(0, from - CALL_LOOKBACK)));
+  const ran = new Set([...calls.values()].map((call) => oneLine(`${call.name} ${subjectOf(call.args)}`)));
+  const named = marker.named.map((e) =>
+    e.line.endsWith(FAILED) && ran.has(e.line.slice(0, -FAILED.length)) ? { id: e.id, line: e.line.slice(0, -FAILED.length) } : e,
+  );
+  return { ...marker, named };
 }
 
 /** A result event's call: its tool and arguments, as the event (toolResultEvents' JSON) writes them. */
@@ -150,7 +179,7 @@ export function namesWithin(
   counter: TokenCounter,
   overhead: number,
 ): { named: OmittedEntry[]; unnamed: number; tokens: number } {
-  const all = [...(previous?.named ?? []), ...entries];
+  const all = failuresLast([...(previous?.named ?? []), ...entries]);
   let unnamed = (previous?.unnamed ?? 0) + Math.max(0, all.length - MAX_NAMED_OMISSIONS);
   let named = all.slice(Math.max(0, all.length - MAX_NAMED_OMISSIONS));
   const cost = (list: readonly OmittedEntry[], rest: number) =>
@@ -171,6 +200,24 @@ export function namesWithin(
   }
   if (named.length === 0) return { named: [], unnamed: 0, tokens: cost([], 0) };
   return { named, unnamed, tokens };
+}
+
+/**
+ * `entries` (oldest first) with the newest MAX_FAILURES failures moved last, where a bound keeps
+ * them first: a marker that grows over later trims keeps naming the failure an earlier trim
+ * took, unless the same call (tool and subject) was named again after it, which ran it again.
+ */
+function failuresLast(entries: readonly OmittedEntry[]): OmittedEntry[] {
+  const baseOf = (line: string) => (line.endsWith(FAILED) ? line.slice(0, -FAILED.length) : line);
+  const lastAt = new Map<string, number>();
+  entries.forEach((e, i) => lastAt.set(baseOf(e.line), i));
+  const failing = new Set<number>();
+  for (let i = entries.length - 1; i >= 0 && failing.size < MAX_FAILURES; i--) {
+    const e = entries[i] as OmittedEntry;
+    if (e.line.endsWith(FAILED) && lastAt.get(baseOf(e.line)) === i) failing.add(i);
+  }
+  if (failing.size === 0) return entries.slice();
+  return [...entries.filter((_, i) => !failing.has(i)), ...entries.filter((_, i) => failing.has(i))];
 }
 
 /** What a call is about: its most telling string argument, else its arguments as JSON. */

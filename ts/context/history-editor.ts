@@ -17,7 +17,7 @@ import {
   type OmissionMarker,
   type OmittedEntry,
 } from "../messages/omission-marker.js";
-import { namesWithin, omittedEntries } from "../compaction/omitted-entries.js";
+import { namesWithin, omittedEntries, rerunsUnmarked } from "../compaction/omitted-entries.js";
 import { ROLE_CODES, type InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
 import { consoleLogger, type Logger } from "../runtime/logger.js";
@@ -331,7 +331,7 @@ export class HistoryEditor<M extends MessageLike> {
     // The first message removed ends the shared prefix; so does the marker, whose count changes.
     let firstRemoved = 0;
     while (firstRemoved < kept.indices.length && kept.indices[firstRemoved] === firstRemoved) firstRemoved++;
-    const marker = this.history.marker;
+    const marker = rerunsUnmarked(this.history.marker, removed);
     this.cache.touched(this.history, marker !== undefined ? Math.min(firstRemoved, marker.index) : firstRemoved, false);
     this.anchor.rewritten();
     this.history.select(kept.indices);

@@ -84,4 +84,38 @@ describe("an omission marker and the open failures it stands for", () => {
     expect(text).toContain("messages omitted");
     expect(text).not.toContain("(failed)");
   });
+
+  /** The manager with its history loaded, trimmed once: the failure went, and a few reads after it. */
+  function trimmedOnce(messages: Msg[]) {
+    const context = new MessageContextManager<Msg>({
+      model: "gpt-4o",
+      mode: TruncationMode.SMART,
+      limits: new ContextLimits({ model: "gpt-4o", maxTokens: 200_000, maxOutputTokens: 0, reservedTokens: 0 }),
+      logger: quiet,
+    });
+    context.load(messages);
+    context.truncate(context.tokenUsage - 1_500);
+    const request = context.getContextForRequest();
+    const ids = request.map((m) => (m as Msg).tool_call_id);
+    expect(ids).not.toContain("call_fail");
+    expect(ids).toContain("call_read_8");
+    return context;
+  }
+
+  it("keeps naming the failure when later trims add to the marker", () => {
+    const context = trimmedOnce(session(false));
+    expect(marker(context)).toContain("(failed)");
+    // A second trim takes a dozen more reads: the marker's few names are the newest, and the failure among them.
+    context.truncate(1_500);
+    const text = marker(context);
+    expect(text).toMatch(/and \d+ earlier not named|earlier not named/);
+    expect(text).toContain('recall("call_fail"): bash python reproduce.py (failed)');
+  });
+
+  it("stops marking it once a later trim takes a run of the same command", () => {
+    const context = trimmedOnce(session(true));
+    expect(marker(context)).toContain("(failed)");
+    context.truncate(1_500);
+    expect(marker(context)).not.toContain("(failed)");
+  });
 });
