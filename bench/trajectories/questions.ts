@@ -1,9 +1,10 @@
 // The questions asked of every request, generated from the trajectory alone before any replay:
 // from the messages the agent had before an assistant turn, what an agent needs to go on.
 //   open-error   the error line of the newest failing command not yet followed by a passing run
-//                of the same command (failing: a non-zero exit, failing tests, a traceback or
-//                stack trace as the outcome, compiler or shell errors, a rejected edit; a command
-//                that only reads never fails in this sense)
+//                of the same command (heredoc bodies aside; a passing `a && b` ran a and b)
+//                (failing: a non-zero exit, failing tests, a traceback or stack trace as the
+//                outcome, compiler or shell errors, a rejected edit; a command that only reads
+//                never fails in this sense)
 //   file         each file edited so far (edit tools: SWE-agent's, OpenHands' str_replace_editor; sed -i, redirections, tee, Python writes,
 //                git apply / patch / apply_patch, cp, mv, rm, touch), as the repository names it
 //   last-command the newest command
@@ -12,7 +13,7 @@
 // Each answer is a string that a request holds verbatim when it keeps what the agent needs.
 import type { ChatMessage } from "./convert.js";
 import { readOutcome, type Outcome } from "./outcome.js";
-import { editedFiles, heredocWrites, isReadOnly, isTestCommand, normalizePath, repositoryPath } from "./shell.js";
+import { editedFiles, heredocWrites, isReadOnly, isTestCommand, normalizePath, repositoryPath, splitHeredocs } from "./shell.js";
 
 export type QuestionKind = "open-error" | "file" | "last-command" | "last-test" | "failing-test";
 export const QUESTION_KINDS: readonly QuestionKind[] = ["open-error", "file", "last-command", "last-test", "failing-test"];
@@ -112,9 +113,28 @@ export function callRecords(messages: readonly ChatMessage[]): CallRecord[] {
   return records;
 }
 
-/** A command's identity across runs: its text with whitespace runs collapsed. */
+/**
+ * A command's identity across runs: its text without its heredoc bodies, whitespace runs
+ * collapsed. A heredoc's body is what the command writes, as an editor call's text is: a script
+ * rewritten and run again is the same check run again, as an edit then a rerun is.
+ */
 function commandKey(command: string): string {
-  return command.trim().replace(/\s+/g, " ");
+  return splitHeredocs(command).text.trim().replace(/\s+/g, " ");
+}
+
+/**
+ * The keys a passing command ran: its own, and each part of an `a && b` chain (a chain passes only
+ * when every part did), so that `python repro.py && pytest t.py` passing closes `pytest t.py`.
+ */
+function passedKeys(command: string): string[] {
+  const key = commandKey(command);
+  return [
+    key,
+    ...key
+      .split("&&")
+      .map((part) => part.trim())
+      .filter((part) => part !== ""),
+  ];
 }
 
 /** The working directory an output reports (SWE-agent's `(Current directory: /x)`, OpenHands' `[Current working directory: /x]`), if any. */
@@ -181,10 +201,10 @@ export function generateQuestions(messages: readonly ChatMessage[], startDir: st
     }
     openFile = reported ?? openFile;
     cwd = reportedDirectory(record.result) ?? cwd;
-    // Failures open, and close when the same command passes.
+    // Failures open, and close when the same command passes (or a chain of commands that includes it).
     const key = commandKey(command);
     if (record.failed) openFailures.set(key, { at: order++, line: record.outcome.errorLine, tests: record.outcome.failingTests });
-    else if (!record.readOnly) openFailures.delete(key);
+    else if (!record.readOnly) for (const passed of passedKeys(command)) openFailures.delete(passed);
     if (record.outcome.passingTests.length > 0) {
       for (const failure of openFailures.values()) failure.tests = failure.tests.filter((t) => !record.outcome.passingTests.includes(t));
     }

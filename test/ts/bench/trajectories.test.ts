@@ -231,6 +231,32 @@ describe("trajectory questions", () => {
     ]);
   });
 
+  it("keys a command without its heredoc bodies, and a passing && chain closes each of its parts", () => {
+    const shell = (id: string, command: string, code: number, output: string): ChatMessage[] => [
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id, type: "function", function: { name: "bash", arguments: JSON.stringify({ command }) } }],
+      },
+      { role: "tool", tool_call_id: id, content: `<returncode>${code}</returncode>\n<output>\n${output}\n</output>` },
+    ];
+    const script = (body: string) => `cat <<'EOF' > repro.py\n${body}\nEOF\npython repro.py`;
+    const messages: ChatMessage[] = [
+      { role: "user", content: "task" },
+      ...shell("c1", script("import missing"), 1, "Traceback (most recent call last):\nModuleNotFoundError: No module named 'missing'"),
+      ...shell("c2", "python tests/runtests.py queries.JoinTest", 1, "FAIL: test_join (queries.JoinTest)\nFAILED (failures=1)"),
+      // The script rewritten and run again: the same check, passing.
+      ...shell("c3", script("print('ok')"), 0, "ok"),
+      ...shell("c4", "python repro.py && python tests/runtests.py queries.JoinTest", 0, "ok\nOK"),
+      { role: "assistant", content: "done" },
+    ];
+    const q = generateQuestions(messages, "/testbed");
+    expect(answersAt(messages, q, 2, "open-error")).toEqual(["FAIL: test_join (queries.JoinTest)"]);
+    // The test failure is the newest open one until the chain that runs it passes; the script's is closed.
+    expect(answersAt(messages, q, 3, "open-error")).toEqual(["FAIL: test_join (queries.JoinTest)"]);
+    expect(answersAt(messages, q, 4, "open-error")).toEqual([]);
+  });
+
   it("never opens a problem from a command that only reads, whatever it prints", () => {
     const messages: ChatMessage[] = [
       { role: "user", content: "task" },
