@@ -8,7 +8,7 @@
 import { resolve } from "node:path";
 import { TiktokenCounter } from "ctxwin";
 import { writeFileSync } from "node:fs";
-import { convertTrajectory } from "./trajectories/convert.js";
+import { convertTrajectory, type ChatMessage } from "./trajectories/convert.js";
 import { entriesOfSplit, loadRuns, missingReport, readManifest, trajectoriesDir, type ManifestEntry } from "./trajectories/data.js";
 import { METHODS, dropOldest, effectiveLimit } from "./trajectories/methods.js";
 import { callRecords, generateQuestions } from "./trajectories/questions.js";
@@ -48,6 +48,20 @@ function deepFreeze(value: unknown): void {
   if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
   Object.freeze(value);
   for (const child of Object.values(value)) deepFreeze(child);
+}
+
+/** The tokens of a run's smallest exchange: an assistant message that calls tools, with their results. */
+function smallestExchange(messages: readonly ChatMessage[], counter: TiktokenCounter): number {
+  const tokens = counter.countEachMessage(messages as never);
+  let smallest = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i] as ChatMessage;
+    if (message.role !== "assistant" || (message.tool_calls?.length ?? 0) === 0) continue;
+    let sum = tokens[i] as number;
+    for (let j = i + 1; j < messages.length && messages[j]?.role === "tool"; j++) sum += tokens[j] as number;
+    smallest = Math.min(smallest, sum);
+  }
+  return Number.isFinite(smallest) ? smallest : 0;
 }
 
 export async function benchTrajectories(options: TrajectoryOptions = {}): Promise<Results | undefined> {
@@ -92,12 +106,14 @@ export async function benchTrajectories(options: TrajectoryOptions = {}): Promis
   const cpuStarted = process.cpuUsage();
   for (const run of prepared) {
     results.perRun[run.id] = {};
-    // The system messages and the task, which every method but LangChain's keeps: when they alone
-    // exceed what the prompt may use, no request of the run can be made at that window.
+    // The system messages and the task, which every method but LangChain's keeps: when they leave
+    // no room for even the run's smallest exchange (a call and its results), no request of the run
+    // can hold anything the agent did at that window, and none can be made when they exceed it.
     const taskIndex = run.messages.findIndex((m) => m.role === "user");
     const pinned = counter.countMessages(run.messages.filter((m, i) => m.role === "system" || i === taskIndex));
+    const exchange = smallestExchange(run.messages, counter);
     for (const window of windows) {
-      if (pinned > effectiveLimit(window)) {
+      if (pinned + exchange > effectiveLimit(window)) {
         const over = (results.pinnedOverWindow[window] ??= { runs: [], requests: 0 });
         over.runs.push(run.id);
         over.requests += run.questions.length;

@@ -17,7 +17,10 @@ export interface Results {
   /** By `${window}|${method}`. */
   totals: Record<string, Tally>;
   perRun: Record<string, Record<string, Tally>>;
-  /** By window: the runs whose system messages and task alone exceed what the prompt may use there (left out of that window's figures). */
+  /**
+   * By window: the runs whose system messages and task leave what the prompt may use there no room
+   * for their smallest exchange, or exceed it (left out of that window's figures).
+   */
   pinnedOverWindow: Record<number, { runs: string[]; requests: number }>;
   seconds?: number;
   /** CPU time of the replays (this process, user + system). */
@@ -64,13 +67,13 @@ export function printTables(results: Results, entries: readonly ManifestEntry[],
     const byAgent: Record<string, number> = {};
     for (const e of entries) if (over.runs.includes(e.id)) byAgent[e.agent] = (byAgent[e.agent] ?? 0) + 1;
     console.log(
-      `At ${windowLabel(window)} the system messages and the task alone exceed the ${effectiveLimit(window).toLocaleString("en-US")} tokens the prompt may use in ${over.runs.length} runs (${Object.entries(
+      `At ${windowLabel(window)} the system messages and the task leave no room for even the smallest exchange (a call and its results) in the ${effectiveLimit(window).toLocaleString("en-US")} tokens the prompt may use, or exceed them, in ${over.runs.length} runs (${Object.entries(
         byAgent,
       )
         .map(([a, n]) => `${n} ${a}`)
         .join(
           ", ",
-        )}; ${over.requests.toLocaleString("en-US")} requests): no method that keeps the task can make their requests, and they are left out of that window's figures.\n`,
+        )}; ${over.requests.toLocaleString("en-US")} requests): no method that keeps the task can put anything the agent did in their requests, and they are left out of that window's figures.\n`,
     );
   }
   console.log(
