@@ -179,8 +179,10 @@ TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::ui
   if (marker_wanted) {
     marker_before = marker_place(h);
     if (marker_before >= 0) total += marker_tokens;
-    // A marker that itself breaks the target is left out: fitting matters more than saying so.
-    if (marker_before >= 0 && total > target && total - marker_tokens <= target) {
+    // A marker that itself breaks the request's limit is left out: fitting matters more than saying
+    // so. Within the limit it stays, past the target if it must: a trim that keeps the newest
+    // exchange over its target would otherwise leave no word of what it removed.
+    if (marker_before >= 0 && total > limit && total - marker_tokens <= limit) {
       marker_before = -1;
       total -= marker_tokens;
     }

@@ -248,6 +248,32 @@ TEST(NewestExchange, ACompositeLeavesRoomForTheMarkerAndReportsTheLargestExcess)
   EXPECT_EQ(plan.newest_exchange_excess, 3716u + 8u - 3600u);
 }
 
+// A trim that keeps the newest exchange (a 5,000-token file read) past its target keeps the marker
+// too while the request's limit has room for it: dropped to meet the target, it left a request of
+// the task and the read alone, with no word of the 20 messages before (a SUMMARIZE replay at 16K).
+TEST(NewestExchange, TheMarkerStaysWithinTheLimitWhenOnlyTheTargetCannotHoldIt) {
+  std::vector<MessageMeta> history = {m(Role::User, 678, -1, MessageMeta::kMarked)};
+  for (std::int32_t unit = 0; unit < 10; ++unit) {
+    history.push_back(m(Role::Assistant, 30, unit));
+    history.push_back(m(Role::Tool, 200, unit));
+  }
+  history.push_back(m(Role::Assistant, 27, 10));
+  history.push_back(m(Role::Tool, 4981, 10));
+  for (StrategyKind kind : {StrategyKind::Smart}) {
+    auto s = spec(kind);
+    s.marker_tokens = 90;
+    s.options.request_limit = 10'000;
+    auto plan = plan_truncation(history, 5'700, s);
+    EXPECT_EQ(plan.kept, (std::vector<std::uint32_t>{0, 21, 22}));
+    EXPECT_EQ(plan.marker_position, 1);
+    EXPECT_EQ(plan.kept_tokens, 678u + 27u + 4981u + 90u);
+    // Without the room (a limit that is the target), the marker still gives way.
+    s.options.request_limit = 5'700;
+    plan = plan_truncation(history, 5'700, s);
+    EXPECT_EQ(plan.marker_position, -1);
+  }
+}
+
 // The invariants over random histories with tool units, system and marked messages.
 TEST(Units, IdsFarApartPlanAsDenseOnesDo) {
   // Unit ids index a table when they are dense and a map otherwise: both must find the same units.
