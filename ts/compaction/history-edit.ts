@@ -18,6 +18,8 @@ export interface HistoryView<M extends MessageLike = MessageLike> extends Messag
   readonly fixedTokens: number;
   /** The omission marker's tokens (0 without one): counted in tokenUsage, not in the conversation. */
   readonly markerTokens: number;
+  /** The least the omission marker takes once its names give way (its bare form; markerTokens when it names none). */
+  readonly markerFloorTokens: number;
   /** Whether the message at `index` is a summary a compaction wrote (pinned, and recallable by the ids its head names). */
   isSummary(index: number): boolean;
   /** The conversation tokens, in local counts, that a request of `requestTokens` leaves (a trim's target). */

@@ -16,6 +16,7 @@ import { newestExchange, planKept, type KeptPlan, type MessageColumns, type Trun
 import { FLAG_MARKED } from "../messages/metadata-reader.js";
 import { ROLE_CODES } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
+import { namedMarkerRoom, namedMarkerTokens } from "../messages/omission-marker.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import type { HistoryView } from "./history-edit.js";
 import { messageId } from "./tool-events.js";
@@ -58,6 +59,14 @@ export function planTrim<M extends MessageLike>(
   };
   let plan = planWithin(view);
   if (plan === undefined) return undefined;
+  // An old marker's names give way to the newest exchange: planned as if the marker were bare, it
+  // is written again within what the kept messages leave it (history-editor.ts).
+  const floor = view.markerFloorTokens;
+  if ((plan.newestExchangeExcess ?? 0) > 0 && floor < view.markerTokens) {
+    const bare = planKept(strategy, view, target, view.counter, Math.max(target, window - floor));
+    if (bare?.tokens !== undefined && bare.markerIndex < 0 && (bare.newestExchangeExcess ?? 0) === 0)
+      plan = { ...bare, markerTokens: Math.max(floor, Math.min(view.markerTokens, window - bare.tokens)) };
+  }
   let cut: Array<readonly [number, M, number]> = [];
   const excess = plan.newestExchangeExcess ?? 0;
   if (excess > 0) {
@@ -114,7 +123,15 @@ export function planTrim<M extends MessageLike>(
   }
   const yielded = lastUserYields(view, plan, cut, limit);
   if (yielded !== undefined) ({ plan, cut } = yielded);
-  if (cut.length === 0 && plan.indices.length === view.messages.length) return undefined;
+  // A plan past its target that places its own marker was planned beside the old one, which it
+  // replaces: the old marker's room is the new one's too (within its share), so that it can name
+  // what went rather than stand bare.
+  if (plan.markerIndex >= 0 && plan.markerTokens !== undefined && view.markerTokens > 0 && (plan.tokens ?? 0) > target) {
+    const room = window - (plan.tokens ?? 0) + namedMarkerTokens(target);
+    plan = { ...plan, markerTokens: Math.max(plan.markerTokens, Math.min(namedMarkerRoom(target), room)) };
+  }
+  // A plan that keeps every message still shrinks an old marker it gives a budget (above).
+  if (cut.length === 0 && plan.indices.length === view.messages.length && plan.markerTokens === undefined) return undefined;
   return { ...plan, cut: cut.map(([i, after]) => [i, after] as const) };
 }
 

@@ -171,6 +171,11 @@ export class HistoryEditor<M extends MessageLike> {
       get markerTokens() {
         return history.markerTokens;
       },
+      get markerFloorTokens() {
+        const marker = history.marker;
+        if (marker === undefined || (marker.named?.length ?? 0) === 0) return history.markerTokens;
+        return Math.max(0, editor.counter.countMessages([omissionMarker(marker.omitted, marker.role, [], 0)]) - editor.requestOverhead);
+      },
       isSummary: (index) => index >= 0 && index < history.length && history.isSummary(history.messages[index] as M),
       conversationBudget: (requestTokens) => this.conversationBudget(requestTokens),
     };
@@ -346,8 +351,10 @@ export class HistoryEditor<M extends MessageLike> {
       // The marker stays before the first message that followed it, if that message is still here
       // (no larger than it was: this trim's plan did not count it).
       const survivors = kept.indices.filter((i) => i < marker.index).length;
+      // Within what the plan leaves it, when its names give way to the newest exchange (newest-exchange.ts).
+      const budget = Math.min(marker.tokens, kept.markerTokens ?? marker.tokens);
       this.history.setMarker(
-        this.namedMarker(survivors, marker.omitted + removed.length, marker.role, marker, omittedEntries(removed), marker.tokens),
+        this.namedMarker(survivors, marker.omitted + removed.length, marker.role, marker, omittedEntries(removed), budget),
       );
     }
     const first = Math.max(kept.markerIndex, 0);

@@ -415,7 +415,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     const before = this.tokenUsage;
     const replaced = cut.map(([i, after]) => ({ before: this.editor.history.messages[i] as M, after }));
     if (cut.length > 0) this.editor.replace(cut);
-    const all = kept.indices.length === this.editor.history.length && kept.markerIndex < 0;
+    const all = kept.indices.length === this.editor.history.length && kept.markerIndex < 0 && kept.markerTokens === undefined;
     const { removed, message } = all
       ? { removed: [], message: `Context trimmed. Kept every turn; cut ${cut.length} of the newest to fit the window.` }
       : this.editor.trim(kept);

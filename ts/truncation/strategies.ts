@@ -113,9 +113,12 @@ export function planKept<M extends MessageLike>(
         return { ...spec, markerTokens: reserved };
       }),
     );
-    // The core counted the marker at `reserved` in keptTokens: what the target leaves it, within its share.
+    // The core counted the marker at `reserved` in keptTokens: what the target leaves it, within its
+    // share; or, when the newest exchange kept the plan over its target, what the request's limit
+    // leaves it (a bare marker there names nothing the agent could recall).
+    const ceiling = plan.keptTokens > target ? limit : target;
     const markerTokens =
-      plan.markerPosition >= 0 ? Math.max(reserved, Math.min(namedMarkerRoom(target), target - plan.keptTokens + reserved)) : undefined;
+      plan.markerPosition >= 0 ? Math.max(reserved, Math.min(namedMarkerRoom(target), ceiling - plan.keptTokens + reserved)) : undefined;
     return {
       indices: arrayOf(plan.kept),
       markerIndex: plan.markerPosition,
