@@ -61,8 +61,9 @@ export function planTrim<M extends MessageLike>(
   if (plan === undefined) return undefined;
   // An old marker's names give way to the newest exchange: planned as if the marker were bare, it
   // is written again within what the kept messages leave it (history-editor.ts).
-  const floor = view.markerFloorTokens;
-  if ((plan.newestExchangeExcess ?? 0) > 0 && floor < view.markerTokens) {
+  // (The floor costs a count: read only when the exchange does not fit.)
+  const floor = (plan.newestExchangeExcess ?? 0) > 0 ? view.markerFloorTokens : view.markerTokens;
+  if (floor < view.markerTokens) {
     const bare = planKept(strategy, view, target, view.counter, Math.max(target, window - floor));
     if (bare?.tokens !== undefined && bare.markerIndex < 0 && (bare.newestExchangeExcess ?? 0) === 0)
       plan = { ...bare, markerTokens: Math.max(floor, Math.min(view.markerTokens, window - bare.tokens)) };
