@@ -187,21 +187,27 @@ void merge_in_lanes(std::span<const std::string_view> pieces, const std::uint32_
 void bpe_count_batch(std::span<const std::string_view> pieces, const RankTable& ranks, std::uint32_t* counts) {
   // Whole tokens first, their probes asked for together; what is left waits in `queue`: pieces a
   // narrow lane holds from its front, longer ones from its back.
-  for (const std::string_view piece : pieces) {
-    if (piece.size() > 1) ranks.prefetch_rank_of(piece);
-  }
   std::array<std::uint32_t, 64> queue_storage{};  // (zeroed: GCC cannot tell that the wide part is written before it is read)
+  std::array<std::uint64_t, 64> hash_storage;
   std::vector<std::uint32_t> queue_heap;
+  std::vector<std::uint64_t> hash_heap;
   std::uint32_t* queue = queue_storage.data();
+  std::uint64_t* hashes = hash_storage.data();
   if (pieces.size() > queue_storage.size()) {
     queue_heap.resize(pieces.size());
+    hash_heap.resize(pieces.size());
     queue = queue_heap.data();
+    hashes = hash_heap.data();
+  }
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    hashes[i] = hash_bytes(pieces[i]);
+    if (pieces[i].size() > 1) ranks.prefetch_rank_of_hash(hashes[i]);
   }
   std::size_t narrow = 0;
   std::size_t wide = pieces.size();
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     const std::string_view piece = pieces[i];
-    if (piece.size() <= 1 || ranks.rank_of(piece) != RankTable::kNoRank) {
+    if (piece.size() <= 1 || ranks.rank_of_hashed(piece, hashes[i]) != RankTable::kNoRank) {
       counts[i] = piece.empty() ? 0 : 1;
     } else if (piece.size() > kBatchLongPieceBytes) {  // longer than a lane holds: merged alone
       counts[i] = static_cast<std::uint32_t>(bpe_merge_count(piece, ranks));
