@@ -67,7 +67,7 @@ class BatchLane {
  public:
   static_assert(Width % 8 == 0 && Width <= bpe::kShortSymbols);
   static constexpr std::int32_t kNone = INT32_MAX;
-  static constexpr bool kFixed = Width == kBatchPieceBytes;
+  static constexpr bool kFixed = Width <= kBatchPieceBytes;
 
   void start(std::string_view piece, const RankTable& ranks) noexcept {
     const std::size_t n = piece.size();
@@ -182,44 +182,64 @@ void merge_in_lanes(std::span<const std::string_view> pieces, const std::uint32_
   }
 }
 
+// Indices of the pieces that lanes of one width merge: on the stack for the usual batch.
+class LaneQueue {
+ public:
+  explicit LaneQueue(std::size_t capacity) {
+    if (capacity > storage_.size()) heap_.resize(capacity);
+    items_ = heap_.empty() ? storage_.data() : heap_.data();
+  }
+  LaneQueue(const LaneQueue&) = delete;
+  LaneQueue& operator=(const LaneQueue&) = delete;
+
+  void push(std::size_t piece) noexcept { items_[size_++] = static_cast<std::uint32_t>(piece); }
+  const std::uint32_t* data() const noexcept { return items_; }
+  std::size_t size() const noexcept { return size_; }
+
+ private:
+  std::array<std::uint32_t, 64> storage_;
+  std::vector<std::uint32_t> heap_;
+  std::uint32_t* items_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 }  // namespace
 
 void bpe_count_batch(std::span<const std::string_view> pieces, const RankTable& ranks, std::uint32_t* counts) {
-  // Whole tokens first, their probes asked for together; what is left waits in `queue`: pieces a
-  // narrow lane holds from its front, longer ones from its back.
-  std::array<std::uint32_t, 64> queue_storage{};  // (zeroed: GCC cannot tell that the wide part is written before it is read)
+  // Whole tokens first, their probes asked for together (each piece hashed once). What is left
+  // waits for the lanes of the narrowest width that holds it: the least key of a step is a scan
+  // of the lane's width, and a word of up to 8 bytes (most first-seen words) needs only 8 keys.
   std::array<std::uint64_t, 64> hash_storage;
-  std::vector<std::uint32_t> queue_heap;
   std::vector<std::uint64_t> hash_heap;
-  std::uint32_t* queue = queue_storage.data();
   std::uint64_t* hashes = hash_storage.data();
-  if (pieces.size() > queue_storage.size()) {
-    queue_heap.resize(pieces.size());
+  if (pieces.size() > hash_storage.size()) {
     hash_heap.resize(pieces.size());
-    queue = queue_heap.data();
     hashes = hash_heap.data();
   }
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     hashes[i] = hash_bytes(pieces[i]);
     if (pieces[i].size() > 1) ranks.prefetch_rank_of_hash(hashes[i]);
   }
-  std::size_t narrow = 0;
-  std::size_t wide = pieces.size();
+  LaneQueue up_to_8(pieces.size());
+  LaneQueue up_to_16(pieces.size());
+  LaneQueue up_to_64(pieces.size());
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     const std::string_view piece = pieces[i];
     if (piece.size() <= 1 || ranks.rank_of_hashed(piece, hashes[i]) != RankTable::kNoRank) {
       counts[i] = piece.empty() ? 0 : 1;
-    } else if (piece.size() > kBatchLongPieceBytes) {  // longer than a lane holds: merged alone
+    } else if (piece.size() <= kBatchShortestLane) {
+      up_to_8.push(i);
+    } else if (piece.size() <= kBatchPieceBytes) {
+      up_to_16.push(i);
+    } else if (piece.size() <= kBatchLongPieceBytes) {
+      up_to_64.push(i);
+    } else {  // longer than a lane holds: merged alone
       counts[i] = static_cast<std::uint32_t>(bpe_merge_count(piece, ranks));
-    } else if (piece.size() > kBatchPieceBytes) {
-      queue[--wide] = static_cast<std::uint32_t>(i);
-    } else {
-      queue[narrow++] = static_cast<std::uint32_t>(i);
     }
   }
-  merge_in_lanes<kBatchPieceBytes, kBatchLanes>(pieces, queue, narrow, ranks, counts);
-  if (wide < pieces.size())
-    merge_in_lanes<kBatchLongPieceBytes, kBatchLongLanes>(pieces, queue + wide, pieces.size() - wide, ranks, counts);
+  merge_in_lanes<kBatchShortestLane, kBatchLanes>(pieces, up_to_8.data(), up_to_8.size(), ranks, counts);
+  merge_in_lanes<kBatchPieceBytes, kBatchLanes>(pieces, up_to_16.data(), up_to_16.size(), ranks, counts);
+  merge_in_lanes<kBatchLongPieceBytes, kBatchLongLanes>(pieces, up_to_64.data(), up_to_64.size(), ranks, counts);
 }
 
 void bpe_encode(std::string_view piece, const RankTable& ranks, std::vector<std::uint32_t>& out) {
