@@ -168,6 +168,7 @@ std::size_t Encoding::count_utf8(std::string_view text, CountCache* any_cache, S
   constexpr std::uint8_t kOwnPiece = 0xFF;  // a piece of its own, not a long piece's part
   struct LongPiece {
     std::string_view piece;
+    std::uint64_t hash;  // hash_bytes(piece), for the cache
     std::size_t count;
   };
   std::array<std::string_view, kWaiting> waiting;
@@ -190,7 +191,7 @@ std::size_t Encoding::count_utf8(std::string_view text, CountCache* any_cache, S
     waiting_size = 0;
     const std::size_t done = long_open ? longs_size - 1 : longs_size;
     for (std::size_t i = 0; i < done; ++i) {
-      if (cache != nullptr) cache->insert(longs[i].piece, static_cast<std::uint32_t>(longs[i].count));
+      if (cache != nullptr) cache->insert(longs[i].piece, static_cast<std::uint32_t>(longs[i].count), longs[i].hash);
       total += longs[i].count;
     }
     if (long_open) longs[0] = longs[longs_size - 1];
@@ -240,14 +241,15 @@ std::size_t Encoding::count_utf8(std::string_view text, CountCache* any_cache, S
             continue;
           }
           // A long piece: seen before, or counted part by part.
+          const std::uint64_t hash = cache != nullptr ? hash_bytes(piece) : 0;
           if (cache != nullptr) {
-            if (const std::uint32_t known = cache->find(piece); known != PieceCache::kMissing) {
+            if (const std::uint32_t known = cache->find(piece, hash); known != PieceCache::kMissing) {
               total += known;
               continue;
             }
           }
           if (longs_size == longs.size()) count_waiting();
-          longs[longs_size++] = LongPiece{piece, 0};
+          longs[longs_size++] = LongPiece{piece, hash, 0};
           long_open = true;
           if (splits_long_pieces_) {
             for_each_independent_part(piece, ranks_, count_part);
