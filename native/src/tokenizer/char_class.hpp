@@ -70,4 +70,19 @@ inline constexpr auto kAscii = make_ascii_table();
 
 inline std::uint8_t classify(char32_t cp) noexcept { return cp < 128 ? kAscii[cp] : classify_slow(cp); }
 
+// classify_slow of every code point of the Basic Multilingual Plane (64 KB, made on first use,
+// shared and immutable): one load per code point where classify_slow is a chain of compares, two
+// dependent loads in utf8proc's tables and a switch. CJK and other non-Latin text is nearly all
+// in the BMP, and its pretokenizing was mostly classify_slow.
+inline const std::array<std::uint8_t, 0x10000>& bmp_table() noexcept {
+  static const std::array<std::uint8_t, 0x10000> table = [] {
+    std::array<std::uint8_t, 0x10000> flags{};
+    for (char32_t cp = 0; cp < 0x10000; ++cp) flags[cp] = classify_slow(cp);
+    return flags;
+  }();
+  return table;
+}
+
+inline std::uint8_t classify_fast(char32_t cp) noexcept { return cp < 0x10000 ? bmp_table()[cp] : classify_slow(cp); }
+
 }  // namespace ctxwin::char_class

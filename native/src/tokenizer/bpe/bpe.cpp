@@ -59,17 +59,23 @@ namespace {
 
 // One piece's merge loop in bpe_count_batch: merge_loop.hpp's short path (keys rank << 7 |
 // position, the step's merge the least key, symbols linked in place), split where it waits on
-// memory: step() merges and asks for its new pairs' slots, settle() reads them.
+// memory: step() merges and asks for its new pairs' slots, settle() reads them. Up to `Width`
+// bytes; the narrow lane's least key is a fixed loop the compiler unrolls, a wide one's stops at
+// the piece's length rounded up to 8.
+template <std::size_t Width>
 class BatchLane {
  public:
+  static_assert(Width % 8 == 0 && Width <= bpe::kShortSymbols);
   static constexpr std::int32_t kNone = INT32_MAX;
+  static constexpr bool kFixed = Width <= kBatchPieceBytes;
 
   void start(std::string_view piece, const RankTable& ranks) noexcept {
     const std::size_t n = piece.size();
-    for (std::size_t k = 0; k < kBatchPieceBytes; ++k) {
-      key_[k] = kNone;
-      next_[k] = static_cast<std::uint8_t>(k + 1);
-      prev_[k] = static_cast<std::uint8_t>(k - 1);
+    if constexpr (kFixed) {
+      clear(Width);
+    } else {
+      padded_ = (n + 7) & ~std::size_t{7};
+      clear(padded_);
     }
     for (std::size_t k = 0; k < n; ++k) symbol_[k] = ranks.byte_token(static_cast<unsigned char>(piece[k]));
     for (std::size_t k = 0; k + 1 < n; ++k) {
@@ -83,7 +89,11 @@ class BatchLane {
   // Makes the next merge and asks for the slots of the pairs it creates; false when none is left.
   bool step(const RankTable& ranks) noexcept {
     std::int32_t best = kNone;
-    for (std::size_t k = 0; k < kBatchPieceBytes; ++k) best = key_[k] < best ? key_[k] : best;
+    if constexpr (kFixed) {
+      for (std::size_t k = 0; k < Width; ++k) best = key_[k] < best ? key_[k] : best;
+    } else {
+      for (std::size_t k = 0; k < padded_; ++k) best = key_[k] < best ? key_[k] : best;
+    }
     if (best == kNone) return false;
     const std::size_t at = static_cast<std::size_t>(best) & 0x7F;
     const std::size_t right = next_[at];
@@ -113,6 +123,13 @@ class BatchLane {
   std::uint32_t count() const noexcept { return count_; }
 
  private:
+  void clear(std::size_t width) noexcept {
+    for (std::size_t k = 0; k < width; ++k) {
+      key_[k] = kNone;
+      next_[k] = static_cast<std::uint8_t>(k + 1);
+      prev_[k] = static_cast<std::uint8_t>(k - 1);
+    }
+  }
   void set_key(std::size_t k, std::uint32_t rank) noexcept {
     key_[k] = rank == RankTable::kNoRank ? kNone : static_cast<std::int32_t>((rank << 7) | k);
   }
@@ -121,47 +138,27 @@ class BatchLane {
     pending_left_[pending_++] = static_cast<std::uint8_t>(left);
   }
 
-  alignas(16) std::array<std::int32_t, kBatchPieceBytes> key_;
-  std::array<std::uint32_t, kBatchPieceBytes> symbol_;
-  std::array<std::uint8_t, kBatchPieceBytes> next_;  // next live symbol; size_ past the last
-  std::array<std::uint8_t, kBatchPieceBytes> prev_;
+  alignas(16) std::array<std::int32_t, Width> key_;
+  std::array<std::uint32_t, Width> symbol_;
+  std::array<std::uint8_t, Width> next_;  // next live symbol; size_ past the last
+  std::array<std::uint8_t, Width> prev_;
   std::array<std::uint8_t, 2> pending_left_;
   std::size_t pending_ = 0;
   std::size_t size_ = 0;
+  std::size_t padded_ = Width;
   std::uint32_t count_ = 0;
 };
 
-}  // namespace
-
-void bpe_count_batch(std::span<const std::string_view> pieces, const RankTable& ranks, std::uint32_t* counts) {
-  // Whole tokens first, their probes asked for together; what is left waits in `queue`.
-  for (const std::string_view piece : pieces) {
-    if (piece.size() > 1) ranks.prefetch_rank_of(piece);
-  }
-  std::size_t waiting = 0;
-  std::array<std::uint32_t, 64> queue_storage;
-  std::vector<std::uint32_t> queue_heap;
-  std::uint32_t* queue = queue_storage.data();
-  if (pieces.size() > queue_storage.size()) {
-    queue_heap.resize(pieces.size());
-    queue = queue_heap.data();
-  }
-  for (std::size_t i = 0; i < pieces.size(); ++i) {
-    const std::string_view piece = pieces[i];
-    if (piece.size() <= 1 || ranks.rank_of(piece) != RankTable::kNoRank) {
-      counts[i] = piece.empty() ? 0 : 1;
-    } else if (piece.size() > kBatchPieceBytes) {  // longer than a lane holds: merged alone
-      counts[i] = static_cast<std::uint32_t>(bpe_merge_count(piece, ranks));
-    } else {
-      queue[waiting++] = static_cast<std::uint32_t>(i);
-    }
-  }
-  // Each lane merges one piece; a finished lane takes the next waiting piece.
-  std::array<BatchLane, kBatchLanes> lanes;
-  std::array<std::uint32_t, kBatchLanes> piece_of;
+// Merges pieces[queue[0, waiting)] in `Lanes` lanes of `Width` bytes: each lane merges one piece,
+// and a finished lane takes the next waiting piece.
+template <std::size_t Width, std::size_t Lanes>
+void merge_in_lanes(std::span<const std::string_view> pieces, const std::uint32_t* queue, std::size_t waiting, const RankTable& ranks,
+                    std::uint32_t* counts) {
+  std::array<BatchLane<Width>, Lanes> lanes;
+  std::array<std::uint32_t, Lanes> piece_of;
   std::size_t active = 0;
   std::size_t taken = 0;
-  for (; active < kBatchLanes && taken < waiting; ++active, ++taken) {
+  for (; active < Lanes && taken < waiting; ++active, ++taken) {
     piece_of[active] = queue[taken];
     lanes[active].start(pieces[queue[taken]], ranks);
   }
@@ -183,6 +180,66 @@ void bpe_count_batch(std::span<const std::string_view> pieces, const RankTable& 
     }
     for (std::size_t l = 0; l < active; ++l) lanes[l].settle(ranks);
   }
+}
+
+// Indices of the pieces that lanes of one width merge: on the stack for the usual batch.
+class LaneQueue {
+ public:
+  explicit LaneQueue(std::size_t capacity) {
+    if (capacity > storage_.size()) heap_.resize(capacity);
+    items_ = heap_.empty() ? storage_.data() : heap_.data();
+  }
+  LaneQueue(const LaneQueue&) = delete;
+  LaneQueue& operator=(const LaneQueue&) = delete;
+
+  void push(std::size_t piece) noexcept { items_[size_++] = static_cast<std::uint32_t>(piece); }
+  const std::uint32_t* data() const noexcept { return items_; }
+  std::size_t size() const noexcept { return size_; }
+
+ private:
+  std::array<std::uint32_t, 64> storage_;
+  std::vector<std::uint32_t> heap_;
+  std::uint32_t* items_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace
+
+void bpe_count_batch(std::span<const std::string_view> pieces, const RankTable& ranks, std::uint32_t* counts) {
+  // Whole tokens first, their probes asked for together (each piece hashed once). What is left
+  // waits for the lanes of the narrowest width that holds it: the least key of a step is a scan
+  // of the lane's width, and a word of up to 8 bytes (most first-seen words) needs only 8 keys.
+  std::array<std::uint64_t, 64> hash_storage;
+  std::vector<std::uint64_t> hash_heap;
+  std::uint64_t* hashes = hash_storage.data();
+  if (pieces.size() > hash_storage.size()) {
+    hash_heap.resize(pieces.size());
+    hashes = hash_heap.data();
+  }
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    hashes[i] = hash_bytes(pieces[i]);
+    if (pieces[i].size() > 1) ranks.prefetch_rank_of_hash(hashes[i]);
+  }
+  LaneQueue up_to_8(pieces.size());
+  LaneQueue up_to_16(pieces.size());
+  LaneQueue up_to_64(pieces.size());
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const std::string_view piece = pieces[i];
+    if (piece.size() <= 1 || ranks.rank_of_hashed(piece, hashes[i]) != RankTable::kNoRank) {
+      counts[i] = piece.empty() ? 0 : 1;
+    } else if (piece.size() <= kBatchShortestLane) {
+      up_to_8.push(i);
+    } else if (piece.size() <= kBatchPieceBytes) {
+      up_to_16.push(i);
+    } else if (piece.size() <= kBatchLongPieceBytes) {
+      up_to_64.push(i);
+    } else {  // longer than a lane holds: merged alone
+      counts[i] = static_cast<std::uint32_t>(bpe_merge_count(piece, ranks));
+    }
+  }
+  merge_in_lanes<kBatchShortestLane, kBatchLanes>(pieces, up_to_8.data(), up_to_8.size(), ranks, counts);
+  merge_in_lanes<kBatchPieceBytes, kBatchLanes>(pieces, up_to_16.data(), up_to_16.size(), ranks, counts);
+  merge_in_lanes<kBatchLongPieceBytes, kBatchLongLanes>(pieces, up_to_64.data(), up_to_64.size(), ranks, counts);
 }
 
 void bpe_encode(std::string_view piece, const RankTable& ranks, std::vector<std::uint32_t>& out) {

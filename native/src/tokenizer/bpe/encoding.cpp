@@ -158,19 +158,68 @@ std::size_t Encoding::count_utf8(std::string_view text, CountCache* any_cache, S
     return splits_long_pieces_ && piece.size() >= kBacktrackBytes ? bpe_backtrack_count(piece, ranks_) : bpe_merge_count(piece, ranks_);
   };
   std::size_t total = 0;
-  // Short pieces the cache does not know wait here, to be counted together (bpe_count_batch
-  // overlaps their lookups): text that is mostly first-seen words spends most of its time there.
+  // Pieces and parts of pieces the cache does not know wait here, to be counted together
+  // (bpe_count_batch overlaps their lookups): text that is mostly first-seen words spends most of
+  // its time there, and the parts of long pieces (identifiers of cl100k_base, CJK sentences) go
+  // there too. A part's count is its long piece's (`longs`, the piece's count so far), which goes
+  // to the cache once all its parts are counted.
   static_assert(PieceCache::kShortPiece <= kBatchPieceBytes);
-  std::array<std::string_view, 32> waiting;
-  std::array<std::uint32_t, 32> waiting_counts;
+  constexpr std::size_t kWaiting = 32;
+  constexpr std::uint8_t kOwnPiece = 0xFF;  // a piece of its own, not a long piece's part
+  struct LongPiece {
+    std::string_view piece;
+    std::uint64_t hash;  // hash_bytes(piece), for the cache
+    std::size_t count;
+  };
+  std::array<std::string_view, kWaiting> waiting;
+  std::array<std::uint8_t, kWaiting> owner;
+  std::array<std::uint32_t, kWaiting> waiting_counts;
+  std::array<LongPiece, kWaiting> longs;
   std::size_t waiting_size = 0;
+  std::size_t longs_size = 0;
+  bool long_open = false;  // the last of `longs` still has parts to come
   const auto count_waiting = [&] {
     bpe_count_batch(std::span(waiting.data(), waiting_size), ranks_, waiting_counts.data());
     for (std::size_t i = 0; i < waiting_size; ++i) {
-      if (cache != nullptr) cache->insert_short(waiting[i], waiting_counts[i]);
-      total += waiting_counts[i];
+      if (cache != nullptr && waiting[i].size() <= PieceCache::kShortPiece) cache->insert_short(waiting[i], waiting_counts[i]);
+      if (owner[i] == kOwnPiece) {
+        total += waiting_counts[i];
+      } else {
+        longs[owner[i]].count += waiting_counts[i];
+      }
     }
     waiting_size = 0;
+    const std::size_t done = long_open ? longs_size - 1 : longs_size;
+    for (std::size_t i = 0; i < done; ++i) {
+      if (cache != nullptr) cache->insert(longs[i].piece, static_cast<std::uint32_t>(longs[i].count), longs[i].hash);
+      total += longs[i].count;
+    }
+    if (long_open) longs[0] = longs[longs_size - 1];
+    longs_size -= done;
+  };
+  const auto wait = [&](std::string_view piece, std::uint8_t whose) {
+    waiting[waiting_size] = piece;
+    owner[waiting_size++] = whose;
+    if (waiting_size == kWaiting) count_waiting();
+  };
+  // A part of the long piece longs[longs_size - 1].
+  const auto count_part = [&](std::string_view bytes) {
+    std::size_t& n = longs[longs_size - 1].count;
+    if (bytes.size() == 1) {
+      ++n;
+      return;
+    }
+    if (bytes.size() <= PieceCache::kShortPiece && cache != nullptr) {
+      if (const std::uint32_t known = cache->find_short(bytes); known != PieceCache::kMissing) {
+        n += known;
+        return;
+      }
+    }
+    if (bytes.size() <= kBatchLongPieceBytes) {
+      wait(bytes, static_cast<std::uint8_t>(longs_size - 1));
+    } else {
+      n += count_piece(bytes);
+    }
   };
   split_specials(
       text, special,
@@ -188,25 +237,26 @@ std::size_t Encoding::count_utf8(std::string_view text, CountCache* any_cache, S
               ++total;
               continue;
             }
-            waiting[waiting_size++] = piece;
-            if (waiting_size == waiting.size()) count_waiting();
+            wait(piece, kOwnPiece);
             continue;
           }
           // A long piece: seen before, or counted part by part.
+          const std::uint64_t hash = cache != nullptr ? hash_bytes(piece) : 0;
           if (cache != nullptr) {
-            if (const std::uint32_t known = cache->find(piece); known != PieceCache::kMissing) {
+            if (const std::uint32_t known = cache->find(piece, hash); known != PieceCache::kMissing) {
               total += known;
               continue;
             }
           }
-          std::size_t n = 0;
+          if (longs_size == longs.size()) count_waiting();
+          longs[longs_size++] = LongPiece{piece, hash, 0};
+          long_open = true;
           if (splits_long_pieces_) {
-            for_each_independent_part(piece, ranks_, [&](std::string_view bytes) { n += count_piece(bytes); });
+            for_each_independent_part(piece, ranks_, count_part);
           } else {
-            n = count_piece(piece);
+            count_part(piece);
           }
-          if (cache != nullptr) cache->insert(piece, static_cast<std::uint32_t>(n));
-          total += n;
+          long_open = false;
         }
       },
       [&](const SpecialToken&) { ++total; });

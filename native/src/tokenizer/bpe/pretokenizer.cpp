@@ -23,7 +23,7 @@ inline CodePoint at(std::string_view text, std::size_t i) noexcept {
   if (b0 < 0x80) return {b0, kAscii[b0], 1};
   CodePoint c;
   c.cp = decode_utf8(text, i, c.length);
-  c.flags = classify_slow(c.cp);
+  c.flags = classify_fast(c.cp);
   return c;
 }
 

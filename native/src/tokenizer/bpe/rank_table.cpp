@@ -178,7 +178,13 @@ inline std::uint64_t pack_short(std::string_view bytes) noexcept { return short_
 bool RankTable::slot_matches(const Slot& slot, std::string_view bytes, std::uint16_t tag) const noexcept {
   if (slot.tag != tag || slot.length != bytes.size()) return false;
   if (bytes.size() <= 8) return slot.inline_or_offset == pack_short(bytes);
-  return std::memcmp(arena_.data() + slot.inline_or_offset, bytes.data(), bytes.size()) == 0;
+  const char* const token = arena_.data() + slot.inline_or_offset;
+  if (bytes.size() <= 16) {  // two overlapping loads each side instead of a call to memcmp
+    const std::size_t last = bytes.size() - 8;
+    return short_bytes::load8(token) == short_bytes::load8(bytes.data()) &&
+           short_bytes::load8(token + last) == short_bytes::load8(bytes.data() + last);
+  }
+  return std::memcmp(token, bytes.data(), bytes.size()) == 0;
 }
 
 bool RankTable::insert(std::string_view bytes, std::uint32_t rank) {
@@ -344,7 +350,11 @@ std::uint32_t RankTable::rank_of(std::string_view bytes) const noexcept {
   // Longer than every token that starts with this byte (a sentence of CJK text is one piece):
   // no probe of the large table needed.
   if (bytes.size() > longest_by_first_byte_[static_cast<unsigned char>(bytes[0])]) return kNoRank;
-  const std::uint64_t h = hash_bytes(bytes);
+  return rank_of_hashed(bytes, hash_bytes(bytes));
+}
+
+std::uint32_t RankTable::rank_of_hashed(std::string_view bytes, std::uint64_t h) const noexcept {
+  if (slots_.empty() || bytes.empty() || bytes.size() > longest_by_first_byte_[static_cast<unsigned char>(bytes[0])]) return kNoRank;
   const auto tag = static_cast<std::uint16_t>(h >> 48);
   for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
     const Slot& slot = slots_[i];

@@ -4,6 +4,7 @@
 // table), the leftmost on ties. Many random and first-seen pieces of OpenAI's four encodings.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -39,15 +40,16 @@ std::size_t reference_count(std::string_view piece, const RankTable& ranks) {
   }
 }
 
-// Pieces of 1 to 16 bytes of several kinds: dictionary-like words that are seldom tokens, random
-// ASCII, random bytes, UTF-8 letters, whole tokens, and tokens with a byte added or removed.
-std::vector<std::string> random_pieces(std::mt19937& random, const RankTable& ranks, std::size_t how_many) {
+// Pieces of 1 to `longest` bytes of several kinds: dictionary-like words that are seldom tokens,
+// random ASCII, random bytes, UTF-8 letters, whole tokens, and tokens with a byte added or removed.
+std::vector<std::string> random_pieces(std::mt19937& random, const RankTable& ranks, std::size_t how_many,
+                                       std::size_t longest = kBatchPieceBytes) {
   static constexpr std::string_view kSyllables[] = {"qu", "an", "tion", "ing", "er", "st", "ph",  "o",  "a",  "e",  "i",
                                                     "u",  "th", "ck",   "zz",  "x",  "ly", "ous", "'s", "re", "un", "ab"};
   static constexpr std::string_view kLetters[] = {"é", "ß", "ü", "ж", "д", "ش", "中", "文", "語", "ñ", "ø", "α", "🙂"};
   std::vector<std::string> pieces;
   std::uniform_int_distribution<int> kind(0, 5);
-  std::uniform_int_distribution<std::size_t> length(1, kBatchPieceBytes);
+  std::uniform_int_distribution<std::size_t> length(1, longest);
   std::uniform_int_distribution<std::uint32_t> rank(0, ranks.max_rank());
   while (pieces.size() < how_many) {
     std::string piece;
@@ -78,7 +80,7 @@ std::vector<std::string> random_pieces(std::mt19937& random, const RankTable& ra
         break;
     }
     if (piece.empty()) continue;
-    if (piece.size() > kBatchPieceBytes) piece.resize(kBatchPieceBytes);
+    if (piece.size() > longest) piece.resize(longest);
     pieces.push_back(std::move(piece));
   }
   return pieces;
@@ -88,7 +90,10 @@ TEST(BpeCountBatch, CountsAsTheMergeLoopAndTheDefinitionOnRandomPieces) {
   std::mt19937 random(40);
   for (const char* name : kNames) {
     const RankTable& ranks = Encoding::get(name, CTXWIN_RANK_DATA_DIR).ranks();
-    const std::vector<std::string> pieces = random_pieces(random, ranks, 6000);
+    // Pieces for the narrow lanes, and a third of them for the wide lanes or past them.
+    std::vector<std::string> pieces = random_pieces(random, ranks, 4000);
+    for (std::string& piece : random_pieces(random, ranks, 2000, kBatchLongPieceBytes + 8)) pieces.push_back(std::move(piece));
+    std::shuffle(pieces.begin(), pieces.end(), random);
     // Batches of every size from 1 to past the 64 the batch keeps on its stack, and one of all.
     std::vector<std::string_view> views(pieces.begin(), pieces.end());
     std::size_t checked = 0;
@@ -169,6 +174,45 @@ TEST(BpeCountBatch, EncodingCountsFirstSeenWordsAsItEncodesThem) {
       text.append(words[i]);
     }
     if (!is_valid_utf8(text)) text = repair_utf8(text);
+    const std::size_t expected = encoding.encode(text).size();
+    const auto cache = encoding.new_cache();
+    EXPECT_EQ(encoding.count_valid(text, cache.get()), expected) << name;
+    EXPECT_EQ(encoding.count_valid(text, cache.get()), expected) << name << " (cache warm)";
+    EXPECT_EQ(encoding.count_valid(text, nullptr), expected) << name << " (no cache)";
+  }
+}
+
+}  // namespace
+}  // namespace ctxwin
+
+namespace ctxwin {
+namespace {
+
+// Long pieces (over 15 bytes) count their parts through the batch too, a piece's count gathered
+// over batches when its parts fill several: identifiers of 16 to 90 letters (one piece each with
+// cl100k_base, cut at case changes by o200k_base), CJK runs of up to 60 characters, and runs of
+// many long pieces in a row (more than a batch's worth waiting at once), with a cache, with it
+// warm and without one, against the length of the encoding.
+TEST(BpeCountBatch, EncodingCountsLongPiecesAsItEncodesThem) {
+  static constexpr std::string_view kSyllables[] = {"Qu", "an", "tion", "ing", "er", "St", "ph", "o",
+                                                    "a",  "Zz", "ly",   "ous", "un", "Ab", "x"};
+  static constexpr std::string_view kCjk[] = {"中", "文", "語", "の", "は", "日", "本", "人", "す", "る", "한", "국", "어", "鬱", "龘"};
+  std::mt19937 random(43);
+  std::string text;
+  for (int i = 0; i < 4000; ++i) {
+    text.push_back(i % 17 == 0 ? '\n' : ' ');
+    const std::size_t target = 16 + random() % 75;
+    std::string piece;
+    if (random() % 3 == 0) {
+      while (piece.size() < target) piece.append(kCjk[random() % std::size(kCjk)]);
+    } else {
+      while (piece.size() < target) piece.append(kSyllables[random() % std::size(kSyllables)]);
+    }
+    text.append(piece);
+    if (i % 100 == 0) text.append(" short words between them");
+  }
+  for (const char* name : {"cl100k_base", "o200k_base"}) {
+    const Encoding& encoding = Encoding::get(name, CTXWIN_RANK_DATA_DIR);
     const std::size_t expected = encoding.encode(text).size();
     const auto cache = encoding.new_cache();
     EXPECT_EQ(encoding.count_valid(text, cache.get()), expected) << name;

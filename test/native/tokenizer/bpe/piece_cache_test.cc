@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ctxwin/tokenizer/bpe/encoding.hpp"
+#include "ctxwin/tokenizer/bpe/rank_table.hpp"
 
 namespace ctxwin {
 namespace {
@@ -21,6 +22,25 @@ TEST(PieceCache, RemembersAndForgets) {
   cache.clear();
   EXPECT_EQ(cache.size(), 0u);
   EXPECT_EQ(cache.find("piece"), PieceCache::kMissing);
+}
+
+// The long-piece table grows as it fills (it starts at 1,024 slots): every piece kept is found
+// again with its count after many doublings, by either lookup, and it still starts over when full.
+TEST(PieceCache, LongPiecesAreFoundAgainAsTheTableGrows) {
+  PieceCache cache(20000, 1 << 22);
+  const auto piece = [](int i) { return "a long piece of text number " + std::to_string(i); };
+  for (int i = 0; i < 20000; ++i) cache.insert(piece(i), static_cast<std::uint32_t>(i % 1000));
+  EXPECT_EQ(cache.size(), 20000u);
+  for (int i = 0; i < 20000; ++i) {
+    const std::string p = piece(i);
+    ASSERT_EQ(cache.find(p), static_cast<std::uint32_t>(i % 1000)) << p;
+    ASSERT_EQ(cache.find(p, hash_bytes(p)), static_cast<std::uint32_t>(i % 1000)) << p;
+  }
+  EXPECT_EQ(cache.find(piece(20000)), PieceCache::kMissing);
+  cache.insert(piece(20000), 7);  // full: starts over
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_EQ(cache.find(piece(20000)), 7u);
+  EXPECT_EQ(cache.find(piece(0)), PieceCache::kMissing);
 }
 
 TEST(PieceCache, CountsAreTheSameWithAndWithoutIt) {

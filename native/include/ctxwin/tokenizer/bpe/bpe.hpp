@@ -23,14 +23,21 @@ std::size_t bpe_count(std::string_view piece, const RankTable& ranks);
 std::size_t bpe_merge_count(std::string_view piece, const RankTable& ranks);
 
 // bpe_count of each of `pieces` into counts[0, size). Made for pieces of up to kBatchPieceBytes
-// (longer ones are merged one at a time, as by bpe_count).
+// (first-seen words), and takes pieces of up to kBatchLongPieceBytes (camelCase identifiers of
+// cl100k_base, the parts of CJK sentences); longer ones are merged one at a time, as by
+// bpe_count. Each piece runs in a lane of the narrowest width that holds it (up to
+// kBatchShortestLane bytes, up to kBatchPieceBytes: kBatchLanes lanes each; up to
+// kBatchLongPieceBytes: kBatchLongLanes lanes), one width after the other.
 // The same counts, faster on pieces that have not been seen: merging one piece is a chain of pair
 // lookups, each waiting for the one before (about 60-100 ns each, cache misses in the rank
 // table); this runs the merge loops of up to kBatchLanes pieces in turn, step by step, and asks
 // for each step's pair slots before it reads them, so that the lookups of different pieces wait
 // together instead of one after the other. The whole-token lookups are overlapped the same way.
 inline constexpr std::size_t kBatchPieceBytes = 16;
+inline constexpr std::size_t kBatchShortestLane = 8;  // pieces of up to 8 bytes run in lanes of their own
 inline constexpr std::size_t kBatchLanes = 16;
+inline constexpr std::size_t kBatchLongPieceBytes = 64;
+inline constexpr std::size_t kBatchLongLanes = 8;
 void bpe_count_batch(std::span<const std::string_view> pieces, const RankTable& ranks, std::uint32_t* counts);
 // Appends the tokens of `piece` to `out`.
 void bpe_encode(std::string_view piece, const RankTable& ranks, std::vector<std::uint32_t>& out);

@@ -31,6 +31,10 @@ class PieceCache final : public CountCache {
 
   std::uint32_t find(std::string_view piece) const noexcept;
   void insert(std::string_view piece, std::uint32_t count);
+  // The same, given hash_bytes(piece) (rank_table.hpp): a piece looked up, counted and then kept
+  // is hashed once.
+  std::uint32_t find(std::string_view piece, std::uint64_t hash) const noexcept;
+  void insert(std::string_view piece, std::uint32_t count, std::uint64_t hash);
 
   // Pieces of up to kShortPiece bytes: the direct-mapped table.
   static constexpr std::size_t kShortPiece = 15;
@@ -83,6 +87,8 @@ class PieceCache final : public CountCache {
     return static_cast<std::size_t>(h >> (64 - kShortBits));
   }
   static constexpr unsigned kShortBits = 14;  // 16,384 entries x 24 bytes: fits in L2
+  static constexpr std::size_t kFirstLongSlots = 1024;
+  void grow();
 
   std::vector<ShortEntry> short_;
   std::vector<Slot> slots_;

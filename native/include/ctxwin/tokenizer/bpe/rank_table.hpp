@@ -41,6 +41,9 @@ class RankTable {
 
   // The rank of `bytes`, or kNoRank.
   std::uint32_t rank_of(std::string_view bytes) const noexcept;
+  // The same, given hash_bytes(bytes): for a caller that hashed the bytes already, to ask for
+  // their slot ahead (prefetch_rank_of_hash) and not hash them twice (bpe_count_batch).
+  std::uint32_t rank_of_hashed(std::string_view bytes, std::uint64_t hash) const noexcept;
   std::optional<std::uint32_t> find(std::string_view bytes) const noexcept {
     const auto rank = rank_of(bytes);
     return rank == kNoRank ? std::nullopt : std::optional<std::uint32_t>(rank);
@@ -67,8 +70,11 @@ class RankTable {
   void prefetch_merge(std::uint32_t left, std::uint32_t right) const noexcept {
     prefetch(pair_slots_.data() + pair_slot(((std::uint64_t{left} << 20) | right) & kPairKeyMask));
   }
-  // The same for rank_of(bytes).
+  // The same for rank_of(bytes), and for the bytes whose hash_bytes is `hash`.
   void prefetch_rank_of(std::string_view bytes) const noexcept;
+  void prefetch_rank_of_hash(std::uint64_t hash) const noexcept {
+    if (!slots_.empty()) prefetch(slots_.data() + (hash & mask_));
+  }
   // merge_rank of two single bytes, from a 256 x 256 table: every piece starts with these lookups.
   std::uint32_t byte_pair_rank(unsigned char left, unsigned char right) const noexcept {
     return byte_pairs_[(std::size_t{left} << 8) | right];
