@@ -175,14 +175,23 @@ TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::ui
     }
   }
   std::uint64_t total = kept_tokens(h);
+  // What the removal frees: past the target, a marker that costs more than that is left out (a trim
+  // never makes the request larger than it was).
+  const auto frees_room_for_marker = [&] {
+    std::uint64_t removed = 0;
+    for (std::size_t a = 0; a < h.atoms.size(); ++a)
+      if (!h.keep[a]) removed += h.atoms[a].tokens;
+    return removed >= marker_tokens;
+  };
   std::int64_t marker_before = -1;
   if (marker_wanted) {
     marker_before = marker_place(h);
     if (marker_before >= 0) total += marker_tokens;
     // A marker that itself breaks the request's limit is left out: fitting matters more than saying
-    // so. Within the limit it stays, past the target if it must: a trim that keeps the newest
-    // exchange over its target would otherwise leave no word of what it removed.
-    if (marker_before >= 0 && total > limit && total - marker_tokens <= limit) {
+    // so. Within the limit it stays, past the target if it must (a trim that keeps the newest
+    // exchange over its target would otherwise leave no word of what it removed), unless it costs
+    // more than the removal frees.
+    if (marker_before >= 0 && ((total > limit && total - marker_tokens <= limit) || (total > target && !frees_room_for_marker()))) {
       marker_before = -1;
       total -= marker_tokens;
     }
@@ -198,7 +207,7 @@ TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::ui
       marker_before = -1;
       // Past the target only for the newest exchange, the request still has room for the marker
       // (its protection counted it): the model is told that messages were left out.
-      if (marker_wanted && h.newest_pinned && pinned + marker_tokens <= limit) {
+      if (marker_wanted && h.newest_pinned && pinned + marker_tokens <= limit && frees_room_for_marker()) {
         marker_before = marker_place(h);
         if (marker_before >= 0) total += marker_tokens;
       }

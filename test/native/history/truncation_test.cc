@@ -274,6 +274,27 @@ TEST(NewestExchange, TheMarkerStaysWithinTheLimitWhenOnlyTheTargetCannotHoldIt) 
   }
 }
 
+// Past the target, a marker that would cost more than the removal frees is left out: a trim never
+// makes the request larger (the regression case is preview.test.ts's "never makes the request
+// larger", fast-check's counterexample; this one guards the plan's own totals).
+TEST(NewestExchange, NoMarkerThatCostsMoreThanTheRemovalFrees) {
+  const std::vector<MessageMeta> history = {m(Role::User, 13, -1, MessageMeta::kMarked),
+                                            m(Role::User, 64, -1, MessageMeta::kMarked),
+                                            m(Role::User, 5),
+                                            m(Role::Assistant, 14, 0),
+                                            m(Role::Tool, 8, 0),
+                                            m(Role::Assistant, 5)};
+  std::uint64_t total = 0;
+  for (const auto& message : history) total += message.tokens;
+  auto s = spec(StrategyKind::Smart);
+  s.marker_tokens = 9;
+  s.options.request_limit = 212;
+  const auto plan = plan_truncation(history, 42, s);
+  EXPECT_EQ(plan.marker_position, -1);
+  EXPECT_LE(plan.kept_tokens, total);
+  // (A removal that frees more than the marker keeps it past the target: TheMarkerStaysWithinTheLimit... above.)
+}
+
 // The invariants over random histories with tool units, system and marked messages.
 TEST(Units, IdsFarApartPlanAsDenseOnesDo) {
   // Unit ids index a table when they are dense and a map otherwise: both must find the same units.

@@ -72,6 +72,23 @@ function sorted(pairs: Array<[string, string]>): string[] {
   return pairs.map(([kind, id]) => `${kind}:${id}`).sort();
 }
 
+describe("a compaction never makes the request larger", () => {
+  // fast-check's counterexample to the property below (seed -22454960): a trim past its target
+  // removed one 5-token message and placed a 9-token omission marker, 117 -> 121 tokens.
+  it("leaves out a marker that costs more than the trim removes", async () => {
+    const messages = JSON.parse(
+      '[{"role":"user","content":"Fix the failing billing tests in src/billing"},{"role":"user","content":"build"},{"role":"assistant","content":"","tool_calls":[{"id":"call_0","type":"function","function":{"name":"read_file","arguments":"{\\"n\\":0}"}}]},{"role":"tool","tool_call_id":"call_0","content":"build"},{"role":"assistant","content":"build"},{"role":"user","content":"build"},{"role":"assistant","content":"","tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\\"n\\":1}"}}]},{"role":"tool","tool_call_id":"call_1","content":"build\\nbuild build build build build <|endoftext|> src/app.ts build build build\\nbuild\\nr\\u00e9sum\\u00e9 build build build build build src/app.ts build build"},{"role":"assistant","content":"build <|endoftext|> build build src/app.ts build build build build build <|endoftext|>"},{"role":"user","content":"<|endoftext|> src/app.ts build build <|endoftext|> build build build build"},{"role":"assistant","content":"","tool_calls":[{"id":"call_2","type":"function","function":{"name":"read_file","arguments":"{\\"n\\":2}"}}]},{"role":"tool","tool_call_id":"call_2","content":"build"},{"role":"assistant","content":"build"},{"role":"assistant","content":"","tool_calls":[{"id":"call_3","type":"function","function":{"name":"grep","arguments":"{\\"n\\":3}"}}]},{"role":"tool","tool_call_id":"call_3","content":"build build build build build \\ud83d\\ude42\\nbuild build build build build\\nbuild build build build\\nbuild build build build build build build <|endoftext|> build\\nr\\u00e9sum\\u00e9"},{"role":"assistant","content":"build"},{"role":"user","content":"build"},{"role":"assistant","content":"","tool_calls":[{"id":"call_4","type":"function","function":{"name":"read_file","arguments":"{\\"n\\":4}"}}]},{"role":"tool","tool_call_id":"call_4","content":"build"},{"role":"assistant","content":"build"}]',
+    ) as Msg[];
+    const window = Math.max(64, Math.ceil(counter.countMessages(messages) * 0.7429577464788734));
+    const context = manager(TruncationMode.SUMMARIZE, window, true, 0, 1);
+    context.load(messages);
+    await context.flush();
+    const before = context.tokenUsage;
+    await context.compactIfNeeded({ threshold: 0.2 });
+    expect(context.tokenUsage).toBeLessThanOrEqual(before);
+  });
+});
+
 describe("preview", () => {
   it("plans exactly what the compaction that follows does, unit by unit, and changes nothing", async () => {
     const seen = new Set<string>();
