@@ -32,6 +32,9 @@ const MAX_FAILURES = 4;
 /** The mark on a failure still open among what a marker stands for. */
 const FAILED = " (failed)";
 
+/** A marker line without its failure mark. */
+const unmarked = (line: string) => (line.endsWith(FAILED) ? line.slice(0, -FAILED.length) : line);
+
 /**
  * Words without which the problem ledger finds no failure in a result (an error, a failing test or
  * tally, a non-zero exit status, a timeout, a result the framework marks as an error): results
@@ -132,9 +135,7 @@ export function rerunsUnmarked<T extends { named?: readonly OmittedEntry[] | und
   if (from === removed.length) return marker;
   const calls = toolCallsById(removed.slice(Math.max(0, from - CALL_LOOKBACK)));
   const ran = new Set([...calls.values()].map((call) => oneLine(`${call.name} ${subjectOf(call.args)}`)));
-  const named = marker.named.map((e) =>
-    e.line.endsWith(FAILED) && ran.has(e.line.slice(0, -FAILED.length)) ? { id: e.id, line: e.line.slice(0, -FAILED.length) } : e,
-  );
+  const named = marker.named.map((e) => (e.line.endsWith(FAILED) && ran.has(unmarked(e.line)) ? { id: e.id, line: unmarked(e.line) } : e));
   return { ...marker, named };
 }
 
@@ -208,13 +209,12 @@ export function namesWithin(
  * took, unless the same call (tool and subject) was named again after it, which ran it again.
  */
 function failuresLast(entries: readonly OmittedEntry[]): OmittedEntry[] {
-  const baseOf = (line: string) => (line.endsWith(FAILED) ? line.slice(0, -FAILED.length) : line);
   const lastAt = new Map<string, number>();
-  entries.forEach((e, i) => lastAt.set(baseOf(e.line), i));
+  entries.forEach((e, i) => lastAt.set(unmarked(e.line), i));
   const failing = new Set<number>();
   for (let i = entries.length - 1; i >= 0 && failing.size < MAX_FAILURES; i--) {
     const e = entries[i] as OmittedEntry;
-    if (e.line.endsWith(FAILED) && lastAt.get(baseOf(e.line)) === i) failing.add(i);
+    if (e.line.endsWith(FAILED) && lastAt.get(unmarked(e.line)) === i) failing.add(i);
   }
   if (failing.size === 0) return entries.slice();
   return [...entries.filter((_, i) => !failing.has(i)), ...entries.filter((_, i) => failing.has(i))];

@@ -161,6 +161,15 @@ TEST(RankTableMerges, PairTableAgreesWithTheTokensBytes) {
   }
 }
 
+// `text` counts as many tokens as `encoding` encodes it to: with a cache, with it warm, without one.
+void expect_counts_as_encoded(const Encoding& encoding, std::string_view text, const char* name) {
+  const std::size_t expected = encoding.encode(text).size();
+  const auto cache = encoding.new_cache();
+  EXPECT_EQ(encoding.count_valid(text, cache.get()), expected) << name;
+  EXPECT_EQ(encoding.count_valid(text, cache.get()), expected) << name << " (cache warm)";
+  EXPECT_EQ(encoding.count_valid(text, nullptr), expected) << name << " (no cache)";
+}
+
 // Through Encoding: a text of first-seen words counts the same with a cache, without one, and as
 // its tokens, so the waiting pieces are all counted and each once.
 TEST(BpeCountBatch, EncodingCountsFirstSeenWordsAsItEncodesThem) {
@@ -174,19 +183,9 @@ TEST(BpeCountBatch, EncodingCountsFirstSeenWordsAsItEncodesThem) {
       text.append(words[i]);
     }
     if (!is_valid_utf8(text)) text = repair_utf8(text);
-    const std::size_t expected = encoding.encode(text).size();
-    const auto cache = encoding.new_cache();
-    EXPECT_EQ(encoding.count_valid(text, cache.get()), expected) << name;
-    EXPECT_EQ(encoding.count_valid(text, cache.get()), expected) << name << " (cache warm)";
-    EXPECT_EQ(encoding.count_valid(text, nullptr), expected) << name << " (no cache)";
+    expect_counts_as_encoded(encoding, text, name);
   }
 }
-
-}  // namespace
-}  // namespace ctxwin
-
-namespace ctxwin {
-namespace {
 
 // Long pieces (over 15 bytes) count their parts through the batch too, a piece's count gathered
 // over batches when its parts fill several: identifiers of 16 to 90 letters (one piece each with
@@ -213,11 +212,7 @@ TEST(BpeCountBatch, EncodingCountsLongPiecesAsItEncodesThem) {
   }
   for (const char* name : {"cl100k_base", "o200k_base"}) {
     const Encoding& encoding = Encoding::get(name, CTXWIN_RANK_DATA_DIR);
-    const std::size_t expected = encoding.encode(text).size();
-    const auto cache = encoding.new_cache();
-    EXPECT_EQ(encoding.count_valid(text, cache.get()), expected) << name;
-    EXPECT_EQ(encoding.count_valid(text, cache.get()), expected) << name << " (cache warm)";
-    EXPECT_EQ(encoding.count_valid(text, nullptr), expected) << name << " (no cache)";
+    expect_counts_as_encoded(encoding, text, name);
   }
 }
 
