@@ -54,8 +54,11 @@ export class HistoryEditor<M extends MessageLike> {
   readonly cache = new PromptCacheAccounting();
   /** When the history last changed (ms since the epoch). */
   updatedAt = Date.now();
-  /** How many times the whole history was replaced (load, import, a session's log). */
-  private loads = 0;
+  /**
+   * How many times the whole history was replaced (load, import, a session's log), a message added
+   * or a system prompt set: a compaction that ran meanwhile looks again.
+   */
+  arrivals = 0;
   private prompt: string | undefined;
   private promptTokens = 0;
   /** Counts of large messages still running off the main thread (large-message-count.ts). */
@@ -78,11 +81,6 @@ export class HistoryEditor<M extends MessageLike> {
     private readonly createMessage?: MessageFactory<M>,
   ) {
     this.exchanges = new ToolExchanges(orphanToolResults, logger, pinFirstUserMessage);
-  }
-
-  /** How many times the whole history was replaced: a compaction that ran meanwhile looks again. */
-  get replacements(): number {
-    return this.loads;
   }
 
   get systemPrompt(): string | undefined {
@@ -206,6 +204,7 @@ export class HistoryEditor<M extends MessageLike> {
     const facts = this.exchanges.accept(message, pending);
     this.history.append(message, facts, tokens[0] ?? 0);
     this.session?.added(message);
+    this.arrivals++;
     this.touch();
     this.countLater([message], later);
     return true;
@@ -247,6 +246,7 @@ export class HistoryEditor<M extends MessageLike> {
     // A worker that sets its prompt at every start does not grow the log with copies.
     if (changed) this.session?.systemPromptSet(prompt);
     this.prompt = prompt;
+    this.arrivals++;
     this.touch();
     return this.promptTokens;
   }
@@ -432,7 +432,7 @@ export class HistoryEditor<M extends MessageLike> {
    * log is told (undefined when the history was read from the log).
    */
   load(read: ReadHistory<M>, log: ContextState<M> | undefined): void {
-    this.loads++;
+    this.arrivals++;
     this.anchor.rewritten();
     this.history.load(read.messages, read.facts, read.tokens, read.summaries, read.marker);
     if (read.systemPrompt) {

@@ -149,7 +149,7 @@ export class MessageContextManager<M extends MessageLike = MessageLike> extends 
     this.background = new BackgroundCompaction(this.compaction, this.view, {
       apply: (edit, level) => this.apply(edit, level),
       done: (report) => this.emit("compacted", report),
-      replacements: () => this.editor.replacements,
+      arrivals: () => this.editor.arrivals,
       lookAgain: () => this.afterChange(),
     });
     this.editor.onRecount = () => this.afterChange();

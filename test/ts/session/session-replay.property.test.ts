@@ -113,6 +113,33 @@ describe("a session-backed manager (property)", () => {
     );
   });
 
+  // The property's counterexample (seed -147467892): a run started early, for the summarizer's
+  // input alone, found nothing to do while the messages added meanwhile took usage past trimAt;
+  // it changed nothing, so the manager did not look again, and left the old result whole where a
+  // manager opened on the same log cut it.
+  it("compacts what messages added during a compaction took past trimAt, as a reopened manager does", async () => {
+    const store = new MemorySessionStore();
+    const cm = await MessageContextManager.open(options(store, "s"));
+    const compactions: number[] = [];
+    cm.on("compacted", (report) => compactions.push(report.tokensBefore));
+    const sequence: Op[] = [
+      { op: "tool", result: 169 },
+      ...[37, 3, 29, 16, 15, 3].map((words) => ({ op: "say" as const, role: "user" as const, words })),
+      { op: "tool", result: 99 },
+      { op: "say", role: "user", words: 3 },
+    ];
+    for (const op of sequence) await apply(cm, op, "w");
+    await cm.compactIfNeeded({ threshold: 1 }); // joins the run going on, if any
+    await cm.flush();
+    const request = cm.getContextForRequest();
+    // The older result is cut down to its maxToolResultTokens; the newest (keepToolResults: 1) is whole.
+    expect(String(request[1]?.content)).toContain("[Output truncated");
+    expect(String(request.at(-2)?.content)).toBe("match\n".repeat(99));
+    expect(compactions.length).toBeGreaterThanOrEqual(2);
+    const again = await MessageContextManager.open(options(store, "s"));
+    expect(view(again)).toEqual(view(cm));
+  });
+
   it("two workers writing at once converge: the last to append sees what a new worker opens", async () => {
     await fc.assert(
       fc.asyncProperty(ops, ops, fc.array(fc.boolean(), { maxLength: 40 }), async (first, second, flushes) => {
