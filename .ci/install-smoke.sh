@@ -184,10 +184,9 @@ done
 # The budget of a user's install: everything npm puts into node_modules for `npm install ctxwin`.
 # The target is 15 MB (15,000,000 bytes, MB = 10^6).
 target_bytes=15000000
-# 14,784 KiB measured 2026-12-03 (docs/install.md): 136 KiB over the target, which this run prints
-# as NOT met; the way under is fewer, larger files in dist/. The ceiling stops growth meanwhile
-# (set at 14,604 KiB plus 2%, before issue 40's 128 KiB).
-ceiling_kib=14896
+# 14,296 KiB measured 2026-12-03 (docs/install.md), since dist/ is bundled (14,784 before, over the
+# target). The ceiling, about 2% above, keeps what that won from being spent unnoticed.
+ceiling_kib=14600
 npm_bytes=$((npm_kib * 1024))
 mb() { awk -v b="$1" 'BEGIN { printf "%.2f MB", b / 1e6 }'; }
 if [ "$npm_kib" -gt "$ceiling_kib" ]; then

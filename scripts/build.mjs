@@ -6,11 +6,11 @@
 //
 // Plain Node with no dependencies besides what package.json installs. No network.
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildCommonJs, distFiles } from "./build-cjs.mjs";
+import { buildCommonJs } from "./build-cjs.mjs";
 import { compilerCacheCmakeOptions, compilerCacheEnv } from "./compiler-cache.mjs";
 import { missingSystemPackages, installCommand } from "./system-deps.mjs";
 
@@ -48,7 +48,14 @@ export function mtime(path) {
 /** What the addon is compiled from (the C++ tests are built with it, by the same CMake run). */
 export const NATIVE_SOURCES = ["native", "binding", "CMakeLists.txt"];
 /** What dist/ is compiled from: the API, its compiler settings and the scripts that emit it. */
-export const TYPESCRIPT_SOURCES = ["ts", "tsconfig.json", "tsconfig.build.json", "tsconfig.base.json", "scripts/build-cjs.mjs"];
+export const TYPESCRIPT_SOURCES = [
+  "ts",
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "tsconfig.base.json",
+  "scripts/build-cjs.mjs",
+  "scripts/bundle-esm.mjs",
+];
 /** The file whose time stands for all of dist/ (written by the last emit). */
 export const typescriptOutput = distEntry;
 
@@ -105,39 +112,25 @@ export function buildTypescript({ force = false } = {}) {
   // From scratch: a file moved or deleted in ts/ must not live on in dist/ (npm pack would ship it).
   rmSync(join(root, "dist"), { recursive: true, force: true });
   const project = join(root, "tsconfig.build.json");
-  // Two emits: the declarations with their doc comments (what an editor shows), then the
-  // JavaScript without comments (--noCheck: the first pass checked the same program). Comments are a
-  // quarter of the JavaScript, twice over with the CommonJS twin, and the install budget
-  // (15 MB, .ci/install-smoke.sh) counts every byte; the commented source is in the repository.
+  // Two emits: the declarations with their doc comments (what an editor shows) into dist/, then the
+  // JavaScript without comments (--noCheck: the first pass checked the same program) into a folder
+  // of its own, which scripts/bundle-esm.mjs bundles into dist/'s entry points and shared chunks.
+  // Comments are a quarter of the JavaScript, twice over with the CommonJS twin, and the install
+  // budget (15 MB, .ci/install-smoke.sh) counts every byte; the commented source is in the repository.
   run(process.execPath, [tsc, "-p", project, "--emitDeclarationOnly"]);
-  run(process.execPath, [tsc, "-p", project, "--declaration", "false", "--removeComments", "--noCheck"]);
+  const modules = mkdtempSync(join(tmpdir(), "ctxwin-modules-"));
+  try {
+    run(process.execPath, [tsc, "-p", project, "--declaration", "false", "--removeComments", "--noCheck", "--outDir", modules]);
+    run(process.execPath, [join(root, "scripts", "bundle-esm.mjs"), modules]);
+  } finally {
+    rmSync(modules, { recursive: true, force: true });
+  }
   utimesSync(distEntry, 0, 0);
-  removeTypeOnlyModules();
   buildCommonJs();
   // tsc keeps the shebang but not an executable mode; npm sets it on install, a checkout needs it too.
   if (existsSync(cliEntry)) chmodSync(cliEntry, 0o755);
   utimesSync(distEntry, started, started);
   return true;
-}
-
-/**
- * Deletes the JavaScript of the modules that hold only types (tsc emits `export {};` for each; their
- * declarations stay): no module imports them at run time (type imports are erased), and each is a
- * file, twice with its CommonJS twin, in every install (the 15 MB budget counts 4 KiB blocks).
- * Fails the build should a module still import one.
- */
-function removeTypeOnlyModules() {
-  const dist = join(root, "dist");
-  const modules = distFiles(".js").map((file) => join(dist, file));
-  const typeOnly = new Set(modules.filter((path) => readFileSync(path, "utf8").replace(/\s+/g, "") === "export{};"));
-  for (const path of modules) {
-    if (typeOnly.has(path)) continue;
-    for (const [, specifier] of readFileSync(path, "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.[^"]+)"/g)) {
-      if (typeOnly.has(join(dirname(path), specifier)))
-        throw new Error(`ctxwin: ${relative(root, path)} imports ${specifier}, which holds only types`);
-    }
-  }
-  for (const path of typeOnly) rmSync(path);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
