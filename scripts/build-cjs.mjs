@@ -1,5 +1,6 @@
-// The CommonJS build: dist/cjs/ mirrors dist/ file for file, each module converted from ESM to
-// CommonJS by esbuild (no bundling: the same module graph, `require` in place of `import`), with
+// The CommonJS build: dist/cjs/ mirrors the files of dist/'s Node build (scripts/bundle-esm.mjs;
+// `require` never reaches the web build's), each converted from ESM to CommonJS by esbuild (no
+// bundling: the same files, `require` in place of `import`), with
 // dist/cjs/package.json saying "commonjs" so Node and TypeScript read the folder's .js and .d.ts as
 // CommonJS. `require("ctxwin")` resolves here through the package's `require` export condition.
 //
@@ -20,6 +21,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { entryFiles } from "./bundle-esm.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
@@ -75,7 +77,9 @@ function esmOnly(modules, convert) {
 export function buildCommonJs() {
   const esbuild = createRequire(join(root, "package.json"))("esbuild");
   rmSync(out, { recursive: true, force: true });
-  const modules = distFiles(".js");
+  // The web build's entries and chunks stay ESM only.
+  const web = new Set(entryFiles(JSON.parse(readFileSync(join(root, "package.json"), "utf8"))).web);
+  const modules = distFiles(".js").filter((file) => !web.has(file) && !file.startsWith("chunks/web-"));
   const convert = (file) => {
     const source = readFileSync(join(dist, file), "utf8");
     // From dist/cjs/a/b.js's folder, dist/ is two folders up (one per path segment of "a/b.js").

@@ -1,13 +1,24 @@
 // The ESM build: tsc's modules, one file each, bundled by esbuild into the package's entry points
 // (every `./dist/...js` that package.json "exports" and "bin" name, at the same paths) and the
-// chunks they share (dist/chunks/). Code splitting keeps one copy of every module: a class imported
-// through `ctxwin` and through `ctxwin/tokens` is the same class, and the core is loaded once.
+// chunks they share (dist/chunks/), in two builds that share nothing:
+//
+// - Node's: the entries of the "import" condition and "bin" (`dist/index.js`, `dist/tokens/node.js`,
+//   the adapters, the CLI). Every one of them imports the whole Node API (the root and the
+//   capability subpaths; esbuild's `inject`), so that all of it is one chunk,
+//   `dist/chunks/node-*.js`: a class imported through `ctxwin` and through `ctxwin/tokens` is the
+//   same class, and the core is loaded once. What only an adapter or the CLI uses stays in its
+//   own files (the CLI's commands load when run).
+// - The web's: the entries of the browser, worker, workerd and edge-light conditions, with code
+//   splitting (`dist/chunks/web-*.js`), which an application's bundler trims further.
 //
 // Why: tsc's output was 207 modules, each a file twice over with its CommonJS twin. Importing the
-// root read 140 of them, about 60 ms of CPU before the first count (gpt-tokenizer's whole import is
-// less); and every file takes at least a 4 KiB block of the installed package, whose budget is
-// 15 MB. The declarations stay one per module (tsc writes them to dist/ beside the bundles):
-// editors and type checkers read them, not Node.
+// root read 140 of them, about 60 ms of CPU, where gpt-tokenizer's whole import is less: Node's ESM
+// loader pays for each module it reads. Split by which entries reach them (one build for both), the
+// root read 53 chunks in 50 ms; as one chunk it reads 2 files in 23 ms, and `ctxwin/tokens` alone no
+// more. Every file also takes at least a 4 KiB block of the installed package, whose budget is 15
+// MB. The declarations stay one per module (tsc writes them to dist/ beside the bundles): editors
+// and type checkers read them, not Node. The CommonJS twin (scripts/build-cjs.mjs) is converted
+// from Node's build alone: `require` never reaches the web's.
 //
 // Some modules find files by their own place: the package root two folders above
 // (runtime/node-loader.ts), `../../prebuilds/...` (the web entries and loader), `../../docs` and
@@ -25,20 +36,42 @@ import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The ESM files of dist/ that package.json names, relative to dist/ ("index.js", "tokens/node.js", ...). */
-function entryFiles(pkg) {
-  const found = new Set();
-  const visit = (value) => {
-    if (typeof value === "string") {
-      if (value.startsWith("./dist/") && value.endsWith(".js") && !value.startsWith("./dist/cjs/"))
-        found.add(value.slice("./dist/".length));
-    } else if (value !== null && typeof value === "object") {
-      for (const inner of Object.values(value)) visit(inner);
+/** The export conditions that pick the web build; every other one (import, default) picks Node's. */
+const WEB_CONDITIONS = new Set(["browser", "worker", "workerd", "edge-light"]);
+
+/**
+ * The ESM files of dist/ that package.json names, relative to dist/ ("index.js", "tokens/node.js",
+ * ...), by build: `node` (with `api`, those of them that have a web twin: the root and the
+ * capability subpaths) and `web`.
+ */
+export function entryFiles(pkg) {
+  const node = new Set();
+  const web = new Set();
+  const api = new Set();
+  const esm = (file) => typeof file === "string" && file.startsWith("./dist/") && !file.startsWith("./dist/cjs/") && file.endsWith(".js");
+  for (const target of Object.values(pkg.exports ?? {})) {
+    const conditions = typeof target === "string" ? { default: target } : target;
+    let webTwin = false;
+    const nodeFiles = [];
+    for (const [condition, value] of Object.entries(conditions)) {
+      const file = typeof value === "string" ? value : value?.default;
+      if (!esm(file)) continue;
+      if (WEB_CONDITIONS.has(condition)) {
+        web.add(file.slice("./dist/".length));
+        webTwin = true;
+      } else nodeFiles.push(file.slice("./dist/".length));
     }
-  };
-  visit(pkg.exports);
-  visit(pkg.bin);
-  return [...found].sort();
+    for (const file of nodeFiles) {
+      node.add(file);
+      if (webTwin) api.add(file);
+    }
+  }
+  for (const file of Object.values(typeof pkg.bin === "string" ? { bin: pkg.bin } : (pkg.bin ?? {})))
+    if (esm(file)) node.add(file.slice("./dist/".length));
+  const both = [...node].filter((file) => web.has(file));
+  if (both.length > 0)
+    throw new Error(`ctxwin: ${both.join(", ")} is both a Node and a web entry in package.json; the two builds cannot write one file`);
+  return { node: [...node].sort(), web: [...web].sort(), api: [...api].sort() };
 }
 
 /**
@@ -59,9 +92,9 @@ function findsFilesByItsPlace(source) {
 export async function bundleEsm({ root, modules, dist }) {
   const esbuild = createRequire(join(root, "package.json"))("esbuild");
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const entries = entryFiles(pkg);
   const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
-  const result = await esbuild.build({
-    entryPoints: entryFiles(pkg).map((file) => join(modules, file)),
+  const options = {
     outbase: modules,
     outdir: dist,
     bundle: true,
@@ -80,18 +113,31 @@ export async function bundleEsm({ root, modules, dist }) {
         },
       },
     ],
-    chunkNames: "chunks/[name]-[hash]",
     // Two modules' top-level names that collide are renamed in a bundle; what the user sees
     // (`counter.constructor.name`, an error's class in a stack trace) keeps its name.
     keepNames: true,
     metafile: true,
     logLevel: "silent",
-  });
+  };
+  // Imported by every Node entry (inject), so that the whole Node API is one chunk.
+  const nodeApi = join(modules, "__ctxwin-node-api.js");
+  writeFileSync(nodeApi, entries.api.map((file) => `import "./${file}";\n`).join(""));
+  const results = [
+    await esbuild.build({
+      ...options,
+      entryPoints: entries.node.map((file) => join(modules, file)),
+      inject: [nodeApi],
+      chunkNames: "chunks/node-[hash]",
+    }),
+    await esbuild.build({ ...options, entryPoints: entries.web.map((file) => join(modules, file)), chunkNames: "chunks/web-[hash]" }),
+  ];
   const outputs = {};
   const misplaced = [];
-  for (const [output, meta] of Object.entries(result.metafile.outputs)) {
+  for (const [output, meta] of results.flatMap((result) => Object.entries(result.metafile.outputs))) {
     const file = relative(dist, join(root, output)).split(sep).join("/");
-    const held = Object.keys(meta.inputs).map((input) => relative(modules, join(root, input)).split(sep).join("/"));
+    const held = Object.keys(meta.inputs)
+      .map((input) => relative(modules, join(root, input)).split(sep).join("/"))
+      .filter((module) => module !== "__ctxwin-node-api.js");
     outputs[file] = held.sort();
     if (file.split("/").length === 2) continue;
     for (const module of held) {

@@ -9,8 +9,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-// The Node side from ts/ (the native core the test setup installs): the package's own dist/index.js
-// would share dist/runtime/native.js, and with it the core, with the web entry.
+// The Node side from ts/ (the native core the test setup installs), beside the web build's
+// dist/web/index.js, which holds its own copy of the core's holder (scripts/bundle-esm.mjs: the
+// Node and web builds share no file) and gets the WebAssembly core from its init().
 import * as node from "../../../ts/index.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
