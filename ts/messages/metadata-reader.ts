@@ -160,27 +160,35 @@ export class MetadataReader {
     // The calls left open (waiting for results in later messages) and the results of earlier calls.
     const answered = new Set(results);
     const open = calls.filter((id) => !answered.has(id));
-    const facts = {
+    // Literals, not spreads: V8 copies an object spread or rest property by property through the
+    // runtime, and this runs for every message of every plan (most of a plan of 1,000 messages).
+    return {
       role: hasResult ? ROLE_CODES.tool : ROLE_CODES[role as KnownRole],
       flags,
       unit,
       orphan,
       callIds: open,
       resultIds: elsewhere,
+      calls: opens,
+      fresh,
+      after,
     };
-    return { ...facts, calls: opens, fresh, after };
   }
 
   /** Remembers what inspect() found: a new unit, the calls results will join, the reasoning item pending. */
   commit(pending: PendingFacts): MessageFacts {
-    const { calls, fresh, after, ...facts } = pending;
-    if (fresh) facts.unit = this.nextUnit++;
-    for (const id of calls) this.unitOfCall.set(id, facts.unit);
-    this.reasoningUnit = after === "unit" ? facts.unit : after;
-    if (facts.role === ROLE_CODES.user && !this.userSeen) {
+    const { calls, after } = pending;
+    const unit = pending.fresh ? this.nextUnit++ : pending.unit;
+    for (const id of calls) this.unitOfCall.set(id, unit);
+    this.reasoningUnit = after === "unit" ? unit : after;
+    let flags = pending.flags;
+    if (pending.role === ROLE_CODES.user && !this.userSeen) {
       this.userSeen = true;
-      if (this.options.pinFirstUserMessage === true) facts.flags |= FLAG_MARKED;
+      if (this.options.pinFirstUserMessage === true) flags |= FLAG_MARKED;
     }
+    const facts: MessageFacts = { role: pending.role, flags, unit, orphan: pending.orphan };
+    if (pending.callIds !== undefined) facts.callIds = pending.callIds;
+    if (pending.resultIds !== undefined) facts.resultIds = pending.resultIds;
     return facts;
   }
 }
