@@ -34,9 +34,24 @@ class SegmentCache final : public CountCache {
   // prefetch()es their slots first, so that the table's cache misses (it is megabytes on unseen
   // text) overlap instead of stalling one lookup at a time.
   static std::uint64_t hash(std::string_view s) noexcept {
-    // FNV-1a with a final mix: segments are short (mostly one word), where it beats a block hash.
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    // Eight bytes a step, the last one to eight as two overlapping loads: every byte is read once
+    // or twice, and the length is mixed in first, so the overlap cannot make two segments one
+    // input. Byte-at-a-time FNV-1a chained a multiply per byte: a few percent of a count on
+    // unseen text, where every segment is hashed. (Collisions only cost a compare: find() checks
+    // the bytes.)
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    std::size_t n = s.size();
+    std::uint64_t h = 0xcbf29ce484222325ull ^ n;
+    const auto step = [&h](std::uint64_t v) {
+      h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+      h ^= h >> 29;
+    };
+    for (; n > 8; p += 8, n -= 8) step(load64(p));
+    if (n >= 4) {
+      step((std::uint64_t{load32(p)} << 32) | load32(p + n - 4));
+    } else if (n > 0) {
+      step(std::uint64_t{p[0]} | (std::uint64_t{p[n / 2]} << 8) | (std::uint64_t{p[n - 1]} << 16));
+    }
     h ^= h >> 32;
     h *= 0xd6e8feb86659fd93ull;
     h ^= h >> 32;
@@ -79,6 +94,17 @@ class SegmentCache final : public CountCache {
   std::size_t size() const noexcept { return count_; }
 
  private:
+  static std::uint64_t load64(const unsigned char* p) noexcept {
+    std::uint64_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static std::uint32_t load32(const unsigned char* p) noexcept {
+    std::uint32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+
   struct Slot {              // 16 bytes: four to a cache line
     std::uint64_t hash = 0;  // 0: empty
     std::uint32_t offset = 0;
