@@ -130,7 +130,7 @@ std::unique_ptr<const Vocabulary> Vocabulary::parse(std::string data, const std:
     }
   }
   v->piece_count_ = pieces.size();
-  v->build_trie(pieces);
+  v->build_trie(pieces, path);
 
   // Every BMP character's cost, so that the DP's fallback edge is one array read.
   v->bmp_cost_.resize(0x10000);
@@ -142,7 +142,7 @@ std::unique_ptr<const Vocabulary> Vocabulary::parse(std::string data, const std:
   return v;
 }
 
-void Vocabulary::build_trie(std::vector<std::string>& pieces) {
+void Vocabulary::build_trie(std::vector<std::string>& pieces, const std::string& path) {
   std::sort(pieces.begin(), pieces.end());
   pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
   for (const auto& p : pieces) max_piece_bytes_ = std::max(max_piece_bytes_, p.size());
@@ -150,14 +150,14 @@ void Vocabulary::build_trie(std::vector<std::string>& pieces) {
   while (ring < max_piece_bytes_ + 8) ring <<= 1;
   ring_mask_ = ring - 1;
 
-  units_.assign(1024, Unit{0, kFree});
-  units_[0].check = 0;  // the root
+  std::vector<Unit> units(1024, Unit{0, kFree});
+  units[0].check = 0;  // the root
   // The free slots form a doubly linked list, so that finding a base skips the taken ones.
   std::vector<std::uint32_t> next_free, prev_free;
   auto grow = [&](std::size_t size) {
     const std::size_t old = next_free.size();
     if (size <= old) return;
-    units_.resize(size, Unit{0, kFree});
+    units.resize(size, Unit{0, kFree});
     next_free.resize(size);
     prev_free.resize(size);
     for (std::size_t k = old; k < size; ++k) {
@@ -192,7 +192,7 @@ void Vocabulary::build_trie(std::vector<std::string>& pieces) {
     stack.pop_back();
     std::size_t lo = f.lo;
     if (lo < f.hi && pieces[lo].size() == f.depth) {
-      units_[f.node].base |= kTerminal;
+      units[f.node].base |= kTerminal;
       ++lo;
     }
     if (lo == f.hi) continue;
@@ -215,16 +215,16 @@ void Vocabulary::build_trie(std::vector<std::string>& pieces) {
       if (b >= used_base.size()) used_base.resize(b + 4096, false);
       if (used_base[b]) continue;
       bool fits = true;
-      for (std::size_t k = 1; fits && k < labels.size(); ++k) fits = units_[b + labels[k]].check == kFree;
+      for (std::size_t k = 1; fits && k < labels.size(); ++k) fits = units[b + labels[k]].check == kFree;
       if (fits) {
         base = static_cast<std::uint32_t>(b);
         used_base[b] = true;
         break;
       }
     }
-    units_[f.node].base = (units_[f.node].base & kTerminal) | base;
+    units[f.node].base = (units[f.node].base & kTerminal) | base;
     for (std::size_t k = 0; k < labels.size(); ++k) {
-      units_[base + labels[k]].check = f.node;
+      units[base + labels[k]].check = f.node;
       take(static_cast<std::uint32_t>(base + labels[k]));
     }
     for (std::size_t k = labels.size(); k-- > 0;) {
@@ -232,14 +232,28 @@ void Vocabulary::build_trie(std::vector<std::string>& pieces) {
     }
   }
   // Trailing room so that base + 255 never reads past the end.
-  std::size_t last = units_.size();
-  while (last > 0 && units_[last - 1].check == kFree) --last;
-  units_.resize(last + 256, Unit{0, kFree});
-  units_.shrink_to_fit();
+  std::size_t last = units.size();
+  while (last > 0 && units[last - 1].check == kFree) --last;
+  units.resize(last + 256, Unit{0, kFree});
+  // Packed to four bytes a unit, half the cache lines a walk touches: what a unit keeps of its
+  // parent is the byte that leads to it, which is enough because no two nodes share a base. A
+  // unit t read from the node with base b for byte c has label c exactly when its parent's base
+  // is t - c = b, so its parent is that node. A leaf's base is 0 and every base is at least 1, so
+  // from a leaf, unit c would need a parent of base 0: no label matches and the walk stops.
+  if (units.size() > (std::size_t{1} << (32 - kBaseShift))) unreadable(path, "too many pieces for the index");
+  trie_.assign(units.size(), 0);
+  for (std::size_t t = 1; t < units.size(); ++t) {
+    const Unit& u = units[t];
+    if (u.check == kFree) continue;
+    const std::uint32_t label = static_cast<std::uint32_t>(t) - (units[u.check].base & ~kTerminal);
+    trie_[t] = ((u.base & ~kTerminal) << kBaseShift) | ((u.base & kTerminal) ? kEnds : 0) | (label + 1);
+  }
+  root_base_ = units[0].base & ~kTerminal;
+  trie_[0] = root_base_ << kBaseShift;  // never a child: no label
 }
 
 std::size_t Vocabulary::memory_bytes() const noexcept {
-  return units_.size() * sizeof(Unit) + bmp_cost_.size() + floor_tokens_.size() * 32;
+  return trie_.size() * sizeof(std::uint32_t) + bmp_cost_.size() + floor_tokens_.size() * 32;
 }
 
 std::uint32_t Vocabulary::byte_floor(std::string_view bytes) const {
@@ -441,7 +455,7 @@ class Vocabulary::PeriodSkip {
 // greedy one's, remembered.
 std::size_t Vocabulary::tile_short(std::string_view s) const {
   const std::size_t n = s.size();
-  const Unit* units = units_.data();
+  const std::uint32_t* trie = trie_.data();
   const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
   std::uint32_t bound = 0;
   // The greedy walks find every piece from where they start: ends[pos] (bit e: a piece spans
@@ -452,13 +466,13 @@ std::size_t Vocabulary::tile_short(std::string_view s) const {
   for (std::size_t pos = 0; pos < n;) {
     // The longest piece from pos that ends where a character starts (or at the end).
     std::size_t end = pos;
-    std::uint32_t node = 0;
+    std::uint32_t base = root_base_;
     std::uint64_t found = 0;
     for (std::size_t p = pos; p < n; ++p) {
-      const std::uint32_t t = (units[node].base & ~kTerminal) + bytes[p];
-      if (units[t].check != node) break;
-      node = t;
-      if (units[t].base & kTerminal) {
+      const std::uint32_t u = trie[base + bytes[p]];
+      if ((u & kLabel) != bytes[p] + 1u) break;
+      base = u >> kBaseShift;
+      if (u & kEnds) {
         found |= std::uint64_t{1} << (p + 1);
         if (p + 1 == n || (bytes[p + 1] & 0xC0) != 0x80) end = p + 1;
       }
@@ -496,12 +510,12 @@ std::size_t Vocabulary::tile_short(std::string_view s) const {
       }
       continue;
     }
-    std::uint32_t node = 0;
+    std::uint32_t base = root_base_;
     for (std::size_t p = pos; p < n; ++p) {
-      const std::uint32_t t = (units[node].base & ~kTerminal) + bytes[p];
-      if (units[t].check != node) break;
-      node = t;
-      if ((units[t].base & kTerminal) && next < best[p + 1]) best[p + 1] = next;
+      const std::uint32_t u = trie[base + bytes[p]];
+      if ((u & kLabel) != bytes[p] + 1u) break;
+      base = u >> kBaseShift;
+      if ((u & kEnds) && next < best[p + 1]) best[p + 1] = next;
     }
   }
   return std::min<std::size_t>(bound, best[n]);
@@ -515,7 +529,7 @@ std::size_t Vocabulary::tile(std::string_view s) const {
 std::size_t Vocabulary::tile_all(std::string_view s) const {
   const std::size_t n = s.size();
   if (n == 0) return 0;
-  const Unit* units = units_.data();
+  const std::uint32_t* trie = trie_.data();
   // best[p & mask] is the fewest tokens covering s[0, p); a start relaxes at most
   // max_piece_bytes_ ahead, so a ring of more than that many slots holds every live value. A
   // short stream (a word) needs no more slots than it has positions, and they live on the stack.
@@ -552,13 +566,13 @@ std::size_t Vocabulary::tile_all(std::string_view s) const {
     }
     // Every piece starting here.
     const std::uint32_t next = cur + 1;
-    std::uint32_t node = 0;
+    std::uint32_t base = root_base_;
     std::size_t p = pos;
     for (; p < n; ++p) {
-      const std::uint32_t t = (units[node].base & ~kTerminal) + bytes[p];
-      if (units[t].check != node) break;
-      node = t;
-      if (units[t].base & kTerminal) {
+      const std::uint32_t u = trie[base + bytes[p]];
+      if ((u & kLabel) != bytes[p] + 1u) break;
+      base = u >> kBaseShift;
+      if (u & kEnds) {
         std::uint32_t& slot = best[(p + 1) & mask];
         if (next < slot) slot = next;
       }
@@ -647,12 +661,12 @@ std::size_t Vocabulary::newline_tail(std::size_t n) const {
 
 std::size_t Vocabulary::longest_run_piece(unsigned char c) const {
   std::size_t longest = 1;  // the byte alone always costs one token
-  std::uint32_t node = 0;
+  std::uint32_t base = root_base_;
   for (std::size_t depth = 1; depth <= max_piece_bytes_; ++depth) {
-    const std::uint32_t t = (units_[node].base & ~kTerminal) + c;
-    if (units_[t].check != node) break;
-    node = t;
-    if (units_[t].base & kTerminal) longest = depth;
+    const std::uint32_t u = trie_[base + c];
+    if ((u & kLabel) != c + 1u) break;
+    base = u >> kBaseShift;
+    if (u & kEnds) longest = depth;
   }
   return longest;
 }
