@@ -441,6 +441,15 @@ class Vocabulary::PeriodSkip {
   std::vector<std::uint32_t> values_;
 };
 
+// char_cost() of the character of `len` bytes at bytes[pos]: ASCII and markers without the call
+// (the DPs ask at every position).
+inline std::uint32_t Vocabulary::cost_at(const unsigned char* bytes, std::size_t pos, std::size_t len) const {
+  const unsigned char b = bytes[pos];
+  if (b < 0x80) return bmp_cost_[b];
+  if (b >= 0xF8) return 1;
+  return char_cost(std::string_view(reinterpret_cast<const char*>(bytes) + pos, len));
+}
+
 // A short stream (a segment: mostly one word, which the segment cache has not seen) tiled with
 // little of the trie walked. The DP below walks the trie from every position, a walk of several
 // dependent reads that ends in a mispredicted miss, and on a word of unseen text that walking is
@@ -486,7 +495,7 @@ std::size_t Vocabulary::tile_short(std::string_view s) const {
     }
     const std::size_t len = char_length(bytes[pos]);
     if (pos + len > n) return tile_all(s);  // a cut character: no greedy tiling (never in a stream)
-    bound += char_cost(s.substr(pos, len));
+    bound += cost_at(bytes, pos, len);
     pos += len;
   }
   if (bound <= 1) return bound;  // one token, or none: nothing is cheaper
@@ -498,7 +507,7 @@ std::size_t Vocabulary::tile_short(std::string_view s) const {
     if (cur >= kInf) continue;  // inside a character
     const std::size_t len = char_length(bytes[pos]);
     if (pos + len <= n) {
-      const std::uint32_t cost = cur + char_cost(s.substr(pos, len));
+      const std::uint32_t cost = cur + cost_at(bytes, pos, len);
       if (cost < best[pos + len]) best[pos + len] = cost;
     }
     if (cur + 2 > bound) continue;  // no piece from here leads below the bound
@@ -560,7 +569,7 @@ std::size_t Vocabulary::tile_all(std::string_view s) const {
     // The one-character edge: a piece, a lone marker, or the byte floor.
     const std::size_t len = char_length(bytes[pos]);
     if (pos + len <= n) {
-      const std::uint32_t cost = cur + char_cost(s.substr(pos, len));
+      const std::uint32_t cost = cur + cost_at(bytes, pos, len);
       std::uint32_t& slot = best[(pos + len) & mask];
       if (cost < slot) slot = cost;
     }

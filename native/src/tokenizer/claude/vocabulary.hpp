@@ -80,6 +80,7 @@ class Vocabulary {
   std::size_t longest_run_piece(unsigned char c) const;
   void build_trie(std::vector<std::string>& pieces, const std::string& path);
   std::uint32_t byte_floor(std::string_view bytes) const;
+  std::uint32_t cost_at(const unsigned char* bytes, std::size_t pos, std::size_t len) const;
 
   std::uint32_t message_overhead_ = 0;
   bool fold_quotes_ = false;
