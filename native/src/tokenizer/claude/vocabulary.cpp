@@ -149,7 +149,19 @@ void Vocabulary::build_trie(std::vector<std::string>& pieces, const std::string&
   std::size_t ring = 8;
   while (ring < max_piece_bytes_ + 8) ring <<= 1;
   ring_mask_ = ring - 1;
+  trie_ = double_array(pieces, root_base_, path);
+  // The pieces that end a word, spelled backwards: tile_short finds every piece ending at a
+  // segment's ⟨eow⟩ with one walk from the end.
+  std::vector<std::string> tails;
+  for (const auto& p : pieces) {
+    if (static_cast<unsigned char>(p.back()) == kEow) tails.emplace_back(p.rbegin(), p.rend());
+  }
+  std::sort(tails.begin(), tails.end());
+  tail_trie_ = double_array(tails, tail_root_base_, path);
+}
 
+std::vector<std::uint32_t> Vocabulary::double_array(const std::vector<std::string>& pieces, std::uint32_t& root_base,
+                                                    const std::string& path) {
   std::vector<Unit> units(1024, Unit{0, kFree});
   units[0].check = 0;  // the root
   // The free slots form a doubly linked list, so that finding a base skips the taken ones.
@@ -241,19 +253,20 @@ void Vocabulary::build_trie(std::vector<std::string>& pieces, const std::string&
   // is t - c = b, so its parent is that node. A leaf's base is 0 and every base is at least 1, so
   // from a leaf, unit c would need a parent of base 0: no label matches and the walk stops.
   if (units.size() > (std::size_t{1} << (32 - kBaseShift))) unreadable(path, "too many pieces for the index");
-  trie_.assign(units.size(), 0);
+  std::vector<std::uint32_t> trie(units.size(), 0);
   for (std::size_t t = 1; t < units.size(); ++t) {
     const Unit& u = units[t];
     if (u.check == kFree) continue;
     const std::uint32_t label = static_cast<std::uint32_t>(t) - (units[u.check].base & ~kTerminal);
-    trie_[t] = ((u.base & ~kTerminal) << kBaseShift) | ((u.base & kTerminal) ? kEnds : 0) | (label + 1);
+    trie[t] = ((u.base & ~kTerminal) << kBaseShift) | ((u.base & kTerminal) ? kEnds : 0) | (label + 1);
   }
-  root_base_ = units[0].base & ~kTerminal;
-  trie_[0] = root_base_ << kBaseShift;  // never a child: no label
+  root_base = units[0].base & ~kTerminal;
+  trie[0] = root_base << kBaseShift;  // never a child: no label
+  return trie;
 }
 
 std::size_t Vocabulary::memory_bytes() const noexcept {
-  return trie_.size() * sizeof(std::uint32_t) + bmp_cost_.size() + floor_tokens_.size() * 32;
+  return (trie_.size() + tail_trie_.size()) * sizeof(std::uint32_t) + bmp_cost_.size() + floor_tokens_.size() * 32;
 }
 
 std::uint32_t Vocabulary::byte_floor(std::string_view bytes) const {
@@ -461,7 +474,10 @@ inline std::uint32_t Vocabulary::cost_at(const unsigned char* bytes, std::size_t
 // (induction along the tiling; the one-character edges are all taken). So the DP walks only from
 // those positions, and the count is the smaller of U and what it finds. A word that is one piece
 // (U = 1) takes one walk; a word of two pieces walks from its start only, and that walk is the
-// greedy one's, remembered.
+// greedy one's, remembered. From a position with c + 2 = U only a piece ending the stream can
+// help, so when the stream ends in ⟨eow⟩ (a word) those pieces come from one walk backwards over
+// the reversed pieces that end in ⟨eow⟩: a word of three tokens walks forwards no more than the
+// greedy tiling did.
 std::size_t Vocabulary::tile_short(std::string_view s) const {
   const std::size_t n = s.size();
   const std::uint32_t* trie = trie_.data();
@@ -499,6 +515,10 @@ std::size_t Vocabulary::tile_short(std::string_view s) const {
     pos += len;
   }
   if (bound <= 1) return bound;  // one token, or none: nothing is cheaper
+  const std::uint32_t* tail_trie = tail_trie_.data();
+  const bool word_end = bytes[n - 1] == kEow;
+  std::uint64_t tails = 0;  // bit p: s[p, n) is a piece (once tails_known)
+  bool tails_known = false;
   std::array<std::uint32_t, 64> best;
   std::fill(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(n + 1), kInf);
   best[0] = 0;
@@ -517,6 +537,23 @@ std::size_t Vocabulary::tile_short(std::string_view s) const {
         std::uint32_t& slot = best[static_cast<std::size_t>(std::countr_zero(m))];
         if (next < slot) slot = next;
       }
+      continue;
+    }
+    if (cur + 2 == bound && word_end) {
+      // From here only a piece that ends the segment leads below the bound (one that ends before
+      // it leaves at least a token more to pay): the pieces ending at the ⟨eow⟩, all found by
+      // one walk back from the end, instead of a walk forward from each such position.
+      if (!tails_known) {
+        std::uint32_t base = tail_root_base_;
+        for (std::size_t p = n; p-- > 0;) {
+          const std::uint32_t u = tail_trie[base + bytes[p]];
+          if ((u & kLabel) != bytes[p] + 1u) break;
+          base = u >> kBaseShift;
+          if (u & kEnds) tails |= std::uint64_t{1} << p;
+        }
+        tails_known = true;
+      }
+      if (((tails >> pos) & 1) && next < best[n]) best[n] = next;
       continue;
     }
     std::uint32_t base = root_base_;

@@ -79,6 +79,8 @@ class Vocabulary {
   // The longest piece that is `c` repeated (1 when none is: the byte alone).
   std::size_t longest_run_piece(unsigned char c) const;
   void build_trie(std::vector<std::string>& pieces, const std::string& path);
+  // The packed double array over sorted, distinct `pieces`; its root's base into `root_base`.
+  static std::vector<std::uint32_t> double_array(const std::vector<std::string>& pieces, std::uint32_t& root_base, const std::string& path);
   std::uint32_t byte_floor(std::string_view bytes) const;
   std::uint32_t cost_at(const unsigned char* bytes, std::size_t pos, std::size_t len) const;
 
@@ -93,6 +95,8 @@ class Vocabulary {
   bool segmentable_ = true;
   std::vector<std::uint32_t> trie_;  // packed units (kLabel, kEnds, base << kBaseShift)
   std::uint32_t root_base_ = 0;
+  std::vector<std::uint32_t> tail_trie_;  // the pieces ending in ⟨eow⟩, reversed, packed alike
+  std::uint32_t tail_root_base_ = 0;
   // Byte strings of one token in the byte floor: lead-byte prefixes and one-character pieces,
   // packed as (length << 24 | bytes) for up to three bytes, or as the 4 bytes of a one-piece
   // astral character.
