@@ -39,7 +39,14 @@ int hard_kind(std::uint16_t flags) {
 // alternative changes (punctuation-like, number, letter; a variation selector rides its base).
 class RunReader {
  public:
-  RunReader(std::string_view text, const Infos& info) : text_(text), info_(info) { read_char(); }
+  RunReader(std::string_view text, const Infos& info) : text_(text), info_(info) {
+    lower_ = info_(U'a');
+    for (char32_t c = U'b'; c <= U'z'; ++c) {
+      const CharInfo ci = info_(c);
+      lower_same_ &= ci.cls == lower_.cls && ci.category == lower_.category && ci.flags == lower_.flags;
+    }
+    read_char();
+  }
 
   // Reads into locals and writes `run` once at the end: Run's byte-wide fields may alias anything,
   // so writing them character by character made every read around them a reload.
@@ -63,6 +70,20 @@ class RunReader {
     CharInfo ci = first;
     for (;;) {
       at += len;
+      if (cls == kWordy && lower_same_) {
+        // ASCII lowercase letters, most of a word's characters, share one entry (checked when
+        // the reader is made): a stretch of them continues the run without a lookup each.
+        std::size_t k = at;
+        while (k < n && static_cast<unsigned>(static_cast<unsigned char>(data[k])) - 'a' < 26u) ++k;
+        if (k > at) {
+          last = lower_;
+          last_char = static_cast<unsigned char>(data[k - 1]);
+          one_category &= lower_.category == first.category;
+          rest_flags |= lower_.flags;
+          chars += static_cast<std::uint32_t>(k - at);
+          at = k;
+        }
+      }
       if (at >= n) break;
       const auto b = static_cast<unsigned char>(data[at]);
       if (b < 0x80) {
@@ -109,7 +130,9 @@ class RunReader {
 
   std::string_view text_;
   const Infos& info_;
-  std::size_t at_ = 0;  // the start of the character read last: the next run's first
+  CharInfo lower_{};        // the entry of `a`
+  bool lower_same_ = true;  // `b` to `z` have it too
+  std::size_t at_ = 0;      // the start of the character read last: the next run's first
   std::size_t len_now_ = 0;
   char32_t char_now_ = 0;
   CharInfo info_now_{};
