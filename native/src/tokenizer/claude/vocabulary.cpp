@@ -181,12 +181,28 @@ std::vector<std::uint32_t> Vocabulary::double_array(const std::vector<std::strin
   prev_free.assign(1, 0);
   grow(1024);
   std::uint32_t head = 1;  // the first free slot
+  // The free slots under 256 also as bits, and the first free slot from 256 on: a node's first
+  // label L rules out every slot up to L, and low slots that no label fits stay free for good
+  // (slot t takes only labels under t), so stepping through them from `head` for every node was
+  // most of building the reversed trie, whose labels start at UTF-8's continuation bytes.
+  std::array<std::uint64_t, 4> low_free{~std::uint64_t{1}, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}};
+  std::uint32_t high_head = 256;
   auto take = [&](std::uint32_t k) {
     if (k == head)
       head = next_free[k];
     else
       next_free[prev_free[k]] = next_free[k];
     if (next_free[k] < next_free.size()) prev_free[next_free[k]] = prev_free[k];
+    if (k < 256) low_free[k >> 6] &= ~(std::uint64_t{1} << (k & 63));
+    if (k == high_head) high_head = next_free[k];
+  };
+  // The first free slot at or after `from` (<= 256); the free list goes on from there.
+  auto free_from = [&](std::uint32_t from) -> std::uint32_t {
+    for (std::uint32_t w = from >> 6; w < 4; ++w) {
+      const std::uint64_t bits = low_free[w] & (w == (from >> 6) ? ~std::uint64_t{0} << (from & 63) : ~std::uint64_t{0});
+      if (bits != 0) return (w << 6) | static_cast<std::uint32_t>(std::countr_zero(bits));
+    }
+    return high_head;
   };
   std::vector<bool> used_base;  // two nodes never share a base
 
@@ -220,9 +236,8 @@ std::vector<std::uint32_t> Vocabulary::double_array(const std::vector<std::strin
     }
     // First fit over the free slots: the lowest base whose slots for all labels are free.
     std::uint32_t base = 0;
-    for (std::uint32_t pos = head;; pos = next_free[pos]) {
+    for (std::uint32_t pos = free_from(labels.front() + 1u);; pos = next_free[pos]) {
       if (pos + 257 >= next_free.size()) grow(next_free.size() * 2);
-      if (pos <= labels.front()) continue;
       const std::size_t b = pos - labels.front();
       if (b >= used_base.size()) used_base.resize(b + 4096, false);
       if (used_base[b]) continue;
