@@ -28,8 +28,11 @@ bool needs_nfc(char32_t c, const Infos& info) { return c >= 0x80 && (info(c).fla
 // Whether the character-by-character steps leave `c` as it is (NFC aside).
 bool kept_as_is(char32_t c, bool fold_quotes) {
   if (c < 0x80) return c >= 0x20 ? c != 0x7F : (c == U'\t' || c == U'\n');
-  // Latin to Mongolian: no control, private use, fold or space separator; only Thai SARA AM.
+  // Latin to Mongolian: no control, private use, fold or space separator; only Thai SARA AM. From
+  // past the last space separator (U+205F) to private use, and after it (CJK, Hangul, astral):
+  // nothing any step changes.
   if (c >= 0xA1 && c < 0x1680) return c != 0x0E4D;
+  if ((c >= 0x2060 && c < 0xE000) || c >= 0xF900) return true;
   return !is_stripped_control(c) && !is_private_use(c) && fold(c, fold_quotes) == c && c != 0x0E4D;
 }
 
