@@ -146,6 +146,9 @@ CharInfo compute_info(char32_t c) {
   const bool lower = c == kNewLower1 || c == kNewLower2 || cat == UTF8PROC_CATEGORY_LL || in_ranges(c, kOtherLower);
   if (upper) flags |= kUpper;
   if (lower) flags |= kLower;
+  if (lower && !upper) flags |= kLowerOnly;
+  if (c == kCapitalDottedI || c == kCapitalSharpS) flags |= kCaseSpecial;
+  if (c >= 0x80) flags |= kNonAscii;
   if ((is_new_cased(c) || letter_or_mark) && !lower && (!upper || lower_of(c) == c)) flags |= kUnlowerable;
   // Text that NFC may change takes normalization's NFC path, and so does Thai SARA AM (U+0E4D),
   // which that path composes with a following U+0E32 into U+0E33.

@@ -28,6 +28,11 @@ enum Flag : std::uint16_t {
   kLower = 1 << 6,
   kUnlowerable = 1 << 7,  // a letter or mark that no case marker can restore
   kNeedsNfc = 1 << 8,     // NFC may change text holding this character
+  // What the stream builder ORs over a word's characters to decide its case marker without
+  // reading the word again (marked_stream.cpp, write_word):
+  kLowerOnly = 1 << 9,     // kLower without kUpper: the word is not all capitals
+  kCaseSpecial = 1 << 10,  // İ or ẞ, which the case rules treat one by one
+  kNonAscii = 1 << 11,     // lowering the word needs the general path
 };
 
 struct CharInfo {

@@ -2,8 +2,6 @@
 
 #include <utf8proc.h>
 
-#include <cstring>
-
 #include "ctxwin/tokenizer/utf8.hpp"
 #include "tokenizer/claude/char_info.hpp"
 #include "tokenizer/claude/text_normalization.hpp"
@@ -22,7 +20,9 @@ namespace {
 // and the bytes it writes.
 struct Run {
   std::uint8_t cls = kWordy;
-  bool one_category = true;  // every character has the first one's category
+  bool one_category = true;      // every character has the first one's category
+  std::uint16_t rest_flags = 0;  // the flags of the characters after the first, ORed
+  std::uint32_t chars = 1;
   CharInfo first{}, last{};
   char32_t first_char = 0, last_char = 0;
   std::size_t begin = 0, end = 0;
@@ -39,7 +39,14 @@ int hard_kind(std::uint16_t flags) {
 // alternative changes (punctuation-like, number, letter; a variation selector rides its base).
 class RunReader {
  public:
-  RunReader(std::string_view text, const Infos& info) : text_(text), info_(info) { read_char(); }
+  RunReader(std::string_view text, const Infos& info) : text_(text), info_(info) {
+    lower_ = info_(U'a');
+    for (char32_t c = U'b'; c <= U'z'; ++c) {
+      const CharInfo ci = info_(c);
+      lower_same_ &= ci.cls == lower_.cls && ci.category == lower_.category && ci.flags == lower_.flags;
+    }
+    read_char();
+  }
 
   // Reads into locals and writes `run` once at the end: Run's byte-wide fields may alias anything,
   // so writing them character by character made every read around them a reload.
@@ -56,11 +63,27 @@ class RunReader {
     const char32_t first_char = char_now_;
     char32_t last_char = char_now_;
     bool one_category = true;
+    std::uint16_t rest_flags = 0;
+    std::uint32_t chars = 1;
     std::size_t at = at_, len = len_now_;
     char32_t c = char_now_;
     CharInfo ci = first;
     for (;;) {
       at += len;
+      if (cls == kWordy && lower_same_) {
+        // ASCII lowercase letters, most of a word's characters, share one entry (checked when
+        // the reader is made): a stretch of them continues the run without a lookup each.
+        std::size_t k = at;
+        while (k < n && static_cast<unsigned>(static_cast<unsigned char>(data[k])) - 'a' < 26u) ++k;
+        if (k > at) {
+          last = lower_;
+          last_char = static_cast<unsigned char>(data[k - 1]);
+          one_category &= lower_.category == first.category;
+          rest_flags |= lower_.flags;
+          chars += static_cast<std::uint32_t>(k - at);
+          at = k;
+        }
+      }
       if (at >= n) break;
       const auto b = static_cast<unsigned char>(data[at]);
       if (b < 0x80) {
@@ -78,9 +101,13 @@ class RunReader {
       last = ci;
       last_char = c;
       one_category &= ci.category == first.category;
+      rest_flags |= ci.flags;
+      ++chars;
     }
     run.cls = cls;
     run.one_category = one_category;
+    run.rest_flags = rest_flags;
+    run.chars = chars;
     run.first = first;
     run.last = last;
     run.first_char = first_char;
@@ -103,7 +130,9 @@ class RunReader {
 
   std::string_view text_;
   const Infos& info_;
-  std::size_t at_ = 0;  // the start of the character read last: the next run's first
+  CharInfo lower_{};        // the entry of `a`
+  bool lower_same_ = true;  // `b` to `z` have it too
+  std::size_t at_ = 0;      // the start of the character read last: the next run's first
   std::size_t len_now_ = 0;
   char32_t char_now_ = 0;
   CharInfo info_now_{};
@@ -143,7 +172,6 @@ class StreamBuilder {
       write_run(out, a);
       ++i;
     }
-    absorb_seams(out);
     return out;
   }
 
@@ -166,18 +194,18 @@ class StreamBuilder {
       write_word(out, run, fused, !(fused || contraction_seam(a)));
     } else if (run.cls == kStray) {
       const bool letter_follows = a.after != nullptr && a.after->cls == kWordy;
-      out.push_back(static_cast<char>(kBow));
+      open_word(out, 0);
       body(out, run);
       if (!letter_follows) out.push_back(static_cast<char>(kEow));
     } else if (run.cls == kPunct || hard_bow(run) || hard_eow(run)) {
       // Marked only on a side that borders a space: `a! b` gets `!⟨eow⟩`, `a!b` a bare `!`.
       const bool punct = run.cls == kPunct;
-      if (space_before(a) && !opens_word(a) && (punct || hard_bow(run))) out.push_back(static_cast<char>(kBow));
+      if (space_before(a) && !opens_word(a) && (punct || hard_bow(run))) open_word(out, 0);
       body(out, run);
       if (space_after(a) && (punct || hard_eow(run))) out.push_back(static_cast<char>(kEow));
     } else if ((run.cls == kDigit || run.cls == kHard) && digit_run(run)) {
       // Digits take border markers decided by their border character (ASCII digits take none).
-      if (digit_bow(run) && space_before(a)) out.push_back(static_cast<char>(kBow));
+      if (digit_bow(run) && space_before(a)) open_word(out, 0);
       body(out, run);
       if (digit_eow(run) && space_after(a)) out.push_back(static_cast<char>(kEow));
     } else {
@@ -240,7 +268,53 @@ class StreamBuilder {
   // A case marker fires on a whole word only: all capitals (at least allcaps_min letters, v3)
   // become ⟨caps⟩ + lowercase, a title-case word ⟨shift⟩ + lowercase; anything else is literal.
   void write_word(std::string& out, const Run& r, bool head_mark, bool bow) const {
-    enum { Literal, Shift, Caps, ShiftKeepDottedI } mode = Literal;
+    const std::uint16_t all = r.first.flags | r.rest_flags;
+    const Mode mode = (head_mark || (all & kCaseSpecial)) ? special_word_mode(r, head_mark) : word_mode(r);
+    const unsigned char mark = mode == Shift || mode == ShiftKeepDottedI ? kShift : mode == Caps ? kCaps : 0;
+    if (bow) {
+      open_word(out, mark);
+    } else if (mark != 0) {
+      out.push_back(static_cast<char>(mark));
+    }
+    if (mode == Literal) {
+      body(out, r);
+    } else if (!(all & kNonAscii)) {
+      // ASCII: lowering is byte by byte (no İ here: the special path keeps it literal).
+      const std::size_t at = out.size();
+      body(out, r);
+      for (char* p = out.data() + at; p != out.data() + out.size(); ++p) {
+        if (*p >= 'A' && *p <= 'Z') *p = static_cast<char>(*p + 32);
+      }
+    } else {
+      for (std::size_t k = r.begin; k < r.end;) {
+        std::size_t len;
+        const char32_t c = decode_utf8(text_, k, len);
+        append_utf8(out, (mode == ShiftKeepDottedI && k > r.begin && c == kCapitalDottedI) ? c : lower_of(c));
+        k += len;
+      }
+    }
+    out.push_back(static_cast<char>(kEow));
+  }
+
+  enum Mode { Literal, Shift, Caps, ShiftKeepDottedI };
+
+  // The case marker of a word without İ or ẞ, from the flags the run reader ORed over it: the
+  // word is not read again.
+  Mode word_mode(const Run& r) const {
+    const std::uint16_t all = r.first.flags | r.rest_flags;
+    const bool all_upper = !(all & kLowerOnly);
+    if (options_.allcaps_min != 0 && (all & (kUpper | kLower)) && all_upper && r.chars >= options_.allcaps_min && !(all & kUnlowerable)) {
+      return Caps;
+    }
+    if (lower_of(r.first_char) == r.first_char) return Literal;
+    if ((r.first.flags & kUpper) && !(r.rest_flags & kUpper)) return Shift;
+    return Literal;
+  }
+
+  // The case marker of any word, reading it character by character (word_mode() gives the same
+  // for words without İ or ẞ, which are not the head of a fused stray mark).
+  Mode special_word_mode(const Run& r, bool head_mark) const {
+    Mode mode = Literal;
     bool sharp_s = false, dotted_i = false, unlowerable = false, any_cased = false, all_upper = true;
     bool upper_after_head = false, upper_after_head_not_i = false;
     std::size_t chars = 0;
@@ -275,50 +349,18 @@ class StreamBuilder {
     } else if (head_upper && !upper_after_head) {
       mode = Shift;
     }
-    if (mode == Shift || mode == ShiftKeepDottedI) out.push_back(static_cast<char>(kShift));
-    if (mode == Caps) out.push_back(static_cast<char>(kCaps));
-    if (bow) out.push_back(static_cast<char>(kBow));
-    if (mode == Literal) {
-      body(out, r);
-    } else {
-      for (std::size_t k = r.begin; k < r.end;) {
-        std::size_t len;
-        const char32_t c = decode_utf8(text_, k, len);
-        append_utf8(out, (mode == ShiftKeepDottedI && k > r.begin && c == kCapitalDottedI) ? c : lower_of(c));
-        k += len;
-      }
-    }
-    out.push_back(static_cast<char>(kEow));
+    return mode;
   }
 
-  // ⟨eow⟩ ' ' [case markers] ⟨bow⟩: a single space between two marked words is the seam itself.
-  // Only the byte after an ⟨eow⟩ can go, so the scan jumps from one ⟨eow⟩ to the next.
-  static void absorb_seams(std::string& s) {
-    const std::size_t n = s.size();
-    char* data = s.data();
-    std::size_t w = 0, r = 0;
-    for (;;) {
-      const void* hit = std::memchr(data + r, static_cast<char>(kEow), n - r);
-      if (hit == nullptr) break;
-      const std::size_t eow = static_cast<std::size_t>(static_cast<const char*>(hit) - data);
-      const std::size_t space = eow + 1;
-      if (space >= n || data[space] != ' ') {
-        std::memmove(data + w, data + r, space - r);
-        w += space - r;
-        r = space;
-        continue;
-      }
-      std::size_t k = space + 1;
-      while (k < n && (static_cast<unsigned char>(data[k]) == kShift || static_cast<unsigned char>(data[k]) == kCaps)) ++k;
-      const bool seam = k < n && static_cast<unsigned char>(data[k]) == kBow;
-      const std::size_t keep_to = seam ? space : space + 1;
-      std::memmove(data + w, data + r, keep_to - r);
-      w += keep_to - r;
-      r = space + 1;
-    }
-    std::memmove(data + w, data + r, n - r);
-    w += n - r;
-    s.resize(w);
+  // Writes [case marker] ⟨bow⟩. ⟨eow⟩ ' ' [case marker] ⟨bow⟩: a single space between two marked
+  // words is the seam itself, so the space goes. The space before can only be a space run's
+  // (no other run writes one, and nothing else writes after an ⟨eow⟩), so looking at the last
+  // two bytes here is the same as scanning the stream for the pattern afterwards.
+  static void open_word(std::string& out, unsigned char mark) {
+    const std::size_t n = out.size();
+    if (n >= 2 && out[n - 1] == ' ' && static_cast<unsigned char>(out[n - 2]) == kEow) out.pop_back();
+    if (mark != 0) out.push_back(static_cast<char>(mark));
+    out.push_back(static_cast<char>(kBow));
   }
 
   std::string_view text_;

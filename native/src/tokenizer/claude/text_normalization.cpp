@@ -28,6 +28,11 @@ bool needs_nfc(char32_t c, const Infos& info) { return c >= 0x80 && (info(c).fla
 // Whether the character-by-character steps leave `c` as it is (NFC aside).
 bool kept_as_is(char32_t c, bool fold_quotes) {
   if (c < 0x80) return c >= 0x20 ? c != 0x7F : (c == U'\t' || c == U'\n');
+  // Latin to Mongolian: no control, private use, fold or space separator; only Thai SARA AM. From
+  // past the last space separator (U+205F) to private use, and after it (CJK, Hangul, astral):
+  // nothing any step changes.
+  if (c >= 0xA1 && c < 0x1680) return c != 0x0E4D;
+  if ((c >= 0x2060 && c < 0xE000) || c >= 0xF900) return true;
   return !is_stripped_control(c) && !is_private_use(c) && fold(c, fold_quotes) == c && c != 0x0E4D;
 }
 
@@ -41,15 +46,30 @@ class AfterNfc {
 
   void feed(std::string_view nfc) {
     for (std::size_t i = 0; i < nfc.size();) {
-      const auto b = static_cast<unsigned char>(nfc[i]);
-      if (b >= 0x20 && b < 0x7F && !sara_am_waits_) {  // printable ASCII: kept, appended a run at a time
-        std::size_t end = i + 1;
-        while (end < nfc.size() && static_cast<unsigned char>(nfc[end]) >= 0x20 && static_cast<unsigned char>(nfc[end]) < 0x7F) ++end;
+      // A run of characters the steps keep as they are (printable ASCII, and most letters of
+      // other scripts) is appended at once: appending European text's letters one code point at
+      // a time was most of this pass.
+      std::size_t end = i;
+      if (!sara_am_waits_) {
+        while (end < nfc.size()) {
+          const auto b = static_cast<unsigned char>(nfc[end]);
+          if (b >= 0x20 && b < 0x7F) {
+            ++end;
+            continue;
+          }
+          if (b < 0x80) break;
+          std::size_t len;
+          if (!kept_as_is(decode_utf8(nfc, end, len), fold_quotes_)) break;
+          end += len;
+        }
+      }
+      if (end > i) {
         out_.append(nfc, i, end - i);
         i = end;
         continue;
       }
-      if (b < 0x80 && !sara_am_waits_) {  // other ASCII: only the control rules apply
+      const auto b = static_cast<unsigned char>(nfc[i]);
+      if (b < 0x80 && !sara_am_waits_) {  // an ASCII control: only the control rules apply
         ++i;
         if (b == 0) {
           out_.push_back(' ');
@@ -133,7 +153,7 @@ std::string_view normalize(std::string_view text, bool fold_quotes, const Infos&
     std::size_t end = begin + chunk < n ? begin + chunk : n;
     while (end < n && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;  // a character's start
     bool nfc = false;
-    for (std::size_t k = begin; k < end;) {
+    for (std::size_t k = begin; k < end && !nfc;) {  // one such character decides it
       std::size_t len;
       nfc |= needs_nfc(decode_utf8(text, k, len), info);
       k += len;

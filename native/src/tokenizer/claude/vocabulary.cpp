@@ -130,7 +130,7 @@ std::unique_ptr<const Vocabulary> Vocabulary::parse(std::string data, const std:
     }
   }
   v->piece_count_ = pieces.size();
-  v->build_trie(pieces);
+  v->build_trie(pieces, path);
 
   // Every BMP character's cost, so that the DP's fallback edge is one array read.
   v->bmp_cost_.resize(0x10000);
@@ -142,22 +142,34 @@ std::unique_ptr<const Vocabulary> Vocabulary::parse(std::string data, const std:
   return v;
 }
 
-void Vocabulary::build_trie(std::vector<std::string>& pieces) {
+void Vocabulary::build_trie(std::vector<std::string>& pieces, const std::string& path) {
   std::sort(pieces.begin(), pieces.end());
   pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
   for (const auto& p : pieces) max_piece_bytes_ = std::max(max_piece_bytes_, p.size());
   std::size_t ring = 8;
   while (ring < max_piece_bytes_ + 8) ring <<= 1;
   ring_mask_ = ring - 1;
+  trie_ = double_array(pieces, root_base_, path);
+  // The pieces that end a word, spelled backwards: tile_short finds every piece ending at a
+  // segment's ⟨eow⟩ with one walk from the end.
+  std::vector<std::string> tails;
+  for (const auto& p : pieces) {
+    if (static_cast<unsigned char>(p.back()) == kEow) tails.emplace_back(p.rbegin(), p.rend());
+  }
+  std::sort(tails.begin(), tails.end());
+  tail_trie_ = double_array(tails, tail_root_base_, path);
+}
 
-  units_.assign(1024, Unit{0, kFree});
-  units_[0].check = 0;  // the root
+std::vector<std::uint32_t> Vocabulary::double_array(const std::vector<std::string>& pieces, std::uint32_t& root_base,
+                                                    const std::string& path) {
+  std::vector<Unit> units(1024, Unit{0, kFree});
+  units[0].check = 0;  // the root
   // The free slots form a doubly linked list, so that finding a base skips the taken ones.
   std::vector<std::uint32_t> next_free, prev_free;
   auto grow = [&](std::size_t size) {
     const std::size_t old = next_free.size();
     if (size <= old) return;
-    units_.resize(size, Unit{0, kFree});
+    units.resize(size, Unit{0, kFree});
     next_free.resize(size);
     prev_free.resize(size);
     for (std::size_t k = old; k < size; ++k) {
@@ -169,12 +181,28 @@ void Vocabulary::build_trie(std::vector<std::string>& pieces) {
   prev_free.assign(1, 0);
   grow(1024);
   std::uint32_t head = 1;  // the first free slot
+  // The free slots under 256 also as bits, and the first free slot from 256 on: a node's first
+  // label L rules out every slot up to L, and low slots that no label fits stay free for good
+  // (slot t takes only labels under t), so stepping through them from `head` for every node was
+  // most of building the reversed trie, whose labels start at UTF-8's continuation bytes.
+  std::array<std::uint64_t, 4> low_free{~std::uint64_t{1}, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}};
+  std::uint32_t high_head = 256;
   auto take = [&](std::uint32_t k) {
     if (k == head)
       head = next_free[k];
     else
       next_free[prev_free[k]] = next_free[k];
     if (next_free[k] < next_free.size()) prev_free[next_free[k]] = prev_free[k];
+    if (k < 256) low_free[k >> 6] &= ~(std::uint64_t{1} << (k & 63));
+    if (k == high_head) high_head = next_free[k];
+  };
+  // The first free slot at or after `from` (<= 256); the free list goes on from there.
+  auto free_from = [&](std::uint32_t from) -> std::uint32_t {
+    for (std::uint32_t w = from >> 6; w < 4; ++w) {
+      const std::uint64_t bits = low_free[w] & (w == (from >> 6) ? ~std::uint64_t{0} << (from & 63) : ~std::uint64_t{0});
+      if (bits != 0) return (w << 6) | static_cast<std::uint32_t>(std::countr_zero(bits));
+    }
+    return high_head;
   };
   std::vector<bool> used_base;  // two nodes never share a base
 
@@ -192,7 +220,7 @@ void Vocabulary::build_trie(std::vector<std::string>& pieces) {
     stack.pop_back();
     std::size_t lo = f.lo;
     if (lo < f.hi && pieces[lo].size() == f.depth) {
-      units_[f.node].base |= kTerminal;
+      units[f.node].base |= kTerminal;
       ++lo;
     }
     if (lo == f.hi) continue;
@@ -208,23 +236,22 @@ void Vocabulary::build_trie(std::vector<std::string>& pieces) {
     }
     // First fit over the free slots: the lowest base whose slots for all labels are free.
     std::uint32_t base = 0;
-    for (std::uint32_t pos = head;; pos = next_free[pos]) {
+    for (std::uint32_t pos = free_from(labels.front() + 1u);; pos = next_free[pos]) {
       if (pos + 257 >= next_free.size()) grow(next_free.size() * 2);
-      if (pos <= labels.front()) continue;
       const std::size_t b = pos - labels.front();
       if (b >= used_base.size()) used_base.resize(b + 4096, false);
       if (used_base[b]) continue;
       bool fits = true;
-      for (std::size_t k = 1; fits && k < labels.size(); ++k) fits = units_[b + labels[k]].check == kFree;
+      for (std::size_t k = 1; fits && k < labels.size(); ++k) fits = units[b + labels[k]].check == kFree;
       if (fits) {
         base = static_cast<std::uint32_t>(b);
         used_base[b] = true;
         break;
       }
     }
-    units_[f.node].base = (units_[f.node].base & kTerminal) | base;
+    units[f.node].base = (units[f.node].base & kTerminal) | base;
     for (std::size_t k = 0; k < labels.size(); ++k) {
-      units_[base + labels[k]].check = f.node;
+      units[base + labels[k]].check = f.node;
       take(static_cast<std::uint32_t>(base + labels[k]));
     }
     for (std::size_t k = labels.size(); k-- > 0;) {
@@ -232,14 +259,29 @@ void Vocabulary::build_trie(std::vector<std::string>& pieces) {
     }
   }
   // Trailing room so that base + 255 never reads past the end.
-  std::size_t last = units_.size();
-  while (last > 0 && units_[last - 1].check == kFree) --last;
-  units_.resize(last + 256, Unit{0, kFree});
-  units_.shrink_to_fit();
+  std::size_t last = units.size();
+  while (last > 0 && units[last - 1].check == kFree) --last;
+  units.resize(last + 256, Unit{0, kFree});
+  // Packed to four bytes a unit, half the cache lines a walk touches: what a unit keeps of its
+  // parent is the byte that leads to it, which is enough because no two nodes share a base. A
+  // unit t read from the node with base b for byte c has label c exactly when its parent's base
+  // is t - c = b, so its parent is that node. A leaf's base is 0 and every base is at least 1, so
+  // from a leaf, unit c would need a parent of base 0: no label matches and the walk stops.
+  if (units.size() > (std::size_t{1} << (32 - kBaseShift))) unreadable(path, "too many pieces for the index");
+  std::vector<std::uint32_t> trie(units.size(), 0);
+  for (std::size_t t = 1; t < units.size(); ++t) {
+    const Unit& u = units[t];
+    if (u.check == kFree) continue;
+    const std::uint32_t label = static_cast<std::uint32_t>(t) - (units[u.check].base & ~kTerminal);
+    trie[t] = ((u.base & ~kTerminal) << kBaseShift) | ((u.base & kTerminal) ? kEnds : 0) | (label + 1);
+  }
+  root_base = units[0].base & ~kTerminal;
+  trie[0] = root_base << kBaseShift;  // never a child: no label
+  return trie;
 }
 
 std::size_t Vocabulary::memory_bytes() const noexcept {
-  return units_.size() * sizeof(Unit) + bmp_cost_.size() + floor_tokens_.size() * 32;
+  return (trie_.size() + tail_trie_.size()) * sizeof(std::uint32_t) + bmp_cost_.size() + floor_tokens_.size() * 32;
 }
 
 std::uint32_t Vocabulary::byte_floor(std::string_view bytes) const {
@@ -427,6 +469,15 @@ class Vocabulary::PeriodSkip {
   std::vector<std::uint32_t> values_;
 };
 
+// char_cost() of the character of `len` bytes at bytes[pos]: ASCII and markers without the call
+// (the DPs ask at every position).
+inline std::uint32_t Vocabulary::cost_at(const unsigned char* bytes, std::size_t pos, std::size_t len) const {
+  const unsigned char b = bytes[pos];
+  if (b < 0x80) return bmp_cost_[b];
+  if (b >= 0xF8) return 1;
+  return char_cost(std::string_view(reinterpret_cast<const char*>(bytes) + pos, len));
+}
+
 // A short stream (a segment: mostly one word, which the segment cache has not seen) tiled with
 // little of the trie walked. The DP below walks the trie from every position, a walk of several
 // dependent reads that ends in a mispredicted miss, and on a word of unseen text that walking is
@@ -438,10 +489,13 @@ class Vocabulary::PeriodSkip {
 // (induction along the tiling; the one-character edges are all taken). So the DP walks only from
 // those positions, and the count is the smaller of U and what it finds. A word that is one piece
 // (U = 1) takes one walk; a word of two pieces walks from its start only, and that walk is the
-// greedy one's, remembered.
+// greedy one's, remembered. From a position with c + 2 = U only a piece ending the stream can
+// help, so when the stream ends in ⟨eow⟩ (a word) those pieces come from one walk backwards over
+// the reversed pieces that end in ⟨eow⟩: a word of three tokens walks forwards no more than the
+// greedy tiling did.
 std::size_t Vocabulary::tile_short(std::string_view s) const {
   const std::size_t n = s.size();
-  const Unit* units = units_.data();
+  const std::uint32_t* trie = trie_.data();
   const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
   std::uint32_t bound = 0;
   // The greedy walks find every piece from where they start: ends[pos] (bit e: a piece spans
@@ -452,13 +506,13 @@ std::size_t Vocabulary::tile_short(std::string_view s) const {
   for (std::size_t pos = 0; pos < n;) {
     // The longest piece from pos that ends where a character starts (or at the end).
     std::size_t end = pos;
-    std::uint32_t node = 0;
+    std::uint32_t base = root_base_;
     std::uint64_t found = 0;
     for (std::size_t p = pos; p < n; ++p) {
-      const std::uint32_t t = (units[node].base & ~kTerminal) + bytes[p];
-      if (units[t].check != node) break;
-      node = t;
-      if (units[t].base & kTerminal) {
+      const std::uint32_t u = trie[base + bytes[p]];
+      if ((u & kLabel) != bytes[p] + 1u) break;
+      base = u >> kBaseShift;
+      if (u & kEnds) {
         found |= std::uint64_t{1} << (p + 1);
         if (p + 1 == n || (bytes[p + 1] & 0xC0) != 0x80) end = p + 1;
       }
@@ -472,10 +526,14 @@ std::size_t Vocabulary::tile_short(std::string_view s) const {
     }
     const std::size_t len = char_length(bytes[pos]);
     if (pos + len > n) return tile_all(s);  // a cut character: no greedy tiling (never in a stream)
-    bound += char_cost(s.substr(pos, len));
+    bound += cost_at(bytes, pos, len);
     pos += len;
   }
   if (bound <= 1) return bound;  // one token, or none: nothing is cheaper
+  const std::uint32_t* tail_trie = tail_trie_.data();
+  const bool word_end = bytes[n - 1] == kEow;
+  std::uint64_t tails = 0;  // bit p: s[p, n) is a piece (once tails_known)
+  bool tails_known = false;
   std::array<std::uint32_t, 64> best;
   std::fill(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(n + 1), kInf);
   best[0] = 0;
@@ -484,7 +542,7 @@ std::size_t Vocabulary::tile_short(std::string_view s) const {
     if (cur >= kInf) continue;  // inside a character
     const std::size_t len = char_length(bytes[pos]);
     if (pos + len <= n) {
-      const std::uint32_t cost = cur + char_cost(s.substr(pos, len));
+      const std::uint32_t cost = cur + cost_at(bytes, pos, len);
       if (cost < best[pos + len]) best[pos + len] = cost;
     }
     if (cur + 2 > bound) continue;  // no piece from here leads below the bound
@@ -496,12 +554,29 @@ std::size_t Vocabulary::tile_short(std::string_view s) const {
       }
       continue;
     }
-    std::uint32_t node = 0;
+    if (cur + 2 == bound && word_end) {
+      // From here only a piece that ends the segment leads below the bound (one that ends before
+      // it leaves at least a token more to pay): the pieces ending at the ⟨eow⟩, all found by
+      // one walk back from the end, instead of a walk forward from each such position.
+      if (!tails_known) {
+        std::uint32_t base = tail_root_base_;
+        for (std::size_t p = n; p-- > 0;) {
+          const std::uint32_t u = tail_trie[base + bytes[p]];
+          if ((u & kLabel) != bytes[p] + 1u) break;
+          base = u >> kBaseShift;
+          if (u & kEnds) tails |= std::uint64_t{1} << p;
+        }
+        tails_known = true;
+      }
+      if (((tails >> pos) & 1) && next < best[n]) best[n] = next;
+      continue;
+    }
+    std::uint32_t base = root_base_;
     for (std::size_t p = pos; p < n; ++p) {
-      const std::uint32_t t = (units[node].base & ~kTerminal) + bytes[p];
-      if (units[t].check != node) break;
-      node = t;
-      if ((units[t].base & kTerminal) && next < best[p + 1]) best[p + 1] = next;
+      const std::uint32_t u = trie[base + bytes[p]];
+      if ((u & kLabel) != bytes[p] + 1u) break;
+      base = u >> kBaseShift;
+      if ((u & kEnds) && next < best[p + 1]) best[p + 1] = next;
     }
   }
   return std::min<std::size_t>(bound, best[n]);
@@ -515,7 +590,7 @@ std::size_t Vocabulary::tile(std::string_view s) const {
 std::size_t Vocabulary::tile_all(std::string_view s) const {
   const std::size_t n = s.size();
   if (n == 0) return 0;
-  const Unit* units = units_.data();
+  const std::uint32_t* trie = trie_.data();
   // best[p & mask] is the fewest tokens covering s[0, p); a start relaxes at most
   // max_piece_bytes_ ahead, so a ring of more than that many slots holds every live value. A
   // short stream (a word) needs no more slots than it has positions, and they live on the stack.
@@ -546,19 +621,19 @@ std::size_t Vocabulary::tile_all(std::string_view s) const {
     // The one-character edge: a piece, a lone marker, or the byte floor.
     const std::size_t len = char_length(bytes[pos]);
     if (pos + len <= n) {
-      const std::uint32_t cost = cur + char_cost(s.substr(pos, len));
+      const std::uint32_t cost = cur + cost_at(bytes, pos, len);
       std::uint32_t& slot = best[(pos + len) & mask];
       if (cost < slot) slot = cost;
     }
     // Every piece starting here.
     const std::uint32_t next = cur + 1;
-    std::uint32_t node = 0;
+    std::uint32_t base = root_base_;
     std::size_t p = pos;
     for (; p < n; ++p) {
-      const std::uint32_t t = (units[node].base & ~kTerminal) + bytes[p];
-      if (units[t].check != node) break;
-      node = t;
-      if (units[t].base & kTerminal) {
+      const std::uint32_t u = trie[base + bytes[p]];
+      if ((u & kLabel) != bytes[p] + 1u) break;
+      base = u >> kBaseShift;
+      if (u & kEnds) {
         std::uint32_t& slot = best[(p + 1) & mask];
         if (next < slot) slot = next;
       }
@@ -647,12 +722,12 @@ std::size_t Vocabulary::newline_tail(std::size_t n) const {
 
 std::size_t Vocabulary::longest_run_piece(unsigned char c) const {
   std::size_t longest = 1;  // the byte alone always costs one token
-  std::uint32_t node = 0;
+  std::uint32_t base = root_base_;
   for (std::size_t depth = 1; depth <= max_piece_bytes_; ++depth) {
-    const std::uint32_t t = (units_[node].base & ~kTerminal) + c;
-    if (units_[t].check != node) break;
-    node = t;
-    if (units_[t].base & kTerminal) longest = depth;
+    const std::uint32_t u = trie_[base + c];
+    if ((u & kLabel) != c + 1u) break;
+    base = u >> kBaseShift;
+    if (u & kEnds) longest = depth;
   }
   return longest;
 }

@@ -58,12 +58,18 @@ class Vocabulary {
   // One character standing alone: 1 if it is a piece, else the tiling of its UTF-8 bytes.
   std::uint32_t char_cost(std::string_view utf8_char) const;
 
+  // A unit of the double array while it is built (build_trie), before it is packed into trie_.
   struct Unit {
     std::uint32_t base;   // bit 31: a piece ends at this node
     std::uint32_t check;  // the parent's index; kFree when unused
   };
   static constexpr std::uint32_t kFree = 0xFFFFFFFFu;
   static constexpr std::uint32_t kTerminal = 0x80000000u;
+  // A packed unit: the byte that leads to it plus one (0: unused), whether a piece ends there, and
+  // the base of its children.
+  static constexpr std::uint32_t kLabel = 0x1FFu;
+  static constexpr std::uint32_t kEnds = 0x200u;
+  static constexpr unsigned kBaseShift = 10;
 
  private:
   class RunSkip;
@@ -72,8 +78,11 @@ class Vocabulary {
   std::size_t tile_short(std::string_view stream) const;
   // The longest piece that is `c` repeated (1 when none is: the byte alone).
   std::size_t longest_run_piece(unsigned char c) const;
-  void build_trie(std::vector<std::string>& pieces);
+  void build_trie(std::vector<std::string>& pieces, const std::string& path);
+  // The packed double array over sorted, distinct `pieces`; its root's base into `root_base`.
+  static std::vector<std::uint32_t> double_array(const std::vector<std::string>& pieces, std::uint32_t& root_base, const std::string& path);
   std::uint32_t byte_floor(std::string_view bytes) const;
+  std::uint32_t cost_at(const unsigned char* bytes, std::size_t pos, std::size_t len) const;
 
   std::uint32_t message_overhead_ = 0;
   bool fold_quotes_ = false;
@@ -84,7 +93,10 @@ class Vocabulary {
   // Whether every piece holds ⟨bow⟩ only at its start (after its case marker) and ⟨eow⟩ only at
   // its end: what makes the segments independent. Checked on load, true of ctok's files.
   bool segmentable_ = true;
-  std::vector<Unit> units_;
+  std::vector<std::uint32_t> trie_;  // packed units (kLabel, kEnds, base << kBaseShift)
+  std::uint32_t root_base_ = 0;
+  std::vector<std::uint32_t> tail_trie_;  // the pieces ending in ⟨eow⟩, reversed, packed alike
+  std::uint32_t tail_root_base_ = 0;
   // Byte strings of one token in the byte floor: lead-byte prefixes and one-character pieces,
   // packed as (length << 24 | bytes) for up to three bytes, or as the 4 bytes of a one-piece
   // astral character.

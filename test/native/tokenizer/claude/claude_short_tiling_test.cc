@@ -115,7 +115,8 @@ TEST(ClaudeShortTiling, RealVocabulariesOverWordSegmentsMatchTheFullDp) {
 
 TEST(ClaudeShortTiling, SyntheticVocabulariesMatchThePlainDp) {
   // Letters of one to four bytes; pieces of two to six characters, none of one: a lone character
-  // costs its bytes, so the greedy tiling is often far above the best one.
+  // costs its bytes, so the greedy tiling is often far above the best one. Pieces hold ⟨bow⟩ and
+  // ⟨eow⟩ anywhere, so many end in ⟨eow⟩.
   const std::vector<std::string> letters = {"a", "b", "c", "é", "ж", "日", "😀", kBowS, kEowS};
   std::mt19937 rng(40);
   std::uniform_int_distribution<std::size_t> pick(0, letters.size() - 1);
@@ -142,6 +143,11 @@ TEST(ClaudeShortTiling, SyntheticVocabulariesMatchThePlainDp) {
       if (s.empty()) continue;
       ASSERT_EQ(v->tile(s), plain_tiling(s, set, longest)) << "round " << round << ": \"" << s << "\"";
       ASSERT_EQ(v->tile(s), v->tile_all(s)) << "round " << round << ": \"" << s << "\"";
+      // Ending in ⟨eow⟩ as a word's segment does, where the pieces that end it are found from the end.
+      if (s.size() + 1 < Vocabulary::kShortStream) {
+        const std::string word = s + kEowS;
+        ASSERT_EQ(v->tile(word), plain_tiling(word, set, longest)) << "round " << round << ": \"" << word << "\"";
+      }
     }
   }
 }

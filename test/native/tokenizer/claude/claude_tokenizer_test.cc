@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
@@ -200,6 +201,33 @@ TEST(SegmentCache, StaysWithinItsBudget) {
   cache.clear();
   EXPECT_EQ(cache.size(), 0u);
   EXPECT_EQ(cache.find("segment-1"), -1);
+}
+
+// Segments of up to 8 bytes are held as their own bytes in the slot, longer ones by hash in the
+// arena: each is found as itself only, whatever its length, across both kinds and across growth
+// (segments that differ by a trailing zero byte, by one byte anywhere, or are prefixes of others).
+TEST(SegmentCache, EverySegmentLengthIsItsOwnEntry) {
+  std::mt19937 rng(47);
+  const std::string alphabet("\0a\xF8\xF9\xC3\xA9", 6);
+  std::uniform_int_distribution<std::size_t> letter(0, alphabet.size() - 1);
+  std::uniform_int_distribution<std::size_t> length(1, 20);
+  std::map<std::string, std::uint32_t> expected;
+  SegmentCache cache(std::size_t{16} << 20);
+  for (std::uint32_t i = 0; i < 20000; ++i) {
+    std::string segment;
+    for (std::size_t n = length(rng); n > 0; --n) segment += alphabet[letter(rng)];
+    if (expected.count(segment) != 0) continue;
+    ASSERT_EQ(cache.find(segment), -1) << i;
+    cache.put(segment, i % 1000);
+    expected[segment] = i % 1000;
+  }
+  for (const auto& [segment, cost] : expected) {
+    ASSERT_EQ(cache.find(segment), cost);
+    for (const std::string& other : {segment + std::string(1, '\0'), segment.substr(0, segment.size() - 1), "b" + segment.substr(1)}) {
+      const auto it = expected.find(other);
+      ASSERT_EQ(cache.find(other), it == expected.end() ? -1 : std::int64_t{it->second});
+    }
+  }
 }
 
 }  // namespace
