@@ -190,7 +190,9 @@ std::size_t ascii_quick_cl100k(std::string_view text, std::size_t i, int max_dig
         j = i;
       }
       std::size_t k = j;
-      while (k < text.size() && static_cast<unsigned char>(text[k]) < 0x80 && kNotSpaceLetterNumber(kAscii[static_cast<unsigned char>(text[k])])) ++k;
+      while (k < text.size() && static_cast<unsigned char>(text[k]) < 0x80 &&
+             kNotSpaceLetterNumber(kAscii[static_cast<unsigned char>(text[k])]))
+        ++k;
       if (is_non_ascii(text, k)) return kNoMatch;
       while (k < text.size() && (text[k] == '\r' || text[k] == '\n')) ++k;
       return k;

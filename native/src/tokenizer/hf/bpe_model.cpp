@@ -636,7 +636,8 @@ std::size_t HfBpeModel::merge_part(std::string_view part, std::vector<std::uint3
     const auto* bytes = reinterpret_cast<const unsigned char*>(part.data());
     for (std::size_t i = 0; i < part.size(); ++i) symbols[i] = byte_ids_[bytes[i]];
     // The short loop alone (what merge_symbols picks here): no second copy of the long one.
-    const std::size_t n = part.size() <= 1 ? part.size() : bpe::detail::merge_short(symbols.data(), part.size(), BytePairMerges{{*this}, bytes});
+    const std::size_t n =
+        part.size() <= 1 ? part.size() : bpe::detail::merge_short(symbols.data(), part.size(), BytePairMerges{{*this}, bytes});
     if (out != nullptr) out->insert(out->end(), symbols.begin(), symbols.begin() + static_cast<std::ptrdiff_t>(n));
     return n;
   }

@@ -11,12 +11,12 @@ namespace {
 // classifier for every hand-written matcher: a load from its 64 KB table for a code point of the
 // Basic Multilingual Plane, where utf8proc's lookup is two dependent loads and a switch).
 using char_class::kAscii;
-constexpr std::uint8_t kL = char_class::kLetter;       // \p{L}
-constexpr std::uint8_t kM = char_class::kMark;         // \p{M}
-constexpr std::uint8_t kN = char_class::kNumber;       // \p{N}
+constexpr std::uint8_t kL = char_class::kLetter;        // \p{L}
+constexpr std::uint8_t kM = char_class::kMark;          // \p{M}
+constexpr std::uint8_t kN = char_class::kNumber;        // \p{N}
 constexpr std::uint8_t kPS = char_class::kPunctSymbol;  // \p{P} or \p{S}
-constexpr std::uint8_t kWs = char_class::kSpace;       // \s
-constexpr std::uint8_t kCrLf = char_class::kCrLf;      // \r or \n
+constexpr std::uint8_t kWs = char_class::kSpace;        // \s
+constexpr std::uint8_t kCrLf = char_class::kCrLf;       // \r or \n
 
 struct CodePoint {
   char32_t cp = 0;

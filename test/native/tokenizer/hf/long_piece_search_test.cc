@@ -105,8 +105,10 @@ TEST_P(LongPieceSearch, ShortPiecesMergeAsTheMergeIndexSays) {
   std::mt19937 rng(20261203);
   std::vector<std::string> bytes;
   for (int b = 0; b < 256; ++b) bytes.emplace_back(1, static_cast<char>(b));
-  const std::vector<std::vector<std::string>> alphabets = {
-      bytes, {"a", "b", "e", "n", "t", " ", "th", "ing"}, {" ", "\n", "\t", "=", "-", "0", "1"}, {"\xC3\xA9", "\xE6\x97\xA5", "\xD0\x96", "a", " "}};
+  const std::vector<std::vector<std::string>> alphabets = {bytes,
+                                                           {"a", "b", "e", "n", "t", " ", "th", "ing"},
+                                                           {" ", "\n", "\t", "=", "-", "0", "1"},
+                                                           {"\xC3\xA9", "\xE6\x97\xA5", "\xD0\x96", "a", " "}};
   std::vector<std::string> pieces = {"hello", " world", "<|begin_of_text|>", "ab", "a"};
   for (const auto& alphabet : alphabets) {
     for (int round = 0; round < 400; ++round) {
