@@ -212,6 +212,35 @@ HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
     merges_by_left_[left + 1] = static_cast<std::uint32_t>(merges_.size());
   }
   build_byte_pairs();
+  build_unit_pairs();
+}
+
+void HfBpeModel::build_unit_pairs() {
+  pair_unit_of_id_.clear();
+  unit_pairs_.clear();
+  if (options_.byte_level || bmp_ids_.size() != 0x10000 || merges_by_left_.size() < 2) return;
+  std::array<std::uint32_t, kPairUnits> ids{};
+  for (unsigned c = 0; c < 128; ++c) ids[c] = byte_ids_[c];
+  ids[128] = bmp_ids_[0x2581];
+  // Ids past the merge index's are in no merge: they keep kNotPairUnit, a merge found by search.
+  pair_unit_of_id_.assign(merges_by_left_.size() - 1, kNotPairUnit);
+  for (unsigned u = 0; u < kPairUnits; ++u) {
+    if (ids[u] >= pair_unit_of_id_.size()) continue;
+    if (pair_unit_of_id_[ids[u]] != kNotPairUnit) {  // one id for two units: a damaged table
+      pair_unit_of_id_.clear();
+      return;
+    }
+    pair_unit_of_id_[ids[u]] = static_cast<std::uint8_t>(u);
+  }
+  unit_pairs_.assign(kPairUnits * kPairUnits, kNone);
+  for (unsigned u = 0; u < kPairUnits; ++u) {
+    if (ids[u] >= pair_unit_of_id_.size()) continue;
+    for (std::uint32_t m = merges_by_left_[ids[u]]; m < merges_by_left_[ids[u] + 1]; ++m) {
+      const std::uint32_t right = merges_[m].right;
+      if (right < pair_unit_of_id_.size() && pair_unit_of_id_[right] != kNotPairUnit)
+        unit_pairs_[u * kPairUnits + pair_unit_of_id_[right]] = m;
+    }
+  }
 }
 
 void HfBpeModel::build_byte_pairs() {
@@ -419,13 +448,15 @@ std::unique_ptr<HfBpeModel> HfBpeModel::restore(hf::PreparedReader& in) {
   // Code-point models look every unit of the Basic Multilingual Plane up there.
   if (model->bmp_ids_.size() != (options.byte_level ? 0 : 0x10000)) throw PreparedFormError("a unit table of the wrong size");
   model->build_byte_pairs();
+  model->build_unit_pairs();
   return model;
 }
 
 std::size_t HfBpeModel::memory_bytes() const noexcept {
   return arena_.capacity() + slots_.capacity() * sizeof(Slot) + merges_.capacity() * sizeof(Merge) +
          merges_by_left_.capacity() * sizeof(std::uint32_t) + seams_.capacity() * sizeof(std::uint64_t) +
-         bmp_ids_.capacity() * sizeof(std::uint32_t) + byte_pairs_.capacity() * sizeof(std::uint32_t) +
+         bmp_ids_.capacity() * sizeof(std::uint32_t) + byte_pairs_.capacity() * sizeof(std::uint32_t) + pair_unit_of_id_.capacity() +
+         unit_pairs_.capacity() * sizeof(std::uint32_t) +
          (search_index_built_.load(std::memory_order_acquire) ? search_index_.token_lengths.capacity() * sizeof(std::uint16_t) : 0);
 }
 
@@ -514,6 +545,19 @@ struct HfBpeModel::BytePairMerges : HfBpeModel::ModelMerges {
   bpe::PairMerge first(std::size_t k, std::uint32_t, std::uint32_t) const noexcept {
     const std::uint32_t m = model.byte_pairs_[(std::size_t{bytes[k]} << 8) | bytes[k + 1]];
     return m == kNone ? bpe::PairMerge{} : bpe::PairMerge{model.merges_[m].rank, model.merges_[m].result};
+  }
+};
+
+// The same for a code-point model's part: a first merge between two pair units comes from their
+// table, any other from the search.
+struct HfBpeModel::UnitPairMerges : HfBpeModel::ModelMerges {
+  bpe::PairMerge first(std::size_t, std::uint32_t left, std::uint32_t right) const noexcept {
+    const std::vector<std::uint8_t>& unit_of = model.pair_unit_of_id_;
+    if (left < unit_of.size() && right < unit_of.size() && unit_of[left] != kNotPairUnit && unit_of[right] != kNotPairUnit) {
+      const std::uint32_t m = model.unit_pairs_[unit_of[left] * kPairUnits + unit_of[right]];
+      return m == kNone ? bpe::PairMerge{} : bpe::PairMerge{model.merges_[m].rank, model.merges_[m].result};
+    }
+    return merge(left, right);
   }
 };
 
@@ -644,7 +688,14 @@ std::size_t HfBpeModel::merge_part(std::string_view part, std::vector<std::uint3
   std::vector<std::uint32_t> symbols;
   symbols.reserve(part.size());
   initial_symbols(part, symbols);
-  const std::size_t n = merge_symbols(symbols);
+  std::size_t n = symbols.size();
+  if (!unit_pairs_.empty() && n <= bpe::kShortSymbols && merges_.size() <= bpe::kShortRankLimit) {
+    // The short loop alone, as for byte-level parts: no second copy of the long one.
+    n = n <= 1 ? n : bpe::detail::merge_short(symbols.data(), n, UnitPairMerges{{*this}});
+    symbols.resize(n);
+  } else {
+    n = merge_symbols(symbols);
+  }
   if (out != nullptr) out->insert(out->end(), symbols.begin(), symbols.end());
   return n;
 }

@@ -113,6 +113,11 @@ class HfBpeModel {
   // merges of a byte token are the longest runs of merges_by_left_, whose binary search was a
   // fifth of the time of counting first-seen text. Built from the merges at load, not saved.
   void build_byte_pairs();
+  // Code-point models: the same for the units SentencePiece-style text is mostly made of, ASCII
+  // and U+2581 (the metaspace that stands for a space), by a small index of their ids.
+  struct UnitPairMerges;
+  void build_unit_pairs();
+  static constexpr std::uint8_t kNotPairUnit = 0xFF;
   std::size_t count_part(std::string_view part, PieceCache* cache) const;
   template <typename Part>
   void for_each_part(std::string_view piece, Part&& part) const;
@@ -162,6 +167,11 @@ class HfBpeModel {
   std::vector<std::uint32_t> bmp_ids_;
   // 256 x 256 merge indices (build_byte_pairs), or empty.
   std::vector<std::uint32_t> byte_pairs_;
+  // Each id's index among the pair units (kNotPairUnit: none), and kPairUnits x kPairUnits merge
+  // indices (build_unit_pairs), or both empty.
+  static constexpr std::size_t kPairUnits = 129;
+  std::vector<std::uint8_t> pair_unit_of_id_;
+  std::vector<std::uint32_t> unit_pairs_;
   // Built by search_index(), not saved.
   mutable std::once_flag search_index_once_;
   mutable SearchIndex search_index_;
