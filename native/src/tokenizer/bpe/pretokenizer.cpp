@@ -185,12 +185,14 @@ std::size_t ascii_quick_cl100k(std::string_view text, std::size_t i, int max_dig
       // ' ?[^\s\p{L}\p{N}]+[\r\n]*': punctuation from i, or from i + 1 after a space.
       if (f0 & kSpace) {
         const auto b1 = static_cast<unsigned char>(text[j]);
-        if (b0 != ' ' || b1 >= 0x80 || kAscii[b1] != 0 || b1 == '\'') return kNoMatch;
+        if (b0 != ' ' || b1 >= 0x80 || !kNotSpaceLetterNumber(kAscii[b1]) || b1 == '\'') return kNoMatch;
       } else {
         j = i;
       }
       std::size_t k = j;
-      while (k < text.size() && static_cast<unsigned char>(text[k]) < 0x80 && kAscii[static_cast<unsigned char>(text[k])] == 0) ++k;
+      while (k < text.size() && static_cast<unsigned char>(text[k]) < 0x80 &&
+             kNotSpaceLetterNumber(kAscii[static_cast<unsigned char>(text[k])]))
+        ++k;
       if (is_non_ascii(text, k)) return kNoMatch;
       while (k < text.size() && (text[k] == '\r' || text[k] == '\n')) ++k;
       return k;

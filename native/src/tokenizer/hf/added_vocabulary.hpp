@@ -38,6 +38,13 @@ class AddedTrie {
   bool empty() const noexcept { return nodes_.empty(); }
   // The longest token starting at `at`: its length (0 if none) and index.
   std::size_t longest_at(std::string_view text, std::size_t at, std::uint32_t& index) const;
+  // The first position from `at` whose byte starts some token (text.size() if none): inline, so
+  // that the scan of a text for added tokens costs a table load per byte and no call (most texts
+  // hold none, and every count scans its whole text).
+  std::size_t next_candidate(std::string_view text, std::size_t at) const noexcept {
+    while (at < text.size() && !first_[static_cast<unsigned char>(text[at])]) ++at;
+    return at;
+  }
   std::size_t memory_bytes() const noexcept;
 
  private:
@@ -76,7 +83,7 @@ void split_added(const std::vector<AddedToken>& added, const AddedTrie& trie, st
   }
   std::size_t emitted = 0;
   std::size_t at = 0;
-  while (at < text.size()) {
+  while ((at = trie.next_candidate(text, at)) < text.size()) {
     std::uint32_t index = 0;
     const std::size_t length = trie.longest_at(text, at, index);
     if (length == 0) {

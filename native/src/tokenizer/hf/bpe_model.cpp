@@ -211,6 +211,60 @@ HfBpeModel::HfBpeModel(std::vector<std::pair<std::string, std::uint32_t>> vocab,
     }
     merges_by_left_[left + 1] = static_cast<std::uint32_t>(merges_.size());
   }
+  build_byte_pairs();
+  build_unit_pairs();
+}
+
+void HfBpeModel::build_unit_pairs() {
+  pair_unit_of_id_.clear();
+  unit_pairs_.clear();
+  if (options_.byte_level || bmp_ids_.size() != 0x10000 || merges_by_left_.size() < 2) return;
+  std::array<std::uint32_t, kPairUnits> ids{};
+  for (unsigned c = 0; c < 128; ++c) ids[c] = byte_ids_[c];
+  ids[128] = bmp_ids_[0x2581];
+  // Ids past the merge index's are in no merge: they keep kNotPairUnit, a merge found by search.
+  pair_unit_of_id_.assign(merges_by_left_.size() - 1, kNotPairUnit);
+  for (unsigned u = 0; u < kPairUnits; ++u) {
+    if (ids[u] >= pair_unit_of_id_.size()) continue;
+    if (pair_unit_of_id_[ids[u]] != kNotPairUnit) {  // one id for two units: a damaged table
+      pair_unit_of_id_.clear();
+      return;
+    }
+    pair_unit_of_id_[ids[u]] = static_cast<std::uint8_t>(u);
+  }
+  unit_pairs_.assign(kPairUnits * kPairUnits, kNone);
+  for (unsigned u = 0; u < kPairUnits; ++u) {
+    if (ids[u] >= pair_unit_of_id_.size()) continue;
+    for (std::uint32_t m = merges_by_left_[ids[u]]; m < merges_by_left_[ids[u] + 1]; ++m) {
+      const std::uint32_t right = merges_[m].right;
+      if (right < pair_unit_of_id_.size() && pair_unit_of_id_[right] != kNotPairUnit)
+        unit_pairs_[u * kPairUnits + pair_unit_of_id_[right]] = m;
+    }
+  }
+}
+
+void HfBpeModel::build_byte_pairs() {
+  byte_pairs_.clear();
+  if (!options_.byte_level) return;
+  // The byte of each byte token, by id, sorted: a right token's byte is a binary search away.
+  std::array<std::pair<std::uint32_t, unsigned>, 256> byte_of{};
+  for (unsigned b = 0; b < 256; ++b) {
+    if (byte_ids_[b] == kNone) return;  // a byte without a token: initial symbols are not one a byte
+    byte_of[b] = {byte_ids_[b], b};
+  }
+  std::sort(byte_of.begin(), byte_of.end());
+  for (unsigned b = 1; b < 256; ++b) {
+    if (byte_of[b].first == byte_of[b - 1].first) return;  // two bytes, one id: a damaged table
+  }
+  byte_pairs_.assign(std::size_t{256} * 256, kNone);
+  for (unsigned a = 0; a < 256; ++a) {
+    const std::uint32_t left = byte_ids_[a];
+    if (std::size_t{left} + 1 >= merges_by_left_.size()) continue;
+    for (std::uint32_t m = merges_by_left_[left]; m < merges_by_left_[left + 1]; ++m) {
+      const auto it = std::lower_bound(byte_of.begin(), byte_of.end(), std::pair<std::uint32_t, unsigned>{merges_[m].right, 0});
+      if (it != byte_of.end() && it->first == merges_[m].right) byte_pairs_[(a << 8) | it->second] = m;
+    }
+  }
 }
 
 const HfBpeModel::SearchIndex& HfBpeModel::search_index() const {
@@ -393,13 +447,16 @@ std::unique_ptr<HfBpeModel> HfBpeModel::restore(hf::PreparedReader& in) {
   model->bmp_ids_ = in.array<std::uint32_t>(0x10000);
   // Code-point models look every unit of the Basic Multilingual Plane up there.
   if (model->bmp_ids_.size() != (options.byte_level ? 0 : 0x10000)) throw PreparedFormError("a unit table of the wrong size");
+  model->build_byte_pairs();
+  model->build_unit_pairs();
   return model;
 }
 
 std::size_t HfBpeModel::memory_bytes() const noexcept {
   return arena_.capacity() + slots_.capacity() * sizeof(Slot) + merges_.capacity() * sizeof(Merge) +
          merges_by_left_.capacity() * sizeof(std::uint32_t) + seams_.capacity() * sizeof(std::uint64_t) +
-         bmp_ids_.capacity() * sizeof(std::uint32_t) +
+         bmp_ids_.capacity() * sizeof(std::uint32_t) + byte_pairs_.capacity() * sizeof(std::uint32_t) + pair_unit_of_id_.capacity() +
+         unit_pairs_.capacity() * sizeof(std::uint32_t) +
          (search_index_built_.load(std::memory_order_acquire) ? search_index_.token_lengths.capacity() * sizeof(std::uint16_t) : 0);
 }
 
@@ -468,19 +525,43 @@ void HfBpeModel::initial_symbols(std::string_view piece, std::vector<std::uint32
   if (pending_unk) symbols.push_back(unk_id_);
 }
 
-std::size_t HfBpeModel::merge_symbols(std::vector<std::uint32_t>& symbols) const {
-  // The model's "merges" as the merge loop's parameter: a merge makes the token of the two
-  // symbols' joined spelling, and its rank is its place in the list.
-  struct ModelMerges {
-    const HfBpeModel& model;
-    static constexpr bool token_is_rank() { return false; }
-    std::uint32_t rank_limit() const noexcept { return static_cast<std::uint32_t>(model.merges_.size()); }
-    bpe::PairMerge merge(std::uint32_t left, std::uint32_t right) const noexcept {
-      const Merge* m = model.find_merge(left, right);
-      return m == nullptr ? bpe::PairMerge{} : bpe::PairMerge{m->rank, m->result};
+// The model's "merges" as the merge loop's parameter: a merge makes the token of the two symbols'
+// joined spelling, and its rank is its place in the list.
+struct HfBpeModel::ModelMerges {
+  const HfBpeModel& model;
+  static constexpr bool token_is_rank() { return false; }
+  std::uint32_t rank_limit() const noexcept { return static_cast<std::uint32_t>(model.merges_.size()); }
+  bpe::PairMerge merge(std::uint32_t left, std::uint32_t right) const noexcept {
+    const Merge* m = model.find_merge(left, right);
+    return m == nullptr ? bpe::PairMerge{} : bpe::PairMerge{m->rank, m->result};
+  }
+  bpe::PairMerge first(std::size_t, std::uint32_t left, std::uint32_t right) const noexcept { return merge(left, right); }
+};
+
+// The same over a part whose symbols start as its bytes' tokens: the first merges come from the
+// byte pair table.
+struct HfBpeModel::BytePairMerges : HfBpeModel::ModelMerges {
+  const unsigned char* bytes;
+  bpe::PairMerge first(std::size_t k, std::uint32_t, std::uint32_t) const noexcept {
+    const std::uint32_t m = model.byte_pairs_[(std::size_t{bytes[k]} << 8) | bytes[k + 1]];
+    return m == kNone ? bpe::PairMerge{} : bpe::PairMerge{model.merges_[m].rank, model.merges_[m].result};
+  }
+};
+
+// The same for a code-point model's part: a first merge between two pair units comes from their
+// table, any other from the search.
+struct HfBpeModel::UnitPairMerges : HfBpeModel::ModelMerges {
+  bpe::PairMerge first(std::size_t, std::uint32_t left, std::uint32_t right) const noexcept {
+    const std::vector<std::uint8_t>& unit_of = model.pair_unit_of_id_;
+    if (left < unit_of.size() && right < unit_of.size() && unit_of[left] != kNotPairUnit && unit_of[right] != kNotPairUnit) {
+      const std::uint32_t m = model.unit_pairs_[unit_of[left] * kPairUnits + unit_of[right]];
+      return m == kNone ? bpe::PairMerge{} : bpe::PairMerge{model.merges_[m].rank, model.merges_[m].result};
     }
-    bpe::PairMerge first(std::size_t, std::uint32_t left, std::uint32_t right) const noexcept { return merge(left, right); }
-  };
+    return merge(left, right);
+  }
+};
+
+std::size_t HfBpeModel::merge_symbols(std::vector<std::uint32_t>& symbols) const {
   const std::size_t n = bpe::merge_symbols(symbols.data(), symbols.size(), ModelMerges{*this});
   symbols.resize(n);
   return n;
@@ -591,10 +672,30 @@ std::size_t HfBpeModel::encode_part(std::string_view part, std::vector<std::uint
 }
 
 std::size_t HfBpeModel::merge_part(std::string_view part, std::vector<std::uint32_t>* out) const {
+  if (!byte_pairs_.empty() && part.size() <= bpe::kShortSymbols && merges_.size() <= bpe::kShortRankLimit) {
+    // Byte-level, every byte a token: the symbols are the bytes' tokens, in a buffer on the stack
+    // (a vector per part was an allocation for each first-seen piece), and the first merges come
+    // from the byte pair table.
+    std::array<std::uint32_t, bpe::kShortSymbols> symbols;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(part.data());
+    for (std::size_t i = 0; i < part.size(); ++i) symbols[i] = byte_ids_[bytes[i]];
+    // The short loop alone (what merge_symbols picks here): no second copy of the long one.
+    const std::size_t n =
+        part.size() <= 1 ? part.size() : bpe::detail::merge_short(symbols.data(), part.size(), BytePairMerges{{*this}, bytes});
+    if (out != nullptr) out->insert(out->end(), symbols.begin(), symbols.begin() + static_cast<std::ptrdiff_t>(n));
+    return n;
+  }
   std::vector<std::uint32_t> symbols;
   symbols.reserve(part.size());
   initial_symbols(part, symbols);
-  const std::size_t n = merge_symbols(symbols);
+  std::size_t n = symbols.size();
+  if (!unit_pairs_.empty() && n <= bpe::kShortSymbols && merges_.size() <= bpe::kShortRankLimit) {
+    // The short loop alone, as for byte-level parts: no second copy of the long one.
+    n = n <= 1 ? n : bpe::detail::merge_short(symbols.data(), n, UnitPairMerges{{*this}});
+    symbols.resize(n);
+  } else {
+    n = merge_symbols(symbols);
+  }
   if (out != nullptr) out->insert(out->end(), symbols.begin(), symbols.end());
   return n;
 }
@@ -651,6 +752,15 @@ std::size_t HfBpeModel::count_part(std::string_view part, PieceCache* cache) con
 
 std::size_t HfBpeModel::count(std::string_view piece, PieceCache* cache) const {
   if (piece.empty()) return 0;
+  if (piece.size() <= PieceCache::kShortPiece && cache != nullptr) {
+    // Most pieces are short and seen before: one lookup in the cache's small table answers them,
+    // before the probe of the vocabulary's hash table that ignore_merges asks for (Llama 3 sets
+    // it; the probe per piece was a tenth of its time). A short piece is one part, cached whole.
+    if (const std::uint32_t known = cache->find_short(piece); known != PieceCache::kMissing) return known;
+    const std::size_t n = options_.ignore_merges && token_id(piece) != kNone ? 1 : encode_part(piece, nullptr);
+    cache->insert_short(piece, static_cast<std::uint32_t>(n));
+    return n;
+  }
   if (options_.ignore_merges && token_id(piece) != kNone) return 1;
   std::size_t total = 0;
   for_each_part(piece, [&](std::string_view part) { total += count_part(part, cache); });

@@ -184,7 +184,7 @@ void pre_tokenize(const std::vector<PreTokenizer>& steps, std::size_t step, std:
       for (std::size_t i = 0; i < text.size();) {
         std::size_t length = 0;
         const char32_t cp = decode_utf8(text, i, length);
-        if (char_class::classify(cp) & char_class::kNumber) {
+        if (char_class::classify_fast(cp) & char_class::kNumber) {
           if (gap < i) segments.push_back({gap, i, false});
           segments.push_back({i, i + length, true});
           gap = i + length;

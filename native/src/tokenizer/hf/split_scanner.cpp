@@ -1,9 +1,5 @@
 #include "tokenizer/hf/split_scanner.hpp"
 
-#include <utf8proc.h>
-
-#include <array>
-
 #include "ctxwin/tokenizer/utf8.hpp"
 #include "tokenizer/char_class.hpp"
 
@@ -11,65 +7,16 @@ namespace ctxwin::hf {
 
 namespace {
 
-// The classes the three patterns tell apart. P and S only ever appear together ([\p{P}\p{S}] and
-// its complement), so they are one flag.
-enum : std::uint8_t {
-  kL = 1 << 0,     // \p{L}
-  kM = 1 << 1,     // \p{M}
-  kN = 1 << 2,     // \p{N}
-  kPS = 1 << 3,    // \p{P} or \p{S}
-  kWs = 1 << 4,    // \s
-  kCrLf = 1 << 5,  // \r or \n
-};
-
-std::uint8_t classify_slow(char32_t cp) noexcept {
-  std::uint8_t flags = char_class::is_white_space(cp) ? kWs : 0;
-  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
-    case UTF8PROC_CATEGORY_LU:
-    case UTF8PROC_CATEGORY_LL:
-    case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_LO:
-      return flags | kL;
-    case UTF8PROC_CATEGORY_MN:
-    case UTF8PROC_CATEGORY_MC:
-    case UTF8PROC_CATEGORY_ME:
-      return flags | kM;
-    case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL:
-    case UTF8PROC_CATEGORY_NO:
-      return flags | kN;
-    case UTF8PROC_CATEGORY_PC:
-    case UTF8PROC_CATEGORY_PD:
-    case UTF8PROC_CATEGORY_PS:
-    case UTF8PROC_CATEGORY_PE:
-    case UTF8PROC_CATEGORY_PI:
-    case UTF8PROC_CATEGORY_PF:
-    case UTF8PROC_CATEGORY_PO:
-    case UTF8PROC_CATEGORY_SM:
-    case UTF8PROC_CATEGORY_SC:
-    case UTF8PROC_CATEGORY_SK:
-    case UTF8PROC_CATEGORY_SO:
-      return flags | kPS;
-    default:
-      return flags;
-  }
-}
-
-constexpr std::array<std::uint8_t, 128> make_ascii_table() {
-  std::array<std::uint8_t, 128> table{};
-  for (char32_t c = 0; c < 128; ++c) {
-    std::uint8_t flags = char_class::is_white_space(c) ? kWs : 0;
-    if (c == '\r' || c == '\n') flags |= kCrLf;
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) flags |= kL;
-    if (c >= '0' && c <= '9') flags |= kN;
-    // The 32 ASCII punctuation and symbol characters: each is \p{P} or \p{S}.
-    if ((c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~')) flags |= kPS;
-    table[c] = flags;
-  }
-  return table;
-}
-constexpr auto kAscii = make_ascii_table();
+// The classes the three patterns tell apart, from the pretokenizer's code point table (one
+// classifier for every hand-written matcher: a load from its 64 KB table for a code point of the
+// Basic Multilingual Plane, where utf8proc's lookup is two dependent loads and a switch).
+using char_class::kAscii;
+constexpr std::uint8_t kL = char_class::kLetter;        // \p{L}
+constexpr std::uint8_t kM = char_class::kMark;          // \p{M}
+constexpr std::uint8_t kN = char_class::kNumber;        // \p{N}
+constexpr std::uint8_t kPS = char_class::kPunctSymbol;  // \p{P} or \p{S}
+constexpr std::uint8_t kWs = char_class::kSpace;        // \s
+constexpr std::uint8_t kCrLf = char_class::kCrLf;       // \r or \n
 
 struct CodePoint {
   char32_t cp = 0;
@@ -82,7 +29,7 @@ inline CodePoint at(std::string_view text, std::size_t i) noexcept {
   if (b0 < 0x80) return {b0, kAscii[b0], 1};
   CodePoint c;
   c.cp = decode_utf8(text, i, c.length);
-  c.flags = classify_slow(c.cp);
+  c.flags = char_class::classify_fast(c.cp);
   return c;
 }
 

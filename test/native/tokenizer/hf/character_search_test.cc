@@ -174,6 +174,30 @@ TEST_P(CharacterSearch, BuildsItsIndexOnceWhicheverThreadMeetsALongPartFirst) {
   EXPECT_TRUE(fresh->searches_long_pieces());
 }
 
+// Parts of up to 128 symbols take their first merges between ASCII and U+2581 units from a table
+// (HfBpeModel::UnitPairMerges); encode_by_merges looks every merge up in the merge index. Short
+// random pieces of those units, of other characters (byte fallback among them) and of both, on
+// the model and on its prepared form (which rebuilds the table).
+TEST_P(CharacterSearch, ShortPartsMergeAsTheMergeIndexSays) {
+  const HfBpeModel& model = real_model(GetParam());
+  std::mt19937 rng(20261203);
+  std::vector<std::string> ascii;
+  for (int c = 0; c < 128; ++c) ascii.emplace_back(1, static_cast<char>(c));
+  ascii.emplace_back("\xE2\x96\x81");
+  std::vector<std::string> mixed = ascii;
+  for (const char* other : {"\xC3\xA9", "\xE6\x97\xA5", "\xD0\x96", "\xF0\x9F\x98\x80", "\xF0\x9F\xAB\xA8", "\xEE\x80\x80"})
+    mixed.emplace_back(other);
+  std::vector<std::string> pieces = {"\xE2\x96\x81hello", "\xE2\x96\x81world\xE2\x96\x81", "ab", "a"};
+  for (const auto* alphabet : {&ascii, &mixed}) {
+    for (int round = 0; round < 600; ++round) {
+      std::uniform_int_distribution<std::size_t> units(1, 120);
+      pieces.push_back(random_text(*alphabet, units(rng), rng));
+    }
+  }
+  expect_search_gives_merge_ids(model, pieces, GetParam());
+  expect_search_gives_merge_ids(*through_prepared_form(model), pieces, GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(CodePointModels, CharacterSearch, ::testing::Values("gemma3", "llama2"));
 
 // ---------------------------------------------------------------- hand-made models

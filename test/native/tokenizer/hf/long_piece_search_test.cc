@@ -8,6 +8,7 @@
 // token that its own bytes do not merge into, and an id spelled two ways.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <random>
@@ -93,6 +94,32 @@ TEST_P(LongPieceSearch, SurvivesThePreparedForm) {
   Ids got;
   restored->encode(piece, got);
   EXPECT_EQ(got, expected);
+}
+
+// Parts of up to 128 bytes merge from a table of each byte pair's merge (HfBpeModel::merge_part);
+// encode_by_merges looks every merge up in the merge index. Random bytes (every byte pair the
+// table holds, valid UTF-8 or not) and random text, whole tokens among them, on the model and on
+// its prepared form (which rebuilds the table).
+TEST_P(LongPieceSearch, ShortPiecesMergeAsTheMergeIndexSays) {
+  const HfBpeModel& model = real_model(GetParam());
+  std::mt19937 rng(20261203);
+  std::vector<std::string> bytes;
+  for (int b = 0; b < 256; ++b) bytes.emplace_back(1, static_cast<char>(b));
+  const std::vector<std::vector<std::string>> alphabets = {bytes,
+                                                           {"a", "b", "e", "n", "t", " ", "th", "ing"},
+                                                           {" ", "\n", "\t", "=", "-", "0", "1"},
+                                                           {"\xC3\xA9", "\xE6\x97\xA5", "\xD0\x96", "a", " "}};
+  std::vector<std::string> pieces = {"hello", " world", "<|begin_of_text|>", "ab", "a"};
+  for (const auto& alphabet : alphabets) {
+    for (int round = 0; round < 400; ++round) {
+      std::uniform_int_distribution<std::size_t> units(1, 128);
+      std::string piece = random_text(alphabet, units(rng), rng);
+      piece.resize(std::min<std::size_t>(piece.size(), 128));
+      pieces.push_back(std::move(piece));
+    }
+  }
+  expect_search_gives_merge_ids(model, pieces, GetParam());
+  expect_search_gives_merge_ids(*through_prepared_form(model), pieces, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(ByteLevelModels, LongPieceSearch, ::testing::Values("llama3", "llama3_1", "qwen3", "deepseek_v3", "gptoss"));

@@ -105,6 +105,19 @@ class HfBpeModel {
   void initial_symbols(std::string_view piece, std::vector<std::uint32_t>& symbols) const;
   // Merges `symbols` in place (rank order, leftmost first); returns how many remain.
   std::size_t merge_symbols(std::vector<std::uint32_t>& symbols) const;
+  // The merge loop's view of the model (bpe_model.cpp).
+  struct ModelMerges;
+  struct BytePairMerges;
+  // Byte-level models whose 256 bytes are all tokens: each pair of bytes' merge, as its index in
+  // merges_ (kNone: none), for the first merges of a part, which are between its bytes. The
+  // merges of a byte token are the longest runs of merges_by_left_, whose binary search was a
+  // fifth of the time of counting first-seen text. Built from the merges at load, not saved.
+  void build_byte_pairs();
+  // Code-point models: the same for the units SentencePiece-style text is mostly made of, ASCII
+  // and U+2581 (the metaspace that stands for a space), by a small index of their ids.
+  struct UnitPairMerges;
+  void build_unit_pairs();
+  static constexpr std::uint8_t kNotPairUnit = 0xFF;
   std::size_t count_part(std::string_view part, PieceCache* cache) const;
   template <typename Part>
   void for_each_part(std::string_view piece, Part&& part) const;
@@ -152,6 +165,13 @@ class HfBpeModel {
   std::vector<std::uint64_t> seams_;
   // Unit ids of the Basic Multilingual Plane for code-point models (kNone when missing).
   std::vector<std::uint32_t> bmp_ids_;
+  // 256 x 256 merge indices (build_byte_pairs), or empty.
+  std::vector<std::uint32_t> byte_pairs_;
+  // Each id's index among the pair units (kNotPairUnit: none), and kPairUnits x kPairUnits merge
+  // indices (build_unit_pairs), or both empty.
+  static constexpr std::size_t kPairUnits = 129;
+  std::vector<std::uint8_t> pair_unit_of_id_;
+  std::vector<std::uint32_t> unit_pairs_;
   // Built by search_index(), not saved.
   mutable std::once_flag search_index_once_;
   mutable SearchIndex search_index_;
