@@ -94,6 +94,24 @@ export async function bundleEsm({ root, modules, dist }) {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   const entries = entryFiles(pkg);
   const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+  // A bundle turns a class that refers to itself (`this !== CtxwinError`, `new ContextLimits`) into
+  // `var CtxwinError = class _CtxwinError`, whose name is then "_CtxwinError". In Node's build each
+  // module's classes get their own names back once, as they load. (esbuild's keepNames would do it
+  // for every function too, at every closure's creation: a fifth of a plan's time.) Not in the
+  // web's: those statements would keep every class in an application's bundle, where its bundler
+  // drops the unused ones otherwise (a Claude-only page: 270 KB of JavaScript with them out, 432
+  // with them in), and its minifier renames classes anyway.
+  const classNames = {
+    name: "class-names",
+    setup(build) {
+      build.onLoad({ filter: /\.js$/ }, (args) => {
+        const source = readFileSync(args.path, "utf8");
+        const names = [...source.matchAll(/^(?:export )?class (\w+)/gm)].map((match) => match[1]);
+        const restore = names.map((name) => `Object.defineProperty(${name}, "name", { value: "${name}", configurable: true });\n`);
+        return { contents: source + restore.join(""), loader: "js" };
+      });
+    },
+  };
   const options = {
     outbase: modules,
     outdir: dist,
@@ -112,21 +130,6 @@ export async function bundleEsm({ root, modules, dist }) {
           build.onResolve({ filter: /\/prebuilds\// }, (args) => ({ path: args.path, external: true }));
         },
       },
-      {
-        // A bundle turns a class that refers to itself (`this !== CtxwinError`, `new ContextLimits`)
-        // into `var CtxwinError = class _CtxwinError`, whose name is then "_CtxwinError". Each
-        // module's classes get their own names back once, as they load. (esbuild's keepNames
-        // would do it for every function too, at every closure's creation: a fifth of a plan's time.)
-        name: "class-names",
-        setup(build) {
-          build.onLoad({ filter: /\.js$/ }, (args) => {
-            const source = readFileSync(args.path, "utf8");
-            const names = [...source.matchAll(/^(?:export )?class (\w+)/gm)].map((match) => match[1]);
-            const restore = names.map((name) => `Object.defineProperty(${name}, "name", { value: "${name}", configurable: true });\n`);
-            return { contents: source + restore.join(""), loader: "js" };
-          });
-        },
-      },
     ],
     metafile: true,
     logLevel: "silent",
@@ -139,6 +142,7 @@ export async function bundleEsm({ root, modules, dist }) {
       ...options,
       entryPoints: entries.node.map((file) => join(modules, file)),
       inject: [nodeApi],
+      plugins: [...options.plugins, classNames],
       chunkNames: "chunks/node-[hash]",
     }),
     await esbuild.build({ ...options, entryPoints: entries.web.map((file) => join(modules, file)), chunkNames: "chunks/web-[hash]" }),
