@@ -12,6 +12,7 @@ import type { MessageLike } from "../messages/types.js";
 import { native } from "../runtime/native.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { ProblemRecord } from "./open-problems.js";
+import { readSummary } from "./summary-head.js";
 import { hasToolResult, messageId, toolCallsById, toolResultEvents } from "./tool-events.js";
 
 /** A line's length at most, in code points (an id comes before it). */
@@ -56,7 +57,9 @@ export function omittedEntries(removed: readonly MessageLike[], max = MAX_NAMED_
   let start = removed.length;
   while (start > 0 && count < max) {
     const message = removed[--start] as MessageLike;
-    const entry = entriesOf(message);
+    // A summary a compaction wrote is no message of the caller's: recall has nothing under its id
+    // (the ids it stands for are in its own head). It goes unnamed.
+    const entry = readSummary(message.content) === undefined ? entriesOf(message) : [];
     count += entry.length;
     found.push({ message, entries: entry });
   }
