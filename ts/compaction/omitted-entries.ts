@@ -13,7 +13,7 @@ import { native } from "../runtime/native.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { ProblemRecord } from "./open-problems.js";
 import { readSummary } from "./summary-head.js";
-import { hasToolResult, messageId, toolCallsById, toolResultEvents } from "./tool-events.js";
+import { hasToolResult, messageId, toolCallsById, toolResultEvent, toolResults, type ToolResultRead } from "./tool-events.js";
 
 /** A line's length at most, in code points (an id comes before it). */
 const MAX_LINE = 72;
@@ -105,15 +105,23 @@ function openFailures(messages: readonly MessageLike[]): { ids: string[]; calls:
   const from = newestResultsStart(messages);
   if (from === messages.length) return { ids: [], calls: new Map() };
   const recent = messages.slice(from);
+  // What may have failed: a result that names a failure (or is marked as an error). Looked for
+  // first, before the calls are found: most trims take no failure, and then nothing else is read.
+  const none = new Map<string, { name: string; args: unknown }>();
+  if (!recent.some((m) => toolResults(m, none).some(mayHaveFailed))) return { ids: [], calls: none };
   const calls = toolCallsById(messages.slice(Math.max(0, from - CALL_LOOKBACK), messages.length));
-  const events = recent.flatMap((m) => toolResultEvents(m, calls).map((event) => ({ event, call: callKey(event) })));
-  // What may have failed, and what may close it: a later result of the same call.
-  const hinted = new Set(events.filter((e) => FAILURE_HINT.test(e.event)).map((e) => e.call));
-  if (hinted.size === 0) return { ids: [], calls };
-  const read = events.filter((e) => hinted.has(e.call)).map((e) => e.event);
+  const results = recent.flatMap((m) => toolResults(m, calls).map((result) => ({ result, call: callKey(result) })));
+  // What may close it: a later result of the same call (tool and arguments).
+  const hinted = new Set(results.filter((e) => mayHaveFailed(e.result)).map((e) => e.call));
+  const read = results.filter((e) => hinted.has(e.call)).map((e) => toolResultEvent(e.result));
   const record = JSON.parse(native.observeToolResults("", read)) as ProblemRecord;
   const open = record.problems.filter((p) => p.resolved === undefined).map((p) => p.id);
   return { ids: [...new Set(open.reverse())], calls };
+}
+
+/** Whether the problem ledger may find a failure in `result`. */
+function mayHaveFailed(result: ToolResultRead): boolean {
+  return result.error || FAILURE_HINT.test(result.text);
 }
 
 /** Where the newest FAILURE_LOOKBACK tool results of `messages` start (its length: none). */
@@ -142,10 +150,9 @@ export function rerunsUnmarked<T extends { named?: readonly OmittedEntry[] | und
   return { ...marker, named };
 }
 
-/** A result event's call: its tool and arguments, as the event (toolResultEvents' JSON) writes them. */
-function callKey(event: string): string {
-  const { toolName, args } = JSON.parse(event) as { toolName?: unknown; args?: unknown };
-  return `${String(toolName)}\n${JSON.stringify(args ?? null)}`;
+/** A result's call: its tool and arguments. */
+function callKey(result: ToolResultRead): string {
+  return `${result.name}\n${JSON.stringify(result.args ?? null)}`;
 }
 
 /** The entries of one message: its tool results (`call`: true) with their text, or the message itself. */

@@ -99,27 +99,49 @@ export function hasToolResult(message: MessageLike): boolean {
  * arguments of the call it answers (from `calls`), its text, and whether its shape marks it an error.
  */
 export function toolResultEvents(message: MessageLike, calls: ReadonlyMap<string, { name: string; args: unknown }>): string[] {
-  const events: string[] = [];
+  return toolResults(message, calls).map(toolResultEvent);
+}
+
+/** A tool result with the call it answers: what the problem ledger reads of it. */
+export interface ToolResultRead {
+  id: string;
+  /** The tool's name ("" when its call is not among the messages). */
+  name: string;
+  /** The call's arguments (null when its call is not among the messages). */
+  args: unknown;
+  text: string;
+  /** Whether its shape marks it as an error (an AI SDK `error-text` / `error-json` output). */
+  error: boolean;
+}
+
+/** The tool results of `message`, in order, each with the call it answers among `calls`. */
+export function toolResults(message: MessageLike, calls: ReadonlyMap<string, { name: string; args: unknown }>): ToolResultRead[] {
+  const results: ToolResultRead[] = [];
   const visitor: MessageVisitor = {
     text: () => {},
     image: () => {},
     toolCall: () => {},
     toolResult: (id, output) => {
       const call = id === undefined ? undefined : calls.get(id);
-      const text = toolOutputText(output);
-      const event: Record<string, unknown> = {
-        type: "tool_result",
-        toolCallId: id ?? "",
-        toolName: call?.name ?? "",
+      results.push({
+        id: id ?? "",
+        name: call?.name ?? "",
         args: call?.args ?? null,
-      };
-      if (isErrorOutput(output)) event.error = text;
-      else event.result = text;
-      events.push(JSON.stringify(event));
+        text: toolOutputText(output),
+        error: isErrorOutput(output),
+      });
     },
   };
   visitMessage(message as unknown as Record<string, unknown>, visitor);
-  return events;
+  return results;
+}
+
+/** A tool result as the core's problem ledger reads it (the agent loop's event shape, as JSON). */
+export function toolResultEvent(result: ToolResultRead): string {
+  const event: Record<string, unknown> = { type: "tool_result", toolCallId: result.id, toolName: result.name, args: result.args };
+  if (result.error) event.error = result.text;
+  else event.result = result.text;
+  return JSON.stringify(event);
 }
 
 /** The ids of the tool calls a message answers, in order. */
