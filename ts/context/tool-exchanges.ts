@@ -14,8 +14,8 @@ import { visitMessage } from "../messages/message-shape.js";
 export class ToolExchanges {
   /** Reads each added message, remembering tool-call ids so that results join their call's unit. */
   private reader: MetadataReader;
-  /** Tool calls still waiting for their results. */
-  private readonly pendingCalls = new Set<string>();
+  /** Tool calls still waiting for their results, each with the tool unit of the message that makes it. */
+  private readonly pendingCalls = new Map<string, number>();
   /** Pending calls a trim past the window removed: their results are left out when they come. */
   private readonly trimmedCalls = new Set<string>();
   /**
@@ -78,16 +78,21 @@ export class ToolExchanges {
 
   /** Remembers a message admit() read, now in the history; returns its facts for the columns. */
   accept(message: MessageLike, pending: PendingFacts): MessageFacts {
-    this.track(message, pending);
-    return this.reader.commit(pending);
+    const facts = this.reader.commit(pending);
+    this.track(message, facts);
+    return facts;
   }
 
   /** A trim removed `removed` (whose tool units are `units`): their pending calls will not be answered. */
   trimmed(removed: readonly MessageLike[], units: readonly number[]): void {
     for (const unit of units) if (unit >= 0) this.trimmedUnits.add(unit);
     if (this.pendingCalls.size === 0) return;
-    for (const message of removed) {
-      visitMessage(message as unknown as Record<string, unknown>, {
+    // A message that makes a call is in a unit: only the removed messages of the pending calls'
+    // units are read (a trim of thousands reads one or two), not every message removed.
+    const pendingUnits = new Set(this.pendingCalls.values());
+    for (let k = 0; k < removed.length; k++) {
+      if (!pendingUnits.has(units[k] as number)) continue;
+      visitMessage(removed[k] as unknown as Record<string, unknown>, {
         text: () => {},
         image: () => {},
         toolResult: () => {},
@@ -119,9 +124,9 @@ export class ToolExchanges {
     this.reader = new MetadataReader({ orphanToolResults: this.orphanToolResults, pinFirstUserMessage: this.pinFirstUserMessage });
   }
 
-  private track(message: MessageLike, facts: { callIds?: string[]; resultIds?: string[] }): void {
+  private track(message: MessageLike, facts: MessageFacts): void {
     for (const id of facts.resultIds ?? []) this.pendingCalls.delete(id);
-    for (const id of facts.callIds ?? []) this.pendingCalls.add(id);
+    for (const id of facts.callIds ?? []) this.pendingCalls.set(id, facts.unit);
     const record = message as { role?: unknown; type?: unknown };
     this.pendingReasoning = record.role === undefined && record.type === "reasoning";
   }
