@@ -4,7 +4,7 @@
 import { FLAG_MARKED } from "../messages/metadata-reader.js";
 import { ROLE_CODES } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
-import { newestExchange } from "../truncation/strategies.js";
+import { newestExchange } from "../truncation/kept-plan.js";
 import { messageTokens } from "../tokens/message-tokens.js";
 import type { HistoryEdit, HistoryView } from "./history-edit.js";
 

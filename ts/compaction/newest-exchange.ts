@@ -12,7 +12,8 @@
 // the exchange go, as any other message would. A call too large for any cut (a command of thousands
 // of tokens) may take the room of a summary a compaction wrote. And when even the pinned messages
 // exceed the window, the last user message, unless pinned through the API, yields (lastUserYields).
-import { newestExchange, planKept, type KeptPlan, type MessageColumns, type TruncationStrategy } from "../truncation/strategies.js";
+import { newestExchange, planKept } from "../truncation/kept-plan.js";
+import type { KeptPlan, MessageColumns, TruncationStrategy } from "../truncation/strategies.js";
 import { FLAG_MARKED } from "../messages/metadata-reader.js";
 import { ROLE_CODES } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";

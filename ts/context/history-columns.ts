@@ -6,6 +6,7 @@
 // operations below, each of which leaves all five arrays the same length and the conversation's
 // total equal to the sum of its tokens (checkInvariant() says whether they do).
 import { FLAG_MARKED, type MessageFacts } from "../messages/metadata-reader.js";
+import { rangeError } from "../runtime/errors.js";
 import type { OmittedEntry } from "../messages/omission-marker.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
@@ -97,22 +98,37 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
 
   /** Keeps only the messages at `indices`, in that order, with their metadata. */
   select(indices: readonly number[]): void {
-    // One pass, no closure per element: a trim of 10,000 messages runs this once, seldom warm.
-    const messages: M[] = [];
-    const roles: number[] = [];
-    const tokens: number[] = [];
-    const flags: number[] = [];
-    const units: number[] = [];
+    // A trim of 10,000 messages runs this once, its code cold: a loop of five pushes an element
+    // runs unoptimized. Most trims keep a few runs of consecutive messages, copied a run at a
+    // time (slice: the engine's own copy); many short runs (a selective trim) take one pass.
+    const runs = runsOf(indices);
+    if (runs === undefined) return this.selectEach(indices);
+    this.messageColumn = gather(this.messageColumn, runs);
+    this.roleColumn = gather(this.roleColumn, runs);
+    this.tokenColumn = gather(this.tokenColumn, runs);
+    this.flagColumn = gather(this.flagColumn, runs);
+    this.unitColumn = gather(this.unitColumn, runs);
+    this.total = this.tokenColumn.reduce((sum, count) => sum + count, 0);
+  }
+
+  private selectEach(indices: readonly number[]): void {
+    // Each column made at its length, not grown by push: no copy as it grows, less garbage.
+    const n = indices.length;
+    const messages = new Array<M>(n);
+    const roles = new Array<number>(n);
+    const tokens = new Array<number>(n);
+    const flags = new Array<number>(n);
+    const units = new Array<number>(n);
     let total = 0;
-    for (let k = 0; k < indices.length; k++) {
+    for (let k = 0; k < n; k++) {
       const i = indices[k] as number;
-      messages.push(this.messageColumn[i] as M);
-      roles.push(this.roleColumn[i] as number);
+      messages[k] = this.messageColumn[i] as M;
+      roles[k] = this.roleColumn[i] as number;
       const count = this.tokenColumn[i] as number;
-      tokens.push(count);
+      tokens[k] = count;
       total += count;
-      flags.push(this.flagColumn[i] as number);
-      units.push(this.unitColumn[i] as number);
+      flags[k] = this.flagColumn[i] as number;
+      units[k] = this.unitColumn[i] as number;
     }
     this.messageColumn = messages;
     this.roleColumn = roles;
@@ -122,16 +138,22 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
     this.total = total;
   }
 
-  /** The messages, and their tool units, that `indices` leaves out, in order. */
+  /** The messages, and their tool units, that `indices` (ascending) leaves out, in order. */
   without(indices: readonly number[]): { messages: M[]; units: number[] } {
+    const runs = runsOf(indices);
+    if (runs !== undefined) {
+      const gaps = gapsOf(runs, this.messageColumn.length);
+      return { messages: gather(this.messageColumn, gaps), units: gather(this.unitColumn, gaps) };
+    }
     const keep = new Uint8Array(this.messageColumn.length);
     for (let k = 0; k < indices.length; k++) keep[indices[k] as number] = 1;
-    const messages: M[] = [];
-    const units: number[] = [];
-    for (let i = 0; i < keep.length; i++) {
+    const n = keep.length - indices.length;
+    const messages = new Array<M>(n);
+    const units = new Array<number>(n);
+    for (let i = 0, k = 0; i < keep.length; i++) {
       if (keep[i] === 1) continue;
-      messages.push(this.messageColumn[i] as M);
-      units.push(this.unitColumn[i] as number);
+      messages[k] = this.messageColumn[i] as M;
+      units[k++] = this.unitColumn[i] as number;
     }
     return { messages, units };
   }
@@ -215,3 +237,49 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
     return sameLength && sum === this.total && (marker === undefined || (marker.index >= 0 && marker.index <= n));
   }
 }
+
+/** `indices` as runs of consecutive indices, flat: start, end (exclusive), start, end...; undefined past MAX_RUNS. */
+function runsOf(indices: readonly number[]): number[] | undefined {
+  const runs: number[] = [];
+  let k = 0;
+  while (k < indices.length) {
+    if (runs.length === MAX_RUNS) return undefined;
+    const start = indices[k] as number;
+    let end = start + 1;
+    for (k++; k < indices.length && indices[k] === end; k++) end++;
+    runs.push(start, end);
+  }
+  return runs;
+}
+
+/** The runs of 0..length-1 that ascending `runs` leave out. */
+function gapsOf(runs: readonly number[], length: number): number[] {
+  const gaps: number[] = [];
+  let from = 0;
+  for (let r = 0; r < runs.length; r += 2) {
+    const start = runs[r] as number;
+    if (start < from) throw rangeError(`kept indices must ascend, got ${start} after ${from - 1}`, "ERR_CTXWIN_INTERNAL");
+    if (start > from) gaps.push(from, start);
+    from = runs[r + 1] as number;
+  }
+  if (from < length) gaps.push(from, length);
+  return gaps;
+}
+
+/** The elements of `column` in `runs`, in order. */
+function gather<T>(column: readonly T[], runs: readonly number[]): T[] {
+  if (runs.length === 2) return column.slice(runs[0], runs[1]);
+  const out: T[] = [];
+  for (let r = 0; r < runs.length; r += 2) {
+    for (let at = runs[r] as number, end = runs[r + 1] as number; at < end; at += PUSH_CHUNK) {
+      Array.prototype.push.apply(out, column.slice(at, Math.min(end, at + PUSH_CHUNK)));
+    }
+  }
+  return out;
+}
+
+/** Arguments one push takes at most (each is a slot on the stack). */
+const PUSH_CHUNK = 8192;
+
+/** Numbers of runsOf() (two a run) past which select() and without() copy element by element. */
+const MAX_RUNS = 64;

@@ -6,7 +6,7 @@ import { native, type NativeStrategySpec } from "../runtime/native.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 import { checkRole, type InsertedRole } from "../messages/roles.js";
-import { namedMarkerRoom, namedMarkerTokens, omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
+import { omissionMarker, type OmissionMarker } from "../messages/omission-marker.js";
 import { ROLE_CODES, ROLE_NAMES, type KnownRole } from "../messages/roles.js";
 
 /** Options every strategy takes. */
@@ -73,131 +73,6 @@ export interface KeptPlan {
    * the exchange was dropped for that (0 otherwise): what cutting its results must free.
    */
   newestExchangeExcess?: number;
-}
-
-/** The core takes a request limit of up to 2^32 - 1 tokens. */
-const MAX_LIMIT = 0xffffffff;
-
-/**
- * The messages `strategy` keeps of `history` within `target` conversation tokens (undefined for an
- * empty history). Built-in strategies plan in one call into the core over the metadata already
- * there, without a walk over the messages; a custom one plans over the messages. The omission
- * marker is priced as a managed history writes it, naming the ids of what it stands for
- * (namedMarkerTokens of the target). `requestLimit`: the conversation tokens the whole request may
- * hold, when more than the target (a trim aims at its target but keeps the newest exchange while
- * the request fits with it).
- */
-export function planKept<M extends MessageLike>(
-  strategy: TruncationStrategy,
-  history: MessageColumns<M>,
-  target: number,
-  counter: TokenCounter,
-  requestLimit = target,
-): KeptPlan | undefined {
-  if (history.messages.length === 0) return undefined;
-  const chain = coreChain(strategy);
-  const limit = Math.min(MAX_LIMIT, Math.max(target, requestLimit));
-  if (chain) {
-    const named = namedMarkerTokens(target);
-    let reserved = 0;
-    const plan = native.planTruncation(
-      new Uint8Array(history.roles),
-      new Uint32Array(history.tokens),
-      new Uint8Array(history.flags),
-      new Int32Array(history.units),
-      target,
-      chain.map((s) => {
-        const spec = { ...s.spec(history.messages, counter), requestLimit: limit };
-        if (spec.kind !== 2) return spec;
-        reserved = Math.max(reserved, spec.markerTokens ?? 0, named);
-        return { ...spec, markerTokens: reserved };
-      }),
-    );
-    // The core counted the marker at `reserved` in keptTokens: what the target leaves it, within its
-    // share; or, when the newest exchange kept the plan over its target, what the request's limit
-    // leaves it (a bare marker there names nothing the agent could recall).
-    const ceiling = plan.keptTokens > target ? limit : target;
-    const markerTokens =
-      plan.markerPosition >= 0 ? Math.max(reserved, Math.min(namedMarkerRoom(target), ceiling - plan.keptTokens + reserved)) : undefined;
-    return {
-      indices: arrayOf(plan.kept),
-      markerIndex: plan.markerPosition,
-      markerTokens,
-      tokens: plan.keptTokens,
-      newestExchangeExcess: plan.newestExchangeExcess,
-    };
-  }
-  const plan = strategy.plan(history.messages, target, counter);
-  return keepNewestExchange(history, { indices: plan.keptIndices, markerIndex: plan.marker?.index ?? -1 }, limit);
-}
-
-/** Arguments one push takes at most (each is a slot on the stack). */
-const PUSH_CHUNK = 8192;
-
-/**
- * The indices of a typed array as an array. A trim runs seldom, so its code is cold: a loop
- * here runs unoptimized (about 35 ns an index, 0.27 ms for 7,500 kept messages), and Array.from
- * and spreading walk the typed array's iterator; push applied to the typed array itself copies
- * its indices in the engine's own code, a chunk at a time (each is a slot on the stack).
- */
-function arrayOf(typed: Uint32Array): number[] {
-  const out: number[] = [];
-  for (let at = 0; at < typed.length; at += PUSH_CHUNK) {
-    Array.prototype.push.apply(out, typed.subarray(at, at + PUSH_CHUNK) as unknown as number[]);
-  }
-  return out;
-}
-
-/**
- * The last message of `history`, system messages aside, with the rest of its tool unit (the calls
- * the model just made and the results it is about to read): the exchange the model answers next.
- * With `withToolUnit`, also the newest tool unit when other messages came after it (the command
- * run last and its output, before the agent's note or a framework's correction), which the core
- * keeps too when it fits. Empty for a history of system messages only; ascending.
- */
-export function newestExchange(history: Pick<MessageColumns, "roles" | "units">, withToolUnit = false): number[] {
-  const { roles, units } = history;
-  let last = roles.length - 1;
-  while (last >= 0 && roles[last] === ROLE_CODES.system) last--;
-  if (last < 0) return [];
-  const out = new Set<number>(unitOf(history, last));
-  if (withToolUnit) {
-    let tool = last;
-    while (tool >= 0 && (roles[tool] === ROLE_CODES.system || ((units[tool] ?? -1) < 0 && roles[tool] !== ROLE_CODES.tool))) tool--;
-    if (tool >= 0) for (const i of unitOf(history, tool)) out.add(i);
-  }
-  return [...out].sort((a, b) => a - b);
-}
-
-/** The message at `index` with the rest of its tool unit. */
-function unitOf(history: Pick<MessageColumns, "units">, index: number): number[] {
-  // Read once: a managed history's columns are getters, and this scans all of them.
-  const units = history.units;
-  const unit = units[index] ?? -1;
-  if (unit < 0) return [index];
-  const out: number[] = [];
-  for (let i = 0; i < units.length; i++) if (units[i] === unit) out.push(i);
-  return out;
-}
-
-/**
- * A custom strategy's plan with the newest exchange put back when the request still fits with it
- * (the core's strategies keep it themselves, dropping older messages first); otherwise by how
- * much it does not.
- */
-function keepNewestExchange(history: MessageColumns, plan: KeptPlan, limit: number): KeptPlan {
-  const newest = newestExchange(history);
-  const kept = new Set(plan.indices);
-  const missing = newest.filter((i) => !kept.has(i));
-  if (missing.length === 0) return plan;
-  let tokens = 0;
-  for (const i of plan.indices) tokens += history.tokens[i] ?? 0;
-  for (const i of missing) tokens += history.tokens[i] ?? 0;
-  if (tokens > limit) return { ...plan, newestExchangeExcess: tokens - limit };
-  const indices = [...plan.indices, ...missing].sort((a, b) => a - b);
-  // The marker stays before the message it preceded.
-  const before = plan.markerIndex >= 0 ? plan.indices[plan.markerIndex] : undefined;
-  return { indices, markerIndex: before === undefined ? -1 : indices.indexOf(before) };
 }
 
 /** The marker role of the first smart strategy in a chain ("system" when there is none). */

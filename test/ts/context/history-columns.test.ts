@@ -68,6 +68,8 @@ describe("HistoryColumns", () => {
             }
             case "select": {
               const indices = model.map((_, i) => i).filter((i) => o.keep[i] !== false);
+              const left = model.filter((_, i) => o.keep[i] === false);
+              expect(columns.without(indices)).toEqual({ messages: left.map((r) => r.message), units: left.map((r) => r.unit) });
               columns.select(indices);
               model = indices.map((i) => model[i] as Row);
               break;
@@ -108,6 +110,40 @@ describe("HistoryColumns", () => {
           expect(columns.tokens).toEqual(model.map((r) => r.tokens));
           expect(columns.conversationTokens).toBe(model.reduce((sum, r) => sum + r.tokens, 0));
         }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("selects and leaves out alike whether the kept messages make a few runs or many", () => {
+    // A trim keeps a few runs of consecutive messages (copied a run at a time) or many (a
+    // selective trim: copied one by one); both give the messages and metadata of a plain filter.
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 6 }), (length, on, off) => {
+        const columns = new HistoryColumns<MessageLike>();
+        const rows = Array.from({ length }, (_, i) => ({
+          message: { role: "user", content: `m${i}` },
+          role: i % 4,
+          flags: i % 2,
+          unit: i % 5,
+          tokens: i,
+        }));
+        for (const r of rows) columns.append(r.message, r, r.tokens);
+        const keep = rows.map((_, i) => i % (on + off) < on);
+        const indices = rows.map((_, i) => i).filter((i) => keep[i]);
+        const left = rows.filter((_, i) => !keep[i]);
+        expect(columns.without(indices)).toEqual({ messages: left.map((r) => r.message), units: left.map((r) => r.unit) });
+        columns.select(indices);
+        const kept = rows.filter((_, i) => keep[i]);
+        expect(columns.messages).toEqual(kept.map((r) => r.message));
+        expect([columns.roles, columns.flags, columns.units, columns.tokens]).toEqual([
+          kept.map((r) => r.role),
+          kept.map((r) => r.flags),
+          kept.map((r) => r.unit),
+          kept.map((r) => r.tokens),
+        ]);
+        expect(columns.conversationTokens).toBe(kept.reduce((sum, r) => sum + r.tokens, 0));
+        expect(columns.checkInvariant()).toBe(true);
       }),
       { numRuns: 200 },
     );

@@ -10,7 +10,14 @@ import {
   type TrimEvent,
 } from "ctxwin";
 import { CachingCounter } from "ctxwin/tokens";
-import { CompositeStrategy, SlidingWindowStrategy, SmartTruncationStrategy, TokenBudgetStrategy } from "ctxwin/truncation";
+import {
+  CompositeStrategy,
+  SlidingWindowStrategy,
+  SmartTruncationStrategy,
+  TokenBudgetStrategy,
+  type TruncationPlan,
+  type TruncationStrategy,
+} from "ctxwin/truncation";
 import { WARNING_80, WARNING_90 } from "../../../ts/context/usage-warnings.js";
 
 type Msg = MessageLike & { tokens?: number };
@@ -217,6 +224,53 @@ describe("MessageContextManager", () => {
     expect(() => new MessageContextManager({ model: "gpt-4o", compaction: { maxSummaryTokens: 0 } })).toThrow(
       /options\.compaction\.maxSummaryTokens must be an integer >= 1/,
     );
+  });
+});
+
+describe("MessageContextManager with a strategy of the caller's", () => {
+  it("rejects kept indices that are not ascending indices of the messages, and changes nothing", () => {
+    const keeping = (keptIndices: number[]): TruncationStrategy => ({
+      name: "mine",
+      plan: <M extends MessageLike>(m: readonly M[]): TruncationPlan<M> => ({
+        kept: keptIndices.map((i) => m[i] as M),
+        removed: [],
+        keptIndices,
+        removedIndices: [],
+        keptTokens: 0,
+        fits: true,
+      }),
+      truncate: <M extends MessageLike>(m: readonly M[]) => keptIndices.map((i) => m[i] as M),
+    });
+    for (const [indices, error] of [
+      [[3, 1], /mine\.plan\(\) returned keptIndices\[1\] = number 1: kept indices must be indices of the 4 messages, ascending, each once/],
+      [[1, 1], /keptIndices\[1\] = number 1/],
+      [[2, 4], /keptIndices\[1\] = number 4/],
+      [[0.5], /keptIndices\[0\] = number 0\.5/],
+    ] as const) {
+      const cm = new MessageContextManager<Msg>({
+        model: "m",
+        counter: fixed,
+        limits: limits(100_000),
+        compaction: { strategy: keeping([...indices]), autoTruncate: false },
+      });
+      for (let i = 0; i < 4; i++) cm.addMessage(turn(i));
+      const before = { messages: cm.getMessages(), usage: cm.tokenUsage };
+      expect(() => cm.truncate(1)).toThrow(
+        expect.objectContaining({ name: "RangeError", code: "ERR_CTXWIN_OUT_OF_RANGE", message: expect.stringMatching(error) }),
+      );
+      expect({ messages: cm.getMessages(), usage: cm.tokenUsage }).toEqual(before);
+    }
+    // Kept in order, the same plan is applied.
+    const cm = new MessageContextManager<Msg>({
+      model: "m",
+      counter: fixed,
+      limits: limits(100_000),
+      compaction: { strategy: keeping([1, 3]), autoTruncate: false },
+    });
+    for (let i = 0; i < 4; i++) cm.addMessage(turn(i));
+    const messages = cm.getMessages();
+    cm.truncate(1);
+    expect(cm.getMessages()).toEqual([messages[1], messages[3]]);
   });
 });
 
