@@ -21,7 +21,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { entryFiles } from "./bundle-esm.mjs";
+import { WEB_CHUNKS, entryFiles } from "./bundle-esm.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
@@ -79,7 +79,7 @@ export function buildCommonJs() {
   rmSync(out, { recursive: true, force: true });
   // The web build's entries and chunks stay ESM only.
   const web = new Set(entryFiles(JSON.parse(readFileSync(join(root, "package.json"), "utf8"))).web);
-  const modules = distFiles(".js").filter((file) => !web.has(file) && !file.startsWith("chunks/web-"));
+  const modules = distFiles(".js").filter((file) => !web.has(file) && !file.startsWith(WEB_CHUNKS));
   const convert = (file) => {
     const source = readFileSync(join(dist, file), "utf8");
     // From dist/cjs/a/b.js's folder, dist/ is two folders up (one per path segment of "a/b.js").

@@ -39,6 +39,10 @@ import { fileURLToPath } from "node:url";
 /** The export conditions that pick the web build; every other one (import, default) picks Node's. */
 const WEB_CONDITIONS = new Set(["browser", "worker", "workerd", "edge-light"]);
 
+/** Where each build puts its shared chunks, relative to dist/: build-cjs.mjs converts Node's alone. */
+export const NODE_CHUNKS = "chunks/node-";
+export const WEB_CHUNKS = "chunks/web-";
+
 /**
  * The ESM files of dist/ that package.json names, relative to dist/ ("index.js", "tokens/node.js",
  * ...), by build: `node` (with `api`, those of them that have a web twin: the root and the
@@ -143,12 +147,18 @@ export async function bundleEsm({ root, modules, dist }) {
       entryPoints: entries.node.map((file) => join(modules, file)),
       inject: [nodeApi],
       plugins: [...options.plugins, classNames],
-      chunkNames: "chunks/node-[hash]",
+      chunkNames: `${NODE_CHUNKS}[hash]`,
     }),
-    await esbuild.build({ ...options, entryPoints: entries.web.map((file) => join(modules, file)), chunkNames: "chunks/web-[hash]" }),
+    await esbuild.build({ ...options, entryPoints: entries.web.map((file) => join(modules, file)), chunkNames: `${WEB_CHUNKS}[hash]` }),
   ];
   const outputs = {};
   const misplaced = [];
+  // A module in several outputs (the web build's chunks share) is read once.
+  const placeBound = new Map();
+  const findsItsPlace = (module) => {
+    if (!placeBound.has(module)) placeBound.set(module, findsFilesByItsPlace(readFileSync(join(modules, module), "utf8")));
+    return placeBound.get(module);
+  };
   for (const [output, meta] of results.flatMap((result) => Object.entries(result.metafile.outputs))) {
     const file = relative(dist, join(root, output)).split(sep).join("/");
     const held = Object.keys(meta.inputs)
@@ -157,7 +167,7 @@ export async function bundleEsm({ root, modules, dist }) {
     outputs[file] = held.sort();
     if (file.split("/").length === 2) continue;
     for (const module of held) {
-      if (findsFilesByItsPlace(readFileSync(join(modules, module), "utf8"))) misplaced.push(`${module} (in dist/${file})`);
+      if (findsItsPlace(module)) misplaced.push(`${module} (in dist/${file})`);
     }
   }
   if (misplaced.length > 0) {
