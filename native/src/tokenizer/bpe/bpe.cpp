@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #elif defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -142,7 +142,7 @@ class BatchLane {
  private:
   // The least of key_[0, width), width a multiple of 8.
   std::int32_t least_key(std::size_t width) const noexcept {
-#if defined(__SSE2__)
+#if defined(__SSE2__) || defined(_M_X64)
     // As floats: keys are non-negative and below kNone, a finite float's bits, so they order as
     // floats do, and SSE has a packed float minimum where SSE2 has no packed int32 one (the
     // compiler's loop was scalar: 3 instructions a key, a tenth of the lanes' time on words).
