@@ -58,6 +58,11 @@ class RankTable {
   std::uint32_t merge_rank(std::uint32_t left, std::uint32_t right) const noexcept {
     const std::uint64_t key = (std::uint64_t{left} << 20) | right;
     if ((left | right) >= kMaxRanks) return kNoRank;
+    return merge_rank_of_key(key);
+  }
+  // merge_rank of the pair whose key is pair_key(left, right), both below kMaxRanks.
+  static std::uint64_t pair_key(std::uint32_t left, std::uint32_t right) noexcept { return (std::uint64_t{left} << 20) | right; }
+  std::uint32_t merge_rank_of_key(std::uint64_t key) const noexcept {
     const std::size_t mask = pair_slots_.size() - 1;
     for (std::size_t i = pair_slot(key);; i = (i + 1) & mask) {
       const std::uint64_t slot = pair_slots_[i];
@@ -70,6 +75,7 @@ class RankTable {
   void prefetch_merge(std::uint32_t left, std::uint32_t right) const noexcept {
     prefetch(pair_slots_.data() + pair_slot(((std::uint64_t{left} << 20) | right) & kPairKeyMask));
   }
+  void prefetch_merge_of_key(std::uint64_t key) const noexcept { prefetch(pair_slots_.data() + pair_slot(key)); }
   // The same for rank_of(bytes), and for the bytes whose hash_bytes is `hash`.
   void prefetch_rank_of(std::string_view bytes) const noexcept;
   void prefetch_rank_of_hash(std::uint64_t hash) const noexcept {
