@@ -183,7 +183,7 @@ class BatchLane {
   std::array<std::uint32_t, Width + 1> symbol_;
   std::array<std::uint8_t, Width + 1> next_;  // next live symbol; size_ past the last
   std::array<std::uint8_t, Width + 1> prev_;  // Width before the first
-  std::array<std::uint64_t, 2> keys_;       // the pairs step() made: (at, after), (before, at)
+  std::array<std::uint64_t, 2> keys_;         // the pairs step() made: (at, after), (before, at)
   std::uint32_t has_after_ = 0;
   std::uint8_t at_ = 0;
   std::uint8_t before_ = 0;
