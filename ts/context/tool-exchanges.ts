@@ -23,7 +23,7 @@ export class ToolExchanges {
    * reasoning item, a result) would stand alone, so it is left out too; any item outside a unit
    * ends the chance that one is still being built, and the set is emptied.
    */
-  private readonly trimmedUnits = new Set<number>();
+  private readonly trimmedUnits = new TrimmedUnits();
   /** The last item is a reasoning item, waiting for the item it precedes. */
   private pendingReasoning = false;
 
@@ -85,21 +85,22 @@ export class ToolExchanges {
 
   /** A trim removed `removed` (whose tool units are `units`): their pending calls will not be answered. */
   trimmed(removed: readonly MessageLike[], units: readonly number[]): void {
-    for (const unit of units) if (unit >= 0) this.trimmedUnits.add(unit);
+    this.trimmedUnits.add(units);
     if (this.pendingCalls.size === 0) return;
     // A message that makes a call is in a unit: only the removed messages of the pending calls'
-    // units are read (a trim of thousands reads one or two), not every message removed.
-    const pendingUnits = new Set(this.pendingCalls.values());
-    for (let k = 0; k < removed.length; k++) {
-      if (!pendingUnits.has(units[k] as number)) continue;
-      visitMessage(removed[k] as unknown as Record<string, unknown>, {
-        text: () => {},
-        image: () => {},
-        toolResult: () => {},
-        toolCall: (id) => {
-          if (id !== undefined && this.pendingCalls.delete(id)) this.trimmedCalls.add(id);
-        },
-      });
+    // units are read (a trim of thousands reads one or two), found by indexOf (the engine's own
+    // scan: a trim's code is cold, and a loop over thousands of units runs unoptimized).
+    for (const unit of new Set(this.pendingCalls.values())) {
+      for (let k = units.indexOf(unit); k >= 0; k = units.indexOf(unit, k + 1)) {
+        visitMessage(removed[k] as unknown as Record<string, unknown>, {
+          text: () => {},
+          image: () => {},
+          toolResult: () => {},
+          toolCall: (id) => {
+            if (id !== undefined && this.pendingCalls.delete(id)) this.trimmedCalls.add(id);
+          },
+        });
+      }
     }
   }
 
@@ -129,5 +130,31 @@ export class ToolExchanges {
     for (const id of facts.callIds ?? []) this.pendingCalls.set(id, facts.unit);
     const record = message as { role?: unknown; type?: unknown };
     this.pendingReasoning = record.role === undefined && record.type === "reasoning";
+  }
+}
+
+/**
+ * The tool units trims removed, kept as the trims' own lists of units (looked through with
+ * includes, the engine's own scan) rather than copied into a set: a trim of thousands of messages
+ * would copy thousands in cold code, and the lists are dropped at the next message outside a unit.
+ */
+/** Lists of units kept before they are merged into one. */
+const MAX_LISTS = 16;
+
+class TrimmedUnits {
+  private lists: Array<readonly number[]> = [];
+
+  add(units: readonly number[]): void {
+    if (units.length > 0) this.lists.push(units);
+    // Trims with no message outside a unit between them (a run of tool calls): one list, once in a while.
+    if (this.lists.length > MAX_LISTS) this.lists = [[...new Set(this.lists.flat())]];
+  }
+
+  has(unit: number): boolean {
+    return unit >= 0 && this.lists.some((units) => units.includes(unit));
+  }
+
+  clear(): void {
+    this.lists = [];
   }
 }
