@@ -104,15 +104,19 @@ export function omittedEntries(removed: readonly MessageLike[], max = MAX_NAMED_
 function openFailures(messages: readonly MessageLike[]): { ids: string[]; calls: Map<string, { name: string; args: unknown }> } {
   const from = newestResultsStart(messages);
   if (from === messages.length) return { ids: [], calls: new Map() };
-  const recent = messages.slice(from);
   // What may have failed: a result that names a failure (or is marked as an error). Looked for
   // first, before the calls are found: most trims take no failure, and then nothing else is read.
   const none = new Map<string, { name: string; args: unknown }>();
-  if (!recent.some((m) => toolResults(m, none).some(mayHaveFailed))) return { ids: [], calls: none };
+  const found = messages.slice(from).flatMap((m) => toolResults(m, none));
+  if (!found.some(mayHaveFailed)) return { ids: [], calls: none };
+  // Each result with the call it answers, and what may close a failure: a later result of the same call (tool and arguments).
   const calls = toolCallsById(messages.slice(Math.max(0, from - CALL_LOOKBACK), messages.length));
-  const results = recent.flatMap((m) => toolResults(m, calls).map((result) => ({ result, call: callKey(result) })));
-  // What may close it: a later result of the same call (tool and arguments).
-  const hinted = new Set(results.filter((e) => mayHaveFailed(e.result)).map((e) => e.call));
+  const results = found.map((read) => {
+    const call = calls.get(read.id);
+    const result = { id: read.id, name: call?.name ?? "", args: call?.args ?? null, text: read.text, error: read.error };
+    return { result, call: callKey(result), failed: mayHaveFailed(read) };
+  });
+  const hinted = new Set(results.filter((e) => e.failed).map((e) => e.call));
   const read = results.filter((e) => hinted.has(e.call)).map((e) => toolResultEvent(e.result));
   const record = JSON.parse(native.observeToolResults("", read)) as ProblemRecord;
   const open = record.problems.filter((p) => p.resolved === undefined).map((p) => p.id);

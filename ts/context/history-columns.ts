@@ -7,6 +7,7 @@
 // total equal to the sum of its tokens (checkInvariant() says whether they do).
 import { FLAG_MARKED, type MessageFacts } from "../messages/metadata-reader.js";
 import { rangeError } from "../runtime/errors.js";
+import { pushRange } from "../runtime/push-range.js";
 import type { OmittedEntry } from "../messages/omission-marker.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
@@ -270,16 +271,9 @@ function gapsOf(runs: readonly number[], length: number): number[] {
 function gather<T>(column: readonly T[], runs: readonly number[]): T[] {
   if (runs.length === 2) return column.slice(runs[0], runs[1]);
   const out: T[] = [];
-  for (let r = 0; r < runs.length; r += 2) {
-    for (let at = runs[r] as number, end = runs[r + 1] as number; at < end; at += PUSH_CHUNK) {
-      Array.prototype.push.apply(out, column.slice(at, Math.min(end, at + PUSH_CHUNK)));
-    }
-  }
+  for (let r = 0; r < runs.length; r += 2) pushRange(out, column, runs[r], runs[r + 1]);
   return out;
 }
-
-/** Arguments one push takes at most (each is a slot on the stack). */
-const PUSH_CHUNK = 8192;
 
 /** Numbers of runsOf() (two a run) past which select() and without() copy element by element. */
 const MAX_RUNS = 64;

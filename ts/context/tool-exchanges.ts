@@ -133,14 +133,14 @@ export class ToolExchanges {
   }
 }
 
+/** Lists of units kept before they are merged into one. */
+const MAX_LISTS = 16;
+
 /**
  * The tool units trims removed, kept as the trims' own lists of units (looked through with
  * includes, the engine's own scan) rather than copied into a set: a trim of thousands of messages
  * would copy thousands in cold code, and the lists are dropped at the next message outside a unit.
  */
-/** Lists of units kept before they are merged into one. */
-const MAX_LISTS = 16;
-
 class TrimmedUnits {
   private lists: Array<readonly number[]> = [];
 

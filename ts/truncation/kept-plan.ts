@@ -3,6 +3,7 @@
 // messages, its kept indices checked and the newest exchange put back when the request still fits.
 import { describe, rangeError, typeError } from "../runtime/errors.js";
 import { native } from "../runtime/native.js";
+import { pushRange } from "../runtime/push-range.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 import { namedMarkerRoom, namedMarkerTokens } from "../messages/omission-marker.js";
@@ -81,20 +82,10 @@ function checkKeptIndices(strategy: TruncationStrategy, indices: unknown, length
   }
 }
 
-/** Arguments one push takes at most (each is a slot on the stack). */
-const PUSH_CHUNK = 8192;
-
-/**
- * The indices of a typed array as an array. A trim runs seldom, so its code is cold: a loop
- * here runs unoptimized (about 35 ns an index, 0.27 ms for 7,500 kept messages), and Array.from
- * and spreading walk the typed array's iterator; push applied to the typed array itself copies
- * its indices in the engine's own code, a chunk at a time (each is a slot on the stack).
- */
+/** The indices of a typed array as an array (pushRange: a trim's code is cold). */
 function arrayOf(typed: Uint32Array): number[] {
   const out: number[] = [];
-  for (let at = 0; at < typed.length; at += PUSH_CHUNK) {
-    Array.prototype.push.apply(out, typed.subarray(at, at + PUSH_CHUNK) as unknown as number[]);
-  }
+  pushRange(out, typed);
   return out;
 }
 

@@ -303,6 +303,9 @@ void RankTable::build_merges() {
   // answers those from the core's cache instead of the table's megabytes.
   constexpr unsigned kSplitFilterBits = 21;
   std::vector<std::uint64_t> split_filter((std::size_t{1} << kSplitFilterBits) / 64, 0);
+  const auto filter_bit = [](std::uint64_t key) {
+    return static_cast<std::size_t>((key * 0xD6E8FEB86659FD93ull) >> (64 - kSplitFilterBits));
+  };
   std::vector<std::uint32_t> split_left(ranks);
   std::vector<std::uint32_t> split_right(ranks);  // a token not made by a merge: itself, on both sides
   const auto is_split = [&](std::uint32_t left, std::uint32_t right) {
@@ -319,8 +322,8 @@ void RankTable::build_merges() {
       const std::uint32_t limit = undo_left ? left : right + 1;
       left = undo_left ? left_part : left;
       right = undo_left ? right : right_part;
-      const std::uint64_t key = (std::uint64_t{left} << 20) | right;
-      const std::size_t bit = static_cast<std::size_t>((key * 0xD6E8FEB86659FD93ull) >> (64 - kSplitFilterBits));
+      const std::uint64_t key = pair_key(left, right);
+      const std::size_t bit = filter_bit(key);
       if (((split_filter[bit / 64] >> (bit % 64)) & 1u) != 0 && merge_rank_of_key(key) < limit) return false;
     }
   };
@@ -356,7 +359,7 @@ void RankTable::build_merges() {
     const auto right = static_cast<std::uint32_t>((split >> 20) & 0xFFFFF);
     if (left >= rank || right >= rank || !is_split(left, right)) continue;
     const std::uint64_t key = split >> 20;
-    const std::size_t bit = static_cast<std::size_t>((key * 0xD6E8FEB86659FD93ull) >> (64 - kSplitFilterBits));
+    const std::size_t bit = filter_bit(key);
     split_filter[bit / 64] |= std::uint64_t{1} << (bit % 64);
     std::size_t i = pair_slot(key);
     while (pair_slots_[i] != 0) i = (i + 1) & mask;

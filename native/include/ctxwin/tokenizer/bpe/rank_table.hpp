@@ -56,12 +56,12 @@ class RankTable {
   // This pair table answers it with one integer-keyed probe instead of hashing bytes.
   std::uint32_t byte_token(unsigned char byte) const noexcept { return byte_tokens_[byte]; }
   std::uint32_t merge_rank(std::uint32_t left, std::uint32_t right) const noexcept {
-    const std::uint64_t key = (std::uint64_t{left} << 20) | right;
     if ((left | right) >= kMaxRanks) return kNoRank;
-    return merge_rank_of_key(key);
+    return merge_rank_of_key(pair_key(left, right));
   }
-  // merge_rank of the pair whose key is pair_key(left, right), both below kMaxRanks.
+  // The pair table's key of (left, right), both below kMaxRanks.
   static std::uint64_t pair_key(std::uint32_t left, std::uint32_t right) noexcept { return (std::uint64_t{left} << 20) | right; }
+  // merge_rank of the pair whose key is pair_key(left, right).
   std::uint32_t merge_rank_of_key(std::uint64_t key) const noexcept {
     const std::size_t mask = pair_slots_.size() - 1;
     for (std::size_t i = pair_slot(key);; i = (i + 1) & mask) {
@@ -70,11 +70,8 @@ class RankTable {
       if ((slot >> 20) == key) return static_cast<std::uint32_t>(slot & 0xFFFFF);
     }
   }
-  // Asks for the cache line merge_rank(left, right) will read, so that several lookups' misses
+  // Asks for the cache line merge_rank_of_key(key) will read, so that several lookups' misses
   // overlap (bpe_count_batch). Only a hint: nothing when the compiler has no prefetch.
-  void prefetch_merge(std::uint32_t left, std::uint32_t right) const noexcept {
-    prefetch(pair_slots_.data() + pair_slot(((std::uint64_t{left} << 20) | right) & kPairKeyMask));
-  }
   void prefetch_merge_of_key(std::uint64_t key) const noexcept { prefetch(pair_slots_.data() + pair_slot(key)); }
   // The same for rank_of(bytes), and for the bytes whose hash_bytes is `hash`.
   void prefetch_rank_of(std::string_view bytes) const noexcept;
@@ -122,15 +119,14 @@ class RankTable {
   void build_merges();
   void build_join_sets();
 
-  // Every merge as one word, left << 40 | right << 20 | rank, in an open-addressing table keyed
-  // by (left, right), under half full; 0 marks an empty slot (no token is made of two copies of
+  // Each token's last merge as one word, left << 40 | right << 20 | rank, in an open-addressing
+  // table keyed by (left, right), at most a quarter full (build_merges); 0 marks an empty slot (no token is made of two copies of
   // token 0, and token 0 is not made of anything). A slot's address is a function of the pair
   // alone, so a lookup is usually one cache line, and it can be asked for before it is needed
-  // (prefetch_merge). It replaced runs of merges per left token, binary-searched: two to six
+  // (prefetch_merge_of_key). It replaced runs of merges per left token, binary-searched: two to six
   // dependent loads a lookup, and nothing to prefetch before the first of them had arrived. Most
   // lookups are of pairs that do not merge, which end at the first empty slot: a table two thirds
   // full (any size, scaled rather than masked) counted words 10% slower than this one.
-  static constexpr std::uint64_t kPairKeyMask = (std::uint64_t{1} << 40) - 1;
   static void prefetch([[maybe_unused]] const void* address) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(address);
