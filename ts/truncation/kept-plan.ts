@@ -35,9 +35,10 @@ export function planKept<M extends MessageLike>(
   if (chain) {
     const named = namedMarkerTokens(target);
     let reserved = 0;
+    const tokens = new Uint32Array(history.tokens);
     const plan = native.planTruncation(
       new Uint8Array(history.roles),
-      new Uint32Array(history.tokens),
+      tokens,
       new Uint8Array(history.flags),
       new Int32Array(history.units),
       target,
@@ -50,10 +51,15 @@ export function planKept<M extends MessageLike>(
     );
     // The core counted the marker at `reserved` in keptTokens: what the target leaves it, within its
     // share; or, when the newest exchange kept the plan over its target, what the request's limit
-    // leaves it (a bare marker there names nothing the agent could recall).
-    const ceiling = plan.keptTokens > target ? limit : target;
-    const markerTokens =
-      plan.markerPosition >= 0 ? Math.max(reserved, Math.min(namedMarkerRoom(target), ceiling - plan.keptTokens + reserved)) : undefined;
+    // leaves it (a bare marker there names nothing the agent could recall), but no more than the
+    // removal frees: past its target a trim never makes the request larger (the core placed the
+    // marker only if the removal frees its reserved size).
+    let markerTokens: number | undefined;
+    if (plan.markerPosition >= 0) {
+      let room = Math.min(namedMarkerRoom(target), (plan.keptTokens > target ? limit : target) - plan.keptTokens + reserved);
+      if (plan.keptTokens > target) room = Math.min(room, removedTokens(tokens, plan.keptTokens - reserved));
+      markerTokens = Math.max(reserved, room);
+    }
     return {
       indices: arrayOf(plan.kept),
       markerIndex: plan.markerPosition,
@@ -80,6 +86,13 @@ function checkKeptIndices(strategy: TruncationStrategy, indices: unknown, length
     }
     previous = index as number;
   }
+}
+
+/** The tokens a plan removes: the history's, less the kept messages' (`kept`). */
+function removedTokens(tokens: Uint32Array, kept: number): number {
+  let total = 0;
+  for (let i = 0; i < tokens.length; i++) total += tokens[i] as number;
+  return total - kept;
 }
 
 /** The indices of a typed array as an array (pushRange: a trim's code is cold). */

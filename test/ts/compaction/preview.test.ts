@@ -87,6 +87,26 @@ describe("a compaction never makes the request larger", () => {
     await context.compactIfNeeded({ threshold: 0.2 });
     expect(context.tokenUsage).toBeLessThanOrEqual(before);
   });
+
+  // fast-check's counterexample to the property below (seed 2062562732, path "27554"): a trim that
+  // keeps the newest exchange past its target removed two units of 14 and 7 tokens, and its named
+  // omission marker took the room the request's limit left (34 tokens), 626 -> 639 tokens.
+  it("gives a named marker no more room than the trim frees when the newest exchange keeps it past its target", async () => {
+    const messages = JSON.parse(
+      '[{"role":"user","content":"Fix the failing billing tests in src/billing"},{"role":"assistant","content":"","tool_calls":[{"id":"call_0","type":"function","function":{"name":"read_file","arguments":"{\\"n\\":0}"}}]},{"role":"tool","tool_call_id":"call_0","content":"src/app.ts line src/app.ts <|endoftext|> <|endoftext|> \\ud83d\\ude42 r\\u00e9sum\\u00e9 return\\n<|endoftext|>\\ntests \\ud83d\\ude42 src/app.ts ok ok r\\u00e9sum\\u00e9 src/app.ts return r\\u00e9sum\\u00e9\\n<|endoftext|> \\u6570\\u636e\\n<|endoftext|> build build\\nsrc/app.ts \\ud800 r\\u00e9sum\\u00e9 \\ud83d\\ude42 build \\ud83d\\ude42\\ntests build tests \\ud800 tests <|endoftext|> return build tests\\nvalue r\\u00e9sum\\u00e9 ok \\ud800 tests line r\\u00e9sum\\u00e9 line r\\u00e9sum\\u00e9 tests\\nvalue r\\u00e9sum\\u00e9 r\\u00e9sum\\u00e9 r\\u00e9sum\\u00e9 r\\u00e9sum\\u00e9 \\ud83d\\ude42 \\ud83d\\ude42 <|endoftext|> <|endoftext|>\\n\\u6570\\u636e\\n\\u6570\\u636e tests src/app.ts src/app.ts line build return \\ud800"},{"role":"assistant","content":"tests line \\u6570\\u636e line"},{"role":"user","content":"line value <|endoftext|> tests"},{"role":"assistant","content":"","tool_calls":[{"id":"call_1","type":"function","function":{"name":"run_tests","arguments":"{\\"n\\":1}"}}]},{"role":"tool","tool_call_id":"call_1","content":"\\ud800 build value build src/app.ts r\\u00e9sum\\u00e9 <|endoftext|> r\\u00e9sum\\u00e9 \\u6570\\u636e \\u6570\\u636e <|endoftext|> tests\\nvalue <|endoftext|> \\u6570\\u636e <|endoftext|> r\\u00e9sum\\u00e9 <|endoftext|> return \\ud83d\\ude42\\nreturn value line value <|endoftext|> ok \\u6570\\u636e value r\\u00e9sum\\u00e9 <|endoftext|> return line\\n\\ud800 src/app.ts tests line \\u6570\\u636e\\ntests src/app.ts return\\nvalue \\ud83d\\ude42 \\ud83d\\ude42 ok r\\u00e9sum\\u00e9 value line return tests ok\\nline <|endoftext|> ok tests value \\ud800 value line\\n\\ud83d\\ude42 value r\\u00e9sum\\u00e9 line \\ud83d\\ude42 return \\ud83d\\ude42 tests r\\u00e9sum\\u00e9 \\ud83d\\ude42 <|endoftext|> src/app.ts\\n\\ud800 <|endoftext|> tests build \\ud83d\\ude42 ok \\ud800 ok return build return <|endoftext|>\\n\\ud83d\\ude42"},{"role":"assistant","content":"src/app.ts \\u6570\\u636e"},{"role":"user","content":"\\ud800 tests value"},{"role":"assistant","content":"","tool_calls":[{"id":"call_2","type":"function","function":{"name":"read_file","arguments":"{\\"n\\":2}"}}]},{"role":"tool","tool_call_id":"call_2","content":"build \\ud83d\\ude42 build ok \\u6570\\u636e <|endoftext|> \\u6570\\u636e\\nok src/app.ts line <|endoftext|> r\\u00e9sum\\u00e9 return tests value line \\ud800 r\\u00e9sum\\u00e9\\nreturn\\nreturn line return return\\nr\\u00e9sum\\u00e9 \\ud83d\\ude42 tests r\\u00e9sum\\u00e9 build return value build line\\nr\\u00e9sum\\u00e9 line build src/app.ts \\ud800 tests r\\u00e9sum\\u00e9 \\ud83d\\ude42 return \\ud83d\\ude42"},{"role":"assistant","content":"return src/app.ts line tests return \\ud800 \\ud83d\\ude42 <|endoftext|> ok <|endoftext|> build"},{"role":"user","content":"\\ud800 value tests \\ud83d\\ude42 line"},{"role":"assistant","content":"","tool_calls":[{"id":"call_3","type":"function","function":{"name":"read_file","arguments":"{\\"n\\":3}"}}]},{"role":"tool","tool_call_id":"call_3","content":"tests tests <|endoftext|> \\u6570\\u636e return build build ok\\n\\u6570\\u636e build tests r\\u00e9sum\\u00e9 src/app.ts return line\\nsrc/app.ts \\ud83d\\ude42 ok return r\\u00e9sum\\u00e9 \\ud800 \\ud800 src/app.ts src/app.ts\\nreturn line build src/app.ts line value \\ud83d\\ude42 r\\u00e9sum\\u00e9 \\u6570\\u636e line \\ud800 \\ud83d\\ude42\\nsrc/app.ts <|endoftext|> line build build src/app.ts \\u6570\\u636e \\ud83d\\ude42 value <|endoftext|>\\nline r\\u00e9sum\\u00e9 src/app.ts \\ud800"},{"role":"assistant","content":"return \\u6570\\u636e"}]',
+    ) as Msg[];
+    const window = Math.max(64, Math.ceil(counter.countMessages(messages) * 1.4873826455926589));
+    const context = manager(TruncationMode.SUMMARIZE, window, true, 0, 3);
+    context.load(messages);
+    await context.flush();
+    const before = context.tokenUsage;
+    const plan = await context.preview({ threshold: 0.6166962354577101 });
+    expect(plan.tokensAfter).toBeLessThanOrEqual(before);
+    expect(plan.cost?.after ?? 0).toBeLessThanOrEqual(plan.cost?.before ?? 0);
+    await context.compactIfNeeded({ threshold: 0.6166962354577101 });
+    expect(context.tokenUsage).toBe(plan.tokensAfter);
+    expect(context.tokenUsage).toBeLessThanOrEqual(before);
+  });
 });
 
 describe("preview", () => {
