@@ -51,11 +51,11 @@ export function planTrim<M extends MessageLike>(
   const target = Math.min(view.conversationBudget(targetTokens), room);
   const limit = Math.max(target, window - view.markerTokens);
   const planWithin = (columns: MessageColumns<M>): KeptPlan | undefined => {
-    const plan = planKept(strategy, columns, target, view.counter, limit);
+    const plan = planKept(strategy, columns, target, view.counter, limit, view.markerTokens);
     if (plan === undefined || (plan.newestExchangeExcess ?? 0) === 0 || view.markerTokens === 0) return plan;
     // A trim that places its own marker replaces the old one (a named marker takes tens of
     // tokens): planned in the whole window, the exchange may fit where it did not beside both.
-    const own = planKept(strategy, columns, target, view.counter, Math.max(target, window));
+    const own = planKept(strategy, columns, target, view.counter, Math.max(target, window), view.markerTokens);
     return own !== undefined && own.markerIndex >= 0 && (own.newestExchangeExcess ?? 0) === 0 ? own : plan;
   };
   let plan = planWithin(view);
@@ -65,7 +65,7 @@ export function planTrim<M extends MessageLike>(
   // (The floor costs a count: read only when the exchange does not fit.)
   const floor = (plan.newestExchangeExcess ?? 0) > 0 ? view.markerFloorTokens : view.markerTokens;
   if (floor < view.markerTokens) {
-    const bare = planKept(strategy, view, target, view.counter, Math.max(target, window - floor));
+    const bare = planKept(strategy, view, target, view.counter, Math.max(target, window - floor), view.markerTokens);
     if (bare?.tokens !== undefined && bare.markerIndex < 0 && (bare.newestExchangeExcess ?? 0) === 0)
       plan = { ...bare, markerTokens: Math.max(floor, Math.min(view.markerTokens, window - bare.tokens)) };
   }

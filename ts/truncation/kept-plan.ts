@@ -20,7 +20,8 @@ const MAX_LIMIT = 0xffffffff;
  * marker is priced as a managed history writes it, naming the ids of what it stands for
  * (namedMarkerTokens of the target). `requestLimit`: the conversation tokens the whole request may
  * hold, when more than the target (a trim aims at its target but keeps the newest exchange while
- * the request fits with it).
+ * the request fits with it). `replacedMarker`: the tokens of an omission marker already in the
+ * request, which a marker this trim places replaces.
  */
 export function planKept<M extends MessageLike>(
   strategy: TruncationStrategy,
@@ -28,6 +29,7 @@ export function planKept<M extends MessageLike>(
   target: number,
   counter: TokenCounter,
   requestLimit = target,
+  replacedMarker = 0,
 ): KeptPlan | undefined {
   if (history.messages.length === 0) return undefined;
   const chain = coreChain(strategy);
@@ -52,12 +54,12 @@ export function planKept<M extends MessageLike>(
     // The core counted the marker at `reserved` in keptTokens: what the target leaves it, within its
     // share; or, when the newest exchange kept the plan over its target, what the request's limit
     // leaves it (a bare marker there names nothing the agent could recall), but no more than the
-    // removal frees: past its target a trim never makes the request larger (the core placed the
-    // marker only if the removal frees its reserved size).
+    // removal frees, the marker it replaces included: past its target a trim never makes the
+    // request larger (the core placed the marker only if the removal frees its reserved size).
     let markerTokens: number | undefined;
     if (plan.markerPosition >= 0) {
       let room = Math.min(namedMarkerRoom(target), (plan.keptTokens > target ? limit : target) - plan.keptTokens + reserved);
-      if (plan.keptTokens > target) room = Math.min(room, removedTokens(tokens, plan.keptTokens - reserved));
+      if (plan.keptTokens > target) room = Math.min(room, removedTokens(tokens, plan.keptTokens - reserved) + replacedMarker);
       markerTokens = Math.max(reserved, room);
     }
     return {
