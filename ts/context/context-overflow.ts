@@ -17,9 +17,9 @@ export interface ContextOverflowError extends RangeError {
 export function pinnedTokens(view: HistoryView): number {
   const { roles, flags, tokens, fixedTokens } = view;
   let pinned = fixedTokens;
-  roles.forEach((role, i) => {
-    if (role === ROLE_CODES.system || ((flags[i] ?? 0) & FLAG_MARKED) !== 0) pinned += tokens[i] ?? 0;
-  });
+  for (let i = 0; i < roles.length; i++) {
+    if (roles[i] === ROLE_CODES.system || ((flags[i] ?? 0) & FLAG_MARKED) !== 0) pinned += tokens[i] ?? 0;
+  }
   return pinned;
 }
 

@@ -8,6 +8,7 @@
 import { FLAG_MARKED, type MessageFacts } from "../messages/metadata-reader.js";
 import { rangeError } from "../runtime/errors.js";
 import { pushRange } from "../runtime/push-range.js";
+import { NumberColumn } from "./number-column.js";
 import type { OmittedEntry } from "../messages/omission-marker.js";
 import type { InsertedRole } from "../messages/roles.js";
 import type { MessageLike } from "../messages/types.js";
@@ -30,10 +31,10 @@ export type ColumnFacts = Pick<MessageFacts, "role" | "flags" | "unit">;
 
 export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> {
   private messageColumn: M[] = [];
-  private roleColumn: number[] = [];
-  private tokenColumn: number[] = [];
-  private flagColumn: number[] = [];
-  private unitColumn: number[] = [];
+  private readonly roleColumn = new NumberColumn(Uint8Array);
+  private readonly tokenColumn = new NumberColumn(Uint32Array);
+  private readonly flagColumn = new NumberColumn(Uint8Array);
+  private readonly unitColumn = new NumberColumn(Int32Array);
   private total = 0;
   private omission: Marker | undefined;
   /** The summaries a compaction put in (an export marks them). */
@@ -42,17 +43,17 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
   get messages(): readonly M[] {
     return this.messageColumn;
   }
-  get roles(): readonly number[] {
-    return this.roleColumn;
+  get roles(): Uint8Array {
+    return this.roleColumn.values;
   }
-  get tokens(): readonly number[] {
-    return this.tokenColumn;
+  get tokens(): Uint32Array {
+    return this.tokenColumn.values;
   }
-  get flags(): readonly number[] {
-    return this.flagColumn;
+  get flags(): Uint8Array {
+    return this.flagColumn.values;
   }
-  get units(): readonly number[] {
-    return this.unitColumn;
+  get units(): Int32Array {
+    return this.unitColumn.values;
   }
   get length(): number {
     return this.messageColumn.length;
@@ -71,7 +72,7 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
 
   /** Pins the message at `index` as `_preserve: true` would (compact_context's `keep`): no trim or summary takes it. */
   mark(index: number): void {
-    if (index >= 0 && index < this.flagColumn.length) this.flagColumn[index] = (this.flagColumn[index] ?? 0) | FLAG_MARKED;
+    if (index >= 0 && index < this.flagColumn.length) this.flagColumn.set(index, this.flagColumn.at(index) | FLAG_MARKED);
   }
 
   setMarker(marker: Marker | undefined): void {
@@ -90,10 +91,10 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
   /** Puts `message` at `at` with its metadata and tokens. */
   insert(at: number, message: M, facts: ColumnFacts, tokens: number): void {
     this.messageColumn.splice(at, 0, message);
-    this.roleColumn.splice(at, 0, facts.role);
-    this.tokenColumn.splice(at, 0, tokens);
-    this.flagColumn.splice(at, 0, facts.flags);
-    this.unitColumn.splice(at, 0, facts.unit);
+    this.roleColumn.insert(at, facts.role);
+    this.tokenColumn.insert(at, tokens);
+    this.flagColumn.insert(at, facts.flags);
+    this.unitColumn.insert(at, facts.unit);
     this.total += tokens;
   }
 
@@ -105,56 +106,48 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
     const runs = runsOf(indices);
     if (runs === undefined) return this.selectEach(indices);
     this.messageColumn = gather(this.messageColumn, runs);
-    this.roleColumn = gather(this.roleColumn, runs);
-    this.tokenColumn = gather(this.tokenColumn, runs);
-    this.flagColumn = gather(this.flagColumn, runs);
-    this.unitColumn = gather(this.unitColumn, runs);
-    this.total = this.tokenColumn.reduce((sum, count) => sum + count, 0);
+    for (const column of this.numberColumns()) column.keepRuns(runs);
+    this.total = this.tokenColumn.sum();
   }
 
   private selectEach(indices: readonly number[]): void {
-    // Each column made at its length, not grown by push: no copy as it grows, less garbage.
+    // Made at its length, not grown by push: no copy as it grows, less garbage.
     const n = indices.length;
     const messages = new Array<M>(n);
-    const roles = new Array<number>(n);
-    const tokens = new Array<number>(n);
-    const flags = new Array<number>(n);
-    const units = new Array<number>(n);
-    let total = 0;
-    for (let k = 0; k < n; k++) {
-      const i = indices[k] as number;
-      messages[k] = this.messageColumn[i] as M;
-      roles[k] = this.roleColumn[i] as number;
-      const count = this.tokenColumn[i] as number;
-      tokens[k] = count;
-      total += count;
-      flags[k] = this.flagColumn[i] as number;
-      units[k] = this.unitColumn[i] as number;
-    }
+    for (let k = 0; k < n; k++) messages[k] = this.messageColumn[indices[k] as number] as M;
     this.messageColumn = messages;
-    this.roleColumn = roles;
-    this.tokenColumn = tokens;
-    this.flagColumn = flags;
-    this.unitColumn = units;
-    this.total = total;
+    for (const column of this.numberColumns()) column.keepIndices(indices);
+    this.total = this.tokenColumn.sum();
+  }
+
+  private numberColumns(): ReadonlyArray<NumberColumn<Uint8Array | Uint32Array | Int32Array>> {
+    return [this.roleColumn, this.tokenColumn, this.flagColumn, this.unitColumn];
   }
 
   /** The messages, and their tool units, that `indices` (ascending) leaves out, in order. */
-  without(indices: readonly number[]): { messages: M[]; units: number[] } {
+  without(indices: readonly number[]): { messages: M[]; units: Int32Array } {
     const runs = runsOf(indices);
     if (runs !== undefined) {
       const gaps = gapsOf(runs, this.messageColumn.length);
-      return { messages: gather(this.messageColumn, gaps), units: gather(this.unitColumn, gaps) };
+      const all = this.unitColumn.values;
+      let n = 0;
+      for (let r = 0; r < gaps.length; r += 2) n += (gaps[r + 1] as number) - (gaps[r] as number);
+      const units = new Int32Array(n);
+      for (let r = 0, at = 0; r < gaps.length; r += 2) {
+        units.set(all.subarray(gaps[r], gaps[r + 1]), at);
+        at += (gaps[r + 1] as number) - (gaps[r] as number);
+      }
+      return { messages: gather(this.messageColumn, gaps), units };
     }
     const keep = new Uint8Array(this.messageColumn.length);
     for (let k = 0; k < indices.length; k++) keep[indices[k] as number] = 1;
     const n = keep.length - indices.length;
     const messages = new Array<M>(n);
-    const units = new Array<number>(n);
+    const units = new Int32Array(n);
     for (let i = 0, k = 0; i < keep.length; i++) {
       if (keep[i] === 1) continue;
       messages[k] = this.messageColumn[i] as M;
-      units[k++] = this.unitColumn[i] as number;
+      units[k++] = this.unitColumn.at(i);
     }
     return { messages, units };
   }
@@ -162,9 +155,9 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
   /** Puts `after` in place of the message at each index, with its new tokens (`counts[k]` for `edits[k]`). */
   replace(edits: ReadonlyArray<readonly [number, M]>, counts: ArrayLike<number>): void {
     edits.forEach(([i, after], k) => {
-      this.total += (counts[k] ?? 0) - (this.tokenColumn[i] ?? 0);
+      this.total += (counts[k] ?? 0) - this.tokenColumn.at(i);
       this.messageColumn[i] = after;
-      this.tokenColumn[i] = counts[k] ?? 0;
+      this.tokenColumn.set(i, counts[k] ?? 0);
     });
   }
 
@@ -191,11 +184,11 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
   ): void {
     const summary = new Set(summaries);
     this.messageColumn = messages.slice();
-    this.roleColumn = facts.map((f) => f.role);
-    this.flagColumn = facts.map((f, i) => (summary.has(i) ? f.flags | FLAG_MARKED : f.flags));
-    this.unitColumn = facts.map((f, i) => (summary.has(i) ? -1 : f.unit));
-    this.tokenColumn = Array.from(tokens);
-    this.total = this.tokenColumn.reduce((a, b) => a + b, 0);
+    this.roleColumn.assign(facts.map((f) => f.role));
+    this.flagColumn.assign(facts.map((f, i) => (summary.has(i) ? f.flags | FLAG_MARKED : f.flags)));
+    this.unitColumn.assign(facts.map((f, i) => (summary.has(i) ? -1 : f.unit)));
+    this.tokenColumn.assign(tokens);
+    this.total = this.tokenColumn.sum();
     if (summaries !== undefined) this.summaryMessages = new WeakSet(messages.filter((_, i) => summary.has(i)) as object[]);
     this.omission = marker;
   }
@@ -219,10 +212,10 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
     const p = Math.max(0, Math.min(position, n));
     let before = 0;
     if (p <= n - p) {
-      for (let i = 0; i < p; i++) before += this.tokenColumn[i] ?? 0;
+      for (let i = 0; i < p; i++) before += this.tokenColumn.at(i);
     } else {
       before = this.total;
-      for (let i = p; i < n; i++) before -= this.tokenColumn[i] ?? 0;
+      for (let i = p; i < n; i++) before -= this.tokenColumn.at(i);
     }
     const marker = this.omission;
     if (marker !== undefined && marker.index <= p && (markerKept || marker.index < p)) before += marker.tokens;
@@ -232,8 +225,8 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
   /** Whether the columns are in step: one entry per message in each, the total their sum, the marker within. */
   checkInvariant(): boolean {
     const n = this.messageColumn.length;
-    const sameLength = [this.roleColumn, this.tokenColumn, this.flagColumn, this.unitColumn].every((column) => column.length === n);
-    const sum = this.tokenColumn.reduce((a, b) => a + b, 0);
+    const sameLength = this.numberColumns().every((column) => column.length === n);
+    const sum = this.tokenColumn.sum();
     const marker = this.omission;
     return sameLength && sum === this.total && (marker === undefined || (marker.index >= 0 && marker.index <= n));
   }

@@ -84,7 +84,7 @@ export class ToolExchanges {
   }
 
   /** A trim removed `removed` (whose tool units are `units`): their pending calls will not be answered. */
-  trimmed(removed: readonly MessageLike[], units: readonly number[]): void {
+  trimmed(removed: readonly MessageLike[], units: Int32Array): void {
     this.trimmedUnits.add(units);
     if (this.pendingCalls.size === 0) return;
     // A message that makes a call is in a unit: only the removed messages of the pending calls'
@@ -142,12 +142,12 @@ const MAX_LISTS = 16;
  * would copy thousands in cold code, and the lists are dropped at the next message outside a unit.
  */
 class TrimmedUnits {
-  private lists: Array<readonly number[]> = [];
+  private lists: Int32Array[] = [];
 
-  add(units: readonly number[]): void {
+  add(units: Int32Array): void {
     if (units.length > 0) this.lists.push(units);
     // Trims with no message outside a unit between them (a run of tool calls): one list, once in a while.
-    if (this.lists.length > MAX_LISTS) this.lists = [[...new Set(this.lists.flat())]];
+    if (this.lists.length > MAX_LISTS) this.lists = [Int32Array.from(new Set(this.lists.flatMap((list) => Array.from(list))))];
   }
 
   has(unit: number): boolean {

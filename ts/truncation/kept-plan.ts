@@ -8,7 +8,7 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import type { MessageLike } from "../messages/types.js";
 import { namedMarkerRoom, namedMarkerTokens } from "../messages/omission-marker.js";
 import { ROLE_CODES } from "../messages/roles.js";
-import { coreChain, type KeptPlan, type MessageColumns, type TruncationStrategy } from "./strategies.js";
+import { coreChain, type ColumnValues, type KeptPlan, type MessageColumns, type TruncationStrategy } from "./strategies.js";
 
 /** The core takes a request limit of up to 2^32 - 1 tokens. */
 const MAX_LIMIT = 0xffffffff;
@@ -37,12 +37,12 @@ export function planKept<M extends MessageLike>(
   if (chain) {
     const named = namedMarkerTokens(target);
     let reserved = 0;
-    const tokens = new Uint32Array(history.tokens);
+    const tokens = typed(Uint32Array, history.tokens);
     const plan = native.planTruncation(
-      new Uint8Array(history.roles),
+      typed(Uint8Array, history.roles),
       tokens,
-      new Uint8Array(history.flags),
-      new Int32Array(history.units),
+      typed(Uint8Array, history.flags),
+      typed(Int32Array, history.units),
       target,
       chain.map((s) => {
         const spec = { ...s.spec(history.messages, counter), requestLimit: limit };
@@ -88,6 +88,14 @@ function checkKeptIndices(strategy: TruncationStrategy, indices: unknown, length
     }
     previous = index as number;
   }
+}
+
+/** `values` as the typed array the core takes: a managed history's column as it is, else a copy. */
+function typed<T extends Uint8Array | Uint32Array | Int32Array>(
+  Type: { new (length: number): T; from(values: ArrayLike<number>): T },
+  values: ColumnValues,
+): T {
+  return values instanceof Type ? values : Type.from(values);
 }
 
 /** The tokens a plan removes: the history's, less the kept messages' (`kept`). */

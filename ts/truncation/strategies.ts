@@ -54,11 +54,14 @@ export interface TruncationStrategy {
 /** A history whose per-message metadata is already read: the messages and, beside each, its role, tokens, flags and tool unit. */
 export interface MessageColumns<M extends MessageLike = MessageLike> {
   readonly messages: readonly M[];
-  readonly roles: readonly number[];
-  readonly tokens: readonly number[];
-  readonly flags: readonly number[];
-  readonly units: readonly number[];
+  readonly roles: ColumnValues;
+  readonly tokens: ColumnValues;
+  readonly flags: ColumnValues;
+  readonly units: ColumnValues;
 }
+
+/** One number per message: an array, or a typed array (a managed history keeps its columns typed). */
+export type ColumnValues = ArrayLike<number> & { indexOf(value: number, fromIndex?: number): number };
 
 /** What a trim keeps: the indices, in order, and where the omission marker goes (-1: none). */
 export interface KeptPlan {

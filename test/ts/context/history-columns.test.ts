@@ -69,7 +69,10 @@ describe("HistoryColumns", () => {
             case "select": {
               const indices = model.map((_, i) => i).filter((i) => o.keep[i] !== false);
               const left = model.filter((_, i) => o.keep[i] === false);
-              expect(columns.without(indices)).toEqual({ messages: left.map((r) => r.message), units: left.map((r) => r.unit) });
+              expect(columns.without(indices)).toEqual({
+                messages: left.map((r) => r.message),
+                units: Int32Array.from(left, (r) => r.unit),
+              });
               columns.select(indices);
               model = indices.map((i) => model[i] as Row);
               break;
@@ -104,10 +107,10 @@ describe("HistoryColumns", () => {
           }
           expect(columns.checkInvariant()).toBe(true);
           expect(columns.messages).toEqual(model.map((r) => r.message));
-          expect(columns.roles).toEqual(model.map((r) => r.role));
-          expect(columns.flags).toEqual(model.map((r) => r.flags));
-          expect(columns.units).toEqual(model.map((r) => r.unit));
-          expect(columns.tokens).toEqual(model.map((r) => r.tokens));
+          expect(Array.from(columns.roles)).toEqual(model.map((r) => r.role));
+          expect(Array.from(columns.flags)).toEqual(model.map((r) => r.flags));
+          expect(Array.from(columns.units)).toEqual(model.map((r) => r.unit));
+          expect(Array.from(columns.tokens)).toEqual(model.map((r) => r.tokens));
           expect(columns.conversationTokens).toBe(model.reduce((sum, r) => sum + r.tokens, 0));
         }
       }),
@@ -132,11 +135,11 @@ describe("HistoryColumns", () => {
         const keep = rows.map((_, i) => i % (on + off) < on);
         const indices = rows.map((_, i) => i).filter((i) => keep[i]);
         const left = rows.filter((_, i) => !keep[i]);
-        expect(columns.without(indices)).toEqual({ messages: left.map((r) => r.message), units: left.map((r) => r.unit) });
+        expect(columns.without(indices)).toEqual({ messages: left.map((r) => r.message), units: Int32Array.from(left, (r) => r.unit) });
         columns.select(indices);
         const kept = rows.filter((_, i) => keep[i]);
         expect(columns.messages).toEqual(kept.map((r) => r.message));
-        expect([columns.roles, columns.flags, columns.units, columns.tokens]).toEqual([
+        expect([columns.roles, columns.flags, columns.units, columns.tokens].map((c) => Array.from(c))).toEqual([
           kept.map((r) => r.role),
           kept.map((r) => r.flags),
           kept.map((r) => r.unit),

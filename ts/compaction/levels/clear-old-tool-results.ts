@@ -57,7 +57,11 @@ export class ClearOldToolResults implements CompactionLevel {
   plan<M extends MessageLike>(view: HistoryView<M>, context: LevelContext): LevelPlan<M> {
     const { messages, roles, units } = view;
     // The last keepUnits units that hold tool results (a reasoning item's unit may hold none).
-    const resultUnits = units.filter((u, i) => u >= 0 && roles[i] === ROLE_CODES.tool);
+    const resultUnits: number[] = [];
+    for (let i = 0; i < units.length; i++) {
+      const unit = units[i] ?? -1;
+      if (unit >= 0 && roles[i] === ROLE_CODES.tool) resultUnits.push(unit);
+    }
     const recent = new Set([...new Set(resultUnits)].slice(-this.keepUnits));
     const old: number[] = [];
     const newest = newestExchangeOf(view);
