@@ -330,15 +330,22 @@ TruncationPlan plan_composite(std::span<const MessageMeta> messages, std::uint64
   TruncationPlan result;
   std::int64_t marker_message = -1;  // absolute index the marker precedes
   std::uint64_t marker_cost = 0;     // later strategies leave room for an earlier one's marker
+  std::vector<MessageMeta> subset;
   for (const StrategySpec& spec : strategies) {
-    std::vector<MessageMeta> subset;
-    subset.reserve(current.size());
-    for (std::uint32_t i : current) subset.push_back(messages[i]);
+    // The first strategy plans over the messages themselves; each later one over what the one
+    // before kept (a copy: a chain usually stops at its first strategy, which then copies nothing).
+    const bool whole = current.size() == messages.size();
+    if (!whole) {
+      subset.clear();
+      subset.reserve(current.size());
+      for (std::uint32_t i : current) subset.push_back(messages[i]);
+    }
     // The marker an earlier strategy placed comes out of the request's limit as out of the target.
     StrategySpec room = spec;
     if (room.options.request_limit)
       room.options.request_limit = *room.options.request_limit > marker_cost ? *room.options.request_limit - marker_cost : 0;
-    TruncationPlan step = plan_truncation(subset, target > marker_cost ? target - marker_cost : 0, room);
+    TruncationPlan step =
+        plan_truncation(whole ? messages : std::span<const MessageMeta>(subset), target > marker_cost ? target - marker_cost : 0, room);
     result.newest_exchange_excess = std::max(result.newest_exchange_excess, step.newest_exchange_excess);
     std::vector<std::uint32_t> next;
     next.reserve(step.kept.size());
