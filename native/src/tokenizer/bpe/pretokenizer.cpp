@@ -284,7 +284,8 @@ std::size_t Pretokenizer::match_o200k(std::size_t i) noexcept {
   // Most pieces of English text and code: " word", "Word", "HTTP", ".method".
   const std::size_t word = quick_ && static_cast<unsigned char>(text_[i]) < 0x80 ? ascii_word(text_, i) : kNoMatch;
   if (word != kNoMatch && word != kNoWord) {
-    contraction_ = contraction(text_, word, true);
+    // Most words end before no apostrophe: tested here, without the call.
+    contraction_ = word < text_.size() && text_[word] == '\'' ? contraction(text_, word, true) : 0;
     return word + contraction_;
   }
   contraction_ = 0;
