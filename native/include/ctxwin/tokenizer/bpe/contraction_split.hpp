@@ -102,11 +102,11 @@ class ContractionSplit {
   // trie of those bytes, read backwards from the word's end (usually one or two steps).
   bool word_may_end(std::string_view word, std::size_t form) const noexcept {
     const std::uint32_t bit = std::uint32_t{1} << form;
-    std::uint32_t node = 0;
-    for (std::size_t k = word.size(); k-- > 0;) {
-      node = child(node, static_cast<unsigned char>(word[k]));
-      if (node == kNoNode) return true;
+    std::size_t k = word.size() - 1;  // the word is never empty
+    for (std::uint32_t node = root_[static_cast<unsigned char>(word[k])]; node != kNoNode;
+         node = child(node, static_cast<unsigned char>(word[--k]))) {
       if (ends_[node] & bit) return false;
+      if (k == 0) break;
     }
     return true;
   }
@@ -126,7 +126,8 @@ class ContractionSplit {
     std::uint32_t key = 0;  // (parent << 8 | byte) + 1; 0: empty
     std::uint32_t child = 0;
   };
-  std::vector<Edge> edges_;  // open addressing, at most half full
+  std::array<std::uint32_t, 256> root_{};  // the root's children, without a probe: every walk's first step
+  std::vector<Edge> edges_;                // open addressing, at most half full
   unsigned shift_ = 32;
   std::vector<std::uint32_t> ends_;  // per node: the forms a token continues that suffix into
   std::array<std::uint32_t, kForms> counts_{};
