@@ -50,6 +50,22 @@ ContractionSplit::ContractionSplit(const RankTable& ranks) {
   for (std::size_t byte = 0; byte < root_.size(); ++byte) root_[byte] = child(0, static_cast<unsigned char>(byte));
 }
 
+ContractionSplit::Cut ContractionSplit::find(std::string_view piece) const noexcept {
+  const std::size_t n = piece.size();
+  if (n < 3) return {};
+  std::size_t form = kForms;
+  std::size_t length = 0;
+  if (piece[n - 2] == '\'') {
+    form = one_letter_form(static_cast<unsigned char>(piece[n - 1]));
+    length = 2;
+  } else if (n >= 4 && piece[n - 3] == '\'') {
+    form = two_letter_form(static_cast<unsigned char>(piece[n - 2]), static_cast<unsigned char>(piece[n - 1]));
+    length = 3;
+  }
+  if (form == kForms || !word_may_end(piece.substr(0, n - length), form)) return {};
+  return {length, counts_[form]};
+}
+
 std::uint32_t ContractionSplit::add_child(std::uint32_t node, unsigned char byte) {
   const std::uint32_t key = ((node << 8) | byte) + 1;
   std::size_t i = slot_of(key);

@@ -227,7 +227,7 @@ std::size_t Encoding::count_utf8(std::string_view text, CountCache* any_cache, S
       [&](std::string_view part) {
         Pretokenizer pieces(pattern_, part);
         for (std::string_view piece; pieces.next(piece);) {
-          if (pieces.contraction_length() != 0 && contractions_) {
+          if (pieces.contraction_length() != 0 && contractions_) [[unlikely]] {
             if (const ContractionSplit::Cut cut = contractions_->find(piece); cut.length != 0) {
               total += cut.count;
               piece.remove_suffix(cut.length);
