@@ -37,7 +37,8 @@ ContractionSplit::ContractionSplit(const RankTable& ranks) {
     }
   }
   // A trie of those word ends read backwards; at most one node a byte, the edge table at most half
-  // full (a table sized for the nodes there are, 44% full, walked 20% slower).
+  // full (4,096 slots for o200k_base, 22% full: one sized for its 886 nodes, 43% full, walked 20%
+  // slower).
   const std::size_t slots = std::bit_ceil(2 * bytes + 2);
   edges_.assign(slots, Edge{});
   shift_ = 32 - static_cast<unsigned>(std::countr_zero(slots));
