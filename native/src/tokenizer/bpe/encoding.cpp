@@ -111,6 +111,7 @@ Encoding::Encoding(std::string_view name, Pattern pattern, RankTable ranks, std:
   bool known = false;
   for (const Definition& d : kDefinitions) known = known || (d.name == name && d.known_data_hash == ranks_.content_hash());
   splits_long_pieces_ = known || every_token_merges_to_itself(ranks_);
+  if (pattern_ == Pattern::O200k && splits_long_pieces_) contractions_.emplace(ranks_);
 }
 
 template <typename OnOrdinary, typename OnSpecial>
@@ -226,6 +227,12 @@ std::size_t Encoding::count_utf8(std::string_view text, CountCache* any_cache, S
       [&](std::string_view part) {
         Pretokenizer pieces(pattern_, part);
         for (std::string_view piece; pieces.next(piece);) {
+          if (pieces.contraction_length() != 0 && contractions_) [[unlikely]] {
+            if (const ContractionSplit::Cut cut = contractions_->find(piece); cut.length != 0) {
+              total += cut.count;
+              piece.remove_suffix(cut.length);
+            }
+          }
           if (piece.size() <= PieceCache::kShortPiece) {
             if (piece.size() > 1 && cache != nullptr) {
               if (const std::uint32_t known = cache->find_short(piece); known != PieceCache::kMissing) {

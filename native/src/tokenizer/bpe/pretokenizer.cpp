@@ -280,10 +280,15 @@ std::size_t ascii_word(std::string_view text, std::size_t i) noexcept {
   return k == j ? kNoWord : k;
 }
 
-std::size_t Pretokenizer::match_o200k(std::size_t i) const noexcept {
+std::size_t Pretokenizer::match_o200k(std::size_t i) noexcept {
   // Most pieces of English text and code: " word", "Word", "HTTP", ".method".
   const std::size_t word = quick_ && static_cast<unsigned char>(text_[i]) < 0x80 ? ascii_word(text_, i) : kNoMatch;
-  if (word != kNoMatch && word != kNoWord) return word + contraction(text_, word, true);
+  if (word != kNoMatch && word != kNoWord) {
+    // Most words end before no apostrophe: tested here, without the call.
+    contraction_ = word < text_.size() && text_[word] == '\'' ? contraction(text_, word, true) : 0;
+    return word + contraction_;
+  }
+  contraction_ = 0;
   const CodePoint c0 = at(text_, i);
   const bool can_prefix = !(c0.flags & (kCrLf | kLetter | kNumber));
   // The two word alternatives: an optional prefix, a cased core, an optional contraction. The
@@ -292,7 +297,10 @@ std::size_t Pretokenizer::match_o200k(std::size_t i) const noexcept {
     if (word == kNoWord) break;
     std::size_t end = can_prefix && i + c0.length < text_.size() ? core(text_, i + c0.length) : kNoMatch;
     if (end == kNoMatch) end = core(text_, i);
-    if (end != kNoMatch) return end + contraction(text_, end, true);
+    if (end != kNoMatch) {
+      contraction_ = contraction(text_, end, true);
+      return end + contraction_;
+    }
   }
   if (c0.flags & kNumber) return numbers_up_to_3(text_, i);
   // ' ?[^\s\p{L}\p{N}]+[\r\n/]*'

@@ -15,12 +15,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "ctxwin/tokenizer/bpe/contraction_split.hpp"
 #include "ctxwin/tokenizer/bpe/piece_cache.hpp"
 #include "ctxwin/tokenizer/bpe/pretokenizer.hpp"
 #include "ctxwin/tokenizer/bpe/rank_table.hpp"
@@ -83,6 +85,8 @@ class Encoding final : public TokenCounter {
   RankTable ranks_;
   std::vector<SpecialToken> specials_;
   bool splits_long_pieces_ = false;
+  // o200k_base's pieces that end with a contraction are counted in two (contraction_split.hpp).
+  std::optional<ContractionSplit> contractions_;
 };
 
 }  // namespace ctxwin

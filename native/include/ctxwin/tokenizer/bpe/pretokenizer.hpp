@@ -40,16 +40,20 @@ class Pretokenizer {
 
   // The next piece, or false at the end of the text. Pieces are never empty and cover the text.
   bool next(std::string_view& piece) noexcept;
+  // Bytes of the contraction ('s, 't, 're, ...) that ends the last piece: o200k's word
+  // alternatives take one in; 0 when there is none, and always with the other patterns.
+  std::size_t contraction_length() const noexcept { return contraction_; }
 
  private:
   std::size_t match_r50k(std::size_t at) const noexcept;
   std::size_t match_cl100k(std::size_t at, int max_digits) const noexcept;
-  std::size_t match_o200k(std::size_t at) const noexcept;
+  std::size_t match_o200k(std::size_t at) noexcept;  // sets contraction_
 
   Pattern pattern_;
   bool quick_;
   std::string_view text_;
   std::size_t position_ = 0;
+  std::size_t contraction_ = 0;
 };
 
 }  // namespace ctxwin
