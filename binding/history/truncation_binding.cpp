@@ -86,6 +86,7 @@ Napi::Value plan_truncation_js(const Napi::CallbackInfo& info) {
     out.Set("kept", kept);
     out.Set("removed", removed);
     out.Set("keptTokens", Napi::Number::New(env, static_cast<double>(plan.kept_tokens)));
+    out.Set("removedTokens", Napi::Number::New(env, static_cast<double>(plan.removed_tokens)));
     out.Set("fits", Napi::Boolean::New(env, plan.fits));
     out.Set("markerPosition", Napi::Number::New(env, static_cast<double>(plan.marker_position)));
     out.Set("warning", Napi::String::New(env, plan.warning));

@@ -129,15 +129,7 @@ export class HistoryColumns<M extends MessageLike> implements MessageColumns<M> 
     const runs = runsOf(indices);
     if (runs !== undefined) {
       const gaps = gapsOf(runs, this.messageColumn.length);
-      const all = this.unitColumn.values;
-      let n = 0;
-      for (let r = 0; r < gaps.length; r += 2) n += (gaps[r + 1] as number) - (gaps[r] as number);
-      const units = new Int32Array(n);
-      for (let r = 0, at = 0; r < gaps.length; r += 2) {
-        units.set(all.subarray(gaps[r], gaps[r + 1]), at);
-        at += (gaps[r + 1] as number) - (gaps[r] as number);
-      }
-      return { messages: gather(this.messageColumn, gaps), units };
+      return { messages: gather(this.messageColumn, gaps), units: this.unitColumn.gather(gaps) };
     }
     const keep = new Uint8Array(this.messageColumn.length);
     for (let k = 0; k < indices.length; k++) keep[indices[k] as number] = 1;

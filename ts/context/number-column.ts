@@ -55,17 +55,19 @@ export class NumberColumn<T extends ColumnArray> {
 
   /** Keeps the values at `runs` (flat start, end pairs, ascending), in order. */
   keepRuns(runs: readonly number[]): void {
-    let n = 0;
-    for (let r = 0; r < runs.length; r += 2) n += (runs[r + 1] as number) - (runs[r] as number);
-    const next = new this.Type(Math.max(16, n));
-    let at = 0;
-    for (let r = 0; r < runs.length; r += 2) {
+    this.replaceData(this.gather(runs, 16), lengthOfRuns(runs));
+  }
+
+  /** The values at `runs` (flat start, end pairs, ascending), in order, in a typed array at least `minLength` long. */
+  gather(runs: readonly number[], minLength = 0): T {
+    const out = new this.Type(Math.max(minLength, lengthOfRuns(runs)));
+    for (let r = 0, at = 0; r < runs.length; r += 2) {
       const from = runs[r] as number;
       const to = runs[r + 1] as number;
-      next.set(this.data.subarray(from, to), at);
+      out.set(this.data.subarray(from, to), at);
       at += to - from;
     }
-    this.replaceData(next, n);
+    return out;
   }
 
   /** Keeps the values at `indices`, in that order. */
@@ -94,4 +96,11 @@ export class NumberColumn<T extends ColumnArray> {
     this.size = size;
     this.view = undefined;
   }
+}
+
+/** How many values `runs` (flat start, end pairs) span. */
+function lengthOfRuns(runs: readonly number[]): number {
+  let n = 0;
+  for (let r = 0; r < runs.length; r += 2) n += (runs[r + 1] as number) - (runs[r] as number);
+  return n;
 }

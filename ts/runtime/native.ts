@@ -103,6 +103,8 @@ export interface NativeTruncationPlan {
   kept: Uint32Array;
   removed: Uint32Array;
   keptTokens: number;
+  /** The removed messages' tokens. */
+  removedTokens: number;
   fits: boolean;
   markerPosition: number;
   warning: string;

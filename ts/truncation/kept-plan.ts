@@ -37,10 +37,9 @@ export function planKept<M extends MessageLike>(
   if (chain) {
     const named = namedMarkerTokens(target);
     let reserved = 0;
-    const tokens = typed(Uint32Array, history.tokens);
     const plan = native.planTruncation(
       typed(Uint8Array, history.roles),
-      tokens,
+      typed(Uint32Array, history.tokens),
       typed(Uint8Array, history.flags),
       typed(Int32Array, history.units),
       target,
@@ -59,7 +58,7 @@ export function planKept<M extends MessageLike>(
     let markerTokens: number | undefined;
     if (plan.markerPosition >= 0) {
       let room = Math.min(namedMarkerRoom(target), (plan.keptTokens > target ? limit : target) - plan.keptTokens + reserved);
-      if (plan.keptTokens > target) room = Math.min(room, removedTokens(tokens, plan.keptTokens - reserved) + replacedMarker);
+      if (plan.keptTokens > target) room = Math.min(room, plan.removedTokens + replacedMarker);
       markerTokens = Math.max(reserved, room);
     }
     return {
@@ -96,13 +95,6 @@ function typed<T extends Uint8Array | Uint32Array | Int32Array>(
   values: ColumnValues,
 ): T {
   return values instanceof Type ? values : Type.from(values);
-}
-
-/** The tokens a plan removes: the history's, less the kept messages' (`kept`). */
-function removedTokens(tokens: Uint32Array, kept: number): number {
-  let total = 0;
-  for (let i = 0; i < tokens.length; i++) total += tokens[i] as number;
-  return total - kept;
 }
 
 /** The indices of a typed array as an array (pushRange: a trim's code is cold). */

@@ -224,6 +224,7 @@ TruncationPlan finish(History& h, std::span<const MessageMeta> messages, std::ui
       plan.kept.push_back(i);
     } else {
       plan.removed.push_back(i);
+      plan.removed_tokens += messages[i].tokens;
     }
   }
   plan.kept_tokens = total;
@@ -365,7 +366,10 @@ TruncationPlan plan_composite(std::span<const MessageMeta> messages, std::uint64
   for (std::uint32_t i : current) kept[i] = true;
   result.kept = current;
   for (std::uint32_t i = 0; i < messages.size(); ++i)
-    if (!kept[i]) result.removed.push_back(i);
+    if (!kept[i]) {
+      result.removed.push_back(i);
+      result.removed_tokens += messages[i].tokens;
+    }
   if (marker_message >= 0 && kept[static_cast<std::size_t>(marker_message)]) {
     result.marker_position =
         std::find(result.kept.begin(), result.kept.end(), static_cast<std::uint32_t>(marker_message)) - result.kept.begin();

@@ -62,6 +62,7 @@ struct TruncationPlan {
   std::vector<std::uint32_t> kept;     // ascending message indices
   std::vector<std::uint32_t> removed;  // ascending message indices
   std::uint64_t kept_tokens = 0;       // including the marker, when there is one
+  std::uint64_t removed_tokens = 0;    // the removed messages' tokens
   bool fits = true;
   // Where a "[N messages omitted]" marker goes: before kept[marker_position]; -1 for none.
   std::int64_t marker_position = -1;
