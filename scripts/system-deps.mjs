@@ -24,16 +24,13 @@ const REQUIREMENTS = [
   { pkg: "chromium", probe: () => existsSync("/usr/bin/chromium") },
   // `npm run lint` checks the C++ with it (scripts/format.mjs).
   { pkg: "clang-format", probe: () => hasCommand("clang-format") },
-  // `npm run bench`'s generated text draws its dictionary words from this list (bench/text/words.ts);
-  // without it the words are synthetic and the held-out figures are not the published ones'.
-  { pkg: "wamerican", probe: () => existsSync("/usr/share/dict/words") },
   // The WebAssembly backend (scripts/build-wasm.mjs); dpkg-dev unpacks `apt-get source utf8proc`.
   { pkg: "emscripten", wasm: true, probe: () => hasCommand("em++") },
   { pkg: "dpkg-dev", wasm: true, probe: () => hasCommand("dpkg-source") },
 ];
 
 /** Needed only to run the tests (and benchmarks), not to build or use the package. */
-const TEST_ONLY = new Set(["libgtest-dev", "redis-server", "tmux", "chromium", "clang-format", "wamerican"]);
+const TEST_ONLY = new Set(["libgtest-dev", "redis-server", "tmux", "chromium", "clang-format"]);
 
 function hasCommand(name) {
   return spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
@@ -49,7 +46,7 @@ function pkgConfigHas(name) {
 
 /**
  * The Debian packages whose files are missing. `needTests: false` leaves out what only the tests
- * need (GoogleTest, Redis, tmux, Chromium, the word list); `needWasm: false` the WebAssembly toolchain.
+ * need (GoogleTest, Redis, tmux, Chromium); `needWasm: false` the WebAssembly toolchain.
  */
 export function missingSystemPackages({ needTests = true, needWasm = needTests } = {}) {
   return REQUIREMENTS.filter((r) => (needTests || !TEST_ONLY.has(r.pkg)) && (needWasm || !r.wasm) && !r.probe()).map((r) => r.pkg);
@@ -67,9 +64,15 @@ export function ensureSystemPackages({ needTests = true, needWasm = needTests, l
   const required = missingSystemPackages({ needTests, needWasm });
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   const canInstall = isRoot && hasCommand("apt-get");
-  // ccache (scripts/compiler-cache.mjs) only makes rebuilds faster: installed along where apt-get
-  // can, never asked for where it cannot.
-  const missing = [...required, ...(needTests && canInstall && !hasCommand("ccache") ? ["ccache"] : [])];
+  // Installed along where apt-get can, never asked for where it cannot: ccache
+  // (scripts/compiler-cache.mjs) only makes rebuilds faster; wamerican's word list is what `npm run
+  // bench` draws its generated dictionary words from (bench/text/words.ts: synthetic words without
+  // it, and then the held-out figures are not the published ones').
+  const optional = [
+    ...(hasCommand("ccache") ? [] : ["ccache"]),
+    ...(existsSync("/usr/share/dict/words") ? [] : ["wamerican"]),
+  ];
+  const missing = [...required, ...(needTests && canInstall ? optional : [])];
   if (missing.length === 0) return true;
   if (!canInstall) {
     const prefix = hasCommand("apt-get") ? "sudo " : "";
