@@ -63,6 +63,8 @@ export class MetadataReader {
    * reading (counting the message, say) commits only once nothing can fail any more.
    */
   inspect(original: unknown, index: number): PendingFacts {
+    const plain = plainTextRole(original);
+    if (plain !== undefined) return this.textOnly(original as Record<string, unknown>, plain);
     if (!isRecord(original) || Array.isArray(original))
       throw typeError(`messages[${index}] must be a message object, got ${describe(original)}`);
     // A LangChain message is read through its chat view; pins and marks are the caller's object's.
@@ -75,13 +77,9 @@ export class MetadataReader {
     if (!Object.hasOwn(ROLE_CODES, role))
       throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
     const content = message.content;
-    const marked = (original as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(original) === true;
-    const flags = marked ? FLAG_MARKED : 0;
-    // Only an assistant's message or item may join a reasoning item before it.
-    const pending = role === "assistant" ? this.reasoningUnit : -1;
     if (message.type === "reasoning" && itemRole !== undefined) {
       // A unit of its own, which the items that follow join.
-      return { role: ROLE_CODES.assistant, flags, unit: -1, orphan: false, calls: [], fresh: true, after: "unit" };
+      return { role: ROLE_CODES.assistant, flags: this.flagsOf(original), unit: -1, orphan: false, calls: [], fresh: true, after: "unit" };
     }
     // Most messages are plain text: no parts to look through for tool calls or results.
     if (
@@ -91,17 +89,11 @@ export class MetadataReader {
       message.tool_call_id === undefined &&
       message.function_call === undefined &&
       role !== "function"
-    ) {
-      return {
-        role: ROLE_CODES[role as KnownRole],
-        flags,
-        unit: role === "assistant" ? pending : -1,
-        orphan: false,
-        calls: [],
-        fresh: false,
-        after: -1,
-      };
-    }
+    )
+      return this.textOnly(original, role as KnownRole);
+    const flags = this.flagsOf(original);
+    // Only an assistant's message or item may join a reasoning item before it.
+    const pending = role === "assistant" ? this.reasoningUnit : -1;
     const calls: string[] = [];
     const results: string[] = [];
     const linkCalls: string[] = [];
@@ -124,10 +116,9 @@ export class MetadataReader {
     let orphan = false;
     // A result whose call is in the same message (an AI SDK provider-executed tool, a hosted
     // Responses tool, an Anthropic server tool) is answered there.
-    const own = new Set(calls);
-    const elsewhere = results.filter((id) => !own.has(id));
+    const elsewhere = without(results, calls);
     if (elsewhere.length > 0) {
-      const found = elsewhere.map((id) => this.unitOfCall.get(id)).find((u) => u !== undefined);
+      const found = this.unitOfFirst(elsewhere);
       if (found === undefined) {
         if ((this.options.orphanToolResults ?? "error") === "error") {
           throw typeError(
@@ -142,13 +133,13 @@ export class MetadataReader {
       }
     }
     // An approval's answer, a legacy function's result: with what it answers when that is there.
-    if (unit < 0 && !orphan) unit = linkResults.map((id) => this.unitOfCall.get(id)).find((u) => u !== undefined) ?? -1;
+    if (unit < 0 && !orphan) unit = this.unitOfFirst(linkResults) ?? -1;
     // A message holding results of earlier calls reads as a tool message; one whose results all
     // answer its own calls is what the model produced (its role stays).
     const hasResult = elsewhere.length > 0 || anonymousResult;
     let fresh = false;
     let after = -1;
-    const opens = [...calls, ...linkCalls];
+    const opens = linkCalls.length === 0 ? calls : [...calls, ...linkCalls];
     if (opens.length > 0) {
       if (unit < 0 && pending >= 0) unit = pending;
       fresh = unit < 0;
@@ -158,8 +149,7 @@ export class MetadataReader {
       unit = pending; // the assistant message a reasoning item precedes
     }
     // The calls left open (waiting for results in later messages) and the results of earlier calls.
-    const answered = new Set(results);
-    const open = calls.filter((id) => !answered.has(id));
+    const open = without(calls, results);
     // Literals, not spreads: V8 copies an object spread or rest property by property through the
     // runtime, and this runs for every message of every plan (most of a plan of 1,000 messages).
     return {
@@ -172,6 +162,35 @@ export class MetadataReader {
       calls: opens,
       fresh,
       after,
+    };
+  }
+
+  /** The unit of the first of `ids` whose call was read, or undefined. */
+  private unitOfFirst(ids: readonly string[]): number | undefined {
+    for (const id of ids) {
+      const unit = this.unitOfCall.get(id);
+      if (unit !== undefined) return unit;
+    }
+    return undefined;
+  }
+
+  /** A message's flags: marked when the caller pinned it (by `_preserve` or through the API). */
+  private flagsOf(original: object): number {
+    const marked = (original as { _preserve?: unknown })._preserve === true || this.options.pinned?.has(original) === true;
+    return marked ? FLAG_MARKED : 0;
+  }
+
+  /** The facts of a message of text alone: no tool call or result, so no unit but the reasoning an assistant's joins. */
+  private textOnly(original: object, role: KnownRole): PendingFacts {
+    return {
+      role: ROLE_CODES[role],
+      flags: this.flagsOf(original),
+      // Only an assistant's message may join a reasoning item before it.
+      unit: role === "assistant" ? this.reasoningUnit : -1,
+      orphan: false,
+      calls: [],
+      fresh: false,
+      after: -1,
     };
   }
 
@@ -201,4 +220,42 @@ export interface PendingFacts extends MessageFacts {
   fresh: boolean;
   /** The pending reasoning unit afterwards: a unit, -1 for none, "unit" for the message's own. */
   after: number | "unit";
+}
+
+/**
+ * The role of a message of the shape most are, `{ role, content }` with a string or no content and
+ * nothing else inspect() checks (no tool call or result field, no item type, a string name if any,
+ * not a LangChain message); undefined for any other value. Such a message passes every check
+ * inspect() makes, so it is read without them: a plan over a caller's thousands of messages spent
+ * a third of its time in those checks (the message's path named for an error that cannot come,
+ * the shape looked up three times over).
+ */
+function plainTextRole(value: unknown): "system" | "developer" | "user" | "assistant" | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const message = value as Record<string, unknown>;
+  const role = message.role;
+  if (role !== "user" && role !== "assistant" && role !== "system" && role !== "developer") return undefined;
+  const content = message.content;
+  if (typeof content !== "string" && content !== undefined) return undefined;
+  if (
+    message.tool_calls !== undefined ||
+    message.tool_call_id !== undefined ||
+    message.function_call !== undefined ||
+    message.type !== undefined
+  )
+    return undefined;
+  if (message.name !== undefined && typeof message.name !== "string") return undefined;
+  return isLangChainMessage(message) ? undefined : role;
+}
+
+/**
+ * `ids` less those in `drop`, in order; `ids` itself when there is nothing to drop. A message
+ * makes one call or a few, so a Set is built only past a handful (it was most of the cost of
+ * reading a tool call or result).
+ */
+function without(ids: string[], drop: readonly string[]): string[] {
+  if (drop.length === 0 || ids.length === 0) return ids;
+  if (drop.length <= 8) return ids.filter((id) => !drop.includes(id));
+  const dropped = new Set(drop);
+  return ids.filter((id) => !dropped.has(id));
 }
