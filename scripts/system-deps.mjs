@@ -68,10 +68,7 @@ export function ensureSystemPackages({ needTests = true, needWasm = needTests, l
   // (scripts/compiler-cache.mjs) only makes rebuilds faster; wamerican's word list is what `npm run
   // bench` draws its generated dictionary words from (bench/text/words.ts: synthetic words without
   // it, and then the held-out figures are not the published ones').
-  const optional = [
-    ...(hasCommand("ccache") ? [] : ["ccache"]),
-    ...(existsSync("/usr/share/dict/words") ? [] : ["wamerican"]),
-  ];
+  const optional = [...(hasCommand("ccache") ? [] : ["ccache"]), ...(existsSync("/usr/share/dict/words") ? [] : ["wamerican"])];
   const missing = [...required, ...(needTests && canInstall ? optional : [])];
   if (missing.length === 0) return true;
   if (!canInstall) {
