@@ -65,14 +65,17 @@ export class MetadataReader {
   inspect(original: unknown, index: number): PendingFacts {
     const plain = plainTextRole(original);
     if (plain !== undefined) return this.textOnly(original as Record<string, unknown>, plain);
+    const chat = chatToolIds(original);
+    if (chat !== undefined) return this.join(index, chat.role, undefined, this.flagsOf(original as object), chat);
     if (!isRecord(original) || Array.isArray(original))
       throw typeError(`messages[${index}] must be a message object, got ${describe(original)}`);
     // A LangChain message is read through its chat view; pins and marks are the caller's object's.
+    const at = `messages[${index}]`;
     const langChain = isLangChainMessage(original);
-    const message = langChain ? langChainView(original, `messages[${index}]`) : original;
-    checkMessage(message, `messages[${index}]`);
+    const message = langChain ? langChainView(original, at) : original;
+    checkMessage(message, at);
     const itemRole = responsesItemRole(message);
-    if (itemRole === undefined) checkToolLinks(message, `messages[${index}]`, langChain);
+    if (itemRole === undefined) checkToolLinks(message, at, langChain);
     const role = (itemRole ?? message.role) as string;
     if (!Object.hasOwn(ROLE_CODES, role))
       throw typeError(`messages[${index}].role must be one of ${ROLE_NAMES.join(", ")}, got ${describe(role)}`);
@@ -91,27 +94,31 @@ export class MetadataReader {
       role !== "function"
     )
       return this.textOnly(original, role as KnownRole);
-    const flags = this.flagsOf(original);
-    // Only an assistant's message or item may join a reasoning item before it.
-    const pending = role === "assistant" ? this.reasoningUnit : -1;
-    const calls: string[] = [];
-    const results: string[] = [];
-    const linkCalls: string[] = [];
-    const linkResults: string[] = [];
-    let anonymousResult = false;
+    const ids: ToolIds = { calls: [], results: [], linkCalls: [], linkResults: [], anonymousResult: false };
     const visitor: MessageVisitor = {
       text: () => {},
       image: () => {},
       toolCall: (id) => {
-        if (id !== undefined) calls.push(id);
+        if (id !== undefined) ids.calls.push(id);
       },
       toolResult: (id) => {
-        if (id !== undefined) results.push(id);
-        else anonymousResult = true;
+        if (id !== undefined) ids.results.push(id);
+        else ids.anonymousResult = true;
       },
-      link: (id, kind) => (kind === "call" ? linkCalls : linkResults).push(id),
+      link: (id, kind) => (kind === "call" ? ids.linkCalls : ids.linkResults).push(id),
     };
     visitMessage(message, visitor);
+    return this.join(index, role as KnownRole, itemRole, this.flagsOf(original), ids);
+  }
+
+  /**
+   * The facts of a checked message from the tool ids it holds: the unit its results join (their
+   * call's), or the one its calls open, or the reasoning item's before it.
+   */
+  private join(index: number, role: KnownRole, itemRole: string | undefined, flags: number, ids: ToolIds): PendingFacts {
+    const { calls, results, linkCalls, linkResults } = ids;
+    // Only an assistant's message or item may join a reasoning item before it.
+    const pending = role === "assistant" ? this.reasoningUnit : -1;
     let unit = -1;
     let orphan = false;
     // A result whose call is in the same message (an AI SDK provider-executed tool, a hosted
@@ -136,7 +143,7 @@ export class MetadataReader {
     if (unit < 0 && !orphan) unit = this.unitOfFirst(linkResults) ?? -1;
     // A message holding results of earlier calls reads as a tool message; one whose results all
     // answer its own calls is what the model produced (its role stays).
-    const hasResult = elsewhere.length > 0 || anonymousResult;
+    const hasResult = elsewhere.length > 0 || ids.anonymousResult;
     let fresh = false;
     let after = -1;
     const opens = linkCalls.length === 0 ? calls : [...calls, ...linkCalls];
@@ -153,7 +160,7 @@ export class MetadataReader {
     // Literals, not spreads: V8 copies an object spread or rest property by property through the
     // runtime, and this runs for every message of every plan (most of a plan of 1,000 messages).
     return {
-      role: hasResult ? ROLE_CODES.tool : ROLE_CODES[role as KnownRole],
+      role: hasResult ? ROLE_CODES.tool : ROLE_CODES[role],
       flags,
       unit,
       orphan,
@@ -212,6 +219,19 @@ export class MetadataReader {
   }
 }
 
+/** The tool-call ids a message holds, as visitMessage reports them. */
+interface ToolIds {
+  /** Ids of the calls it makes. */
+  calls: string[];
+  /** Ids of the calls whose results it holds. */
+  results: string[];
+  /** Links that stand for an id (a legacy function call by name, an approval): calls, then results. */
+  linkCalls: string[];
+  linkResults: string[];
+  /** It holds a result that names no call. */
+  anonymousResult: boolean;
+}
+
 /** What inspect() read of a message, with what commit() will remember. */
 export interface PendingFacts extends MessageFacts {
   /** Tool-call ids that results will join the unit of. */
@@ -258,4 +278,43 @@ function without(ids: string[], drop: readonly string[]): string[] {
   if (drop.length <= 8) return ids.filter((id) => !drop.includes(id));
   const dropped = new Set(drop);
   return ids.filter((id) => !dropped.has(id));
+}
+
+/**
+ * The tool ids of an OpenAI chat tool message (`{ role: "tool", tool_call_id, content: string }`) or
+ * of an assistant's message of function calls (`tool_calls` of `{ id, function: { name, arguments:
+ * string } }`, the content a string or none), with nothing else inspect() checks (no item type, no
+ * legacy function_call, a string name if any, not a LangChain message), and its role; undefined
+ * for any other value. Such a message passes every check inspect() makes and holds exactly these
+ * ids, so it is read without the checks and the walk over its shape (as plainTextRole's messages
+ * are; the same test holds both to the checked path).
+ */
+function chatToolIds(value: unknown): (ToolIds & { role: "assistant" | "tool" }) | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const message = value as Record<string, unknown>;
+  const role = message.role;
+  if (role !== "tool" && role !== "assistant") return undefined;
+  if (message.function_call !== undefined || message.type !== undefined) return undefined;
+  if (message.name !== undefined && typeof message.name !== "string") return undefined;
+  const content = message.content;
+  if (role === "tool") {
+    const id = message.tool_call_id;
+    if (typeof id !== "string" || typeof content !== "string" || message.tool_calls !== undefined) return undefined;
+    return isLangChainMessage(message)
+      ? undefined
+      : { role, calls: [], results: [id], linkCalls: [], linkResults: [], anonymousResult: false };
+  }
+  if (message.tool_call_id !== undefined || (typeof content !== "string" && content !== null && content !== undefined)) return undefined;
+  const toolCalls = message.tool_calls;
+  if (!Array.isArray(toolCalls)) return undefined;
+  const calls: string[] = [];
+  for (const call of toolCalls as unknown[]) {
+    if (typeof call !== "object" || call === null || Array.isArray(call)) return undefined;
+    const { id, function: fn } = call as { id?: unknown; function?: unknown };
+    if (typeof id !== "string" || typeof fn !== "object" || fn === null || Array.isArray(fn)) return undefined;
+    const { name, arguments: args } = fn as { name?: unknown; arguments?: unknown };
+    if (typeof name !== "string" || typeof args !== "string") return undefined;
+    calls.push(id);
+  }
+  return isLangChainMessage(message) ? undefined : { role, calls, results: [], linkCalls: [], linkResults: [], anonymousResult: false };
 }

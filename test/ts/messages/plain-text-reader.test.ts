@@ -1,10 +1,11 @@
-// The metadata reader takes a message of text alone ({ role, content: string }) by a path that
-// skips its checks (plainTextRole in metadata-reader.ts). Such a message must read exactly as the
-// same message with its text as one text part, which takes the checked path; a message just off
-// that shape must still be checked.
+// The metadata reader takes a message of text alone ({ role, content: string }) and an OpenAI chat
+// message of tool calls or a tool result by paths that skip its checks (plainTextRole and
+// chatToolIds in metadata-reader.ts). Such a message must read exactly as the same message with
+// its text as one text part, which takes the checked path; a message just off those shapes must
+// still be checked.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MetadataReader, type MessageFacts } from "../../../ts/messages/metadata-reader.js";
+import { MetadataReader } from "../../../ts/messages/metadata-reader.js";
 
 type Step = Record<string, unknown>;
 
@@ -18,44 +19,77 @@ const plain = fc.record(
   { requiredKeys: ["role"] },
 );
 let callNumber = 0;
+/** Calls with their results, in any order, some results missing, some for calls never made. */
+const toolExchange = fc
+  .record({
+    calls: fc.integer({ min: 0, max: 3 }),
+    content: fc.constantFrom<string | null | undefined>(null, undefined, "", "Let me look."),
+    name: fc.option(fc.constant("agent"), { nil: undefined }),
+    answered: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+    stray: fc.boolean(),
+    reversed: fc.boolean(),
+  })
+  .map(({ calls, content, name, answered, stray, reversed }): Step[] => {
+    const ids = Array.from({ length: calls }, () => `c${callNumber++}`);
+    const call: Step = {
+      role: "assistant",
+      content,
+      tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "ls", arguments: '{"path":"."}' } })),
+    };
+    if (name !== undefined) call.name = name;
+    const results: Step[] = ids.filter((_, i) => answered[i]).map((id) => ({ role: "tool", tool_call_id: id, content: `${id} done` }));
+    if (stray) results.push({ role: "tool", tool_call_id: `missing${callNumber++}`, content: "?" });
+    if (reversed) results.reverse();
+    return [call, ...results];
+  });
 const step: fc.Arbitrary<Step[]> = fc.oneof(
   plain.map((m): Step[] => [m]),
   // A reasoning item, which the next assistant message joins.
   fc.constant(null).map((): Step[] => [{ type: "reasoning", id: "rs", summary: [{ type: "summary_text", text: "think" }] }]),
-  fc.constant(null).map((): Step[] => {
-    const id = `c${callNumber++}`;
-    return [
-      { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "ls", arguments: "{}" } }] },
-      { role: "tool", tool_call_id: id, content: "a.ts" },
-    ];
-  }),
+  toolExchange,
 );
 
 /** The same message with its text as one text part (no text: no parts), read by the checked path. */
 const asParts = (message: Step): Step =>
-  "tool_calls" in message || "tool_call_id" in message || "type" in message
+  "type" in message
     ? message
     : { ...message, content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : [] };
 
-/** What a reader makes of each message, the fields both paths give. */
-function read(messages: Step[], options: { pinFirstUserMessage: boolean; pinned: boolean }): MessageFacts[] {
+interface Options {
+  pinFirstUserMessage: boolean;
+  pinned: boolean;
+  orphanToolResults: "error" | "drop";
+}
+
+/** What a reader makes of each message (the fields both paths give), or the error that stops it. */
+function read(messages: Step[], options: Options): unknown[] {
   const pinned = new Set<object>(options.pinned ? messages.filter((_, i) => i % 3 === 1) : []);
-  const reader = new MetadataReader({ pinFirstUserMessage: options.pinFirstUserMessage, pinned });
-  return messages.map((m, i) => {
-    const { role, flags, unit, orphan } = reader.read(m, i);
-    return { role, flags, unit, orphan };
-  });
+  const reader = new MetadataReader({ ...options, pinned });
+  const out: unknown[] = [];
+  for (const [i, m] of messages.entries()) {
+    try {
+      const { role, flags, unit, orphan, callIds, resultIds } = reader.read(m, i);
+      out.push({ role, flags, unit, orphan, callIds: callIds ?? [], resultIds: resultIds ?? [] });
+    } catch (error) {
+      out.push(String(error));
+      break;
+    }
+  }
+  return out;
 }
 
 describe("messages of text alone, read without the checks", () => {
   it("read as the same messages with their text in parts", () => {
+    const options = fc.record({
+      pinFirstUserMessage: fc.boolean(),
+      pinned: fc.boolean(),
+      orphanToolResults: fc.constantFrom<"error" | "drop">("error", "drop"),
+    });
     fc.assert(
-      fc.property(fc.array(step, { maxLength: 12 }), fc.boolean(), fc.boolean(), (steps, pinFirstUserMessage, pinned) => {
+      fc.property(fc.array(step, { maxLength: 12 }), options, (steps, options) => {
         const messages = steps.flat();
-        const twins = messages.map(asParts);
         // The pinned set holds the same positions' objects in each list.
-        const options = { pinFirstUserMessage, pinned };
-        expect(read(messages, options)).toEqual(read(twins, options));
+        expect(read(messages, options)).toEqual(read(messages.map(asParts), options));
       }),
     );
   });
@@ -75,6 +109,17 @@ describe("messages of text alone, read without the checks", () => {
         { role: "assistant", content: "hi", function_call: { name: 7, arguments: "{}" } },
         /messages\[0\]\.function_call\.name must be a string/,
       ],
+      [
+        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: 7, arguments: "{}" } }] },
+        /messages\[0\]\.tool_calls\[0\]\.function\.name must be a string/,
+      ],
+      [
+        { role: "assistant", content: null, tool_calls: [{ id: "c1", function: "ls" }] },
+        /messages\[0\]\.tool_calls\[0\]\.name must be a string/,
+      ],
+      [{ role: "assistant", content: null, tool_calls: ["c1"] }, /messages\[0\]\.tool_calls\[0\] must be a tool call object/],
+      [{ role: "tool", tool_call_id: "c1", content: 42 }, /messages\[0\]\.content must be a string/],
+      [{ role: "tool", tool_call_id: "c1", content: "ok" }, /whose call is not in the messages/],
     ];
     for (const [message, error] of cases) {
       const reader = new MetadataReader();
