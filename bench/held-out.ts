@@ -171,36 +171,33 @@ export function benchHeldOut(): void {
     const tsx = ["--expose-gc", "--import", "tsx", join(import.meta.dirname, "held-out", "worker.ts")];
 
     for (const encoding of ["cl100k_base", "o200k_base"] as EncodingName[]) {
-      // Every column's process, as a thunk, so that rounds can run them in turn in either order.
-      const runs: Array<{ id: string; label: string; run?: () => Map<string, Measured> | string; note?: string }> = [];
+      // Every column with its process as a thunk, so that rounds can run them in turn in either order.
+      const columns: Array<Column & { run?: () => Map<string, Measured> | string }> = [];
       for (const peer of pick(PEERS)) {
         const why = peer.unavailable?.(encoding);
-        runs.push(
+        columns.push(
           why !== undefined
-            ? { id: peer.id, label: peer.label, note: `not run (${why})` }
+            ? { id: peer.id, label: peer.label, results: new Map(), note: `not run (${why})` }
             : {
                 id: peer.id,
                 label: peer.label,
+                results: new Map(),
                 run: () => runChild(process.execPath, [...tsx, peer.id, encoding, String(NODE_PASSES)], files, peer.env),
               },
         );
       }
       for (const driver of pick(drivers))
-        runs.push({
+        columns.push({
           id: driver.id,
           label: driver.label,
+          results: new Map(),
           // CTXWIN_BENCH_WARM=1 (caches kept across passes) is for a look by hand, never this table.
           run: () => runChild(driver.command, [...driver.args(encoding), String(NATIVE_PASSES)], files, { CTXWIN_BENCH_WARM: "0" }),
         });
-      const columns: Column[] = runs.map(({ id, label, note }) => ({ id, label, results: new Map(), note }));
       for (let round = 0; round < ROUNDS; round++) {
-        const order = runs.map((_, i) => i);
-        if (round % 2 === 1) order.reverse();
-        for (const i of order) {
-          const run = runs[i]?.run;
-          const column = columns[i] as Column;
-          if (run === undefined) continue;
-          const out = run();
+        for (const column of round % 2 === 0 ? columns : [...columns].reverse()) {
+          const out = column.run?.();
+          if (out === undefined) continue;
           if (typeof out === "string") {
             column.note = out;
             continue;

@@ -63,10 +63,11 @@ export class MetadataReader {
    * reading (counting the message, say) commits only once nothing can fail any more.
    */
   inspect(original: unknown, index: number): PendingFacts {
-    const plain = plainTextRole(original);
-    if (plain !== undefined) return this.textOnly(original as Record<string, unknown>, plain);
-    const chat = chatToolIds(original);
-    if (chat !== undefined) return this.join(index, chat.role, undefined, this.flagsOf(original as object), chat);
+    const shortcut = shortcutOf(original);
+    if (shortcut !== undefined)
+      return shortcut.ids === undefined
+        ? this.textOnly(original as object, shortcut.role)
+        : this.join(index, shortcut.role, undefined, this.flagsOf(original as object), shortcut.ids);
     if (!isRecord(original) || Array.isArray(original))
       throw typeError(`messages[${index}] must be a message object, got ${describe(original)}`);
     // A LangChain message is read through its chat view; pins and marks are the caller's object's.
@@ -243,32 +244,6 @@ export interface PendingFacts extends MessageFacts {
 }
 
 /**
- * The role of a message of the shape most are, `{ role, content }` with a string or no content and
- * nothing else inspect() checks (no tool call or result field, no item type, a string name if any,
- * not a LangChain message); undefined for any other value. Such a message passes every check
- * inspect() makes, so it is read without them: a plan over a caller's thousands of messages spent
- * a third of its time in those checks (the message's path named for an error that cannot come,
- * the shape looked up three times over).
- */
-function plainTextRole(value: unknown): "system" | "developer" | "user" | "assistant" | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const message = value as Record<string, unknown>;
-  const role = message.role;
-  if (role !== "user" && role !== "assistant" && role !== "system" && role !== "developer") return undefined;
-  const content = message.content;
-  if (typeof content !== "string" && content !== undefined) return undefined;
-  if (
-    message.tool_calls !== undefined ||
-    message.tool_call_id !== undefined ||
-    message.function_call !== undefined ||
-    message.type !== undefined
-  )
-    return undefined;
-  if (message.name !== undefined && typeof message.name !== "string") return undefined;
-  return isLangChainMessage(message) ? undefined : role;
-}
-
-/**
  * `ids` less those in `drop`, in order; `ids` itself when there is nothing to drop. A message
  * makes one call or a few, so a Set is built only past a handful (it was most of the cost of
  * reading a tool call or result).
@@ -280,41 +255,59 @@ function without(ids: string[], drop: readonly string[]): string[] {
   return ids.filter((id) => !dropped.has(id));
 }
 
+/** A message inspect() reads without its checks: its role, and its tool ids when it has any. */
+interface Shortcut {
+  role: "system" | "developer" | "user" | "assistant" | "tool";
+  ids?: ToolIds;
+}
+
 /**
- * The tool ids of an OpenAI chat tool message (`{ role: "tool", tool_call_id, content: string }`) or
- * of an assistant's message of function calls (`tool_calls` of `{ id, function: { name, arguments:
- * string } }`, the content a string or none), with nothing else inspect() checks (no item type, no
- * legacy function_call, a string name if any, not a LangChain message), and its role; undefined
- * for any other value. Such a message passes every check inspect() makes and holds exactly these
- * ids, so it is read without the checks and the walk over its shape (as plainTextRole's messages
- * are; the same test holds both to the checked path).
+ * The shortcut for a message of one of the shapes most are, or undefined for any other value: text
+ * alone (`{ role, content }`, a string or no content), an OpenAI tool result (`{ role: "tool",
+ * tool_call_id, content: string }`) or an assistant's message of function calls (`tool_calls` of
+ * `{ id, function: { name, arguments: string } }`, the content a string or none), each with nothing
+ * else inspect() checks (no item type, no legacy function_call, a string name if any, not a
+ * LangChain message). Such a message passes every check inspect() makes and holds exactly these
+ * ids, so it is read without the checks and the walk over its shape: a plan over a caller's
+ * thousands of messages spent a third of its time there. test/ts/messages/reader-shortcuts.test.ts
+ * holds every shortcut to the checked path.
  */
-function chatToolIds(value: unknown): (ToolIds & { role: "assistant" | "tool" }) | undefined {
+function shortcutOf(value: unknown): Shortcut | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const message = value as Record<string, unknown>;
   const role = message.role;
-  if (role !== "tool" && role !== "assistant") return undefined;
+  if (role !== "user" && role !== "assistant" && role !== "system" && role !== "developer" && role !== "tool") return undefined;
   if (message.function_call !== undefined || message.type !== undefined) return undefined;
   if (message.name !== undefined && typeof message.name !== "string") return undefined;
-  const content = message.content;
+  const { content, tool_calls: toolCalls, tool_call_id: answers } = message;
+  let ids: ToolIds | undefined;
   if (role === "tool") {
-    const id = message.tool_call_id;
-    if (typeof id !== "string" || typeof content !== "string" || message.tool_calls !== undefined) return undefined;
-    return isLangChainMessage(message)
-      ? undefined
-      : { role, calls: [], results: [id], linkCalls: [], linkResults: [], anonymousResult: false };
+    if (typeof answers !== "string" || typeof content !== "string" || toolCalls !== undefined) return undefined;
+    ids = { calls: [], results: [answers], linkCalls: [], linkResults: [], anonymousResult: false };
+  } else if (answers !== undefined) {
+    return undefined;
+  } else if (toolCalls === undefined) {
+    if (typeof content !== "string" && content !== undefined) return undefined;
+  } else {
+    if (role !== "assistant" || (typeof content !== "string" && content !== null && content !== undefined)) return undefined;
+    const calls = functionCallIds(toolCalls);
+    if (calls === undefined) return undefined;
+    ids = { calls, results: [], linkCalls: [], linkResults: [], anonymousResult: false };
   }
-  if (message.tool_call_id !== undefined || (typeof content !== "string" && content !== null && content !== undefined)) return undefined;
-  const toolCalls = message.tool_calls;
+  return isLangChainMessage(message) ? undefined : { role, ids };
+}
+
+/** The ids of `tool_calls` when every one is `{ id, function: { name, arguments } }` of strings; else undefined. */
+function functionCallIds(toolCalls: unknown): string[] | undefined {
   if (!Array.isArray(toolCalls)) return undefined;
-  const calls: string[] = [];
+  const ids: string[] = [];
   for (const call of toolCalls as unknown[]) {
     if (typeof call !== "object" || call === null || Array.isArray(call)) return undefined;
     const { id, function: fn } = call as { id?: unknown; function?: unknown };
     if (typeof id !== "string" || typeof fn !== "object" || fn === null || Array.isArray(fn)) return undefined;
     const { name, arguments: args } = fn as { name?: unknown; arguments?: unknown };
     if (typeof name !== "string" || typeof args !== "string") return undefined;
-    calls.push(id);
+    ids.push(id);
   }
-  return isLangChainMessage(message) ? undefined : { role, calls, results: [], linkCalls: [], linkResults: [], anonymousResult: false };
+  return ids;
 }

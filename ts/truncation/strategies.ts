@@ -164,13 +164,11 @@ function planWith<M extends MessageLike>(
   const target = checkTarget(targetTokens);
   checkCounter(counter);
   const meta = describeMessages(messages, counter, { orphanToolResults: options.orphanToolResults, pinned: options.pinned });
-  // Orphaned results (when repairing) never reach the planner: they are always removed.
-  // (Listed only when there are any: most plans have none, and the list is one entry a message.)
-  const orphan = new Set(meta.orphans);
-  const candidates: number[] = [];
-  if (orphan.size > 0) for (let i = 0; i < messages.length; i++) if (!orphan.has(i)) candidates.push(i);
+  // Orphaned results (when repairing) never reach the planner: they are always removed. The
+  // messages planned over are listed only when there are orphans (undefined: all of them).
+  const candidates = meta.orphans.length === 0 ? undefined : withoutOrphans(messages.length, meta.orphans);
   const pick = <T extends Uint8Array | Uint32Array | Int32Array>(array: T, make: (n: number) => T): T => {
-    if (orphan.size === 0) return array;
+    if (candidates === undefined) return array;
     const out = make(candidates.length);
     candidates.forEach((i, k) => (out[k] = array[i] as number));
     return out;
@@ -185,10 +183,9 @@ function planWith<M extends MessageLike>(
     specs,
   );
   // Indices back in the caller's numbering (orphans, when dropped, were never candidates).
-  const numbering = orphan.size === 0 ? undefined : candidates;
-  const keptIndices = callerIndices(result.kept, numbering);
+  const keptIndices = callerIndices(result.kept, candidates);
   const removedIndices =
-    numbering === undefined ? callerIndices(result.removed) : mergeSorted(callerIndices(result.removed, numbering), meta.orphans);
+    candidates === undefined ? callerIndices(result.removed) : mergeSorted(callerIndices(result.removed, candidates), meta.orphans);
   const plan: TruncationPlan<M> = {
     kept: pickMessages(messages, keptIndices),
     removed: pickMessages(messages, removedIndices),
@@ -203,6 +200,14 @@ function planWith<M extends MessageLike>(
     plan.marker = { index: result.markerPosition, omitted, message: omissionMarker(omitted, markerRoleOf(strategies)) };
   }
   return plan;
+}
+
+/** The indices 0 to n - 1 less `orphans`. */
+function withoutOrphans(n: number, orphans: readonly number[]): number[] {
+  const orphan = new Set(orphans);
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) if (!orphan.has(i)) out.push(i);
+  return out;
 }
 
 /**

@@ -1,6 +1,6 @@
 // The metadata reader takes a message of text alone ({ role, content: string }) and an OpenAI chat
-// message of tool calls or a tool result by paths that skip its checks (plainTextRole and
-// chatToolIds in metadata-reader.ts). Such a message must read exactly as the same message with
+// message of tool calls or a tool result by a path that skips its checks (shortcutOf in
+// metadata-reader.ts). Such a message must read exactly as the same message with
 // its text as one text part, which takes the checked path; a message just off those shapes must
 // still be checked.
 import fc from "fast-check";
@@ -78,7 +78,7 @@ function read(messages: Step[], options: Options): unknown[] {
   return out;
 }
 
-describe("messages of text alone, read without the checks", () => {
+describe("messages of the common shapes, read without the checks", () => {
   it("read as the same messages with their text in parts", () => {
     const options = fc.record({
       pinFirstUserMessage: fc.boolean(),
